@@ -328,3 +328,22 @@ def _mask_problems(sc: Scenario, B: int, L: int, S: int) -> list[str]:
         idx = tuple(int(i) for i in np.argwhere(v > S)[0])
         errs.append(f"valid_lens{list(idx)}: expected a length between 0 and S = {S}, got {int(v[idx])}")
     return errs
+
+
+def same(a: Scenario, b: Scenario) -> bool:
+    """Exact equality of two scenarios, arrays compared element by element (NaN-free by design)."""
+    import dataclasses
+
+    def eq(x, y) -> bool:
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            return isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape and bool(np.array_equal(x, y))
+        if dataclasses.is_dataclass(x) and dataclasses.is_dataclass(y):
+            return type(x) is type(y) and all(eq(getattr(x, f.name), getattr(y, f.name)) for f in dataclasses.fields(x))
+        if isinstance(x, dict) and isinstance(y, dict):
+            keys = {k for k, v in x.items() if v is not None} | {k for k, v in y.items() if v is not None}
+            return all(eq(x.get(k), y.get(k)) for k in keys)
+        if isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+            return len(x) == len(y) and all(eq(i, j) for i, j in zip(x, y))
+        return x == y
+
+    return eq(a, b)

@@ -1,0 +1,26 @@
+"""Attention Explorer: `python main.py [FILE]` opens the window; `python main.py validate|trace|presets ...`
+runs headless (see `python main.py --help`)."""
+from __future__ import annotations
+
+import sys
+
+HEADLESS = {"validate", "trace", "presets", "-h", "--help"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in HEADLESS:
+        from attention.cli import main as cli_main  # no Qt at all on this path
+
+        return cli_main(argv)
+    # The window: PySide6 must be imported before torch and pyqtgraph (pyqtgraph would otherwise
+    # prefer PyQt6, and a process that imports torch first can segfault at exit).
+    import PySide6.QtWidgets  # noqa: F401
+
+    from app.application import run
+
+    return run(argv[0] if argv else None)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -44,7 +44,31 @@ def run(sc: Scenario, device: Optional[str] = None, dtype: Optional[str] = None)
 
 
 def _t(a: Optional[np.ndarray], dev: torch.device, dt: torch.dtype) -> Optional[torch.Tensor]:
-    return None if a is None else torch.as_tensor(np.asarray(a), dtype=dt).to(dev)
+    """A tensor the trace owns: always a copy (one pass, converting the dtype on the way), so
+    editing the scenario's arrays in place later cannot change a trace already shown."""
+    if a is None:
+        return None
+    a = np.asarray(a)
+    if a.dtype == np.float64 and a.flags.writeable:
+        src = torch.from_numpy(a)  # a zero-copy view; .to below makes the one copy
+        return src.to(device=dev, dtype=dt, copy=True)
+    return torch.tensor(a, dtype=dt, device=dev)
+
+
+def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Optional[str]:
+    """One line naming the query rows whose every key is masked (full (B, L) bool), or None.
+
+    Such a row has no defined attention: a finite fill gives uniform weights over all keys
+    (padding included, as d2l's masked_softmax), -inf gives NaN.  extra.fully_masked marks them."""
+    where = full.nonzero()  # (n, 2): batch, query
+    n = int(where.shape[0])
+    if n == 0:
+        return None
+    pairs = "; ".join(f"batch {b}, query {l}" for b, l in where[:shown].tolist())
+    more = f"; and {n - shown} more" if n > shown else ""
+    what = "uniform weights 1/S over all keys" if math.isfinite(fill) else "NaN weights and a NaN weighted sum"
+    rows = "query row has" if n == 1 else "query rows have"
+    return f"attention_weights: {n} {rows} every key masked ({pairs}{more}), so the fill value {fill:g} gives {what}"
 
 
 def _run(sc: Scenario, dev: torch.device, dt: torch.dtype) -> Trace:
@@ -83,24 +107,27 @@ def _run(sc: Scenario, dev: torch.device, dt: torch.dtype) -> Trace:
     warnings: list[str] = []
 
     if sc.scoring in ("scaled_dot", "dot"):
-        scores = steps.dot_scores(q, k, scale)
+        scores = steps.dot_scores(q, k, scale)  # (B, H, L, S)
         masked = steps.apply_mask(scores, mask, sc.fill_value)
         weights = steps.softmax(masked)
     elif sc.scoring == "additive":
         a = sc.additive
         for name, arr in (("W_q", a.W_q), ("W_k", a.W_k), ("w_v", a.w_v)):
             params[f"additive.{name}"] = _t(arr, dev, dt)
-        fq, fk = steps.additive_features(q, k, params["additive.W_q"], params["additive.W_k"])
-        scores = steps.additive_scores(fq, fk, params["additive.w_v"], scale)
+        features = steps.additive_features(q, k, params["additive.W_q"], params["additive.W_k"])  # (B, H, L, S, N)
+        scores = steps.additive_scores(features, params["additive.w_v"], scale)
+        del features  # the largest temporary, (B, H, L, S, N); not part of the trace contract
         masked = steps.apply_mask(scores, mask, sc.fill_value)
         weights = steps.softmax(masked)
-    else:  # prob_sparse
+    else:  # prob_sparse: only the n_top active rows are scored
         n_sample, n_top = sc.prob_sparse_sizes()
         parts = prob_sparse.select_queries(q, k, n_sample, n_top, sc.seed)
-        scores = prob_sparse.scores_on_selected(q, k, parts, scale)
-        masked = steps.apply_mask(scores, mask, sc.fill_value)
-        masked = torch.where(parts.selected[..., None], masked, scores)  # lazy rows stay NaN
-        weights = prob_sparse.effective_weights(masked, parts.selected, sc.causal)
+        top = prob_sparse.top_scores(q, k, parts, scale)  # (B, H, n_top, S)
+        top_masked = prob_sparse.mask_top(top, mask, parts, sc.fill_value)
+        scores = prob_sparse.not_computed(top, parts, L)  # (B, H, L, S), lazy rows NaN
+        masked = scores if mask is None else prob_sparse.not_computed(top_masked, parts, L)
+        weights = prob_sparse.effective_weights(top_masked, parts, L, sc.causal)
+        del top, top_masked
         extras += [
             Step("extra.sample_index", parts.sample_index, ("L", "n_sample")),
             Step("extra.sample_count", parts.sample_count, ("L", "S")),
@@ -121,11 +148,10 @@ def _run(sc: Scenario, dev: torch.device, dt: torch.dtype) -> Trace:
 
     if mask is not None:
         full = mask.all(dim=-1)  # (B, L)
-        extras.insert(0, Step("extra.fully_masked", full, ("B", "L")))
-        extras.insert(0, Step("extra.mask", mask, ("B", "L", "S")))
-        for b, l in full.nonzero().tolist():
-            what = "uniform weights over all keys" if math.isfinite(sc.fill_value) else "NaN weights"
-            warnings.append(f"batch {b}, query {l}: every key is masked, so the fill value {sc.fill_value:g} gives {what}")
+        extras[:0] = [Step("extra.mask", mask, ("B", "L", "S")), Step("extra.fully_masked", full, ("B", "L"))]
+        warning = _fully_masked_warning(full, sc.fill_value)
+        if warning:
+            warnings.append(warning)
 
     options = {
         "n_heads": H, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,

@@ -7,10 +7,15 @@ generator seeded with `seed` draw the same key sample:
 3. M = max(sampled) - sum(sampled) / S        sparsity measure (divided by the full S)
 4. top_index = topk(M, n_top)                 the active queries
 5. active rows: full scaled scores and softmax; lazy rows: mean of V (or cumsum when causal).
+
+Only the n_top active rows are ever scored or soft-maxed (as in Informer); the full (B, H, L, S)
+tensors the trace shows are written once each: NaN rows in the scores ("not computed"), the
+lazy rows' effective weights in the attention weights.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import torch
 
@@ -29,11 +34,13 @@ def select_queries(q: torch.Tensor, k: torch.Tensor, n_sample: int, n_top: int, 
     """q (B, L, H, E), k (B, S, H, E) -> the sample, M and the chosen queries."""
     B, L, H, _ = q.shape
     S = k.shape[1]
+    # Informer draws from the global CPU generator, on CUDA too: draw on the CPU, then move.
     gen = torch.Generator(device="cpu").manual_seed(int(seed))
     idx = torch.randint(S, (L, n_sample), generator=gen).to(q.device)  # (L, n_sample)
     qh, kh = q.transpose(1, 2), k.transpose(1, 2)  # (B, H, L, E), (B, H, S, E)
-    k_sample = kh[:, :, idx, :]  # (B, H, L, n_sample, E)
+    k_sample = kh[:, :, idx, :]  # (B, H, L, n_sample, E), Informer's K_sample
     sampled = (qh.unsqueeze(-2) @ k_sample.transpose(-2, -1)).squeeze(-2)  # (B, H, L, n_sample)
+    del k_sample
     M = sampled.max(-1).values - sampled.sum(-1) / S  # (B, H, L)
     top = M.topk(n_top, sorted=False).indices  # (B, H, n_top)
     selected = torch.zeros(B, H, L, dtype=torch.bool, device=q.device)
@@ -43,29 +50,47 @@ def select_queries(q: torch.Tensor, k: torch.Tensor, n_sample: int, n_top: int, 
     return ProbSparseParts(idx, count, sampled, M, top, selected)
 
 
-def scores_on_selected(q: torch.Tensor, k: torch.Tensor, parts: ProbSparseParts, scale: float) -> torch.Tensor:
-    """Scaled scores of the active queries only; lazy rows are NaN (never computed).  (B, H, L, S)."""
+def top_scores(q: torch.Tensor, k: torch.Tensor, parts: ProbSparseParts, scale: float) -> torch.Tensor:
+    """Scaled scores of the active queries only: (B, H, n_top, S), Informer's scores_top."""
     B, L, H, _ = q.shape
-    S = k.shape[1]
-    qh, kh = q.transpose(1, 2), k.transpose(1, 2)
+    qh, kh = q.transpose(1, 2), k.transpose(1, 2)  # (B, H, L, E), (B, H, S, E)
     b = torch.arange(B, device=q.device)[:, None, None]
     h = torch.arange(H, device=q.device)[None, :, None]
     q_top = qh[b, h, parts.top_index]  # (B, H, n_top, E)
-    top_scores = (q_top @ kh.transpose(-2, -1)) * scale  # (B, H, n_top, S)
-    scores = torch.full((B, H, L, S), float("nan"), dtype=q.dtype, device=q.device)
-    scores[b, h, parts.top_index] = top_scores
-    return scores
+    return (q_top @ kh.transpose(-2, -1)) * scale  # (B, H, n_top, S)
 
 
-def effective_weights(masked_scores: torch.Tensor, selected: torch.Tensor, causal: bool) -> torch.Tensor:
-    """Softmax on active rows; lazy rows get the weights their context really uses:
-    1/S each (mean of V), or 1 for every s <= l when causal (cumulative sum of V)."""
-    B, H, L, S = masked_scores.shape
-    active = torch.softmax(masked_scores.nan_to_num(0.0), dim=-1)  # lazy rows replaced below
+def mask_top(top: torch.Tensor, mask: Optional[torch.Tensor], parts: ProbSparseParts, fill: float) -> torch.Tensor:
+    """The fill on the active rows: mask (B, L, S) picked at each head's top_index."""
+    if mask is None:
+        return top
+    B, H, _ = parts.top_index.shape
+    b = torch.arange(B, device=top.device)[:, None, None]
+    return top.masked_fill(mask[b, parts.top_index], fill)  # (B, H, n_top, S)
+
+
+def scatter_rows(top_rows: torch.Tensor, parts: ProbSparseParts, base: torch.Tensor) -> torch.Tensor:
+    """base (B, H, L, S) with the active rows replaced by top_rows (B, H, n_top, S), in place."""
+    S = base.shape[-1]
+    index = parts.top_index[..., None].expand(-1, -1, -1, S)  # (B, H, n_top, S)
+    return base.scatter_(2, index, top_rows)
+
+
+def not_computed(top_rows: torch.Tensor, parts: ProbSparseParts, L: int) -> torch.Tensor:
+    """(B, H, L, S): the active rows, NaN elsewhere (lazy rows are never scored)."""
+    B, H, _, S = top_rows.shape
+    base = torch.full((B, H, L, S), float("nan"), dtype=top_rows.dtype, device=top_rows.device)
+    return scatter_rows(top_rows, parts, base)
+
+
+def effective_weights(top_masked: torch.Tensor, parts: ProbSparseParts, L: int, causal: bool) -> torch.Tensor:
+    """Softmax on the active rows; lazy rows get the weights their context really uses:
+    1/S each (mean of V), or 1 for every s <= l when causal (cumulative sum of V).  (B, H, L, S)."""
+    B, H, _, S = top_masked.shape
+    dev, dt = top_masked.device, top_masked.dtype
     if causal:
-        s = torch.arange(S, device=masked_scores.device)
-        l = torch.arange(L, device=masked_scores.device)
-        lazy = (s[None, :] <= l[:, None]).to(masked_scores.dtype).expand(B, H, L, S)
+        lazy = torch.ones(L, S, dtype=dt, device=dev).tril_()  # (L, S): 1 where s <= l
+        base = lazy.expand(B, H, L, S).clone()
     else:
-        lazy = torch.full_like(masked_scores, 1.0 / S)
-    return torch.where(selected[..., None], active, lazy)
+        base = torch.full((B, H, L, S), 1.0 / S, dtype=dt, device=dev)
+    return scatter_rows(torch.softmax(top_masked, dim=-1), parts, base)

@@ -15,6 +15,7 @@ Conventions (see docs/scenario-format.md):
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from dataclasses import dataclass, field
 from typing import Literal, Optional
@@ -161,13 +162,23 @@ def memory_limit() -> int:
 
 def estimate_trace_bytes(
     B: int, L: int, S: int, H: int, dk: int, dv: int, d_q: int, d_k: int, d_v: int,
-    d_out: int, hidden: int = 0, itemsize: int = 8,
+    d_out: int, hidden: int = 0, itemsize: int = 8, n_sample: int = 0,
 ) -> int:
     """Upper estimate of the bytes a trace keeps (plus the largest temporary)."""
     bhls = B * H * L * S
     per_row = B * (L * (d_q + 3 * H * dk + 2 * H * dv + d_out) + S * (d_k + d_v + 4 * H * max(dk, dv)))
     temp = B * H * L * S * hidden if hidden else 0  # additive: tanh features (B,H,L,S,hidden)
+    temp += B * H * L * n_sample * (dk + 1)  # prob_sparse: sampled keys (B,H,L,n_sample,dk) and scores
     return itemsize * (4 * bhls + per_row + temp)
+
+
+def _all_finite(a: np.ndarray) -> bool:
+    """No NaN or infinity in `a`.  A finite sum proves it without a boolean temporary the size of
+    `a` (any NaN or infinity makes the sum non-finite); only an overflowing sum needs the full check."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.sum(a)):
+            return True
+    return bool(np.all(np.isfinite(a)))
 
 
 def _shape_line(path: str, expected, got) -> str:
@@ -182,7 +193,7 @@ def problems(sc: Scenario) -> list[str]:
             errs.append(f"{name}: expected a 3-D array (batch, positions, features), got {arr.ndim}-D")
         elif 0 in arr.shape:
             errs.append(f"{name}: every dimension must be at least 1, got shape {list(arr.shape)}")
-        elif not np.all(np.isfinite(arr)):
+        elif not _all_finite(arr):
             errs.append(f"{name}: every number must be finite (found NaN or infinity)")
     if errs:
         return errs
@@ -239,9 +250,11 @@ def problems(sc: Scenario) -> list[str]:
             errs.append(f"causal: causal prob_sparse needs L == S (the lazy rows are a cumulative sum over positions), got L = {L}, S = {S}")
     elif sc.mix:
         errs.append("mix: only meaningful for prob_sparse (Time-Series-Library's head/position mixing); set it to false")
-    if sc.scale is not None and not math.isfinite(sc.scale):
+    if sc.scale is not None and (isinstance(sc.scale, bool) or not isinstance(sc.scale, numbers.Real)
+                                 or not math.isfinite(sc.scale)):
         errs.append(f"scale: expected a finite number or null, got {sc.scale!r}")
-    if not (sc.fill_value == -math.inf or math.isfinite(sc.fill_value)):
+    if (isinstance(sc.fill_value, bool) or not isinstance(sc.fill_value, numbers.Real)
+            or not (sc.fill_value == -math.inf or math.isfinite(sc.fill_value))):
         errs.append(f"fill_value: expected a finite number or -inf, got {sc.fill_value!r}")
     if sc.device not in DEVICES:
         errs.append(f"device: expected 'cpu' or 'cuda', got {sc.device!r}")
@@ -252,8 +265,9 @@ def problems(sc: Scenario) -> list[str]:
             errs.append(f"{name}: expected {n} labels (one per {'query' if name[0] == 'q' else 'key'}), got {len(toks)}")
     if not errs:
         hidden = sc.additive.hidden if (additive and sc.additive is not None) else 0
+        n_sample = sc.prob_sparse_sizes()[0] if sc.scoring == "prob_sparse" else 0
         need = estimate_trace_bytes(B, L, S, H, dk, dv, d_q, d_kin, sc.values.shape[2], sc.d_out,
-                                    hidden, 4 if sc.dtype == "float32" else 8)
+                                    hidden, 4 if sc.dtype == "float32" else 8, n_sample)
         limit = memory_limit()
         if need > limit:
             errs.append(
@@ -282,12 +296,12 @@ def _projection_problems(sc: Scenario, name: str, in_width: int, out_width: int,
     expected_out = out_width if dims_fixed else (w.shape[0] if w.ndim == 2 and w.shape[0] % H == 0 else out_width)
     if w.ndim != 2 or w.shape != (expected_out, in_width):
         return [_shape_line(f"{path}.weight", [expected_out, in_width], w.shape)]
-    if not np.all(np.isfinite(w)):
+    if not _all_finite(w):
         return [f"{path}.weight: every number must be finite (found NaN or infinity)"]
     if p.bias is not None:
         if p.bias.shape != (w.shape[0],):
             return [_shape_line(f"{path}.bias", [w.shape[0]], p.bias.shape)]
-        if not np.all(np.isfinite(p.bias)):
+        if not _all_finite(p.bias):
             return [f"{path}.bias: every number must be finite (found NaN or infinity)"]
     return []
 
@@ -307,7 +321,7 @@ def _additive_problems(sc: Scenario) -> list[str]:
     ):
         if arr.shape != shape:
             errs.append(_shape_line(f"additive.{name}", shape, arr.shape))
-        elif not np.all(np.isfinite(arr)):
+        elif not _all_finite(arr):
             errs.append(f"additive.{name}: every number must be finite (found NaN or infinity)")
     return errs
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Optional
 
 import torch
+import torch.nn.functional as F
 
 
 def project(x: torch.Tensor, weight: Optional[torch.Tensor], bias: Optional[torch.Tensor]) -> torch.Tensor:
     """nn.Linear semantics; an absent weight is the identity (d2l's scoring functions)."""
     if weight is None:
         return x
-    y = x @ weight.T  # (B, N, out)
-    return y + bias if bias is not None else y
+    return F.linear(x, weight, bias)  # (B, N, out); one fused addmm, as nn.Linear
 
 
 def split_heads(x: torch.Tensor, H: int) -> torch.Tensor:
@@ -26,24 +26,29 @@ def dot_scores(q: torch.Tensor, k: torch.Tensor, scale: float) -> torch.Tensor:
 
     The scale is folded into q before the product (as nn.MultiheadAttention does), so the big
     (B, H, L, S) tensor is written once."""
-    qh = q.transpose(1, 2)  # (B, H, L, E)
-    kh = k.transpose(1, 2)  # (B, H, S, E)
+    B, L, H, E = q.shape
+    qh = q.transpose(1, 2)  # (B, H, L, E), a strided view
     if scale != 1.0:
-        qh = qh * scale
+        # Written straight into a contiguous (B, H, L, E) buffer: the product below can then
+        # treat (B, H) as one batch axis without another copy.
+        qh = torch.mul(qh, scale, out=torch.empty(B, H, L, E, dtype=q.dtype, device=q.device))
+    kh = k.transpose(1, 2)  # (B, H, S, E)
     return qh @ kh.transpose(-2, -1)  # (B, H, L, S)
 
 
-def additive_features(q: torch.Tensor, k: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor):
-    """Per-head W_q q and W_k k: (B, L, H, Eq) x (H, N, Eq) -> (B, H, L, N); keys -> (B, H, S, N)."""
-    fq = torch.einsum("blhe,hne->bhln", q, W_q)
-    fk = torch.einsum("bshe,hne->bhsn", k, W_k)
-    return fq, fk
+def additive_features(q: torch.Tensor, k: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor) -> torch.Tensor:
+    """d2l's tanh(W_q q + W_k k) for every head, query and key: (B, L, H, Eq), (B, S, H, Ek),
+    W_q (H, N, Eq), W_k (H, N, Ek) -> (B, H, L, S, N).  W_q q is computed once per query and
+    W_k k once per key; only the sum and tanh are done per (query, key) pair."""
+    fq = torch.einsum("blhe,hne->bhln", q, W_q)  # (B, H, L, N)
+    fk = torch.einsum("bshe,hne->bhsn", k, W_k)  # (B, H, S, N)
+    features = fq[:, :, :, None, :] + fk[:, :, None, :, :]  # (B, H, L, S, N)
+    return features.tanh_()
 
 
-def additive_scores(fq: torch.Tensor, fk: torch.Tensor, w_v: torch.Tensor, scale: float) -> torch.Tensor:
-    """d2l AdditiveAttention per head: w_v^T tanh(W_q q + W_k k) -> (B, H, L, S)."""
-    features = torch.tanh(fq[:, :, :, None, :] + fk[:, :, None, :, :])  # (B, H, L, S, N)
-    scores = torch.einsum("bhlsn,hn->bhls", features, w_v)
+def additive_scores(features: torch.Tensor, w_v: torch.Tensor, scale: float) -> torch.Tensor:
+    """w_v^T features per head: (B, H, L, S, N), w_v (H, N) -> scores (B, H, L, S)."""
+    scores = (features @ w_v[None, :, None, :, None]).squeeze(-1)  # (B, H, L, S)
     return scores * scale if scale != 1.0 else scores
 
 

@@ -1,0 +1,545 @@
+"""The explorer window: Parameters | Inputs | Steps, menus, files, language.  Wiring only.
+
+Data flow: a control or a cell pushes an undo command -> the Document swaps its Scenario and
+emits `changed` -> the Recomputer runs the engine (coalesced, maybe off-thread) -> `ready`
+shows the trace in the StepsView, or `failed` puts each problem line next to the control that
+caused it and marks the last good panes stale.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QUrl
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication, QFileDialog, QFrame, QInputDialog, QLabel, QMainWindow, QMessageBox, QScrollArea,
+    QSplitter, QVBoxLayout, QWidget,
+)
+
+import resources
+from attention import Scenario, ScenarioError, Trace, scenario_io
+
+from app import i18n
+from app.document import Document
+from app.export import export_pane_image, step_to_csv
+from app.models.edits import fresh_scenario
+from app.panes.steps_view import StepsView
+from app.recompute import Recomputer
+from app.settings import Settings
+from app.widgets.inputs_panel import InputsPanel
+from app.widgets.message_bar import MessageBar
+from app.widgets.parameter_panel import ParameterPanel
+from app.widgets.problems import group_by_control
+
+INPUT_KEYS = ("queries", "keys", "values")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: Optional[Settings] = None, scenario: Optional[Scenario] = None,
+                 parent: Optional[QWidget] = None):
+        super().__init__(parent)
+        self.settings = settings if settings is not None else Settings()
+        self.last_trace: Optional[Trace] = None
+        self.last_scenario: Optional[Scenario] = None
+        self._doc_title: Optional[dict] = None  # preset title {"en", "zh"} while unsaved
+        self.document = Document(scenario if scenario is not None else fresh_scenario(), parent=self)
+        self.recompute = Recomputer(self.document, self)
+        self._build_central()
+        self._build_actions()
+        self._build_menus()
+        self.setAcceptDrops(True)
+        self._connect()
+        self.retranslate()
+        self._restore_settings()
+        if scenario is None:
+            self.open_default()
+        self.recompute.schedule()
+
+    # ---- construction ------------------------------------------------------------------------
+    def _build_central(self) -> None:
+        self.params = ParameterPanel(self.document)
+        self.params_scroll = QScrollArea()
+        self.params_scroll.setWidget(self.params)
+        self.params_scroll.setWidgetResizable(True)
+        self.params_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.params_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.params_scroll.setMinimumWidth(self.params.minimumSizeHint().width() + 24)
+        self.inputs = InputsPanel(self.document)
+        self.view = StepsView()
+        self.region_titles = {key: QLabel() for key in ("params", "inputs", "steps")}
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes.setStyleSheet("color: #444;")
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        for key, widget in (("params", self.params_scroll), ("inputs", self.inputs), ("steps", self.view)):
+            self.splitter.addWidget(self._region(key, widget))
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 3)
+        self.splitter.setSizes([330, 430, 900])
+        self.message_bar = MessageBar()
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.addWidget(self.message_bar)
+        layout.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
+        self.busy_label = QLabel()
+        self.statusBar().addPermanentWidget(self.busy_label)
+
+    def _region(self, key: str, widget: QWidget) -> QWidget:
+        box = QWidget()
+        v = QVBoxLayout(box)
+        v.setContentsMargins(2, 0, 2, 0)
+        title = self.region_titles[key]
+        title.setStyleSheet("font-weight: bold; font-size: 11pt; padding: 2px 0;")
+        v.addWidget(title)
+        if key == "inputs":
+            v.addWidget(self.notes)
+        v.addWidget(widget, 1)
+        return box
+
+    def _build_actions(self) -> None:
+        def action(shortcut=None, slot=None) -> QAction:
+            a = QAction(self)
+            if shortcut is not None:
+                a.setShortcuts(shortcut if isinstance(shortcut, list) else [QKeySequence(shortcut)])
+            if slot is not None:
+                a.triggered.connect(slot)
+            return a
+
+        K = QKeySequence.StandardKey
+        self.new_action = action(K.New, self.new_file)
+        self.open_action = action(K.Open, lambda: self.open_file())
+        self.save_action = action(K.Save, self.save)
+        self.save_as_action = action(K.SaveAs, self.save_as)
+        self.export_pane_action = action(None, self.export_pane)
+        self.export_csv_action = action(None, self.export_csv)
+        self.quit_action = action(K.Quit, self.close)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        stack = self.document.undo_stack
+        self.undo_action = stack.createUndoAction(self)
+        self.undo_action.setShortcuts(QKeySequence.keyBindings(K.Undo))
+        self.redo_action = stack.createRedoAction(self)
+        redo_keys = QKeySequence.keyBindings(K.Redo)
+        for extra in (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")):
+            if extra not in redo_keys:
+                redo_keys.append(extra)
+        self.redo_action.setShortcuts(redo_keys)
+        self.copy_action = action(K.Copy, lambda: self.inputs.current_editor().copy())
+        self.paste_action = action(K.Paste, lambda: self.inputs.current_editor().paste())
+        for a in (self.copy_action, self.paste_action):
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.inputs.addAction(a)  # only while the Inputs region has focus: spin boxes keep their own copy/paste
+        self.lang_group = QActionGroup(self)
+        self.lang_actions = {}
+        for lang, text in (("en", "English"), ("zh", "中文")):
+            a = QAction(text, self, checkable=True)
+            a.triggered.connect(lambda _=False, lg=lang: self.set_language(lg))
+            self.lang_group.addAction(a)
+            self.lang_actions[lang] = a
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        self.file_menu = bar.addMenu("")
+        self.file_menu.addAction(self.new_action)
+        self.file_menu.addAction(self.open_action)
+        self.preset_menu = self.file_menu.addMenu("")
+        self.recent_menu = self.file_menu.addMenu("")
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.save_action)
+        self.file_menu.addAction(self.save_as_action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.export_pane_action)
+        self.file_menu.addAction(self.export_csv_action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.quit_action)
+        self.edit_menu = bar.addMenu("")
+        self.edit_menu.addAction(self.undo_action)
+        self.edit_menu.addAction(self.redo_action)
+        self.edit_menu.addSeparator()
+        self.edit_menu.addAction(self.copy_action)
+        self.edit_menu.addAction(self.paste_action)
+        self.view_menu = bar.addMenu("")
+        self.language_menu = self.view_menu.addMenu("")
+        for a in self.lang_actions.values():
+            self.language_menu.addAction(a)
+
+    def _connect(self) -> None:
+        doc = self.document
+        doc.undo_stack.cleanChanged.connect(lambda clean: self.setWindowModified(not clean))
+        doc.path_changed.connect(self._update_title)
+        doc.loaded.connect(self._on_loaded)
+        self.recompute.ready.connect(self._on_ready)
+        self.recompute.failed.connect(self._on_failed)
+        self.recompute.busy_changed.connect(self._on_busy)
+        self.inputs.batch_changed.connect(self._show_batch)
+        self.params.edit_matrix.connect(self.inputs.open_matrix)
+        for editor in (*self.inputs.editors.values(), self.params.valid_editor):
+            editor.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+
+    # ---- settings ----------------------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        geometry = self.settings.geometry()
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(1600, 950)
+        state = self.settings.splitter_state("main")
+        if state is not None:
+            self.splitter.restoreState(state)
+        lang = self.settings.language() or i18n.system_language()
+        self.set_language(lang, remember=False)
+        self._rebuild_recent_menu()
+
+    def _save_settings(self) -> None:
+        self.settings.set_geometry(self.saveGeometry())
+        self.settings.set_splitter_state("main", self.splitter.saveState())
+        self.settings.sync()
+
+    # ---- engine results ----------------------------------------------------------------------
+    def _on_ready(self, trace: Trace, scenario: Scenario, seconds: float) -> None:
+        self.last_trace, self.last_scenario = trace, scenario
+        self.view.show_trace(trace, scenario, batch=self._batch_for(scenario))
+        self.view.set_stale(False, "")
+        self.params.clear_problems()
+        self.inputs.show_problems({})
+        if self.message_bar.source == "engine":
+            self.message_bar.clear()
+        if trace.warnings:
+            self.message_bar.show_message(self.tr("Note"), list(trace.warnings), "warning", "engine")
+        self.statusBar().showMessage(self.tr("Computed all steps in {0:.0f} ms").format(seconds * 1000), 4000)
+
+    def _on_failed(self, lines: list[str], scenario: Scenario) -> None:
+        grouped = group_by_control(lines)
+        leftover = self.params.show_problems(lines)
+        self.inputs.show_problems(grouped)
+        leftover = [line for line in leftover if group_by_control([line]).keys().isdisjoint(INPUT_KEYS)]
+        if leftover:
+            self.message_bar.show_message(self.tr("Cannot compute this scenario"), leftover, "error", "engine")
+        elif self.message_bar.source == "engine":
+            self.message_bar.clear()
+        reason = (lines[0] if lines else "").rstrip(".")
+        if len(lines) > 1:
+            reason += " " + self.tr("(and {0} more; see the messages next to the controls)").format(len(lines) - 1)
+        self.view.set_stale(True, reason)
+        self.statusBar().showMessage(reason, 8000)
+
+    def _on_busy(self, busy: bool) -> None:
+        self.busy_label.setText(self.tr("Computing...") if busy else "")
+        if busy:
+            self.view.set_stale(True, self.tr("computing"))
+
+    def _batch_for(self, scenario: Scenario) -> int:
+        return min(self.inputs.current_batch(), scenario.batch - 1)
+
+    def _show_batch(self, batch: int) -> None:
+        if self.last_trace is not None and batch < self.last_scenario.batch:
+            self.view.show_trace(self.last_trace, self.last_scenario, batch=batch)
+
+    # ---- files -------------------------------------------------------------------------------
+    def ask_save_changes(self) -> QMessageBox.StandardButton:
+        """Save / Discard / Cancel for unsaved changes (tests replace this method)."""
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Unsaved changes"),
+                          self.tr("\"{0}\" has changes that are not saved. Save them first?").format(self.document_name()),
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+                          self)
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        return QMessageBox.StandardButton(box.exec())
+
+    def ask_open_path(self) -> Optional[str]:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open scenario"), self._dialog_dir(),
+                                              self.tr("Scenario files (*.json);;All files (*)"))
+        return path or None
+
+    def ask_save_path(self, title: str, name: str, filters: str) -> Optional[str]:
+        path, _ = QFileDialog.getSaveFileName(self, title, str(Path(self._dialog_dir()) / name), filters)
+        return path or None
+
+    def ask_choice(self, title: str, label: str, items: list[str]) -> Optional[int]:
+        """Index of the chosen item, or None (tests replace this method)."""
+        if not items:
+            return None
+        text, ok = QInputDialog.getItem(self, title, label, items, 0, False)
+        return items.index(text) if ok and text in items else None
+
+    def _dialog_dir(self) -> str:
+        if self.document.path is not None:
+            return str(self.document.path.parent)
+        recent = self.settings.recent_files()
+        return str(Path(recent[0]).parent) if recent else str(Path.home())
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the current document (saved, discarded or unchanged)."""
+        if not self.document.is_modified():
+            return True
+        choice = self.ask_save_changes()
+        if choice == QMessageBox.StandardButton.Save:
+            return self.save()
+        return choice == QMessageBox.StandardButton.Discard
+
+    def new_file(self) -> bool:
+        if not self.maybe_save():
+            return False
+        self._doc_title = None
+        self.document.load(fresh_scenario(), None)
+        return True
+
+    def open_file(self, path: Optional[str] = None) -> bool:
+        if not self.maybe_save():
+            return False
+        path = path or self.ask_open_path()
+        return bool(path) and self.load_path(path)
+
+    def load_path(self, path: str | Path) -> bool:
+        """Open a scenario file; on failure show every problem and keep the current document."""
+        path = Path(path)
+        try:
+            scenario = scenario_io.load(path)
+        except ScenarioError as e:
+            self.show_messages(self.tr("Could not open {0}; the current scenario is unchanged.").format(path.name), e.lines)
+            return False
+        self._doc_title = None
+        self.document.load(scenario, path)
+        self.settings.add_recent(path)
+        self._rebuild_recent_menu()
+        self.statusBar().showMessage(self.tr("Opened {0}").format(path), 5000)
+        return True
+
+    def open_preset(self, path: Path, title: dict) -> bool:
+        if not self.maybe_save():
+            return False
+        return self._load_preset(path, title)
+
+    def _load_preset(self, path: Path, title: dict) -> bool:
+        try:
+            scenario = scenario_io.load(path)
+        except ScenarioError as e:
+            self.show_messages(self.tr("Could not open the preset {0}").format(path.name), e.lines)
+            return False
+        self._doc_title = {lang: title.get(lang) or path.stem for lang in i18n.LANGUAGES}
+        self.document.load(scenario, None)
+        return True
+
+    def open_default(self) -> None:
+        """The seed's toy preset (the first preset), else a fresh scenario."""
+        presets = resources.list_presets()
+        if not presets or not self._load_preset(*presets[0]):
+            self._doc_title = None
+            self.document.load(fresh_scenario(), None)
+
+    def save(self) -> bool:
+        if self.document.path is None:
+            return self.save_as()
+        return self.write(self.document.path)
+
+    def save_as(self) -> bool:
+        name = self.document_name().replace("/", "-")
+        if not name.endswith(".json"):
+            name += ".json"
+        path = self.ask_save_path(self.tr("Save scenario as"), name, self.tr("Scenario files (*.json)"))
+        if not path:
+            return False
+        path = Path(path)
+        if path.suffix.lower() != ".json":
+            path = path.with_name(path.name + ".json")
+        return self.write(path)
+
+    def write(self, path: Path) -> bool:
+        try:
+            scenario_io.save(self.document.scenario, path)
+        except ScenarioError as e:
+            self.show_messages(self.tr("Could not save {0}; nothing was written.").format(path.name), e.lines)
+            return False
+        self.document.mark_saved(path)
+        self.settings.add_recent(path)
+        self._rebuild_recent_menu()
+        self.statusBar().showMessage(self.tr("Saved {0}").format(path), 5000)
+        return True
+
+    def show_messages(self, title: str, lines: list[str], level: str = "error") -> None:
+        self.message_bar.show_message(title, lines, level)
+        self.statusBar().showMessage(title, 8000)
+
+    def show_error(self, text: str) -> None:
+        """An unexpected error (the excepthook): one line, the work is kept."""
+        self.show_messages(self.tr("Something went wrong; your work is kept."), [text])
+
+    # ---- exports -----------------------------------------------------------------------------
+    def _step_names(self, ids: list[str]) -> list[str]:
+        lang = i18n.current_language()
+        return [f"{self.last_trace[s].title[lang]}  ({s})" if s in self.last_trace else s for s in ids]
+
+    def export_pane(self) -> bool:
+        if self.last_trace is None:
+            self.show_messages(self.tr("Nothing to export yet: no step has been computed."), [])
+            return False
+        ids = list(self.view.pane_ids())
+        i = self.ask_choice(self.tr("Export pane as image"), self.tr("Pane"), self._step_names(ids))
+        if i is None:
+            return False
+        path = self.ask_save_path(self.tr("Export pane as image"), f"{ids[i]}.png",
+                                  self.tr("PNG image (*.png);;SVG drawing (*.svg)"))
+        if not path:
+            return False
+        if Path(path).suffix.lower() not in (".png", ".svg"):
+            path += ".png"
+        return self._export(lambda: export_pane_image(self.view, ids[i], path), path)
+
+    def export_csv(self) -> bool:
+        if self.last_trace is None:
+            self.show_messages(self.tr("Nothing to export yet: no step has been computed."), [])
+            return False
+        ids = list(self.last_trace.ids)
+        i = self.ask_choice(self.tr("Export step as CSV"), self.tr("Step"), self._step_names(ids))
+        if i is None:
+            return False
+        path = self.ask_save_path(self.tr("Export step as CSV"), f"{ids[i]}.csv", self.tr("CSV files (*.csv)"))
+        if not path:
+            return False
+        if Path(path).suffix.lower() != ".csv":
+            path += ".csv"
+        batch = self._batch_for(self.last_scenario)
+        return self._export(lambda: step_to_csv(self.last_trace, ids[i], batch, path), path)
+
+    def _export(self, write, path: str) -> bool:
+        try:
+            write()
+        except (OSError, ValueError) as e:
+            self.show_messages(self.tr("Could not export {0}").format(Path(path).name), [str(e)])
+            return False
+        self.statusBar().showMessage(self.tr("Exported {0}").format(path), 5000)
+        return True
+
+    # ---- menus that list things --------------------------------------------------------------
+    def _rebuild_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        files = self.settings.recent_files()
+        for f in files:
+            a = self.recent_menu.addAction(Path(f).name)
+            a.setToolTip(f)
+            a.setStatusTip(f)
+            a.triggered.connect(lambda _=False, p=f: self._open_recent(p))
+        self.recent_menu.setEnabled(bool(files))
+
+    def _open_recent(self, path: str) -> None:
+        if not Path(path).exists():
+            self.settings.remove_recent(path)
+            self._rebuild_recent_menu()
+            self.show_messages(self.tr("Could not open {0}").format(path), [self.tr("file: it no longer exists")])
+            return
+        self.open_file(path)
+
+    def _rebuild_preset_menu(self) -> None:
+        self.preset_menu.clear()
+        lang = i18n.current_language()
+        for path, title in resources.list_presets():
+            a = self.preset_menu.addAction(title.get(lang) or path.stem)
+            a.setStatusTip(path.name)
+            a.triggered.connect(lambda _=False, p=path, t=title: self.open_preset(p, t))
+
+    # ---- language ------------------------------------------------------------------------------
+    def set_language(self, lang: str, remember: bool = True) -> None:
+        lang = i18n.set_language(lang)
+        with QSignalBlocker(self.lang_group):
+            self.lang_actions[lang].setChecked(True)
+        if remember:
+            self.settings.set_language(lang)
+        self.view.set_language(lang)
+        self.retranslate()
+        self._show_notes()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        tr = self.tr
+        self.file_menu.setTitle(tr("&File"))
+        self.edit_menu.setTitle(tr("&Edit"))
+        self.view_menu.setTitle(tr("&View"))
+        self.language_menu.setTitle(tr("Language"))
+        self.preset_menu.setTitle(tr("Open preset"))
+        self.recent_menu.setTitle(tr("Recent files"))
+        for a, text, tip in (
+            (self.new_action, tr("&New"), tr("Start a small fresh scenario")),
+            (self.open_action, tr("&Open..."), tr("Open a scenario file (.json)")),
+            (self.save_action, tr("&Save"), tr("Save the scenario")),
+            (self.save_as_action, tr("Save &As..."), tr("Save the scenario under a new name")),
+            (self.export_pane_action, tr("Export pane as PNG or SVG..."), tr("Save one step pane as an image")),
+            (self.export_csv_action, tr("Export step as CSV..."), tr("Save the numbers of one step as a table")),
+            (self.quit_action, tr("&Quit"), tr("Close the window")),
+            (self.copy_action, tr("&Copy cells"), tr("Copy the selected cells as tab-separated text")),
+            (self.paste_action, tr("&Paste cells"), tr("Paste a spreadsheet block at the current cell")),
+        ):
+            a.setText(text)
+            a.setStatusTip(tip)
+            a.setToolTip(tip)
+        self.undo_action.setText(tr("&Undo"))
+        self.redo_action.setText(tr("&Redo"))
+        self.region_titles["params"].setText(tr("Parameters"))
+        self.region_titles["inputs"].setText(tr("Inputs"))
+        self.region_titles["steps"].setText(tr("Steps"))
+        self._rebuild_preset_menu()
+        self._update_title()
+
+    def document_name(self) -> str:
+        """The file name, else the preset's title in the current language, else "Untitled"."""
+        if self.document.path is not None:
+            return self.document.path.name
+        if self._doc_title:
+            return self._doc_title[i18n.current_language()]
+        return self.tr("Untitled")
+
+    def _update_title(self) -> None:
+        name = self.document_name()
+        self.setWindowTitle(self.tr("{0}[*] - Attention Explorer").format(name))
+        self.setWindowModified(self.document.is_modified())
+
+    def _on_loaded(self) -> None:
+        self.last_trace = None
+        self.message_bar.clear()
+        self._update_title()
+        self._show_notes()
+
+    def _show_notes(self) -> None:
+        notes = self.document.scenario.notes or {}
+        text = notes.get(i18n.current_language()) or notes.get("en") or ""
+        self.notes.setText(text)
+        self.notes.setVisible(bool(text))
+
+    # ---- drag and drop -------------------------------------------------------------------------
+    @staticmethod
+    def _dropped_file(urls: list[QUrl]) -> Optional[str]:
+        for url in urls:
+            if url.isLocalFile() and url.toLocalFile().lower().endswith(".json"):
+                return url.toLocalFile()
+        return None
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and self._dropped_file(event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:
+        self.dragEnterEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        path = self._dropped_file(event.mimeData().urls()) if event.mimeData().hasUrls() else None
+        if path is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.open_file(path)
+
+    # ---- closing -------------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self._save_settings()
+        self.recompute.shutdown()
+        event.accept()

@@ -1,0 +1,1 @@
+"""Scenario addressing and reshaping (Qt-free) and the Qt table model over one matrix."""

@@ -1,0 +1,105 @@
+"""Colour maps, levels and the image array handed to pyqtgraph, per kind of step.
+
+- signed numbers (projections, scores, outputs, M): CET-CBD1, a colour-blind-safe diverging map
+  (blue - grey - gold), on symmetric levels (-m, m) so that 0 is always the neutral middle;
+  m comes from the finite, unmasked values only, so a -1e6 fill cannot flatten the scale.
+- softmax weights: viridis on the fixed levels (0, 1), so every weight pane reads the same way.
+- counts and indices: CET-L12 (white to blue), from 0.
+- booleans (mask, selected): light grey for False, dark grey for True.
+Images are float32, C-contiguous, NaN-free and finite (pyqtgraph's fast path); NaN cells are
+painted over as "not computed" by the cell overlay, infinities are clipped to the levels.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional
+
+import numpy as np
+import pyqtgraph as pg
+
+DIVERGING = "CET-CBD1"
+SEQUENTIAL_WEIGHTS = "viridis"
+SEQUENTIAL_COUNTS = "CET-L12"
+BOOL_COLOURS = ((242, 242, 242), (95, 95, 95))
+#: text is dark on a cell whose colour is lighter than this (relative luminance, 0..255)
+LIGHT_CELL = 140.0
+#: masked cells are washed towards white by this much (see CellOverlay)
+VEIL_ALPHA = 0.55
+
+
+@dataclass(frozen=True)
+class Palette:
+    name: str
+    cmap: pg.ColorMap
+    lut: np.ndarray  # (256, 3) uint8
+    dark_text: np.ndarray  # (256,) bool: dark text reads best on this entry
+    dark_text_veiled: np.ndarray  # (256,) bool: the same under the mask veil
+
+
+def _luminance(rgb: np.ndarray) -> np.ndarray:
+    return rgb[..., 0] * 0.2126 + rgb[..., 1] * 0.7152 + rgb[..., 2] * 0.0722
+
+
+@lru_cache(maxsize=None)
+def palette(kind: str) -> Palette:
+    if kind == "bool":
+        cmap = pg.ColorMap([0.0, 1.0], [BOOL_COLOURS[0], BOOL_COLOURS[1]])
+        name = "grey"
+    else:
+        name = {"weights": SEQUENTIAL_WEIGHTS, "count": SEQUENTIAL_COUNTS, "index": SEQUENTIAL_COUNTS}.get(kind, DIVERGING)
+        cmap = pg.colormap.get(name)
+    lut = np.ascontiguousarray(cmap.getLookupTable(nPts=256, alpha=False), dtype=np.uint8)
+    lum = _luminance(lut.astype(np.float64))
+    veiled = lut.astype(np.float64) * (1 - VEIL_ALPHA) + 255.0 * VEIL_ALPHA
+    return Palette(name, cmap, lut, lum > LIGHT_CELL, _luminance(veiled) > LIGHT_CELL)
+
+
+def levels(kind: str, block: np.ndarray, masked: Optional[np.ndarray] = None) -> tuple[float, float]:
+    """Colour levels shared by every matrix of a pane.
+
+    block (n, rows, cols); masked (rows, cols) True where the value is a fill, not data."""
+    if kind in ("weights", "bool"):
+        return 0.0, 1.0
+    if kind in ("count", "index"):
+        hi = np.nanmax(block) if block.size and not np.all(np.isnan(block)) else 1.0
+        return 0.0, float(max(hi, 1.0))
+    a = np.abs(block)
+    if masked is not None:
+        a = np.where(masked[None], 0.0, a)  # fill values do not set the scale
+    finite = np.isfinite(a)
+    m = float(np.max(a, where=finite, initial=0.0))
+    if not m > 0:
+        m = 1.0
+    return -m, m
+
+
+def image_stack(block: np.ndarray, lv: tuple[float, float]) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """The float32 arrays handed to ImageItem, for all matrices of a pane in one buffer.
+
+    Returns (images (n, rows, cols) C-contiguous, nan (n, rows, cols) bool or None).  NaN ->
+    the middle of the levels (painted over as "not computed"), ±inf -> the ends of the levels.
+    Always a fresh copy: pyqtgraph keeps a reference, so it must never get the trace itself."""
+    img = np.array(block, dtype=np.float32, order="C", copy=True)
+    nan = None
+    if img.size and not np.isfinite(img).all():
+        lo, hi = lv
+        nan = np.isnan(img)
+        if not nan.any():
+            nan = None
+        np.nan_to_num(img, copy=False, nan=(lo + hi) / 2, posinf=hi, neginf=lo)
+    return img, nan
+
+
+def image_array(matrix: np.ndarray, lv: tuple[float, float]) -> np.ndarray:
+    """One matrix as image_stack would hand it to ImageItem."""
+    return image_stack(matrix[None], lv)[0][0]
+
+
+def lut_index(values: np.ndarray, lv: tuple[float, float]) -> np.ndarray:
+    """Which LUT entry each (finite) value is drawn with: clip to the levels, scale to 0..255."""
+    lo, hi = lv
+    scale = 255.0 / (hi - lo) if hi > lo else 0.0
+    idx = (values - lo) * scale
+    np.clip(idx, 0, 255, out=idx)
+    return idx.astype(np.intp)

@@ -1,0 +1,442 @@
+"""One step of the pipeline: its title, formula and shape above a row of heatmaps (one per head)
+that share a row axis and a colour bar.
+
+Heatmaps are built once and kept in a pool: a new trace only calls setImage; a change of head
+count or matrix shape re-places existing items in the grid (never recreates ViewBoxes per edit:
+pyqtgraph ViewBox destructors can crash in GC, and creating them is slow).
+
+Grid of the GraphicsLayout (rows):
+  0  export header (only while exporting: title and formula inside the picture)
+  1  head titles ("Head 1", ...; per-head steps only; click one to show that head alone)
+  2  row axis | head 1 | head 2 | ... | colour bar
+  3           | axis   | axis   | ...
+"""
+from __future__ import annotations
+
+import contextlib
+import html
+from typing import Optional
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QSize, Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from app.panes import cell_format, colormaps, pane_text
+from app.panes.cell_overlay import TextFit, prints_numbers, runs
+from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, AxisLabels, Heatmap, styled_axis
+from app.panes.pane_data import PaneData
+
+R_EXPORT, R_TITLE, R_VIEW, R_AXIS = 0, 1, 2, 3
+BAR_WIDTH = 16
+MIN_PANE_WIDTH = 380
+TITLE_CSS = "font-size: 21px; font-weight: 600; color: #111;"
+TITLE_STALE_CSS = "font-size: 21px; font-weight: 600; color: #888;"
+FORMULA_CSS = "font-size: 16px; color: #1a1a1a; font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace;"
+SHAPE_CSS = "font-size: 13px; font-weight: 400; color: #555;"
+HOVER_CSS = "font-size: 14px; color: #333;"
+
+
+def view_height(rows: int) -> int:
+    """Pixel height of a matrix: 34 px a row up to 400 px, at least 22 px a row (room for a
+    number) up to 32 rows, a fixed frame for bigger ones."""
+    if rows <= 32:
+        return int(max(min(max(rows * 34, 72), 400), rows * 22))
+    return 360
+
+
+def bar_ticks(kind: str, lv: tuple[float, float]):
+    """Colour bar ticks: False/True for booleans, whole numbers for small counts, else automatic."""
+    if kind == "bool":
+        return [[(0.0, "F"), (1.0, "T")], []]
+    if kind in ("count", "index") and lv[1] <= 10:
+        return [[(float(i), str(i)) for i in range(int(lv[1]) + 1)], []]
+    return None
+
+
+class PaneCanvas(pg.GraphicsLayoutWidget):
+    """The pane's graphics: white, never zooms; wheel events go on to the scroll area."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setBackground("w")
+        self.ci.setContentsMargins(4, 4, 4, 4)
+        self.ci.layout.setHorizontalSpacing(6)
+        self.ci.layout.setVerticalSpacing(0)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.on_leave = None
+
+    def wheelEvent(self, ev) -> None:  # noqa: N802 (Qt override)
+        ev.ignore()  # let the list scroll
+
+    def leaveEvent(self, ev) -> None:  # noqa: N802
+        if self.on_leave is not None:
+            self.on_leave()
+        super().leaveEvent(ev)
+
+
+class StepPane(QFrame):
+    """Header plus heatmaps of one step.  StepsView feeds it PaneData."""
+
+    focusRequested = Signal(int)  # a head title was clicked: that head, or -1 to show all again
+
+    def __init__(self, step_id: str, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.step_id = step_id
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setObjectName("StepPane")
+        self.setStyleSheet("#StepPane { background: white; border: 1px solid #d0d0d0; border-radius: 4px; }")
+        self._data: Optional[PaneData] = None
+        self._lang = "en"
+        self._focus = -1
+        self._stale = False
+        self._placed: list = []
+        self._arranged_key = None
+        self._hover: Optional[tuple[int, int, int]] = None
+        self._levels = (0.0, 1.0)
+        self._natural_width = MIN_PANE_WIDTH
+        self.redraw_count = 0  # how many times new numbers were drawn (tests, benchmarks)
+
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.title.setStyleSheet(TITLE_CSS)
+        self.formula = QLabel()
+        self.formula.setWordWrap(True)
+        self.formula.setStyleSheet(FORMULA_CSS)
+        self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hover = QLabel()
+        self.hover.setStyleSheet(HOVER_CSS)
+        self.hover.setWordWrap(True)
+        self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hover.setMinimumHeight(2 * self.hover.fontMetrics().lineSpacing() + 6)  # no jump on hover
+
+        self.canvas = PaneCanvas()
+        self.canvas.on_leave = self._clear_hover
+        self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.left = styled_axis("left")
+        self.left_labels = AxisLabels(self.left)
+        self.bar = pg.ColorBarItem(values=(0.0, 1.0), width=BAR_WIDTH, interactive=False, colorMapMenu=False)
+        self._style_bar()
+        self.heatmaps: list[Heatmap] = []
+        self._export_label: Optional[pg.LabelItem] = None
+
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.canvas, 1)
+        row.addStretch(0)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 6, 10, 6)
+        lay.setSpacing(2)
+        lay.addWidget(self.title)
+        lay.addWidget(self.formula)
+        lay.addLayout(row)
+        lay.addWidget(self.hover)
+        lay.addStretch(1)
+
+        scene = self.canvas.scene()
+        scene.sigMouseMoved.connect(self._on_mouse_moved)
+        scene.sigMouseClicked.connect(self._on_mouse_clicked)
+
+    def _style_bar(self) -> None:
+        font = QFont()
+        font.setPixelSize(TICK_FONT_PX)
+        for side in ("left", "right", "top", "bottom"):
+            ax = self.bar.getAxis(side)
+            ax.setPen(pg.mkPen(AXIS_COLOUR))
+            ax.setTextPen(pg.mkPen(AXIS_COLOUR))
+        self.bar.axis.setStyle(tickFont=font)
+
+    # ---- public ------------------------------------------------------------------------------
+    @property
+    def data(self) -> Optional[PaneData]:
+        return self._data
+
+    def show_data(self, data: PaneData, lang: str, focus: int) -> None:
+        """Draw new numbers (and re-place items if the structure changed)."""
+        old = self._data
+        self._data = data
+        self._lang = lang
+        self._focus = focus
+        lay = data.layout
+        self._ensure_heatmaps(lay.n_matrices)
+        kind = lay.kind
+        pal = colormaps.palette(kind)
+        lv = colormaps.levels(kind, data.block, data.masked if data.mask_style == "veil" else None)
+        self._levels = lv
+        # whole-pane arrays at once (a handful of numpy calls per pane, not per head)
+        images, nan = colormaps.image_stack(data.block, lv)
+        text_fns = [self._text_fn(data, m) for m in range(lay.n_matrices)]
+        dark = self._dark_text(data, images, nan, lv, pal) if text_fns[0] is not None else None
+        mask_runs = runs(data.masked)
+        fit = TextFit(text_fns)
+        veil = data.mask_style == "veil"
+        for m in range(lay.n_matrices):
+            hm = self.heatmaps[m]
+            hm.set_image(images[m], lv, pal.lut)
+            hm.overlay.fit = fit
+            hm.overlay.set_content(
+                text_fns[m], None if dark is None else dark[m],
+                runs(nan[m]) if nan is not None else runs(None), mask_runs, veil, lay.cols.group)
+        if self.bar.colorMap() is not pal.cmap:
+            self.bar.setColorMap(pal.cmap)
+        if tuple(self.bar.levels()) != lv:
+            self.bar.setLevels(lv)
+            self.bar.axis.setTicks(bar_ticks(kind, lv))
+        if old is None or old.layout != lay:
+            self._apply_texts()
+        elif old.batch != data.batch:
+            self._apply_title()
+        self._arrange()
+        if self._hover is not None:
+            self._show_hover(*self._hover)
+        self.redraw_count += 1
+
+    def set_language(self, lang: str) -> None:
+        if lang != self._lang:
+            self._lang = lang
+            if self._data is not None:
+                self._apply_texts()
+                if self._hover is not None:
+                    self._show_hover(*self._hover)
+
+    def set_focus(self, head: int) -> None:
+        if head != self._focus:
+            self._focus = head
+            if self._data is not None:
+                self._arrange()
+
+    def set_stale(self, stale: bool) -> None:
+        if stale != self._stale:
+            self._stale = stale
+            self.canvas.ci.setOpacity(0.35 if stale else 1.0)
+            self.title.setStyleSheet(TITLE_STALE_CSS if stale else TITLE_CSS)
+            if self._data is not None:
+                self._apply_title()
+
+    def visible_heads(self) -> list[int]:
+        """Indices of the matrices on screen (all heads, or the focused one)."""
+        if self._data is None:
+            return []
+        n = self._data.layout.n_matrices
+        if self._data.layout.per_head and 0 <= self._focus < n:
+            return [self._focus]
+        return list(range(n))
+
+    def displayed_arrays(self) -> list[np.ndarray]:
+        if self._data is None:
+            return []
+        return [self.heatmaps[m].displayed() for m in range(self._data.layout.n_matrices)]
+
+    def levels(self) -> tuple[float, float]:
+        return self._levels
+
+    def hover_text(self, m: int, r: int, c: int) -> str:
+        """What hovering cell (r, c) of matrix m shows (index, labels, exact value)."""
+        return self._data.hover_text(m, r, c, self._lang)
+
+    def hover_at(self, scene_pos: QPointF) -> Optional[str]:
+        """Hover a scene position as the mouse would; returns the text shown, or None."""
+        self._on_mouse_moved(scene_pos)
+        return None if self._hover is None else self.hover.text()
+
+    # ---- drawing -----------------------------------------------------------------------------
+    def _ensure_heatmaps(self, n: int) -> None:
+        while len(self.heatmaps) < n:
+            self.heatmaps.append(Heatmap())
+
+    @staticmethod
+    def _text_fn(data: PaneData, m: int):
+        """digits -> the labels of matrix m, row-major (memoised), or None for a big matrix."""
+        rows, cols = data.block.shape[1:]
+        if not prints_numbers(rows, cols):
+            return None
+        memo: dict[int, list[str]] = {}
+
+        def text_fn(digits: int) -> list[str]:
+            if digits not in memo:
+                memo[digits] = [data.cell_text(m, r, c, digits) for r in range(rows) for c in range(cols)]
+            return memo[digits]
+
+        return text_fn
+
+    @staticmethod
+    def _dark_text(data: PaneData, images: np.ndarray, nan: Optional[np.ndarray], lv, pal: colormaps.Palette) -> np.ndarray:
+        """(n, rows, cols) bool: dark text on this cell (light cell, veiled mask, not computed)."""
+        idx = colormaps.lut_index(images, lv)
+        dark = pal.dark_text[idx]
+        if data.masked is not None and data.mask_style == "veil":
+            dark = np.where(data.masked[None], pal.dark_text_veiled[idx], dark)
+        if nan is not None:
+            dark |= nan
+        return dark
+
+    def _apply_texts(self) -> None:
+        d, lang = self._data, self._lang
+        self._apply_title()
+        self.formula.setText(d.step.formula[lang])
+        for m, hm in enumerate(self.heatmaps[: d.layout.n_matrices]):
+            hm.set_title(pane_text.head_name(m, lang) if d.layout.per_head else "")
+        self._arranged_key = None  # axis names depend on the language
+        if self._hover is None:
+            self._set_hint()
+
+    def _apply_title(self) -> None:
+        """Title in large type, then the shape in small grey type, wrapping as one paragraph."""
+        d, lang = self._data, self._lang
+        title = html.escape(d.step.title[lang])
+        if self._stale:
+            title += f" ({html.escape(pane_text.ui('stale_tag', lang))})"
+        self.title.setText(f"{title}&nbsp;&nbsp; <span style='{SHAPE_CSS}'>{html.escape(d.shape_text(lang))}</span>")
+
+    def title_text(self) -> str:
+        """The title line as plain text (tests)."""
+        return self.title.text()
+
+    def _set_hint(self) -> None:
+        """When no cell is hovered, the line under the heatmaps explains the marks on them."""
+        d, lang = self._data, self._lang
+        if d is None:
+            return
+        notes = []
+        heads = self.visible_heads()
+        if d.masked is not None and d.mask_style == "veil" and d.masked.any():
+            fill = cell_format.compact(d.fill_value) if d.fill_value is not None else "?"
+            notes.append(pane_text.ui("legend_masked" if d.step.id == "masked_scores" else "legend_masked_weight", lang, fill=fill))
+        if any(self.heatmaps[m].overlay.has_not_computed() for m in heads):
+            notes.append(pane_text.ui("legend_not_computed", lang))
+        rows, cols = d.layout.rows.size, d.layout.cols.size
+        if not prints_numbers(rows, cols):
+            notes.append(pane_text.ui("numbers_large", lang))
+        elif any(self.heatmaps[m].overlay.numbers_hidden for m in heads):
+            many = d.layout.per_head and len(heads) > 1
+            notes.append(pane_text.ui("numbers_hidden_heads" if many else "numbers_hidden", lang))
+        self.hover.setText(" ".join(notes))
+
+    def _arrange(self) -> None:
+        """Place the visible heatmaps, the row axis and the colour bar in the grid."""
+        d = self._data
+        heads = self.visible_heads()
+        key = (tuple(heads), d.layout, self._lang)
+        if key == self._arranged_key:
+            return
+        self._arranged_key = key
+        ci = self.canvas.ci
+        for item in self._placed:
+            ci.removeItem(item)
+        self._placed = []
+
+        def place(item, row: int, col: int) -> None:
+            ci.addItem(item, row=row, col=col)
+            self._placed.append(item)
+
+        lay, lang = d.layout, self._lang
+        place(self.left, R_VIEW, 0)
+        self.left_labels.set(lay.rows, lay.rows.name(lang))
+        for col, m in enumerate(heads, start=1):
+            hm = self.heatmaps[m]
+            if lay.per_head:
+                place(hm.title, R_TITLE, col)
+            hm.title.setCursor(Qt.CursorShape.PointingHandCursor)
+            place(hm.vb, R_VIEW, col)
+            place(hm.bottom, R_AXIS, col)
+            # with many heads the column name under the first one speaks for all
+            named = len(heads) <= 3 or col == 1
+            hm.bottom_labels.set(lay.cols, lay.cols.name(lang) if named else "")
+            hm.overlay.on_numbers_hidden = lambda _hidden: self._hover is None and self._set_hint()
+            ci.layout.setColumnStretchFactor(col, 1)
+        place(self.bar, R_VIEW, len(heads) + 1)
+        ci.layout.setColumnStretchFactor(len(heads) + 1, 0)
+        self.left.linkToView(self.heatmaps[heads[0]].vb)
+        self._size_canvas(len(heads))
+        self._set_hint()
+
+    def _size_canvas(self, k: int) -> None:
+        d = self._data
+        rows, cols = d.layout.rows.size, d.layout.cols.size
+        h = view_height(rows)
+        cell_h = h / rows
+        numbers = prints_numbers(rows, cols)
+        cell_w = max(cell_h * 2.2, 64.0) if numbers else cell_h * 1.2
+        gl = self.canvas.ci.layout
+        gl.setRowFixedHeight(R_VIEW, h)
+        title_h = 26 if d.layout.per_head else 0
+        gl.setRowFixedHeight(R_TITLE, title_h)
+        gl.setRowFixedHeight(R_AXIS, 50)
+        self.canvas.setFixedHeight(int(h + title_h + 50 + 10))
+        ticks = [len(d.layout.rows.tick(i)) for i in range(min(rows, 64))]
+        left_w = 30 + 8 * max(ticks, default=1)
+        width = int(left_w + k * (cols * cell_w + 8) + BAR_WIDTH + 70)
+        self.canvas.setMaximumWidth(width)
+        self._natural_width = max(width + 22, MIN_PANE_WIDTH)
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override): the flow layout reads the width
+        return QSize(self._natural_width, super().sizeHint().height())
+
+    # ---- hover and clicks --------------------------------------------------------------------
+    def _on_mouse_moved(self, pos) -> None:
+        if self._data is None:
+            return
+        pos = QPointF(pos)
+        for m in self.visible_heads():
+            cell = self.heatmaps[m].cell_at(pos)
+            if cell is not None:
+                self._show_hover(m, *cell)
+                return
+        self._clear_hover()
+
+    def _show_hover(self, m: int, r: int, c: int) -> None:
+        d = self._data
+        if m >= d.layout.n_matrices or r >= d.layout.rows.size or c >= d.layout.cols.size:
+            self._clear_hover()
+            return
+        if self._hover is not None and self._hover[0] != m:
+            self.heatmaps[self._hover[0]].overlay.set_hover(None)
+        self._hover = (m, r, c)
+        self.heatmaps[m].overlay.set_hover((r, c))
+        self.hover.setText(self.hover_text(m, r, c))
+
+    def _clear_hover(self) -> None:
+        if self._hover is not None:
+            m = self._hover[0]
+            if m < len(self.heatmaps):
+                self.heatmaps[m].overlay.set_hover(None)
+            self._hover = None
+            self._set_hint()
+
+    def _on_mouse_clicked(self, ev) -> None:
+        d = self._data
+        if d is None or not d.layout.per_head or d.layout.n_matrices < 2:
+            return
+        pos = ev.scenePos()
+        for m in self.visible_heads():
+            if self.heatmaps[m].title_contains(pos):
+                self.focusRequested.emit(-1 if self._focus == m else m)
+                return
+
+    # ---- export ------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def export_header(self):
+        """Within this block the picture carries the step's title and formula (for export)."""
+        d = self._data
+        label = pg.LabelItem("", color=AXIS_COLOUR, justify="left")
+        title = d.step.title[self._lang] if d is not None else self.step_id
+        formula = d.step.formula[self._lang] if d is not None else ""
+        label.setText(f"<span style='font-size:18px; font-weight:600'>{title}</span>"
+                      f"<br><span style='font-size:14px'>{formula}</span>")
+        ci = self.canvas.ci
+        n_cols = len(self.visible_heads()) + 2
+        ci.addItem(label, row=R_EXPORT, col=0, colspan=n_cols)
+        self._export_label = label
+        old_h = self.canvas.height()
+        self.canvas.setFixedHeight(old_h + int(label.size().height()) + 8)
+        ci.layout.activate()
+        try:
+            yield ci
+        finally:
+            ci.removeItem(label)
+            self._export_label = None
+            self.canvas.setFixedHeight(old_h)
+            ci.layout.activate()

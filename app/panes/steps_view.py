@@ -1,0 +1,216 @@
+"""The "Steps" region: every step of a Trace as a pane, top to bottom, in a scrollable list.
+
+Panes are built once per step id and kept (also while a step is absent, e.g. the mask when
+causal is switched off), so an edit only feeds new numbers to existing images, and only to the
+panes whose numbers changed: each pane's per-batch slice is compared with the last one drawn.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+import attention
+from app.panes import pane_text
+from app.panes.flow_layout import FlowLayout
+from app.panes.pane_data import PaneData, pane_data, tokens_of
+from app.panes.step_pane import StepPane
+
+BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 6px; font-size: 15px;"
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    if a is b:
+        return True
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+
+
+def _same_data(new: PaneData, old: Optional[PaneData]) -> bool:
+    """Would drawing `new` change anything that `old` drew?"""
+    if old is None or new.layout != old.layout or new.batch != old.batch:
+        return False
+    if new.nan_label != old.nan_label or new.mask_style != old.mask_style:
+        return False
+    if (new.masked is None) != (old.masked is None):
+        return False
+    if new.masked is not None and not _same(new.masked, old.masked):
+        return False
+    return _same(new.block, old.block)
+
+
+class StepsView(QWidget):
+    """Scrollable list of StepPanes plus a head selector and a stale banner."""
+
+    focusHeadChanged = Signal(int)  # -1 = all heads side by side
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self._lang = "en"
+        self._focus = -1
+        self._n_heads = 0
+        self._stale = False
+        self._stale_reason = ""
+        self._panes: dict[str, StepPane] = {}  # every pane ever built, by step id
+        self._order: list[str] = []  # the ones shown, in trace order
+
+        self.heads_label = QLabel()
+        self.heads_label.setStyleSheet("font-size: 15px;")
+        self.head_box = QComboBox()
+        self.head_box.setStyleSheet("font-size: 15px;")
+        self.head_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.head_box.activated.connect(self._on_head_chosen)
+        self.hint = QLabel()
+        self.hint.setStyleSheet("font-size: 14px; color: #444;")
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet(BANNER_CSS)
+        self.banner.hide()
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(6, 4, 6, 4)
+        bar.addWidget(self.heads_label)
+        bar.addWidget(self.head_box)
+        bar.addSpacing(16)
+        bar.addWidget(self.hint, 1)
+
+        self.container = QWidget()
+        self.container.setObjectName("StepsContainer")
+        self.container.setStyleSheet("#StepsContainer { background: #f4f4f4; }")
+        self._list = FlowLayout(self.container, spacing=8)
+        self._list.setContentsMargins(6, 6, 6, 6)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(self.container)
+        self.scroll.verticalScrollBar().setSingleStep(40)
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addLayout(bar)
+        lay.addWidget(self.banner)
+        lay.addWidget(self.scroll, 1)
+        self._fill_head_box()
+
+    # ---- contract ----------------------------------------------------------------------------
+    def show_trace(self, trace: attention.Trace, scenario: attention.Scenario, batch: int = 0) -> None:
+        """Draw every step of `trace` for batch item `batch`; only changed panes are redrawn."""
+        qt, kt = tokens_of(scenario)
+        datas = [pane_data(trace, sid, batch, qt, kt) for sid in trace.ids]
+        ids = [d.layout.step_id for d in datas]
+        if ids != self._order:
+            self._set_order(ids)
+        n_heads = int(trace.options.get("n_heads", 1))
+        if n_heads != self._n_heads:
+            self._n_heads = n_heads
+            self._fill_head_box()
+            if self._focus >= n_heads:
+                self._focus = -1
+                self._sync_focus()
+                self.focusHeadChanged.emit(-1)
+        for d in datas:
+            pane = self._panes[d.layout.step_id]
+            if not _same_data(d, pane.data):
+                pane.show_data(d, self._lang, self._focus)
+
+    def set_stale(self, stale: bool, reason: str = "") -> None:
+        """Keep the last good result on screen, greyed, with the reason in a banner."""
+        self._stale, self._stale_reason = stale, reason
+        for pane in self._panes.values():
+            pane.set_stale(stale)
+        self._update_banner()
+
+    def set_language(self, lang: str) -> None:
+        if lang not in pane_text.LANGS:
+            raise ValueError(f"language: expected one of {', '.join(pane_text.LANGS)}, got {lang!r}")
+        self._lang = lang
+        for pane in self._panes.values():
+            pane.set_language(lang)
+        self._fill_head_box()
+        self._update_banner()
+
+    def set_focus_head(self, h: int) -> None:
+        """Show head h alone in every per-head step (-1: all heads side by side)."""
+        h = int(h)
+        if not 0 <= h < max(self._n_heads, 1) or self._n_heads <= 1:
+            h = -1
+        self._focus = h
+        self._sync_focus()
+
+    def focus_head(self) -> int:
+        return self._focus
+
+    def pane_ids(self) -> list[str]:
+        return list(self._order)
+
+    def pane(self, step_id: str) -> StepPane:
+        if step_id not in self._order:
+            raise KeyError(f"{step_id}: no such pane is shown (shown: {', '.join(self._order)})")
+        return self._panes[step_id]
+
+    def displayed_arrays(self, step_id: str) -> list[np.ndarray]:
+        return self.pane(step_id).displayed_arrays()
+
+    def pane_graphics(self, step_id: str) -> QGraphicsItem:
+        """The pane's GraphicsLayout (heatmaps, axes, colour bar) for the exporters."""
+        return self.pane(step_id).canvas.ci
+
+    # ---- internals ---------------------------------------------------------------------------
+    def _set_order(self, ids: list[str]) -> None:
+        for sid in self._order:
+            pane = self._panes[sid]
+            self._list.removeWidget(pane)
+            pane.hide()
+        for i, sid in enumerate(ids):
+            pane = self._panes.get(sid)
+            if pane is None:
+                pane = StepPane(sid)
+                pane.focusRequested.connect(self._on_focus_requested)
+                pane.set_stale(self._stale)
+                self._panes[sid] = pane
+            self._list.insertWidget(i, pane)
+            pane.show()
+        self._order = list(ids)
+
+    def _fill_head_box(self) -> None:
+        self.heads_label.setText(pane_text.ui("heads_label", self._lang))
+        self.hint.setText(pane_text.ui("hover_hint_heads" if self._n_heads > 1 else "hover_hint", self._lang))
+        self.head_box.blockSignals(True)
+        self.head_box.clear()
+        self.head_box.addItem(pane_text.ui("all_heads", self._lang), -1)
+        for h in range(self._n_heads):
+            self.head_box.addItem(pane_text.head_name(h, self._lang), h)
+        self.head_box.setCurrentIndex(self._focus + 1)
+        self.head_box.blockSignals(False)
+        self.head_box.setEnabled(self._n_heads > 1)
+
+    def _sync_focus(self) -> None:
+        self.head_box.blockSignals(True)
+        self.head_box.setCurrentIndex(self._focus + 1)
+        self.head_box.blockSignals(False)
+        for pane in self._panes.values():
+            pane.set_focus(self._focus)
+
+    def _on_head_chosen(self, index: int) -> None:
+        h = index - 1
+        if h != self._focus:
+            self.set_focus_head(h)
+            self.focusHeadChanged.emit(self._focus)
+
+    def _on_focus_requested(self, h: int) -> None:
+        if h != self._focus:
+            self.set_focus_head(h)
+            self.focusHeadChanged.emit(self._focus)
+
+    def _update_banner(self) -> None:
+        if not self._stale:
+            self.banner.hide()
+            return
+        reason = self._stale_reason.strip()
+        text = pane_text.ui("stale", self._lang, reason=reason) if reason else pane_text.ui("stale_noreason", self._lang)
+        self.banner.setText(text)
+        self.banner.show()

@@ -1,0 +1,139 @@
+"""Document -> engine -> panes, at most once per frame, off the UI thread when it is big.
+
+Every document change schedules one recompute on a 16 ms single-shot timer, so a burst of
+edits costs one engine call.  Small scenarios run at once on the GUI thread; big ones (work
+B*H*L*S above `BACKGROUND_WORK`) run on one worker thread.  Every request carries a generation
+number and only the newest result is delivered, so the panes never show numbers that belong to
+an older scenario (or a mix).  Results come back to the GUI thread through a queued Qt signal
+with a @Slot receiver (PySide6 cross-thread rule).
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Optional
+
+from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QObject, QThread, QTimer, Signal, Slot
+
+import attention
+from attention import Scenario, ScenarioError, Trace
+
+from app.document import Document
+
+BACKGROUND_WORK = 200_000  # B*H*L*S (plus input sizes) above which the engine runs off the GUI thread
+FRAME_MS = 16
+
+
+def estimated_work(sc: Scenario) -> int:
+    H = sc.n_heads if isinstance(sc.n_heads, int) and sc.n_heads > 0 else 1
+    return sc.batch * H * sc.L * sc.S + sc.queries.size + sc.keys.size + sc.values.size
+
+
+def compute(sc: Scenario) -> tuple[Optional[Trace], list[str]]:
+    """(trace, []) or (None, problem lines).  Never raises: an engine bug becomes a line too."""
+    try:
+        lines = attention.problems(sc)
+        if lines:
+            return None, lines
+        return attention.run(sc), []
+    except ScenarioError as e:
+        return None, list(e.lines)
+    except MemoryError:
+        return None, ["sizes: not enough memory for this trace; reduce B, L, S or n_heads"]
+    except Exception as e:  # pragma: no cover - reported, not hidden
+        traceback.print_exc()
+        return None, [f"engine: {type(e).__name__}: {e}"]
+
+
+class Recomputer(QObject):
+    """Owns the timer, the worker thread and the generation counter."""
+
+    ready = Signal(object, object, float)  # trace, scenario it was computed from, seconds
+    failed = Signal(object, object)  # problem lines (list[str]), scenario
+    busy_changed = Signal(bool)  # a background computation started / ended
+    _delivered = Signal(int, object, object, object, float)  # worker -> GUI thread (queued)
+
+    def __init__(self, doc: Document, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.doc = doc
+        self.generation = 0
+        self._pending: Optional[Future] = None
+        self._busy = False
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="attention-engine")
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(FRAME_MS)
+        self._timer.timeout.connect(self.start)
+        self._delivered.connect(self._on_delivered)
+        doc.changed.connect(self.schedule)
+        self.background_threshold = BACKGROUND_WORK
+
+    def schedule(self) -> None:
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def start(self) -> None:
+        """Compute the current scenario now (synchronously when small)."""
+        self._timer.stop()
+        self.generation += 1
+        gen, sc = self.generation, self.doc.scenario
+        if estimated_work(sc) <= self.background_threshold:
+            t0 = time.perf_counter()
+            trace, lines = compute(sc)
+            self._deliver(gen, sc, trace, lines, time.perf_counter() - t0)
+            return
+        if self._pending is not None:
+            self._pending.cancel()  # not started yet: skip it; running: its result will be dropped
+        self._set_busy(True)
+        self._pending = self._executor.submit(self._work, gen, sc)
+
+    def _work(self, gen: int, sc: Scenario) -> None:
+        t0 = time.perf_counter()
+        trace, lines = compute(sc)
+        self._delivered.emit(gen, sc, trace, lines, time.perf_counter() - t0)
+
+    @Slot(int, object, object, object, float)
+    def _on_delivered(self, gen: int, sc: Scenario, trace, lines: list, seconds: float) -> None:
+        self._deliver(gen, sc, trace, lines, seconds)
+
+    def _deliver(self, gen: int, sc: Scenario, trace, lines: list, seconds: float) -> None:
+        if gen != self.generation:
+            return  # an older request: its scenario is no longer on screen
+        if self._pending is not None and self._pending.done():
+            self._pending = None
+        self._set_busy(False)
+        if trace is None:
+            self.failed.emit(lines, sc)
+        else:
+            self.ready.emit(trace, sc, seconds)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)
+
+    # ---- for tests and shutdown ----------------------------------------------------------------
+    def is_idle(self) -> bool:
+        return not self._timer.isActive() and not self._busy
+
+    def recompute_now(self) -> None:
+        """Run the pending recompute at once and wait until its result is delivered."""
+        self.start()
+        self.wait_idle()
+
+    def wait_idle(self, timeout_s: float = 60.0) -> bool:
+        """Process events until no recompute is scheduled or running; False on timeout."""
+        deadline = QDeadlineTimer(int(timeout_s * 1000))
+        while not self.is_idle():
+            if deadline.hasExpired():
+                return False
+            QCoreApplication.processEvents()
+            if self._busy:
+                QThread.msleep(2)
+        return True
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        self.generation += 1
+        self._executor.shutdown(wait=True, cancel_futures=True)

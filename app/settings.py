@@ -1,0 +1,63 @@
+"""Persistent preferences (window geometry, splitter sizes, recent files, language).
+
+A thin wrapper over QSettings that can be pointed at any file, so tests never touch the
+user's real settings.  Lists are read with type=list (QSettings returns a one-item list as a
+plain string otherwise).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from PySide6.QtCore import QByteArray, QSettings
+
+MAX_RECENT = 8
+
+
+class Settings:
+    def __init__(self, qsettings: Optional[QSettings] = None):
+        self.q = qsettings if qsettings is not None else QSettings()
+
+    @classmethod
+    def at(cls, path: str | Path) -> "Settings":
+        """Settings stored in an INI file at `path` (tests, portable installs)."""
+        return cls(QSettings(str(path), QSettings.Format.IniFormat))
+
+    # ---- recent files ------------------------------------------------------------------------
+    def recent_files(self) -> list[str]:
+        value = self.q.value("recent_files", [], type=list)
+        return [str(v) for v in value if v]
+
+    def add_recent(self, path: str | Path) -> None:
+        p = str(Path(path).resolve())
+        files = [p] + [f for f in self.recent_files() if f != p]
+        self.q.setValue("recent_files", files[:MAX_RECENT])
+
+    def remove_recent(self, path: str | Path) -> None:
+        self.q.setValue("recent_files", [f for f in self.recent_files() if f != str(path)])
+
+    # ---- window --------------------------------------------------------------------------------
+    def geometry(self) -> Optional[QByteArray]:
+        value = self.q.value("window/geometry")
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    def set_geometry(self, data: QByteArray) -> None:
+        self.q.setValue("window/geometry", data)
+
+    def splitter_state(self, name: str) -> Optional[QByteArray]:
+        value = self.q.value(f"window/splitter_{name}")
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    def set_splitter_state(self, name: str, data: QByteArray) -> None:
+        self.q.setValue(f"window/splitter_{name}", data)
+
+    # ---- language ------------------------------------------------------------------------------
+    def language(self) -> Optional[str]:
+        value = self.q.value("language", "", type=str)
+        return value if value in ("en", "zh") else None
+
+    def set_language(self, lang: str) -> None:
+        self.q.setValue("language", lang)
+
+    def sync(self) -> None:
+        self.q.sync()

@@ -1,0 +1,109 @@
+"""Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`.
+
+Exit codes: 0 success; 2 bad input (a usage error, a scenario that does not load or run, CUDA
+asked for where there is none), with one line per problem on stderr and never a traceback;
+1 an unexpected failure inside the engine, also reported in one line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Optional
+
+from attention.scenario import DEVICES, DTYPES, Scenario, ScenarioError
+
+DESCRIPTION = (
+    "Attention Explorer: edit every number of a multi-head attention layer and watch each step. "
+    "Without a command, `python main.py [FILE]` opens the window."
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=DESCRIPTION)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    v = sub.add_parser("validate", help="check a scenario file; print a one-line summary",
+                       description="Check a scenario file. Exit 0 with a summary, or 2 with one line per problem.")
+    v.add_argument("file", metavar="FILE")
+    t = sub.add_parser("trace", help="run a scenario; print every step as one JSON object",
+                       description="Run a scenario and print its trace as JSON (see docs/trace-format.md).")
+    t.add_argument("file", metavar="FILE")
+    t.add_argument("--device", choices=DEVICES, help="override the scenario's device")
+    t.add_argument("--dtype", choices=DTYPES, help="override the scenario's dtype")
+    t.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print with N spaces")
+    sub.add_parser("presets", help="list the bundled preset scenarios",
+                   description="List the bundled preset scenarios: file name, English title, Chinese title.")
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    _tolerant_output()
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as e:  # usage errors (2) and --help (0); argparse already printed
+        return int(e.code) if isinstance(e.code, int) else 2
+    try:
+        return {"validate": _validate, "trace": _trace, "presets": _presets}[args.command](args)
+    except ScenarioError as e:
+        where = getattr(args, "file", None)
+        for line in e.lines:
+            print(f"{where}: {line}" if where else line, file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `... trace FILE | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception as e:  # noqa: BLE001 - one clear line instead of a traceback
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+
+def _tolerant_output() -> None:
+    """Chinese titles on a console that cannot show them get escapes, not a crash."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+
+
+def summary(sc: Scenario) -> str:
+    """One line: title, sizes, scoring and mask."""
+    title = sc.title.get("en") or sc.title.get("zh") or "(untitled)"
+    mask = []
+    if sc.causal:
+        mask.append("causal")
+    if sc.valid_lens is not None:
+        mask.append(f"valid_lens {sc.valid_lens.astype(int).tolist()}")
+    return (f"ok: {json.dumps(title, ensure_ascii=False)} B={sc.batch} L={sc.L} S={sc.S} d_model={sc.d_model} H={sc.n_heads} "
+            f"scoring={sc.scoring} mask={' + '.join(mask) if mask else 'none'}")
+
+
+def _validate(args) -> int:
+    from attention import scenario_io
+
+    print(summary(scenario_io.load(args.file)))
+    return 0
+
+
+def _trace(args) -> int:
+    from attention import run, scenario_io, trace_json
+
+    sc = scenario_io.load(args.file)
+    trace = run(sc, device=args.device, dtype=args.dtype)
+    sys.stdout.write(trace_json.dumps(trace, sc, indent=args.indent))
+    sys.stdout.write("\n")
+    sys.stdout.flush()
+    return 0
+
+
+def _presets(args) -> int:
+    from resources import list_presets
+
+    for path, title in list_presets():
+        print(f"{path.name}\t{title['en']}\t{title['zh']}")
+    return 0

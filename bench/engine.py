@@ -1,0 +1,190 @@
+"""Engine benchmark: a full trace against torch.nn.MultiheadAttention, and a trace's peak memory.
+
+    .venv/bin/python bench/engine.py            # prints the table (takes a minute or two)
+    .venv/bin/python bench/engine.py --quick    # fewer repeats
+
+A full trace (`attention.run`, every intermediate kept; all four projections with bias,
+scaled_dot, float32, CPU) is timed against nn.MultiheadAttention(need_weights=True,
+average_attn_weights=False), which computes the same scores/weights/output but keeps only the
+weights.  Our time includes reading the scenario (numpy float64) into float32 tensors and
+checking it (`problems`).  Median of several repeats after a warm-up, all in one process.
+Targets: ratio <= 1.3 at the two larger sizes; peak memory of a B=1, H=8, L=S=4096, d=512
+float32 trace <= 2.5 GB (measured in a fresh child process: max RSS minus the RSS after imports
+and after building the scenario, read from /proc/self/status).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from attention import Projection, Scenario, run  # noqa: E402
+
+SIZES = [(1, 8, 32, 8), (1, 512, 512, 8), (4, 2048, 512, 8)]  # B, L = S, d_model, H
+MEMORY_SIZE = (1, 4096, 512, 8)
+RATIO_TARGET, MEMORY_TARGET_GB = 1.3, 2.5
+
+
+def make_scenario(B: int, L: int, d: int, H: int, seed: int = 0, **options) -> Scenario:
+    rng = np.random.default_rng(seed)
+    proj = lambda: Projection(rng.normal(size=(d, d)) / np.sqrt(d), rng.normal(size=(d,)) * 0.1)  # noqa: E731
+    return Scenario(
+        queries=rng.normal(size=(B, L, d)), keys=rng.normal(size=(B, L, d)), values=rng.normal(size=(B, L, d)),
+        n_heads=H, projections={n: proj() for n in ("query", "key", "value", "out")},
+        scoring="scaled_dot", dtype="float32", device="cpu", **options,
+    )
+
+
+def make_mha(sc: Scenario) -> tuple[torch.nn.MultiheadAttention, tuple[torch.Tensor, ...]]:
+    """The same layer as torch's MultiheadAttention (float32, eval) and its float32 inputs."""
+    d, H = sc.d_model, sc.n_heads
+    mha = torch.nn.MultiheadAttention(d, H, batch_first=True).eval()
+    P = sc.projections
+    f = lambda a: torch.as_tensor(a, dtype=torch.float32)  # noqa: E731
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([f(P[n].weight) for n in ("query", "key", "value")]))
+        mha.in_proj_bias.copy_(torch.cat([f(P[n].bias) for n in ("query", "key", "value")]))
+        mha.out_proj.weight.copy_(f(P["out"].weight))
+        mha.out_proj.bias.copy_(f(P["out"].bias))
+    return mha, (f(sc.queries), f(sc.keys), f(sc.values))
+
+
+def median_time(fn, repeats: int, warmup: int = 1) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def check_same(sc: Scenario, mha, inputs) -> float:
+    """Largest |difference| between the trace's output/weights and MultiheadAttention's."""
+    with torch.inference_mode():
+        out, w = mha(*inputs, need_weights=True, average_attn_weights=False)
+    tr = run(sc)
+    return max(float((tr["output"].tensor - out).abs().max()), float((tr["attention_weights"].tensor - w).abs().max()))
+
+
+def time_sizes(quick: bool) -> list[dict]:
+    rows = []
+    for B, L, d, H in SIZES:
+        sc = make_scenario(B, L, d, H)
+        causal = dataclasses.replace(sc, causal=True)
+        mha, inputs = make_mha(sc)
+        diff = check_same(sc, mha, inputs)
+        big = B * H * L * L > 1e7
+        repeats = (3 if big else 7) if quick else (5 if big else 25)
+        inner = 1 if big else (20 if L < 64 else 3)  # tiny sizes: time a loop, per call
+
+        def ours(s=sc):
+            for _ in range(inner):
+                run(s)
+
+        def ours_causal(s=causal):
+            for _ in range(inner):
+                run(s)
+
+        def theirs():
+            with torch.inference_mode():
+                for _ in range(inner):
+                    mha(*inputs, need_weights=True, average_attn_weights=False)
+
+        t_mha = median_time(theirs, repeats) / inner
+        t_ours = median_time(ours, repeats) / inner
+        t_causal = median_time(ours_causal, repeats) / inner
+        rows.append(dict(B=B, L=L, d=d, H=H, mha_ms=t_mha * 1e3, trace_ms=t_ours * 1e3,
+                         causal_ms=t_causal * 1e3, ratio=t_ours / t_mha, max_diff=diff))
+    return rows
+
+
+def _status_bytes(field: str) -> int:
+    """VmRSS / VmHWM of this process from /proc (Linux), in bytes."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise KeyError(field)
+
+
+def _reset_peak() -> bool:
+    """Reset VmHWM to the current RSS (Linux >= 4.0: write 5 to clear_refs)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def child_memory(causal: bool) -> None:
+    """Run in a fresh process: print how far one trace raises the peak RSS above the RSS it
+    starts from.  Not ru_maxrss: on Linux a child inherits its parent's high-water mark across
+    fork and exec, so after the timings it would report the benchmark's own peak."""
+    B, L, d, H = MEMORY_SIZE
+    sc = make_scenario(B, L, d, H, causal=causal)
+    run(make_scenario(1, 4, 8, 2))  # torch's lazy initialisation is not the trace's cost
+    if _reset_peak():
+        base = _status_bytes("VmRSS")
+    else:  # no clear_refs: the peak so far is the baseline (an over-estimate of it)
+        base = _status_bytes("VmHWM")
+    tr = run(sc)
+    peak = _status_bytes("VmHWM")
+    storages = {s.tensor.untyped_storage().data_ptr(): s.tensor.untyped_storage().nbytes() for s in tr.steps}
+    print(json.dumps({"growth": peak - base, "kept": sum(storages.values())}))
+
+
+def peak_memory(causal: bool) -> dict:
+    cmd = [sys.executable, __file__, "--child-memory"] + (["--causal"] if causal else [])
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    if res.returncode != 0:
+        raise SystemExit(f"memory child failed ({res.returncode}): {res.stderr.strip()[-2000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repeats")
+    ap.add_argument("--child-memory", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--causal", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child_memory:
+        child_memory(args.causal)
+        return 0
+
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU, float32")
+    rows = time_sizes(args.quick)
+    head = f"{'B':>2} {'L=S':>5} {'d':>4} {'H':>2} | {'MHA ms':>9} {'trace ms':>9} {'ratio':>6} | {'causal ms':>9} | {'max |diff|':>10}"
+    print(head)
+    print("-" * len(head))
+    ok = True
+    for i, r in enumerate(rows):
+        target = i > 0
+        ok &= not target or r["ratio"] <= RATIO_TARGET
+        flag = "" if not target else ("  ok" if r["ratio"] <= RATIO_TARGET else f"  > {RATIO_TARGET}")
+        print(f"{r['B']:>2} {r['L']:>5} {r['d']:>4} {r['H']:>2} | {r['mha_ms']:>9.2f} {r['trace_ms']:>9.2f} "
+              f"{r['ratio']:>6.2f} | {r['causal_ms']:>9.2f} | {r['max_diff']:>10.1e}{flag}")
+    B, L, d, H = MEMORY_SIZE
+    for causal in (False, True):
+        m = peak_memory(causal)
+        gb = m["growth"] / 1e9
+        good = gb <= MEMORY_TARGET_GB
+        ok &= good or causal
+        label = "causal" if causal else "no mask"
+        print(f"peak memory of a trace, B={B} H={H} L=S={L} d={d} float32, {label}: {gb:.2f} GB "
+              f"(steps kept {m['kept'] / 1e9:.2f} GB)" + ("" if causal else ("  ok" if good else f"  > {MEMORY_TARGET_GB} GB")))
+    print("targets met" if ok else "TARGETS NOT MET")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""dtype and device handling, and the one-line messages of problems() for what cannot run."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+from engine_helpers import dot_reference, scenario
+
+from attention import Projection, Scenario, ScenarioError, problems, run
+
+KINDS = ["scaled_dot", "dot", "additive", "prob_sparse"]
+
+
+def _of_kind(kind: str, rng, **options) -> Scenario:
+    from attention import Additive
+    sc = scenario(rng, 2, 6, 6, 8, 2, scoring=kind, **options)
+    if kind == "additive":
+        sc = dataclasses.replace(sc, additive=Additive(3, rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 3, 4)),
+                                                       rng.normal(size=(2, 3))))
+    return sc
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("causal", [False, True])
+def test_float32_agrees_with_float64(kind, causal):
+    sc = _of_kind(kind, np.random.default_rng(1), causal=causal)
+    a, b = run(sc, dtype="float64"), run(sc, dtype="float32")
+    assert b["output"].tensor.dtype == torch.float32 and a["output"].tensor.dtype == torch.float64
+    assert b.options["dtype"] == "float32"
+    for step in ("scores", "attention_weights", "weighted_sum", "output"):
+        np.testing.assert_allclose(b.array(step), a.array(step), rtol=1e-4, atol=1e-5, equal_nan=True)
+
+
+def test_scenario_dtype_float32_is_used():
+    sc = dataclasses.replace(_of_kind("scaled_dot", np.random.default_rng(2)), dtype="float32")
+    tr = run(sc)
+    assert all(s.tensor.dtype in (torch.float32, torch.bool, torch.int64) for s in tr.steps)
+    want = dot_reference(sc, tr.options["scale"])["out"]
+    np.testing.assert_allclose(tr.array("output"), want, rtol=1e-4, atol=1e-5)
+
+
+def test_cuda_without_cuda_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    sc = _of_kind("scaled_dot", np.random.default_rng(3))
+    for attempt in (lambda: run(dataclasses.replace(sc, device="cuda")), lambda: run(sc, device="cuda")):
+        with pytest.raises(ScenarioError) as err:
+            attempt()
+        assert err.value.lines[0].startswith("device:") and "cuda" in err.value.lines[0].lower()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.parametrize("kind", KINDS)
+def test_cuda_matches_cpu(kind):
+    sc = _of_kind(kind, np.random.default_rng(4), causal=True)
+    a, b = run(sc, device="cpu"), run(sc, device="cuda")
+    assert b["output"].tensor.device.type == "cuda"
+    for step in ("attention_weights", "output"):
+        np.testing.assert_allclose(b.array(step), a.array(step), rtol=1e-10, atol=1e-12)
+
+
+def test_trace_owns_its_tensors():
+    sc = _of_kind("scaled_dot", np.random.default_rng(5))
+    sc = dataclasses.replace(sc, projections={})
+    tr = run(sc)
+    before = tr.array("projection.query").copy()
+    sc.queries[0, 0, 0] += 1.0  # editing the scenario in place must not change a finished trace
+    np.testing.assert_array_equal(tr.array("projection.query"), before)
+    frozen = sc.queries.copy()
+    frozen.flags.writeable = False
+    with __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("error")
+        run(dataclasses.replace(sc, queries=frozen))  # read-only arrays: no torch warning
+
+
+# ---- problems() ------------------------------------------------------------------------------
+
+def _toy(**options) -> Scenario:
+    rng = np.random.default_rng(0)
+    return Scenario(rng.normal(size=(2, 4, 4)), rng.normal(size=(2, 4, 4)), rng.normal(size=(2, 4, 4)),
+                    **{"n_heads": 2, **options})
+
+
+def _only_problem(sc: Scenario) -> str:
+    errs = problems(sc)
+    assert len(errs) == 1, errs
+    with pytest.raises(ScenarioError) as err:
+        run(sc)
+    assert err.value.lines == errs
+    return errs[0]
+
+
+def test_heads_must_divide_d_model_for_the_default_widths():
+    line = _only_problem(_toy(n_heads=3))
+    assert line.startswith("n_heads:") and "d_model = 4" in line
+    assert problems(_toy(n_heads=3, d_keys=2, d_values=2,
+                         projections={"query": Projection(np.ones((6, 4))), "key": Projection(np.ones((6, 4))),
+                                      "value": Projection(np.ones((6, 4)))})) == []
+
+
+@pytest.mark.parametrize("lens, start", [
+    (np.array([1.0, -1.0]), "valid_lens[1]:"),
+    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0, 2]:"),
+    (np.array([1.0, 2.0, 3.0]), "valid_lens:"),
+    (np.array([[1.0, 2.0]]), "valid_lens:"),
+    (np.array([1.5, 2.0]), "valid_lens:"),
+])
+def test_bad_valid_lens(lens, start):
+    line = _only_problem(_toy(valid_lens=lens))
+    assert line.startswith(start)
+
+
+def test_valid_lens_messages_name_the_bounds():
+    assert "between 0 and S = 4, got -1" in _only_problem(_toy(valid_lens=np.array([1.0, -1.0])))
+    assert "between 0 and S = 4, got 5" in _only_problem(_toy(valid_lens=np.array([5.0, 1.0])))
+    assert "[2] (one length per batch item) or [2, 4]" in _only_problem(_toy(valid_lens=np.ones(3)))
+
+
+def test_prob_sparse_refuses_valid_lens():
+    line = _only_problem(_toy(scoring="prob_sparse", valid_lens=np.array([2.0, 3.0])))
+    assert line.startswith("valid_lens:") and "prob_sparse" in line
+
+
+def test_causal_prob_sparse_needs_L_equal_S():
+    rng = np.random.default_rng(1)
+    sc = Scenario(rng.normal(size=(1, 4, 4)), rng.normal(size=(1, 6, 4)), rng.normal(size=(1, 6, 4)),
+                  n_heads=2, scoring="prob_sparse", causal=True)
+    line = _only_problem(sc)
+    assert line.startswith("causal:") and "L = 4, S = 6" in line
+    assert problems(dataclasses.replace(sc, causal=False)) == []
+
+
+def test_wrong_projection_shape_exact_text():
+    line = _only_problem(_toy(projections={"query": Projection(np.ones((4, 3)))}))
+    assert line == "projections.query.weight: expected shape [4, 4], got [4, 3]"
+
+
+def test_wrong_bias_and_out_shapes():
+    assert _only_problem(_toy(projections={"key": Projection(np.ones((4, 4)), np.ones(3))})).startswith(
+        "projections.key.bias: expected shape [4]")
+    assert _only_problem(_toy(projections={"out": Projection(np.ones((4, 5)))})).startswith(
+        "projections.out.weight: expected shape")
+
+
+def test_memory_estimate_refusal(monkeypatch):
+    monkeypatch.setenv("AE_MEMORY_LIMIT", "4096")
+    line = _only_problem(_toy())
+    assert line.startswith("sizes:") and "GiB" in line
+    monkeypatch.setenv("AE_MEMORY_LIMIT", str(1 << 30))
+    assert problems(_toy()) == []
+
+
+@pytest.mark.parametrize("field, value, start", [
+    ("scale", float("nan"), "scale:"), ("scale", "big", "scale:"), ("fill_value", float("inf"), "fill_value:"),
+    ("dtype", "float16", "dtype:"), ("device", "tpu", "device:"), ("scoring", "cosine", "scoring:"),
+    ("mix", True, "mix:"),
+])
+def test_other_bad_options(field, value, start):
+    assert _only_problem(_toy(**{field: value})).startswith(start)
+
+
+def test_identity_value_projection_needs_matching_d_values():
+    """Projections absent (d2l): the values keep their width, so d_values must say it (or divide it)."""
+    rng = np.random.default_rng(2)
+    sc = Scenario(rng.normal(size=(2, 1, 20)), rng.normal(size=(2, 10, 20)), rng.normal(size=(2, 10, 4)),
+                  scoring="dot")
+    line = _only_problem(sc)
+    assert line.startswith("projections.value:") and "width 4" in line and "d_values to 4" in line
+    assert problems(dataclasses.replace(sc, d_values=4)) == []
+
+
+def test_numpy_scalars_are_numbers():
+    assert problems(_toy(scale=np.float32(0.5), fill_value=np.float64(-1e6))) == []

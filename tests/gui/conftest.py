@@ -1,0 +1,86 @@
+"""Fixtures for the explorer window: a real MainWindow with settings in a temporary file."""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QMessageBox  # noqa: E402
+
+import attention  # noqa: E402
+
+
+@pytest.fixture
+def settings(tmp_path):
+    """Settings in tmp_path; QSettings' default locations point there too, never at the user's."""
+    from app.settings import Settings
+
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp_path / "qsettings"))
+    s = Settings.at(tmp_path / "settings.ini")
+    s.set_language("en")
+    return s
+
+
+@pytest.fixture
+def make_window(qtbot, settings):
+    """make_window() -> a shown MainWindow on the toy preset with its first trace on screen."""
+    from app.main_window import MainWindow
+
+    windows = []
+
+    def make(**kwargs):
+        w = MainWindow(settings, **kwargs)
+        qtbot.addWidget(w)
+        w.recompute.recompute_now()
+        windows.append(w)
+        return w
+
+    yield make
+    for w in windows:
+        w.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
+        w.close()
+
+
+@pytest.fixture
+def window(make_window):
+    return make_window()
+
+
+def expected_matrices(trace, step_id: str, batch: int) -> list[np.ndarray]:
+    """What a pane must show, cut straight from the engine's array: batch item `batch`, one
+    matrix per head when the step has heads and two more axes, heads as columns with one more
+    axis, a column for a vector."""
+    arr = trace.array(step_id)
+    dims = list(trace[step_id].dims)
+    if "B" in dims:
+        arr = np.take(arr, batch, axis=dims.index("B"))
+        dims.remove("B")
+    if "H" in dims and len(dims) == 3:
+        h = dims.index("H")
+        return [np.take(arr, i, axis=h) for i in range(arr.shape[h])]
+    if len(dims) == 2:
+        return [arr.T if dims[0] == "H" else arr]
+    return [arr[:, None]]
+
+
+@pytest.fixture
+def check_panes():
+    """check_panes(window, batch=0): every pane holds exactly attention.run(document.scenario)."""
+    return assert_panes_show_engine
+
+
+def assert_panes_show_engine(window, batch: int = 0) -> None:
+    window.recompute.wait_idle()
+    sc = window.document.scenario
+    trace = attention.run(sc)
+    assert window.view.pane_ids() == list(trace.ids)
+    for sid in trace.ids:
+        shown = window.view.displayed_arrays(sid)
+        want = expected_matrices(trace, sid, batch)
+        assert len(shown) == len(want), sid
+        for s, w in zip(shown, want):
+            assert np.array_equal(np.asarray(s), w.astype(np.float32)), sid

@@ -1,0 +1,68 @@
+"""The layering rules: the engine never touches Qt or the GUI; the GUI never does torch math."""
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GUI_MODULES = ("PySide6", "pyqtgraph", "shiboken6", "superqt", "app")
+#: The one GUI module allowed to import torch: asking which devices exist (cuda available?).
+TORCH_ALLOWED_IN_APP = {"app/devices.py"}
+
+
+def _imported_roots(path: Path) -> set[str]:
+    """Top-level package names a Python file imports (relative imports excluded)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    roots = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            roots.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in (
+                "__import__", "import_module") and node.args and isinstance(node.args[0], ast.Constant):
+            roots.add(str(node.args[0].value).split(".")[0])
+    return roots
+
+
+def test_importing_the_engine_loads_no_gui():
+    code = (
+        "import importlib, json, pkgutil, sys\n"
+        "import attention\n"
+        "names = [m.name for m in pkgutil.walk_packages(attention.__path__, 'attention.')]\n"
+        "for n in names: importlib.import_module(n)\n"
+        f"bad = sorted(m for m in sys.modules if m.split('.')[0] in {GUI_MODULES!r})\n"
+        "print(json.dumps({'modules': names, 'bad': bad}))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    report = json.loads(res.stdout.strip().splitlines()[-1])
+    assert "attention.engine" in report["modules"] and "attention.prob_sparse" in report["modules"]
+    assert report["bad"] == []
+
+
+def test_engine_sources_import_no_gui():
+    files = sorted((ROOT / "attention").rglob("*.py"))
+    assert files
+    offenders = {str(f.relative_to(ROOT)): sorted(_imported_roots(f) & set(GUI_MODULES)) for f in files}
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_gui_does_no_torch_math():
+    """app/ shows what the trace holds; only app/devices.py may import torch (device availability).
+    Passes trivially while app/ has no Python files yet."""
+    files = sorted((ROOT / "app").rglob("*.py")) if (ROOT / "app").exists() else []
+    offenders = [str(f.relative_to(ROOT)) for f in files
+                 if "torch" in _imported_roots(f) and str(f.relative_to(ROOT)) not in TORCH_ALLOWED_IN_APP]
+    assert offenders == []
+
+
+def test_import_scanner_sees_every_import_form(tmp_path):
+    """The static checks above are only as good as this scanner: make sure it can fail."""
+    f = tmp_path / "x.py"
+    f.write_text("import os\nimport PySide6.QtCore as qc\nfrom pyqtgraph import exporters\nfrom . import sib\n"
+                 "def g():\n    import torch\n    __import__('shiboken6')\n")
+    assert _imported_roots(f) == {"os", "PySide6", "pyqtgraph", "torch", "shiboken6"}

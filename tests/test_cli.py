@@ -1,0 +1,166 @@
+"""The headless CLI, run as a user runs it: `python main.py validate|trace|presets ...`.
+
+The subprocesses are started together (each spends seconds importing torch) and awaited by
+the tests that read them."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from attention import cli
+from resources import list_presets
+
+ROOT = Path(__file__).resolve().parents[1]
+PRESETS = {p.name: p for p, _ in list_presets()}
+TOY = PRESETS["01_tsl_toy.json"]
+SPARSE = PRESETS["07_informer_probsparse.json"]
+
+# The seed's toy (000_*.txt): the inputs, written down from the study note.
+SEED_X = np.array([[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]], dtype=np.float64)
+SEED_V = np.array([[10, 11, 20, 21], [12, 13, 22, 23], [14, 15, 24, 25], [16, 17, 26, 27]], dtype=np.float64)
+
+
+def _bad_file(folder: Path) -> Path:
+    doc = json.loads(TOY.read_text(encoding="utf-8"))
+    doc["mask"]["causl"] = True
+    doc["queries"][0][2] = [1, 1, 0]
+    doc["projections"]["query"]["weight"] = [row[:3] for row in doc["projections"]["query"]["weight"]]
+    path = folder / "bad.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """name -> CompletedProcess-like (returncode, stdout, stderr), all started at once."""
+    bad = _bad_file(tmp_path_factory.mktemp("cli"))
+    commands = {
+        "validate_ok": ["validate", str(TOY)],
+        "validate_bad": ["validate", str(bad)],
+        "trace_toy": ["trace", str(TOY)],
+        "trace_sparse": ["trace", str(SPARSE), "--dtype", "float32"],
+        "presets": ["presets"],
+    }
+    procs = {name: subprocess.Popen([sys.executable, "main.py", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, encoding="utf-8")
+             for name, args in commands.items()}
+    out = {}
+    for name, p in procs.items():
+        stdout, stderr = p.communicate(timeout=300)
+        out[name] = subprocess.CompletedProcess(commands[name], p.returncode, stdout, stderr)
+    for name, r in out.items():
+        assert "Traceback" not in r.stderr, (name, r.stderr)
+    out["bad_path"] = bad
+    return out
+
+
+def test_validate_ok_prints_one_summary_line(runs):
+    r = runs["validate_ok"]
+    assert r.returncode == 0 and r.stderr == ""
+    (line,) = r.stdout.splitlines()
+    assert line.startswith('ok: "Time-Series-Library toy')
+    for part in ("B=1", "L=4", "S=4", "d_model=4", "H=2", "scoring=scaled_dot", "mask=none"):
+        assert part in line.split()
+
+
+def test_validate_bad_lists_every_problem_on_stderr(runs):
+    r = runs["validate_bad"]
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 2  # the weight shape comes from the engine checks, which need a parsed file
+    assert any(l.endswith("bad.json: mask.causl: unknown field; expected one of causal, valid_lens, fill_value") for l in lines)
+    assert any(l.endswith("bad.json: queries[0][2]: expected 4 numbers, got 3") for l in lines)
+
+
+def test_trace_of_a_bad_file_gives_the_same_lines(runs, capsys):
+    assert cli.main(["trace", str(runs["bad_path"])]) == 2
+    err = capsys.readouterr()
+    assert err.out == "" and err.err == runs["validate_bad"].stderr
+
+
+def test_trace_toy_output_equals_the_seed_hand_computation(runs):
+    r = runs["trace_toy"]
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["format"] == "attention-explorer/trace" and doc["version"] == 1
+    steps = {s["id"]: s for s in doc["steps"]}
+    # Independent: identity projections, two heads of width 2, softmax(q k^T / sqrt(2)) v, concat.
+    heads = []
+    for h in range(2):
+        q = SEED_X[:, 2 * h:2 * h + 2]
+        scores = q @ q.T / np.sqrt(2)
+        w = np.exp(scores - scores.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        heads.append(w @ SEED_V[:, 2 * h:2 * h + 2])
+    expected = np.concatenate(heads, axis=1)
+    np.testing.assert_allclose(np.array(steps["output"]["data"])[0], expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(np.array(steps["output"]["data"])[0][1, :2], [13, 14], atol=1e-12)  # by hand
+    assert steps["head_split.query"]["data"][0][0] == [[1.0, 0.0], [2.0, 1.0]]
+    assert steps["scores"]["dims"] == ["B", "H", "L", "S"] and steps["scores"]["shape"] == [1, 2, 4, 4]
+    assert doc["scenario"]["scale"] == pytest.approx(1 / np.sqrt(2))
+    assert doc["scenario"]["title"]["en"].startswith("Time-Series-Library toy")
+    assert doc["parameters"]["queries"] == [SEED_X.tolist()]
+    assert doc["parameters"]["projection.out.bias"] == [0.0] * 4
+    assert doc["warnings"] == []
+
+
+def test_trace_prob_sparse_is_strict_json_with_nan_strings(runs):
+    r = runs["trace_sparse"]
+    assert r.returncode == 0, r.stderr
+    assert '"NaN"' in r.stdout and "NaN," not in r.stdout.replace('"NaN",', "")
+
+    def refuse(constant):
+        raise AssertionError(f"non-standard JSON constant {constant}")
+
+    doc = json.loads(r.stdout, parse_constant=refuse)
+    assert doc["scenario"]["dtype"] == "float32" and doc["scenario"]["scoring"] == "prob_sparse"
+    steps = {s["id"]: s for s in doc["steps"]}
+    L, n_top = doc["scenario"]["L"], doc["scenario"]["n_top"]
+    for h in range(2):
+        rows = steps["scores"]["data"][0][h]
+        lazy = [row for row in rows if all(v == "NaN" for v in row)]
+        assert len(lazy) == L - n_top > 0
+        selected = steps["extra.selected"]["data"][0][h]
+        assert sum(selected) == n_top and all(isinstance(v, bool) for v in selected)
+    assert all(isinstance(i, int) for i in steps["extra.top_index"]["data"][0][0])
+
+
+def test_trace_cuda_without_cuda_is_a_clear_error(capsys):
+    code = cli.main(["trace", str(TOY), "--device", "cuda"])
+    out, err = capsys.readouterr()
+    if torch.cuda.is_available():
+        assert code == 0 and json.loads(out)["scenario"]["device"] == "cuda"
+    else:
+        assert code == 2 and out == ""
+        assert err.splitlines() == [
+            f"{TOY}: device: CUDA was requested but torch.cuda.is_available() is False on this machine; use 'cpu'"]
+
+
+def test_presets_lists_every_file_with_both_titles(runs):
+    r = runs["presets"]
+    assert r.returncode == 0
+    rows = [line.split("\t") for line in r.stdout.splitlines()]
+    assert [row[0] for row in rows] == sorted(PRESETS)
+    assert rows[0][0] == "01_tsl_toy.json"
+    for (name, en, zh), (path, title) in zip(rows, list_presets()):
+        assert (name, en, zh) == (path.name, title["en"], title["zh"])
+
+
+def test_usage_errors_exit_2_with_usage(capsys):
+    assert cli.main(["validate"]) == 2
+    err = capsys.readouterr().err
+    assert "usage:" in err and "FILE" in err and "Traceback" not in err
+
+
+def test_help_and_bad_options_in_process(capsys):
+    assert cli.main(["--help"]) == 0
+    assert "validate" in capsys.readouterr().out
+    assert cli.main(["trace", str(TOY), "--dtype", "float16"]) == 2
+    assert "invalid choice: 'float16'" in capsys.readouterr().err
+    assert cli.main(["frobnicate"]) == 2

@@ -71,8 +71,9 @@ def final_shape(shape: list[int], repeat: Optional[list[int]]) -> list[int]:
     return [a * b for a, b in zip(padded, repeat)]
 
 
-def check(spec: dict, path: str, max_elements: int = MAX_ELEMENTS) -> tuple[list[str], Optional[list[int]]]:
+def check(spec: dict, path: str, max_elements: Optional[int] = None) -> tuple[list[str], Optional[list[int]]]:
     """All problems of `spec` (one line each) and, when there are none, the shape it makes."""
+    max_elements = MAX_ELEMENTS if max_elements is None else max_elements
     where = f"{path}." if path else ""
     if not isinstance(spec, dict):
         return [f"{path}: expected a generator object, got {type(spec).__name__}"], None
@@ -115,9 +116,10 @@ def check(spec: dict, path: str, max_elements: int = MAX_ELEMENTS) -> tuple[list
     for dims in (shape, out):
         n = math.prod(dims)
         if n > max_elements:
+            left = "" if max_elements >= MAX_ELEMENTS else f" (what is left of the {MAX_ELEMENTS:,} a file's generators may make)"
             return [
                 f"{path}: this generator would make {n:,} numbers (shape {dims}); at most "
-                f"{max_elements:,} are allowed"
+                f"{max_elements:,} are allowed{left}"
             ], None
     return [], out
 
@@ -135,7 +137,7 @@ def _param_problems(spec: dict, key: str, default, where: str, kind: str) -> lis
     return []
 
 
-def generate(spec: dict, path: str = "", max_elements: int = MAX_ELEMENTS) -> np.ndarray:
+def generate(spec: dict, path: str = "", max_elements: Optional[int] = None) -> np.ndarray:
     """The float64 array that `spec` describes; ScenarioError (every problem) if it is invalid."""
     errs, _ = check(spec, path, max_elements)
     if errs:

@@ -18,6 +18,7 @@ import math
 import os
 import stat
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -299,6 +300,7 @@ class _Reader:
         if len(shape) > MAX_DIMS or len(shape) not in ndims:
             self.err(f"{path}: expected a {want} nested list of numbers {meaning}, got {len(shape)}-D")
             return None
+        shape = _common_shape(value, len(shape))
         bad: list[str] = []
         _check_cells(value, shape, 0, path, bad)
         if bad:
@@ -342,9 +344,10 @@ class _Reader:
             query_tokens=self.tokens(doc.get("query_tokens"), "query_tokens"),
             key_tokens=self.tokens(doc.get("key_tokens"), "key_tokens"),
         )
+        additive = self.additive_section(doc.get("additive"))
         if self.broken or any(a is None for a in arrays.values()) or len(arrays) < 3:
             return None
-        additive = self.additive(doc.get("additive"), arrays["queries"], arrays["keys"], n_heads, projections, seed)
+        additive = self.additive(additive, arrays["queries"], arrays["keys"], n_heads, projections, seed)
         if self.broken:
             return None
         return Scenario(queries=arrays["queries"], keys=arrays["keys"], values=arrays["values"], additive=additive, **fields)
@@ -401,16 +404,30 @@ class _Reader:
         self.err(f'mask.fill_value: expected a finite number or "-inf", got {_describe(value)}')
         return DEFAULT_FILL
 
-    def additive(self, value, queries, keys, n_heads: int, projections: dict, seed: int) -> Optional[Additive]:
+    def additive_section(self, value) -> Optional[tuple[int, dict]]:
+        """(hidden, the weights given in the file); None when absent or unreadable."""
         sec = self.section(value, "additive", ADDITIVE_FIELDS)
         if value is None or sec is None:
             return None
+        ndims = {"W_q": 3, "W_k": 3, "w_v": 2}
+        given = {k: self.matrix(sec[k], f"additive.{k}", (n,), k) for k, n in ndims.items() if sec.get(k) is not None}
         if sec.get("hidden") is None:
             self.err("additive.hidden: missing; expected the hidden size (a whole number >= 1)")
             return None
         hidden = self.integer(sec["hidden"], "additive.hidden", 1, None)
-        if hidden is None:
+        return None if hidden is None else (hidden, given)
+
+    def additive(self, section: Optional[tuple[int, dict]], queries: np.ndarray, keys: np.ndarray,
+                 n_heads: int, projections: dict, seed: int) -> Optional[Additive]:
+        """The additive weights, omitted ones drawn with nn.Linear's default distribution.
+
+        One generator seeded with the scenario seed always draws all three in order (W_q, W_k,
+        w_v), so giving one of them in the file never changes the others."""
+        if section is None:
             return None
+        hidden, given = section
+        if len(given) == 3:
+            return Additive(hidden, given["W_q"], given["W_k"], given["w_v"])
         H = max(n_heads, 1)
         qw = (projections["query"].weight.shape[0] if "query" in projections else queries.shape[2]) // H
         kw = (projections["key"].weight.shape[0] if "key" in projections else keys.shape[2]) // H
@@ -421,11 +438,6 @@ class _Reader:
             self.err(f"additive.hidden: {hidden} hidden units would need {need:,} generated weights; "
                      f"at most {self.budget:,} are allowed")
             return None
-        given = {k: self.matrix(sec[k], f"additive.{k}", (len(shapes[k]),), k) for k in ("W_q", "W_k", "w_v") if sec.get(k) is not None}
-        if self.broken:
-            return None
-        # Omitted weights: one generator seeded with the scenario seed draws all three in order
-        # (W_q, W_k, w_v), so giving one of them never changes the others.
         gen = torch.Generator(device="cpu").manual_seed(seed)
         drawn = {k: generators.linear_init(shapes[k], fan_in[k], gen) for k in ("W_q", "W_k", "w_v")}
         drawn.update(given)
@@ -442,6 +454,20 @@ def _first_shape(value) -> list[int]:
             break
         node = node[0]
     return shape
+
+
+def _common_shape(value, ndim: int) -> list[int]:
+    """The most common length at each depth (ties: the first seen), so that one short row is
+    reported as the short one, whichever row it is."""
+    shape: list[int] = []
+    level = [value]
+    for depth in range(ndim):
+        lengths = Counter(len(n) for n in level if isinstance(n, list))
+        if not lengths:
+            break
+        shape.append(lengths.most_common(1)[0][0])
+        level = [c for n in level if isinstance(n, list) for c in n] if depth < ndim - 1 else []
+    return shape + [0] * (ndim - len(shape))
 
 
 def _check_cells(node, shape: list[int], depth: int, path: str, bad: list[str]) -> None:
@@ -482,11 +508,21 @@ def to_dict(sc: Scenario) -> dict:
             errs.append(f"{path}: cannot save NaN or infinity; every number must be finite")
         return a.tolist()
 
-    doc: dict = {"format": FORMAT, "version": VERSION, "title": dict(sc.title), "notes": dict(sc.notes)}
+    def text(value, path: str) -> str:
+        value = str(value)
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            errs.append(f"{path}: cannot save; the text holds characters that are not valid Unicode")
+        return value
+
+    doc: dict = {"format": FORMAT, "version": VERSION,
+                 "title": {k: text(sc.title.get(k, ""), f"title.{k}") for k in TEXT_FIELDS},
+                 "notes": {k: text(sc.notes.get(k, ""), f"notes.{k}") for k in TEXT_FIELDS}}
     if sc.query_tokens is not None:
-        doc["query_tokens"] = [str(t) for t in sc.query_tokens]
+        doc["query_tokens"] = [text(t, f"query_tokens[{i}]") for i, t in enumerate(sc.query_tokens)]
     if sc.key_tokens is not None:
-        doc["key_tokens"] = [str(t) for t in sc.key_tokens]
+        doc["key_tokens"] = [text(t, f"key_tokens[{i}]") for i, t in enumerate(sc.key_tokens)]
     doc["queries"] = arr(sc.queries, "queries")
     doc["keys"] = arr(sc.keys, "keys")
     doc["values"] = arr(sc.values, "values")

@@ -7,7 +7,7 @@ A full trace (`attention.run`, every intermediate kept; all four projections wit
 scaled_dot, float32, CPU) is timed against nn.MultiheadAttention(need_weights=True,
 average_attn_weights=False), which computes the same scores/weights/output but keeps only the
 weights.  Our time includes reading the scenario (numpy float64) into float32 tensors and
-checking it (`problems`).  Median of several repeats after a warm-up, all in one process.
+checking it (`problems`).  Median of several repeats after a warm-up, all in one process, the contenders taking turns.
 Targets: ratio <= 1.3 at the two larger sizes; peak memory of a B=1, H=8, L=S=4096, d=512
 float32 trace <= 2.5 GB (measured in a fresh child process: max RSS minus the RSS after imports
 and after building the scenario, read from /proc/self/status).
@@ -58,15 +58,19 @@ def make_mha(sc: Scenario) -> tuple[torch.nn.MultiheadAttention, tuple[torch.Ten
     return mha, (f(sc.queries), f(sc.keys), f(sc.values))
 
 
-def median_time(fn, repeats: int, warmup: int = 1) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+def median_times(fns: list, repeats: int, warmup: int = 1) -> list[float]:
+    """Median wall time of each function.  The functions take turns within every repeat (in a
+    rotating order), so a load change on a shared machine hits all of them alike."""
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    times: list[list[float]] = [[] for _ in fns]
+    for r in range(repeats):
+        for i in [(r + j) % len(fns) for j in range(len(fns))]:
+            t0 = time.perf_counter()
+            fns[i]()
+            times[i].append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in times]
 
 
 def check_same(sc: Scenario, mha, inputs) -> float:
@@ -85,7 +89,7 @@ def time_sizes(quick: bool) -> list[dict]:
         mha, inputs = make_mha(sc)
         diff = check_same(sc, mha, inputs)
         big = B * H * L * L > 1e7
-        repeats = (3 if big else 7) if quick else (5 if big else 25)
+        repeats = (3 if big else 7) if quick else (7 if big else 25)
         inner = 1 if big else (20 if L < 64 else 3)  # tiny sizes: time a loop, per call
 
         def ours(s=sc):
@@ -101,9 +105,7 @@ def time_sizes(quick: bool) -> list[dict]:
                 for _ in range(inner):
                     mha(*inputs, need_weights=True, average_attn_weights=False)
 
-        t_mha = median_time(theirs, repeats) / inner
-        t_ours = median_time(ours, repeats) / inner
-        t_causal = median_time(ours_causal, repeats) / inner
+        t_mha, t_ours, t_causal = (t / inner for t in median_times([theirs, ours, ours_causal], repeats))
         rows.append(dict(B=B, L=L, d=d, H=H, mha_ms=t_mha * 1e3, trace_ms=t_ours * 1e3,
                          causal_ms=t_causal * 1e3, ratio=t_ours / t_mha, max_diff=diff))
     return rows

@@ -37,6 +37,7 @@ VEIL_COLOUR = QColor(255, 255, 255, int(255 * 0.55))
 DARK_TEXT = QColor(20, 20, 20)
 LIGHT_TEXT = QColor(250, 250, 250)
 GROUP_PEN_COLOUR = QColor(30, 30, 30)
+FRAME_COLOUR = QColor(110, 110, 110)
 MAX_RUNS = 20000  # hatching is drawn per run of masked cells in a row; masks here have 1 per row
 
 
@@ -92,6 +93,7 @@ class TextFit:
         self._cache: dict = {}
         self._ref_width: dict[int, float] = {}
         self._widest: dict[int, list[str]] = {}
+        self.scale = 1.0  # export resolution scale: the font cap grows with it
 
     def _candidates(self, digits: int) -> list[str]:
         """The few longest labels: only they can be the widest (digits share one advance)."""
@@ -108,7 +110,7 @@ class TextFit:
         return max((fm.horizontalAdvance(s) for s in self._candidates(digits)), default=0.0)
 
     def choose(self, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
-        key = (round(cell_w, 1), round(cell_h, 1))
+        key = (round(cell_w, 1), round(cell_h, 1), self.scale)
         if key not in self._cache:
             self._cache[key] = self._choose(cell_w, cell_h)
         return self._cache[key]
@@ -116,7 +118,7 @@ class TextFit:
     def _choose(self, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
         if not self._fns:
             return None
-        ideal = int(min(cell_h * 0.5, MAX_FONT_PX))
+        ideal = int(min(cell_h * 0.5, MAX_FONT_PX * self.scale))
         room = cell_w - 8
         options = []
         for digits in DIGITS:
@@ -128,7 +130,7 @@ class TextFit:
                 px -= 1  # hinting makes widths not quite proportional
             if px >= MIN_FONT_PX:
                 options.append((px, digits))
-                if px >= min(ideal, READABLE_PX):
+                if px >= min(ideal, READABLE_PX * self.scale):
                     return px, digits
         return max(options) if options else None
 
@@ -154,6 +156,8 @@ class CellOverlay(QGraphicsItem):
         self._hatch_dark = _hatch_brush(QColor(40, 40, 40, 190))
         self._hatch_light = _hatch_brush(QColor(255, 255, 255, 200))
         self._cross = _cross_brush(QColor(150, 150, 150))
+        self._scale = 1.0  # export resolution scale (fonts may grow with it)
+        self._exporting = False
         self._static: dict = {}  # label -> (QStaticText, width, height) at font size _static_px
         self._static_px = 0
         self.fit: Optional[TextFit] = None  # shared by the heads of one pane: one font for all
@@ -181,6 +185,17 @@ class CellOverlay(QGraphicsItem):
             self.prepareGeometryChange()
             self._rows, self._cols = rows, cols
             self._hover = None
+
+    def setExportMode(self, export: bool, opts: Optional[dict] = None) -> bool:  # noqa: N802
+        """pyqtgraph's exporters call this: at 2x resolution, allow 2x larger numbers too."""
+        self._exporting = export  # no hover outline in a picture
+        scale = float((opts or {}).get("resolutionScale", 1.0)) if export else 1.0
+        if scale != self._scale:
+            self._scale = scale
+            self._layout_key = None
+            if self.fit is not None:
+                self.fit.scale = scale
+        return True
 
     def set_hover(self, cell: Optional[tuple[int, int]]) -> None:
         if cell != self._hover:
@@ -238,13 +253,16 @@ class CellOverlay(QGraphicsItem):
                     painter.fillRect(q, VEIL_COLOUR)
                 painter.fillRect(q, hatch)
         if self._group and self._cols > self._group:
-            painter.setPen(QPen(GROUP_PEN_COLOUR, 2.0))
+            painter.setPen(QPen(GROUP_PEN_COLOUR, 2.0 * self._scale))
             for c in range(self._group, self._cols, self._group):
                 x = dx + (c - 0.5) * sx
                 painter.drawLine(QPointF(x, dy - 0.5 * sy), QPointF(x, dy + (self._rows - 0.5) * sy))
+        painter.setPen(QPen(FRAME_COLOUR, self._scale))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(rect(0, self._rows, 0, self._cols))
         if self._text_fn is not None:
             self._paint_numbers(painter, abs(sx), abs(sy), sx, sy, dx, dy)
-        if self._hover is not None:
+        if self._hover is not None and not self._exporting:
             r, c = self._hover
             q = rect(r, r + 1, c, c + 1)
             painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -257,7 +275,7 @@ class CellOverlay(QGraphicsItem):
     # ---- numbers ---------------------------------------------------------------------------
     def _text_layout(self, cell_w: float, cell_h: float):
         """Font and prepared texts for this cell size, or None when no number fits (cached)."""
-        key = (round(cell_w, 1), round(cell_h, 1))
+        key = (round(cell_w, 1), round(cell_h, 1), self._scale)
         if key == self._layout_key:
             return self._layout
         self._layout_key = key

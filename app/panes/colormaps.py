@@ -6,8 +6,8 @@
 - softmax weights: viridis on the fixed levels (0, 1), so every weight pane reads the same way.
 - counts and indices: CET-L12 (white to blue), from 0.
 - booleans (mask, selected): light grey for False, dark grey for True.
-Images are float32, C-contiguous, NaN-free and finite (pyqtgraph's fast path); NaN cells are
-painted over as "not computed" by the cell overlay, infinities are clipped to the levels.
+Images are float32, C-contiguous and NaN-free (pyqtgraph's fast path); NaN cells are painted
+over as "not computed" by the cell overlay; infinities (a -inf fill) are clipped by pyqtgraph.
 """
 from __future__ import annotations
 
@@ -78,16 +78,14 @@ def image_stack(block: np.ndarray, lv: tuple[float, float]) -> tuple[np.ndarray,
     """The float32 arrays handed to ImageItem, for all matrices of a pane in one buffer.
 
     Returns (images (n, rows, cols) C-contiguous, nan (n, rows, cols) bool or None).  NaN ->
-    the middle of the levels (painted over as "not computed"), ±inf -> the ends of the levels.
+    the middle of the levels, so no NaN reaches the colour map (the cell overlay paints those
+    cells as "not computed"); ±inf stay (pyqtgraph clips them to the ends of the levels).
     Always a fresh copy: pyqtgraph keeps a reference, so it must never get the trace itself."""
     img = np.array(block, dtype=np.float32, order="C", copy=True)
     nan = None
-    if img.size and not np.isfinite(img).all():
-        lo, hi = lv
+    if img.dtype.kind == "f" and img.size and np.isnan(img.min()):
         nan = np.isnan(img)
-        if not nan.any():
-            nan = None
-        np.nan_to_num(img, copy=False, nan=(lo + hi) / 2, posinf=hi, neginf=lo)
+        img[nan] = (lv[0] + lv[1]) / 2
     return img, nan
 
 

@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 
 from app.panes.cell_overlay import CellOverlay
 from app.panes.pane_data import Axis
@@ -76,7 +76,8 @@ class Heatmap:
     def __init__(self) -> None:
         self.vb = pg.ViewBox(enableMouse=False, enableMenu=False, invertY=True, defaultPadding=0.0)
         self.vb.disableAutoRange()
-        self.vb.setBorder(pg.mkPen(QColor(110, 110, 110)))
+        # no ViewBox border: its closed path breaks pyqtgraph's SVG export under Qt 6.11 (the
+        # "Z" command is not parsed); the CellOverlay draws the frame instead
         self.image = pg.ImageItem(axisOrder="row-major")
         self.vb.addItem(self.image)
         self.overlay = CellOverlay()

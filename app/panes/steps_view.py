@@ -108,7 +108,7 @@ class StepsView(QWidget):
         if n_heads != self._n_heads:
             self._n_heads = n_heads
             self._fill_head_box()
-            if self._focus >= n_heads:
+            if self._focus >= 0 and (self._focus >= n_heads or n_heads == 1):
                 self._focus = -1
                 self._sync_focus()
                 self.focusHeadChanged.emit(-1)

@@ -50,10 +50,10 @@ class MessageBar(QFrame):
         self.show()
 
     def lines(self) -> list[str]:
-        return list(self._lines) if self.isVisible() else []
+        return [] if self.isHidden() else list(self._lines)
 
     def title(self) -> str:
-        return self._title if self.isVisible() else ""
+        return "" if self.isHidden() else self._title
 
     def clear(self) -> None:
         self._title, self._lines, self.source = "", [], ""

@@ -34,6 +34,8 @@ def make_window(qtbot, settings):
 
     def make(**kwargs):
         w = MainWindow(settings, **kwargs)
+        # pytest-qt closes the window after the test: never block on the real dialog
+        w.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
         qtbot.addWidget(w)
         w.recompute.recompute_now()
         windows.append(w)
@@ -41,8 +43,7 @@ def make_window(qtbot, settings):
 
     yield make
     for w in windows:
-        w.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
-        w.close()
+        w.recompute.shutdown()
 
 
 @pytest.fixture

@@ -95,3 +95,11 @@ def test_new_file_is_readable_by_others(tmp_path):
     path.chmod(0o600)
     scenario_io.save(scenario_io.load(TOY), path)
     assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_text_that_is_not_unicode_is_refused_before_touching_the_disk(saved):
+    path, sc, before = saved
+    with pytest.raises(ScenarioError) as err:
+        scenario_io.save(dataclasses.replace(sc, title={"en": "bad \udc80", "zh": ""}), path)
+    assert err.value.lines == ["title.en: cannot save; the text holds characters that are not valid Unicode"]
+    assert path.read_bytes() == before and os.listdir(path.parent) == [path.name]

@@ -202,14 +202,18 @@ def test_bad_generators(spec, expected):
     assert any(line.startswith(expected) for line in lines), lines
 
 
-def test_generator_total_is_bounded_across_the_file():
+def test_generator_total_is_bounded_across_the_file(monkeypatch):
     """Each generator below is allowed alone; together they exceed the per-file budget."""
-    big = {"generate": "zeros", "shape": [1, 4096, 4096]}  # 16 Mi numbers each
-    doc = edit(lambda d: d.update(queries=big, keys=big, values=big,
-                                  projections={"query": {"weight": {"generate": "zeros", "shape": [4096, 4096]}},
-                                               "key": {"weight": {"generate": "zeros", "shape": [8192, 4096]}}}))
-    lines = lines_for(doc)
-    assert any(line.startswith("projections.key.weight: this generator would make 33,554,432 numbers") for line in lines), lines
+    from attention import generators
+
+    monkeypatch.setattr(generators, "MAX_ELEMENTS", 70)  # read when a file starts loading
+    doc = edit(lambda d: d.update(queries={"generate": "zeros", "shape": [1, 4, 4]},
+                                  keys={"generate": "zeros", "shape": [1, 4, 4]},
+                                  values={"generate": "zeros", "shape": [1, 4, 4]},
+                                  projections={"query": {"weight": {"generate": "identity", "shape": [4, 4]}},
+                                               "key": {"weight": {"generate": "identity", "shape": [4, 4]}}}))
+    lines = lines_for(doc)  # 16 * 3 + 16 = 64 fit in 70; the last 16 do not
+    assert lines == ["projections.key.weight: this generator would make 16 numbers (shape [4, 4]); at most 6 are allowed (what is left of the 70 a file's generators may make)"]
 
 
 def test_trace_too_large_is_refused_before_running():
@@ -293,3 +297,33 @@ def test_any_value_in_any_field_gives_a_scenario_or_clear_lines(path, value, sco
         assert e.lines and all(isinstance(l, str) and "\n" not in l for l in e.lines)
     else:
         assert isinstance(sc, Scenario)
+
+
+def test_additive_problems_are_collected_with_the_others():
+    def bad(d):
+        d["queries"][0][0].pop()
+        d.update(scoring="additive", additive={"hidden": 0, "W_Q": [], "w_v": [[1, "a"]]})
+    assert sorted(lines_for(edit(bad))) == sorted([
+        "queries[0][0]: expected 4 numbers, got 3",
+        "additive.W_Q: unknown field; expected one of hidden, W_q, W_k, w_v",
+        'additive.w_v[0][1]: expected a number, got the string "a"',
+        "additive.hidden: expected a whole number >= 1, got 0",
+    ])
+
+
+def test_additive_weights_given_in_the_file_are_used_and_the_rest_drawn():
+    doc = edit(lambda d: d.update(scoring="additive", projections=None, additive={"hidden": 3}))
+    drawn = scenario_io.loads(json.dumps(doc)).additive
+    assert drawn.W_q.shape == (2, 3, 2) and drawn.W_k.shape == (2, 3, 2) and drawn.w_v.shape == (2, 3)
+    assert abs(drawn.W_q).max() <= 2 ** -0.5 and abs(drawn.w_v).max() <= 3 ** -0.5  # nn.Linear bounds
+    doc["additive"]["W_k"] = [[[1, 2]] * 3] * 2
+    mixed = scenario_io.loads(json.dumps(doc)).additive
+    assert mixed.W_k.tolist() == doc["additive"]["W_k"]
+    assert (mixed.W_q == drawn.W_q).all() and (mixed.w_v == drawn.w_v).all()  # the others unchanged
+    doc["seed"] = 1
+    assert not (scenario_io.loads(json.dumps(doc)).additive.W_q == drawn.W_q).all()
+
+
+def test_the_odd_row_out_is_the_one_reported():
+    lines = lines_for(edit(lambda d: d["queries"][0][0].pop()))  # the FIRST row is the short one
+    assert lines == ["queries[0][0]: expected 4 numbers, got 3"]

@@ -1,0 +1,167 @@
+"""Files in the real window: save and reopen, bad files, drag and drop, the unsaved-changes
+prompt, presets, recent files and persisted settings."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QMessageBox
+
+import resources
+from attention import ScenarioError, scenario_io
+from attention.scenario import same
+
+
+def _edit(window, value: str = "2.75") -> None:
+    model = window.inputs.editors["queries"].model
+    model.setData(model.index(1, 2), value)
+
+
+def test_save_then_reopen_gives_the_same_scenario(window, tmp_path, make_window, check_panes):
+    _edit(window)
+    window.params.controls["causal"].setChecked(True)
+    target = tmp_path / "lesson"
+    window.ask_save_path = lambda *a: str(target)
+    assert window.save_as()
+    saved = tmp_path / "lesson.json"
+    assert saved.exists() and not window.isWindowModified()
+    assert window.document.path == saved
+    assert "lesson.json" in window.windowTitle()
+    assert same(scenario_io.load(saved), window.document.scenario)
+    other = make_window()
+    assert other.load_path(saved)
+    assert same(other.document.scenario, window.document.scenario)
+    check_panes(other)
+    _edit(window, "3")
+    assert window.save()  # to the same path, no dialog
+    assert scenario_io.load(saved).queries[0, 1, 2] == 3.0
+
+
+def test_a_bad_file_changes_nothing_and_lists_every_problem(window, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "attention-explorer/scenario", "version": 1, "queries": [[[1, 2]]], '
+                   '"keys": [[[1, "x"]]], "values": [[[1, 2]]], "n_heads": 0}', encoding="utf-8")
+    with pytest.raises(ScenarioError) as err:
+        scenario_io.load(bad)
+    _edit(window)
+    before = window.document.scenario
+    assert not window.load_path(bad)
+    assert window.document.scenario is before
+    assert window.document.path is None and window.isWindowModified()
+    assert window.message_bar.lines() == err.value.lines
+    assert "bad.json" in window.message_bar.title()
+
+
+def test_a_file_that_is_not_json(window, tmp_path):
+    bad = tmp_path / "notes.json"
+    bad.write_text("queries = [1, 2]", encoding="utf-8")
+    before = window.document.scenario
+    assert not window.load_path(bad)
+    assert window.document.scenario is before and window.message_bar.lines()
+
+
+def _drop(window, path: Path) -> QDropEvent:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    return event
+
+
+def test_dropping_a_scenario_file_opens_it(window, tmp_path):
+    path = tmp_path / "dropped.json"
+    scenario_io.save(scenario_io.load(resources.list_presets()[2][0]), path)
+    event = _drop(window, path)
+    assert event.isAccepted()
+    assert window.document.path == path
+    assert same(window.document.scenario, scenario_io.load(path))
+
+
+def test_dropping_something_else_is_ignored(window, tmp_path):
+    other = tmp_path / "picture.png"
+    other.write_bytes(b"\x89PNG")
+    before = window.document.scenario
+    _drop(window, other)
+    assert window.document.scenario is before
+
+
+class Asked:
+    def __init__(self, answer):
+        self.answer, self.count = answer, 0
+
+    def __call__(self):
+        self.count += 1
+        return self.answer
+
+
+def test_unsaved_changes_prompt_on_new_open_and_close(window, tmp_path):
+    other = tmp_path / "other.json"
+    scenario_io.save(window.document.scenario, other)
+    _edit(window)
+    edited = window.document.scenario
+    window.ask_save_changes = cancel = Asked(QMessageBox.StandardButton.Cancel)
+    assert not window.new_file()
+    assert not window.open_file(str(other))
+    window.show()
+    assert not window.close() and window.isVisible()
+    assert cancel.count == 3 and window.document.scenario is edited
+    window.ask_save_changes = discard = Asked(QMessageBox.StandardButton.Discard)
+    assert window.new_file()
+    assert discard.count == 1 and window.document.scenario.L == 3 and not window.isWindowModified()
+    _edit(window)
+    window.ask_save_changes = save = Asked(QMessageBox.StandardButton.Save)
+    window.ask_save_path = lambda *a: str(tmp_path / "kept.json")
+    assert window.open_file(str(other))
+    assert save.count == 1 and (tmp_path / "kept.json").exists()
+    assert window.document.path == other
+    window.ask_save_changes = never = Asked(QMessageBox.StandardButton.Cancel)
+    assert window.close()  # nothing unsaved: no question
+    assert never.count == 0
+
+
+def test_save_cancelled_in_the_dialog_keeps_the_window_open(window):
+    _edit(window)
+    window.ask_save_changes = lambda: QMessageBox.StandardButton.Save
+    window.ask_save_path = lambda *a: None
+    window.show()
+    assert not window.close()
+
+
+def test_presets_menu_lists_every_preset_by_title(window):
+    titles = [a.text() for a in window.preset_menu.actions()]
+    assert titles == [t["en"] for _, t in resources.list_presets()]
+    window.preset_menu.actions()[2].trigger()
+    assert same(window.document.scenario, scenario_io.load(resources.list_presets()[2][0]))
+    assert window.document.path is None and not window.isWindowModified()
+
+
+def test_recent_files_and_geometry_persist(window, tmp_path, make_window, settings):
+    path = tmp_path / "r.json"
+    window.ask_save_path = lambda *a: str(path)
+    window.save_as()
+    assert settings.recent_files() == [str(path.resolve())]
+    window.splitter.setSizes([300, 500, 800])
+    sizes = window.splitter.sizes()
+    window.resize(1234, 777)
+    window.close()
+    again = make_window()
+    assert [a.text() for a in again.recent_menu.actions()] == ["r.json"]
+    assert again.splitter.sizes() == sizes
+    assert settings.geometry() is not None
+
+
+def test_export_pane_and_step_go_through_the_exporters(window, tmp_path, monkeypatch):
+    calls = []
+    import app.main_window as mw
+
+    monkeypatch.setattr(mw, "export_pane_image", lambda view, sid, path: calls.append(("png", sid, path)))
+    monkeypatch.setattr(mw, "step_to_csv", lambda trace, sid, b, path: calls.append(("csv", sid, path)))
+    window.ask_choice = lambda title, label, items: items.index(next(i for i in items if "(scores)" in i))
+    window.ask_save_path = lambda *a: str(tmp_path / "out")
+    assert window.export_pane()
+    assert window.export_csv()
+    assert calls == [("png", "scores", str(tmp_path / "out") + ".png"), ("csv", "scores", str(tmp_path / "out") + ".csv")]

@@ -1,0 +1,382 @@
+"""The Steps panes: what each heatmap holds, how it is scaled and marked, hover, redraw economy.
+
+Expected numbers come from the engine's arrays cut independently here (batch item, one matrix
+per head), from the seed's hand-computed toy (docs: reference-semantics, "Toy example"), or
+from direct numpy computations; never from the pane code itself.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+import attention
+from attention import Projection, Scenario
+from app.panes import cell_format
+from app.panes.steps_view import StepsView
+
+pytestmark = pytest.mark.gui
+
+TOKENS = ("t1", "t2", "t3", "t4")
+# The seed's toy (study note "000"): head 1 and head 2 weights, hand-computed there.
+SEED_WEIGHTS = [
+    [[0.221181, 0.109057, 0.221181, 0.448581], [0.165119, 0.334881, 0.334881, 0.165119],
+     [0.165119, 0.165119, 0.334881, 0.334881], [0.157323, 0.038248, 0.157323, 0.647107]],
+    [[0.598069, 0.294889, 0.035349, 0.071692], [0.294889, 0.598069, 0.071692, 0.035349],
+     [0.221181, 0.448581, 0.221181, 0.109057], [0.448581, 0.221181, 0.109057, 0.221181]],
+]
+SEED_OUTPUT_ROW2 = [13.0, 14.0, 21.695004, 22.695004]
+
+
+def toy(**kw) -> Scenario:
+    q = np.array([[[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]]], float)
+    v = np.array([[[10, 11, 20, 21], [12, 13, 22, 23], [14, 15, 24, 25], [16, 17, 26, 27]]], float)
+    eye = Projection(np.eye(4), np.zeros(4))
+    args = dict(queries=q, keys=q.copy(), values=v, n_heads=2, query_tokens=TOKENS, key_tokens=TOKENS,
+                projections={n: eye for n in ("query", "key", "value", "out")})
+    args.update(kw)
+    return Scenario(**args)
+
+
+def random_scenario(B=1, L=6, S=6, d=32, H=8, seed=1, **kw) -> Scenario:
+    rng = np.random.default_rng(seed)
+    pr = {n: Projection(rng.normal(size=(d, d)) / math.sqrt(d), rng.normal(size=d) * 0.1)
+          for n in ("query", "key", "value", "out")}
+    return Scenario(queries=rng.normal(size=(B, L, d)), keys=rng.normal(size=(B, S, d)),
+                    values=rng.normal(size=(B, S, d)), n_heads=H, projections=pr, **kw)
+
+
+def cut(trace, step_id: str, batch: int) -> list[np.ndarray]:
+    """The engine's array for one batch item, one 2-D matrix per head (heads as columns for
+    (H, L) steps, a column for vectors): what the pane must hold."""
+    arr = trace.array(step_id)
+    dims = list(trace[step_id].dims)
+    if dims[0] == "B":
+        arr, dims = arr[batch], dims[1:]
+    if "H" in dims and len(dims) == 3:
+        h = dims.index("H")
+        return [np.take(arr, i, axis=h) for i in range(arr.shape[h])]
+    if len(dims) == 2:
+        return [arr.T if dims[0] == "H" else arr]
+    return [arr[:, None]]
+
+
+@pytest.fixture
+def view(qtbot):
+    v = StepsView()
+    qtbot.addWidget(v)
+    v.resize(1600, 1000)
+    v.show()
+    return v
+
+
+def show(view, sc, batch=0):
+    trace = attention.run(sc)
+    view.show_trace(trace, sc, batch)
+    return trace
+
+
+# ---- what is on screen --------------------------------------------------------------------------
+def test_every_step_gets_a_pane_in_trace_order(view):
+    trace = show(view, toy())
+    assert view.pane_ids() == list(attention.PIPELINE)
+    trace = show(view, toy(causal=True))
+    assert view.pane_ids() == list(trace.ids)
+    assert view.pane_ids()[-2:] == ["extra.mask", "extra.fully_masked"]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_displayed_arrays_are_the_engine_numbers_per_head_row_0_on_top(view, causal):
+    trace = show(view, toy(causal=causal))
+    for sid in trace.ids:
+        shown = view.displayed_arrays(sid)
+        want = cut(trace, sid, 0)
+        assert len(shown) == len(want), sid
+        pane = view.pane(sid)
+        for m, (s, w) in enumerate(zip(shown, want)):
+            hm = pane.heatmaps[m]
+            assert s is hm.image.image, sid  # exactly what the ImageItem was handed
+            assert s.dtype == np.float32 and s.flags.c_contiguous, sid
+            np.testing.assert_array_equal(s, w.astype(np.float32), err_msg=sid)
+            assert hm.image.axisOrder == "row-major" and hm.vb.yInverted(), sid
+            # row 0 is drawn above row 1, column 0 left of column 1
+            if s.shape[0] > 1:
+                assert hm.scene_pos_of(0, 0).y() < hm.scene_pos_of(1, 0).y(), sid
+            if s.shape[1] > 1:
+                assert hm.scene_pos_of(0, 0).x() < hm.scene_pos_of(0, 1).x(), sid
+
+
+def test_toy_weights_and_output_match_the_seed_hand_calculation(view):
+    show(view, toy())
+    w = view.displayed_arrays("attention_weights")
+    np.testing.assert_allclose(w[0], SEED_WEIGHTS[0], atol=2e-6)
+    np.testing.assert_allclose(w[1], SEED_WEIGHTS[1], atol=2e-6)
+    np.testing.assert_allclose(view.displayed_arrays("output")[0][1], SEED_OUTPUT_ROW2, atol=2e-5)
+
+
+def test_heads_of_one_step_are_side_by_side_and_share_one_colour_bar(view):
+    show(view, toy())
+    pane = view.pane("scores")
+    a, b = pane.heatmaps[0].vb.sceneBoundingRect(), pane.heatmaps[1].vb.sceneBoundingRect()
+    assert a.right() <= b.left() and abs(a.top() - b.top()) < 1 and abs(a.width() - b.width()) < 1
+    assert pane.heatmaps[0].image.levels.tolist() == pane.heatmaps[1].image.levels.tolist()
+    assert tuple(pane.bar.levels()) == tuple(pane.levels())
+
+
+# ---- colour scales ------------------------------------------------------------------------------
+def test_softmax_weights_use_fixed_levels_0_to_1(view):
+    show(view, random_scenario(H=2, d=8))
+    pane = view.pane("attention_weights")
+    assert pane.levels() == (0.0, 1.0)
+    assert tuple(pane.bar.levels()) == (0.0, 1.0)
+    for hm in pane.heatmaps[:2]:
+        assert hm.image.levels.tolist() == [0.0, 1.0]
+
+
+def test_signed_steps_use_symmetric_levels_from_their_largest_magnitude(view):
+    trace = show(view, random_scenario(H=2, d=8))
+    for sid in ("projection.query", "scores", "output"):
+        lo, hi = view.pane(sid).levels()
+        m = float(np.max(np.abs(trace.array(sid)[0])))
+        assert lo == -hi and hi == pytest.approx(m), sid
+
+
+def test_fill_value_does_not_set_the_masked_score_scale(view):
+    trace = show(view, toy(causal=True))
+    scores = trace.array("scores")[0]  # (H, L, S)
+    unmasked = np.triu(np.ones((4, 4), bool), 1) == 0  # causal: key s <= query l
+    m = float(np.max(np.abs(scores[:, unmasked])))
+    assert view.pane("masked_scores").levels() == pytest.approx((-m, m))
+
+
+def test_minus_infinity_fill_is_shown_as_the_lowest_colour_not_rescaled(view):
+    trace = show(view, toy(causal=True, fill_value=-math.inf))
+    lo, hi = view.pane("masked_scores").levels()
+    assert math.isfinite(lo) and lo == -hi
+    img = view.displayed_arrays("masked_scores")[0]
+    assert np.isneginf(img[0, 1]) and np.isneginf(trace.array("masked_scores")[0, 0, 0, 1])
+    assert view.pane("masked_scores").data.cell_text(0, 0, 1) == "-∞"
+
+
+# ---- marks --------------------------------------------------------------------------------------
+def test_causal_masked_cells_are_marked_in_masked_scores_and_weights(view):
+    show(view, toy(causal=True))
+    causal = np.triu(np.ones((4, 4), bool), 1)  # key s > query l
+    for sid in ("masked_scores", "attention_weights", "extra.mask"):
+        pane = view.pane(sid)
+        for m in range(len(view.displayed_arrays(sid))):
+            np.testing.assert_array_equal(pane.heatmaps[m].overlay.marked_cells(), causal, err_msg=sid)
+    assert not view.pane("scores").heatmaps[0].overlay.marked_cells().any()
+    data = view.pane("masked_scores").data
+    assert data.cell_text(0, 0, 3) == "-1e6"  # the fill value is printed in the hatched cell
+    assert "-1e6" in view.pane("masked_scores").hover.text()  # and explained under the panes
+
+
+def test_prob_sparse_rows_never_computed_are_drawn_as_not_computed(view):
+    sc = random_scenario(L=24, S=24, d=8, H=2, scoring="prob_sparse", factor=2, seed=3)
+    trace = show(view, sc)
+    for sid in ("scores", "masked_scores"):
+        raw = trace.array(sid)[0]
+        assert np.isnan(raw).any(), "the scenario must have lazy queries"
+        pane = view.pane(sid)
+        for h in range(2):
+            img = view.displayed_arrays(sid)[h]
+            assert np.isfinite(img).all(), sid  # no NaN handed to the colour map
+            np.testing.assert_array_equal(pane.heatmaps[h].overlay.not_computed_cells(), np.isnan(raw[h]))
+            r = int(np.argwhere(np.isnan(raw[h]).all(axis=1))[0, 0])
+            assert "not computed" in pane.hover_text(h, r, 0)
+    assert view.pane("attention_weights").heatmaps[0].overlay.has_not_computed() is False
+
+
+def test_small_prob_sparse_prints_n_c_in_lazy_cells(view):
+    sc = random_scenario(L=8, S=8, d=8, H=2, scoring="prob_sparse", factor=2, seed=5)
+    trace = show(view, sc)
+    raw = trace.array("scores")[0, 0]
+    r = int(np.argwhere(np.isnan(raw).all(axis=1))[0, 0])
+    assert view.pane("scores").data.cell_text(0, r, 2) == cell_format.NOT_COMPUTED
+
+
+def test_numbers_print_in_small_cells_only(view):
+    show(view, random_scenario(H=1, L=20, S=20, d=4))
+    assert not view.pane("scores").heatmaps[0].overlay.has_numbers()  # 20 x 20 = 400 cells
+    assert view.pane("projection.query").heatmaps[0].overlay.has_numbers()  # 20 x 4 = 80 cells
+    show(view, random_scenario(H=1, L=40, S=40, d=4))
+    assert not view.pane("projection.query").heatmaps[0].overlay.has_numbers()  # 40 rows
+
+
+def test_text_is_dark_on_light_cells_and_light_on_dark_ones(view, qtbot):
+    show(view, toy(causal=True))
+    pane = view.pane("attention_weights")
+    qtbot.wait(10)
+    overlay = pane.heatmaps[0].overlay
+    dark = overlay._dark.reshape(4, 4)
+    assert dark[0, 0]  # weight 1: viridis' yellow end
+    assert not dark[3, 1]  # weight 0.038: viridis' dark purple end
+    assert dark[0, 3]  # masked (weight 0) but washed out by the mask veil
+
+
+# ---- hover --------------------------------------------------------------------------------------
+def test_hover_shows_index_tokens_and_the_exact_value(view):
+    trace = show(view, toy())
+    pane = view.pane("scores")
+    value = float(trace.array("scores")[0, 1, 0, 3])  # head 2, query 0, key 3
+    text = pane.hover_text(1, 0, 3)
+    for part in ("Head 2", "query 0", "t1", "key 3", "t4", repr(value)):
+        assert part in text
+    # driven through the scene, as the mouse does
+    pos = pane.heatmaps[1].scene_pos_of(0, 3)
+    assert pane.hover_at(pos) == text
+    assert pane.hover.text() == text
+    pane.hover_at(pane.heatmaps[1].vb.mapViewToScene(pg.Point(10, 10)))  # outside the matrix
+    assert pane.hover.text() != text
+
+
+def test_hover_on_a_head_feature_names_its_head(view):
+    trace = show(view, toy())
+    text = view.pane("projection.query").hover_text(0, 2, 3)
+    assert "feature 3 (head 2, #1)" in text and repr(float(trace.array("projection.query")[0, 2, 3])) in text
+
+
+def test_cell_format_is_compact_and_exact_when_asked():
+    assert cell_format.compact(-1e6) == "-1e6"
+    assert cell_format.compact(-math.inf) == "-∞"
+    assert cell_format.compact(1 / math.sqrt(2)) == "0.7071"
+    assert cell_format.compact(1 / math.sqrt(2), 3) == "0.707"
+    assert cell_format.compact(-0.0) == "0"
+    assert cell_format.compact(13.794322) == "13.79"
+    assert cell_format.compact(0.000123) == "1.23e-4"
+    assert cell_format.exact(0.1) == "0.1"
+    assert float(cell_format.exact(1 / 3)) == 1 / 3
+
+
+# ---- batch, redraw economy, reshaping ----------------------------------------------------------------
+def test_batch_switch_shows_the_other_items_numbers(view):
+    sc = random_scenario(B=2, H=2, d=8)
+    trace = show(view, sc, batch=1)
+    for sid in trace.ids:
+        for s, w in zip(view.displayed_arrays(sid), cut(trace, sid, 1)):
+            np.testing.assert_array_equal(s, w.astype(np.float32), err_msg=sid)
+    assert "batch item 1" in view.pane("scores").title_text()
+    view.show_trace(trace, sc, 0)
+    np.testing.assert_array_equal(view.displayed_arrays("output")[0], trace.array("output")[0].astype(np.float32))
+    with pytest.raises(ValueError, match="batch"):
+        view.show_trace(trace, sc, 2)
+
+
+def test_second_trace_redraws_only_the_panes_whose_numbers_changed(view, monkeypatch):
+    sc = toy()
+    first = show(view, sc)
+    v = sc.values.copy()
+    v[0, 0, 0] += 1.0  # touches the values' path only
+    sc2 = dataclasses.replace(sc, values=v)
+    second = attention.run(sc2)
+    calls = []
+    original = pg.ImageItem.setImage
+    monkeypatch.setattr(pg.ImageItem, "setImage", lambda self, *a, **k: (calls.append(self), original(self, *a, **k))[1])
+    view.show_trace(second, sc2)
+    changed = [sid for sid in first.ids if not np.array_equal(first.array(sid), second.array(sid))]
+    assert set(changed) == {"projection.value", "head_split.value", "weighted_sum", "concat", "output"}
+    assert len(calls) == sum(len(cut(second, sid, 0)) for sid in changed)
+    calls.clear()
+    view.show_trace(attention.run(sc2), sc2)  # same numbers again: nothing to draw
+    assert calls == []
+
+
+def test_reshaping_reuses_panes_and_heatmaps(view):
+    show(view, toy())
+    panes = {sid: view.pane(sid) for sid in view.pane_ids()}
+    heatmaps = {sid: list(p.heatmaps) for sid, p in panes.items()}
+    trace = show(view, toy(n_heads=1))
+    assert view.pane_ids() == list(attention.PIPELINE)
+    for sid in trace.ids:
+        assert view.pane(sid) is panes[sid]
+        assert view.pane(sid).heatmaps[0] is heatmaps[sid][0]
+        want = cut(trace, sid, 0)
+        assert len(view.displayed_arrays(sid)) == len(want)
+        for s, w in zip(view.displayed_arrays(sid), want):
+            np.testing.assert_array_equal(s, w.astype(np.float32), err_msg=sid)
+    assert view.pane("scores").visible_heads() == [0]
+    rng = np.random.default_rng(0)
+    sc6 = toy(queries=rng.normal(size=(1, 6, 4)), query_tokens=None)
+    trace = show(view, sc6)
+    assert view.pane("output").heatmaps[0] is heatmaps["output"][0]
+    assert view.displayed_arrays("scores")[0].shape == (6, 4)
+    np.testing.assert_array_equal(view.displayed_arrays("output")[0], trace.array("output")[0].astype(np.float32))
+    show(view, toy())  # back to two heads: the same two heatmaps come back
+    assert view.pane("scores").heatmaps[:2] == heatmaps["scores"][:2]
+
+
+def test_extras_come_and_go_with_the_mask_without_rebuilding(view):
+    show(view, toy(causal=True))
+    mask_pane = view.pane("extra.mask")
+    show(view, toy())
+    assert "extra.mask" not in view.pane_ids()
+    with pytest.raises(KeyError):
+        view.pane("extra.mask")
+    show(view, toy(causal=True))
+    assert view.pane("extra.mask") is mask_pane
+
+
+# ---- focus, language, stale --------------------------------------------------------------------------
+def test_focus_one_head_and_back(view, qtbot):
+    show(view, toy())
+    view.set_focus_head(1)
+    assert view.pane("scores").visible_heads() == [1]
+    assert view.pane("output").visible_heads() == [0]
+    assert view.head_box.currentIndex() == 2
+    with qtbot.waitSignal(view.focusHeadChanged) as sig:
+        view.head_box.activated.emit(0)  # the user picks "All heads"
+    assert sig.args == [-1]
+    assert view.pane("scores").visible_heads() == [0, 1]
+    with qtbot.waitSignal(view.focusHeadChanged) as sig:
+        view.pane("weighted_sum").focusRequested.emit(0)  # a head title was clicked
+    assert sig.args == [0] and view.pane("attention_weights").visible_heads() == [0]
+    with qtbot.waitSignal(view.focusHeadChanged) as sig:
+        show(view, toy(n_heads=1))  # the focused head is gone with the new head count
+    assert sig.args == [-1]
+
+
+def test_clicking_a_head_title_focuses_that_head(view, qtbot):
+    show(view, toy())
+    pane = view.pane("scores")
+    qtbot.wait(20)
+    title = pane.heatmaps[1].title
+    centre = pane.canvas.mapFromScene(title.sceneBoundingRect().center())
+    with qtbot.waitSignal(view.focusHeadChanged) as sig:
+        qtbot.mouseClick(pane.canvas.viewport(), pg.QtCore.Qt.MouseButton.LeftButton, pos=centre)
+    assert sig.args == [1]
+
+
+def test_language_switch_changes_titles_axes_and_hover(view):
+    trace = show(view, toy())
+    view.set_language("zh")
+    pane = view.pane("attention_weights")
+    assert trace["attention_weights"].title["zh"] in pane.title_text()
+    assert pane.formula.text() == trace["attention_weights"].formula["zh"]
+    assert "查询" in pane.left.labelText and "键" in pane.heatmaps[0].bottom.labelText
+    assert pane.hover_text(0, 0, 0).startswith("头 1")
+    view.set_language("en")
+    assert "queries" in pane.left.labelText
+    with pytest.raises(ValueError, match="language"):
+        view.set_language("fr")
+
+
+def test_stale_keeps_the_numbers_and_says_why(view):
+    trace = show(view, toy())
+    view.set_stale(True, "n_heads: 3 heads do not divide d_model = 4")
+    assert view.banner.isVisibleTo(view) and "n_heads: 3 heads" in view.banner.text()
+    assert view.pane("scores").canvas.ci.opacity() < 1
+    np.testing.assert_array_equal(view.displayed_arrays("scores")[0], trace.array("scores")[0, 0].astype(np.float32))
+    view.set_stale(False)
+    assert not view.banner.isVisibleTo(view) and view.pane("scores").canvas.ci.opacity() == 1
+
+
+def test_eight_heads_classroom_size_draws(view):
+    trace = show(view, random_scenario(L=8, S=8))
+    assert len(view.displayed_arrays("scores")) == 8
+    assert view.pane("scores").visible_heads() == list(range(8))
+    for s, w in zip(view.displayed_arrays("head_split.value"), cut(trace, "head_split.value", 0)):
+        np.testing.assert_array_equal(s, w.astype(np.float32))

@@ -7,7 +7,6 @@ array identities to see what moved.
 """
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any, Optional
 
@@ -19,6 +18,10 @@ from attention import Scenario
 
 from app import undo
 from app.models.matrix_ref import MatrixRef
+
+
+#: Steps kept for undo.  A cell edit costs two numbers; a paste or fill, its block twice.
+UNDO_LIMIT = 500
 
 
 class Document(QObject):
@@ -33,6 +36,7 @@ class Document(QObject):
         self._scenario = scenario
         self._path = path
         self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(UNDO_LIMIT)
 
     # ---- state -------------------------------------------------------------------------------
     @property
@@ -86,9 +90,6 @@ class Document(QObject):
         if new is self._scenario:
             return
         self.undo_stack.push(undo.ReplaceScenario(self, self._scenario, new, text, merge_key))
-
-    def with_field(self, field: str, value: Any) -> Scenario:
-        return dataclasses.replace(self._scenario, **{field: value})
 
 
 def _equal(a: Any, b: Any) -> bool:

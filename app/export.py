@@ -99,6 +99,9 @@ def export_pane_image(view: StepsView, step_id: str, path: str) -> None:
     except KeyError as e:
         raise ValueError(str(e.args[0])) from None
     with pane.export_header() as item:
+        # views update their transforms just before painting; a pane scrolled out of sight
+        # may never have painted (scene.render does this for PNG, the SVG exporter does not)
+        item.scene().prepareForPaint()
         if suffix == ".png":
             exporter = ImageExporter(item)
             exporter.parameters()["width"] = int(item.boundingRect().width() * PNG_SCALE)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QUrl
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication, QFileDialog, QFrame, QInputDialog, QLabel, QMainWindow, QMessageBox, QScrollArea,
+    QFileDialog, QFrame, QInputDialog, QLabel, QMainWindow, QMessageBox, QScrollArea,
     QSplitter, QVBoxLayout, QWidget,
 )
 
@@ -71,7 +71,13 @@ class MainWindow(QMainWindow):
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.notes.setStyleSheet("color: #444;")
+        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.notes_scroll = QScrollArea()
+        self.notes_scroll.setWidget(self.notes)
+        self.notes_scroll.setWidgetResizable(True)
+        self.notes_scroll.setMaximumHeight(120)
+        self.notes_scroll.setStyleSheet("QScrollArea { background: #fbfbf3; border: 1px solid #ddd; }"
+                                        " QLabel { background: #fbfbf3; color: #333; padding: 4px; }")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setChildrenCollapsible(False)
         for key, widget in (("params", self.params_scroll), ("inputs", self.inputs), ("steps", self.view)):
@@ -79,7 +85,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 3)
-        self.splitter.setSizes([330, 430, 900])
+        self.splitter.setSizes([380, 560, 660])
         self.message_bar = MessageBar()
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -98,7 +104,7 @@ class MainWindow(QMainWindow):
         title.setStyleSheet("font-weight: bold; font-size: 11pt; padding: 2px 0;")
         v.addWidget(title)
         if key == "inputs":
-            v.addWidget(self.notes)
+            v.addWidget(self.notes_scroll)
         v.addWidget(widget, 1)
         return box
 
@@ -170,7 +176,7 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         doc = self.document
-        doc.undo_stack.cleanChanged.connect(lambda clean: self.setWindowModified(not clean))
+        doc.undo_stack.cleanChanged.connect(self._on_clean_changed)
         doc.path_changed.connect(self._update_title)
         doc.loaded.connect(self._on_loaded)
         self.recompute.ready.connect(self._on_ready)
@@ -179,23 +185,36 @@ class MainWindow(QMainWindow):
         self.inputs.batch_changed.connect(self._show_batch)
         self.params.edit_matrix.connect(self.inputs.open_matrix)
         for editor in (*self.inputs.editors.values(), self.params.valid_editor):
-            editor.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+            editor.message.connect(self._status)
+
+    @Slot(bool)
+    def _on_clean_changed(self, clean: bool) -> None:
+        self.setWindowModified(not clean)
+
+    @Slot(str)
+    def _status(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
 
     # ---- settings ----------------------------------------------------------------------------
     def _restore_settings(self) -> None:
         geometry = self.settings.geometry()
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(1600, 950)
-        state = self.settings.splitter_state("main")
-        if state is not None:
-            self.splitter.restoreState(state)
+        for name, splitter in self._splitters().items():
+            state = self.settings.splitter_state(name)
+            if state is not None:
+                splitter.restoreState(state)
         lang = self.settings.language() or i18n.system_language()
         self.set_language(lang, remember=False)
         self._rebuild_recent_menu()
 
+    def _splitters(self) -> dict[str, QSplitter]:
+        return {"main": self.splitter, "inputs": self.inputs.splitter}
+
     def _save_settings(self) -> None:
         self.settings.set_geometry(self.saveGeometry())
-        self.settings.set_splitter_state("main", self.splitter.saveState())
+        for name, splitter in self._splitters().items():
+            self.settings.set_splitter_state(name, splitter.saveState())
         self.settings.sync()
 
     # ---- engine results ----------------------------------------------------------------------
@@ -401,7 +420,8 @@ class MainWindow(QMainWindow):
         if Path(path).suffix.lower() != ".csv":
             path += ".csv"
         batch = self._batch_for(self.last_scenario)
-        return self._export(lambda: step_to_csv(self.last_trace, ids[i], batch, path), path)
+        trace, scenario = self.last_trace, self.last_scenario
+        return self._export(lambda: step_to_csv(trace, ids[i], batch, path, labels=scenario), path)
 
     def _export(self, write, path: str) -> bool:
         try:
@@ -442,6 +462,8 @@ class MainWindow(QMainWindow):
     # ---- language ------------------------------------------------------------------------------
     def set_language(self, lang: str, remember: bool = True) -> None:
         lang = i18n.set_language(lang)
+        # Qt posts LanguageChange to every window; deliver it now so all widgets switch together
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
         with QSignalBlocker(self.lang_group):
             self.lang_actions[lang].setChecked(True)
         if remember:
@@ -456,32 +478,31 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
 
     def retranslate(self) -> None:
-        tr = self.tr
-        self.file_menu.setTitle(tr("&File"))
-        self.edit_menu.setTitle(tr("&Edit"))
-        self.view_menu.setTitle(tr("&View"))
-        self.language_menu.setTitle(tr("Language"))
-        self.preset_menu.setTitle(tr("Open preset"))
-        self.recent_menu.setTitle(tr("Recent files"))
+        self.file_menu.setTitle(self.tr("&File"))
+        self.edit_menu.setTitle(self.tr("&Edit"))
+        self.view_menu.setTitle(self.tr("&View"))
+        self.language_menu.setTitle(self.tr("Language"))
+        self.preset_menu.setTitle(self.tr("Open preset"))
+        self.recent_menu.setTitle(self.tr("Recent files"))
         for a, text, tip in (
-            (self.new_action, tr("&New"), tr("Start a small fresh scenario")),
-            (self.open_action, tr("&Open..."), tr("Open a scenario file (.json)")),
-            (self.save_action, tr("&Save"), tr("Save the scenario")),
-            (self.save_as_action, tr("Save &As..."), tr("Save the scenario under a new name")),
-            (self.export_pane_action, tr("Export pane as PNG or SVG..."), tr("Save one step pane as an image")),
-            (self.export_csv_action, tr("Export step as CSV..."), tr("Save the numbers of one step as a table")),
-            (self.quit_action, tr("&Quit"), tr("Close the window")),
-            (self.copy_action, tr("&Copy cells"), tr("Copy the selected cells as tab-separated text")),
-            (self.paste_action, tr("&Paste cells"), tr("Paste a spreadsheet block at the current cell")),
+            (self.new_action, self.tr("&New"), self.tr("Start a small fresh scenario")),
+            (self.open_action, self.tr("&Open..."), self.tr("Open a scenario file (.json)")),
+            (self.save_action, self.tr("&Save"), self.tr("Save the scenario")),
+            (self.save_as_action, self.tr("Save &As..."), self.tr("Save the scenario under a new name")),
+            (self.export_pane_action, self.tr("Export pane as PNG or SVG..."), self.tr("Save one step pane as an image")),
+            (self.export_csv_action, self.tr("Export step as CSV..."), self.tr("Save the numbers of one step as a table")),
+            (self.quit_action, self.tr("&Quit"), self.tr("Close the window")),
+            (self.copy_action, self.tr("&Copy cells"), self.tr("Copy the selected cells as tab-separated text")),
+            (self.paste_action, self.tr("&Paste cells"), self.tr("Paste a spreadsheet block at the current cell")),
         ):
             a.setText(text)
             a.setStatusTip(tip)
             a.setToolTip(tip)
-        self.undo_action.setText(tr("&Undo"))
-        self.redo_action.setText(tr("&Redo"))
-        self.region_titles["params"].setText(tr("Parameters"))
-        self.region_titles["inputs"].setText(tr("Inputs"))
-        self.region_titles["steps"].setText(tr("Steps"))
+        self.undo_action.setText(self.tr("&Undo"))
+        self.redo_action.setText(self.tr("&Redo"))
+        self.region_titles["params"].setText(self.tr("Parameters"))
+        self.region_titles["inputs"].setText(self.tr("Inputs"))
+        self.region_titles["steps"].setText(self.tr("Steps"))
         self._rebuild_preset_menu()
         self._update_title()
 
@@ -508,7 +529,7 @@ class MainWindow(QMainWindow):
         notes = self.document.scenario.notes or {}
         text = notes.get(i18n.current_language()) or notes.get("en") or ""
         self.notes.setText(text)
-        self.notes.setVisible(bool(text))
+        self.notes_scroll.setVisible(bool(text))
 
     # ---- drag and drop -------------------------------------------------------------------------
     @staticmethod

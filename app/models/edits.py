@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Optional
 
 import numpy as np
@@ -39,9 +40,17 @@ def resize(arr: np.ndarray, shape: tuple[int, ...], fill: float = 0.0) -> np.nda
 
 
 def _labels(labels: Optional[tuple], n: int, prefix: str) -> Optional[tuple]:
+    """Token labels cut or extended to n; new ones continue a numbered pattern (t4 -> t5, t6)."""
     if labels is None or len(labels) == n:
         return labels
-    return tuple(labels[:n]) + tuple(f"{prefix}{i}" for i in range(len(labels), n))
+    kept = tuple(labels[:n])
+    match = re.fullmatch(r"(\D*)(\d+)", str(labels[-1])) if labels else None
+    if match:
+        stem, last = match.group(1), int(match.group(2))
+        new = (f"{stem}{last + 1 + i}" for i in range(n - len(labels)))
+    else:
+        new = (f"{prefix}{i}" for i in range(len(labels), n))
+    return kept + tuple(new)
 
 
 def heads_split(sc: Scenario) -> bool:

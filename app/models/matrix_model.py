@@ -115,6 +115,12 @@ class MatrixModel(QAbstractTableModel):
             return None
         if orientation == Qt.Orientation.Vertical and self._tokens is not None and section < len(self._tokens):
             return f"{section} {self._tokens[section]}"
+        if self._ref is not None and self._ref.path == "valid_lens":
+            if orientation == Qt.Orientation.Vertical:
+                return self.tr("batch {0}").format(section)
+            if self._source is not None and self._source.ndim == 1:
+                return self.tr("length")
+            return self.tr("query {0}").format(section)
         return str(section)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:

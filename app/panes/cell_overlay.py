@@ -54,6 +54,22 @@ def runs(mask: Optional[np.ndarray]) -> np.ndarray:
     return np.column_stack([starts[:, 0], starts[:, 1], ends[:, 1]])
 
 
+class LazyRuns:
+    """The runs of a bool matrix, found when first needed: panes out of sight never pay."""
+
+    def __init__(self, mask: Optional[np.ndarray] = None) -> None:
+        self.mask = mask
+        self._runs: Optional[np.ndarray] = None
+
+    def get(self) -> np.ndarray:
+        if self._runs is None:
+            self._runs = runs(self.mask)
+        return self._runs
+
+
+NO_RUNS = LazyRuns(None)
+
+
 def _hatch_brush(colour: QColor, spacing: int = 9, width: float = 1.6) -> QBrush:
     """Diagonal lines on a transparent tile: visible over any colour, scales with nothing."""
     pix = QPixmap(spacing, spacing)
@@ -146,8 +162,9 @@ class CellOverlay(QGraphicsItem):
         self._rows = self._cols = 0
         self._text_fn: Optional[Callable[[int], list[str]]] = None
         self._dark: Optional[np.ndarray] = None  # (rows*cols,) bool
-        self._nc_runs = runs(None)
-        self._mask_runs = runs(None)
+        self._dark_fn: Optional[Callable[[], np.ndarray]] = None
+        self._nc = NO_RUNS
+        self._masked = NO_RUNS
         self._veil = True
         self._group = 0
         self._hover: Optional[tuple[int, int]] = None
@@ -165,15 +182,16 @@ class CellOverlay(QGraphicsItem):
         self.on_numbers_hidden: Optional[Callable[[bool], None]] = None
 
     # ---- content ---------------------------------------------------------------------------
-    def set_content(self, text_fn: Optional[Callable[[int], list[str]]], dark: Optional[np.ndarray],
-                    nc_runs: np.ndarray, mask_runs: np.ndarray, veil: bool, group: int) -> None:
-        """text_fn(digits) -> the cells' labels, row-major, or None for no numbers; dark
-        (rows, cols) bool; runs as made by `runs` (not computed cells, masked cells).
-        The shape is taken from the image of the same heatmap (call set_shape first)."""
+    def set_content(self, text_fn: Optional[Callable[[int], list[str]]], dark: Optional[Callable[[], np.ndarray]],
+                    nc: LazyRuns, masked: LazyRuns, veil: bool, group: int) -> None:
+        """text_fn(digits) -> the cells' labels, row-major, or None for no numbers; dark() ->
+        (rows, cols) bool, dark text wanted (computed at the first paint); nc / masked: the
+        not-computed and masked cells.  The shape comes from the heatmap (set_shape)."""
         self._text_fn = text_fn
-        self._dark = None if dark is None else dark.ravel()
-        self._nc_runs = nc_runs
-        self._mask_runs = mask_runs
+        self._dark_fn = dark
+        self._dark = None
+        self._nc = nc
+        self._masked = masked
         self._veil = veil
         self._group = group
         self._layout_key = None
@@ -203,21 +221,27 @@ class CellOverlay(QGraphicsItem):
             self.update()
 
     def has_not_computed(self) -> bool:
-        return len(self._nc_runs) > 0
+        return self._nc.mask is not None
 
     def not_computed_cells(self) -> np.ndarray:
         """(rows, cols) bool of the cells painted as not computed (for tests and export)."""
         out = np.zeros((self._rows, self._cols), dtype=bool)
-        for r, c0, c1 in self._nc_runs:
+        for r, c0, c1 in self._nc.get():
             out[r, c0:c1] = True
         return out
 
     def marked_cells(self) -> np.ndarray:
         """(rows, cols) bool of the cells painted as masked."""
         out = np.zeros((self._rows, self._cols), dtype=bool)
-        for r, c0, c1 in self._mask_runs:
+        for r, c0, c1 in self._masked.get():
             out[r, c0:c1] = True
         return out
+
+    def dark_text(self) -> Optional[np.ndarray]:
+        """(rows, cols) bool: where the numbers are drawn dark (None without numbers)."""
+        if self._dark is None and self._dark_fn is not None:
+            self._dark = np.asarray(self._dark_fn(), dtype=bool).ravel()
+        return None if self._dark is None else self._dark.reshape(self._rows, self._cols)
 
     def has_numbers(self) -> bool:
         return self._text_fn is not None
@@ -240,14 +264,16 @@ class CellOverlay(QGraphicsItem):
             return QRectF(QPointF(dx + (c0 - 0.5) * sx, dy + (r0 - 0.5) * sy),
                           QPointF(dx + (c1 - 0.5) * sx, dy + (r1 - 0.5) * sy)).normalized()
 
-        if len(self._nc_runs) <= MAX_RUNS:
-            for r, c0, c1 in self._nc_runs:
+        nc_runs = self._nc.get()
+        if len(nc_runs) <= MAX_RUNS:
+            for r, c0, c1 in nc_runs:
                 q = rect(r, r + 1, c0, c1)
                 painter.fillRect(q, NC_COLOUR)
                 painter.fillRect(q, self._cross)
-        if len(self._mask_runs) <= MAX_RUNS:
+        mask_runs = self._masked.get()
+        if len(mask_runs) <= MAX_RUNS:
             hatch = self._hatch_dark if self._veil else self._hatch_light
-            for r, c0, c1 in self._mask_runs:
+            for r, c0, c1 in mask_runs:
                 q = rect(r, r + 1, c0, c1)
                 if self._veil:
                     painter.fillRect(q, VEIL_COLOUR)
@@ -319,6 +345,7 @@ class CellOverlay(QGraphicsItem):
             return
         font, prepared = lay
         painter.setFont(font)
+        self.dark_text()
         dark = self._dark
         cols = self._cols
         for want_dark, colour in ((True, DARK_TEXT), (False, LIGHT_TEXT)):

@@ -11,6 +11,7 @@ over as "not computed" by the cell overlay; infinities (a -inf fill) are clipped
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
@@ -55,43 +56,40 @@ def palette(kind: str) -> Palette:
     return Palette(name, cmap, lut, lum > LIGHT_CELL, _luminance(veiled) > LIGHT_CELL)
 
 
-def levels(kind: str, block: np.ndarray, masked: Optional[np.ndarray] = None) -> tuple[float, float]:
+def levels(kind: str, images: np.ndarray, masked: Optional[np.ndarray] = None) -> tuple[float, float]:
     """Colour levels shared by every matrix of a pane.
 
-    block (n, rows, cols); masked (rows, cols) True where the value is a fill, not data."""
+    images (n, rows, cols) as image_stack made them (NaN-free); masked (rows, cols) True where
+    the value is a fill, not data (it must not set the scale)."""
     if kind in ("weights", "bool"):
         return 0.0, 1.0
+    if images.size == 0:
+        return (0.0, 1.0) if kind in ("count", "index") else (-1.0, 1.0)
     if kind in ("count", "index"):
-        hi = np.nanmax(block) if block.size and not np.all(np.isnan(block)) else 1.0
-        return 0.0, float(max(hi, 1.0))
-    a = np.abs(block)
-    if masked is not None:
-        a = np.where(masked[None], 0.0, a)  # fill values do not set the scale
-    finite = np.isfinite(a)
-    m = float(np.max(a, where=finite, initial=0.0))
+        return 0.0, float(max(float(images.max()), 1.0))
+    a = images if masked is None else np.where(masked[None], np.float32(0), images)
+    m = float(max(a.max(), -a.min()))
+    if not math.isfinite(m):  # infinities outside the mask: scale by the finite values
+        m = float(np.max(np.abs(a), where=np.isfinite(a), initial=0.0))
     if not m > 0:
         m = 1.0
     return -m, m
 
 
-def image_stack(block: np.ndarray, lv: tuple[float, float]) -> tuple[np.ndarray, Optional[np.ndarray]]:
+def image_stack(block: np.ndarray, kind: str) -> tuple[np.ndarray, Optional[np.ndarray]]:
     """The float32 arrays handed to ImageItem, for all matrices of a pane in one buffer.
 
     Returns (images (n, rows, cols) C-contiguous, nan (n, rows, cols) bool or None).  NaN ->
-    the middle of the levels, so no NaN reaches the colour map (the cell overlay paints those
-    cells as "not computed"); ±inf stay (pyqtgraph clips them to the ends of the levels).
-    Always a fresh copy: pyqtgraph keeps a reference, so it must never get the trace itself."""
+    the middle of the kind's levels (0 on the symmetric signed scale, 0.5 for weights), so no
+    NaN reaches the colour map (the cell overlay paints those cells as "not computed"); ±inf
+    stay (pyqtgraph clips them to the ends of the levels).  Always a fresh copy: pyqtgraph
+    keeps a reference, so it must never get the trace itself."""
     img = np.array(block, dtype=np.float32, order="C", copy=True)
     nan = None
-    if img.dtype.kind == "f" and img.size and np.isnan(img.min()):
+    if img.size and np.isnan(img.min()):
         nan = np.isnan(img)
-        img[nan] = (lv[0] + lv[1]) / 2
+        img[nan] = 0.5 if kind == "weights" else 0.0
     return img, nan
-
-
-def image_array(matrix: np.ndarray, lv: tuple[float, float]) -> np.ndarray:
-    """One matrix as image_stack would hand it to ImageItem."""
-    return image_stack(matrix[None], lv)[0][0]
 
 
 def lut_index(values: np.ndarray, lv: tuple[float, float]) -> np.ndarray:

@@ -14,6 +14,7 @@ Grid of the GraphicsLayout (rows):
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 from typing import Optional
 
@@ -24,9 +25,9 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.panes import cell_format, colormaps, pane_text
-from app.panes.cell_overlay import TextFit, prints_numbers, runs
+from app.panes.cell_overlay import NO_RUNS, LazyRuns, TextFit, prints_numbers
 from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, AxisLabels, Heatmap, styled_axis
-from app.panes.pane_data import PaneData
+from app.panes.pane_data import PaneData, same_numbers
 
 R_EXPORT, R_TITLE, R_VIEW, R_AXIS = 0, 1, 2, 3
 BAR_WIDTH = 16
@@ -53,6 +54,26 @@ def bar_ticks(kind: str, lv: tuple[float, float]):
     if kind in ("count", "index") and lv[1] <= 10:
         return [[(float(i), str(i)) for i in range(int(lv[1]) + 1)], []]
     return None
+
+
+class _LazyDark:
+    """Text colour per cell for every matrix of a pane, worked out at the first paint."""
+
+    def __init__(self, data: PaneData, images: np.ndarray, nan, lv, pal: colormaps.Palette) -> None:
+        self._args = (data, images, nan, lv, pal)
+        self._dark: Optional[np.ndarray] = None
+
+    def get(self, m: int) -> np.ndarray:
+        if self._dark is None:
+            data, images, nan, lv, pal = self._args
+            idx = colormaps.lut_index(images, lv)
+            dark = pal.dark_text[idx]  # light cell -> dark text
+            if data.masked is not None and data.mask_style == "veil":
+                dark = np.where(data.masked[None], pal.dark_text_veiled[idx], dark)
+            if nan is not None:
+                dark |= nan  # "not computed" cells are light grey
+            self._dark = dark
+        return self._dark[m]
 
 
 class PaneCanvas(pg.GraphicsLayoutWidget):
@@ -97,6 +118,8 @@ class StepPane(QFrame):
         self._hover: Optional[tuple[int, int, int]] = None
         self._levels = (0.0, 1.0)
         self._natural_width = MIN_PANE_WIDTH
+        self._masked_runs = NO_RUNS  # kept while the mask stays the same
+        self._bar_key = None  # (kind, levels) the colour bar shows
         self.redraw_count = 0  # how many times new numbers were drawn (tests, benchmarks)
 
         self.title = QLabel()
@@ -147,6 +170,7 @@ class StepPane(QFrame):
             ax.setPen(pg.mkPen(AXIS_COLOUR))
             ax.setTextPen(pg.mkPen(AXIS_COLOUR))
         self.bar.axis.setStyle(tickFont=font)
+        self.bar.axis.enableAutoSIPrefix(False)  # else every new level re-renders its HTML label
 
     # ---- public ------------------------------------------------------------------------------
     @property
@@ -163,13 +187,15 @@ class StepPane(QFrame):
         self._ensure_heatmaps(lay.n_matrices)
         kind = lay.kind
         pal = colormaps.palette(kind)
-        lv = colormaps.levels(kind, data.block, data.masked if data.mask_style == "veil" else None)
+        # whole-pane arrays at once (a handful of numpy calls per pane, not per head); what
+        # only the painting needs (text colours, runs of marked cells) waits for a paint
+        images, nan = colormaps.image_stack(data.block, kind)
+        lv = colormaps.levels(kind, images, data.masked if data.mask_style == "veil" else None)
         self._levels = lv
-        # whole-pane arrays at once (a handful of numpy calls per pane, not per head)
-        images, nan = colormaps.image_stack(data.block, lv)
         text_fns = [self._text_fn(data, m) for m in range(lay.n_matrices)]
-        dark = self._dark_text(data, images, nan, lv, pal) if text_fns[0] is not None else None
-        mask_runs = runs(data.masked)
+        dark = _LazyDark(data, images, nan, lv, pal) if text_fns[0] is not None else None
+        if not same_numbers(data.masked, self._masked_runs.mask):
+            self._masked_runs = LazyRuns(data.masked)
         fit = TextFit(text_fns)
         veil = data.mask_style == "veil"
         for m in range(lay.n_matrices):
@@ -177,13 +203,15 @@ class StepPane(QFrame):
             hm.set_image(images[m], lv, pal.lut)
             hm.overlay.fit = fit
             hm.overlay.set_content(
-                text_fns[m], None if dark is None else dark[m],
-                runs(nan[m]) if nan is not None else runs(None), mask_runs, veil, lay.cols.group)
-        if self.bar.colorMap() is not pal.cmap:
-            self.bar.setColorMap(pal.cmap)
-        if tuple(self.bar.levels()) != lv:
+                text_fns[m], None if dark is None else functools.partial(dark.get, m),
+                LazyRuns(nan[m]) if nan is not None and nan[m].any() else NO_RUNS,
+                self._masked_runs, veil, lay.cols.group)
+        if self._bar_key != (kind, lv):
+            if self.bar.colorMap() is not pal.cmap:
+                self.bar.setColorMap(pal.cmap)
             self.bar.setLevels(lv)
             self.bar.axis.setTicks(bar_ticks(kind, lv))
+            self._bar_key = (kind, lv)
         if old is None or old.layout != lay:
             self._apply_texts()
         elif old.batch != data.batch:
@@ -198,6 +226,7 @@ class StepPane(QFrame):
             self._lang = lang
             if self._data is not None:
                 self._apply_texts()
+                self._arrange()
                 if self._hover is not None:
                     self._show_hover(*self._hover)
 
@@ -260,17 +289,6 @@ class StepPane(QFrame):
             return memo[digits]
 
         return text_fn
-
-    @staticmethod
-    def _dark_text(data: PaneData, images: np.ndarray, nan: Optional[np.ndarray], lv, pal: colormaps.Palette) -> np.ndarray:
-        """(n, rows, cols) bool: dark text on this cell (light cell, veiled mask, not computed)."""
-        idx = colormaps.lut_index(images, lv)
-        dark = pal.dark_text[idx]
-        if data.masked is not None and data.mask_style == "veil":
-            dark = np.where(data.masked[None], pal.dark_text_veiled[idx], dark)
-        if nan is not None:
-            dark |= nan
-        return dark
 
     def _apply_texts(self) -> None:
         d, lang = self._data, self._lang

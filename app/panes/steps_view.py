@@ -15,31 +15,16 @@ from PySide6.QtWidgets import QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QSc
 import attention
 from app.panes import pane_text
 from app.panes.flow_layout import FlowLayout
-from app.panes.pane_data import PaneData, pane_data, tokens_of
+from app.panes.pane_data import MASKED_STEPS, pane_data, same_numbers, tokens_of
 from app.panes.step_pane import StepPane
 
 BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 6px; font-size: 15px;"
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    if a is b:
-        return True
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
-
-
-def _same_data(new: PaneData, old: Optional[PaneData]) -> bool:
-    """Would drawing `new` change anything that `old` drew?"""
-    if old is None or new.layout != old.layout or new.batch != old.batch:
-        return False
-    if new.nan_label != old.nan_label or new.mask_style != old.mask_style:
-        return False
-    if (new.masked is None) != (old.masked is None):
-        return False
-    if new.masked is not None and not _same(new.masked, old.masked):
-        return False
-    return _same(new.block, old.block)
+def _batch_slice(trace: attention.Trace, step_id: str, batch: int) -> np.ndarray:
+    step = trace[step_id]
+    arr = step.numpy()
+    return arr[batch] if step.dims[0] == "B" else arr
 
 
 class StepsView(QWidget):
@@ -56,6 +41,7 @@ class StepsView(QWidget):
         self._stale_reason = ""
         self._panes: dict[str, StepPane] = {}  # every pane ever built, by step id
         self._order: list[str] = []  # the ones shown, in trace order
+        self._drawn: dict[str, tuple] = {}  # step id -> (frame, numbers, mask) last drawn
 
         self.heads_label = QLabel()
         self.heads_label.setStyleSheet("font-size: 15px;")
@@ -98,10 +84,15 @@ class StepsView(QWidget):
 
     # ---- contract ----------------------------------------------------------------------------
     def show_trace(self, trace: attention.Trace, scenario: attention.Scenario, batch: int = 0) -> None:
-        """Draw every step of `trace` for batch item `batch`; only changed panes are redrawn."""
+        """Draw every step of `trace` for batch item `batch`; only changed panes are redrawn.
+
+        A pane is redrawn when its per-batch numbers (and, for masked steps, the mask) differ
+        from the last ones it drew, or when what frames them changed (labels, heads, options)."""
+        n_batch = int(trace.options.get("batch", 1))
+        if not 0 <= batch < n_batch:
+            raise ValueError(f"batch: expected a batch item between 0 and {n_batch - 1}, got {batch}")
         qt, kt = tokens_of(scenario)
-        datas = [pane_data(trace, sid, batch, qt, kt) for sid in trace.ids]
-        ids = [d.layout.step_id for d in datas]
+        ids = list(trace.ids)
         if ids != self._order:
             self._set_order(ids)
         n_heads = int(trace.options.get("n_heads", 1))
@@ -112,10 +103,18 @@ class StepsView(QWidget):
                 self._focus = -1
                 self._sync_focus()
                 self.focusHeadChanged.emit(-1)
-        for d in datas:
-            pane = self._panes[d.layout.step_id]
-            if not _same_data(d, pane.data):
-                pane.show_data(d, self._lang, self._focus)
+        opts = trace.options
+        frame = (batch, qt, kt, n_heads, opts.get("scoring"), opts.get("mix"), opts.get("fill_value"))
+        mask = _batch_slice(trace, "extra.mask", batch) if "extra.mask" in trace else None
+        for step in trace.steps:
+            pane = self._panes[step.id]
+            raw = _batch_slice(trace, step.id, batch)
+            step_mask = mask if step.id in MASKED_STEPS else None
+            drawn = self._drawn.get(step.id)
+            if drawn is not None and drawn[0] == (frame, step.dims) and same_numbers(raw, drawn[1]) and same_numbers(step_mask, drawn[2]):
+                continue
+            pane.show_data(pane_data(trace, step.id, batch, qt, kt), self._lang, self._focus)
+            self._drawn[step.id] = ((frame, step.dims), raw, step_mask)
 
     def set_stale(self, stale: bool, reason: str = "") -> None:
         """Keep the last good result on screen, greyed, with the reason in a banner."""

@@ -1,14 +1,17 @@
 """The Inputs region: queries, keys, values (one batch item at a time) and the weights.
 
-One spreadsheet editor per tab.  The Weights tab edits whichever projection weight, bias or
-additive weight is chosen in its list (per head for the additive W_q and W_k).
+The first tab stacks the three input editors (so a class sees Q, K and V together); the
+Weights tab edits whichever projection weight, bias or additive weight is chosen in its list
+(per head for the additive W_q and W_k).
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
+from PySide6.QtWidgets import (
+    QApplication, QComboBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget,
+)
 
 from app.document import Document
 from app.models.matrix_ref import INPUTS, MatrixRef
@@ -35,8 +38,11 @@ class InputsPanel(QWidget):
         self.tabs = QTabWidget(self)
         self.editors: dict[str, MatrixEditor] = {}
         self.problem_labels: dict[str, ProblemLabel] = {}
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.setChildrenCollapsible(False)
         for path in INPUTS:
-            self.tabs.addTab(self._tab(path, MatrixRef(path, 0)), "")
+            self.splitter.addWidget(self._tab(path, MatrixRef(path, 0)))
+        self.tabs.addTab(self.splitter, "")
         self.tabs.addTab(self._weights_tab(), "")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -47,12 +53,13 @@ class InputsPanel(QWidget):
         self.sync()
 
     def _tab(self, key: str, ref: Optional[MatrixRef], extra: Optional[QWidget] = None) -> QWidget:
+        """An editor (with an optional bar above it) and the problem line under it."""
         page = QWidget(self)
         v = QVBoxLayout(page)
         v.setContentsMargins(2, 2, 2, 2)
         if extra is not None:
             v.addWidget(extra)
-        editor = MatrixEditor(self.doc, ref, parent=page)
+        editor = MatrixEditor(self.doc, ref, caption_above=extra is not None, parent=page)
         self.editors[key] = editor
         v.addWidget(editor, 1)
         label = ProblemLabel(page)
@@ -81,7 +88,12 @@ class InputsPanel(QWidget):
         return self.batch.value()
 
     def current_editor(self) -> MatrixEditor:
-        return list(self.editors.values())[self.tabs.currentIndex()]
+        """The editor holding the keyboard focus, else the one on the visible tab."""
+        focus = QApplication.focusWidget()
+        for editor in self.editors.values():
+            if focus is not None and editor.isAncestorOf(focus):
+                return editor
+        return self.editors["weights"] if self.tabs.currentIndex() == 1 else self.editors["queries"]
 
     def _set_batch(self, b: int) -> None:
         for path in INPUTS:
@@ -126,7 +138,7 @@ class InputsPanel(QWidget):
 
     def open_matrix(self, ref: MatrixRef) -> None:
         """Show `ref` (a weight) in the Weights tab."""
-        self.tabs.setCurrentIndex(3)
+        self.tabs.setCurrentIndex(1)
         i = self.weight_combo.findData(ref.path)
         if i >= 0:
             with QSignalBlocker(self.head):
@@ -156,15 +168,17 @@ class InputsPanel(QWidget):
     def _captions(self) -> None:
         sc = self.doc.scenario
         b = self.batch.value()
-        self.editors["queries"].set_caption(self.tr(
-            "Queries X_q of batch item {0}: one row per query position (L = {1}), one column per feature (d_model = {2})."
-        ).format(b, sc.L, sc.d_model))
-        self.editors["keys"].set_caption(self.tr(
-            "Keys X_k of batch item {0}: one row per key position (S = {1}), one column per feature ({2})."
-        ).format(b, sc.S, sc.keys.shape[2]))
-        self.editors["values"].set_caption(self.tr(
-            "Values X_v of batch item {0}: one row per key position (S = {1}), one column per feature ({2})."
-        ).format(b, sc.S, sc.values.shape[2]))
+        for path, title, rows, cols in (
+            ("queries", self.tr("Queries X_q"), sc.L, sc.d_model),
+            ("keys", self.tr("Keys X_k"), sc.S, sc.keys.shape[2]),
+            ("values", self.tr("Values X_v"), sc.S, sc.values.shape[2]),
+        ):
+            editor = self.editors[path]
+            editor.set_caption(self.tr("<b>{0}</b>: {1} positions x {2} features").format(title, rows, cols))
+            editor.caption.setToolTip(self.tr(
+                "{0} of batch item {1}: one row per position, one column per feature. "
+                "Type a number, paste a block from a spreadsheet, or use Fill."
+            ).format(title, b))
         ref = self.editors["weights"].model.ref
         m = self.editors["weights"].model.matrix()
         if ref is None or m is None:
@@ -198,8 +212,8 @@ class InputsPanel(QWidget):
         tip = self.tr("Which batch item the editors and the step panes show (0 = the first)")
         self.batch.setToolTip(tip)
         self.batch_label.setToolTip(tip)
-        for i, text in enumerate((self.tr("Queries"), self.tr("Keys"), self.tr("Values"), self.tr("Weights"))):
-            self.tabs.setTabText(i, text)
+        self.tabs.setTabText(0, self.tr("Queries, keys, values"))
+        self.tabs.setTabText(1, self.tr("Weights"))
         self.weight_label.setText(self.tr("Matrix"))
         self.weight_combo.setToolTip(self.tr("Which weight to edit; switch projections on under Parameters > Projections"))
         self.head_label.setText(self.tr("head"))

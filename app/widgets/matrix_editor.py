@@ -32,6 +32,7 @@ class MatrixTable(QTableView):
 
     copy_requested = Signal()
     paste_requested = Signal()
+    clear_requested = Signal()  # Delete: the selected cells become 0 (one undo step)
 
     def __init__(self, parent: Optional[QWidget] = None):
         super().__init__(parent)
@@ -54,6 +55,8 @@ class MatrixTable(QTableView):
             self.copy_requested.emit()
         elif event.matches(QKeySequence.StandardKey.Paste):
             self.paste_requested.emit()
+        elif event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.state() != QAbstractItemView.State.EditingState:
+            self.clear_requested.emit()
         else:
             super().keyPressEvent(event)
 
@@ -64,7 +67,7 @@ class MatrixEditor(QWidget):
     message = Signal(str)  # also shown in the status bar by the window
 
     def __init__(self, doc: Document, ref: Optional[MatrixRef] = None, compact: bool = False,
-                 parent: Optional[QWidget] = None):
+                 caption_above: bool = False, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.doc = doc
         self.model = MatrixModel(doc, ref, self)
@@ -79,11 +82,17 @@ class MatrixEditor(QWidget):
         self.message_label.hide()
         self.seed = QSpinBox(self)
         self.seed.setRange(0, 2**31 - 1)
+        self.seed.setMaximumWidth(80)
         self._build_actions()
         self._build_toolbar(compact)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.caption)
+        layout.setSpacing(2)
+        if caption_above:  # long captions (weights) get their own line
+            layout.addWidget(self.caption)
+            self.toolbar.insertStretch(0, 1)
+        else:
+            self.toolbar.insertWidget(0, self.caption, 1)
         layout.addLayout(self.toolbar)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.message_label)
@@ -91,6 +100,11 @@ class MatrixEditor(QWidget):
         self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.copy_requested.connect(self.copy)
         self.table.paste_requested.connect(self.paste)
+        self.table.clear_requested.connect(self.clear_selection)
+        self.compact = compact
+        if compact:
+            self.model.modelReset.connect(self._fit_height)
+            self._fit_height()
         self.model.rejected.connect(self.show_message)
         self.model.dataChanged.connect(self._clear_message)
         self.retranslate()
@@ -125,7 +139,6 @@ class MatrixEditor(QWidget):
         for w in (self.copy_button, self.paste_button, self.fill_button, self.seed_label, self.seed):
             self.toolbar.addWidget(w)
             w.setVisible(not compact)
-        self.toolbar.addStretch(1)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -152,6 +165,14 @@ class MatrixEditor(QWidget):
             act.setText(names[kind])
         self.seed_label.setText(self.tr("seed"))
         self.seed.setToolTip(self.tr("Seed of the random fills: the same seed gives the same numbers"))
+
+    def _fit_height(self) -> None:
+        """A compact editor (valid lengths) is only as tall as its few rows, up to 6 of them."""
+        rows = min(max(self.model.rowCount(), 1), 6)
+        frame = 2 * self.table.frameWidth()
+        header = self.table.horizontalHeader().sizeHint().height()
+        scroll = self.table.horizontalScrollBar().sizeHint().height() if self.model.columnCount() > 4 else 0
+        self.table.setFixedHeight(header + rows * ROW_HEIGHT + frame + scroll)
 
     # ---- binding -----------------------------------------------------------------------------
     def set_ref(self, ref: Optional[MatrixRef]) -> None:
@@ -241,7 +262,13 @@ class MatrixEditor(QWidget):
         block = fill_block(kind, (h, w), self.seed.value())
         if self.model.ref.integer:
             block = np.clip(np.round(block), 0, None)
-        self.doc.set_block(self.model.ref, r, c, block, self.tr("Fill {0}").format(kind))
+        what = self.fill_actions[(kind, whole)].text()
+        self.doc.set_block(self.model.ref, r, c, block, self.tr("Fill: {0}").format(what))
+
+    def clear_selection(self) -> None:
+        """Delete key: zeros in the selection (valid lengths are left alone: 0 would mask everything)."""
+        if self.model.ref is not None and not self.model.ref.integer and self.selected_rect() is not None:
+            self.fill("zeros")
 
     def _context_menu(self, pos) -> None:
         menu = QMenu(self)

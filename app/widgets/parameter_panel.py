@@ -154,7 +154,6 @@ class ParameterPanel(QWidget):
         mode.currentIndexChanged.connect(self._set_valid_mode)
         self._row(form, "valid_mode", mode, problem=False)
         self.valid_editor = MatrixEditor(self.doc, MatrixRef("valid_lens"), compact=True, parent=self)
-        self.valid_editor.setMaximumHeight(150)
         form.addRow(self.valid_editor)
         self._problem(form, "valid_lens")
         fill = QComboBox(self)
@@ -220,7 +219,7 @@ class ParameterPanel(QWidget):
 
     def _set_head_width(self, field: str, value: int) -> None:
         new = edits.with_fields(self.doc.scenario, **{field: int(value) or None})
-        self.doc.replace(new, self.tr("Change {0}").format(field), merge_key=field)
+        self.doc.replace(new, self.tr("Change {0}").format(self.labels[field].text()), merge_key=field)
 
     def _set_hidden(self, value: int) -> None:
         if self.doc.scenario.additive is not None:
@@ -249,10 +248,11 @@ class ParameterPanel(QWidget):
 
     def _set_projection(self, name: str, on: bool) -> None:
         text = self.tr("Use {0} weight") if on else self.tr("Remove {0} weight")
-        self.doc.replace(edits.with_projection(self.doc.scenario, name, on), text.format(name))
+        self.doc.replace(edits.with_projection(self.doc.scenario, name, on), text.format(self.labels[f"projections.{name}"].text()))
 
     def _set_bias(self, name: str, on: bool) -> None:
-        self.doc.replace(edits.with_bias(self.doc.scenario, name, on), self.tr("Change {0} bias").format(name))
+        self.doc.replace(edits.with_bias(self.doc.scenario, name, on),
+                         self.tr("Change {0} bias").format(self.labels[f"projections.{name}"].text()))
 
     # ---- document -> controls ------------------------------------------------------------------
     def sync(self) -> None:
@@ -330,7 +330,13 @@ class ParameterPanel(QWidget):
     def show_problems(self, lines: list[str]) -> list[str]:
         """Put each line under its control; return the lines that belong elsewhere."""
         grouped = group_by_control(lines)
+        hidden_with = {"factor": self.sparse_box, "seed": self.sparse_box, "mix": self.sparse_box,
+                       "additive": self.additive_box}
         for key, label in self.problem_labels.items():
+            box = hidden_with.get(key)
+            if box is not None and box.isHidden():
+                label.set_lines([])  # its control is not on screen: the window shows the line instead
+                continue
             label.set_lines(grouped.pop(key, []))
         return [line for group in grouped.values() for line in group]
 
@@ -345,58 +351,57 @@ class ParameterPanel(QWidget):
         super().changeEvent(event)
 
     def retranslate(self) -> None:
-        tr = self.tr
-        titles = {"sizes": tr("Sizes"), "heads": tr("Heads"), "scoring": tr("Scoring"), "mask": tr("Mask"),
-                  "projections": tr("Projections (nn.Linear weights)"), "compute": tr("Computation")}
+        titles = {"sizes": self.tr("Sizes"), "heads": self.tr("Heads"), "scoring": self.tr("Scoring"), "mask": self.tr("Mask"),
+                  "projections": self.tr("Projections (nn.Linear weights)"), "compute": self.tr("Computation")}
         for key, box in self.groups.items():
             box.setTitle(titles[key])
         texts = {
-            "batch": (tr("Batch size B"), tr("How many independent examples are computed at once. The editors show one batch item at a time (chosen above them).")),
-            "L": (tr("Queries L"), tr("Number of query positions: the rows of the queries matrix.")),
-            "S": (tr("Keys S"), tr("Number of key/value positions: the rows of the keys and values matrices.")),
-            "d_model": (tr("d_model (query width)"), tr("Width of each query vector. With d_keys and d_values on auto, each head gets d_model / H columns.")),
-            "key_width": (tr("Key width"), tr("Width of each key vector before the key projection (Time-Series-Library uses d_model).")),
-            "value_width": (tr("Value width"), tr("Width of each value vector before the value projection (Time-Series-Library uses d_model).")),
-            "n_heads": (tr("Heads H"), tr("Number of attention heads. Head h owns columns h*d_k to (h+1)*d_k-1 of the projected queries and keys.")),
-            "d_keys": (tr("d_keys per head"), tr("Query/key width of each head. auto = d_model / H, Time-Series-Library's default.")),
-            "d_values": (tr("d_values per head"), tr("Value width of each head. auto = d_model / H, Time-Series-Library's default.")),
-            "scoring": (tr("Scoring"), tr("How a query and a key give a score: scaled dot product q.k/sqrt(d_k), plain dot product q.k, additive w_v^T tanh(W_q q + W_k k) (d2l), or Informer's ProbSparse (only the top queries get full attention).")),
-            "scale": (tr("Scale"), tr("Number the scores are multiplied by. auto = 1/sqrt(d_k) for scaled dot product and ProbSparse, 1 for dot product and additive. Untick auto to type your own.")),
-            "hidden": (tr("Hidden size"), tr("Additive attention: width of W_q q + W_k k before tanh.")),
-            "factor": (tr("Factor c"), tr("ProbSparse: samples c*ceil(ln S) keys per query and keeps the top c*ceil(ln L) queries.")),
-            "seed": (tr("Sampling seed"), tr("ProbSparse: seed of the random key sample; the same seed gives the same sample as torch.manual_seed before Informer's forward.")),
-            "mix": (tr("Mix heads (TSL)"), tr("ProbSparse: reproduce Time-Series-Library's view of (B,H,L,D) as (B,L,H*D) without a transpose, which mixes positions and heads.")),
-            "causal": (tr("Causal"), tr("Hide later keys: query l may only attend to keys s <= l.")),
-            "valid_mode": (tr("Valid lengths"), tr("d2l valid lengths: key s is hidden when s >= the length. None, one length per batch item, or one per batch item and query row. Edit them in the small table.")),
-            "fill_value": (tr("Fill value"), tr("What masked scores become before softmax: -1e6 (d2l; a fully masked row becomes uniform) or -inf (a fully masked row becomes NaN).")),
-            "device": (tr("Device"), tr("Where the engine computes: CPU, or CUDA when this machine has a usable GPU.")),
-            "dtype": (tr("Precision"), tr("float64 matches hand calculation; float32 is what models usually run in.")),
+            "batch": (self.tr("Batch size B"), self.tr("How many independent examples are computed at once. The editors show one batch item at a time (chosen above them).")),
+            "L": (self.tr("Queries L"), self.tr("Number of query positions: the rows of the queries matrix.")),
+            "S": (self.tr("Keys S"), self.tr("Number of key/value positions: the rows of the keys and values matrices.")),
+            "d_model": (self.tr("d_model (query width)"), self.tr("Width of each query vector. With d_keys and d_values on auto, each head gets d_model / H columns.")),
+            "key_width": (self.tr("Key width"), self.tr("Width of each key vector before the key projection (Time-Series-Library uses d_model).")),
+            "value_width": (self.tr("Value width"), self.tr("Width of each value vector before the value projection (Time-Series-Library uses d_model).")),
+            "n_heads": (self.tr("Heads H"), self.tr("Number of attention heads. Head h owns columns h*d_k to (h+1)*d_k-1 of the projected queries and keys.")),
+            "d_keys": (self.tr("d_keys per head"), self.tr("Query/key width of each head. auto = d_model / H, Time-Series-Library's default.")),
+            "d_values": (self.tr("d_values per head"), self.tr("Value width of each head. auto = d_model / H, Time-Series-Library's default.")),
+            "scoring": (self.tr("Scoring"), self.tr("How a query and a key give a score: scaled dot product q.k/sqrt(d_k), plain dot product q.k, additive w_v^T tanh(W_q q + W_k k) (d2l), or Informer's ProbSparse (only the top queries get full attention).")),
+            "scale": (self.tr("Scale"), self.tr("Number the scores are multiplied by. auto = 1/sqrt(d_k) for scaled dot product and ProbSparse, 1 for dot product and additive. Untick auto to type your own.")),
+            "hidden": (self.tr("Hidden size"), self.tr("Additive attention: width of W_q q + W_k k before tanh.")),
+            "factor": (self.tr("Factor c"), self.tr("ProbSparse: samples c*ceil(ln S) keys per query and keeps the top c*ceil(ln L) queries.")),
+            "seed": (self.tr("Sampling seed"), self.tr("ProbSparse: seed of the random key sample; the same seed gives the same sample as torch.manual_seed before Informer's forward.")),
+            "mix": (self.tr("Mix heads (TSL)"), self.tr("ProbSparse: reproduce Time-Series-Library's view of (B,H,L,D) as (B,L,H*D) without a transpose, which mixes positions and heads.")),
+            "causal": (self.tr("Causal"), self.tr("Hide later keys: query l may only attend to keys s <= l.")),
+            "valid_mode": (self.tr("Valid lengths"), self.tr("d2l valid lengths: key s is hidden when s >= the length. None, one length per batch item, or one per batch item and query row. Edit them in the small table.")),
+            "fill_value": (self.tr("Fill value"), self.tr("What masked scores become before softmax: -1e6 (d2l; a fully masked row becomes uniform) or -inf (a fully masked row becomes NaN).")),
+            "device": (self.tr("Device"), self.tr("Where the engine computes: CPU, or CUDA when this machine has a usable GPU.")),
+            "dtype": (self.tr("Precision"), self.tr("float64 matches hand calculation; float32 is what models usually run in.")),
         }
         for key, (text, tip) in texts.items():
             self.labels[key].setText(text)
             self.labels[key].setToolTip(tip)
             self.controls[key].setToolTip(tip)
-        self.controls["d_keys"].setSpecialValueText(tr("auto"))
-        self.controls["d_values"].setSpecialValueText(tr("auto"))
-        self.scale_auto.setText(tr("auto"))
+        self.controls["d_keys"].setSpecialValueText(self.tr("auto"))
+        self.controls["d_values"].setSpecialValueText(self.tr("auto"))
+        self.scale_auto.setText(self.tr("auto"))
         self.scale_auto.setToolTip(texts["scale"][1])
         self.scale_spin.setToolTip(texts["scale"][1])
-        for i, text in enumerate((tr("Scaled dot product"), tr("Dot product"), tr("Additive (d2l)"), tr("ProbSparse (Informer)"))):
+        for i, text in enumerate((self.tr("Scaled dot product"), self.tr("Dot product"), self.tr("Additive (d2l)"), self.tr("ProbSparse (Informer)"))):
             self.controls["scoring"].setItemText(i, text)
-        for i, text in enumerate((tr("none"), tr("one per batch item"), tr("one per query row"))):
+        for i, text in enumerate((self.tr("none"), self.tr("one per batch item"), self.tr("one per query row"))):
             self.controls["valid_mode"].setItemText(i, text)
-        names = {"query": tr("Query W_Q"), "key": tr("Key W_K"), "value": tr("Value W_V"), "out": tr("Output W_O")}
+        names = {"query": self.tr("Query W_Q"), "key": self.tr("Key W_K"), "value": self.tr("Value W_V"), "out": self.tr("Output W_O")}
         for name in PROJECTIONS:
             self.labels[f"projections.{name}"].setText(names[name])
-            self.weight_checks[name].setText(tr("use weight"))
-            self.weight_checks[name].setToolTip(tr("Off: no projection (identity), as in d2l's scoring functions. On: an nn.Linear weight (out x in) you can edit; it starts as an identity-like matrix."))
-            self.bias_checks[name].setText(tr("use bias"))
-            self.bias_checks[name].setToolTip(tr("Add a bias vector to this projection (it starts at zero)."))
-            self.edit_buttons[name].setText(tr("Edit"))
-            self.edit_buttons[name].setToolTip(tr("Open this weight (and its bias) in the spreadsheet editor"))
+            self.weight_checks[name].setText(self.tr("use weight"))
+            self.weight_checks[name].setToolTip(self.tr("Off: no projection (identity), as in d2l's scoring functions. On: an nn.Linear weight (out x in) you can edit; it starts as an identity-like matrix."))
+            self.bias_checks[name].setText(self.tr("use bias"))
+            self.bias_checks[name].setToolTip(self.tr("Add a bias vector to this projection (it starts at zero)."))
+            self.edit_buttons[name].setText(self.tr("Edit"))
+            self.edit_buttons[name].setToolTip(self.tr("Open this weight (and its bias) in the spreadsheet editor"))
         for name, b in self.additive_buttons.items():
-            b.setText(tr("Edit {0}").format(name))
-            b.setToolTip(tr("Open the additive weight {0} in the spreadsheet editor").format(name))
+            b.setText(self.tr("Edit {0}").format(name))
+            b.setToolTip(self.tr("Open the additive weight {0} in the spreadsheet editor").format(name))
         device = self.controls["device"]
         for i in range(device.count()):
             device.setItemText(i, self._device_text(device.itemData(i)))

@@ -248,6 +248,19 @@ def test_background_compute_delivers_only_the_newest(window, check_panes):
     check_panes(window)
 
 
+def test_delete_key_zeroes_the_selection(window, qtbot):
+    from PySide6.QtCore import Qt
+
+    editor = window.inputs.editors["values"]
+    before = window.document.scenario.values.copy()
+    editor.select_rect(0, 0, 2, 2)
+    qtbot.keyClick(editor.table, Qt.Key.Key_Delete)
+    after = window.document.scenario.values
+    assert not after[0, :2, :2].any() and before[0, :2, :2].any()
+    before[0, :2, :2] = 0
+    assert np.array_equal(after, before) and window.document.undo_stack.count() == 1
+
+
 def test_copy_writes_tsv(window):
     editor = window.inputs.editors["queries"]
     editor.select_rect(0, 0, 2, 4)
@@ -272,3 +285,34 @@ def test_excepthook_shows_the_error_and_keeps_the_work(window):
         assert window.document.scenario is before
     finally:
         sys.excepthook, __import__("threading").excepthook = saved
+
+
+def test_a_problem_whose_control_is_hidden_goes_to_the_message_bar(window):
+    import dataclasses
+
+    window.document.load(dataclasses.replace(window.document.scenario, mix=True), None)  # mix without ProbSparse
+    window.recompute.wait_idle()
+    assert [line for line in window.message_bar.lines() if line.startswith("mix:")]
+    assert window.view._stale
+
+
+def test_worker_thread_errors_reach_the_window(window, qtbot):
+    import sys
+    import threading
+
+    from app.application import install_excepthook
+
+    saved = sys.excepthook, threading.excepthook
+    try:
+        install_excepthook(window.show_error)
+
+        def fail():
+            raise ValueError("from a worker")
+
+        t = threading.Thread(target=fail)
+        t.start()
+        t.join()
+        qtbot.waitUntil(lambda: bool(window.message_bar.lines()), timeout=5000)
+        assert "ValueError: from a worker" in window.message_bar.lines()[0]
+    finally:
+        sys.excepthook, threading.excepthook = saved

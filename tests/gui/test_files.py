@@ -10,6 +10,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QMessageBox
 
+import attention
 import resources
 from attention import ScenarioError, scenario_io
 from attention.scenario import same
@@ -154,14 +155,27 @@ def test_recent_files_and_geometry_persist(window, tmp_path, make_window, settin
     assert settings.geometry() is not None
 
 
-def test_export_pane_and_step_go_through_the_exporters(window, tmp_path, monkeypatch):
-    calls = []
-    import app.main_window as mw
+def test_export_pane_image_and_step_csv(window, tmp_path):
+    from PySide6.QtGui import QImage
 
-    monkeypatch.setattr(mw, "export_pane_image", lambda view, sid, path: calls.append(("png", sid, path)))
-    monkeypatch.setattr(mw, "step_to_csv", lambda trace, sid, b, path: calls.append(("csv", sid, path)))
-    window.ask_choice = lambda title, label, items: items.index(next(i for i in items if "(scores)" in i))
-    window.ask_save_path = lambda *a: str(tmp_path / "out")
+    window.ask_choice = lambda title, label, items: items.index(next(i for i in items if "(attention_weights)" in i))
+    window.ask_save_path = lambda *a: str(tmp_path / "weights")
     assert window.export_pane()
+    image = QImage(str(tmp_path / "weights.png"))
+    assert not image.isNull() and image.width() > 100
+    window.ask_save_path = lambda *a: str(tmp_path / "weights.svg")
+    assert window.export_pane()
+    assert (tmp_path / "weights.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    window.ask_save_path = lambda *a: str(tmp_path / "weights")
     assert window.export_csv()
-    assert calls == [("png", "scores", str(tmp_path / "out") + ".png"), ("csv", "scores", str(tmp_path / "out") + ".csv")]
+    text = (tmp_path / "weights.csv").read_text(encoding="utf-8")
+    assert "t1" in text  # the toy's token labels
+    weights = attention.run(window.document.scenario).array("attention_weights")[0, 0]
+    assert repr(float(weights[0, 0])) in text
+
+
+def test_export_failures_are_messages(window, tmp_path):
+    window.ask_choice = lambda title, label, items: 0
+    window.ask_save_path = lambda *a: str(tmp_path / "missing-folder" / "x.png")
+    assert not window.export_pane()
+    assert "x.png" in window.message_bar.title() and window.message_bar.lines()

@@ -212,7 +212,7 @@ def test_text_is_dark_on_light_cells_and_light_on_dark_ones(view, qtbot):
     pane = view.pane("attention_weights")
     qtbot.wait(10)
     overlay = pane.heatmaps[0].overlay
-    dark = overlay._dark.reshape(4, 4)
+    dark = overlay.dark_text()
     assert dark[0, 0]  # weight 1: viridis' yellow end
     assert not dark[3, 1]  # weight 0.038: viridis' dark purple end
     assert dark[0, 3]  # masked (weight 0) but washed out by the mask veil
@@ -380,3 +380,37 @@ def test_eight_heads_classroom_size_draws(view):
     assert view.pane("scores").visible_heads() == list(range(8))
     for s, w in zip(view.displayed_arrays("head_split.value"), cut(trace, "head_split.value", 0)):
         np.testing.assert_array_equal(s, w.astype(np.float32))
+
+
+def test_wheel_over_a_heatmap_is_left_to_the_list(view, qtbot):
+    """The canvas ignores the wheel (so Qt hands a real wheel event on to the scroll area) and
+    the heatmap never zooms.  Qt does not propagate synthesized wheel events, so the hand-over
+    itself is Qt's and is not driven here."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    show(view, random_scenario(L=8, S=8))
+    qtbot.wait(20)
+    pane = view.pane("projection.query")
+    ranges = pane.heatmaps[0].vb.viewRange()
+    vp = pane.canvas.viewport()
+    at = QPointF(vp.width() / 2, vp.height() / 2)
+    ev = QWheelEvent(at, QPointF(vp.mapToGlobal(at.toPoint())), QPoint(0, 0), QPoint(0, -120),
+                     Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(vp, ev)
+    assert not ev.isAccepted()
+    assert pane.heatmaps[0].vb.viewRange() == ranges
+    bar = view.scroll.verticalScrollBar()
+    assert bar.maximum() > 0  # the list itself scrolls
+    vp = view.scroll.viewport()
+    ev = QWheelEvent(QPointF(10, 10), QPointF(vp.mapToGlobal(QPoint(10, 10))), QPoint(0, 0), QPoint(0, -120),
+                     Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(vp, ev)
+    assert bar.value() > 0
+
+
+def test_boolean_colour_bar_reads_false_and_true(view):
+    show(view, toy(causal=True))
+    ticks = view.pane("extra.mask").bar.axis._tickLevels
+    assert ticks[0] == [(0.0, "F"), (1.0, "T")]

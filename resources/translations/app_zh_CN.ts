@@ -1,0 +1,829 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+  <context>
+    <name>InputsPanel</name>
+    <message>
+      <source>W_{0}: {1} projection weight</source>
+      <translation>W_{0}：{1}投影权重</translation>
+    </message>
+    <message>
+      <source>b_{0}: {1} projection bias</source>
+      <translation>b_{0}：{1}投影偏置</translation>
+    </message>
+    <message>
+      <source>additive {0}</source>
+      <translation>加性注意力 {0}</translation>
+    </message>
+    <message>
+      <source>query</source>
+      <translation>查询</translation>
+    </message>
+    <message>
+      <source>key</source>
+      <translation>键</translation>
+    </message>
+    <message>
+      <source>value</source>
+      <translation>值</translation>
+    </message>
+    <message>
+      <source>output</source>
+      <translation>输出</translation>
+    </message>
+    <message>
+      <source>Queries X_q</source>
+      <translation>查询 X_q</translation>
+    </message>
+    <message>
+      <source>Keys X_k</source>
+      <translation>键 X_k</translation>
+    </message>
+    <message>
+      <source>Values X_v</source>
+      <translation>值 X_v</translation>
+    </message>
+    <message>
+      <source>&lt;b&gt;{0}&lt;/b&gt;: {1} positions x {2} features</source>
+      <translation>&lt;b&gt;{0}&lt;/b&gt;：{1} 个位置 × {2} 个特征</translation>
+    </message>
+    <message>
+      <source>{0} of batch item {1}: one row per position, one column per feature. Type a number, paste a block from a spreadsheet, or use Fill.</source>
+      <translation>批次第 {1} 项的{0}：每行一个位置，每列一个特征。可直接输入数字、从电子表格粘贴一块，或使用“填充”。</translation>
+    </message>
+    <message>
+      <source>No weights: every projection is off (identity). Switch one on under Parameters &gt; Projections.</source>
+      <translation>没有权重：所有投影都已关闭（恒等映射）。可在“参数 &gt; 投影”中打开。</translation>
+    </message>
+    <message>
+      <source>W_{0}: {1} x {2}, one row per output feature and one column per input feature; the projection computes X W_{0}^T + b_{0}.</source>
+      <translation>W_{0}：{1} × {2}，每行一个输出特征，每列一个输入特征；投影计算 X W_{0}^T + b_{0}。</translation>
+    </message>
+    <message>
+      <source>b_{0}: {1} numbers, added to every projected row.</source>
+      <translation>b_{0}：{1} 个数，加到投影结果的每一行上。</translation>
+    </message>
+    <message>
+      <source>additive w_v: one row per head, one column per hidden unit; score = w_v . tanh(W_q q + W_k k).</source>
+      <translation>加性注意力 w_v：每行一个头，每列一个隐藏单元；分数 = w_v · tanh(W_q q + W_k k)。</translation>
+    </message>
+    <message>
+      <source>{0} of head {1}: {2} x {3} (hidden x head width).</source>
+      <translation>第 {1} 头的 {0}：{2} × {3}（隐藏单元数 × 每头宽度）。</translation>
+    </message>
+    <message>
+      <source>Batch item</source>
+      <translation>批次项</translation>
+    </message>
+    <message>
+      <source>Which batch item the editors and the step panes show (0 = the first)</source>
+      <translation>编辑器和各步骤面板显示哪一个批次项（0 = 第一个）</translation>
+    </message>
+    <message>
+      <source>Queries, keys, values</source>
+      <translation>查询、键、值</translation>
+    </message>
+    <message>
+      <source>Weights</source>
+      <translation>权重</translation>
+    </message>
+    <message>
+      <source>Matrix</source>
+      <translation>矩阵</translation>
+    </message>
+    <message>
+      <source>Which weight to edit; switch projections on under Parameters &gt; Projections</source>
+      <translation>要编辑的权重；投影可在“参数 &gt; 投影”中打开</translation>
+    </message>
+    <message>
+      <source>head</source>
+      <translation>头</translation>
+    </message>
+    <message>
+      <source>Which head's additive weights to edit</source>
+      <translation>编辑哪个头的加性注意力权重</translation>
+    </message>
+  </context>
+  <context>
+    <name>MainWindow</name>
+    <message>
+      <source>Note</source>
+      <translation>提示</translation>
+    </message>
+    <message>
+      <source>Computed all steps in {0:.0f} ms</source>
+      <translation>已计算全部步骤，用时 {0:.0f} 毫秒</translation>
+    </message>
+    <message>
+      <source>Cannot compute this scenario</source>
+      <translation>无法计算此场景</translation>
+    </message>
+    <message>
+      <source>(and {0} more; see the messages next to the controls)</source>
+      <translation>（另有 {0} 条；见各控件旁的提示）</translation>
+    </message>
+    <message>
+      <source>Computing...</source>
+      <translation>正在计算……</translation>
+    </message>
+    <message>
+      <source>computing</source>
+      <translation>正在计算</translation>
+    </message>
+    <message>
+      <source>Unsaved changes</source>
+      <translation>未保存的更改</translation>
+    </message>
+    <message>
+      <source>"{0}" has changes that are not saved. Save them first?</source>
+      <translation>“{0}”有未保存的更改。要先保存吗？</translation>
+    </message>
+    <message>
+      <source>Open scenario</source>
+      <translation>打开场景</translation>
+    </message>
+    <message>
+      <source>Scenario files (*.json);;All files (*)</source>
+      <translation>场景文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <source>Could not open {0}; the current scenario is unchanged.</source>
+      <translation>无法打开 {0}；当前场景保持不变。</translation>
+    </message>
+    <message>
+      <source>Opened {0}</source>
+      <translation>已打开 {0}</translation>
+    </message>
+    <message>
+      <source>Could not open the preset {0}</source>
+      <translation>无法打开预设 {0}</translation>
+    </message>
+    <message>
+      <source>Save scenario as</source>
+      <translation>场景另存为</translation>
+    </message>
+    <message>
+      <source>Scenario files (*.json)</source>
+      <translation>场景文件 (*.json)</translation>
+    </message>
+    <message>
+      <source>Could not save {0}; nothing was written.</source>
+      <translation>无法保存 {0}；没有写入任何内容。</translation>
+    </message>
+    <message>
+      <source>Saved {0}</source>
+      <translation>已保存 {0}</translation>
+    </message>
+    <message>
+      <source>Something went wrong; your work is kept.</source>
+      <translation>出现了意外错误；你的工作已保留。</translation>
+    </message>
+    <message>
+      <source>Nothing to export yet: no step has been computed.</source>
+      <translation>还没有可导出的内容：尚未计算出任何步骤。</translation>
+    </message>
+    <message>
+      <source>Export pane as image</source>
+      <translation>将面板导出为图片</translation>
+    </message>
+    <message>
+      <source>Pane</source>
+      <translation>面板</translation>
+    </message>
+    <message>
+      <source>PNG image (*.png);;SVG drawing (*.svg)</source>
+      <translation>PNG 图片 (*.png);;SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+      <source>Export step as CSV</source>
+      <translation>将步骤导出为 CSV</translation>
+    </message>
+    <message>
+      <source>Step</source>
+      <translation>步骤</translation>
+    </message>
+    <message>
+      <source>CSV files (*.csv)</source>
+      <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+      <source>Could not export {0}</source>
+      <translation>无法导出 {0}</translation>
+    </message>
+    <message>
+      <source>Exported {0}</source>
+      <translation>已导出 {0}</translation>
+    </message>
+    <message>
+      <source>Could not open {0}</source>
+      <translation>无法打开 {0}</translation>
+    </message>
+    <message>
+      <source>file: it no longer exists</source>
+      <translation>文件：已不存在</translation>
+    </message>
+    <message>
+      <source>&amp;File</source>
+      <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+      <source>&amp;Edit</source>
+      <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+      <source>&amp;View</source>
+      <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+      <source>Language</source>
+      <translation>语言</translation>
+    </message>
+    <message>
+      <source>Open preset</source>
+      <translation>打开预设</translation>
+    </message>
+    <message>
+      <source>Recent files</source>
+      <translation>最近的文件</translation>
+    </message>
+    <message>
+      <source>&amp;New</source>
+      <translation>新建(&amp;N)</translation>
+    </message>
+    <message>
+      <source>Start a small fresh scenario</source>
+      <translation>新建一个小的空白场景</translation>
+    </message>
+    <message>
+      <source>&amp;Open...</source>
+      <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+      <source>Open a scenario file (.json)</source>
+      <translation>打开场景文件（.json）</translation>
+    </message>
+    <message>
+      <source>&amp;Save</source>
+      <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+      <source>Save the scenario</source>
+      <translation>保存场景</translation>
+    </message>
+    <message>
+      <source>Save &amp;As...</source>
+      <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+      <source>Save the scenario under a new name</source>
+      <translation>以新文件名保存场景</translation>
+    </message>
+    <message>
+      <source>Export pane as PNG or SVG...</source>
+      <translation>将面板导出为 PNG 或 SVG…</translation>
+    </message>
+    <message>
+      <source>Save one step pane as an image</source>
+      <translation>把一个步骤面板保存为图片</translation>
+    </message>
+    <message>
+      <source>Export step as CSV...</source>
+      <translation>将步骤导出为 CSV…</translation>
+    </message>
+    <message>
+      <source>Save the numbers of one step as a table</source>
+      <translation>把一个步骤的数值保存为表格</translation>
+    </message>
+    <message>
+      <source>&amp;Quit</source>
+      <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+      <source>Close the window</source>
+      <translation>关闭窗口</translation>
+    </message>
+    <message>
+      <source>&amp;Copy cells</source>
+      <translation>复制单元格(&amp;C)</translation>
+    </message>
+    <message>
+      <source>Copy the selected cells as tab-separated text</source>
+      <translation>将选中的单元格复制为制表符分隔的文本</translation>
+    </message>
+    <message>
+      <source>&amp;Paste cells</source>
+      <translation>粘贴单元格(&amp;P)</translation>
+    </message>
+    <message>
+      <source>Paste a spreadsheet block at the current cell</source>
+      <translation>在当前单元格处粘贴电子表格中的一块数据</translation>
+    </message>
+    <message>
+      <source>&amp;Undo</source>
+      <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+      <source>&amp;Redo</source>
+      <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+      <source>Parameters</source>
+      <translation>参数</translation>
+    </message>
+    <message>
+      <source>Inputs</source>
+      <translation>输入</translation>
+    </message>
+    <message>
+      <source>Steps</source>
+      <translation>计算步骤</translation>
+    </message>
+    <message>
+      <source>Untitled</source>
+      <translation>未命名</translation>
+    </message>
+    <message>
+      <source>{0}[*] - Attention Explorer</source>
+      <translation>{0}[*] - 注意力机制探索器</translation>
+    </message>
+  </context>
+  <context>
+    <name>MatrixEditor</name>
+    <message>
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <source>Copy the selected cells as tab-separated text (paste into Excel, LibreOffice or Google Sheets)</source>
+      <translation>将选中的单元格复制为制表符分隔的文本（可粘贴到 Excel、LibreOffice 或 Google 表格）</translation>
+    </message>
+    <message>
+      <source>Paste</source>
+      <translation>粘贴</translation>
+    </message>
+    <message>
+      <source>Paste a block copied from a spreadsheet (tab- or comma-separated) at the current cell; one undo step</source>
+      <translation>在当前单元格处粘贴从电子表格复制的一块数据（制表符或逗号分隔）；整体只算一步撤销</translation>
+    </message>
+    <message>
+      <source>Fill</source>
+      <translation>填充</translation>
+    </message>
+    <message>
+      <source>Fill the selection or the whole matrix with zeros, ones, identity, 0 1 2 ... or seeded random numbers</source>
+      <translation>用零、一、单位阵、0 1 2 … 或带种子的随机数填充选区或整个矩阵</translation>
+    </message>
+    <message>
+      <source>Fill selection</source>
+      <translation>填充选区</translation>
+    </message>
+    <message>
+      <source>Fill whole matrix</source>
+      <translation>填充整个矩阵</translation>
+    </message>
+    <message>
+      <source>Zeros</source>
+      <translation>全零</translation>
+    </message>
+    <message>
+      <source>Ones</source>
+      <translation>全一</translation>
+    </message>
+    <message>
+      <source>Identity (1 on the diagonal)</source>
+      <translation>单位阵（对角线为 1）</translation>
+    </message>
+    <message>
+      <source>Count up 0, 1, 2, ... (row by row)</source>
+      <translation>递增 0, 1, 2, …（逐行）</translation>
+    </message>
+    <message>
+      <source>Random normal (mean 0, sd 1, seeded, 2 decimals)</source>
+      <translation>正态随机数（均值 0，标准差 1，带种子，保留 2 位小数）</translation>
+    </message>
+    <message>
+      <source>Random uniform in [-1, 1] (seeded, 2 decimals)</source>
+      <translation>[-1, 1] 均匀随机数（带种子，保留 2 位小数）</translation>
+    </message>
+    <message>
+      <source>nn.Linear default init, uniform +-1/sqrt(columns) (seeded)</source>
+      <translation>nn.Linear 默认初始化，均匀分布 ±1/sqrt(列数)（带种子）</translation>
+    </message>
+    <message>
+      <source>seed</source>
+      <translation>种子</translation>
+    </message>
+    <message>
+      <source>Seed of the random fills: the same seed gives the same numbers</source>
+      <translation>随机填充的种子：相同的种子得到相同的数</translation>
+    </message>
+    <message>
+      <source>Copied {0} x {1} cells</source>
+      <translation>已复制 {0} × {1} 个单元格</translation>
+    </message>
+    <message>
+      <source>Paste refused: {0}. Nothing was changed.</source>
+      <translation>拒绝粘贴：{0}。没有任何改动。</translation>
+    </message>
+    <message>
+      <source>Paste refused: valid lengths must be whole numbers &gt;= 0. Nothing was changed.</source>
+      <translation>拒绝粘贴：有效长度必须是 ≥ 0 的整数。没有任何改动。</translation>
+    </message>
+    <message>
+      <source>Paste {0} x {1}</source>
+      <translation>粘贴 {0} × {1}</translation>
+    </message>
+    <message>
+      <source>Pasted {0} x {1} of the {2} x {3} block; the rest did not fit in the matrix.</source>
+      <translation>已粘贴 {2} × {3} 数据块中的 {0} × {1}；其余部分超出了矩阵范围。</translation>
+    </message>
+    <message>
+      <source>Pasted {0} x {1} cells</source>
+      <translation>已粘贴 {0} × {1} 个单元格</translation>
+    </message>
+    <message>
+      <source>Fill: {0}</source>
+      <translation>填充：{0}</translation>
+    </message>
+  </context>
+  <context>
+    <name>MatrixModel</name>
+    <message>
+      <source>batch {0}</source>
+      <translation>批次 {0}</translation>
+    </message>
+    <message>
+      <source>length</source>
+      <translation>长度</translation>
+    </message>
+    <message>
+      <source>query {0}</source>
+      <translation>查询 {0}</translation>
+    </message>
+    <message>
+      <source>Cell ({0}, {1})</source>
+      <translation>单元格 ({0}, {1})</translation>
+    </message>
+    <message>
+      <source>{0}: "{1}" is not a finite number; the old value is kept.</source>
+      <translation>{0}：“{1}”不是有限的数；保留原值。</translation>
+    </message>
+    <message>
+      <source>{0}: a valid length must be a whole number &gt;= 0, got {1}; the old value is kept.</source>
+      <translation>{0}：有效长度必须是 ≥ 0 的整数，输入的是 {1}；保留原值。</translation>
+    </message>
+  </context>
+  <context>
+    <name>MessageBar</name>
+    <message>
+      <source>Hide this message</source>
+      <translation>隐藏此消息</translation>
+    </message>
+  </context>
+  <context>
+    <name>ParameterPanel</name>
+    <message>
+      <source>Change scale</source>
+      <translation>修改缩放系数</translation>
+    </message>
+    <message>
+      <source>Change factor</source>
+      <translation>修改采样因子</translation>
+    </message>
+    <message>
+      <source>Change seed</source>
+      <translation>修改种子</translation>
+    </message>
+    <message>
+      <source>Change mix</source>
+      <translation>修改多头混合</translation>
+    </message>
+    <message>
+      <source>Change causal mask</source>
+      <translation>修改因果掩码</translation>
+    </message>
+    <message>
+      <source>Change device</source>
+      <translation>修改设备</translation>
+    </message>
+    <message>
+      <source>Change precision</source>
+      <translation>修改精度</translation>
+    </message>
+    <message>
+      <source>sizes: the inputs would hold {0:,} numbers, more than the {1:,} this window edits; nothing was changed</source>
+      <translation>sizes：输入将包含 {0:,} 个数，超过本窗口可编辑的 {1:,} 个；没有任何改动</translation>
+    </message>
+    <message>
+      <source>Change {0} to {1}</source>
+      <translation>将 {0} 改为 {1}</translation>
+    </message>
+    <message>
+      <source>Change heads to {0}</source>
+      <translation>将头数改为 {0}</translation>
+    </message>
+    <message>
+      <source>Change {0}</source>
+      <translation>修改 {0}</translation>
+    </message>
+    <message>
+      <source>Change hidden size</source>
+      <translation>修改隐藏层大小</translation>
+    </message>
+    <message>
+      <source>Change scoring</source>
+      <translation>修改评分方式</translation>
+    </message>
+    <message>
+      <source>Change valid lengths</source>
+      <translation>修改有效长度</translation>
+    </message>
+    <message>
+      <source>Change fill value</source>
+      <translation>修改填充值</translation>
+    </message>
+    <message>
+      <source>Use {0} weight</source>
+      <translation>启用 {0} 权重</translation>
+    </message>
+    <message>
+      <source>Remove {0} weight</source>
+      <translation>移除 {0} 权重</translation>
+    </message>
+    <message>
+      <source>Change {0} bias</source>
+      <translation>修改 {0} 偏置</translation>
+    </message>
+    <message>
+      <source>{0} (not available here)</source>
+      <translation>{0}（本机不可用）</translation>
+    </message>
+    <message>
+      <source>Sizes</source>
+      <translation>尺寸</translation>
+    </message>
+    <message>
+      <source>Heads</source>
+      <translation>多头</translation>
+    </message>
+    <message>
+      <source>Scoring</source>
+      <translation>评分函数</translation>
+    </message>
+    <message>
+      <source>Mask</source>
+      <translation>掩码</translation>
+    </message>
+    <message>
+      <source>Projections (nn.Linear weights)</source>
+      <translation>投影（nn.Linear 权重）</translation>
+    </message>
+    <message>
+      <source>Computation</source>
+      <translation>计算</translation>
+    </message>
+    <message>
+      <source>Batch size B</source>
+      <translation>批大小 B</translation>
+    </message>
+    <message>
+      <source>How many independent examples are computed at once. The editors show one batch item at a time (chosen above them).</source>
+      <translation>一次同时计算多少个独立样本。编辑器一次显示一个批次项（在编辑器上方选择）。</translation>
+    </message>
+    <message>
+      <source>Queries L</source>
+      <translation>查询数 L</translation>
+    </message>
+    <message>
+      <source>Number of query positions: the rows of the queries matrix.</source>
+      <translation>查询位置的个数：即查询矩阵的行数。</translation>
+    </message>
+    <message>
+      <source>Keys S</source>
+      <translation>键数 S</translation>
+    </message>
+    <message>
+      <source>Number of key/value positions: the rows of the keys and values matrices.</source>
+      <translation>键/值位置的个数：即键矩阵和值矩阵的行数。</translation>
+    </message>
+    <message>
+      <source>d_model (query width)</source>
+      <translation>d_model（查询宽度）</translation>
+    </message>
+    <message>
+      <source>Width of each query vector. With d_keys and d_values on auto, each head gets d_model / H columns.</source>
+      <translation>每个查询向量的宽度。d_keys 和 d_values 为“自动”时，每个头分到 d_model / H 列。</translation>
+    </message>
+    <message>
+      <source>Key width</source>
+      <translation>键宽度</translation>
+    </message>
+    <message>
+      <source>Width of each key vector before the key projection (Time-Series-Library uses d_model).</source>
+      <translation>键投影之前每个键向量的宽度（Time-Series-Library 中为 d_model）。</translation>
+    </message>
+    <message>
+      <source>Value width</source>
+      <translation>值宽度</translation>
+    </message>
+    <message>
+      <source>Width of each value vector before the value projection (Time-Series-Library uses d_model).</source>
+      <translation>值投影之前每个值向量的宽度（Time-Series-Library 中为 d_model）。</translation>
+    </message>
+    <message>
+      <source>Heads H</source>
+      <translation>头数 H</translation>
+    </message>
+    <message>
+      <source>Number of attention heads. Head h owns columns h*d_k to (h+1)*d_k-1 of the projected queries and keys.</source>
+      <translation>注意力头的个数。第 h 个头拥有投影后查询和键的第 h*d_k 到 (h+1)*d_k-1 列。</translation>
+    </message>
+    <message>
+      <source>d_keys per head</source>
+      <translation>每头 d_keys</translation>
+    </message>
+    <message>
+      <source>Query/key width of each head. auto = d_model / H, Time-Series-Library's default.</source>
+      <translation>每个头的查询/键宽度。自动 = d_model / H，即 Time-Series-Library 的默认值。</translation>
+    </message>
+    <message>
+      <source>d_values per head</source>
+      <translation>每头 d_values</translation>
+    </message>
+    <message>
+      <source>Value width of each head. auto = d_model / H, Time-Series-Library's default.</source>
+      <translation>每个头的值宽度。自动 = d_model / H，即 Time-Series-Library 的默认值。</translation>
+    </message>
+    <message>
+      <source>How a query and a key give a score: scaled dot product q.k/sqrt(d_k), plain dot product q.k, additive w_v^T tanh(W_q q + W_k k) (d2l), or Informer's ProbSparse (only the top queries get full attention).</source>
+      <translation>查询和键如何得到分数：缩放点积 q·k/sqrt(d_k)、普通点积 q·k、加性 w_v^T tanh(W_q q + W_k k)（d2l），或 Informer 的 ProbSparse（只有排在前面的查询做完整注意力）。</translation>
+    </message>
+    <message>
+      <source>Scale</source>
+      <translation>缩放系数</translation>
+    </message>
+    <message>
+      <source>Number the scores are multiplied by. auto = 1/sqrt(d_k) for scaled dot product and ProbSparse, 1 for dot product and additive. Untick auto to type your own.</source>
+      <translation>分数要乘的数。自动：缩放点积和 ProbSparse 为 1/sqrt(d_k)，点积和加性为 1。取消勾选“自动”即可输入自己的值。</translation>
+    </message>
+    <message>
+      <source>Hidden size</source>
+      <translation>隐藏层大小</translation>
+    </message>
+    <message>
+      <source>Additive attention: width of W_q q + W_k k before tanh.</source>
+      <translation>加性注意力：tanh 之前 W_q q + W_k k 的宽度。</translation>
+    </message>
+    <message>
+      <source>Factor c</source>
+      <translation>采样因子 c</translation>
+    </message>
+    <message>
+      <source>ProbSparse: samples c*ceil(ln S) keys per query and keeps the top c*ceil(ln L) queries.</source>
+      <translation>ProbSparse：每个查询采样 c*ceil(ln S) 个键，并保留前 c*ceil(ln L) 个查询。</translation>
+    </message>
+    <message>
+      <source>Sampling seed</source>
+      <translation>采样种子</translation>
+    </message>
+    <message>
+      <source>ProbSparse: seed of the random key sample; the same seed gives the same sample as torch.manual_seed before Informer's forward.</source>
+      <translation>ProbSparse：随机采样键的种子；相同的种子与在 Informer 前向计算前调用 torch.manual_seed 得到相同的样本。</translation>
+    </message>
+    <message>
+      <source>Mix heads (TSL)</source>
+      <translation>混合多头（TSL）</translation>
+    </message>
+    <message>
+      <source>ProbSparse: reproduce Time-Series-Library's view of (B,H,L,D) as (B,L,H*D) without a transpose, which mixes positions and heads.</source>
+      <translation>ProbSparse：复现 Time-Series-Library 不转置就把 (B,H,L,D) 视为 (B,L,H*D) 的做法，这会把位置和头混在一起。</translation>
+    </message>
+    <message>
+      <source>Causal</source>
+      <translation>因果掩码</translation>
+    </message>
+    <message>
+      <source>Hide later keys: query l may only attend to keys s &lt;= l.</source>
+      <translation>遮住后面的键：查询 l 只能关注 s ≤ l 的键。</translation>
+    </message>
+    <message>
+      <source>Valid lengths</source>
+      <translation>有效长度</translation>
+    </message>
+    <message>
+      <source>d2l valid lengths: key s is hidden when s &gt;= the length. None, one length per batch item, or one per batch item and query row. Edit them in the small table.</source>
+      <translation>d2l 有效长度：当 s ≥ 长度时键 s 被遮住。可选无、每个批次项一个长度，或每个批次项的每个查询行一个长度。在小表格中编辑。</translation>
+    </message>
+    <message>
+      <source>Fill value</source>
+      <translation>填充值</translation>
+    </message>
+    <message>
+      <source>What masked scores become before softmax: -1e6 (d2l; a fully masked row becomes uniform) or -inf (a fully masked row becomes NaN).</source>
+      <translation>被掩蔽的分数在 softmax 前被替换成的值：-1e6（d2l；整行被掩蔽时变为均匀分布）或 -inf（整行被掩蔽时变为 NaN）。</translation>
+    </message>
+    <message>
+      <source>Device</source>
+      <translation>设备</translation>
+    </message>
+    <message>
+      <source>Where the engine computes: CPU, or CUDA when this machine has a usable GPU.</source>
+      <translation>在哪里计算：CPU，或本机有可用 GPU 时的 CUDA。</translation>
+    </message>
+    <message>
+      <source>Precision</source>
+      <translation>精度</translation>
+    </message>
+    <message>
+      <source>float64 matches hand calculation; float32 is what models usually run in.</source>
+      <translation>float64 与手算结果一致；模型通常用 float32 运行。</translation>
+    </message>
+    <message>
+      <source>auto</source>
+      <translation>自动</translation>
+    </message>
+    <message>
+      <source>Scaled dot product</source>
+      <translation>缩放点积</translation>
+    </message>
+    <message>
+      <source>Dot product</source>
+      <translation>点积</translation>
+    </message>
+    <message>
+      <source>Additive (d2l)</source>
+      <translation>加性（d2l）</translation>
+    </message>
+    <message>
+      <source>ProbSparse (Informer)</source>
+      <translation>ProbSparse（Informer）</translation>
+    </message>
+    <message>
+      <source>none</source>
+      <translation>无</translation>
+    </message>
+    <message>
+      <source>one per batch item</source>
+      <translation>每个批次项一个</translation>
+    </message>
+    <message>
+      <source>one per query row</source>
+      <translation>每个查询行一个</translation>
+    </message>
+    <message>
+      <source>Query W_Q</source>
+      <translation>查询 W_Q</translation>
+    </message>
+    <message>
+      <source>Key W_K</source>
+      <translation>键 W_K</translation>
+    </message>
+    <message>
+      <source>Value W_V</source>
+      <translation>值 W_V</translation>
+    </message>
+    <message>
+      <source>Output W_O</source>
+      <translation>输出 W_O</translation>
+    </message>
+    <message>
+      <source>use weight</source>
+      <translation>使用权重</translation>
+    </message>
+    <message>
+      <source>Off: no projection (identity), as in d2l's scoring functions. On: an nn.Linear weight (out x in) you can edit; it starts as an identity-like matrix.</source>
+      <translation>关闭：不做投影（恒等映射），与 d2l 的评分函数相同。打开：一个可编辑的 nn.Linear 权重（输出 × 输入），初始为类单位阵。</translation>
+    </message>
+    <message>
+      <source>use bias</source>
+      <translation>使用偏置</translation>
+    </message>
+    <message>
+      <source>Add a bias vector to this projection (it starts at zero).</source>
+      <translation>为此投影加上偏置向量（初始为零）。</translation>
+    </message>
+    <message>
+      <source>Edit</source>
+      <translation>编辑</translation>
+    </message>
+    <message>
+      <source>Open this weight (and its bias) in the spreadsheet editor</source>
+      <translation>在表格编辑器中打开此权重（及其偏置）</translation>
+    </message>
+    <message>
+      <source>Edit {0}</source>
+      <translation>编辑 {0}</translation>
+    </message>
+    <message>
+      <source>Open the additive weight {0} in the spreadsheet editor</source>
+      <translation>在表格编辑器中打开加性注意力权重 {0}</translation>
+    </message>
+  </context>
+  <context>
+    <name>undo</name>
+    <message>
+      <source>Edit cell ({0}, {1})</source>
+      <translation>编辑单元格 ({0}, {1})</translation>
+    </message>
+  </context>
+</TS>

@@ -30,7 +30,7 @@ from app.settings import Settings
 from app.widgets.inputs_panel import InputsPanel
 from app.widgets.message_bar import MessageBar
 from app.widgets.parameter_panel import ParameterPanel
-from app.widgets.problems import group_by_control
+from app.widgets.problems import group_by_control, localize
 
 INPUT_KEYS = ("queries", "keys", "values")
 
@@ -43,6 +43,7 @@ class MainWindow(QMainWindow):
         self.last_trace: Optional[Trace] = None
         self.last_scenario: Optional[Scenario] = None
         self._doc_title: Optional[dict] = None  # preset title {"en", "zh"} while unsaved
+        self._failed_lines: Optional[list[str]] = None  # the problems on screen now, if any
         self.document = Document(scenario if scenario is not None else fresh_scenario(), parent=self)
         self.recompute = Recomputer(self.document, self)
         self._build_central()
@@ -112,7 +113,7 @@ class MainWindow(QMainWindow):
         def action(shortcut=None, slot=None) -> QAction:
             a = QAction(self)
             if shortcut is not None:
-                a.setShortcuts(shortcut if isinstance(shortcut, list) else [QKeySequence(shortcut)])
+                a.setShortcuts(shortcut if isinstance(shortcut, list) else QKeySequence.keyBindings(shortcut))
             if slot is not None:
                 a.triggered.connect(slot)
             return a
@@ -124,7 +125,7 @@ class MainWindow(QMainWindow):
         self.save_as_action = action(K.SaveAs, self.save_as)
         self.export_pane_action = action(None, self.export_pane)
         self.export_csv_action = action(None, self.export_csv)
-        self.quit_action = action(K.Quit, self.close)
+        self.quit_action = action(QKeySequence.keyBindings(K.Quit) or [QKeySequence("Ctrl+Q")], self.close)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         stack = self.document.undo_stack
         self.undo_action = stack.createUndoAction(self)
@@ -219,6 +220,7 @@ class MainWindow(QMainWindow):
 
     # ---- engine results ----------------------------------------------------------------------
     def _on_ready(self, trace: Trace, scenario: Scenario, seconds: float) -> None:
+        self._failed_lines = None
         self.last_trace, self.last_scenario = trace, scenario
         self.view.show_trace(trace, scenario, batch=self._batch_for(scenario))
         self.view.set_stale(False, "")
@@ -231,6 +233,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(self.tr("Computed all steps in {0:.0f} ms").format(seconds * 1000), 4000)
 
     def _on_failed(self, lines: list[str], scenario: Scenario) -> None:
+        self._failed_lines = list(lines)
         grouped = group_by_control(lines)
         leftover = self.params.show_problems(lines)
         self.inputs.show_problems(grouped)
@@ -239,7 +242,7 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message(self.tr("Cannot compute this scenario"), leftover, "error", "engine")
         elif self.message_bar.source == "engine":
             self.message_bar.clear()
-        reason = (lines[0] if lines else "").rstrip(".")
+        reason = localize(lines[0] if lines else "").rstrip(".")
         if len(lines) > 1:
             reason += " " + self.tr("(and {0} more; see the messages next to the controls)").format(len(lines) - 1)
         self.view.set_stale(True, reason)
@@ -471,6 +474,8 @@ class MainWindow(QMainWindow):
         self.view.set_language(lang)
         self.retranslate()
         self._show_notes()
+        if self._failed_lines and self.last_scenario is not None:
+            self._on_failed(self._failed_lines, self.document.scenario)  # the stale reason, re-worded
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -48,7 +48,7 @@ def _t(a: Optional[np.ndarray], dev: torch.device, dt: torch.dtype) -> Optional[
     editing the scenario's arrays in place later cannot change a trace already shown."""
     if a is None:
         return None
-    a = np.asarray(a)
+    a = np.ascontiguousarray(a)  # no copy when already contiguous (views with negative strides are not)
     if a.dtype == np.float64 and a.flags.writeable:
         src = torch.from_numpy(a)  # a zero-copy view; .to below makes the one copy
         return src.to(device=dev, dtype=dt, copy=True)

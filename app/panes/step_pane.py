@@ -115,6 +115,7 @@ class StepPane(QFrame):
         self._stale = False
         self._placed: list = []
         self._arranged_key = None
+        self._placement = None  # (visible heads, per-head) currently in the grid
         self._hover: Optional[tuple[int, int, int]] = None
         self._levels = (0.0, 1.0)
         self._natural_width = MIN_PANE_WIDTH
@@ -170,7 +171,8 @@ class StepPane(QFrame):
             ax.setPen(pg.mkPen(AXIS_COLOUR))
             ax.setTextPen(pg.mkPen(AXIS_COLOUR))
         self.bar.axis.setStyle(tickFont=font)
-        self.bar.axis.enableAutoSIPrefix(False)  # else every new level re-renders its HTML label
+        for side in ("left", "right", "top", "bottom"):  # else every resize re-renders HTML labels
+            self.bar.getAxis(side).enableAutoSIPrefix(False)
 
     # ---- public ------------------------------------------------------------------------------
     @property
@@ -333,42 +335,57 @@ class StepPane(QFrame):
         self.hover.setText(" ".join(notes))
 
     def _arrange(self) -> None:
-        """Place the visible heatmaps, the row axis and the colour bar in the grid."""
+        """Place the visible heatmaps, the row axis and the colour bar in the grid (only when
+        the visible heads change), then set axis labels and sizes (only when they change)."""
         d = self._data
         heads = self.visible_heads()
         key = (tuple(heads), d.layout, self._lang)
         if key == self._arranged_key:
             return
         self._arranged_key = key
-        ci = self.canvas.ci
+        lay, lang = d.layout, self._lang
+        placement = (tuple(heads), lay.per_head)
+        if placement != self._placement:
+            self._placement = placement
+            self._place(heads, lay.per_head)
+        self.left_labels.set(lay.rows, lay.rows.name(lang))
+        for col, m in enumerate(heads, start=1):
+            # with many heads the column name under the first one speaks for all
+            named = len(heads) <= 3 or col == 1
+            self.heatmaps[m].bottom_labels.set(lay.cols, lay.cols.name(lang) if named else "")
+        self._size_canvas(len(heads))
+        self._set_hint()
+
+    def _place(self, heads: list[int], per_head: bool) -> None:
+        """Re-place items in the grid directly (pyqtgraph's GraphicsLayout.addItem re-solves
+        the whole layout after every item); items out of the grid are hidden, never deleted."""
+        grid = self.canvas.ci.layout
         for item in self._placed:
-            ci.removeItem(item)
+            for i in range(grid.count()):
+                if grid.itemAt(i) is item:
+                    grid.removeAt(i)
+                    break
+            item.hide()
         self._placed = []
 
         def place(item, row: int, col: int) -> None:
-            ci.addItem(item, row=row, col=col)
+            grid.addItem(item, row, col)
+            item.show()
             self._placed.append(item)
 
-        lay, lang = d.layout, self._lang
         place(self.left, R_VIEW, 0)
-        self.left_labels.set(lay.rows, lay.rows.name(lang))
         for col, m in enumerate(heads, start=1):
             hm = self.heatmaps[m]
-            if lay.per_head:
+            if per_head:
                 place(hm.title, R_TITLE, col)
-            hm.title.setCursor(Qt.CursorShape.PointingHandCursor)
+                hm.title.setCursor(Qt.CursorShape.PointingHandCursor)
             place(hm.vb, R_VIEW, col)
             place(hm.bottom, R_AXIS, col)
-            # with many heads the column name under the first one speaks for all
-            named = len(heads) <= 3 or col == 1
-            hm.bottom_labels.set(lay.cols, lay.cols.name(lang) if named else "")
             hm.overlay.on_numbers_hidden = lambda _hidden: self._hover is None and self._set_hint()
-            ci.layout.setColumnStretchFactor(col, 1)
+            grid.setColumnStretchFactor(col, 1)
         place(self.bar, R_VIEW, len(heads) + 1)
-        ci.layout.setColumnStretchFactor(len(heads) + 1, 0)
+        grid.setColumnStretchFactor(len(heads) + 1, 0)
         self.left.linkToView(self.heatmaps[heads[0]].vb)
-        self._size_canvas(len(heads))
-        self._set_hint()
 
     def _size_canvas(self, k: int) -> None:
         d = self._data

@@ -10,7 +10,8 @@ from typing import Optional
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
+                               QVBoxLayout, QWidget)
 
 import attention
 from app.panes import pane_text
@@ -18,7 +19,7 @@ from app.panes.flow_layout import FlowLayout
 from app.panes.pane_data import MASKED_STEPS, pane_data, same_numbers, tokens_of
 from app.panes.step_pane import StepPane
 
-BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 6px; font-size: 15px;"
+BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 2px 6px; font-size: 15px;"
 
 
 def _batch_slice(trace: attention.Trace, step_id: str, batch: int) -> np.ndarray:
@@ -51,8 +52,10 @@ class StepsView(QWidget):
         self.head_box.activated.connect(self._on_head_chosen)
         self.hint = QLabel()
         self.hint.setStyleSheet("font-size: 14px; color: #444;")
+        self.hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
+        self.banner.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.banner.setStyleSheet(BANNER_CSS)
         self.banner.hide()
 
@@ -62,6 +65,7 @@ class StepsView(QWidget):
         bar.addWidget(self.head_box)
         bar.addSpacing(16)
         bar.addWidget(self.hint, 1)
+        bar.addWidget(self.banner, 1)  # in the same row as the hint: no jump when it appears
 
         self.container = QWidget()
         self.container.setObjectName("StepsContainer")
@@ -78,7 +82,6 @@ class StepsView(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addLayout(bar)
-        lay.addWidget(self.banner)
         lay.addWidget(self.scroll, 1)
         self._fill_head_box()
 
@@ -208,8 +211,11 @@ class StepsView(QWidget):
     def _update_banner(self) -> None:
         if not self._stale:
             self.banner.hide()
+            self.hint.show()
             return
         reason = self._stale_reason.strip()
         text = pane_text.ui("stale", self._lang, reason=reason) if reason else pane_text.ui("stale_noreason", self._lang)
         self.banner.setText(text)
+        self.banner.setToolTip(text)
+        self.hint.hide()
         self.banner.show()

@@ -10,6 +10,8 @@ from typing import Optional
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
+from app.widgets.problems import localize
+
 STYLES = {
     "error": "QFrame#MessageBar { background: #fdecea; border: 1px solid #e0a8a8; border-radius: 3px; }",
     "warning": "QFrame#MessageBar { background: #fff6e0; border: 1px solid #e6cf8b; border-radius: 3px; }",
@@ -43,11 +45,14 @@ class MessageBar(QFrame):
         self.level, self.source = level, source
         self._title, self._lines = title, list(lines)
         self.setStyleSheet(STYLES.get(level, STYLES["info"]))
-        text = f"<b>{_escape(title)}</b>"
-        if lines:
-            text += "<br>" + "<br>".join(f"\u2022 {_escape(line)}" for line in lines)
-        self.label.setText(text)
+        self._render()
         self.show()
+
+    def _render(self) -> None:
+        text = f"<b>{_escape(self._title)}</b>"
+        if self._lines:
+            text += "<br>" + "<br>".join(f"\u2022 {_escape(localize(line))}" for line in self._lines)
+        self.label.setText(text)
 
     def lines(self) -> list[str]:
         return [] if self.isHidden() else list(self._lines)
@@ -62,6 +67,7 @@ class MessageBar(QFrame):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+            self._render()
         super().changeEvent(event)
 
     def retranslate(self) -> None:

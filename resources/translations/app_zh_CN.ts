@@ -820,6 +820,61 @@
     </message>
   </context>
   <context>
+    <name>problems</name>
+    <message>
+      <source>n_heads: {0} heads do not divide d_model = {1} (the queries' width), which {2} default to; choose a head count that divides {3} or set {4}</source>
+      <translation>n_heads：{0} 个头不能整除 d_model = {1}（查询的宽度），而 {2} 默认等于 d_model / H；请选择能整除 {3} 的头数，或设置 {4}</translation>
+    </message>
+    <message>
+      <source>valid_lens{0}: expected a length between 0 and S = {1}, got {2}</source>
+      <translation>valid_lens{0}：有效长度应在 0 到 S = {1} 之间，实际为 {2}</translation>
+    </message>
+    <message>
+      <source>{0}: expected shape {1}, got {2}</source>
+      <translation>{0}：形状应为 {1}，实际为 {2}</translation>
+    </message>
+    <message>
+      <source>projections.{0}: absent (identity) needs the {1}' width {2} to equal n_heads * {3} = {4} * {5} = {6}; give a weight or set {7} to {8}</source>
+      <translation>projections.{0}：不使用权重（恒等映射）时，{1} 的宽度 {2} 必须等于 n_heads × {3} = {4} × {5} = {6}；请启用权重，或把 {7} 设为 {8}</translation>
+    </message>
+    <message>
+      <source>projections.{0}: absent (identity) needs the {1}' width {2} to be divisible by n_heads = {3}</source>
+      <translation>projections.{0}：不使用权重（恒等映射）时，{1} 的宽度 {2} 必须能被 n_heads = {3} 整除</translation>
+    </message>
+    <message>
+      <source>valid_lens: prob_sparse does not support valid lengths (neither Informer nor Time-Series-Library defines them); remove valid_lens or pick another scoring kind</source>
+      <translation>valid_lens：ProbSparse 不支持有效长度（Informer 和 Time-Series-Library 都没有定义）；请把有效长度设为“无”，或换一种评分函数</translation>
+    </message>
+    <message>
+      <source>causal: causal prob_sparse needs L == S (the lazy rows are a cumulative sum over positions), got L = {0}, S = {1}</source>
+      <translation>causal：带因果掩码的 ProbSparse 要求 L == S（未选中的行是沿位置的累加和），实际 L = {0}，S = {1}</translation>
+    </message>
+    <message>
+      <source>scoring: prob_sparse needs at least 2 queries and 2 keys (ln 1 = 0 samples), got L = {0}, S = {1}</source>
+      <translation>scoring：ProbSparse 至少需要 2 个查询和 2 个键（ln 1 = 0，采不到样本），实际 L = {0}，S = {1}</translation>
+    </message>
+    <message>
+      <source>sizes: this trace would need about {0} GiB, more than the {1} GiB allowed; reduce B, L, S or n_heads</source>
+      <translation>sizes：这次计算大约需要 {0} GiB 内存，超过允许的 {1} GiB；请减小 B、L、S 或头数</translation>
+    </message>
+    <message>
+      <source>device: CUDA was requested but torch.cuda.is_available() is False on this machine; use 'cpu'</source>
+      <translation>device：选择了 CUDA，但本机 torch.cuda.is_available() 为 False；请改用 CPU</translation>
+    </message>
+    <message>
+      <source>attention_weights: {0} query row(s) with every key masked ({1}), so the fill value {2} gives uniform weights 1/S over all keys</source>
+      <translation>attention_weights：有 {0} 个查询行的所有键都被掩蔽（{1}），因此填充值 {2} 使这些行在所有键上的权重均为 1/S</translation>
+    </message>
+    <message>
+      <source>attention_weights: {0} query row(s) with every key masked ({1}), so the fill value {2} gives NaN weights and a NaN weighted sum</source>
+      <translation>attention_weights：有 {0} 个查询行的所有键都被掩蔽（{1}），因此填充值 {2} 使这些行的权重和加权和都为 NaN</translation>
+    </message>
+    <message>
+      <source> and </source>
+      <translation> 和 </translation>
+    </message>
+  </context>
+  <context>
     <name>undo</name>
     <message>
       <source>Edit cell ({0}, {1})</source>

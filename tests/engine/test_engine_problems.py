@@ -2,19 +2,19 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
 import torch
 from engine_helpers import dot_reference, scenario
 
-from attention import Projection, Scenario, ScenarioError, problems, run
+from attention import Additive, Projection, Scenario, ScenarioError, problems, run
 
 KINDS = ["scaled_dot", "dot", "additive", "prob_sparse"]
 
 
 def _of_kind(kind: str, rng, **options) -> Scenario:
-    from attention import Additive
     sc = scenario(rng, 2, 6, 6, 8, 2, scoring=kind, **options)
     if kind == "additive":
         sc = dataclasses.replace(sc, additive=Additive(3, rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 3, 4)),
@@ -69,9 +69,11 @@ def test_trace_owns_its_tensors():
     np.testing.assert_array_equal(tr.array("projection.query"), before)
     frozen = sc.queries.copy()
     frozen.flags.writeable = False
-    with __import__("warnings").catch_warnings():
-        __import__("warnings").simplefilter("error")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         run(dataclasses.replace(sc, queries=frozen))  # read-only arrays: no torch warning
+    flipped = run(dataclasses.replace(sc, queries=sc.queries[:, ::-1]))  # a view with negative strides
+    np.testing.assert_array_equal(flipped.array("projection.query"), sc.queries[:, ::-1])
 
 
 # ---- problems() ------------------------------------------------------------------------------

@@ -89,3 +89,17 @@ def test_saved_language_is_used_at_start(make_window, settings):
         assert w.edit_menu.title() == "编辑(&E)"
     finally:
         w.set_language("en")
+
+
+def test_problem_lines_follow_the_language(window):
+    window.params.controls["n_heads"].setValue(3)
+    window.recompute.wait_idle()
+    label = window.params.problem_labels["n_heads"]
+    assert "do not divide" in label.text()
+    window.set_language("zh")
+    try:
+        assert "不能整除" in label.text() and label.lines()[0].startswith("n_heads: 3 heads")
+        assert "不能整除" in window.view.banner.text()
+    finally:
+        window.set_language("en")
+    assert "do not divide" in label.text()

@@ -414,3 +414,24 @@ def test_boolean_colour_bar_reads_false_and_true(view):
     show(view, toy(causal=True))
     ticks = view.pane("extra.mask").bar.axis._tickLevels
     assert ticks[0] == [(0.0, "F"), (1.0, "T")]
+
+
+def test_moving_the_mouse_over_a_cell_shows_its_value(view, qtbot):
+    """A real mouse-move event through Qt and pyqtgraph's scene (QTest.mouseMove does not reach
+    an offscreen window without a button pressed, so the event is sent to the viewport)."""
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    trace = show(view, toy())
+    pane = view.pane("attention_weights")
+    qtbot.wait(20)
+    vp = pane.canvas.viewport()
+    target = QPointF(pane.canvas.mapFromScene(pane.heatmaps[0].scene_pos_of(2, 1)))
+    ev = QMouseEvent(QEvent.Type.MouseMove, target, QPointF(vp.mapToGlobal(target.toPoint())),
+                     Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(vp, ev)
+    qtbot.waitUntil(lambda: "query 2" in pane.hover.text())
+    assert repr(float(trace.array("attention_weights")[0, 0, 2, 1])) in pane.hover.text()
+    assert "Head 1" in pane.hover.text() and "key 1 “t2”" in pane.hover.text()
+    assert pane.heatmaps[0].overlay._hover == (2, 1)  # the cell is outlined

@@ -104,8 +104,9 @@ class TextFit:
 
     REF_PX = 100
 
-    def __init__(self, text_fns: list[Callable[[int], list[str]]]) -> None:
+    def __init__(self, text_fns: list[Callable[[int], list[str]]], previous: Optional["TextFit"] = None) -> None:
         self._fns = [f for f in text_fns if f is not None]
+        self._previous = previous  # the pane's last fit: usually still right after an edit
         self._cache: dict = {}
         self._ref_width: dict[int, float] = {}
         self._widest: dict[int, list[str]] = {}
@@ -128,8 +129,21 @@ class TextFit:
     def choose(self, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
         key = (round(cell_w, 1), round(cell_h, 1), self.scale)
         if key not in self._cache:
-            self._cache[key] = self._choose(cell_w, cell_h)
+            self._cache[key] = self._reuse(key, cell_w, cell_h) or self._choose(cell_w, cell_h)
+            self._previous = None
         return self._cache[key]
+
+    def _reuse(self, key, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
+        """The previous numbers' best choice (full size, all digits) if the new ones fit it too:
+        one measurement instead of a search."""
+        old = self._previous._cache.get(key) if self._previous is not None else None
+        if not self._fns or old is None:
+            return None
+        px, digits = old
+        ideal = int(min(cell_h * 0.5, MAX_FONT_PX * self.scale))
+        if digits == DIGITS[0] and px == ideal and self._max_width(digits, px) <= cell_w - 8:
+            return old
+        return None
 
     def _choose(self, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
         if not self._fns:

@@ -2,7 +2,8 @@
 
 - signed numbers (projections, scores, outputs, M): CET-CBD1, a colour-blind-safe diverging map
   (blue - grey - gold), on symmetric levels (-m, m) so that 0 is always the neutral middle;
-  m comes from the finite, unmasked values only, so a -1e6 fill cannot flatten the scale.
+  m is the largest finite, unmasked magnitude (a -1e6 fill cannot flatten the scale) rounded
+  up to a round number (see nice_ceiling).
 - softmax weights: viridis on the fixed levels (0, 1), so every weight pane reads the same way.
 - counts and indices: CET-L12 (white to blue), from 0.
 - booleans (mask, selected): light grey for False, dark grey for True.
@@ -73,7 +74,23 @@ def levels(kind: str, images: np.ndarray, masked: Optional[np.ndarray] = None) -
         m = float(np.max(np.abs(a), where=np.isfinite(a), initial=0.0))
     if not m > 0:
         m = 1.0
+    m = nice_ceiling(m)
     return -m, m
+
+
+NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def nice_ceiling(x: float) -> float:
+    """The smallest 'round' number >= x (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of 10).
+
+    The colour scale then stays put while a class edits one number (colours of untouched cells
+    do not drift, the colour bar does not redraw) and its ends read as round numbers."""
+    mag = 10.0 ** math.floor(math.log10(x))
+    for step in NICE_STEPS:
+        if step * mag >= x * (1 - 1e-12):
+            return float(f"{step * mag:.12g}")
+    return 10.0 * mag
 
 
 def image_stack(block: np.ndarray, kind: str) -> tuple[np.ndarray, Optional[np.ndarray]]:

@@ -121,6 +121,7 @@ class StepPane(QFrame):
         self._natural_width = MIN_PANE_WIDTH
         self._masked_runs = NO_RUNS  # kept while the mask stays the same
         self._bar_key = None  # (kind, levels) the colour bar shows
+        self._fit: Optional[TextFit] = None
         self.redraw_count = 0  # how many times new numbers were drawn (tests, benchmarks)
 
         self.title = QLabel()
@@ -198,7 +199,7 @@ class StepPane(QFrame):
         dark = _LazyDark(data, images, nan, lv, pal) if text_fns[0] is not None else None
         if not same_numbers(data.masked, self._masked_runs.mask):
             self._masked_runs = LazyRuns(data.masked)
-        fit = TextFit(text_fns)
+        fit = self._fit = TextFit(text_fns, previous=self._fit if old is not None and old.layout == lay else None)
         veil = data.mask_style == "veil"
         for m in range(lay.n_matrices):
             hm = self.heatmaps[m]

@@ -3,19 +3,32 @@
 `run(path)` opens the window on the seed's toy preset (or on `path`) and returns the exit code
 of the event loop, so `sys.exit(run(...))` is safe.  Errors that escape a slot are shown in the
 window's message area instead of killing the process or printing only a traceback.
+
+Start-up order (torch's import alone takes about two seconds): torch is imported on a
+background thread while pyqtgraph is imported and the window is built; the window is shown
+without waiting for it, and the first trace is computed on the engine's worker thread once the
+import has finished (see app.recompute), so the window appears and repaints meanwhile.
 """
 from __future__ import annotations
 
+import os
 import sys
 import threading
+import time
 import traceback
 from typing import Callable, Optional
 
-from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
 ORGANIZATION = "AttentionExplorer"
 APPLICATION = "Attention Explorer"
+
+#: bench/gui.py's start-up probe: the launch time (time.time() in the parent, just before it
+#: started this process).  When set, run() prints "bench-startup window <s>" once the window's
+#: first paint is done and "bench-startup frame <s>" once every visible pane has been painted
+#: with the first trace (seconds since launch), then quits.  Nothing else changes.
+BENCH_STARTUP_ENV = "ATTENTION_EXPLORER_BENCH_STARTUP"
 
 
 def get_app(argv: Optional[list[str]] = None) -> QApplication:
@@ -49,16 +62,91 @@ def install_excepthook(show: Callable[[str], None]) -> Callable:
     return hook
 
 
+class _TorchReady(QObject):
+    """Carries "torch is imported" from the import thread to the GUI thread (queued)."""
+
+    ready = Signal()
+
+
 def run(path: Optional[str] = None) -> int:
     """Open the window (on `path` when given) and run the event loop; returns its exit code."""
     app = get_app()
+    from app import devices
+
+    relay = _TorchReady()
+    importer = devices.import_torch_in_background(relay.ready.emit, also=("attention.engine",))
     from app.main_window import MainWindow  # after the QApplication: pyqtgraph needs it
 
-    window = MainWindow()
+    first = _first_preset()
+    window = MainWindow(scenario=first)
+    if first is not None:
+        window.open_default()  # the same preset again, now with its title (a few ms)
+    relay.ready.connect(window.params.sync)  # the device list: CUDA is offered once known
     install_excepthook(window.show_error)
     if path:
         window.load_path(path)
+    launched = os.environ.get(BENCH_STARTUP_ENV)
+    if launched:
+        probe = _StartupProbe(window, float(launched))  # noqa: F841 (kept alive until exec ends)
     window.show()
     code = app.exec()
+    importer.join()
     del window
     return int(code)
+
+
+def _first_preset():
+    """The first preset's scenario, or None (the window then makes its own default).
+
+    Read here so that MainWindow does not build its fresh default scenario first: that one is
+    drawn by torch's seeded generator, and torch is still being imported."""
+    import resources
+    from attention import ScenarioError, scenario_io
+
+    presets = resources.list_presets()
+    try:
+        return scenario_io.load(presets[0][0]) if presets else None
+    except ScenarioError:
+        return None
+
+
+class _StartupProbe(QObject):
+    """BENCH_STARTUP_ENV: when the first paint and the first full frame are done (see above)."""
+
+    def __init__(self, window, launched: float) -> None:
+        super().__init__(window)
+        self.window, self.launched = window, launched
+        self.shown = False
+        self.trace_on_screen = False
+        self.painted: set = set()
+        window.installEventFilter(self)
+        window.recompute.ready.connect(self._on_ready)  # after the window's own slot
+
+    def _on_ready(self, *args) -> None:
+        if not self.trace_on_screen:
+            self.trace_on_screen = True
+            for sid in self.window.view.pane_ids():
+                self.window.view.pane(sid).canvas.viewport().installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        kind = event.type()
+        if kind == QEvent.Type.Paint and obj is not self.window:
+            self.painted.add(obj)
+        elif kind in (QEvent.Type.Paint, QEvent.Type.UpdateRequest) and obj is self.window:
+            QTimer.singleShot(0, self._after_paint)  # runs once this paint has finished
+        return False
+
+    def _after_paint(self) -> None:
+        now = time.time() - self.launched
+        if not self.shown:
+            self.shown = True
+            print(f"bench-startup window {now:.3f}", flush=True)
+        if not self.trace_on_screen:
+            return
+        view = self.window.view
+        visible = [view.pane(s).canvas.viewport() for s in view.pane_ids()]
+        visible = [v for v in visible if not v.visibleRegion().isEmpty()]
+        if visible and all(v in self.painted for v in visible):
+            print(f"bench-startup frame {now:.3f}", flush=True)
+            self.window.removeEventFilter(self)
+            QCoreApplication.instance().quit()

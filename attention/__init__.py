@@ -3,9 +3,40 @@
     from attention import Scenario, run
     trace = run(scenario)            # every intermediate tensor, by step id
     trace["attention_weights"].numpy()
+
+The names are loaded on first use (PEP 562 module `__getattr__`): `attention.Scenario` and
+`attention.scenario_io` do not import torch, so the window can open before torch's import
+(over a second) has finished; `attention.run` imports it.
 """
-from attention.engine import run
-from attention.scenario import Additive, Projection, Scenario, ScenarioError, problems
-from attention.trace import PIPELINE, STEP_TEXT, Step, Trace
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: public name -> the submodule that defines it
+_HOME = {
+    "run": "attention.engine",
+    "Additive": "attention.scenario", "Projection": "attention.scenario", "Scenario": "attention.scenario",
+    "ScenarioError": "attention.scenario", "problems": "attention.scenario",
+    "PIPELINE": "attention.trace", "STEP_TEXT": "attention.trace", "Step": "attention.trace", "Trace": "attention.trace",
+}
 
 __all__ = ["Additive", "PIPELINE", "Projection", "STEP_TEXT", "Scenario", "ScenarioError", "Step", "Trace", "problems", "run"]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from attention.engine import run
+    from attention.scenario import Additive, Projection, Scenario, ScenarioError, problems
+    from attention.trace import PIPELINE, STEP_TEXT, Step, Trace
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'attention' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

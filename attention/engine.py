@@ -34,13 +34,51 @@ def resolve_dtype(name: str) -> torch.dtype:
 
 def run(sc: Scenario, device: Optional[str] = None, dtype: Optional[str] = None) -> Trace:
     """Every intermediate of multi-head attention for `sc` (device/dtype override the scenario's)."""
-    errs = problems(sc)
+    errs = problems(sc, check_values=False)  # every number is checked on the tensors below
     if errs:
-        raise ScenarioError(errs)
+        raise ScenarioError(problems(sc))
     dev = resolve_device(device or sc.device)
     dt = resolve_dtype(dtype or sc.dtype)
     with torch.inference_mode():
-        return _run(sc, dev, dt)
+        params = _parameters(sc, dev, dt)
+        _check_finite(sc, params, dt)
+        return _run(sc, params, dev, dt)
+
+
+def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, torch.Tensor]:
+    """Every number of the scenario as a tensor: queries, keys, values, projection.*, additive.*."""
+    params = {"queries": _t(sc.queries, dev, dt), "keys": _t(sc.keys, dev, dt), "values": _t(sc.values, dev, dt)}
+    for name in PROJECTIONS:
+        p = sc.projection(name)
+        if p is not None:
+            params[f"projection.{name}.weight"] = _t(p.weight, dev, dt)
+            if p.bias is not None:
+                params[f"projection.{name}.bias"] = _t(p.bias, dev, dt)
+    if sc.scoring == "additive":
+        a = sc.additive
+        for name, arr in (("W_q", a.W_q), ("W_k", a.W_k), ("w_v", a.w_v)):
+            params[f"additive.{name}"] = _t(arr, dev, dt)
+    return params
+
+
+def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype) -> None:
+    """Refuse NaN or infinity in any number, scanning the converted tensors.
+
+    A finite sum proves a tensor finite; only when a sum is not (a NaN, an infinity, or an
+    overflowing sum) is the tensor checked element by element.  A value finite in the scenario
+    but not after conversion is beyond float32's range: said so, rather than computing NaNs."""
+    suspects = [name for name, t in params.items() if not bool(torch.isfinite(t.sum()))]
+    bad = [name for name in suspects if not bool(torch.isfinite(params[name]).all())]
+    if not bad:
+        return
+    errs = problems(sc)
+    if errs:
+        raise ScenarioError(errs)
+    limit = torch.finfo(dt).max
+    raise ScenarioError([
+        f"{name.replace('projection.', 'projections.')}: a number is beyond {str(dt).removeprefix('torch.')}'s "
+        f"range (about ±{limit:.1e}); use float64 or smaller numbers" for name in bad
+    ])
 
 
 def _t(a: Optional[np.ndarray], dev: torch.device, dt: torch.dtype) -> Optional[torch.Tensor]:
@@ -71,18 +109,9 @@ def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Op
     return f"attention_weights: {n} {rows} every key masked ({pairs}{more}), so the fill value {fill:g} gives {what}"
 
 
-def _run(sc: Scenario, dev: torch.device, dt: torch.dtype) -> Trace:
+def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: torch.dtype) -> Trace:
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
     scale = sc.resolved_scale()
-    params: dict[str, torch.Tensor] = {
-        "queries": _t(sc.queries, dev, dt), "keys": _t(sc.keys, dev, dt), "values": _t(sc.values, dev, dt),
-    }
-    for name in PROJECTIONS:
-        p = sc.projection(name)
-        if p is not None:
-            params[f"projection.{name}.weight"] = _t(p.weight, dev, dt)
-            if p.bias is not None:
-                params[f"projection.{name}.bias"] = _t(p.bias, dev, dt)
 
     def proj(name: str, x: torch.Tensor) -> torch.Tensor:
         return steps.project(x, params.get(f"projection.{name}.weight"), params.get(f"projection.{name}.bias"))
@@ -111,9 +140,6 @@ def _run(sc: Scenario, dev: torch.device, dt: torch.dtype) -> Trace:
         masked = steps.apply_mask(scores, mask, sc.fill_value)
         weights = steps.softmax(masked)
     elif sc.scoring == "additive":
-        a = sc.additive
-        for name, arr in (("W_q", a.W_q), ("W_k", a.W_k), ("w_v", a.w_v)):
-            params[f"additive.{name}"] = _t(arr, dev, dt)
         features = steps.additive_features(q, k, params["additive.W_q"], params["additive.W_k"])  # (B, H, L, S, N)
         scores = steps.additive_scores(features, params["additive.w_v"], scale)
         del features  # the largest temporary, (B, H, L, S, N); not part of the trace contract

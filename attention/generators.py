@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
-import torch
 
 from attention.scenario import ScenarioError
+
+if TYPE_CHECKING:
+    import torch
 
 #: kind -> the fields it accepts besides "generate", "shape" and "repeat", with their defaults
 #: (None = required).
@@ -145,6 +147,8 @@ def generate(spec: dict, path: str = "", max_elements: Optional[int] = None) -> 
     kind = spec["generate"]
     shape = tuple(spec["shape"])
     p = {key: spec.get(key, default) for key, default in KINDS[kind].items()}
+    import torch  # here, not at the top: reading a scenario file must not wait for torch
+
     f64 = torch.float64
     if kind in ("normal", "uniform"):
         gen = torch.Generator(device="cpu").manual_seed(int(p["seed"]))
@@ -170,5 +174,7 @@ def linear_init(shape: tuple[int, ...], fan_in: int, gen: torch.Generator) -> np
     """nn.Linear's default weight distribution, uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)), in float64."""
     if math.prod(shape) == 0 or fan_in < 1:
         return np.zeros(shape)
+    import torch
+
     bound = 1.0 / math.sqrt(fan_in)
     return (torch.rand(shape, generator=gen, dtype=torch.float64) * (2 * bound) - bound).numpy().copy()

@@ -185,15 +185,19 @@ def _shape_line(path: str, expected, got) -> str:
     return f"{path}: expected shape {list(expected)}, got {list(got)}"
 
 
-def problems(sc: Scenario) -> list[str]:
-    """Everything that stops the engine from running `sc`, one line per problem."""
+def problems(sc: Scenario, check_values: bool = True) -> list[str]:
+    """Everything that stops the engine from running `sc`, one line per problem.
+
+    check_values=False skips the scan of every number for NaN and infinity: the engine scans
+    the tensors it converts anyway (cheaper than a second pass over the numpy arrays) and asks
+    again with check_values=True only when that scan finds something."""
     errs: list[str] = []
     for name, arr in (("queries", sc.queries), ("keys", sc.keys), ("values", sc.values)):
         if arr.ndim != 3:
             errs.append(f"{name}: expected a 3-D array (batch, positions, features), got {arr.ndim}-D")
         elif 0 in arr.shape:
             errs.append(f"{name}: every dimension must be at least 1, got shape {list(arr.shape)}")
-        elif not _all_finite(arr):
+        elif check_values and not _all_finite(arr):
             errs.append(f"{name}: every number must be finite (found NaN or infinity)")
     if errs:
         return errs
@@ -227,17 +231,21 @@ def problems(sc: Scenario) -> list[str]:
         return errs
     dk, dv = sc.dk, sc.dv
     additive = sc.scoring == "additive"
-    errs += _projection_problems(sc, "query", d_q, H * dk, dims_fixed=not additive)
-    errs += _projection_problems(sc, "key", d_kin, H * dk, dims_fixed=not additive)
-    errs += _projection_problems(sc, "value", sc.values.shape[2], H * dv, dims_fixed=True)
+    errs += _projection_problems(sc, "query", d_q, H * dk, not additive, check_values)
+    errs += _projection_problems(sc, "key", d_kin, H * dk, not additive, check_values)
+    errs += _projection_problems(sc, "value", sc.values.shape[2], H * dv, True, check_values)
     out = sc.projection("out")
     if out is not None:
         if out.weight.ndim != 2 or out.weight.shape[1] != H * dv:
             errs.append(_shape_line("projections.out.weight", [out.weight.shape[0] if out.weight.ndim == 2 else d_q, H * dv], out.weight.shape))
         elif out.bias is not None and out.bias.shape != (out.weight.shape[0],):
             errs.append(_shape_line("projections.out.bias", [out.weight.shape[0]], out.bias.shape))
+        elif check_values and not _all_finite(out.weight):
+            errs.append("projections.out.weight: every number must be finite (found NaN or infinity)")
+        elif check_values and out.bias is not None and not _all_finite(out.bias):
+            errs.append("projections.out.bias: every number must be finite (found NaN or infinity)")
     if additive and not errs:
-        errs += _additive_problems(sc)
+        errs += _additive_problems(sc, check_values)
     errs += _mask_problems(sc, B, L, S)
     if sc.scoring == "prob_sparse":
         if isinstance(sc.factor, bool) or not isinstance(sc.factor, int) or sc.factor < 1:
@@ -277,7 +285,8 @@ def problems(sc: Scenario) -> list[str]:
     return errs
 
 
-def _projection_problems(sc: Scenario, name: str, in_width: int, out_width: int, dims_fixed: bool) -> list[str]:
+def _projection_problems(sc: Scenario, name: str, in_width: int, out_width: int, dims_fixed: bool,
+                         check_values: bool = True) -> list[str]:
     p = sc.projection(name)
     path = f"projections.{name}"
     H = sc.n_heads
@@ -296,17 +305,17 @@ def _projection_problems(sc: Scenario, name: str, in_width: int, out_width: int,
     expected_out = out_width if dims_fixed else (w.shape[0] if w.ndim == 2 and w.shape[0] % H == 0 else out_width)
     if w.ndim != 2 or w.shape != (expected_out, in_width):
         return [_shape_line(f"{path}.weight", [expected_out, in_width], w.shape)]
-    if not _all_finite(w):
+    if check_values and not _all_finite(w):
         return [f"{path}.weight: every number must be finite (found NaN or infinity)"]
     if p.bias is not None:
         if p.bias.shape != (w.shape[0],):
             return [_shape_line(f"{path}.bias", [w.shape[0]], p.bias.shape)]
-        if not _all_finite(p.bias):
+        if check_values and not _all_finite(p.bias):
             return [f"{path}.bias: every number must be finite (found NaN or infinity)"]
     return []
 
 
-def _additive_problems(sc: Scenario) -> list[str]:
+def _additive_problems(sc: Scenario, check_values: bool = True) -> list[str]:
     a = sc.additive
     if a is None:
         return ["additive: the additive kind needs its weights (hidden, W_q, W_k, w_v)"]
@@ -321,7 +330,7 @@ def _additive_problems(sc: Scenario) -> list[str]:
     ):
         if arr.shape != shape:
             errs.append(_shape_line(f"additive.{name}", shape, arr.shape))
-        elif not _all_finite(arr):
+        elif check_values and not _all_finite(arr):
             errs.append(f"additive.{name}: every number must be finite (found NaN or infinity)")
     return errs
 

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 import numpy as np
-import torch
 
 from attention import generators
 from attention.generators import field_name
@@ -438,6 +437,8 @@ class _Reader:
             self.err(f"additive.hidden: {hidden} hidden units would need {need:,} generated weights; "
                      f"at most {self.budget:,} are allowed")
             return None
+        import torch  # only for generated additive weights: loading a file must not wait for torch
+
         gen = torch.Generator(device="cpu").manual_seed(seed)
         drawn = {k: generators.linear_init(shapes[k], fan_in[k], gen) for k in ("W_q", "W_k", "w_v")}
         drawn.update(given)

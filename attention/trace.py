@@ -7,9 +7,12 @@ in docs/trace-format.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
+
+if TYPE_CHECKING:  # annotations only: the window imports this module before torch is loaded
+    import torch
 
 #: The main pipeline, in order.  dims name what each axis indexes.
 PIPELINE: tuple[str, ...] = (

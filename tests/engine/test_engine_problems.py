@@ -174,3 +174,51 @@ def test_identity_value_projection_needs_matching_d_values():
 
 def test_numpy_scalars_are_numbers():
     assert problems(_toy(scale=np.float32(0.5), fill_value=np.float64(-1e6))) == []
+
+
+@pytest.mark.parametrize("where, start", [
+    ("queries", "queries:"), ("values", "values:"), ("projections.query.weight", "projections.query.weight:"),
+    ("projections.out.weight", "projections.out.weight:"), ("projections.out.bias", "projections.out.bias:"),
+])
+def test_nan_anywhere_is_refused_by_name(where, start):
+    rng = np.random.default_rng(3)
+    eye = lambda: Projection(rng.normal(size=(4, 4)), rng.normal(size=4))  # noqa: E731
+    sc = _toy(projections={"query": eye(), "out": eye()})
+    if where in ("queries", "values"):
+        arr = getattr(sc, where).copy()
+        arr[1, 2, 3] = np.nan
+        sc = dataclasses.replace(sc, **{where: arr})
+    else:
+        name, part = where.split(".")[1:]
+        p = sc.projections[name]
+        arr = getattr(p, part).copy()
+        arr.flat[0] = np.inf
+        sc = dataclasses.replace(sc, projections={**sc.projections, name: dataclasses.replace(p, **{part: arr})})
+    assert _only_problem(sc).startswith(start)
+
+
+def test_additive_nan_is_refused():
+    sc = _of_kind("additive", np.random.default_rng(4))
+    W_q = sc.additive.W_q.copy()
+    W_q[1, 0, 0] = np.nan
+    sc = dataclasses.replace(sc, additive=dataclasses.replace(sc.additive, W_q=W_q))
+    assert _only_problem(sc).startswith("additive.W_q:")
+
+
+def test_beyond_float32_range_is_refused_not_computed():
+    sc = _toy()
+    q = sc.queries.copy()
+    q[0, 0, 0] = 1e39  # finite in float64, infinity in float32
+    sc = dataclasses.replace(sc, queries=q)
+    assert problems(sc) == []
+    run(sc, dtype="float64")
+    with pytest.raises(ScenarioError) as err:
+        run(sc, dtype="float32")
+    assert err.value.lines[0].startswith("queries:") and "float32" in err.value.lines[0]
+
+
+def test_huge_but_representable_values_pass_the_scan():
+    sc = _toy()
+    q = np.full_like(sc.queries, 3e38)  # each fits float32, their sum overflows: checked one by one
+    tr = run(dataclasses.replace(sc, queries=q, scoring="dot", scale=0.0), dtype="float32")
+    assert np.isfinite(tr.array("projection.query")).all()

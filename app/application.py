@@ -4,10 +4,11 @@
 of the event loop, so `sys.exit(run(...))` is safe.  Errors that escape a slot are shown in the
 window's message area instead of killing the process or printing only a traceback.
 
-Start-up order (torch's import alone takes about two seconds): torch is imported on a
-background thread while pyqtgraph is imported and the window is built; the window is shown
-without waiting for it, and the first trace is computed on the engine's worker thread once the
-import has finished (see app.recompute), so the window appears and repaints meanwhile.
+Start-up order (torch's import alone takes about two seconds): pyqtgraph is imported and the
+window built and shown without torch (attention's torch-free parts suffice for that); torch is
+imported on a background thread from then on, and the first trace is computed on the engine's
+worker thread once that import has finished (see app.recompute), so the window appears and
+stays responsive meanwhile.
 """
 from __future__ import annotations
 
@@ -72,27 +73,55 @@ def run(path: Optional[str] = None) -> int:
     """Open the window (on `path` when given) and run the event loop; returns its exit code."""
     app = get_app()
     from app import devices
-
-    relay = _TorchReady()
-    importer = devices.import_torch_in_background(relay.ready.emit, also=("attention.engine",))
     from app.main_window import MainWindow  # after the QApplication: pyqtgraph needs it
 
+    devices.defer()  # no torch for the device list until the window has been painted
     first = _first_preset()
     window = MainWindow(scenario=first)
     if first is not None:
         window.open_default()  # the same preset again, now with its title (a few ms)
-    relay.ready.connect(window.params.sync)  # the device list: CUDA is offered once known
     install_excepthook(window.show_error)
     if path:
         window.load_path(path)
     launched = os.environ.get(BENCH_STARTUP_ENV)
     if launched:
         probe = _StartupProbe(window, float(launched))  # noqa: F841 (kept alive until exec ends)
+    # torch only after the first paint: importing it on another thread while this one builds
+    # and paints the window delays both (one GIL; measured with bench/gui.py)
+    window.recompute.hold()
+    relay = _TorchReady()
+    relay.ready.connect(window.params.sync)  # the device list: CUDA is offered once known
+    importer: list[threading.Thread] = []
+
+    def import_torch() -> None:
+        importer.append(devices.import_torch_in_background(relay.ready.emit, also=("attention.engine",)))
+        window.recompute.release()  # the first trace: computed on the engine's thread
+
+    _after_first_paint(window, import_torch)
     window.show()
     code = app.exec()
-    importer.join()
+    for thread in importer:
+        thread.join()
     del window
     return int(code)
+
+
+class _FirstPaint(QObject):
+    def __init__(self, window, then: Callable[[], None]) -> None:
+        super().__init__(window)
+        self.then = then
+        window.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.Paint:
+            obj.removeEventFilter(self)
+            QTimer.singleShot(0, self.then)  # once this paint is done
+        return False
+
+
+def _after_first_paint(window, then: Callable[[], None]) -> None:
+    """Call then() on the GUI thread as soon as the window's first paint has finished."""
+    _FirstPaint(window, then)
 
 
 def _first_preset():

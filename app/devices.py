@@ -1,10 +1,10 @@
 """Which devices the device menu may offer.  The only module of app/ that imports torch:
 everything else in the GUI leaves tensors to the engine.
 
-At start-up the window opens while torch is still being imported on a background thread
-(`import_torch_in_background`, about two seconds): until that import has finished,
-`available_devices()` answers ("cpu",) at once instead of waiting for it, and the window asks
-again when it is told the answer is known.
+At start-up the window opens before torch is imported (about two seconds), which then happens
+on a background thread (`import_torch_in_background`): from `defer()` until that import has
+finished, `available_devices()` answers ("cpu",) at once instead of importing torch, and the
+window asks again when it is told the answer is known.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import threading
 from functools import lru_cache
 from typing import Callable
 
-_importing = threading.Event()  # set while the background import runs
+_deferred = threading.Event()  # set from defer() until the background import has finished
 
 
 @lru_cache(maxsize=1)
@@ -26,9 +26,14 @@ def cuda_available() -> bool:
 
 
 def available_devices() -> tuple[str, ...]:
-    if _importing.is_set():
+    if _deferred.is_set():
         return ("cpu",)  # torch is still loading: CUDA is offered once it is known to work
     return ("cpu", "cuda") if cuda_available() else ("cpu",)
+
+
+def defer() -> None:
+    """Answer ("cpu",) without importing torch until import_torch_in_background() is done."""
+    _deferred.set()
 
 
 def import_torch_in_background(then: Callable[[], None], also: tuple[str, ...] = ()) -> threading.Thread:
@@ -47,10 +52,10 @@ def import_torch_in_background(then: Callable[[], None], also: tuple[str, ...] =
         except Exception:  # pragma: no cover - the engine's own import shows the error later
             pass
         finally:
-            _importing.clear()
+            _deferred.clear()
             then()
 
-    _importing.set()
+    _deferred.set()
     thread = threading.Thread(target=work, name="import-torch")
     thread.start()
     return thread

@@ -86,7 +86,8 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 3)
-        self.splitter.setSizes([380, 560, 660])
+        # Steps are the show: give them the most room (two small panes side by side at 1600 px).
+        self.splitter.setSizes([300, 420, 880])
         self.message_bar = MessageBar()
         central = QWidget()
         layout = QVBoxLayout(central)

@@ -1,14 +1,19 @@
 """Document -> engine -> panes, at most once per frame, off the UI thread when it is big.
 
-Every document change schedules one recompute on a 16 ms single-shot timer, so a burst of
-edits costs one engine call.  Small scenarios run at once on the GUI thread; big ones (work
-B*H*L*S above `BACKGROUND_WORK`) run on one worker thread.  Every request carries a generation
-number and only the newest result is delivered, so the panes never show numbers that belong to
-an older scenario (or a mix).  Results come back to the GUI thread through a queued Qt signal
+Every document change schedules one recompute with a leading-edge throttle: a 0 ms single-shot
+timer (so a burst of edits delivered in one event-loop pass costs one engine call), delayed
+only as far as needed to keep at most one recompute per 16 ms frame.  Small scenarios run at
+once on the GUI thread; big ones (work B*H*L*S above `BACKGROUND_WORK`) run on one worker
+thread, and so does every scenario while torch is still being imported at start-up (the
+window opens before that import has finished; waiting for it would freeze the window).  Every
+request carries a generation number and only the newest result is delivered, so the panes
+never show numbers that belong to an older scenario (or a mix).  Results come back to the GUI thread through a queued Qt signal
 with a @Slot receiver (PySide6 cross-thread rule).
 """
 from __future__ import annotations
 
+import math
+import sys
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,6 +25,7 @@ import attention
 from attention import Scenario, ScenarioError, Trace
 
 from app.document import Document
+from app.panes import prepared
 
 BACKGROUND_WORK = 200_000  # B*H*L*S (plus input sizes) above which the engine runs off the GUI thread
 FRAME_MS = 16
@@ -28,6 +34,24 @@ FRAME_MS = 16
 def estimated_work(sc: Scenario) -> int:
     H = sc.n_heads if isinstance(sc.n_heads, int) and sc.n_heads > 0 else 1
     return sc.batch * H * sc.L * sc.S + sc.queries.size + sc.keys.size + sc.values.size
+
+
+def engine_ready() -> bool:
+    """True once attention.engine (and so torch) is imported completely; False while another
+    thread is still importing it (the module is then in sys.modules, marked initializing)."""
+    module = sys.modules.get("attention.engine")
+    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+
+def prepare_display(trace: Trace, sc: Scenario) -> None:
+    """On the worker thread, right after the engine: turn the trace into what the panes draw
+    (images, levels, colour-mapped QImages; app.panes.prepared), so that the GUI thread only
+    hands finished pieces over.  A failure here only means the panes make them themselves."""
+    try:
+        batch = min(max(prepared.batch_hint, 0), sc.batch - 1)
+        prepared.stash(prepared.prepare_trace(trace, sc, batch, prepared.drawn_hint))
+    except Exception:  # pragma: no cover - reported, and the GUI thread's own path still works
+        traceback.print_exc()
 
 
 def compute(sc: Scenario) -> tuple[Optional[Trace], list[str]]:
@@ -63,22 +87,31 @@ class Recomputer(QObject):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="attention-engine")
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.setInterval(FRAME_MS)
         self._timer.timeout.connect(self.start)
+        self._last_start = -math.inf  # perf_counter() of the last recompute
+        self._held = False  # hold(): nothing starts until release()
+        self._missed = False  # a recompute was asked for while held
         self._delivered.connect(self._on_delivered)
         doc.changed.connect(self.schedule)
         self.background_threshold = BACKGROUND_WORK
 
     def schedule(self) -> None:
+        """Recompute soon: in this event-loop pass's wake-up if the last recompute started a
+        frame ago or more, else when that frame is over (never twice per frame)."""
+        if self._held:
+            self._missed = True
+            return
         if not self._timer.isActive():
-            self._timer.start()
+            wait_ms = FRAME_MS - (time.perf_counter() - self._last_start) * 1000
+            self._timer.start(math.ceil(wait_ms) if wait_ms > 0 else 0)
 
     def start(self) -> None:
         """Compute the current scenario now (synchronously when small)."""
         self._timer.stop()
+        self._last_start = time.perf_counter()
         self.generation += 1
         gen, sc = self.generation, self.doc.scenario
-        if estimated_work(sc) <= self.background_threshold:
+        if estimated_work(sc) <= self.background_threshold and engine_ready():
             t0 = time.perf_counter()
             trace, lines = compute(sc)
             self._deliver(gen, sc, trace, lines, time.perf_counter() - t0)
@@ -88,10 +121,27 @@ class Recomputer(QObject):
         self._set_busy(True)
         self._pending = self._executor.submit(self._work, gen, sc)
 
+    def hold(self) -> None:
+        """Start nothing until release() (start-up: the window paints before the engine's thread
+        starts importing torch); what is asked for meanwhile is computed on release()."""
+        self._held = True
+        if self._timer.isActive():
+            self._timer.stop()
+            self._missed = True
+
+    def release(self) -> None:
+        self._held = False
+        if self._missed:
+            self._missed = False
+            self.schedule()
+
     def _work(self, gen: int, sc: Scenario) -> None:
         t0 = time.perf_counter()
         trace, lines = compute(sc)
-        self._delivered.emit(gen, sc, trace, lines, time.perf_counter() - t0)
+        seconds = time.perf_counter() - t0
+        if trace is not None and gen == self.generation:  # (a newer request makes this one moot)
+            prepare_display(trace, sc)
+        self._delivered.emit(gen, sc, trace, lines, seconds)
 
     @Slot(int, object, object, object, float)
     def _on_delivered(self, gen: int, sc: Scenario, trace, lines: list, seconds: float) -> None:
@@ -115,7 +165,7 @@ class Recomputer(QObject):
 
     # ---- for tests and shutdown ----------------------------------------------------------------
     def is_idle(self) -> bool:
-        return not self._timer.isActive() and not self._busy
+        return not self._timer.isActive() and not self._busy and not self._missed
 
     def recompute_now(self) -> None:
         """Run the pending recompute at once and wait until its result is delivered."""
@@ -135,5 +185,6 @@ class Recomputer(QObject):
 
     def shutdown(self) -> None:
         self._timer.stop()
+        self._held, self._missed = True, False
         self.generation += 1
         self._executor.shutdown(wait=True, cancel_futures=True)

@@ -101,7 +101,8 @@ class MatrixModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             v = float(self._view[index.row(), index.column()])
-            return format_number(v) if self._ref.integer else f"{v:.6g}"
+            # 4 significant digits keep columns narrow; editing and the tooltip show every digit
+            return format_number(v) if self._ref.integer else f"{v:.4g}"
         if role == Qt.ItemDataRole.EditRole:
             return format_number(self._view[index.row(), index.column()])
         if role == Qt.ItemDataRole.TextAlignmentRole:

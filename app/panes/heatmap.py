@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QImage
 
 from app.panes.cell_overlay import CellOverlay
 from app.panes.pane_data import Axis
@@ -70,6 +70,22 @@ class AxisLabels:
             self._name = name
 
 
+class _ImageItem(pg.ImageItem):
+    """An ImageItem that can also be handed its picture ready-made: a big matrix is colour-mapped
+    on the engine's worker thread (app.panes.prepared, with pyqtgraph's own mapping), and paint()
+    then draws that QImage instead of mapping `image` again on the GUI thread.  `image` still
+    holds the numbers (hover, displayed arrays)."""
+
+    prepared: Optional[QImage] = None
+
+    def paint(self, painter, *args) -> None:
+        if self.prepared is None or self.image is None:
+            super().paint(painter, *args)
+            return
+        rows, cols = self.image.shape[:2]
+        painter.drawImage(QRectF(0, 0, cols, rows), self.prepared)
+
+
 class Heatmap:
     """The view, image, overlay, bottom axis and title of one matrix (one head of one step)."""
 
@@ -78,7 +94,7 @@ class Heatmap:
         self.vb.disableAutoRange()
         # no ViewBox border: its closed path breaks pyqtgraph's SVG export under Qt 6.11 (the
         # "Z" command is not parsed); the CellOverlay draws the frame instead
-        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image = _ImageItem(axisOrder="row-major")
         self.vb.addItem(self.image)
         self.overlay = CellOverlay()
         self.overlay.setZValue(10)
@@ -90,11 +106,14 @@ class Heatmap:
         self.shape: Optional[tuple[int, int]] = None
         self._lut = None
 
-    def set_image(self, img: np.ndarray, levels: tuple[float, float], lut: np.ndarray) -> None:
-        """img: float32 C-contiguous (rows, cols), finite; explicit levels (no auto-levelling)."""
+    def set_image(self, img: np.ndarray, levels: tuple[float, float], lut: np.ndarray,
+                  qimage: Optional[QImage] = None) -> None:
+        """img: float32 C-contiguous (rows, cols), finite; explicit levels (no auto-levelling).
+        qimage: img already mapped through lut at levels (big matrices), else None."""
         if lut is not self._lut:
             self.image.setLookupTable(lut, update=False)
             self._lut = lut
+        self.image.prepared = qimage
         self.image.setImage(img, levels=levels, autoLevels=False)
         self.overlay.set_shape(*img.shape)
         if img.shape != self.shape:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import html
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 import pyqtgraph as pg
@@ -28,6 +28,9 @@ from app.panes import cell_format, colormaps, pane_text
 from app.panes.cell_overlay import NO_RUNS, LazyRuns, TextFit, prints_numbers
 from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, AxisLabels, Heatmap, styled_axis
 from app.panes.pane_data import PaneData, same_numbers
+
+if TYPE_CHECKING:
+    from app.panes.prepared import PanePicture
 
 R_EXPORT, R_TITLE, R_VIEW, R_AXIS = 0, 1, 2, 3
 BAR_WIDTH = 16
@@ -180,8 +183,9 @@ class StepPane(QFrame):
     def data(self) -> Optional[PaneData]:
         return self._data
 
-    def show_data(self, data: PaneData, lang: str, focus: int) -> None:
-        """Draw new numbers (and re-place items if the structure changed)."""
+    def show_data(self, data: PaneData, lang: str, focus: int, picture: Optional["PanePicture"] = None) -> None:
+        """Draw new numbers (and re-place items if the structure changed).  `picture`: the same
+        numbers already turned into images and levels (app.panes.prepared), else made here."""
         old = self._data
         self._data = data
         self._lang = lang
@@ -192,8 +196,12 @@ class StepPane(QFrame):
         pal = colormaps.palette(kind)
         # whole-pane arrays at once (a handful of numpy calls per pane, not per head); what
         # only the painting needs (text colours, runs of marked cells) waits for a paint
-        images, nan = colormaps.image_stack(data.block, kind)
-        lv = colormaps.levels(kind, images, data.masked if data.mask_style == "veil" else None)
+        if picture is not None:
+            images, nan, lv, qimages = picture.images, picture.nan, picture.levels, picture.qimages
+        else:
+            images, nan = colormaps.image_stack(data.block, kind)
+            lv = colormaps.levels(kind, images, data.masked if data.mask_style == "veil" else None)
+            qimages = None
         self._levels = lv
         text_fns = [self._text_fn(data, m) for m in range(lay.n_matrices)]
         dark = _LazyDark(data, images, nan, lv, pal) if text_fns[0] is not None else None
@@ -203,7 +211,7 @@ class StepPane(QFrame):
         veil = data.mask_style == "veil"
         for m in range(lay.n_matrices):
             hm = self.heatmaps[m]
-            hm.set_image(images[m], lv, pal.lut)
+            hm.set_image(images[m], lv, pal.lut, None if qimages is None else qimages[m])
             hm.overlay.fit = fit
             hm.overlay.set_content(
                 text_fns[m], None if dark is None else functools.partial(dark.get, m),

@@ -16,16 +16,10 @@ from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QS
 import attention
 from app.panes import pane_text
 from app.panes.flow_layout import FlowLayout
-from app.panes.pane_data import MASKED_STEPS, pane_data, same_numbers, tokens_of
+from app.panes import prepared
 from app.panes.step_pane import StepPane
 
 BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 2px 6px; font-size: 15px;"
-
-
-def _batch_slice(trace: attention.Trace, step_id: str, batch: int) -> np.ndarray:
-    step = trace[step_id]
-    arr = step.numpy()
-    return arr[batch] if step.dims[0] == "B" else arr
 
 
 class StepsView(QWidget):
@@ -42,7 +36,7 @@ class StepsView(QWidget):
         self._stale_reason = ""
         self._panes: dict[str, StepPane] = {}  # every pane ever built, by step id
         self._order: list[str] = []  # the ones shown, in trace order
-        self._drawn: dict[str, tuple] = {}  # step id -> (frame, numbers, mask) last drawn
+        self._drawn: dict[str, prepared.PanePicture] = {}  # step id -> the picture on screen
 
         self.heads_label = QLabel()
         self.heads_label.setStyleSheet("font-size: 15px;")
@@ -90,11 +84,15 @@ class StepsView(QWidget):
         """Draw every step of `trace` for batch item `batch`; only changed panes are redrawn.
 
         A pane is redrawn when its per-batch numbers (and, for masked steps, the mask) differ
-        from the last ones it drew, or when what frames them changed (labels, heads, options)."""
+        from the last ones it drew, or when what frames them changed (labels, heads, options).
+        When the engine's worker already prepared this trace (app.panes.prepared), its pieces
+        are used as they are; otherwise they are made here."""
         n_batch = int(trace.options.get("batch", 1))
         if not 0 <= batch < n_batch:
             raise ValueError(f"batch: expected a batch item between 0 and {n_batch - 1}, got {batch}")
-        qt, kt = tokens_of(scenario)
+        ready = prepared.claim(trace, batch)
+        if ready is None:  # small traces, another batch item: made here, drawn lazily by pyqtgraph
+            ready = prepared.prepare_trace(trace, scenario, batch, self._drawn, qimages=False)
         ids = list(trace.ids)
         if ids != self._order:
             self._set_order(ids)
@@ -106,18 +104,11 @@ class StepsView(QWidget):
                 self._focus = -1
                 self._sync_focus()
                 self.focusHeadChanged.emit(-1)
-        opts = trace.options
-        frame = (batch, qt, kt, n_heads, opts.get("scoring"), opts.get("mix"), opts.get("fill_value"))
-        mask = _batch_slice(trace, "extra.mask", batch) if "extra.mask" in trace else None
-        for step in trace.steps:
-            pane = self._panes[step.id]
-            raw = _batch_slice(trace, step.id, batch)
-            step_mask = mask if step.id in MASKED_STEPS else None
-            drawn = self._drawn.get(step.id)
-            if drawn is not None and drawn[0] == (frame, step.dims) and same_numbers(raw, drawn[1]) and same_numbers(step_mask, drawn[2]):
-                continue
-            pane.show_data(pane_data(trace, step.id, batch, qt, kt), self._lang, self._focus)
-            self._drawn[step.id] = ((frame, step.dims), raw, step_mask)
+        for sid, picture in ready.panes.items():
+            if self._drawn.get(sid) is not picture:
+                self._panes[sid].show_data(picture.data, self._lang, self._focus, picture)
+                self._drawn[sid] = picture
+        prepared.batch_hint, prepared.drawn_hint = batch, self._drawn
 
     def set_stale(self, stale: bool, reason: str = "") -> None:
         """Keep the last good result on screen, greyed, with the reason in a banner."""

@@ -1,0 +1,124 @@
+"""Everything a pane draws for one trace, worked out without touching a widget.
+
+`prepare_trace` runs on the engine's worker thread right after a big trace is computed (see
+app.recompute): the batch slice of every step, whether it differs from the last prepared
+trace, the float32 images, NaN cells, colour levels and, for big matrices, the colour-mapped
+QImages (pyqtgraph's own mapping, `try_make_qimage`, so the pixels are the ones the ImageItem
+would have made).  The GUI thread then only hands finished pieces to the panes, all panes in
+one event-loop pass, so the picture never mixes two traces.  Small traces are prepared the
+same way on the GUI thread, inside StepsView.show_trace.
+
+Only numpy and QImage here: QImage may be built on any thread (QPixmap may not).
+
+A prepared trace travels from the worker to the view through `stash` / `claim`, keyed by the
+Trace object (the Recomputer's `ready` signal stays (trace, scenario, seconds)).
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+import numpy as np
+from pyqtgraph import functions_qimage
+
+from app.panes import colormaps
+from app.panes.pane_data import MASKED_STEPS, PaneData, pane_data, same_numbers, tokens_of
+from attention.trace import Trace
+
+#: pixels in one pane above which its QImages are made here, not at paint time on the GUI thread
+BIG_PANE = 1 << 16
+
+
+@dataclass(frozen=True, eq=False)
+class PanePicture:
+    """One pane's numbers, ready to draw.  Compared by identity: a step whose numbers did not
+    change gets the previous trace's object back, so "nothing to redraw" is `is`."""
+
+    key: tuple  # (frame, dims): labels, heads and options that frame the numbers
+    raw: np.ndarray  # the step's batch slice (a view of the trace)
+    mask: Optional[np.ndarray]  # the mask slice drawn over it (masked steps), else None
+    data: PaneData
+    images: np.ndarray  # (n, rows, cols) float32, C-contiguous, NaN-free (colormaps.image_stack)
+    nan: Optional[np.ndarray]  # (n, rows, cols) bool where the value is NaN, or None
+    levels: tuple[float, float]
+    qimages: Optional[tuple]  # one QImage per matrix (big panes), else None: the ImageItem maps
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedTrace:
+    trace: Trace
+    batch: int
+    panes: dict[str, PanePicture]
+
+
+def frame_of(trace: Trace, scenario, batch: int) -> tuple:
+    """What frames every pane's numbers: a change here redraws a pane even with equal numbers."""
+    qt, kt = tokens_of(scenario)
+    opts = trace.options
+    return (batch, qt, kt, int(opts.get("n_heads", 1)), opts.get("scoring"), opts.get("mix"), opts.get("fill_value"))
+
+
+def batch_slice(trace: Trace, step_id: str, batch: int) -> np.ndarray:
+    step = trace[step_id]
+    arr = step.numpy()
+    return arr[batch] if step.dims[0] == "B" else arr
+
+
+def prepare_pane(trace: Trace, step_id: str, batch: int, frame: tuple, mask: Optional[np.ndarray],
+                 previous: Optional[PanePicture], qimages: bool) -> PanePicture:
+    """The picture of one step; `previous` itself when its frame and numbers are the same."""
+    step = trace[step_id]
+    key = (frame, step.dims)
+    raw = batch_slice(trace, step_id, batch)
+    step_mask = mask if step_id in MASKED_STEPS else None
+    if (previous is not None and previous.key == key and same_numbers(raw, previous.raw)
+            and same_numbers(step_mask, previous.mask)):
+        return previous
+    data = pane_data(trace, step_id, batch, frame[1], frame[2])
+    kind = data.layout.kind
+    images, nan = colormaps.image_stack(data.block, kind)
+    lv = colormaps.levels(kind, images, data.masked if data.mask_style == "veil" else None)
+    mapped = None
+    if qimages and images.size > BIG_PANE:
+        lut = colormaps.palette(kind).lut
+        made = tuple(functions_qimage.try_make_qimage(images[m], levels=lv, lut=lut) for m in range(len(images)))
+        mapped = made if all(q is not None for q in made) else None
+    return PanePicture(key, raw, step_mask, data, images, nan, lv, mapped)
+
+
+def prepare_trace(trace: Trace, scenario, batch: int, previous: Optional[Mapping[str, PanePicture]] = None,
+                  qimages: bool = True) -> PreparedTrace:
+    """Every pane of `trace` for batch item `batch` (any thread).  `previous`: step id -> the
+    picture on screen, reused where nothing changed (see `drawn_hint`)."""
+    frame = frame_of(trace, scenario, batch)
+    mask = batch_slice(trace, "extra.mask", batch) if "extra.mask" in trace else None
+    old = previous if previous is not None else {}
+    panes = {s.id: prepare_pane(trace, s.id, batch, frame, mask, old.get(s.id), qimages) for s in trace.steps}
+    return PreparedTrace(trace, batch, panes)
+
+
+# ---- worker -> view hand-over ---------------------------------------------------------------------
+_lock = threading.Lock()
+_stash: list[PreparedTrace] = []  # newest last; a few only (each holds a trace's images)
+STASH_SIZE = 3
+#: what the view showed last (set by StepsView.show_trace, read by the worker): the worker
+#: prepares that batch item and reuses those pictures where nothing changed; a wrong hint
+#: (another view, another batch) costs time, never correctness
+batch_hint = 0
+drawn_hint: Mapping[str, PanePicture] = {}
+
+
+def stash(prepared: PreparedTrace) -> None:
+    with _lock:
+        _stash.append(prepared)
+        del _stash[:-STASH_SIZE]
+
+
+def claim(trace: Trace, batch: int) -> Optional[PreparedTrace]:
+    """The prepared form of exactly this trace object and batch item, if the worker made it."""
+    with _lock:
+        for p in reversed(_stash):
+            if p.trace is trace and p.batch == batch:
+                return p
+    return None

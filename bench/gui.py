@@ -1,0 +1,426 @@
+"""Window benchmark: edit-to-repaint latency, the drawing floor, matplotlib, start-up time.
+
+    .venv/bin/python bench/gui.py              # the full run (about four minutes on 2 cores)
+    .venv/bin/python bench/gui.py --quick      # fewer edits and launches, for a smoke test
+
+Everything runs on the real window (MainWindow), offscreen, at 1600 x 1000:
+
+- Edit-to-repaint latency.  One edit = a typed cell: the queries editor's model gets
+  setData(index, "1.234") exactly as the table's delegate would give it; from there the real
+  path runs (undo stack, Document, the Recomputer's throttle and, when big, its worker thread,
+  StepsView.show_trace).  The clock stops when the panes hold the new trace AND the window has
+  repainted: the top-level widget's next UpdateRequest (Qt 6 paints a window's dirty widgets
+  in one pass when it handles that event) has been handled and every visible pane whose
+  numbers changed was painted in it.  The bench waits 25 ms between edits (a person does not
+  type faster), so each edit is measured from an idle window.  The event loop runs normally
+  (QEventLoop.exec), nothing is forced.
+- UI-thread blocking: a 5 ms PreciseTimer on the GUI thread records the longest gap between
+  two ticks while the edits run; the table shows that gap minus the 5 ms period.
+- Drawing floor: the arrays of the same two traces, already float32 and with the panes' own
+  levels, handed straight to the changed panes' ImageItems (setImage), alternating, then the
+  same "repainted" test as above.  No engine, model, undo, signal or pane code in between.
+- matplotlib: one Agg figure of the same pixel size with one Axes per matrix the panes draw
+  (the same count), imshow once, then set_data on every AxesImage and fig.canvas.draw() per
+  redraw; the median of several redraws, alternating the same two traces.
+- Start-up: `main.py` in a fresh process (settings in a temporary folder), with
+  ATTENTION_EXPLORER_BENCH_STARTUP set to the launch time (see app/application.py): the first
+  painted window and the first full frame (every visible pane painted with the first trace), in
+  seconds since the parent started the process.
+
+At the end of each size the panes are checked against attention.run(document.scenario)
+(NaN-aware), so a fast wrong picture cannot pass.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+# PySide6 before torch and pyqtgraph (see docs/TEAM-BRIEF.md)
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+WINDOW = (1600, 1000)
+CLASSROOM = (1, 8, 32, 8)  # B, L = S, d_model, H
+LARGE = (1, 1024, 256, 8)
+SETTLE_MS = 25
+HEARTBEAT_MS = 5
+TARGETS = {
+    "classroom_p95_ms": 100.0, "classroom_floor_ratio": 1.3, "large_median_ms": 400.0,
+    "large_block_ms": 50.0, "matplotlib_ratio": 20.0, "window_s": 1.5, "frame_s": 3.0,
+}
+
+
+def make_scenario(B: int, L: int, d: int, H: int, seed: int = 0):
+    """Random inputs and all four projections with bias (nn.MultiheadAttention's layout)."""
+    from attention import Projection, Scenario
+
+    rng = np.random.default_rng(seed)
+    proj = lambda: Projection(rng.normal(size=(d, d)) / np.sqrt(d), rng.normal(size=(d,)) * 0.1)  # noqa: E731
+    return Scenario(queries=rng.normal(size=(B, L, d)), keys=rng.normal(size=(B, L, d)),
+                    values=rng.normal(size=(B, L, d)), n_heads=H,
+                    projections={n: proj() for n in ("query", "key", "value", "out")},
+                    scoring="scaled_dot", dtype="float32", device="cpu")
+
+
+# ---- start-up ---------------------------------------------------------------------------------
+def startup(runs: int) -> dict:
+    """Launch main.py `runs` times; seconds to the first window and to the first full frame."""
+    windows, frames, failures = [], [], []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=tmp, HOME=tmp)
+            launched = time.time()
+            env["ATTENTION_EXPLORER_BENCH_STARTUP"] = repr(launched)
+            res = subprocess.run([sys.executable, str(ROOT / "main.py")], cwd=ROOT, env=env,
+                                 capture_output=True, text=True, timeout=120)
+        got = dict(line.split()[1:3] for line in res.stdout.splitlines() if line.startswith("bench-startup "))
+        if res.returncode != 0 or set(got) != {"window", "frame"}:
+            failures.append(f"exit code {res.returncode}: {res.stderr.strip().splitlines()[-1:] or got}")
+            continue
+        windows.append(float(got["window"]))
+        frames.append(float(got["frame"]))
+    return {"window": windows, "frame": frames, "failures": failures}
+
+
+# ---- the window -------------------------------------------------------------------------------
+class FrameProbe(QObject):
+    """Stops an event loop once the window has repainted after `arm()`: the top-level widget's
+    UpdateRequest was handled and every expected pane viewport got a Paint event in it."""
+
+    def __init__(self, window) -> None:
+        super().__init__()
+        self.window = window
+        self.viewports: set = set()
+        self.painted: set = set()
+        self.expect = None
+        self.loop = None
+        self.done_at = None
+        window.installEventFilter(self)
+
+    def watch(self, view) -> None:
+        for sid in view.pane_ids():
+            vp = view.pane(sid).canvas.viewport()
+            if vp not in self.viewports:
+                vp.installEventFilter(self)
+                self.viewports.add(vp)
+
+    def arm(self, expect) -> None:
+        self.painted.clear()
+        self.expect = set(expect)
+
+    def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt override)
+        kind = ev.type()
+        if kind == QEvent.Type.Paint and obj in self.viewports:
+            self.painted.add(obj)
+        elif kind == QEvent.Type.UpdateRequest and obj is self.window and self.expect is not None:
+            QTimer.singleShot(0, self._after_sync)  # handled after this UpdateRequest is done
+        return False
+
+    def _after_sync(self) -> None:
+        if self.expect is not None and self.expect <= self.painted:
+            self.done_at = time.perf_counter()
+            self.expect = None
+            if self.loop is not None:
+                self.loop.quit()
+
+    def wait(self, timeout_s: float = 60.0) -> float:
+        """Run the event loop until done; returns the perf_counter time it finished."""
+        self.done_at = None
+        self.loop = QEventLoop()
+        guard = QTimer()
+        guard.setSingleShot(True)
+        guard.timeout.connect(self.loop.quit)
+        guard.start(int(timeout_s * 1000))
+        self.loop.exec()
+        guard.stop()
+        self.loop = None
+        if self.done_at is None:
+            raise RuntimeError("the window did not repaint within the time limit")
+        return self.done_at
+
+
+class Heartbeat(QObject):
+    """The longest gap between ticks of a 5 ms timer on the GUI thread."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timer = QTimer(self)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(HEARTBEAT_MS)
+        self.timer.timeout.connect(self._tick)
+        self.last = None
+        self.longest = 0.0
+
+    def start(self) -> None:
+        self.last, self.longest = time.perf_counter(), 0.0
+        self.timer.start()
+
+    def stop(self) -> float:
+        self._tick()
+        self.timer.stop()
+        return max(self.longest - HEARTBEAT_MS / 1000, 0.0)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.longest = max(self.longest, now - self.last)
+        self.last = now
+
+
+def idle(ms: int) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def visible_viewports(view, ids) -> list:
+    out = []
+    for sid in ids:
+        vp = view.pane(sid).canvas.viewport()
+        if not vp.visibleRegion().isEmpty():
+            out.append(vp)
+    return out
+
+
+class EditRun:
+    """Types `n` cells into the queries editor and times each edit until repainted."""
+
+    def __init__(self, window, probe: FrameProbe) -> None:
+        self.window, self.probe = window, probe
+        self.before: dict = {}
+        self.rng = np.random.default_rng(1)
+        window.recompute.ready.connect(self._on_ready)  # runs after the window's own slot
+
+    def _on_ready(self, *args) -> None:
+        view = self.window.view
+        self.probe.watch(view)
+        changed = [sid for sid in view.pane_ids() if view.pane(sid).redraw_count != self.before.get(sid)]
+        self.probe.arm(visible_viewports(view, changed))
+
+    def run(self, n: int, heartbeat: Heartbeat) -> tuple[list[float], float, list]:
+        model = self.window.inputs.editors["queries"].model
+        rows, cols = model.rowCount(), model.columnCount()
+        rng = self.rng
+        view = self.window.view
+        latencies, traces = [], []
+        heartbeat.start()
+        for i in range(n):
+            r, c = int(rng.integers(rows)), int(rng.integers(cols))
+            text = f"{rng.normal():.3f}"
+            if float(text) == float(model.matrix()[r, c]):
+                text = f"{float(text) + 0.5:.3f}"  # a real change, so there is something to redraw
+            if model.decimal_comma:
+                text = text.replace(".", ",")
+            self.before = {sid: view.pane(sid).redraw_count for sid in view.pane_ids()}
+            self.probe.expect = None
+            t0 = time.perf_counter()
+            if not model.setData(model.index(r, c), text, Qt.ItemDataRole.EditRole):
+                raise RuntimeError(f"the edit {text!r} at ({r}, {c}) was refused")
+            done = self.probe.wait()
+            latencies.append(done - t0)
+            traces.append(self.window.last_trace)
+            traces = traces[-2:]
+            idle(SETTLE_MS)
+        block = heartbeat.stop()
+        return latencies, block, traces
+
+
+def expected_matrices(trace, step_id: str, batch: int = 0) -> list[np.ndarray]:
+    """What a pane must show, cut from the engine's array independently of the pane code."""
+    arr = trace.array(step_id)
+    dims = list(trace[step_id].dims)
+    if "B" in dims:
+        arr = np.take(arr, batch, axis=dims.index("B"))
+        dims.remove("B")
+    if "H" in dims and len(dims) == 3:
+        h = dims.index("H")
+        return [np.take(arr, i, axis=h) for i in range(arr.shape[h])]
+    if len(dims) == 2:
+        return [arr.T if dims[0] == "H" else arr]
+    return [arr[:, None]]
+
+
+def check_panes(window) -> None:
+    """Every pane shows exactly attention.run(document.scenario) for batch item 0 (NaN-aware)."""
+    import attention
+
+    window.recompute.wait_idle()
+    trace = attention.run(window.document.scenario)
+    view = window.view
+    assert view.pane_ids() == list(trace.ids), "pane list differs from the trace"
+    for sid in trace.ids:
+        shown, want = view.displayed_arrays(sid), expected_matrices(trace, sid)
+        assert len(shown) == len(want), sid
+        for s, w in zip(shown, want):
+            w = w.astype(np.float32)
+            ok = ~np.isnan(w)
+            assert np.array_equal(np.asarray(s)[ok], w[ok]), f"{sid}: the pane shows other numbers than the engine"
+
+
+def floor(window, probe: FrameProbe, traces: list, reps: int) -> list[float]:
+    """setImage of the two traces' arrays straight into the changed panes' ImageItems, repaint."""
+    view = window.view
+    changed = [sid for sid in view.pane_ids()
+               if not np.array_equal(traces[0].array(sid), traces[1].array(sid), equal_nan=True)]
+    items, arrays = [], [[], []]
+    for sid in changed:
+        pane = view.pane(sid)
+        lv = pane.levels()
+        for k, tr in enumerate(traces):
+            for m, a in enumerate(expected_matrices(tr, sid)):
+                img = np.ascontiguousarray(np.nan_to_num(a.astype(np.float32)))
+                arrays[k].append(img)
+                if k == 0:
+                    items.append((pane.heatmaps[m].image, lv))
+    expect = visible_viewports(view, changed)
+    times = []
+    for i in range(reps):
+        which = arrays[i % 2]
+        probe.expect = None
+        t0 = time.perf_counter()
+        for (item, lv), img in zip(items, which):
+            item.setImage(img, levels=lv, autoLevels=False)
+        probe.arm(expect)
+        times.append(probe.wait() - t0)
+        idle(SETTLE_MS)
+    return times
+
+
+def matplotlib_redraw(window, traces: list, reps: int) -> tuple[float, int]:
+    """Median seconds to redraw every matrix the panes draw with matplotlib (Agg, one figure)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ids = window.view.pane_ids()
+    mats = [[m for sid in ids for m in expected_matrices(tr, sid)] for tr in traces]
+    n = len(mats[0])
+    cols = math.ceil(math.sqrt(n * WINDOW[0] / WINDOW[1]))
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(WINDOW[0] / 100, WINDOW[1] / 100), dpi=100, squeeze=False)
+    images = []
+    for ax, m in zip(axes.flat, mats[0]):
+        images.append(ax.imshow(m, cmap="viridis"))
+        ax.set_xticks([])
+        ax.set_yticks([])
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    fig.canvas.draw()
+    times = []
+    for i in range(reps):
+        t0 = time.perf_counter()
+        for im, m in zip(images, mats[(i + 1) % 2]):
+            im.set_data(m)
+            im.autoscale()
+        fig.canvas.draw()
+        times.append(time.perf_counter() - t0)
+    plt.close(fig)
+    return statistics.median(times), n
+
+
+def size_run(app, size: tuple, edits: int, floor_reps: int, mpl_reps: int, settings_dir: Path) -> dict:
+    from app.main_window import MainWindow
+    from app.settings import Settings
+
+    window = MainWindow(Settings.at(settings_dir / f"settings-{size[1]}.ini"))
+    window.resize(*WINDOW)
+    window.show()
+    probe = FrameProbe(window)
+    window.document.load(make_scenario(*size), None)
+    window.recompute.wait_idle()
+    idle(300)  # first layout and paint
+    runner = EditRun(window, probe)
+    idle(50)
+    heartbeat = Heartbeat()
+    latencies, block, traces = runner.run(edits, heartbeat)
+    check_panes(window)
+    out = {"latency": latencies, "block": block, "edits": edits,
+           "panes": len(window.view.pane_ids()),
+           "heatmaps": sum(len(window.view.displayed_arrays(s)) for s in window.view.pane_ids())}
+    if floor_reps:
+        out["floor"] = floor(window, probe, traces, floor_reps)
+    if mpl_reps:
+        out["mpl"], out["mpl_n"] = matplotlib_redraw(window, traces, mpl_reps)
+    window.document.undo_stack.setClean()
+    window.close()
+    window.deleteLater()
+    idle(50)
+    return out
+
+
+# ---- report -----------------------------------------------------------------------------------
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+def row(name: str, value: str, target: str = "", ok=None) -> str:
+    verdict = "" if ok is None else ("PASS" if ok else "MISS")
+    return f"  {name:<52} {value:>12}  {target:<14} {verdict}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer edits and launches (smoke test)")
+    args = ap.parse_args()
+    n_small, n_large, launches, floor_reps, mpl_reps = (20, 8, 2, 10, 2) if args.quick else (200, 40, 5, 60, 5)
+
+    t_start = time.perf_counter()
+    boot = startup(launches)  # first, while this process is still small and idle
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    with tempfile.TemporaryDirectory() as tmp:
+        small = size_run(app, CLASSROOM, n_small, floor_reps, mpl_reps, Path(tmp))
+        large = size_run(app, LARGE, n_large, 0, 0, Path(tmp))
+
+    T = TARGETS
+    ms = lambda s: f"{s * 1000:.1f} ms"  # noqa: E731
+    s_med, s_p95 = statistics.median(small["latency"]), pct(small["latency"], 95)
+    f_med = statistics.median(small["floor"])
+    l_med, l_p95 = statistics.median(large["latency"]), pct(large["latency"], 95)
+    print(f"Attention Explorer window benchmark (offscreen, {WINDOW[0]}x{WINDOW[1]}, "
+          f"{os.cpu_count()} CPUs, torch threads {__import__('torch').get_num_threads()})")
+    print(f"classroom: B={CLASSROOM[0]} L=S={CLASSROOM[1]} d_model={CLASSROOM[2]} H={CLASSROOM[3]}, "
+          f"{small['panes']} panes / {small['heatmaps']} heatmaps, {small['edits']} edits")
+    print(row("edit -> repainted, median", ms(s_med)))
+    print(row("edit -> repainted, p95", ms(s_p95), f"<= {T['classroom_p95_ms']:.0f} ms", s_p95 * 1000 <= T["classroom_p95_ms"]))
+    print(row("edit -> repainted, max", ms(max(small["latency"]))))
+    print(row("longest UI-thread block", ms(small["block"])))
+    print(row(f"drawing floor (setImage + repaint), median of {len(small['floor'])}", ms(f_med)))
+    print(row("latency / floor (medians)", f"{s_med / f_med:.2f}x", f"<= {T['classroom_floor_ratio']}x",
+              s_med / f_med <= T["classroom_floor_ratio"]))
+    print(row(f"matplotlib imshow redraw of {small['mpl_n']} matrices, median", ms(small["mpl"])))
+    print(row("matplotlib / latency (medians)", f"{small['mpl'] / s_med:.1f}x", f">= {T['matplotlib_ratio']:.0f}x",
+              small["mpl"] / s_med >= T["matplotlib_ratio"]))
+    print(f"large: B={LARGE[0]} L=S={LARGE[1]} d_model={LARGE[2]} H={LARGE[3]}, {large['panes']} panes / "
+          f"{large['heatmaps']} heatmaps, {large['edits']} edits (fewer: each takes a few hundred ms)")
+    print(row("edit -> repainted, median", ms(l_med), f"<= {T['large_median_ms']:.0f} ms", l_med * 1000 <= T["large_median_ms"]))
+    print(row("edit -> repainted, p95", ms(l_p95)))
+    print(row("longest UI-thread block (5 ms timer gap - 5 ms)", ms(large["block"]), f"<= {T['large_block_ms']:.0f} ms",
+              large["block"] * 1000 <= T["large_block_ms"]))
+    print(f"start-up: {len(boot['window'])} of {launches} launches of main.py measured"
+          + (f"; FAILED: {boot['failures']}" if boot["failures"] else ""))
+    if boot["window"]:
+        w_med, f_med2 = statistics.median(boot["window"]), statistics.median(boot["frame"])
+        print(row("launch -> first window painted, median", f"{w_med:.2f} s", f"<= {T['window_s']} s", w_med <= T["window_s"]))
+        print(row("launch -> first window painted, worst", f"{max(boot['window']):.2f} s"))
+        print(row("launch -> first full frame, median", f"{f_med2:.2f} s", f"<= {T['frame_s']} s", f_med2 <= T["frame_s"]))
+        print(row("launch -> first full frame, worst", f"{max(boot['frame']):.2f} s"))
+    print("correctness: every pane equals attention.run(document.scenario) after both runs: yes")
+    print(f"(benchmark took {time.perf_counter() - t_start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Optional
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QLabel,
     QPushButton, QSpinBox, QVBoxLayout, QWidget,
@@ -166,14 +166,21 @@ class ParameterPanel(QWidget):
         box = QGroupBox(self)
         self.groups["projections"] = box
         grid = QGridLayout(box)
+        grid.setHorizontalSpacing(6)
         self.weight_checks: dict[str, QCheckBox] = {}
         self.bias_checks: dict[str, QCheckBox] = {}
         self.edit_buttons: dict[str, QPushButton] = {}
-        row = 0
+        # "use weight" / "use bias" once, as column headings: the panel's widest row stays narrow
+        self.projection_heads = (QLabel(self), QLabel(self))
+        for col, head in enumerate(self.projection_heads, start=1):
+            head.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            grid.addWidget(head, 0, col)
+        row = 1
         for name in PROJECTIONS:
             label = QLabel(self)
             self.labels[f"projections.{name}"] = label
             w, b, e = QCheckBox(self), QCheckBox(self), QPushButton(self)
+            e.setMaximumWidth(64)  # the panel's widest row: keep it narrow so the steps get the room
             w.toggled.connect(lambda on, n=name: self._set_projection(n, on))
             b.toggled.connect(lambda on, n=name: self._set_bias(n, on))
             e.clicked.connect(lambda _=False, n=name: self.edit_matrix.emit(MatrixRef(f"projections.{n}.weight")))
@@ -391,11 +398,13 @@ class ParameterPanel(QWidget):
         for i, text in enumerate((self.tr("none"), self.tr("one per batch item"), self.tr("one per query row"))):
             self.controls["valid_mode"].setItemText(i, text)
         names = {"query": self.tr("Query W_Q"), "key": self.tr("Key W_K"), "value": self.tr("Value W_V"), "out": self.tr("Output W_O")}
+        self.projection_heads[0].setText(self.tr("use weight"))
+        self.projection_heads[1].setText(self.tr("use bias"))
         for name in PROJECTIONS:
             self.labels[f"projections.{name}"].setText(names[name])
-            self.weight_checks[name].setText(self.tr("use weight"))
+            self.weight_checks[name].setAccessibleName(self.tr("use weight"))
             self.weight_checks[name].setToolTip(self.tr("Off: no projection (identity), as in d2l's scoring functions. On: an nn.Linear weight (out x in) you can edit; it starts as an identity-like matrix."))
-            self.bias_checks[name].setText(self.tr("use bias"))
+            self.bias_checks[name].setAccessibleName(self.tr("use bias"))
             self.bias_checks[name].setToolTip(self.tr("Add a bias vector to this projection (it starts at zero)."))
             self.edit_buttons[name].setText(self.tr("Edit"))
             self.edit_buttons[name].setToolTip(self.tr("Open this weight (and its bias) in the spreadsheet editor"))

@@ -12,6 +12,7 @@ stays responsive meanwhile.
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -63,6 +64,17 @@ def install_excepthook(show: Callable[[str], None]) -> Callable:
     return hook
 
 
+def settle_heap() -> None:
+    """Take everything alive now out of the garbage collector's sight (gc.freeze).
+
+    Once torch and the panes are loaded the heap holds a few hundred thousand long-lived
+    objects, and each of the collector's full passes walks all of them: about 200 ms with the
+    window frozen, every few dozen edits (measured with bench/gui.py).  run() calls this once
+    the first trace is on screen; what is frozen is never freed, which is what those objects
+    (modules, the window) are for anyway."""
+    gc.freeze()
+
+
 class _TorchReady(QObject):
     """Carries "torch is imported" from the import thread to the GUI thread (queued)."""
 
@@ -98,6 +110,14 @@ def run(path: Optional[str] = None) -> int:
         window.recompute.release()  # the first trace: computed on the engine's thread
 
     _after_first_paint(window, import_torch)
+    settled: list[bool] = []
+
+    def on_trace(*_) -> None:
+        if not settled:  # the first trace is on screen: torch and the panes are loaded
+            settled.append(True)
+            QTimer.singleShot(0, settle_heap)
+
+    window.recompute.ready.connect(on_trace)
     window.show()
     code = app.exec()
     for thread in importer:

@@ -1,5 +1,5 @@
-"""Which devices the device menu may offer.  The only module of app/ that imports torch:
-everything else in the GUI leaves tensors to the engine.
+"""Which devices the device menu may offer, and how many threads torch may use.  The only
+module of app/ that imports torch: everything else in the GUI leaves tensors to the engine.
 
 At start-up the window opens before torch is imported (about two seconds), which then happens
 on a background thread (`import_torch_in_background`): from `defer()` until that import has
@@ -8,6 +8,7 @@ window asks again when it is told the answer is known.
 """
 from __future__ import annotations
 
+import os
 import threading
 from functools import lru_cache
 from typing import Callable
@@ -59,3 +60,19 @@ def import_torch_in_background(then: Callable[[], None], also: tuple[str, ...] =
     thread = threading.Thread(target=work, name="import-torch")
     thread.start()
     return thread
+
+
+def leave_a_core_for_the_gui() -> None:
+    """The worker thread's start: let torch's intra-op pool use every core but one, so the GUI
+    thread keeps a core to repaint on while a big trace is computed (on 2 cores, torch's 2
+    threads doubled the GUI thread's slices; the engine itself is then about 1.5x slower).
+    Process-wide, and only ever lowered.  (Here because this is app/'s one torch module.)
+    Never raises: a thread pool whose initializer fails refuses every later job."""
+    try:
+        import torch
+
+        want = max(1, (os.cpu_count() or 2) - 1)
+        if torch.get_num_threads() > want:
+            torch.set_num_threads(want)
+    except Exception:  # pragma: no cover - the engine's own import reports a broken torch
+        pass

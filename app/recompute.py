@@ -1,14 +1,16 @@
 """Document -> engine -> panes, at most once per frame, off the UI thread when it is big.
 
-Every document change schedules one recompute with a leading-edge throttle: a 0 ms single-shot
-timer (so a burst of edits delivered in one event-loop pass costs one engine call), delayed
-only as far as needed to keep at most one recompute per 16 ms frame.  Small scenarios run at
+Every document change schedules one recompute with a leading-edge throttle (see `schedule`):
+it starts in the next event-loop pass if the last one started a frame (16 ms) ago or more,
+else when that frame is over, and changes made meanwhile share it.  Small scenarios run at
 once on the GUI thread; big ones (work B*H*L*S above `BACKGROUND_WORK`) run on one worker
-thread, and so does every scenario while torch is still being imported at start-up (the
+thread, which also prepares what the panes will draw (app.panes.prepared: images, levels,
+colour-mapped QImages, what changed), so the GUI thread only hands finished pieces over.
+Every scenario also runs on the worker while torch is still being imported at start-up (the
 window opens before that import has finished; waiting for it would freeze the window).  Every
 request carries a generation number and only the newest result is delivered, so the panes
-never show numbers that belong to an older scenario (or a mix).  Results come back to the GUI thread through a queued Qt signal
-with a @Slot receiver (PySide6 cross-thread rule).
+never show numbers that belong to an older scenario (or a mix).  Results come back to the GUI
+thread through a queued Qt signal with a @Slot receiver (PySide6 cross-thread rule).
 """
 from __future__ import annotations
 
@@ -19,11 +21,12 @@ import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Optional
 
-from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QMetaObject, QObject, Qt, QThread, QTimer, Signal, Slot
 
 import attention
 from attention import Scenario, ScenarioError, Trace
 
+from app import devices
 from app.document import Document
 from app.panes import prepared
 
@@ -55,11 +58,10 @@ def prepare_display(trace: Trace, sc: Scenario) -> None:
 
 
 def compute(sc: Scenario) -> tuple[Optional[Trace], list[str]]:
-    """(trace, []) or (None, problem lines).  Never raises: an engine bug becomes a line too."""
+    """(trace, []) or (None, problem lines).  Never raises: an engine bug becomes a line too.
+    attention.run checks the scenario itself (attention.problems) and raises ScenarioError
+    with those lines, so they are not worked out twice per edit."""
     try:
-        lines = attention.problems(sc)
-        if lines:
-            return None, lines
         return attention.run(sc), []
     except ScenarioError as e:
         return None, list(e.lines)
@@ -84,34 +86,60 @@ class Recomputer(QObject):
         self.generation = 0
         self._pending: Optional[Future] = None
         self._busy = False
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="attention-engine")
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="attention-engine",
+                                            initializer=devices.leave_a_core_for_the_gui)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.start)
         self._last_start = -math.inf  # perf_counter() of the last recompute
         self._held = False  # hold(): nothing starts until release()
         self._missed = False  # a recompute was asked for while held
+        self._queued = False  # a queued start() is on its way (see schedule)
         self._delivered.connect(self._on_delivered)
         doc.changed.connect(self.schedule)
         self.background_threshold = BACKGROUND_WORK
 
     def schedule(self) -> None:
-        """Recompute soon: in this event-loop pass's wake-up if the last recompute started a
-        frame ago or more, else when that frame is over (never twice per frame)."""
+        """Recompute soon, at most once per frame: at once (see below) if the last recompute
+        started a frame ago or more, else when that frame is over.  Changes made before it
+        starts (one pass of the event loop) share one recompute.
+
+        A small scenario is computed by a queued call, which runs before the window's pending
+        repaint (a low-priority event): the edited cell and the new panes are then painted
+        together, once.  A big one starts from a 0 ms timer instead, after that repaint: its
+        result comes later anyway, and greying the panes in the same pass as the repaint would
+        make one long pass of the GUI thread."""
         if self._held:
             self._missed = True
             return
-        if not self._timer.isActive():
-            wait_ms = FRAME_MS - (time.perf_counter() - self._last_start) * 1000
+        if self._timer.isActive() or self._queued:
+            return
+        wait_ms = FRAME_MS - (time.perf_counter() - self._last_start) * 1000
+        if wait_ms > 0 or not self._runs_here(self.doc.scenario):
             self._timer.start(math.ceil(wait_ms) if wait_ms > 0 else 0)
+        else:
+            self._queued = True
+            QMetaObject.invokeMethod(self, "_start_queued", Qt.ConnectionType.QueuedConnection)
+
+    def _runs_here(self, sc: Scenario) -> bool:
+        """Whether `sc` is computed on the GUI thread (small, and torch already imported)."""
+        return estimated_work(sc) <= self.background_threshold and engine_ready()
+
+    @Slot()
+    def _start_queued(self) -> None:
+        if self._queued:
+            self._queued = False
+            if not self._held:
+                self.start()
 
     def start(self) -> None:
         """Compute the current scenario now (synchronously when small)."""
         self._timer.stop()
+        self._queued = False
         self._last_start = time.perf_counter()
         self.generation += 1
         gen, sc = self.generation, self.doc.scenario
-        if estimated_work(sc) <= self.background_threshold and engine_ready():
+        if self._runs_here(sc):
             t0 = time.perf_counter()
             trace, lines = compute(sc)
             self._deliver(gen, sc, trace, lines, time.perf_counter() - t0)
@@ -125,8 +153,9 @@ class Recomputer(QObject):
         """Start nothing until release() (start-up: the window paints before the engine's thread
         starts importing torch); what is asked for meanwhile is computed on release()."""
         self._held = True
-        if self._timer.isActive():
+        if self._timer.isActive() or self._queued:
             self._timer.stop()
+            self._queued = False
             self._missed = True
 
     def release(self) -> None:
@@ -165,7 +194,7 @@ class Recomputer(QObject):
 
     # ---- for tests and shutdown ----------------------------------------------------------------
     def is_idle(self) -> bool:
-        return not self._timer.isActive() and not self._busy and not self._missed
+        return not self._timer.isActive() and not self._busy and not self._missed and not self._queued
 
     def recompute_now(self) -> None:
         """Run the pending recompute at once and wait until its result is delivered."""
@@ -185,6 +214,6 @@ class Recomputer(QObject):
 
     def shutdown(self) -> None:
         self._timer.stop()
-        self._held, self._missed = True, False
+        self._held, self._missed, self._queued = True, False, False
         self.generation += 1
         self._executor.shutdown(wait=True, cancel_futures=True)

@@ -8,10 +8,8 @@ The names are loaded on first use (PEP 562 module `__getattr__`): `attention.Sce
 `attention.scenario_io` do not import torch, so the window can open before torch's import
 (over a second) has finished; `attention.run` imports it.
 """
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+import typing as _typing
 
 #: public name -> the submodule that defines it
 _HOME = {
@@ -23,20 +21,20 @@ _HOME = {
 
 __all__ = ["Additive", "PIPELINE", "Projection", "STEP_TEXT", "Scenario", "ScenarioError", "Step", "Trace", "problems", "run"]
 
-if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+if _typing.TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from attention.engine import run
     from attention.scenario import Additive, Projection, Scenario, ScenarioError, problems
     from attention.trace import PIPELINE, STEP_TEXT, Step, Trace
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'attention' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
+    value = getattr(_importlib.import_module(home), name)
     globals()[name] = value  # later look-ups skip this function
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted({n for n in globals() if not n.startswith("_")} | set(__all__))

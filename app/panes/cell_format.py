@@ -24,8 +24,37 @@ def compact(value: float, digits: int = 4) -> str:
     """A cell label with at most `digits` significant digits.
 
     Large and tiny magnitudes switch to scientific form so the -1e6 fill value reads "-1e6"
-    rather than "-1000000"; a rounded zero never shows a sign."""
+    rather than "-1000000"; a rounded zero never shows a sign.  Memoised: after an edit most
+    cells print the same numbers again (-0.0 and 0.0 share an entry: both print "0")."""
     v = float(value)
+    key = (v, digits)
+    text = _COMPACT.get(key)
+    if text is None:
+        text = _compact(v, digits)
+        if v == v:  # NaN never equals a key: not worth keeping
+            if len(_COMPACT) > 65536:
+                _COMPACT.clear()
+            _COMPACT[key] = text
+    return text
+
+
+_COMPACT: dict[tuple[float, int], str] = {}
+
+
+def compact_many(values: list, digits: int = 4, nan_text: str = NAN_TEXT) -> list[str]:
+    """`compact` for a whole matrix (values: Python floats, e.g. from ndarray.tolist()), NaN
+    printed as `nan_text`; one dictionary look-up per number once they have been seen."""
+    memo = _COMPACT
+    out = []
+    for v in values:
+        text = memo.get((v, digits))
+        if text is None:
+            text = nan_text if v != v else compact(v, digits)
+        out.append(text)
+    return out
+
+
+def _compact(v: float, digits: int) -> str:
     if math.isnan(v):
         return NAN_TEXT
     if math.isinf(v):

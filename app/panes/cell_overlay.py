@@ -96,6 +96,23 @@ def _cross_brush(colour: QColor, spacing: int = 8) -> QBrush:
     return QBrush(pix)
 
 
+_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
+_ADVANCES: dict[tuple[int, str], float] = {}  # (pixel size, label) -> width (labels repeat across edits)
+
+
+def _advance(text: str, px: int) -> float:
+    """Width of `text` in the default font at `px` pixels (memoised; GUI thread only)."""
+    key = (px, text)
+    width = _ADVANCES.get(key)
+    if width is None:
+        if len(_ADVANCES) > 20000:
+            _ADVANCES.clear()
+        font = QFont()
+        font.setPixelSize(px)
+        width = _ADVANCES[key] = QFontMetricsF(font).horizontalAdvance(text)
+    return width
+
+
 class TextFit:
     """One font size and precision for every matrix of a pane, chosen from the cell size.
 
@@ -106,25 +123,30 @@ class TextFit:
 
     def __init__(self, text_fns: list[Callable[[int], list[str]]], previous: Optional["TextFit"] = None) -> None:
         self._fns = [f for f in text_fns if f is not None]
-        self._previous = previous  # the pane's last fit: usually still right after an edit
+        # the pane's last choices (usually still right after an edit); only the choices are
+        # kept, not the fit, whose labels hold the old trace (a pane out of sight is never
+        # painted, and a chain of fits would keep every trace it was given)
+        self._previous: Optional[dict] = None if previous is None else (previous._cache or previous._previous)
         self._cache: dict = {}
         self._ref_width: dict[int, float] = {}
         self._widest: dict[int, list[str]] = {}
         self.scale = 1.0  # export resolution scale: the font cap grows with it
 
     def _candidates(self, digits: int) -> list[str]:
-        """The few longest labels: only they can be the widest (digits share one advance)."""
+        """The few longest labels, one per digit pattern: only they can be the widest.
+
+        Digits share one advance (tabular figures, as in the UI fonts Qt picks; "-0.123" and
+        "-4.567" measure the same), so one label per pattern ("-0.000") is measured instead of
+        every cell's: a few measurements instead of hundreds per pane and edit."""
         if digits not in self._widest:
             labels = {s for f in self._fns for s in f(digits)}
             longest = max((len(s) for s in labels), default=0)
-            self._widest[digits] = [s for s in labels if len(s) >= longest - 2]
+            shapes = {s.translate(_DIGITS_AS_ZERO): s for s in labels if len(s) >= longest - 2}
+            self._widest[digits] = list(shapes.values())
         return self._widest[digits]
 
     def _max_width(self, digits: int, px: int) -> float:
-        font = QFont()
-        font.setPixelSize(px)
-        fm = QFontMetricsF(font)
-        return max((fm.horizontalAdvance(s) for s in self._candidates(digits)), default=0.0)
+        return max((_advance(s, px) for s in self._candidates(digits)), default=0.0)
 
     def choose(self, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
         key = (round(cell_w, 1), round(cell_h, 1), self.scale)
@@ -136,7 +158,7 @@ class TextFit:
     def _reuse(self, key, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
         """The previous numbers' best choice (full size, all digits) if the new ones fit it too:
         one measurement instead of a search."""
-        old = self._previous._cache.get(key) if self._previous is not None else None
+        old = self._previous.get(key) if self._previous is not None else None
         if not self._fns or old is None:
             return None
         px, digits = old

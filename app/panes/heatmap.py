@@ -73,17 +73,32 @@ class AxisLabels:
 class _ImageItem(pg.ImageItem):
     """An ImageItem that can also be handed its picture ready-made: a big matrix is colour-mapped
     on the engine's worker thread (app.panes.prepared, with pyqtgraph's own mapping), and paint()
-    then draws that QImage instead of mapping `image` again on the GUI thread.  `image` still
-    holds the numbers (hover, displayed arrays)."""
+    draws that QImage instead of mapping `image` again on the GUI thread.  `image` still holds
+    the numbers (hover, displayed arrays).  The QImage is used only while image, levels and
+    lookup table are still the ones it was made from (an exporter may swap the image)."""
 
-    prepared: Optional[QImage] = None
+    _prepared: Optional[tuple] = None  # (QImage, the image it shows, its levels, its lut)
+
+    def set_picture(self, img: np.ndarray, levels: tuple[float, float], qimage: Optional[QImage]) -> None:
+        self.setImage(img, levels=levels, autoLevels=False)
+        self._prepared = None if qimage is None else (qimage, self.image, tuple(levels), self.lut)
+
+    def _ready_made(self) -> Optional[QImage]:
+        if self._prepared is None:
+            return None
+        qimage, image, levels, lut = self._prepared
+        if self.image is image and self.lut is lut and self.levels is not None and tuple(self.levels) == levels:
+            return qimage
+        self._prepared = None
+        return None
 
     def paint(self, painter, *args) -> None:
-        if self.prepared is None or self.image is None:
+        qimage = self._ready_made()
+        if qimage is None:
             super().paint(painter, *args)
             return
         rows, cols = self.image.shape[:2]
-        painter.drawImage(QRectF(0, 0, cols, rows), self.prepared)
+        painter.drawImage(QRectF(0, 0, cols, rows), qimage)
 
 
 class Heatmap:
@@ -113,8 +128,7 @@ class Heatmap:
         if lut is not self._lut:
             self.image.setLookupTable(lut, update=False)
             self._lut = lut
-        self.image.prepared = qimage
-        self.image.setImage(img, levels=levels, autoLevels=False)
+        self.image.set_picture(img, levels, qimage)
         self.overlay.set_shape(*img.shape)
         if img.shape != self.shape:
             self.shape = img.shape

@@ -113,6 +113,18 @@ class PaneData:
             return cell_format.compact_int(v)
         return cell_format.compact(v, digits)
 
+    def cell_texts(self, m: int, digits: int = 4) -> list[str]:
+        """What every cell of matrix m prints, row-major: `cell_text` for the whole matrix,
+        reading the numbers once (a painted pane needs all of them)."""
+        values = self.block[m].ravel().tolist()
+        kind = self.kind
+        if kind == "bool":
+            return [cell_format.compact_bool(v) for v in values]
+        nan = self.nan_label
+        if kind in ("count", "index"):
+            return [nan if v != v else cell_format.compact_int(v) for v in values]
+        return cell_format.compact_many(values, digits, nan)
+
     def hover_text(self, m: int, r: int, c: int, lang: str) -> str:
         """Index, labels and the exact value of one cell (full precision), e.g.
         'Head 2 · query 1 “t2”, key 3 “t4” = 0.7071067811865476'."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QSize, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -36,7 +36,9 @@ R_EXPORT, R_TITLE, R_VIEW, R_AXIS = 0, 1, 2, 3
 BAR_WIDTH = 16
 MIN_PANE_WIDTH = 380
 TITLE_CSS = "font-size: 21px; font-weight: 600; color: #111;"
-TITLE_STALE_CSS = "font-size: 21px; font-weight: 600; color: #888;"
+#: the title's colour while stale, set in its text: switching style sheets re-polishes the label
+#: (about 3 ms per pane, and every pane turns stale while a big trace is being computed)
+STALE_COLOUR = "#888"
 FORMULA_CSS = "font-size: 16px; color: #1a1a1a; font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace;"
 SHAPE_CSS = "font-size: 13px; font-weight: 400; color: #555;"
 HOVER_CSS = "font-size: 14px; color: #333;"
@@ -101,6 +103,33 @@ class PaneCanvas(pg.GraphicsLayoutWidget):
         super().leaveEvent(ev)
 
 
+class _WrapLabel(QLabel):
+    """A word-wrapped QLabel that remembers its height for a given width until its text, font or
+    style changes.  Qt lays the text out again on every heightForWidth call, and one relayout of
+    the Steps list asks every pane's labels many times (titles are rich text)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setWordWrap(True)
+        self._hfw: dict[int, int] = {}
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt override)
+        if text != self.text():
+            self._hfw.clear()
+            super().setText(text)
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt override)
+        height = self._hfw.get(width)
+        if height is None:
+            height = self._hfw[width] = super().heightForWidth(width)
+        return height
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange):
+            self._hfw.clear()
+        super().changeEvent(event)
+
+
 class StepPane(QFrame):
     """Header plus heatmaps of one step.  StepsView feeds it PaneData."""
 
@@ -116,6 +145,7 @@ class StepPane(QFrame):
         self._lang = "en"
         self._focus = -1
         self._stale = False
+        self._title_pending = False  # the stale tag is still to be put on (or off) the title
         self._placed: list = []
         self._arranged_key = None
         self._placement = None  # (visible heads, per-head) currently in the grid
@@ -127,16 +157,13 @@ class StepPane(QFrame):
         self._fit: Optional[TextFit] = None
         self.redraw_count = 0  # how many times new numbers were drawn (tests, benchmarks)
 
-        self.title = QLabel()
-        self.title.setWordWrap(True)
+        self.title = _WrapLabel()
         self.title.setStyleSheet(TITLE_CSS)
-        self.formula = QLabel()
-        self.formula.setWordWrap(True)
+        self.formula = _WrapLabel()
         self.formula.setStyleSheet(FORMULA_CSS)
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.hover = QLabel()
+        self.hover = _WrapLabel()
         self.hover.setStyleSheet(HOVER_CSS)
-        self.hover.setWordWrap(True)
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hover.setMinimumHeight(2 * self.hover.fontMetrics().lineSpacing() + 6)  # no jump on hover
 
@@ -247,13 +274,21 @@ class StepPane(QFrame):
             if self._data is not None:
                 self._arrange()
 
-    def set_stale(self, stale: bool) -> None:
+    def set_stale(self, stale: bool, title_now: bool = True) -> None:
+        """Grey the pane (at once) and tag its title; `title_now=False` leaves the title for
+        `apply_pending_title()` (a pane out of sight: its relayout can wait a moment)."""
         if stale != self._stale:
             self._stale = stale
             self.canvas.ci.setOpacity(0.35 if stale else 1.0)
-            self.title.setStyleSheet(TITLE_STALE_CSS if stale else TITLE_CSS)
             if self._data is not None:
-                self._apply_title()
+                if title_now:
+                    self._apply_title()
+                else:
+                    self._title_pending = True
+
+    def apply_pending_title(self) -> None:
+        if self._title_pending and self._data is not None:
+            self._apply_title()
 
     def visible_heads(self) -> list[int]:
         """Indices of the matrices on screen (all heads, or the focused one)."""
@@ -296,7 +331,7 @@ class StepPane(QFrame):
 
         def text_fn(digits: int) -> list[str]:
             if digits not in memo:
-                memo[digits] = [data.cell_text(m, r, c, digits) for r in range(rows) for c in range(cols)]
+                memo[digits] = data.cell_texts(m, digits)
             return memo[digits]
 
         return text_fn
@@ -313,14 +348,16 @@ class StepPane(QFrame):
 
     def _apply_title(self) -> None:
         """Title in large type, then the shape in small grey type, wrapping as one paragraph."""
+        self._title_pending = False
         d, lang = self._data, self._lang
         title = html.escape(d.step.title[lang])
         if self._stale:
-            title += f" ({html.escape(pane_text.ui('stale_tag', lang))})"
+            title = f"<span style='color: {STALE_COLOUR}'>{title} ({html.escape(pane_text.ui('stale_tag', lang))})</span>"
         self.title.setText(f"{title}&nbsp;&nbsp; <span style='{SHAPE_CSS}'>{html.escape(d.shape_text(lang))}</span>")
 
     def title_text(self) -> str:
         """The title line as plain text (tests)."""
+        self.apply_pending_title()
         return self.title.text()
 
     def _set_hint(self) -> None:

@@ -3,13 +3,16 @@
 Panes are built once per step id and kept (also while a step is absent, e.g. the mask when
 causal is switched off), so an edit only feeds new numbers to existing images, and only to the
 panes whose numbers changed: each pane's per-batch slice is compared with the last one drawn.
+The images, levels and that comparison come ready-made from the engine's worker thread for a
+big trace (app.panes.prepared), so the GUI thread only hands them over, all in one pass.
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Optional
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
                                QVBoxLayout, QWidget)
 
@@ -37,6 +40,7 @@ class StepsView(QWidget):
         self._panes: dict[str, StepPane] = {}  # every pane ever built, by step id
         self._order: list[str] = []  # the ones shown, in trace order
         self._drawn: dict[str, prepared.PanePicture] = {}  # step id -> the picture on screen
+        self._paint_held = False  # the list's updates are held until the next pass (_painted_once)
 
         self.heads_label = QLabel()
         self.heads_label.setStyleSheet("font-size: 15px;")
@@ -63,6 +67,9 @@ class StepsView(QWidget):
 
         self.container = QWidget()
         self.container.setObjectName("StepsContainer")
+        # the list grows and shrinks at its bottom (a pane's title wraps to another line...):
+        # repaint only what a resize uncovers, not every pane in sight
+        self.container.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
         self.container.setStyleSheet("#StepsContainer { background: #f4f4f4; }")
         self._list = FlowLayout(self.container, spacing=8)
         self._list.setContentsMargins(6, 6, 6, 6)
@@ -112,10 +119,54 @@ class StepsView(QWidget):
 
     def set_stale(self, stale: bool, reason: str = "") -> None:
         """Keep the last good result on screen, greyed, with the reason in a banner."""
+        changed = stale != self._stale
         self._stale, self._stale_reason = stale, reason
-        for pane in self._panes.values():
-            pane.set_stale(stale)
         self._update_banner()
+        if not changed:
+            return
+        # Every pane greys at once; only the panes in sight retag their titles now (each title
+        # change relayouts the list, and a big trace turns all panes stale and back per edit),
+        # the others a moment later, in an event-loop pass of their own.
+        shown = self.isVisible()
+        with self._painted_once():
+            for pane in self._panes.values():
+                pane.set_stale(stale, title_now=not shown or not pane.visibleRegion().isEmpty())
+
+    @contextlib.contextmanager
+    def _painted_once(self):
+        """Changes to every pane at once, painted in one pass (and then the titles of the panes
+        out of sight, in a pass of their own).
+
+        A QGraphicsScene repaints its view's window as soon as it has processed its changed
+        items, so twelve panes greyed in one go meant a paint per pane, and the panes moved by
+        the titles' relayout were painted again: three paints of every pane in sight per edit
+        of a big trace.  Here the list's updates are held while the changes are made, the
+        layout and every scene then settle, and the list is repainted once, in the next pass
+        of the event loop (so the changes and the repaint are two short passes, not one long
+        one; the panes show their old pixels until then)."""
+        if not self.isVisible():
+            yield
+            return
+        self.container.setUpdatesEnabled(False)
+        self._paint_held = True
+        try:
+            yield
+            for _ in range(3):
+                QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            for pane in self._panes.values():
+                QCoreApplication.sendPostedEvents(pane.canvas.scene(), 0)
+        finally:
+            QTimer.singleShot(1, self, self._release_paint)  # a timer: a pass of its own
+
+    def _release_paint(self) -> None:
+        if self._paint_held:
+            self._paint_held = False
+            self.container.setUpdatesEnabled(True)
+            QTimer.singleShot(1, self, self._apply_pending_titles)  # after that paint
+
+    def _apply_pending_titles(self) -> None:
+        for pane in self._panes.values():
+            pane.apply_pending_title()
 
     def set_language(self, lang: str) -> None:
         if lang not in pane_text.LANGS:

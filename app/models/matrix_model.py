@@ -4,7 +4,8 @@ data() reads straight from the scenario's numpy array (a view), so a 4096 x 512 
 at once.  setData() never writes the array: it parses the text, refuses anything that is not
 a finite number with a message (`rejected`), and otherwise pushes an undo command through the
 document.  After any document change the model compares array identities and emits
-dataChanged (same shape) or a reset (new shape).
+dataChanged for the bounding box of the cells that differ (same shape; nothing when none do)
+or a reset (new shape).
 """
 from __future__ import annotations
 
@@ -23,6 +24,20 @@ _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 def locale_decimal_comma() -> bool:
     return QLocale().decimalPoint() == ","
+
+
+def changed_box(old: Optional[np.ndarray], new: Optional[np.ndarray]) -> Optional[tuple[tuple[int, int], tuple[int, int]]]:
+    """((first row, first col), (last row, last col)) bounding every cell that differs between
+    two same-shape 2-D matrices, or None when none does: one typed cell then repaints one cell
+    of the table, not the whole matrix.  NaN equals NaN here (it is not a change)."""
+    if old is None or new is None or old is new or not new.size:
+        return None
+    diff = (old != new) & ~(np.isnan(old) & np.isnan(new)) if old.dtype.kind == new.dtype.kind == "f" else old != new
+    rows = np.flatnonzero(diff.any(axis=1))
+    if not rows.size:
+        return None
+    cols = np.flatnonzero(diff.any(axis=0))
+    return (int(rows[0]), int(cols[0])), (int(rows[-1]), int(cols[-1]))
 
 
 class MatrixModel(QAbstractTableModel):
@@ -81,13 +96,16 @@ class MatrixModel(QAbstractTableModel):
             self._source, self._view, self._tokens = source, view, tokens
             self.endResetModel()
             return
+        old_view = self._view
         self._source, self._view = source, view
         if tokens != self._tokens:
             self._tokens = tokens
             self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(self.rowCount() - 1, 0))
-        if self._view is not None and self._view.size:
-            last = self.index(self.rowCount() - 1, self.columnCount() - 1)
-            self.dataChanged.emit(self.index(0, 0), last, [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole])
+        box = changed_box(old_view, view)
+        if box is not None:
+            (r0, c0), (r1, c1) = box
+            roles = [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.ToolTipRole]
+            self.dataChanged.emit(self.index(r0, c0), self.index(r1, c1), roles)
 
     # ---- Qt model API ------------------------------------------------------------------------
     def rowCount(self, parent: _Index = QModelIndex()) -> int:

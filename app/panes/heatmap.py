@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QFont, QImage
+from PySide6.QtGui import QFont, QFontMetricsF, QImage
 
 from app.panes.cell_overlay import CellOverlay
 from app.panes.pane_data import Axis
@@ -25,22 +25,81 @@ from app.panes.pane_data import Axis
 AXIS_COLOUR = "#202020"
 TICK_FONT_PX = 13
 LABEL_STYLE = {"color": AXIS_COLOUR, "font-size": "14px"}
-MAX_TICK_LABELS = 16
+#: pixels kept free between two neighbouring tick labels
+TICK_GAP_PX = 8
+#: labels measured to size the stride: the first ones and the last ones (the widest index)
+_MEASURED = 128
 
 
-def tick_list(axis: Axis) -> list[tuple[float, str]]:
-    """Every index labelled up to ~20 entries; above, a round step (1, 2, 5, 10, 20...)."""
+def tick_stride(n: int, cell_px: float, label_px: float) -> int:
+    """The smallest round stride (1, 2, 5, 10, 20, 50, ...) at which labels `label_px` wide,
+    one every `stride` cells of `cell_px`, leave TICK_GAP_PX between them."""
+    need = label_px + TICK_GAP_PX
+    if cell_px <= 0 or n <= 1:
+        return 1
+    mag = 1
+    while True:
+        for m in (1, 2, 5):
+            stride = m * mag
+            if stride * cell_px >= need or stride >= n:
+                return stride
+        mag *= 10
+
+
+def tick_list(axis: Axis, stride: int = 1) -> list[tuple[float, str]]:
+    """Every `stride`-th index labelled, from 0."""
+    return [(float(i), axis.tick(i)) for i in range(0, axis.size, max(int(stride), 1))]
+
+
+def label_extent(axis: Axis, font: QFont, horizontal: bool) -> float:
+    """How much room one tick label takes along the axis: its text width on a bottom axis,
+    its line height on a left axis (labels are written horizontally)."""
+    metrics = QFontMetricsF(font)
+    if not horizontal:
+        return metrics.height()
     n = axis.size
-    if n <= MAX_TICK_LABELS + 4:
-        return [(float(i), axis.tick(i)) for i in range(n)]
-    raw = n / MAX_TICK_LABELS
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
-    return [(float(i), axis.tick(i)) for i in range(0, n, int(step))]
+    idx = range(n) if n <= 2 * _MEASURED else [*range(_MEASURED), *range(n - _MEASURED, n)]
+    return max((metrics.horizontalAdvance(axis.tick(i)) for i in idx), default=0.0)
 
 
-def styled_axis(orientation: str) -> pg.AxisItem:
-    axis = pg.AxisItem(orientation)
+class IndexAxis(pg.AxisItem):
+    """An axis whose ticks are the indices (or tokens) of a matrix dim, thinned to a round
+    stride so that no two labels overlap at the size the axis has on screen (32 keys in a
+    narrow pane would otherwise print "8101214..." run together).  The stride is worked out
+    again when the axis is resized."""
+
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation)
+        self._index: Optional[Axis] = None
+        self._extent: Optional[tuple[Axis, float]] = None  # (axis, label extent) measured
+        self._ticks = None
+
+    def set_index(self, axis: Axis) -> None:
+        if axis != self._index:
+            self._index = axis
+            self._update_ticks()
+
+    def resizeEvent(self, ev=None) -> None:  # noqa: N802 (pyqtgraph override)
+        super().resizeEvent(ev)
+        self._update_ticks()
+
+    def _update_ticks(self) -> None:
+        axis = getattr(self, "_index", None)  # None also while AxisItem.__init__ resizes itself
+        if axis is None:
+            return
+        horizontal = self.orientation in ("top", "bottom")
+        length = self.geometry().width() if horizontal else self.geometry().height()
+        if self._extent is None or self._extent[0] != axis:
+            self._extent = (axis, label_extent(axis, self.style["tickFont"] or QFont(), horizontal))
+        stride = tick_stride(axis.size, length / max(axis.size, 1), self._extent[1]) if length > 0 else 1
+        ticks = tick_list(axis, stride)
+        if ticks != self._ticks:
+            self._ticks = ticks
+            self.setTicks([ticks, []])
+
+
+def styled_axis(orientation: str) -> IndexAxis:
+    axis = IndexAxis(orientation)
     font = QFont()
     font.setPixelSize(TICK_FONT_PX)
     axis.setPen(pg.mkPen(AXIS_COLOUR))
@@ -52,18 +111,14 @@ def styled_axis(orientation: str) -> pg.AxisItem:
 
 
 class AxisLabels:
-    """Ticks and name of one AxisItem, set only when they change (setTicks redraws the axis)."""
+    """Ticks and name of one IndexAxis, set only when they change (setTicks redraws the axis)."""
 
-    def __init__(self, axis: pg.AxisItem) -> None:
+    def __init__(self, axis: IndexAxis) -> None:
         self.axis = axis
-        self._ticks = None
         self._name = None
 
     def set(self, axis: Axis, name: str) -> None:
-        ticks = tick_list(axis)
-        if ticks != self._ticks:
-            self.axis.setTicks([ticks, []])
-            self._ticks = ticks
+        self.axis.set_index(axis)
         if name != self._name:
             self.axis.setLabel(name, **LABEL_STYLE)
             self.axis.showLabel(bool(name))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QSize, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.panes import cell_format, colormaps, pane_text
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 R_EXPORT, R_TITLE, R_VIEW, R_AXIS = 0, 1, 2, 3
 BAR_WIDTH = 16
+BAR_LABELS_PX = 50
 MIN_PANE_WIDTH = 380
 TITLE_CSS = "font-size: 21px; font-weight: 600; color: #111;"
 #: the title's colour while stale, set in its text: switching style sheets re-polishes the label
@@ -59,6 +60,14 @@ def bar_ticks(kind: str, lv: tuple[float, float]):
     if kind in ("count", "index") and lv[1] <= 10:
         return [[(float(i), str(i)) for i in range(int(lv[1]) + 1)], []]
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _name_font_metrics() -> QFontMetricsF:
+    """Metrics of an axis name (LABEL_STYLE's 14 px)."""
+    font = QFont()
+    font.setPixelSize(14)
+    return QFontMetricsF(font)
 
 
 class _LazyDark:
@@ -395,10 +404,13 @@ class StepPane(QFrame):
             self._placement = placement
             self._place(heads, lay.per_head)
         self.left_labels.set(lay.rows, lay.rows.name(lang))
+        col_name = lay.cols.name(lang)
+        # with many heads, or heads too narrow for it, the column name under the first one
+        # speaks for all (two names side by side would run together)
+        name_px = _name_font_metrics().horizontalAdvance(col_name) + 12
+        every = len(heads) <= 3 and name_px <= lay.cols.size * self._cell_size()[1]
         for col, m in enumerate(heads, start=1):
-            # with many heads the column name under the first one speaks for all
-            named = len(heads) <= 3 or col == 1
-            self.heatmaps[m].bottom_labels.set(lay.cols, lay.cols.name(lang) if named else "")
+            self.heatmaps[m].bottom_labels.set(lay.cols, col_name if every or col == 1 else "")
         self._size_canvas(len(heads))
         self._set_hint()
 
@@ -433,13 +445,21 @@ class StepPane(QFrame):
         grid.setColumnStretchFactor(len(heads) + 1, 0)
         self.left.linkToView(self.heatmaps[heads[0]].vb)
 
-    def _size_canvas(self, k: int) -> None:
-        d = self._data
-        rows, cols = d.layout.rows.size, d.layout.cols.size
+    def _cell_size(self) -> tuple[int, float]:
+        """(matrix height, cell width) in pixels for the current layout."""
+        rows, cols = self._data.layout.rows.size, self._data.layout.cols.size
         h = view_height(rows)
         cell_h = h / rows
         numbers = prints_numbers(rows, cols)
-        cell_w = max(cell_h * 2.2, 64.0) if numbers else cell_h * 1.2
+        # cells about 1.85 times as wide as tall (64 px for the toy's 34-px rows) leave room for
+        # "-0.7071" in a readable font, and two 4 x 4 panes then share one row of an ~850-px
+        # Steps region (at 1600 x 1000) instead of one pane a row with half the width empty
+        return h, (max(cell_h * 1.85, 64.0) if numbers else cell_h * 1.2)
+
+    def _size_canvas(self, k: int) -> None:
+        d = self._data
+        rows, cols = d.layout.rows.size, d.layout.cols.size
+        h, cell_w = self._cell_size()
         gl = self.canvas.ci.layout
         gl.setRowFixedHeight(R_VIEW, h)
         title_h = 26 if d.layout.per_head else 0
@@ -448,7 +468,8 @@ class StepPane(QFrame):
         self.canvas.setFixedHeight(int(h + title_h + 50 + 10))
         ticks = [len(d.layout.rows.tick(i)) for i in range(min(rows, 64))]
         left_w = 30 + 8 * max(ticks, default=1)
-        width = int(left_w + k * (cols * cell_w + 8) + BAR_WIDTH + 70)
+        # the colour bar, its tick labels (~"-0.75") and the canvas margins
+        width = int(left_w + k * (cols * cell_w + 8) + BAR_WIDTH + BAR_LABELS_PX)
         self.canvas.setMaximumWidth(width)
         self._natural_width = max(width + 22, MIN_PANE_WIDTH)
         self.updateGeometry()

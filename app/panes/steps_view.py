@@ -51,6 +51,7 @@ class StepsView(QWidget):
         self.hint = QLabel()
         self.hint.setStyleSheet("font-size: 14px; color: #444;")
         self.hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.hint.setWordWrap(True)  # a narrow Steps region wraps the hint rather than clipping it
         self.banner = QLabel()
         self.banner.setWordWrap(True)
         self.banner.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -222,7 +223,9 @@ class StepsView(QWidget):
 
     def _fill_head_box(self) -> None:
         self.heads_label.setText(pane_text.ui("heads_label", self._lang))
-        self.hint.setText(pane_text.ui("hover_hint_heads" if self._n_heads > 1 else "hover_hint", self._lang))
+        hint = pane_text.ui("hover_hint_heads" if self._n_heads > 1 else "hover_hint", self._lang)
+        self.hint.setText(hint)
+        self.hint.setToolTip(hint)
         self.head_box.blockSignals(True)
         self.head_box.clear()
         self.head_box.addItem(pane_text.ui("all_heads", self._lang), -1)

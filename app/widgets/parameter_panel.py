@@ -32,6 +32,38 @@ FILL_VALUES = (-1e6, -math.inf)
 SIZE_FIELDS = ("batch", "L", "S", "d_model", "key_width", "value_width")
 
 
+def _set_value(spin: QSpinBox | QDoubleSpinBox, value: float) -> None:
+    """setValue only when the shown value would change (a double spin box rounds to its decimals)."""
+    if isinstance(spin, QDoubleSpinBox):
+        if round(spin.value(), spin.decimals()) == round(float(value), spin.decimals()):
+            return
+    elif spin.value() == value:
+        return
+    spin.setValue(value)
+
+
+def _set_index(combo: QComboBox, index: int) -> None:
+    if combo.currentIndex() != index:
+        combo.setCurrentIndex(index)
+
+
+def _set_checked(box: QCheckBox, on: bool) -> None:
+    if box.isChecked() != on:
+        box.setChecked(on)
+
+
+def _set_enabled(widget: QWidget, on: bool) -> None:
+    if widget.isEnabled() != on:
+        widget.setEnabled(on)
+
+
+def _set_visible(widget: QWidget, on: bool) -> None:
+    """isHidden, not isVisible: a control inside a not-yet-shown panel is hidden but not hidden
+    explicitly, and its explicit state is what setVisible changes."""
+    if widget.isHidden() == on:
+        widget.setVisible(on)
+
+
 class ParameterPanel(QWidget):
     edit_matrix = Signal(object)  # MatrixRef the user wants to edit in the Inputs region
 
@@ -263,6 +295,8 @@ class ParameterPanel(QWidget):
 
     # ---- document -> controls ------------------------------------------------------------------
     def sync(self) -> None:
+        """Put the scenario's values into the controls, touching only those that differ: one
+        edit then repaints the one control it changed, not every spin box of the panel."""
         sc = self.doc.scenario
         blockers = [QSignalBlocker(w) for w in self._all_inputs()]
         c = self.controls
@@ -270,32 +304,33 @@ class ParameterPanel(QWidget):
                            ("key_width", sc.keys.shape[2]), ("value_width", sc.values.shape[2]),
                            ("n_heads", sc.n_heads), ("d_keys", sc.d_keys or 0), ("d_values", sc.d_values or 0),
                            ("factor", sc.factor), ("seed", sc.seed)):
-            c[key].setValue(int(value))
-        c["scoring"].setCurrentIndex(SCORINGS.index(sc.scoring) if sc.scoring in SCORINGS else -1)
-        self.scale_auto.setChecked(sc.scale is None)
-        self.scale_spin.setEnabled(sc.scale is not None)
+            _set_value(c[key], int(value))
+        _set_index(c["scoring"], SCORINGS.index(sc.scoring) if sc.scoring in SCORINGS else -1)
+        _set_checked(self.scale_auto, sc.scale is None)
+        _set_enabled(self.scale_spin, sc.scale is not None)
         try:
-            self.scale_spin.setValue(sc.resolved_scale())
+            _set_value(self.scale_spin, sc.resolved_scale())
         except (ZeroDivisionError, ValueError):
             pass
-        self.additive_box.setVisible(sc.scoring == "additive")
-        self.sparse_box.setVisible(sc.scoring == "prob_sparse")
+        _set_visible(self.additive_box, sc.scoring == "additive")
+        _set_visible(self.sparse_box, sc.scoring == "prob_sparse")
         if sc.additive is not None:
-            c["hidden"].setValue(int(sc.additive.hidden))
-        c["mix"].setChecked(bool(sc.mix))
-        c["causal"].setChecked(bool(sc.causal))
+            _set_value(c["hidden"], int(sc.additive.hidden))
+        _set_checked(c["mix"], bool(sc.mix))
+        _set_checked(c["causal"], bool(sc.causal))
         mode = edits.valid_mode(sc)
-        c["valid_mode"].setCurrentIndex(edits.VALID_MODES.index(mode))
-        self.valid_editor.setVisible(mode != "none")
+        _set_index(c["valid_mode"], edits.VALID_MODES.index(mode))
+        _set_visible(self.valid_editor, mode != "none")
         self._sync_fill(sc)
         for name in PROJECTIONS:
             p = sc.projection(name)
-            self.weight_checks[name].setChecked(p is not None)
-            self.bias_checks[name].setChecked(p is not None and p.bias is not None)
-            self.bias_checks[name].setEnabled(p is not None)
-            self.edit_buttons[name].setEnabled(p is not None)
+            _set_checked(self.weight_checks[name], p is not None)
+            _set_checked(self.bias_checks[name], p is not None and p.bias is not None)
+            _set_enabled(self.bias_checks[name], p is not None)
+            _set_enabled(self.edit_buttons[name], p is not None)
         self._sync_devices(sc)
-        c["dtype"].setCurrentText(sc.dtype)
+        if c["dtype"].currentText() != sc.dtype:
+            c["dtype"].setCurrentText(sc.dtype)
         del blockers
 
     def _sync_fill(self, sc: Scenario) -> None:
@@ -308,8 +343,11 @@ class ParameterPanel(QWidget):
             for v in values:
                 combo.addItem(f"{v:g}", v)
         for i, v in enumerate(values):
-            combo.setItemData(i, v)
-        combo.setCurrentIndex(values.index(sc.fill_value))
+            if combo.itemData(i) != v:
+                combo.setItemData(i, v)
+                if i >= len(FILL_VALUES):  # a file's own fill value: its text follows it
+                    combo.setItemText(i, f"{v:g}")
+        _set_index(combo, values.index(sc.fill_value))
 
     def _sync_devices(self, sc: Scenario) -> None:
         combo: QComboBox = self.controls["device"]
@@ -320,7 +358,7 @@ class ParameterPanel(QWidget):
             combo.clear()
             for d in devices:
                 combo.addItem(self._device_text(d), d)
-        combo.setCurrentIndex(devices.index(sc.device))
+        _set_index(combo, devices.index(sc.device))
 
     def _device_text(self, device: str) -> str:
         if device == "cpu":

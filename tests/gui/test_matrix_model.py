@@ -82,3 +82,17 @@ def test_bias_is_a_row_and_valid_lengths_a_column():
     assert len(messages) == 2 and "whole number" in messages[0]
     assert lens.setData(lens.index(0, 0), "2")
     assert doc.scenario.valid_lens.tolist() == [2.0, 2.0]
+
+
+def test_model_announces_only_the_cells_that_changed():
+    """One typed cell repaints one cell of the table, not the whole matrix (edit latency)."""
+    doc = _doc(L=4, d=3)
+    model = MatrixModel(doc, MatrixRef("queries", 0))
+    other = MatrixModel(doc, MatrixRef("queries", 1))
+    seen, seen_other = [], []
+    model.dataChanged.connect(lambda tl, br, *_: seen.append((tl.row(), tl.column(), br.row(), br.column())))
+    other.dataChanged.connect(lambda tl, br, *_: seen_other.append((tl.row(), tl.column(), br.row(), br.column())))
+    model.setData(model.index(2, 1), "7.25")
+    assert seen == [(2, 1, 2, 1)] and seen_other == []
+    doc.undo_stack.undo()
+    assert seen[-1] == (2, 1, 2, 1) and doc.scenario.queries[0, 2, 1] != 7.25

@@ -38,7 +38,6 @@ STEP_TEXT: dict[str, tuple[str, str, str, str]] = {
     "output": ("Output projection", "输出投影", "Y = concat W_o^T + b_o", "Y = 拼接 W_o^T + b_o（无投影时 Y = 拼接）"),
     "extra.mask": ("Mask (True = masked)", "掩码（True 表示被掩蔽）", "masked if s >= valid_len or (causal and s > l)", "s ≥ 有效长度或（因果时）s > l 则被掩蔽"),
     "extra.fully_masked": ("Rows with every key masked", "所有键都被掩蔽的行", "all(mask[b,l,:])", "mask[b,l,:] 全为 True"),
-    "extra.additive_features": ("Additive: W_q q and W_k k", "加性：W_q q 与 W_k k", "features = tanh(W_q q_l + W_k k_s)", "特征 = tanh(W_q q_l + W_k k_s)"),
     "extra.sample_index": ("ProbSparse: sampled key indices", "ProbSparse：采样的键下标", "torch.randint(S, (L, n_sample)) from the seeded generator", "由种子生成器 torch.randint(S, (L, n_sample))"),
     "extra.sample_count": ("ProbSparse: sampled keys per query", "ProbSparse：每个查询采样到的键", "count[l,s] = times key s was sampled for query l", "count[l,s] = 查询 l 采到键 s 的次数"),
     "extra.sampled_scores": ("ProbSparse: scores on sampled keys", "ProbSparse：采样键上的分数", "q_l . k_sample (unscaled)", "q_l · k_采样（未缩放）"),

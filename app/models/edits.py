@@ -92,7 +92,7 @@ def with_hidden(sc: Scenario, hidden: int) -> Scenario:
 
 def conform(new: Scenario, old: Scenario) -> Scenario:
     """`new` with every dependent array resized to `new`'s parameters (see the module doc)."""
-    B, L, S, dq = new.batch, new.L, new.S, new.d_model
+    B, L, S = new.batch, new.L, new.S
     changes: dict = {
         "query_tokens": _labels(new.query_tokens, L, "q"),
         "key_tokens": _labels(new.key_tokens, S, "k"),

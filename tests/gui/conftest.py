@@ -11,6 +11,7 @@ from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 import attention  # noqa: E402
+from gui_helpers import expected_matrices  # noqa: E402
 
 
 @pytest.fixture
@@ -49,23 +50,6 @@ def make_window(qtbot, settings):
 @pytest.fixture
 def window(make_window):
     return make_window()
-
-
-def expected_matrices(trace, step_id: str, batch: int) -> list[np.ndarray]:
-    """What a pane must show, cut straight from the engine's array: batch item `batch`, one
-    matrix per head when the step has heads and two more axes, heads as columns with one more
-    axis, a column for a vector."""
-    arr = trace.array(step_id)
-    dims = list(trace[step_id].dims)
-    if "B" in dims:
-        arr = np.take(arr, batch, axis=dims.index("B"))
-        dims.remove("B")
-    if "H" in dims and len(dims) == 3:
-        h = dims.index("H")
-        return [np.take(arr, i, axis=h) for i in range(arr.shape[h])]
-    if len(dims) == 2:
-        return [arr.T if dims[0] == "H" else arr]
-    return [arr[:, None]]
 
 
 @pytest.fixture

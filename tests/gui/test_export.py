@@ -13,23 +13,13 @@ import pytest
 from PySide6.QtGui import QImage
 
 import attention
-from attention import Projection, Scenario
+from attention import Scenario
 from app.export import export_pane_image, step_to_csv
 from app.panes.steps_view import StepsView
+from gui_helpers import TOKENS, toy
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[2]
-TOKENS = ("t1", "t2", "t3", "t4")
-
-
-def toy(**kw) -> Scenario:
-    q = np.array([[[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]]], float)
-    v = np.array([[[10, 11, 20, 21], [12, 13, 22, 23], [14, 15, 24, 25], [16, 17, 26, 27]]], float)
-    eye = Projection(np.eye(4), np.zeros(4))
-    args = dict(queries=q, keys=q.copy(), values=v, n_heads=2, query_tokens=TOKENS, key_tokens=TOKENS,
-                projections={n: eye for n in ("query", "key", "value", "out")})
-    args.update(kw)
-    return Scenario(**args)
 
 
 @pytest.fixture

@@ -14,13 +14,12 @@ import pyqtgraph as pg
 import pytest
 
 import attention
-from attention import Projection, Scenario
 from app.panes import cell_format
 from app.panes.steps_view import StepsView
+from gui_helpers import expected_matrices as cut, random_scenario, toy
 
 pytestmark = pytest.mark.gui
 
-TOKENS = ("t1", "t2", "t3", "t4")
 # The seed's toy (study note "000"): head 1 and head 2 weights, hand-computed there.
 SEED_WEIGHTS = [
     [[0.221181, 0.109057, 0.221181, 0.448581], [0.165119, 0.334881, 0.334881, 0.165119],
@@ -29,39 +28,6 @@ SEED_WEIGHTS = [
      [0.221181, 0.448581, 0.221181, 0.109057], [0.448581, 0.221181, 0.109057, 0.221181]],
 ]
 SEED_OUTPUT_ROW2 = [13.0, 14.0, 21.695004, 22.695004]
-
-
-def toy(**kw) -> Scenario:
-    q = np.array([[[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]]], float)
-    v = np.array([[[10, 11, 20, 21], [12, 13, 22, 23], [14, 15, 24, 25], [16, 17, 26, 27]]], float)
-    eye = Projection(np.eye(4), np.zeros(4))
-    args = dict(queries=q, keys=q.copy(), values=v, n_heads=2, query_tokens=TOKENS, key_tokens=TOKENS,
-                projections={n: eye for n in ("query", "key", "value", "out")})
-    args.update(kw)
-    return Scenario(**args)
-
-
-def random_scenario(B=1, L=6, S=6, d=32, H=8, seed=1, **kw) -> Scenario:
-    rng = np.random.default_rng(seed)
-    pr = {n: Projection(rng.normal(size=(d, d)) / math.sqrt(d), rng.normal(size=d) * 0.1)
-          for n in ("query", "key", "value", "out")}
-    return Scenario(queries=rng.normal(size=(B, L, d)), keys=rng.normal(size=(B, S, d)),
-                    values=rng.normal(size=(B, S, d)), n_heads=H, projections=pr, **kw)
-
-
-def cut(trace, step_id: str, batch: int) -> list[np.ndarray]:
-    """The engine's array for one batch item, one 2-D matrix per head (heads as columns for
-    (H, L) steps, a column for vectors): what the pane must hold."""
-    arr = trace.array(step_id)
-    dims = list(trace[step_id].dims)
-    if dims[0] == "B":
-        arr, dims = arr[batch], dims[1:]
-    if "H" in dims and len(dims) == 3:
-        h = dims.index("H")
-        return [np.take(arr, i, axis=h) for i in range(arr.shape[h])]
-    if len(dims) == 2:
-        return [arr.T if dims[0] == "H" else arr]
-    return [arr[:, None]]
 
 
 @pytest.fixture

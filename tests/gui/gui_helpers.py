@@ -1,0 +1,46 @@
+"""Scenarios and expectations shared by the window's tests.
+
+`expected_matrices` cuts what a pane must show straight from the engine's array (one batch
+item, one 2-D matrix per head, heads as columns for (H, L) steps, a column for a vector),
+independently of the pane code."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attention import Projection, Scenario
+
+TOKENS = ("t1", "t2", "t3", "t4")
+
+
+def toy(**kw) -> Scenario:
+    q = np.array([[[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]]], float)
+    v = np.array([[[10, 11, 20, 21], [12, 13, 22, 23], [14, 15, 24, 25], [16, 17, 26, 27]]], float)
+    eye = Projection(np.eye(4), np.zeros(4))
+    args = dict(queries=q, keys=q.copy(), values=v, n_heads=2, query_tokens=TOKENS, key_tokens=TOKENS,
+                projections={n: eye for n in ("query", "key", "value", "out")})
+    args.update(kw)
+    return Scenario(**args)
+
+
+def random_scenario(B=1, L=6, S=6, d=32, H=8, seed=1, **kw) -> Scenario:
+    rng = np.random.default_rng(seed)
+    pr = {n: Projection(rng.normal(size=(d, d)) / math.sqrt(d), rng.normal(size=d) * 0.1)
+          for n in ("query", "key", "value", "out")}
+    return Scenario(queries=rng.normal(size=(B, L, d)), keys=rng.normal(size=(B, S, d)),
+                    values=rng.normal(size=(B, S, d)), n_heads=H, projections=pr, **kw)
+
+
+def expected_matrices(trace, step_id: str, batch: int) -> list[np.ndarray]:
+    arr = trace.array(step_id)
+    dims = list(trace[step_id].dims)
+    if "B" in dims:
+        arr = np.take(arr, batch, axis=dims.index("B"))
+        dims.remove("B")
+    if "H" in dims and len(dims) == 3:
+        h = dims.index("H")
+        return [np.take(arr, i, axis=h) for i in range(arr.shape[h])]
+    if len(dims) == 2:
+        return [arr.T if dims[0] == "H" else arr]
+    return [arr[:, None]]

@@ -99,6 +99,11 @@ class Recomputer(QObject):
         doc.changed.connect(self.schedule)
         self.background_threshold = BACKGROUND_WORK
 
+    def show_cached(self, trace: Trace, scenario: Scenario) -> None:
+        """Deliver a trace the engine computed earlier for exactly `scenario` (attention.trace_cache),
+        e.g. while torch is still importing.  The next real computation replaces it."""
+        self.ready.emit(trace, scenario, 0.0)
+
     def schedule(self) -> None:
         """Recompute soon, at most once per frame: at once (see below) if the last recompute
         started a frame ago or more, else when that frame is over.  Changes made before it

@@ -68,7 +68,11 @@ class Step:
         return tuple(self.tensor.shape)
 
     def numpy(self) -> np.ndarray:
-        """A CPU numpy view (zero-copy on CPU).  Treat as read-only."""
+        """A CPU numpy view (zero-copy on CPU).  Treat as read-only.
+
+        `tensor` is a numpy array already in a trace read back from disk (attention.trace_cache)."""
+        if isinstance(self.tensor, np.ndarray):
+            return self.tensor
         return self.tensor.detach().cpu().numpy()
 
 

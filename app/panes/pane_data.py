@@ -177,7 +177,7 @@ def same_numbers(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
 
 
 def step_kind(step: Step) -> str:
-    if str(step.tensor.dtype) == "torch.bool":
+    if step.numpy().dtype == np.bool_:
         return "bool"
     if step.id in INDEX_STEPS:
         return "index"

@@ -1,0 +1,78 @@
+"""A finished trace on disk, so the window can draw the engine's numbers before torch loads.
+
+Importing torch takes two seconds or more; the window's first scenario is usually the one it
+showed last time.  After the engine has computed that scenario, its step arrays are stored
+here (numpy only, no pickle); at the next launch, `load` gives them back as a Trace whose
+steps hold numpy arrays, if and only if both the scenario and the engine's source are exactly
+the same (the key hashes the scenario's JSON and every attention/*.py).  The fresh trace
+computed once torch is in replaces it; with identical numbers nothing is redrawn.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from attention import scenario_io
+from attention.scenario import Scenario
+from attention.trace import Step, Trace
+
+VERSION = 1
+MAX_BYTES = 32 << 20  # bigger traces are not worth a disk round trip at start-up
+
+
+def engine_fingerprint() -> str:
+    """Hash of the engine's source: a cached trace is only valid for the code that made it."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def key_for(sc: Scenario) -> str:
+    h = hashlib.sha256(engine_fingerprint().encode())
+    h.update(scenario_io.dumps(sc).encode())
+    return h.hexdigest()
+
+
+def save(trace: Trace, sc: Scenario, path: Path) -> bool:
+    """Store `trace` (computed from `sc`) at `path`, atomically; False when it is too big."""
+    arrays = {f"s{i}": step.numpy() for i, step in enumerate(trace.steps)}
+    if sum(a.nbytes for a in arrays.values()) > MAX_BYTES:
+        return False
+    meta = {
+        "version": VERSION, "key": key_for(sc),
+        "steps": [[step.id, list(step.dims)] for step in trace.steps],
+        "options": trace.options, "warnings": list(trace.warnings),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".trace-", suffix=".npz", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return True
+
+
+def load(sc: Scenario, path: Path) -> Optional[Trace]:
+    """The trace stored for exactly `sc` and this engine, or None (missing, stale or unreadable)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            if meta.get("version") != VERSION or meta.get("key") != key_for(sc):
+                return None
+            steps = tuple(Step(sid, data[f"s{i}"], tuple(dims)) for i, (sid, dims) in enumerate(meta["steps"]))
+    except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
+        return None
+    return Trace(steps, meta["options"], {}, tuple(meta["warnings"]))

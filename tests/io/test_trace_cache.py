@@ -1,0 +1,56 @@
+"""attention.trace_cache: the start-up trace on disk is exactly the engine's, or nothing."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+import attention
+import resources
+from attention import scenario_io, trace_cache
+
+
+def _preset(i: int = 0):
+    return scenario_io.load(resources.list_presets()[i][0])
+
+
+def test_round_trip_gives_back_every_step_exactly(tmp_path):
+    for i in (0, 2, 7):  # toy, masked softmax (bool mask steps), ProbSparse (NaN rows, int indices)
+        sc = _preset(i)
+        trace = attention.run(sc)
+        path = tmp_path / f"t{i}.npz"
+        assert trace_cache.save(trace, sc, path)
+        back = trace_cache.load(sc, path)
+        assert back is not None and back.ids == trace.ids
+        for sid in trace.ids:
+            a, b = trace.array(sid), back.array(sid)
+            assert a.dtype == b.dtype and a.shape == b.shape and back[sid].dims == trace[sid].dims
+            assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), sid
+        assert back.options == trace.options and back.warnings == trace.warnings
+
+
+def test_another_scenario_or_engine_gets_nothing(tmp_path, monkeypatch):
+    sc = _preset(0)
+    path = tmp_path / "t.npz"
+    trace_cache.save(attention.run(sc), sc, path)
+    q = sc.queries.copy()
+    q[0, 0, 0] += 1.0
+    assert trace_cache.load(dataclasses.replace(sc, queries=q), path) is None
+    assert trace_cache.load(dataclasses.replace(sc, causal=True), path) is None
+    monkeypatch.setattr(trace_cache, "engine_fingerprint", lambda: "an edited engine")
+    assert trace_cache.load(sc, path) is None
+
+
+def test_missing_or_broken_files_are_ignored(tmp_path):
+    sc = _preset(0)
+    assert trace_cache.load(sc, tmp_path / "none.npz") is None
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip file")
+    assert trace_cache.load(sc, bad) is None
+
+
+def test_big_traces_are_not_kept(tmp_path, monkeypatch):
+    sc = _preset(0)
+    monkeypatch.setattr(trace_cache, "MAX_BYTES", 16)
+    assert not trace_cache.save(attention.run(sc), sc, tmp_path / "t.npz")
+    assert not (tmp_path / "t.npz").exists()

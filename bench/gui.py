@@ -49,12 +49,14 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "gui"))  # gui_helpers: what a pane must show, as the tests cut it
 
 # PySide6 before torch and pyqtgraph (see docs/TEAM-BRIEF.md)
 from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import numpy as np  # noqa: E402
+from gui_helpers import expected_matrices  # noqa: E402
 
 WINDOW = (1600, 1000)
 CLASSROOM = (1, 8, 32, 8)  # B, L = S, d_model, H
@@ -259,21 +261,6 @@ class EditRun:
         return out
 
 
-def expected_matrices(trace, step_id: str, batch: int = 0) -> list[np.ndarray]:
-    """What a pane must show, cut from the engine's array independently of the pane code."""
-    arr = trace.array(step_id)
-    dims = list(trace[step_id].dims)
-    if "B" in dims:
-        arr = np.take(arr, batch, axis=dims.index("B"))
-        dims.remove("B")
-    if "H" in dims and len(dims) == 3:
-        h = dims.index("H")
-        return [np.take(arr, i, axis=h) for i in range(arr.shape[h])]
-    if len(dims) == 2:
-        return [arr.T if dims[0] == "H" else arr]
-    return [arr[:, None]]
-
-
 def check_panes(window) -> None:
     """Every pane shows exactly attention.run(document.scenario) for batch item 0 (NaN-aware)."""
     import attention
@@ -283,7 +270,7 @@ def check_panes(window) -> None:
     view = window.view
     assert view.pane_ids() == list(trace.ids), "pane list differs from the trace"
     for sid in trace.ids:
-        shown, want = view.displayed_arrays(sid), expected_matrices(trace, sid)
+        shown, want = view.displayed_arrays(sid), expected_matrices(trace, sid, 0)
         assert len(shown) == len(want), sid
         for s, w in zip(shown, want):
             w = w.astype(np.float32)
@@ -301,7 +288,7 @@ def floor(window, probe: FrameProbe, traces: list, reps: int) -> list[float]:
         pane = view.pane(sid)
         lv = pane.levels()
         for k, tr in enumerate(traces):
-            for m, a in enumerate(expected_matrices(tr, sid)):
+            for m, a in enumerate(expected_matrices(tr, sid, 0)):
                 img = np.ascontiguousarray(np.nan_to_num(a.astype(np.float32)))
                 arrays[k].append(img)
                 if k == 0:
@@ -328,7 +315,7 @@ def matplotlib_redraw(window, traces: list, reps: int) -> tuple[float, int]:
     import matplotlib.pyplot as plt
 
     ids = window.view.pane_ids()
-    mats = [[m for sid in ids for m in expected_matrices(tr, sid)] for tr in traces]
+    mats = [[m for sid in ids for m in expected_matrices(tr, sid, 0)] for tr in traces]
     n = len(mats[0])
     cols = math.ceil(math.sqrt(n * WINDOW[0] / WINDOW[1]))
     rows = math.ceil(n / cols)

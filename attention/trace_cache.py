@@ -9,6 +9,7 @@ computed once torch is in replaces it; with identical numbers nothing is redrawn
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -18,7 +19,6 @@ from typing import Optional
 
 import numpy as np
 
-from attention import scenario_io
 from attention.scenario import Scenario
 from attention.trace import Step, Trace
 
@@ -36,9 +36,32 @@ def engine_fingerprint() -> str:
 
 
 def key_for(sc: Scenario) -> str:
+    """Hash of every field of `sc` (arrays by dtype, shape and raw bytes: no JSON of big matrices
+    on the start-up path) and of the engine's source."""
     h = hashlib.sha256(engine_fingerprint().encode())
-    h.update(scenario_io.dumps(sc).encode())
+    _digest(sc, h)
     return h.hexdigest()
+
+
+def _digest(value, h) -> None:
+    if isinstance(value, np.ndarray):
+        h.update(f"array {value.dtype} {value.shape}".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    elif dataclasses.is_dataclass(value):
+        h.update(type(value).__name__.encode())
+        for f in dataclasses.fields(value):
+            h.update(f.name.encode())
+            _digest(getattr(value, f.name), h)
+    elif isinstance(value, dict):
+        for k in sorted(value):
+            h.update(repr(k).encode())
+            _digest(value[k], h)
+    elif isinstance(value, (list, tuple)):
+        h.update(f"seq {len(value)}".encode())
+        for item in value:
+            _digest(item, h)
+    else:
+        h.update(repr(value).encode())
 
 
 def save(trace: Trace, sc: Scenario, path: Path) -> bool:

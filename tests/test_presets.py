@@ -141,3 +141,21 @@ def test_prob_sparse_preset_selects_fewer_queries_than_it_has():
     lazy_rows = np.isnan(trace.array("scores")).all(-1)
     assert np.array_equal(lazy_rows, ~selected)
     np.testing.assert_allclose(trace.array("attention_weights")[~selected], 1.0 / sc.S)
+
+
+def test_hand_calculation_preset_works_out_on_paper():
+    """08: whole-number scores and weights from e^0, e, e² only (worked by hand below)."""
+    sc, trace = _trace("08_hand_calculation.json")
+    assert (sc.batch, sc.L, sc.S, sc.d_model, sc.n_heads, sc.dk, sc.dv) == (1, 3, 3, 4, 2, 2, 2)
+    scores = trace.array("scores")[0]
+    assert scores.tolist() == [[[2, 0, 2], [0, 2, 2], [2, 2, 4]], [[1, 1, 1], [1, 1, 1], [1, 1, 2]]]
+    e = np.e
+    w = trace.array("attention_weights")[0]
+    np.testing.assert_allclose(w[0, 0], np.array([e**2, 1, e**2]) / (2 * e**2 + 1), atol=1e-12)
+    np.testing.assert_allclose(w[0, 2], np.array([1, 1, e**2]) / (2 + e**2), atol=1e-12)
+    np.testing.assert_allclose(w[1, :2], 1 / 3, atol=1e-15)
+    np.testing.assert_allclose(w[1, 2], np.array([1, 1, e]) / (2 + e), atol=1e-12)
+    out = trace.array("output")[0]
+    np.testing.assert_allclose(out[:2, 2:], 2.0, atol=1e-12)  # the mean of head 2's values
+    a = w[0, 0]  # head 1 of row 1: v rows [1, 0], [0, 1], [1, 1]
+    np.testing.assert_allclose(out[0, :2], [a[0] + a[2], a[1] + a[2]], atol=1e-12)

@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "gui"))  # gui_helpers: what a pane must show, as the tests cut it
 
-# PySide6 before torch and pyqtgraph (see docs/TEAM-BRIEF.md)
+# PySide6 before torch and pyqtgraph (pyqtgraph would prefer PyQt6; torch first can segfault at exit)
 from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -307,6 +307,63 @@ def floor(window, probe: FrameProbe, traces: list, reps: int) -> list[float]:
     return times
 
 
+def _pane_contents(view, sids: list) -> list:
+    """What the changed panes' items hold now: per heatmap, its image and levels and its overlay's
+    content (labels already formatted, text colours worked out), to hand back straight later."""
+    from app.panes.cell_overlay import DIGITS
+
+    out = []
+    for sid in sids:
+        pane = view.pane(sid)
+        lv = pane.levels()
+        fns = []
+        for hm in pane.heatmaps[: len(view.displayed_arrays(sid))]:
+            ov = hm.overlay
+            labels = {d: list(ov._text_fn(d)) for d in DIGITS} if ov._text_fn is not None else None
+            dark = ov.dark_text()
+            dark = None if dark is None else dark.copy()
+            fns.append((hm, np.array(hm.image.image, copy=True), lv,
+                        None if labels is None else labels.__getitem__,
+                        None if dark is None else (lambda dk=dark: dk),
+                        ov._nc, ov._masked, ov._veil, ov._group))
+        out.append((pane, fns))
+    return out
+
+
+def floor_with_numbers(window, probe: FrameProbe, traces: list, reps: int) -> list[float]:
+    """As `floor`, and the cells' numbers too: the labels of both traces are formatted before the
+    clock starts; in the clock, each changed heatmap gets its image (setImage) and its overlay the
+    ready labels and text colours (set_content, a fresh TextFit seeded with the last choices, as
+    the panes do), then the same repaint test.  The picture is then the one the window shows."""
+    from app.panes.cell_overlay import TextFit
+
+    view = window.view
+    changed = [sid for sid in view.pane_ids()
+               if not np.array_equal(traces[0].array(sid), traces[1].array(sid), equal_nan=True)]
+    shown = window.last_trace
+    contents = []
+    for tr in traces:
+        view.show_trace(tr, window.document.scenario, 0)
+        idle(50)  # paint once, so text colours and fits are worked out as after an edit
+        contents.append(_pane_contents(view, changed))
+    expect = visible_viewports(view, changed)
+    times = []
+    for i in range(reps):
+        probe.expect = None
+        t0 = time.perf_counter()
+        for pane, fns in contents[i % 2]:
+            fit = TextFit([f[3] for f in fns if f[3] is not None], previous=fns[0][0].overlay.fit)
+            for hm, img, lv, text_fn, dark, nc, masked, veil, group in fns:
+                hm.image.setImage(img, levels=lv, autoLevels=False)
+                hm.overlay.fit = fit
+                hm.overlay.set_content(text_fn, dark, nc, masked, veil, group)
+        probe.arm(expect)
+        times.append(probe.wait() - t0)
+        idle(SETTLE_MS)
+    view.show_trace(shown, window.document.scenario, 0)
+    return times
+
+
 def matplotlib_redraw(window, traces: list, reps: int) -> tuple[float, int]:
     """Median seconds to redraw every matrix the panes draw with matplotlib (Agg, one figure)."""
     import matplotlib
@@ -359,6 +416,7 @@ def size_run(app, size: tuple, edits: int, floor_reps: int, mpl_reps: int, setti
                heatmaps=sum(len(window.view.displayed_arrays(s)) for s in window.view.pane_ids()))
     if floor_reps:
         out["floor"] = floor(window, probe, traces, floor_reps)
+        out["floor_numbers"] = floor_with_numbers(window, probe, traces, floor_reps)
     if mpl_reps:
         out["mpl"], out["mpl_n"] = matplotlib_redraw(window, traces, mpl_reps)
     window.document.undo_stack.setClean()
@@ -416,6 +474,10 @@ def main() -> int:
     print(row(f"drawing floor (setImage + repaint), median of {len(small['floor'])}", ms(f_med)))
     print(row("latency / floor (medians)", f"{s_med / f_med:.2f}x", f"<= {T['classroom_floor_ratio']}x",
               s_med / f_med <= T["classroom_floor_ratio"]))
+    fn_med = med(small["floor_numbers"])
+    print(row(f"drawing floor with the cells' numbers (setImage + labels + repaint), median", ms(fn_med)))
+    print(row("latency / floor with numbers (medians)", f"{s_med / fn_med:.2f}x", f"<= {T['classroom_floor_ratio']}x",
+              s_med / fn_med <= T["classroom_floor_ratio"]))
     print(row(f"matplotlib imshow redraw of {small['mpl_n']} matrices, median", ms(small["mpl"])))
     print(row("matplotlib / latency (medians)", f"{small['mpl'] / s_med:.1f}x", f">= {T['matplotlib_ratio']:.0f}x",
               small["mpl"] / s_med >= T["matplotlib_ratio"]))

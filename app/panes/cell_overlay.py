@@ -8,7 +8,9 @@ hatching never stretch with non-square cells):
 - the numbers of small matrices (see `prints_numbers`), sized to fit the cell, dark on
   light cells and light on dark ones, all from one paint() (a TextItem per cell would cost a
   QGraphicsItem each and be far slower);
-- the outline of the hovered cell.
+- the outline of the hovered cell;
+- marked cells (`set_marks`): the cell being explained and the cells it came from, a quiz's
+  right and wrong answers; each layer of marks an outline of its own colour.
 Cell (r, c) covers [c - 0.5, c + 0.5] × [r - 0.5, r + 0.5] in item coordinates, as the image.
 """
 from __future__ import annotations
@@ -215,6 +217,7 @@ class CellOverlay(QGraphicsItem):
         self._static_px = 0
         self.fit: Optional[TextFit] = None  # shared by the heads of one pane: one font for all
         self.numbers_hidden = False  # True when the cells were too small for any number
+        self._marks: dict[str, dict[tuple[int, int], QColor]] = {}  # layer -> cell -> outline colour
         self.on_numbers_hidden: Optional[Callable[[bool], None]] = None
 
     # ---- content ---------------------------------------------------------------------------
@@ -255,6 +258,22 @@ class CellOverlay(QGraphicsItem):
         if cell != self._hover:
             self._hover = cell
             self.update()
+
+    def set_marks(self, layer: str, cells: dict[tuple[int, int], QColor]) -> None:
+        """Outline `cells` ((row, col) -> colour) as layer `layer`; an empty dict removes the layer.
+        Layers are painted in the order they were first set."""
+        cells = {(int(r), int(c)): QColor(col) for (r, c), col in cells.items()}
+        if cells == self._marks.get(layer, {}):
+            return
+        if cells:
+            self._marks[layer] = cells
+        else:
+            self._marks.pop(layer, None)
+        self.update()
+
+    def marks(self, layer: str) -> dict[tuple[int, int], QColor]:
+        """The cells outlined in `layer` (tests)."""
+        return dict(self._marks.get(layer, {}))
 
     def has_not_computed(self) -> bool:
         return self._nc.mask is not None
@@ -324,6 +343,8 @@ class CellOverlay(QGraphicsItem):
         painter.drawRect(rect(0, self._rows, 0, self._cols))
         if self._text_fn is not None:
             self._paint_numbers(painter, abs(sx), abs(sy), sx, sy, dx, dy)
+        if self._marks and not self._exporting:
+            self._paint_marks(painter, rect)
         if self._hover is not None and not self._exporting:
             r, c = self._hover
             q = rect(r, r + 1, c, c + 1)
@@ -333,6 +354,19 @@ class CellOverlay(QGraphicsItem):
             painter.setPen(QPen(QColor(0, 0, 0), 2.0))
             painter.drawRect(q)
         painter.restore()
+
+    def _paint_marks(self, painter: QPainter, rect) -> None:
+        """A white halo under a coloured outline inside each marked cell: visible on any colour."""
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for cells in self._marks.values():
+            for (r, c), colour in cells.items():
+                if r >= self._rows or c >= self._cols:
+                    continue
+                q = rect(r, r + 1, c, c + 1).adjusted(3, 3, -3, -3)
+                painter.setPen(QPen(QColor(255, 255, 255), 5.0))
+                painter.drawRect(q)
+                painter.setPen(QPen(colour, 3.0))
+                painter.drawRect(q)
 
     # ---- numbers ---------------------------------------------------------------------------
     def _text_layout(self, cell_w: float, cell_h: float):

@@ -260,3 +260,48 @@ def tokens_of(scenario) -> tuple[Optional[tuple], Optional[tuple]]:
     if isinstance(scenario, dict):
         return scenario.get("L", scenario.get("query_tokens")), scenario.get("S", scenario.get("key_tokens"))
     return getattr(scenario, "query_tokens", None), getattr(scenario, "key_tokens", None)
+
+
+def _matrix_axes(dims: list[str]) -> tuple[Optional[int], Optional[int], Optional[int]]:
+    """(matrix axis, row axis, column axis) of a step's dims without B, as pane_data lays them
+    out (None: no such axis; a vector has no column axis)."""
+    if "H" in dims and len(dims) == 3:
+        h = dims.index("H")
+        rest = [i for i in range(3) if i != h]
+        return h, rest[0], rest[1]
+    if len(dims) == 2:
+        return (None, 1, 0) if dims[0] == "H" else (None, 0, 1)
+    if len(dims) == 1:
+        return None, 0, None
+    raise ValueError(f"cannot show a step with dims {tuple(dims)} as a matrix")
+
+
+def cell_index(step: Step, batch: int, m: int, r: int, c: int) -> tuple[int, ...]:
+    """The full index into `step.tensor` (batch axis included where it has one) of cell (r, c) of
+    matrix m as `pane_data` shows it: the inverse of how a pane cuts a step."""
+    dims = list(step.dims)
+    has_b = "B" in dims
+    b_pos = dims.index("B") if has_b else -1
+    rest = [d for d in dims if d != "B"]
+    mat, row, col = _matrix_axes(rest)
+    index = [0] * len(rest)
+    if mat is not None:
+        index[mat] = m
+    index[row] = r
+    if col is not None:
+        index[col] = c
+    if has_b:
+        index.insert(b_pos, batch)
+    return tuple(int(i) for i in index)
+
+
+def cell_position(step: Step, index: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """(batch, m, r, c) of a full index into `step.tensor`: where a pane draws that number."""
+    dims = list(step.dims)
+    if len(index) != len(dims):
+        raise ValueError(f"{step.id}: expected an index of {len(dims)} numbers {tuple(dims)}, got {tuple(index)}")
+    idx = list(index)
+    batch = idx.pop(dims.index("B")) if "B" in dims else 0
+    rest = [d for d in dims if d != "B"]
+    mat, row, col = _matrix_axes(rest)
+    return (int(batch), 0 if mat is None else int(idx[mat]), int(idx[row]), 0 if col is None else int(idx[col]))

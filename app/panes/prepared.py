@@ -98,6 +98,16 @@ def prepare_trace(trace: Trace, scenario, batch: int, previous: Optional[Mapping
     return PreparedTrace(trace, batch, panes)
 
 
+def picture_of(data: PaneData, levels: Optional[tuple[float, float]] = None, key: tuple = ()) -> PanePicture:
+    """A picture of numbers that are not a trace's own step (a difference to a pinned trace, a
+    quiz's hidden step): the images made here, at `levels` when given (one scale shared by
+    several panes), else at the kind's own levels."""
+    kind = data.layout.kind
+    images, nan = colormaps.image_stack(data.block, kind)
+    lv = levels if levels is not None else colormaps.levels(kind, images, data.masked if data.mask_style == "veil" else None)
+    return PanePicture(key, data.block, data.masked, data, images, nan, lv, None)
+
+
 # ---- worker -> view hand-over ---------------------------------------------------------------------
 _lock = threading.Lock()
 _stash: list[PreparedTrace] = []  # newest last; a few only (each holds a trace's images)

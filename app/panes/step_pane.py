@@ -43,6 +43,7 @@ STALE_COLOUR = "#888"
 FORMULA_CSS = "font-size: 16px; color: #1a1a1a; font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace;"
 SHAPE_CSS = "font-size: 13px; font-weight: 400; color: #555;"
 HOVER_CSS = "font-size: 14px; color: #333;"
+NOTICE_CSS = "font-size: 15px; color: #5c4400; background: #fff3cd; border: 1px solid #e0c060; padding: 8px;"
 
 
 def view_height(rows: int) -> int:
@@ -143,6 +144,7 @@ class StepPane(QFrame):
     """Header plus heatmaps of one step.  StepsView feeds it PaneData."""
 
     focusRequested = Signal(int)  # a head title was clicked: that head, or -1 to show all again
+    cellClicked = Signal(int, int, int, bool)  # (matrix, row, col, double click) of a clicked cell
 
     def __init__(self, step_id: str, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -175,6 +177,11 @@ class StepPane(QFrame):
         self.hover.setStyleSheet(HOVER_CSS)
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hover.setMinimumHeight(2 * self.hover.fontMetrics().lineSpacing() + 6)  # no jump on hover
+        self.notice = _WrapLabel()  # said in words instead of a picture (compare: shape changed)
+        self.notice.setStyleSheet(NOTICE_CSS)
+        self.notice.hide()
+        self._marks: dict[str, dict[tuple[int, int, int], object]] = {}  # layer -> (m, r, c) -> colour
+        self._marked_layers: set[str] = set()  # layers handed to the overlays
 
         self.canvas = PaneCanvas()
         self.canvas.on_leave = self._clear_hover
@@ -196,6 +203,7 @@ class StepPane(QFrame):
         lay.addWidget(self.title)
         lay.addWidget(self.formula)
         lay.addLayout(row)
+        lay.addWidget(self.notice)
         lay.addWidget(self.hover)
         lay.addStretch(1)
 
@@ -264,6 +272,8 @@ class StepPane(QFrame):
         elif old.batch != data.batch:
             self._apply_title()
         self._arrange()
+        self.bar.setVisible(not getattr(data, "hides_values", False))  # a quiz: no scale to read
+        self._apply_marks()
         if self._hover is not None:
             self._show_hover(*self._hover)
         self.redraw_count += 1
@@ -319,6 +329,44 @@ class StepPane(QFrame):
     def hover_text(self, m: int, r: int, c: int) -> str:
         """What hovering cell (r, c) of matrix m shows (index, labels, exact value)."""
         return self._data.hover_text(m, r, c, self._lang)
+
+    def set_notice(self, text: Optional[str]) -> None:
+        """Say `text` in place of the heatmaps (None: show the heatmaps again)."""
+        if text:
+            self.notice.setText(text)
+        if bool(text) != self.notice.isVisible() or self.canvas.isHidden() != bool(text):
+            self.notice.setVisible(bool(text))
+            self.canvas.setVisible(not text)
+
+    def notice_text(self) -> Optional[str]:
+        return self.notice.text() if not self.notice.isHidden() else None
+
+    def set_marks(self, layer: str, cells: dict[tuple[int, int, int], object]) -> None:
+        """Outline cells ((matrix, row, col) -> colour) as layer `layer`; {} clears the layer."""
+        if cells:
+            self._marks[layer] = dict(cells)
+        else:
+            self._marks.pop(layer, None)
+        self._apply_marks()
+
+    def marks(self, layer: str) -> dict[tuple[int, int, int], object]:
+        return dict(self._marks.get(layer, {}))
+
+    def _apply_marks(self) -> None:
+        layers = set(self._marks) | self._marked_layers
+        self._marked_layers = set(self._marks)
+        for layer in layers:
+            cells = self._marks.get(layer, {})
+            for m, hm in enumerate(self.heatmaps):
+                hm.overlay.set_marks(layer, {(r, c): col for (mm, r, c), col in cells.items() if mm == m})
+
+    def click_cell(self, m: int, r: int, c: int, double: bool = False) -> None:
+        """Click cell (r, c) of matrix m as the mouse would."""
+        self.cellClicked.emit(int(m), int(r), int(c), bool(double))
+
+    def cell_scene_pos(self, m: int, r: int, c: int) -> QPointF:
+        """Scene position of the centre of a cell (tests click there)."""
+        return self.heatmaps[m].scene_pos_of(r, c)
 
     def hover_at(self, scene_pos: QPointF) -> Optional[str]:
         """Hover a scene position as the mouse would; returns the text shown, or None."""
@@ -510,12 +558,20 @@ class StepPane(QFrame):
 
     def _on_mouse_clicked(self, ev) -> None:
         d = self._data
-        if d is None or not d.layout.per_head or d.layout.n_matrices < 2:
+        if d is None:
             return
         pos = ev.scenePos()
+        if d.layout.per_head and d.layout.n_matrices >= 2:
+            for m in self.visible_heads():
+                if self.heatmaps[m].title_contains(pos):
+                    self.focusRequested.emit(-1 if self._focus == m else m)
+                    return
+        if ev.button() != Qt.MouseButton.LeftButton:
+            return
         for m in self.visible_heads():
-            if self.heatmaps[m].title_contains(pos):
-                self.focusRequested.emit(-1 if self._focus == m else m)
+            cell = self.heatmaps[m].cell_at(pos)
+            if cell is not None:
+                self.click_cell(m, *cell, double=ev.double())
                 return
 
     # ---- export ------------------------------------------------------------------------------

@@ -5,11 +5,16 @@ causal is switched off), so an edit only feeds new numbers to existing images, a
 panes whose numbers changed: each pane's per-batch slice is compared with the last one drawn.
 The images, levels and that comparison come ready-made from the engine's worker thread for a
 big trace (app.panes.prepared), so the GUI thread only hands them over, all in one pass.
+
+Lenses (`add_lens`) change what panes show without touching the trace: a quiz hides a step's
+numbers, compare shows the difference to a pinned trace.  A lens gets every pane's picture and
+gives back pictures (the same objects where nothing changed, so nothing is redrawn) and, where
+a pane cannot be drawn, a notice in words ({"en", "zh"}).
 """
 from __future__ import annotations
 
 import contextlib
-from typing import Optional
+from typing import Optional, Protocol
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
@@ -22,6 +27,14 @@ from app.panes.flow_layout import FlowLayout
 from app.panes import prepared
 from app.panes.step_pane import StepPane
 
+#: what a lens gives back per step id: (picture to draw, notice {"en", "zh"} or None)
+Shown = tuple[prepared.PanePicture, Optional[dict]]
+
+
+class Lens(Protocol):
+    def apply(self, trace: attention.Trace, batch: int, shown: dict[str, Shown]) -> dict[str, Shown]: ...
+
+
 BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 2px 6px; font-size: 15px;"
 
 
@@ -29,6 +42,8 @@ class StepsView(QWidget):
     """Scrollable list of StepPanes plus a head selector and a stale banner."""
 
     focusHeadChanged = Signal(int)  # -1 = all heads side by side
+    cellClicked = Signal(str, int, int, int, bool)  # step id, matrix, row, col, double click
+    traceShown = Signal()  # a new trace or batch item is on screen (after the lenses)
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -41,6 +56,10 @@ class StepsView(QWidget):
         self._order: list[str] = []  # the ones shown, in trace order
         self._drawn: dict[str, prepared.PanePicture] = {}  # step id -> the picture on screen
         self._paint_held = False  # the list's updates are held until the next pass (_painted_once)
+        self._lenses: list[Lens] = []
+        self._last: Optional[tuple[attention.Trace, int, dict[str, prepared.PanePicture]]] = None
+        self._shown: dict[str, prepared.PanePicture] = {}  # step id -> the picture the pane got
+        self._notices: dict[str, Optional[dict]] = {}
 
         self.heads_label = QLabel()
         self.heads_label.setStyleSheet("font-size: 15px;")
@@ -112,11 +131,41 @@ class StepsView(QWidget):
                 self._focus = -1
                 self._sync_focus()
                 self.focusHeadChanged.emit(-1)
-        for sid, picture in ready.panes.items():
-            if self._drawn.get(sid) is not picture:
-                self._panes[sid].show_data(picture.data, self._lang, self._focus, picture)
-                self._drawn[sid] = picture
+        self._last = (trace, batch, dict(ready.panes))
+        self._draw()
+        self._drawn = dict(ready.panes)
         prepared.batch_hint, prepared.drawn_hint = batch, self._drawn
+        self.traceShown.emit()
+
+    def _draw(self) -> None:
+        """Hand every pane its picture, through the lenses; only changed pictures are drawn."""
+        trace, batch, pictures = self._last
+        shown: dict[str, Shown] = {sid: (pic, None) for sid, pic in pictures.items()}
+        for lens in self._lenses:
+            shown = lens.apply(trace, batch, shown)
+        for sid, (picture, notice) in shown.items():
+            pane = self._panes[sid]
+            if self._shown.get(sid) is not picture:
+                pane.show_data(picture.data, self._lang, self._focus, picture)
+                self._shown[sid] = picture
+            self._notices[sid] = notice
+            pane.set_notice(notice[self._lang] if notice else None)
+
+    # ---- lenses ------------------------------------------------------------------------------
+    def add_lens(self, lens: Lens) -> None:
+        """Apply `lens` (after those added before) to every trace from now on."""
+        self._lenses.append(lens)
+
+    def refresh_lenses(self) -> None:
+        """A lens changed what it shows: draw the last trace through the lenses again."""
+        if self._last is not None:
+            self._draw()
+
+    def current_trace(self) -> Optional[attention.Trace]:
+        return None if self._last is None else self._last[0]
+
+    def current_batch(self) -> int:
+        return 0 if self._last is None else self._last[1]
 
     def set_stale(self, stale: bool, reason: str = "") -> None:
         """Keep the last good result on screen, greyed, with the reason in a banner."""
@@ -175,6 +224,9 @@ class StepsView(QWidget):
         self._lang = lang
         for pane in self._panes.values():
             pane.set_language(lang)
+        for sid, notice in self._notices.items():
+            if sid in self._panes:
+                self._panes[sid].set_notice(notice[lang] if notice else None)
         self._fill_head_box()
         self._update_banner()
 
@@ -215,6 +267,7 @@ class StepsView(QWidget):
             if pane is None:
                 pane = StepPane(sid)
                 pane.focusRequested.connect(self._on_focus_requested)
+                pane.cellClicked.connect(lambda m, r, c, dbl, s=sid: self.cellClicked.emit(s, m, r, c, dbl))
                 pane.set_stale(self._stale)
                 self._panes[sid] = pane
             self._list.insertWidget(i, pane)

@@ -1,4 +1,4 @@
-"""Attention Explorer: `python main.py [FILE]` opens the window; `python main.py validate|trace|presets ...`
+"""Attention Explorer: `python main.py [FILE]` opens the window; `python main.py validate|trace|presets|render ...`
 runs headless (see `python main.py --help`)."""
 from __future__ import annotations
 
@@ -9,6 +9,10 @@ HEADLESS = {"validate", "trace", "presets", "-h", "--help"}
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "render":  # headless too, but it draws with Qt: not attention.cli
+        from app.render_cli import main as render_main
+
+        return render_main(argv[1:])
     if argv and argv[0] in HEADLESS:
         from attention.cli import main as cli_main  # no Qt at all on this path
 

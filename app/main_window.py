@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 import resources
 from attention import Scenario, ScenarioError, Trace, scenario_io
 
-from app import i18n
+from app import handout, i18n
 from app.document import Document
 from app.export import export_pane_image, step_to_csv
 from app.models.edits import fresh_scenario
@@ -49,6 +49,7 @@ class MainWindow(QMainWindow):
         self._build_central()
         self._build_actions()
         self._build_menus()
+        handout.install(self)  # File ▸ Export handout… / Export as Python script…
         self.setAcceptDrops(True)
         self._connect()
         self.retranslate()

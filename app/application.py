@@ -27,6 +27,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QStandardPaths, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
+import resources
 from attention import trace_cache
 
 ORGANIZATION = "AttentionExplorer"
@@ -105,7 +106,9 @@ def run(path: Optional[str] = None) -> int:
     if launched:
         probe = _StartupProbe(window, float(launched))  # noqa: F841 (kept alive until exec ends)
     startup, cache = window.document.scenario, _trace_cache_path()
-    cached = trace_cache.load(startup, cache)  # the engine's numbers for exactly this scenario, if kept
+    # the engine's numbers for exactly this scenario, if kept: last launch's, or (the very first
+    # launch, on the first preset) the one shipped in resources/
+    cached = trace_cache.load(startup, cache) or trace_cache.load(startup, resources.startup_trace_path())
     # torch only after the first paint: importing it on another thread while this one builds
     # and paints the window delays both (one GIL; measured with bench/gui.py)
     window.recompute.hold()

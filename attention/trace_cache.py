@@ -4,8 +4,13 @@ Importing torch takes two seconds or more; the window's first scenario is usuall
 showed last time.  After the engine has computed that scenario, its step arrays are stored
 here (numpy only, no pickle); at the next launch, `load` gives them back as a Trace whose
 steps hold numpy arrays, if and only if both the scenario and the engine's source are exactly
-the same (the key hashes the scenario's JSON and every attention/*.py).  The fresh trace
-computed once torch is in replaces it; with identical numbers nothing is redrawn.
+the same (the key hashes every field of the scenario and the source of the modules that
+compute: `ENGINE_MODULES`).  The fresh trace computed once torch is in replaces it; with
+identical numbers nothing is redrawn.
+
+The first preset's trace also ships in resources/ (`resources.startup_trace_path()`), so even
+the very first launch on a machine draws at once; `python -m attention.trace_cache` rebuilds it
+and tests/io/test_trace_cache.py fails while it is stale.
 """
 from __future__ import annotations
 
@@ -26,12 +31,18 @@ VERSION = 1
 MAX_BYTES = 32 << 20  # bigger traces are not worth a disk round trip at start-up
 
 
+#: The modules whose code decides a trace's numbers: engine.py and everything of attention/ it
+#: imports (tests/io/test_trace_cache.py checks this list against engine.py's real imports).
+#: Only these are hashed, so work on the CLI or the explanations keeps kept traces valid.
+ENGINE_MODULES = ("engine.py", "masks.py", "prob_sparse.py", "scenario.py", "steps.py", "trace.py")
+
+
 def engine_fingerprint() -> str:
     """Hash of the engine's source: a cached trace is only valid for the code that made it."""
     h = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
+    for name in ENGINE_MODULES:
+        h.update(name.encode())
+        h.update((Path(__file__).parent / name).read_bytes())
     return h.hexdigest()
 
 
@@ -99,3 +110,19 @@ def load(sc: Scenario, path: Path) -> Optional[Trace]:
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
         return None
     return Trace(steps, meta["options"], {}, tuple(meta["warnings"]))
+
+
+def ship(path: Optional[Path] = None) -> Path:
+    """Rebuild the first preset's trace kept in resources/ (the very first launch draws it)."""
+    import resources
+    from attention import engine, scenario_io
+
+    sc = scenario_io.load(resources.list_presets()[0][0])
+    path = path or resources.startup_trace_path()
+    save(engine.run(sc), sc, path)
+    path.chmod(0o644)  # a file of the repository, not a private cache
+    return path
+
+
+if __name__ == "__main__":
+    print(f"wrote {ship()}")

@@ -1,5 +1,5 @@
 """Bundled data: preset scenarios (scenarios/*.json, numbered in teaching order), the scenario
-JSON Schema and translations.  Paths only; reading scenarios is attention.scenario_io's job."""
+JSON Schema, translations and the first preset's kept trace.  Paths only; reading scenarios is attention.scenario_io's job."""
 from __future__ import annotations
 
 import json
@@ -14,6 +14,12 @@ def scenarios_dir() -> Path:
 
 def schema_path() -> Path:
     return _HERE / "scenario.schema.json"
+
+
+def startup_trace_path() -> Path:
+    """The first preset's trace as the engine computed it (attention.trace_cache; drawn at the
+    very first launch before torch has loaded, and only while it matches the engine exactly)."""
+    return _HERE / "startup-trace.npz"
 
 
 def list_presets() -> list[tuple[Path, dict]]:

@@ -12,10 +12,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "resources" / "translations" / "app_zh_CN.ts"
 BIN = Path(sys.executable).parent
-#: Every app module whose strings the window shows (app/panes has its own zh/en texts).
-SOURCES = ["app/application.py", "app/main_window.py", "app/undo.py",
-           *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app" / "widgets").glob("*.py")),
-           *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "app" / "models").glob("*.py"))]
+
+
+def _refresh_script():
+    """resources/translations/update.py, whose `sources()` (every module under app/) lupdate reads."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("translations_update", TS.parent / "update.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+SOURCES = _refresh_script().sources()
 
 
 def _tool(name: str) -> str:

@@ -54,3 +54,36 @@ def test_big_traces_are_not_kept(tmp_path, monkeypatch):
     monkeypatch.setattr(trace_cache, "MAX_BYTES", 16)
     assert not trace_cache.save(attention.run(sc), sc, tmp_path / "t.npz")
     assert not (tmp_path / "t.npz").exists()
+
+
+def test_the_shipped_start_up_trace_is_the_engines_for_the_first_preset():
+    """The very first launch draws resources/startup-trace.npz before torch loads: it must be
+    exactly what the engine computes now (rebuild it with `python -m attention.trace_cache`)."""
+    sc = _preset(0)
+    shipped = trace_cache.load(sc, resources.startup_trace_path())
+    assert shipped is not None, "stale or missing: run `.venv/bin/python -m attention.trace_cache`"
+    fresh = attention.run(sc)
+    assert shipped.ids == fresh.ids and shipped.options == fresh.options
+    for sid in fresh.ids:
+        a, b = fresh.array(sid), shipped.array(sid)
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), sid
+
+
+def test_the_fingerprint_covers_every_module_the_engine_runs():
+    """ENGINE_MODULES = engine.py and every attention/ module it imports, directly or not: a module
+    left out could change the numbers without invalidating kept traces."""
+    import ast
+    from pathlib import Path
+
+    pkg = Path(trace_cache.__file__).parent
+    seen, todo = set(), ["engine.py"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse((pkg / name).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("attention"):
+                mods = [node.module.split(".", 1)[1]] if "." in node.module else [a.name for a in node.names]
+                todo += [f"{m}.py" for m in mods if (pkg / f"{m}.py").exists()]
+    assert seen == set(trace_cache.ENGINE_MODULES)

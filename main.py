@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-HEADLESS = {"validate", "trace", "presets", "-h", "--help"}
+HEADLESS = {"validate", "trace", "presets", "explain", "script", "-h", "--help"}
 
 
 def main(argv: list[str] | None = None) -> int:

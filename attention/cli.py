@@ -1,4 +1,4 @@
-"""Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`.
+"""Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`, `explain FILE STEP INDEX...`, `script FILE`.
 
 Exit codes: 0 success; 2 bad input (a usage error, a scenario that does not load or run, CUDA
 asked for where there is none), with one line per problem on stderr and never a traceback;
@@ -34,6 +34,19 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print with N spaces")
     sub.add_parser("presets", help="list the bundled preset scenarios",
                    description="List the bundled preset scenarios: file name, English title, Chinese title.")
+    e = sub.add_parser("explain", help="show how one cell of one step was computed, term by term",
+                       description="Run a scenario and explain one cell: STEP is a step id (e.g. scores), INDEX its "
+                                   "index, one whole number per dim (e.g. 0 1 2 3 for batch, head, query, key).")
+    e.add_argument("file", metavar="FILE")
+    e.add_argument("step", metavar="STEP")
+    e.add_argument("index", metavar="INDEX", nargs="+")
+    e.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the text (default en)")
+    e.add_argument("--json", action="store_true", help="print the explanation as one JSON object (docs/explain.md)")
+    e.add_argument("--dtype", choices=DTYPES, help="override the scenario's dtype")
+    s = sub.add_parser("script", help="export a scenario as a standalone plain-torch Python script",
+                       description="Write a standalone .py (imports only torch) that rebuilds the scenario and prints every step.")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--out", metavar="PATH", help="write the script here (default: stdout)")
     return p
 
 
@@ -45,7 +58,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     except SystemExit as e:  # usage errors (2) and --help (0); argparse already printed
         return int(e.code) if isinstance(e.code, int) else 2
     try:
-        return {"validate": _validate, "trace": _trace, "presets": _presets}[args.command](args)
+        return {"validate": _validate, "trace": _trace, "presets": _presets,
+                "explain": _explain, "script": _script}[args.command](args)
     except ScenarioError as e:
         where = getattr(args, "file", None)
         for line in e.lines:
@@ -106,4 +120,36 @@ def _presets(args) -> int:
 
     for path, title in list_presets():
         print(f"{path.name}\t{title['en']}\t{title['zh']}")
+    return 0
+
+
+def _explain(args) -> int:
+    from attention import run, scenario_io
+    from attention.explain import ExplainError, explain
+
+    sc = scenario_io.load(args.file)
+    try:
+        index = [int(i) for i in args.index]
+    except ValueError:
+        print(f"{args.file}: index: expected whole numbers, got {' '.join(args.index)}", file=sys.stderr)
+        return 2
+    try:
+        ex = explain(run(sc, dtype=args.dtype), args.step, index)
+    except ExplainError as e:
+        print(f"{args.file}: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(ex.to_dict(), ensure_ascii=False, allow_nan=False) if args.json else ex.text(args.lang))
+    return 0
+
+
+def _script(args) -> int:
+    from attention import scenario_io
+    from attention.script_export import python_script
+
+    text = python_script(scenario_io.load(args.file))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
     return 0

@@ -148,8 +148,12 @@ def _script(args) -> int:
 
     text = python_script(scenario_io.load(args.file))
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text)
+        try:
+            with open(args.out, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            print(f"--out: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
+            return 2
     else:
         sys.stdout.write(text)
     return 0

@@ -21,6 +21,7 @@ import resources
 from attention import Scenario, ScenarioError, Trace, scenario_io
 
 from app import handout, i18n
+from app import cell_tools
 from app.document import Document
 from app.export import export_pane_image, step_to_csv
 from app.models.edits import fresh_scenario
@@ -52,6 +53,7 @@ class MainWindow(QMainWindow):
         handout.install(self)  # File ▸ Export handout… / Export as Python script…
         self.setAcceptDrops(True)
         self._connect()
+        cell_tools.install(self)  # Explain panel, Compare (pin / difference), Quiz
         self.retranslate()
         self._restore_settings()
         if scenario is None:

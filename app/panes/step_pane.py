@@ -269,7 +269,7 @@ class StepPane(QFrame):
             self._bar_key = (kind, lv)
         if old is None or old.layout != lay:
             self._apply_texts()
-        elif old.batch != data.batch:
+        elif old.batch != data.batch or type(old) is not type(data):  # a lens's title (compare)
             self._apply_title()
         self._arrange()
         self.bar.setVisible(not getattr(data, "hides_values", False))  # a quiz: no scale to read

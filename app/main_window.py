@@ -26,6 +26,7 @@ from app.document import Document
 from app.export import export_pane_image, step_to_csv
 from app.models.edits import fresh_scenario
 from app.panes.steps_view import StepsView
+from app.presentation import install as install_presentation
 from app.recompute import Recomputer
 from app.settings import Settings
 from app.widgets.inputs_panel import InputsPanel
@@ -54,6 +55,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._connect()
         cell_tools.install(self)  # Explain panel, Compare (pin / difference), Quiz
+        self.presentation = install_presentation(self)  # F5, toolbar, live slides
         self.retranslate()
         self._restore_settings()
         if scenario is None:

@@ -298,6 +298,10 @@ class CellOverlay(QGraphicsItem):
             self._dark = np.asarray(self._dark_fn(), dtype=bool).ravel()
         return None if self._dark is None else self._dark.reshape(self._rows, self._cols)
 
+    def labels(self, digits: int = 4) -> Optional[list[str]]:
+        """The texts painted in the cells, row-major (None without numbers)."""
+        return None if self._text_fn is None else list(self._text_fn(digits))
+
     def has_numbers(self) -> bool:
         return self._text_fn is not None
 

@@ -155,7 +155,7 @@ class ExplainPanel(QDockWidget):
             self.select(step_id, index)
         self.show()
         self.raise_()
-        if double and self.quiz_box.isVisible() and self.answer_edit.isEnabled():
+        if double and not self.quiz_box.isHidden() and self.answer_edit.isEnabled():
             self.answer_edit.setFocus()
 
     def _valid(self, trace, step_id: str, index: tuple[int, ...]) -> bool:

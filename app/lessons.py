@@ -266,7 +266,12 @@ def explanation(step_id: str, options: Optional[dict] = None) -> str:
     """Two or three sentences about `step_id` in the current Qt language ("" for unknown ids).
 
     `options` is `trace.options`; with it the text names the real scale, fill value and kind."""
-    o = options or {}
+    text = _explanation(step_id, options or {})
+    # sentences are joined with a space, which Chinese text does not put after its full stop
+    return text.replace("。 ", "。").replace("） ", "）")
+
+
+def _explanation(step_id: str, o: dict) -> str:
     v = _values(o)
     kind = o.get("scoring", "scaled_dot")
     if step_id.startswith("projection."):

@@ -149,7 +149,7 @@ class PresentationView(QWidget):
         self.explanation = QLabel()
         self.explanation.setWordWrap(True)
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.explanation.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.explanation.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
         self.explanation.setObjectName("Explanation")
         self.empty = QLabel()
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -385,6 +385,7 @@ class PresentationView(QWidget):
         self._write_texts(sid, data)
         self._dirty = False
         self._fit_inputs()
+        QTimer.singleShot(0, self, self._fit_inputs)  # again once the new texts are laid out
 
     def _fit_inputs(self) -> None:
         """Shrink the input panes (never below MIN_INPUT_ZOOM) until they fit the column's
@@ -439,6 +440,7 @@ class PresentationView(QWidget):
         if out is not None:
             out.set_zoom(self._zoom)
         self._fit_inputs()
+        QTimer.singleShot(0, self, self._fit_inputs)  # again once the bigger texts are laid out
 
     def _apply_fonts(self) -> None:
         z = self._zoom

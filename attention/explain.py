@@ -136,8 +136,8 @@ class _Ctx:
     def raw(self, step_id: str) -> np.ndarray:
         return self.trace[step_id].numpy()
 
-    def a(self, step_id: str) -> np.ndarray:
-        return _as64(self.raw(step_id))
+    def a(self, step_id: str) -> "_View":
+        return _View(self.raw(step_id))
 
     def has(self, step_id: str) -> bool:
         return step_id in self.trace
@@ -160,6 +160,16 @@ class _Ctx:
     @property
     def mask(self) -> Optional[np.ndarray]:
         return self.raw("extra.mask") if self.has("extra.mask") else None
+
+
+class _View:
+    """Indexing converts only the slice read to float64 (a big float32 trace is not copied whole)."""
+
+    def __init__(self, a: np.ndarray):
+        self._a = a
+
+    def __getitem__(self, key) -> np.ndarray:
+        return _as64(np.asarray(self._a[key]))
 
 
 def _as64(a: np.ndarray) -> np.ndarray:

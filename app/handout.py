@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
-from PySide6.QtGui import QAction, QImage
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt
+from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from app import i18n
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 HTML_NAME = "handout.html"
 #: width of the hidden Steps list the pictures are drawn in (wide: a pane is never squeezed)
 VIEW_SIZE = (2400, 1400)
+#: heads side by side in one row of a handout picture (more wrap to further rows)
+HEADS_PER_ROW = 4
 #: every word of the page and the menu entries is QCoreApplication.translate("Handout", ...),
 #: written out in each call so that lupdate finds it
 
@@ -97,7 +99,10 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
         ids = view.pane_ids()
         for i, sid in enumerate(ids):
             path = out_dir / image_name(i, sid)
+            grid = _head_grid(view.pane(sid))
             export_pane_image(view, sid, str(path))
+            if grid is not None:
+                _wrap_heads(grid, path)
             step = trace[sid]
             pane = view.pane(sid)
             steps.append(HandoutStep(
@@ -107,6 +112,68 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
             if progress is not None:
                 progress(i + 1, len(ids))
     return steps
+
+
+def _head_grid(pane) -> Optional[dict]:
+    """Where the pieces of a many-head pane lie in its exported picture (layout pixels, measured
+    with the export's title in place, as export_pane_image lays it out); None for other panes."""
+    data = pane.data
+    heads = pane.visible_heads()
+    if data is None or not data.layout.per_head or len(heads) <= HEADS_PER_ROW:
+        return None
+
+    def cols(*items) -> tuple[float, float]:
+        rects = [it.mapRectToItem(ci, it.boundingRect()) for it in items]
+        return min(r.left() for r in rects), max(r.right() for r in rects)
+
+    with pane.export_header() as ci:
+        ci.scene().prepareForPaint()
+        first = pane.heatmaps[heads[0]]
+        grid = {
+            "width": ci.boundingRect().width(),
+            "top": first.title.mapRectToItem(ci, first.title.boundingRect()).top(),
+            "bottom": first.bottom.mapRectToItem(ci, first.bottom.boundingRect()).bottom(),
+            "left": cols(pane.left), "bar": cols(pane.bar),
+            "heads": [cols(pane.heatmaps[m].title, pane.heatmaps[m].vb, pane.heatmaps[m].bottom) for m in heads],
+        }
+    return grid
+
+
+def _wrap_heads(grid: dict, path: Path) -> None:
+    """A pane with more than HEADS_PER_ROW heads side by side is one long strip (8 heads: about
+    2400 px), unreadable once a page shrinks it to its width.  Cut the exported picture into
+    rows of HEADS_PER_ROW heads, each row with the row axis and the colour bar, under the
+    title, and write it back.  Pieces of the same picture only: nothing is drawn anew."""
+    image = QImage(str(path))
+    if image.isNull() or grid["width"] <= 0:
+        return
+    k = image.width() / grid["width"]  # image pixels per layout pixel
+    top, bottom, left, bar = grid["top"], grid["bottom"], grid["left"], grid["bar"]
+    gap = 6.0
+    rows = [grid["heads"][i:i + HEADS_PER_ROW] for i in range(0, len(grid["heads"]), HEADS_PER_ROW)]
+    row_w = (left[1] - left[0]) + sum(b - a + gap for a, b in rows[0]) + (bar[1] - bar[0]) + gap
+    row_h = bottom - top
+    out = QImage(round(row_w * k), round((top + len(rows) * (row_h + gap)) * k), image.format())
+    out.fill(QColor("white"))
+    painter = QPainter(out)
+    try:
+        def copy(x0: float, x1: float, y0: float, y1: float, at_x: float, at_y: float) -> None:
+            src = QRectF(x0 * k, y0 * k, (x1 - x0) * k, (y1 - y0) * k)
+            painter.drawImage(QRectF(at_x * k, at_y * k, src.width(), src.height()), image, src)
+
+        copy(0, min(grid["width"], row_w), 0, top, 0, 0)  # the title and formula
+        for r, row in enumerate(rows):
+            y = top + r * (row_h + gap)
+            copy(*left, top, bottom, 0, y)
+            x = left[1] - left[0] + gap
+            for a, b in row:
+                copy(a, b, top, bottom, x, y)
+                x += b - a + gap
+            copy(*bar, top, bottom, x, y)
+    finally:
+        painter.end()
+    if not out.save(str(path), "PNG"):
+        raise OSError(f"{path}: cannot write the PNG file")
 
 
 def _title_of(scenario: "Scenario", lang: str) -> str:

@@ -91,6 +91,36 @@ def test_handout_of_every_preset(qapp, tmp_path, path):
     assert not any(STEP_TEXT[s][1] in text for s in trace.ids if STEP_TEXT[s][1] != STEP_TEXT[s][0])
 
 
+def test_eight_heads_wrap_into_rows_of_four(qtbot, tmp_path):
+    """The handout's picture of an 8-head step holds two rows of 4 heads: about half as wide
+    and twice as tall as the window's one-row pane exported as it is."""
+    from app.export import export_pane_image
+    from app.panes.steps_view import StepsView
+
+    sc = scenario_io.load(ROOT / "resources" / "scenarios" / "02_tsl_real_config.json")
+    trace = attention.run(sc)
+    assert trace.options["n_heads"] == 8
+    handout.write_handout(sc, trace, tmp_path / "ho", lang="en")
+    view = StepsView()
+    qtbot.addWidget(view)
+    view.resize(*handout.VIEW_SIZE)
+    view.show()
+    view.show_trace(trace, sc)
+    qtbot.wait(100)  # let the list lay the panes out at their full width
+    for sid in ("head_split.query", "attention_weights"):
+        export_pane_image(view, sid, str(tmp_path / "strip.png"))
+        strip = QImage(str(tmp_path / "strip.png"))
+        wrapped = QImage(str(tmp_path / "ho" / handout.image_name(list(trace.ids).index(sid), sid)))
+        assert wrapped.width() < 0.65 * strip.width(), sid
+        assert wrapped.height() > 1.5 * strip.height(), sid
+    # one-row steps (concat: heads as column groups of one matrix) are left as the window draws them
+    sid = "concat"
+    export_pane_image(view, sid, str(tmp_path / "strip.png"))
+    strip = QImage(str(tmp_path / "strip.png"))
+    same = QImage(str(tmp_path / "ho" / handout.image_name(list(trace.ids).index(sid), sid)))
+    assert (same.width(), same.height()) == (strip.width(), strip.height())
+
+
 def test_chinese_handout_and_the_language_comes_back(qapp, tmp_path):
     sc = scenario_io.load(CROSS)  # Chinese query tokens, English key tokens, notes in both
     trace = attention.run(sc)

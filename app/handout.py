@@ -16,13 +16,13 @@ import contextlib
 import html
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-from app import i18n
+from app import i18n, lessons
 from app.export import PNG_SCALE, export_pane_image
 from app.panes import prepared
 from app.panes.steps_view import StepsView
@@ -82,12 +82,9 @@ def _settle() -> None:
         app.processEvents()
 
 
-def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str, batch: int = 0,
-                 progress: Optional[Callable[[int, int], None]] = None) -> list[HandoutStep]:
+def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str, batch: int = 0) -> list[HandoutStep]:
     """Write one PNG per step of `trace` (batch item `batch`) into `out_dir`; return what the
     page says about each.  Raises OSError when a file cannot be written."""
-    from app import lessons  # written alongside this module; imported late (it may pull in more)
-
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -109,8 +106,6 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
                 id=sid, title=step.title[lang], formula=step.formula[lang],
                 shape=pane.data.shape_text(lang) if pane.data is not None else "",
                 explanation=lessons.explanation(sid, trace.options), png=path))
-            if progress is not None:
-                progress(i + 1, len(ids))
     return steps
 
 
@@ -268,8 +263,7 @@ def handout_html(scenario: "Scenario", trace: "Trace", steps: list[HandoutStep],
     return "\n".join(out)
 
 
-def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[str] = None, batch: int = 0,
-                  progress: Optional[Callable[[int, int], None]] = None) -> Path:
+def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[str] = None, batch: int = 0) -> Path:
     """Write the PNGs and handout.html into `out_dir` (created if missing); return the page's path.
 
     `lang` None: the language now installed (app.i18n).  Otherwise that language is installed
@@ -285,7 +279,7 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
         raise OSError(f"{out_dir}: expected a folder, found a file")
     i18n.set_language(lang)
     try:
-        steps = render_steps(scenario, trace, out_dir, lang, batch, progress)
+        steps = render_steps(scenario, trace, out_dir, lang, batch)
         page = out_dir / HTML_NAME
         try:
             page.write_text(handout_html(scenario, trace, steps, lang, batch), encoding="utf-8")

@@ -43,7 +43,7 @@ class StepsView(QWidget):
 
     focusHeadChanged = Signal(int)  # -1 = all heads side by side
     cellClicked = Signal(str, int, int, int, bool)  # step id, matrix, row, col, double click
-    traceShown = Signal()  # a new trace or batch item is on screen (after the lenses)
+    traceShown = Signal()  # a new trace, batch item or lens view is on screen (after the lenses)
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -160,6 +160,7 @@ class StepsView(QWidget):
         """A lens changed what it shows: draw the last trace through the lenses again."""
         if self._last is not None:
             self._draw()
+            self.traceShown.emit()
 
     def current_trace(self) -> Optional[attention.Trace]:
         return None if self._last is None else self._last[0]

@@ -112,3 +112,13 @@ def test_show_difference_without_a_pin_says_so(window, compare):
     compare.message.connect(messages.append)
     compare.show_difference(True)
     assert not compare.lens.enabled and messages and "Pin" in messages[-1]
+
+
+def test_the_explain_panel_follows_the_difference_view(window, compare):
+    panel = window.cell_tools.panel
+    compare.pin()
+    change(window, scoring="dot")
+    window.view.pane("scores").click_cell(0, 0, 2)
+    assert "pinned" not in panel.where.text()
+    compare.show_difference(True)
+    assert "pinned" in panel.where.text()  # the pane's own hover words: difference, now, pinned

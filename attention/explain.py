@@ -313,8 +313,8 @@ def _head_split(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         step_id, idx, value,
         _tx(f"{sym.lower()}[b,n,h,e] = {sym}[b,n,h·{E}+e]", f"{sym.lower()}[b,n,h,e] = {sym}[b,n,h·{E}+e]"),
         [term], v,
-        _tx(f"Head {h} owns columns {h * E} … {h * E + E - 1} of projection.{name}; element {e} of it is column {col} = {h}·{E}+{e}, copied (a view, nothing computed).",
-            f"第 {h} 头拥有 projection.{name} 的第 {h * E} … {h * E + E - 1} 列；其第 {e} 个元素就是第 {col} = {h}·{E}+{e} 列，原样复制（只是 view，不做计算）。"),
+        _tx(f"Head {h + 1} owns columns {h * E} … {h * E + E - 1} of projection.{name}; element {e} of it is column {col} = h·{E}+e with index h = {h}, copied (a view, nothing computed).",
+            f"第 {h + 1} 头拥有 projection.{name} 的第 {h * E} … {h * E + E - 1} 列；其第 {e} 个元素就是第 {col} = h·{E}+e 列（下标 h = {h}），原样复制（只是 view，不做计算）。"),
         _tx(fmt(v), fmt(v)))
 
 
@@ -335,9 +335,9 @@ def _not_computed(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Optional[Exp
         step_id, idx, ctx.value(step_id, idx),
         _tx("not computed (ProbSparse scores only the top-u queries by M)", "未计算（ProbSparse 只对 M 最大的 u 个查询打分）"),
         [], math.nan,
-        _tx(f"Never computed (nan): query {l} of head {h} is not among the u = {u} queries chosen by the sparsity measure "
+        _tx(f"Never computed (nan): query {l} of head {h + 1} is not among the u = {u} queries chosen by the sparsity measure "
             f"(its M = {fmt(M[b, h, l])}; the chosen queries' smallest M = {fmt(floor)}). Its output is built from V directly.",
-            f"从未计算（nan）：第 {h} 头的查询 {l} 不在按稀疏度量 M 选出的 u = {u} 个查询之中"
+            f"从未计算（nan）：第 {h + 1} 头的查询 {l} 不在按稀疏度量 M 选出的 u = {u} 个查询之中"
             f"（它的 M = {fmt(M[b, h, l])}；被选查询中最小的 M = {fmt(floor)}）。它的输出直接由 V 得到。"),
         _tx("nan", "nan"),
         (Source("extra.sparsity", (b, h, l)), Source("extra.selected", (b, h, l))))
@@ -375,8 +375,8 @@ def _scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
             why_en, why_zh = f"scale = {fmt(scale)} (as set)", f"scale = {fmt(scale)}（按设定）"
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), formula, terms, result,
-        _tx(f"Query {l} against key {s} in head {h} (batch {b}): the dot product of their head-{h} vectors, {why_en}.",
-            f"第 {h} 头中查询 {l} 对键 {s}（批次 {b}）：两者第 {h} 头向量的点积，{why_zh}。"),
+        _tx(f"Query {l} against key {s} in head {h + 1} (batch {b}): the dot product of their head-{h + 1} vectors, {why_en}.",
+            f"第 {h + 1} 头中查询 {l} 对键 {s}（批次 {b}）：两者第 {h + 1} 头向量的点积，{why_zh}。"),
         _tx(f"{fmt(scale)} × ({_sum_text([t.value for t in terms])}) = {fmt(scale)} × {fmt(dot)} = {fmt(result)}",
             f"{fmt(scale)} × ({_sum_text([t.value for t in terms])}) = {fmt(scale)} × {fmt(dot)} = {fmt(result)}"))
 
@@ -412,9 +412,9 @@ def _additive_score(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanatio
         _tx(f"scores[{b},{h},{l},{s}] = Σ_n w_v[n] · tanh(Σ_e W_q[n,e] q[e] + Σ_e W_k[n,e] k[e])" + (" × scale" if scale != 1.0 else ""),
             f"分数[{b},{h},{l},{s}] = Σ_n w_v[n] · tanh(Σ_e W_q[n,e] q[e] + Σ_e W_k[n,e] k[e])" + (" × scale" if scale != 1.0 else "")),
         terms, result,
-        _tx(f"d2l additive attention, head {h}: query {l} and key {s} are each mapped to {len(terms)} hidden units, added, "
+        _tx(f"d2l additive attention, head {h + 1}: query {l} and key {s} are each mapped to {len(terms)} hidden units, added, "
             f"squashed by tanh and weighed by w_v" + (f", then multiplied by the scale {fmt(scale)}." if scale != 1.0 else " (no scale)."),
-            f"d2l 加性注意力，第 {h} 头：查询 {l} 和键 {s} 各自映射到 {len(terms)} 个隐藏单元，相加、经 tanh 压缩、再用 w_v 加权"
+            f"d2l 加性注意力，第 {h + 1} 头：查询 {l} 和键 {s} 各自映射到 {len(terms)} 个隐藏单元，相加、经 tanh 压缩、再用 w_v 加权"
             + (f"，最后乘以缩放 {fmt(scale)}。" if scale != 1.0 else "（不缩放）。")),
         _tx(combine_en, combine_en))
 
@@ -490,13 +490,13 @@ def _lazy_row(ctx: _Ctx, b: int, h: int, l: int) -> bool:
 
 def _lazy_weight_text(ctx: _Ctx, h: int, l: int, S: int) -> tuple[str, str]:
     if ctx.opts.get("causal"):
-        return (f"query {l} of head {h} was not selected by ProbSparse (not in the top-u by M), so it is never scored: "
+        return (f"query {l} of head {h + 1} was not selected by ProbSparse (not in the top-u by M), so it is never scored: "
                 f"as in Informer its output is the cumulative sum of V up to position {l}, i.e. weight 1 for every key s ≤ {l} and 0 after.",
-                f"第 {h} 头的查询 {l} 未被 ProbSparse 选中（不在 M 的前 u 名），所以从未打分："
+                f"第 {h + 1} 头的查询 {l} 未被 ProbSparse 选中（不在 M 的前 u 名），所以从未打分："
                 f"同 Informer，它的输出是 V 到位置 {l} 的累加和，即 s ≤ {l} 的键权重为 1，其后为 0。")
-    return (f"query {l} of head {h} was not selected by ProbSparse (not in the top-u by M), so it is never scored: "
+    return (f"query {l} of head {h + 1} was not selected by ProbSparse (not in the top-u by M), so it is never scored: "
             f"its output is the mean of V over all {S} keys, i.e. weight 1/S = 1/{S} for every key.",
-            f"第 {h} 头的查询 {l} 未被 ProbSparse 选中（不在 M 的前 u 名），所以从未打分："
+            f"第 {h + 1} 头的查询 {l} 未被 ProbSparse 选中（不在 M 的前 u 名），所以从未打分："
             f"它的输出是所有 {S} 个键上 V 的平均，即每个键权重 1/S = 1/{S}。")
 
 
@@ -544,9 +544,9 @@ def _weights(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         n_masked = sum(t.masked for t in terms)
         extra_en = f" {n_masked} masked key(s) contribute exp(fill − max) = 0." if n_masked else ""
         extra_zh = f" {n_masked} 个被掩蔽的键贡献 exp(填充值 − 最大值) = 0。" if n_masked else ""
-        summ = _tx(f"Softmax over the {S} keys of query {l} in head {h}: exp of this key's score over the sum of the row's exps "
+        summ = _tx(f"Softmax over the {S} keys of query {l} in head {h + 1}: exp of this key's score over the sum of the row's exps "
                    f"(the row maximum {fmt(m)} is subtracted first; it cancels).{extra_en}",
-                   f"第 {h} 头查询 {l} 在 {S} 个键上的 softmax：本键分数的 exp 除以整行 exp 之和"
+                   f"第 {h + 1} 头查询 {l} 在 {S} 个键上的 softmax：本键分数的 exp 除以整行 exp 之和"
                    f"（先减去行最大值 {fmt(m)}，它会约掉）。{extra_zh}")
     return _explanation(
         step_id, idx, value,
@@ -578,8 +578,8 @@ def _weighted_sum(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         en, zh = _lazy_weight_text(ctx, h, l, A.shape[0])
         summ = _tx(f"{en[0].upper() + en[1:]} These are the terms the engine sums.", f"{zh}下面就是引擎相加的各项。")
     else:
-        summ = _tx(f"Element {d} of head {h}'s output for query {l}: the values of all keys weighted by query {l}'s attention weights.",
-                   f"第 {h} 头对查询 {l} 的输出的第 {d} 个元素：所有键的值按查询 {l} 的注意力权重加权求和。")
+        summ = _tx(f"Element {d} of head {h + 1}'s output for query {l}: the values of all keys weighted by query {l}'s attention weights.",
+                   f"第 {h + 1} 头对查询 {l} 的输出的第 {d} 个元素：所有键的值按查询 {l} 的注意力权重加权求和。")
     return _explanation(
         step_id, idx, ctx.value(step_id, idx),
         _tx(f"out[{b},{l},{h},{d}] = Σ_s A[{b},{h},{l},s] · v[{b},s,{h},{d}]", f"输出[{b},{l},{h},{d}] = Σ_s A[{b},{h},{l},s] · v[{b},s,{h},{d}]"),
@@ -594,15 +594,15 @@ def _concat(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         h, rest = divmod(p, L * D)
         l_src, d = divmod(rest, D)
         summ = _tx(f"mix (Time-Series-Library's quirk): the (B, H, L, D) context is viewed as (B, L, H·D) without a transpose, "
-                   f"so column {c} of row {l} is element {d} of head {h} at position {l_src}"
+                   f"so column {c} of row {l} is element {d} of head {h + 1} at position {l_src}"
                    + (" (another position!)." if l_src != l else "."),
                    f"mix（Time-Series-Library 的怪癖）：(B, H, L, D) 的上下文不转置直接 view 成 (B, L, H·D)，"
-                   f"所以第 {l} 行第 {c} 列是第 {h} 头位置 {l_src} 的第 {d} 个元素" + ("（另一个位置！）。" if l_src != l else "。"))
+                   f"所以第 {l} 行第 {c} 列是第 {h + 1} 头位置 {l_src} 的第 {d} 个元素" + ("（另一个位置！）。" if l_src != l else "。"))
     else:
         h, d = divmod(c, D)
         l_src = l
-        summ = _tx(f"Column {c} = {h}·{D}+{d}: element {d} of head {h}'s output for query {l} (heads side by side, nothing computed).",
-                   f"第 {c} 列 = {h}·{D}+{d}：第 {h} 头对查询 {l} 输出的第 {d} 个元素（多头并排，不做计算）。")
+        summ = _tx(f"Column {c} = h·{D}+d with index h = {h}, d = {d}: element {d} of head {h + 1}'s output for query {l} (heads side by side, nothing computed).",
+                   f"第 {c} 列 = h·{D}+d（下标 h = {h}，d = {d}）：第 {h + 1} 头对查询 {l} 输出的第 {d} 个元素（多头并排，不做计算）。")
     src = Source("weighted_sum", (b, l_src, h, d))
     v = ctx.value("weighted_sum", src.index)
     term = Term(_tx(f"out[{b},{l_src},{h},{d}] = {fmt(v)}", f"输出[{b},{l_src},{h},{d}] = {fmt(v)}"), v, (src,))
@@ -630,8 +630,8 @@ def _sampled_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanatio
         _tx(f"sampled[{b},{h},{l},{j}] = q_{l} · k_{s} (unscaled), s = sample_index[{l},{j}]",
             f"采样分数[{b},{h},{l},{j}] = q_{l} · k_{s}（未缩放），s = sample_index[{l},{j}]"),
         terms, result,
-        _tx(f"Sample {j} of query {l} is key {s} (drawn by the seeded generator); its unscaled dot product in head {h}.",
-            f"查询 {l} 的第 {j} 个采样是键 {s}（由带种子的生成器抽取）；第 {h} 头中未缩放的点积。"),
+        _tx(f"Sample {j} of query {l} is key {s} (drawn by the seeded generator); its unscaled dot product in head {h + 1}.",
+            f"查询 {l} 的第 {j} 个采样是键 {s}（由带种子的生成器抽取）；第 {h + 1} 头中未缩放的点积。"),
         _tx(f"{_sum_text(vals)} = {fmt(result)}", f"{_sum_text(vals)} = {fmt(result)}"),
         (Source("extra.sample_index", (l, j)),))
 
@@ -651,9 +651,9 @@ def _sparsity(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         _tx(f"M = max_j sampled_j − Σ_j sampled_j / S  (S = {S}, all keys, not the sample count)",
             f"M = max_j 采样分数_j − Σ_j 采样分数_j / S（S = {S}，全部键数，不是采样数）"),
         terms, result,
-        _tx(f"The sparsity measure of query {l} in head {h}: a peaked query (one large dot product) has a large M. "
+        _tx(f"The sparsity measure of query {l} in head {h + 1}: a peaked query (one large dot product) has a large M. "
             + ("It is among the chosen top-u queries." if chosen else "It is not among the chosen top-u queries."),
-            f"第 {h} 头查询 {l} 的稀疏度量：注意力集中（有一个很大的点积）的查询 M 较大。"
+            f"第 {h + 1} 头查询 {l} 的稀疏度量：注意力集中（有一个很大的点积）的查询 M 较大。"
             + ("它在被选中的前 u 个查询之中。" if chosen else "它不在被选中的前 u 个查询之中。")),
         _tx(f"{fmt(mx)} − {fmt(total)} / {S} = {fmt(result)}", f"{fmt(mx)} − {fmt(total)} / {S} = {fmt(result)}"))
 

@@ -25,7 +25,7 @@ class CellTools(QObject):
         view = window.view
         self.compare = Compare(view, self)
         self.quiz = Quiz(view, window.settings, self)
-        self.panel = ExplainPanel(view, self.quiz, window)
+        self.panel = ExplainPanel(view, self.quiz, window, inputs=window.inputs)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.panel)
         self.panel.setVisible(_as_bool(window.settings.q.value(VISIBLE_KEY, False)))
         self.panel_action = self.panel.toggleViewAction()

@@ -35,11 +35,12 @@ class ExplainPanel(QDockWidget):
 
     selectionChanged = Signal()
 
-    def __init__(self, view: StepsView, quiz=None, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, view: StepsView, quiz=None, parent: Optional[QWidget] = None, inputs=None) -> None:
         super().__init__(parent)
         self.setObjectName("ExplainPanel")
         self.view = view
         self.quiz = quiz
+        self.inputs = inputs  # the InputsPanel: input cells a number came from are selected there
         self.selection: Optional[tuple[str, tuple[int, ...]]] = None
         self.explanation = None  # the last Explanation shown (None: none)
         self.on_language_change = None  # called on LanguageChange (the installer retranslates its actions)
@@ -205,6 +206,20 @@ class ExplainPanel(QDockWidget):
         else:
             self.text.setPlainText(expl.text(lang))
         self.sources.setText(self._sources_text(trace, sources))
+        self._select_inputs(sources)
+
+    def _select_inputs(self, sources) -> None:
+        """Select the queries / keys / values cells a number came from in their editors (the
+        bounding rectangle per matrix: a projection reads one whole input row)."""
+        editors = getattr(self.inputs, "editors", None)
+        if not editors:
+            return
+        batch = self.view.current_batch()
+        for ref in ("queries", "keys", "values"):
+            cells = [s.index for s in sources if s.ref == ref and len(s.index) == 3 and s.index[0] == batch]
+            if cells and ref in editors:
+                rows, cols = [i[1] for i in cells], [i[2] for i in cells]
+                editors[ref].select_rect(min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1)
 
     def _explain(self, trace, sid: str, index: tuple[int, ...]):
         try:

@@ -139,3 +139,12 @@ def test_the_explanation_follows_the_language(window):
         assert "查询" in panel.where.text()  # the pane's own words for the cell, in Chinese
     finally:
         window.set_language("en")
+
+
+def test_input_cells_a_projection_read_are_selected_in_the_inputs_editor(window):
+    """Key projection of key 1, feature 2 = keys row 1 · weight row 2 (+ bias): row 1 of the keys."""
+    panel = window.cell_tools.panel
+    window.view.pane("projection.key").click_cell(0, 1, 2)
+    assert panel.selection == ("projection.key", (0, 1, 2))
+    assert window.inputs.editors["keys"].selected_rect() == (1, 0, 1, 4)
+    assert "projection.key.weight[2, 0]" in panel.sources.text()

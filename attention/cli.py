@@ -18,10 +18,15 @@ DESCRIPTION = (
     "Attention Explorer: edit every number of a multi-head attention layer and watch each step. "
     "Without a command, `python main.py [FILE]` opens the window."
 )
+EPILOG = (
+    "render: `python main.py render FILE --out DIR [--lang en|zh]` writes a PNG of every step and a "
+    "self-contained handout.html (it draws with the window's panes, so it lives in app/render_cli.py; "
+    "`python main.py render --help` for its options)."
+)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description=DESCRIPTION)
+    p = argparse.ArgumentParser(description=DESCRIPTION, epilog=EPILOG)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
     v = sub.add_parser("validate", help="check a scenario file; print a one-line summary",
                        description="Check a scenario file. Exit 0 with a summary, or 2 with one line per problem.")

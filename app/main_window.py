@@ -134,9 +134,13 @@ class MainWindow(QMainWindow):
         self.quit_action = action(QKeySequence.keyBindings(K.Quit) or [QKeySequence("Ctrl+Q")], self.close)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         stack = self.document.undo_stack
-        self.undo_action = stack.createUndoAction(self)
+        # our own actions, not stack.createUndoAction: that one writes Qt's untranslated "Undo %1"
+        # back into the text at every change, so menus and the toolbar stayed English in Chinese
+        self.undo_action = action(None, stack.undo)
         self.undo_action.setShortcuts(QKeySequence.keyBindings(K.Undo))
-        self.redo_action = stack.createRedoAction(self)
+        self.redo_action = action(None, stack.redo)
+        for signal in (stack.canUndoChanged, stack.canRedoChanged, stack.undoTextChanged, stack.redoTextChanged):
+            signal.connect(self._update_undo_texts)
         redo_keys = QKeySequence.keyBindings(K.Redo)
         for extra in (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")):
             if extra not in redo_keys:
@@ -509,13 +513,22 @@ class MainWindow(QMainWindow):
             a.setText(text)
             a.setStatusTip(tip)
             a.setToolTip(tip)
-        self.undo_action.setText(self.tr("&Undo"))
-        self.redo_action.setText(self.tr("&Redo"))
+        self._update_undo_texts()
         self.region_titles["params"].setText(self.tr("Parameters"))
         self.region_titles["inputs"].setText(self.tr("Inputs"))
         self.region_titles["steps"].setText(self.tr("Steps"))
         self._rebuild_preset_menu()
         self._update_title()
+
+    def _update_undo_texts(self, *_) -> None:
+        """"Undo Edit cell (1, 2)": the action names the step it takes back, in the UI language."""
+        stack = self.document.undo_stack
+        for a, can, what, plain, named in (
+            (self.undo_action, stack.canUndo(), stack.undoText(), self.tr("&Undo"), self.tr("&Undo {0}")),
+            (self.redo_action, stack.canRedo(), stack.redoText(), self.tr("&Redo"), self.tr("&Redo {0}")),
+        ):
+            a.setEnabled(can)
+            a.setText(named.format(what) if can and what else plain)
 
     def document_name(self) -> str:
         """The file name, else the preset's title in the current language, else "Untitled"."""

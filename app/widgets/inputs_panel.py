@@ -59,7 +59,7 @@ class InputsPanel(QWidget):
         v.setContentsMargins(2, 2, 2, 2)
         if extra is not None:
             v.addWidget(extra)
-        editor = MatrixEditor(self.doc, ref, caption_above=extra is not None, parent=page)
+        editor = MatrixEditor(self.doc, ref, caption_above=True, parent=page)
         self.editors[key] = editor
         v.addWidget(editor, 1)
         label = ProblemLabel(page)

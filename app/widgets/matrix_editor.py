@@ -88,7 +88,7 @@ class MatrixEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        if caption_above:  # long captions (weights) get their own line
+        if caption_above:  # a caption beside the buttons wraps into a column in a narrow region
             layout.addWidget(self.caption)
             self.toolbar.insertStretch(0, 1)
         else:

@@ -720,6 +720,10 @@
       <translation>撤销(&amp;U)</translation>
     </message>
     <message>
+      <source>&amp;Undo {0}</source>
+      <translation>撤销“{0}”(&amp;U)</translation>
+    </message>
+    <message>
       <source>&amp;Redo</source>
       <translation>重做(&amp;R)</translation>
     </message>
@@ -734,6 +738,10 @@
     <message>
       <source>Steps</source>
       <translation>计算步骤</translation>
+    </message>
+    <message>
+      <source>&amp;Redo {0}</source>
+      <translation>重做“{0}”(&amp;R)</translation>
     </message>
     <message>
       <source>Untitled</source>

@@ -112,3 +112,21 @@ def test_problem_lines_follow_the_language(window):
     finally:
         window.set_language("en")
     assert "do not divide" in label.text()
+
+
+def test_undo_and_redo_speak_the_ui_language(window):
+    """The Edit menu and the toolbar name the step Undo takes back, in Chinese too (Qt's own
+    QUndoStack actions would write an English "Undo ..." back at every change)."""
+    window.set_language("zh")
+    try:
+        assert window.undo_action.text() == "撤销(&U)" and not window.undo_action.isEnabled()
+        model = window.inputs.editors["queries"].model
+        assert model.setData(model.index(0, 1), "3.5")
+        assert window.undo_action.isEnabled()
+        assert window.undo_action.text().startswith("撤销“编辑单元格") and window.undo_action.text().endswith("(&U)")
+        window.undo_action.trigger()
+        assert window.redo_action.text().startswith("重做“") and not window.undo_action.isEnabled()
+        window.set_language("en")  # the step keeps the name it was given; the verb follows the UI
+        assert window.redo_action.text().startswith("&Redo ") and window.undo_action.text() == "&Undo"
+    finally:
+        window.set_language("en")

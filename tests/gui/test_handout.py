@@ -74,8 +74,15 @@ def check_handout(folder: Path, sc, trace, lang: str) -> str:
         assert html.escape(formula) in body, sid
         step = trace[sid]
         assert "(" + ", ".join(str(n) for n in step.shape) + ")" in body, sid  # the shape
-        text = lessons.explanation(sid, trace.options)
+        before = i18n.current_language()
+        i18n.set_language(lang)  # the page's language, whatever the window speaks
+        try:
+            text = lessons.explanation(sid, trace.options)
+        finally:
+            i18n.set_language(before)
         assert text and html.escape(text.split("\n")[0][:50]) in body, sid
+        if lang == "zh":
+            assert re.search(r"[\u4e00-\u9fff]", text), sid  # the explanation really is Chinese
     return page
 
 

@@ -130,3 +130,89 @@ def test_undo_and_redo_speak_the_ui_language(window):
         assert window.redo_action.text().startswith("&Redo ") and window.undo_action.text() == "&Undo"
     finally:
         window.set_language("en")
+
+
+#: texts that read the same in both languages: names, code, units
+SAME_IN_BOTH = {"English", "CPU", "CUDA", "float32", "float64", "-inf", "-1e6", "softmax", "ProbSparse（Informer）"}
+_CJK = __import__("re").compile(r"[\u4e00-\u9fff]")
+_WORD = __import__("re").compile(r"[A-Za-z]{3,}")
+_CODE = __import__("re").compile(r"\.view\(|\^T|[=_]")  # formulas and identifiers (K.view(...), W_q, d_model)
+
+
+def english_left(root, actions) -> list[str]:
+    """Texts visible in `root` (were it on screen) with an English word and no Chinese at all
+    (names and code excepted)."""
+    from PySide6.QtWidgets import QWidget
+
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QDockWidget, QGroupBox, QLabel, QTabWidget
+
+    texts = []
+    for a in actions:
+        if a.isVisible():
+            texts += [("action", a.text()), ("tip", a.toolTip())]
+    for w in root.findChildren(QWidget):
+        if not w.isVisibleTo(root):
+            continue
+        if isinstance(w, (QLabel, QAbstractButton)):
+            texts.append((type(w).__name__, w.text()))
+        if isinstance(w, QGroupBox):
+            texts.append(("group", w.title()))
+        if isinstance(w, QDockWidget):
+            texts.append(("dock", w.windowTitle()))
+        if isinstance(w, QTabWidget):
+            texts += [("tab", w.tabText(i)) for i in range(w.count())]
+        if isinstance(w, QComboBox):
+            texts += [("combo", w.itemText(i)) for i in range(w.count())]
+        if w.toolTip():
+            texts.append(("tooltip", w.toolTip()))
+    bad = []
+    for kind, text in texts:
+        plain = (text or "").replace("&", "").strip()
+        if plain in SAME_IN_BOTH or _CJK.search(plain) or not _WORD.search(plain) or _CODE.search(plain):
+            continue
+        bad.append(f"{kind}: {plain!r}")
+    return sorted(set(bad))
+
+
+def _all_actions(window):
+    """Every action a person can reach: the menu bar (all levels) and the toolbars."""
+    from PySide6.QtWidgets import QToolBar
+
+    out, todo = [], list(window.menuBar().actions())
+    for bar in window.findChildren(QToolBar):
+        todo += bar.actions()
+    while todo:
+        a = todo.pop()
+        out.append(a)
+        if a.menu() is not None:
+            todo += a.menu().actions()
+    return out
+
+
+def test_no_english_left_on_screen_in_chinese(qtbot, window):
+    """In Chinese, every visible word of the window — menus, toolbar, panels, the explain dock with
+    a cell explained, the quiz and compare actions, the presentation slides — is Chinese."""
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    window.set_language("zh")
+    try:
+        tools = window.cell_tools
+        tools.panel.show()
+        window.view.pane("scores").click_cell(0, 1, 2)
+        qtbot.wait(50)
+        assert english_left(window, _all_actions(window)) == []
+        view = window.presentation.view
+        view.enter()
+        qtbot.waitUntil(view.isVisible)
+        for path, title in [p for p in __import__("resources").list_presets() if p[0].stem[:2] in ("01", "04", "07")]:
+            window.open_preset(path, title)  # the toy, additive, ProbSparse: each kind's own slides
+            window.recompute.recompute_now()
+            window.recompute.wait_idle()
+            for i, sid in enumerate(view.lesson_ids()):
+                view.go_to(i)
+                qtbot.wait(10)
+                assert english_left(view, []) == [], (path.stem, sid)
+        window.presentation.leave()
+    finally:
+        window.set_language("en")
+        QApplication.processEvents()

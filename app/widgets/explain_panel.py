@@ -13,9 +13,9 @@ from __future__ import annotations
 import html
 from typing import Optional
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
+from PySide6.QtWidgets import (QDockWidget, QMainWindow, QDoubleSpinBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
                                QPushButton, QVBoxLayout, QWidget)
 
 from app import i18n
@@ -111,6 +111,19 @@ class ExplainPanel(QDockWidget):
         self.refresh()
 
     # ---- public ------------------------------------------------------------------------------
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        """Wide enough that a term line ("q[0]·k[0] = 1.0000 × 1.0000 = 1.0000") does not wrap."""
+        return QSize(max(440, self.minimumWidth()), super().sizeHint().height())
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """The first time it opens, at its preferred width (a dock shown after the window keeps
+        whatever width the layout had left for it)."""
+        super().showEvent(event)
+        window = self.parentWidget()
+        if not getattr(self, "_sized", False) and isinstance(window, QMainWindow) and not self.isFloating():
+            self._sized = True
+            window.resizeDocks([self], [self.sizeHint().width()], Qt.Orientation.Horizontal)
+
     def select(self, step_id: str, index: tuple[int, ...]) -> None:
         """Explain cell `index` (full index into the step's tensor) of step `step_id`."""
         self.selection = (step_id, tuple(int(i) for i in index))

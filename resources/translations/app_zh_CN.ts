@@ -70,10 +70,6 @@
       <translation>这些项来自测验中被隐藏的步骤，因此暂不显示。</translation>
     </message>
     <message>
-      <source>Explanations are not available in this version.</source>
-      <translation>此版本不提供计算说明。</translation>
-    </message>
-    <message>
       <source>No explanation for this cell: {0}</source>
       <translation>这个单元格没有计算说明：{0}</translation>
     </message>

@@ -148,3 +148,31 @@ def test_input_cells_a_projection_read_are_selected_in_the_inputs_editor(window)
     assert panel.selection == ("projection.key", (0, 1, 2))
     assert window.inputs.editors["keys"].selected_rect() == (1, 0, 1, 4)
     assert "projection.key.weight[2, 0]" in panel.sources.text()
+
+
+def test_steps_without_explanation_and_the_start_up_trace_say_so_in_words(shown, tmp_path):
+    """An extra step explain() does not cover, and the start-up trace read back from disk before
+    torch has loaded (it keeps no parameters), get a sentence instead of an error; the fresh
+    trace then brings the explanation."""
+    import dataclasses
+
+    import attention
+    from attention import trace_cache
+
+    window, panel = shown, shown.cell_tools.panel
+    sc = dataclasses.replace(window.document.scenario, scoring="prob_sparse", factor=1)
+    window.document.replace(sc, "ProbSparse")
+    window.recompute.wait_idle()
+    window.view.pane("extra.top_index").click_cell(0, 0, 0)
+    assert "no cell-by-cell explanation" in panel.explanation_text()
+    window.document.undo_stack.undo()
+    window.recompute.wait_idle()
+    sc = window.document.scenario
+    path = tmp_path / "t.npz"
+    trace_cache.save(attention.run(sc), sc, path)
+    window.recompute.show_cached(trace_cache.load(sc, path), sc)
+    window.view.pane("scores").click_cell(0, 1, 2)
+    assert "still starting" in panel.explanation_text()
+    window.recompute.recompute_now()
+    window.recompute.wait_idle()
+    assert panel.explanation_text().startswith("Scaled scores: scores[0, 0, 1, 2]")

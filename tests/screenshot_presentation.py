@@ -3,7 +3,8 @@
     xvfb-run -a -s "-screen 0 1280x720x24" .venv/bin/python tests/screenshot_presentation.py [OUT_DIR] [--qm DIR]
 
 Writes OUT_DIR/presentation.<step>.<lang>.png (default OUT_DIR: build/screenshots/, which git
-ignores) for a few steps, plus one zoomed-in slide.  `--qm DIR` loads app_zh_CN.qm from DIR
+ignores) for a few steps, plus one zoomed-in slide and one slide with the edit drawer open
+(presentation.drawer.<lang>.png: heads changed to 1 in the drawer, the slide recomputed).  `--qm DIR` loads app_zh_CN.qm from DIR
 instead of resources/translations (to look at translations not merged yet).
 """
 from __future__ import annotations
@@ -77,6 +78,18 @@ def main(argv: list[str]) -> int:
         view.grab().save(str(target))
         written.append(target)
         view.zoom_reset()
+        view.go_to(view.lesson_ids().index("head_split.query"))
+        view.open_drawer()
+        view.drawer.params.controls["n_heads"].setValue(1)  # an edit in the drawer, live on the slide
+        window.recompute.wait_idle()
+        _settle(app)
+        target = out / f"presentation.drawer.{lang}.png"
+        view.grab().save(str(target))
+        written.append(target)
+        window.undo_action.trigger()
+        window.recompute.wait_idle()
+        view.close_drawer()
+        _settle(app)
         view.leave()
     window.recompute.shutdown()
     window.close()

@@ -7,21 +7,24 @@ delivered, so an edit (Ctrl+Z / Ctrl+Shift+Z here, or any edit made in the windo
 slide live.  Keys are what presenter clickers send: Right / Page Down / Space forward,
 Left / Page Up / Shift+Space back, Home / End, Esc leaves (the window keeps its state, and the
 next F5 comes back to the same slide).  Ctrl + / Ctrl − / Ctrl 0 zoom; 1–9 show one head,
-A all heads; E goes back to the window to edit.
+A all heads.  E (or the Edit button) opens the edit drawer beside the slide: the window's
+Parameters and Inputs (app.presentation.edit_drawer), live; while the keyboard is in the drawer
+the slide keys are off, and Esc gives them back to the slide.
 """
 from __future__ import annotations
 
 import html
 from typing import TYPE_CHECKING, Optional
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea,
+                               QSizePolicy, QVBoxLayout, QWidget)
 
 from app import i18n, lessons
 from app.panes import pane_text
 from app.panes.pane_data import PaneData, pane_data, tokens_of
+from app.presentation.edit_drawer import EditDrawer
 from app.presentation.param_steps import parameter_pane_data
 from app.presentation.zoomed_pane import ZoomedPane, pane_font_px
 
@@ -36,6 +39,11 @@ INPUT_RATIO = 0.8
 MIN_INPUT_ZOOM = 0.5
 BACKGROUND = "#f4f4f4"
 BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 4px 8px;"
+#: the edit drawer's width: this share of the screen, within these bounds (px)
+DRAWER_SHARE, DRAWER_MIN, DRAWER_MAX = 0.36, 380, 720
+SLIDE_MIN = 400
+#: the slide's title, formula and explanation shrink by this while the drawer is open
+DRAWER_TEXT_RATIO = 0.8
 
 
 def _pane_height(pane: ZoomedPane) -> int:
@@ -50,7 +58,7 @@ def _pane_height(pane: ZoomedPane) -> int:
 class PresentationView(QWidget):
     """The full-screen slide show of one window's current trace."""
 
-    left = Signal()  # presentation mode was left (Esc, the close button, E)
+    left = Signal()  # presentation mode was left (Esc, F5, the Leave button)
 
     def __init__(self, window, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent if parent is not None else window, Qt.WindowType.Window)
@@ -67,6 +75,9 @@ class PresentationView(QWidget):
         self._panes: dict[str, ZoomedPane] = {}
         self._shown_inputs: list[str] = []
         self._dirty = True  # the slide needs drawing when next shown
+        self._failed_lines: Optional[list] = None  # the engine's problems while the slide is stale
+        self.drawer: Optional[EditDrawer] = None  # built the first time it is opened
+        self._slide_keys: list[QShortcut] = []  # off while the keyboard is in the drawer
         self._build()
         self._build_keys()
         self.retranslate()
@@ -92,7 +103,8 @@ class PresentationView(QWidget):
         self.zoom_in_button.clicked.connect(self.zoom_in)
         self.prev_button.clicked.connect(self.previous)
         self.next_button.clicked.connect(self.next)
-        self.edit_button.clicked.connect(self.edit_in_window)
+        self.edit_button.setCheckable(True)
+        self.edit_button.clicked.connect(self.toggle_drawer)
         self.close_button.clicked.connect(self.leave)
 
         header = QHBoxLayout()
@@ -145,6 +157,7 @@ class PresentationView(QWidget):
         body.addWidget(self.inputs_column, 2)
         body.addWidget(self.arrow, 0)
         body.addWidget(self.output_scroll, 3)
+        self.body = body
 
         self.explanation = QLabel()
         self.explanation.setWordWrap(True)
@@ -155,7 +168,17 @@ class PresentationView(QWidget):
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.hide()
 
-        lay = QVBoxLayout(self)
+        self.slide = QWidget()  # everything but the drawer; clicking it gives the keys back
+        self.slide.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        # a floor of its own: the slide narrows for the drawer instead of pushing the
+        # full-screen window past the screen's edge
+        self.slide.setMinimumWidth(SLIDE_MIN)
+        self.slide.installEventFilter(self)
+        self.outer = QHBoxLayout(self)
+        self.outer.setContentsMargins(0, 0, 0, 0)
+        self.outer.setSpacing(0)
+        self.outer.addWidget(self.slide, 1)
+        lay = QVBoxLayout(self.slide)
         lay.setContentsMargins(16, 10, 16, 10)
         lay.setSpacing(6)
         lay.addLayout(header)
@@ -176,26 +199,30 @@ class PresentationView(QWidget):
         return scroll
 
     def _build_keys(self) -> None:
-        def keys(sequences, slot) -> None:
+        def keys(sequences, slot, slide: bool = True) -> None:
             for seq in sequences:
                 sc = QShortcut(QKeySequence(seq), self)
                 sc.setContext(Qt.ShortcutContext.WindowShortcut)
                 sc.activated.connect(slot)
+                if slide:  # a key that also types or moves in a spin box or a table
+                    self._slide_keys.append(sc)
 
         keys(["Right", "PgDown", "Space", "Down", "Return"], self.next)
         keys(["Left", "PgUp", "Shift+Space", "Up", "Backspace"], self.previous)
         keys(["Home"], self.first)
         keys(["End"], self.last)
-        keys(["Esc", "F5"], self.leave)
-        keys(["Ctrl+=", "Ctrl++", "Ctrl+Shift+="], self.zoom_in)
-        keys(["Ctrl+-"], self.zoom_out)
-        keys(["Ctrl+0"], self.zoom_reset)
-        keys(["E"], self.edit_in_window)
+        keys(["Esc"], self.leave)  # in the drawer Esc gives the keys back to the slide instead
+        keys(["F5"], self.leave, slide=False)
+        keys(["Ctrl+=", "Ctrl++", "Ctrl+Shift+="], self.zoom_in, slide=False)
+        keys(["Ctrl+-"], self.zoom_out, slide=False)
+        keys(["Ctrl+0"], self.zoom_reset, slide=False)
+        keys(["E"], self.toggle_drawer)
         keys(["A"], lambda: self.set_focus_head(-1))
         for n in range(1, 10):
             keys([str(n)], lambda h=n - 1: self.set_focus_head(h))
         for action in (self._window.undo_action, self._window.redo_action):
             self.addAction(action)  # Ctrl+Z / Ctrl+Shift+Z undo and redo here too: edits stay live
+        QApplication.instance().focusChanged.connect(self._sync_slide_keys)
 
     # ---- entering and leaving --------------------------------------------------------------------
     def enter(self) -> None:
@@ -204,6 +231,8 @@ class PresentationView(QWidget):
         if w.last_trace is not None and w.last_trace is not self._trace:
             self._set_trace(w.last_trace, w.last_scenario, self._window_batch(w.last_scenario))
         self.showFullScreen()
+        self.slide.setFocus(Qt.FocusReason.OtherFocusReason)  # the presenter keys work at once
+        self._sync_slide_keys()
         self.raise_()
         self.activateWindow()
         QTimer.singleShot(0, self, self.activateWindow)  # again once the F5 key event is done
@@ -216,15 +245,100 @@ class PresentationView(QWidget):
             self._window.activateWindow()
             self.left.emit()
 
-    def edit_in_window(self) -> None:
-        """Back to the window to edit (F5 returns to this slide, with the new numbers)."""
-        self.leave()
+    # ---- the edit drawer ------------------------------------------------------------------------
+    def drawer_open(self) -> bool:
+        return self.drawer is not None and not self.drawer.isHidden()
+
+    def toggle_drawer(self) -> None:
+        if self.drawer_open():
+            self.close_drawer()
+        else:
+            self.open_drawer()
+
+    def open_drawer(self, focus: bool = True) -> EditDrawer:
+        """Show the edit drawer beside the slide (the slide narrows and its panes refit) and,
+        with `focus`, give it the keyboard."""
+        drawer = self._ensure_drawer()
+        drawer.setFixedWidth(self._drawer_width())
+        drawer.show()
+        self.edit_button.setChecked(True)
+        if focus:
+            drawer.focus_editor()
+        self._sync_slide_keys()
+        self._apply_fonts()
+        self._share_body()
+        self._refit_soon()
+        return drawer
+
+    def close_drawer(self) -> None:
+        if self.drawer is None:
+            return
+        in_drawer = self._focus_in_drawer()
+        self.drawer.hide()
+        self.edit_button.setChecked(False)
+        if in_drawer or self.focusWidget() is None:
+            self.slide.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._sync_slide_keys()
+        self._apply_fonts()
+        self._share_body()
+        self._refit_soon()
+
+    def back_to_slide(self) -> None:
+        """The keys go to the slide again; the drawer stays open, showing what was changed."""
+        self.slide.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._sync_slide_keys()
+
+    def _ensure_drawer(self) -> EditDrawer:
+        if self.drawer is None:
+            drawer = EditDrawer(self._window.document, self)
+            drawer.hide()
+            drawer.back_to_slide.connect(self.back_to_slide)
+            drawer.close_requested.connect(self.close_drawer)
+            drawer.set_zoom(self._zoom)
+            if self._failed_lines is not None:
+                drawer.show_problems(self._failed_lines)
+            window_inputs = getattr(self._window, "inputs", None)
+            if window_inputs is not None:  # one batch item, chosen in either panel
+                drawer.inputs.batch.setValue(window_inputs.current_batch())
+                drawer.inputs.batch_changed.connect(window_inputs.batch.setValue)
+                window_inputs.batch_changed.connect(drawer.inputs.batch.setValue)
+            self.outer.addWidget(drawer)
+            self.drawer = drawer
+        return self.drawer
+
+    def _drawer_width(self) -> int:
+        return int(min(max(self.width() * DRAWER_SHARE, DRAWER_MIN), DRAWER_MAX))
+
+    def _focus_in_drawer(self) -> bool:
+        focus = self.focusWidget()  # this window's focus widget, even while another is active
+        return self.drawer is not None and focus is not None and self.drawer.isAncestorOf(focus)
+
+    def _sync_slide_keys(self, *args) -> None:
+        """Slide keys on unless the keyboard is in the drawer, where they type and move."""
+        on = not self._focus_in_drawer()
+        for sc in self._slide_keys:
+            sc.setEnabled(on)
+
+    def slide_keys_enabled(self) -> bool:
+        return all(sc.isEnabled() for sc in self._slide_keys)
+
+    def _share_body(self) -> None:
+        """Beside the drawer the output (the step being edited) gets the larger share."""
+        inputs, output = (1, 2) if self.drawer_open() else (2, 3)
+        self.body.setStretchFactor(self.inputs_column, inputs)
+        self.body.setStretchFactor(self.output_scroll, output)
+
+    def _refit_soon(self) -> None:
+        QTimer.singleShot(0, self, self._fit_panes)  # once the layout has given the slide its width
 
     # ---- engine results ------------------------------------------------------------------------
     def show_trace(self, trace: "Trace", scenario: "Scenario", seconds: float = 0.0) -> None:
         """A new result from the window's Recomputer: redraw the slide (or when next shown)."""
         self._set_trace(trace, scenario, self._window_batch(scenario))
         self._stale_reason = None
+        self._failed_lines = None
+        if self.drawer is not None:
+            self.drawer.clear_problems()
         self._update_banner()
         if self.isVisible():
             self._render()
@@ -232,6 +346,9 @@ class PresentationView(QWidget):
     def show_failed(self, lines: list, scenario: "Scenario") -> None:
         reason = str(lines[0]).rstrip(".") if lines else ""
         self._stale_reason = reason
+        self._failed_lines = list(lines)
+        if self.drawer is not None:
+            self.drawer.show_problems(self._failed_lines)
         self._update_banner()
         for pane in self._panes.values():
             pane.set_stale(True)
@@ -384,8 +501,36 @@ class PresentationView(QWidget):
         out.show()
         self._write_texts(sid, data)
         self._dirty = False
+        self._fit_panes()
+        QTimer.singleShot(0, self, self._fit_panes)  # again once the new texts are laid out
+
+    def _fit_panes(self) -> None:
+        self._fit_output()
         self._fit_inputs()
-        QTimer.singleShot(0, self, self._fit_inputs)  # again once the new texts are laid out
+
+    def _fit_output(self) -> None:
+        """While the drawer is open the slide is narrower and its texts wrap taller: shrink the
+        output pane (never below MIN_INPUT_ZOOM) until it fits its area, rather than cut it."""
+        out = self.output_pane()
+        if out is None or not self.isVisible():
+            return
+        out.set_zoom(self._zoom)
+        if not self.drawer_open():
+            return
+        room_h = self.output_scroll.viewport().height()
+
+        def fits(zoom: float) -> bool:
+            out.set_zoom(zoom)
+            hover = out.hover.minimumHeight() + out.layout().spacing() if out.hover.isVisibleTo(out) else 0
+            return _pane_height(out) + hover <= room_h  # its width follows the area's (cells narrow)
+
+        if room_h <= 0 or fits(self._zoom):
+            return
+        low, high = MIN_INPUT_ZOOM, self._zoom
+        while high - low > 0.02:
+            mid = (low + high) / 2
+            low, high = (mid, high) if fits(mid) else (low, mid)
+        fits(low)
 
     def _fit_inputs(self) -> None:
         """Shrink the input panes (never below MIN_INPUT_ZOOM) until they fit the column's
@@ -401,7 +546,8 @@ class PresentationView(QWidget):
                 pane.set_zoom(zoom)
             return sum(_pane_height(p) for p in panes) + spacing <= room
 
-        target = self._zoom * INPUT_RATIO
+        out = self.output_pane()
+        target = min(self._zoom, out.zoom if out is not None else self._zoom) * INPUT_RATIO
         if room <= 0 or fits(target):
             return
         low, high = MIN_INPUT_ZOOM, target  # the largest zoom that fits, to 2 %
@@ -412,7 +558,14 @@ class PresentationView(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
+        if self.drawer is not None:
+            self.drawer.setFixedWidth(self._drawer_width())
         self._fit_inputs()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.slide and event.type() == QEvent.Type.Resize:
+            self._fit_panes()  # the drawer opened or closed: the slide's room changed
+        return super().eventFilter(watched, event)
 
     def _clear_body(self) -> None:
         for layout in (self.inputs_layout, self.output_layout):
@@ -439,26 +592,32 @@ class PresentationView(QWidget):
         out = self.output_pane()
         if out is not None:
             out.set_zoom(self._zoom)
-        self._fit_inputs()
-        QTimer.singleShot(0, self, self._fit_inputs)  # again once the bigger texts are laid out
+        self._fit_panes()
+        QTimer.singleShot(0, self, self._fit_panes)  # again once the bigger texts are laid out
 
     def _apply_fonts(self) -> None:
         z = self._zoom
         px = lambda base: pane_font_px(base, z)  # noqa: E731
-        self.title.setStyleSheet(f"font-size: {px(30)}px; font-weight: 600; color: #111;")
+        # beside the drawer the slide is narrower: its title and sentences a size smaller, so
+        # that the numbers being edited keep their room
+        small = DRAWER_TEXT_RATIO if self.drawer_open() else 1.0
+        tx = lambda base: pane_font_px(base * small, z)  # noqa: E731
+        self.title.setStyleSheet(f"font-size: {tx(30)}px; font-weight: 600; color: #111;")
         self.counter.setStyleSheet(f"font-size: {px(22)}px; color: #333; padding: 0 6px;")
         self.zoom_label.setStyleSheet(f"font-size: {px(14)}px; color: #555;")
         self.zoom_label.setText(f"{round(z * 100)}%")
-        self.formula.setStyleSheet(f"font-size: {px(22)}px; color: #1a1a1a; font-family: 'DejaVu Sans Mono', "
+        self.formula.setStyleSheet(f"font-size: {tx(22)}px; color: #1a1a1a; font-family: 'DejaVu Sans Mono', "
                                    f"'Noto Sans Mono CJK SC', monospace; background: white; "
                                    f"border: 1px solid #d0d0d0; border-radius: 4px; padding: 6px 10px;")
         self.shape.setStyleSheet(f"font-size: {px(15)}px; color: #555;")
         self.inputs_title.setStyleSheet(f"font-size: {px(16)}px; font-weight: 600; color: #444;")
         self.arrow.setStyleSheet(f"font-size: {px(40)}px; color: #888; padding: 0 4px;")
-        self.explanation.setStyleSheet(f"#Explanation {{ font-size: {px(20)}px; color: #111; background: #fbfbf3; "
+        self.explanation.setStyleSheet(f"#Explanation {{ font-size: {tx(20)}px; color: #111; background: #fbfbf3; "
                                        f"border: 1px solid #ddd; border-radius: 4px; padding: 8px 12px; }}")
         self.banner.setStyleSheet(BANNER_CSS + f" font-size: {px(15)}px;")
         self.empty.setStyleSheet(f"font-size: {px(22)}px; color: #555;")
+        if self.drawer is not None and abs(self.drawer.zoom() - z) > 1e-9:
+            self.drawer.set_zoom(z)
         for b in (self.zoom_out_button, self.zoom_in_button, self.prev_button, self.next_button,
                   self.edit_button, self.close_button):
             b.setStyleSheet(f"font-size: {px(15)}px; padding: 2px 8px;")
@@ -483,7 +642,8 @@ class PresentationView(QWidget):
         """Every text in the current language: buttons, the slide's texts and the panes."""
         self.setWindowTitle(self.tr("Presentation - Attention Explorer"))
         self.edit_button.setText(self.tr("Edit"))
-        self.edit_button.setToolTip(self.tr("Back to the window to edit (E); F5 returns to this step"))
+        self.edit_button.setToolTip(self.tr("Show or hide the edit panel (E): parameters and inputs, "
+                                            "recomputed live on the slide"))
         self.close_button.setText(self.tr("Leave"))
         self.close_button.setToolTip(self.tr("Leave presentation mode (Esc)"))
         self.zoom_in_button.setToolTip(self.tr("Larger (Ctrl +)"))

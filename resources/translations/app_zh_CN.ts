@@ -56,6 +56,29 @@
     </message>
   </context>
   <context>
+    <name>EditDrawer</name>
+    <message>
+      <source>Edit the scenario</source>
+      <translation>编辑场景</translation>
+    </message>
+    <message>
+      <source>Every change is recomputed on the slide at once. Esc gives the keys back to the slides.</source>
+      <translation>每处修改都会立即在幻灯片上重新计算。按 Esc 键把按键交还给幻灯片。</translation>
+    </message>
+    <message>
+      <source>Close the edit panel (E)</source>
+      <translation>关闭编辑面板（E）</translation>
+    </message>
+    <message>
+      <source>Parameters</source>
+      <translation>参数</translation>
+    </message>
+    <message>
+      <source>Inputs</source>
+      <translation>输入</translation>
+    </message>
+  </context>
+  <context>
     <name>ExplainPanel</name>
     <message>
       <source>Click any cell of a step to see how its number was computed. Click it again or press Esc to clear.</source>
@@ -1247,7 +1270,7 @@
     <name>PresentationView</name>
     <message>
       <source>Presentation - Attention Explorer</source>
-      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns input panes are drawn this much smaller than the output</extracomment>
+      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns input panes are drawn this much smaller than the output the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open</extracomment>
       <translation>演示 - 注意力机制探索器</translation>
     </message>
     <message>
@@ -1255,8 +1278,8 @@
       <translation>编辑</translation>
     </message>
     <message>
-      <source>Back to the window to edit (E); F5 returns to this step</source>
-      <translation>回到主窗口编辑（E）；按 F5 回到这一步</translation>
+      <source>Show or hide the edit panel (E): parameters and inputs, recomputed live on the slide</source>
+      <translation>显示或隐藏编辑面板（E）：参数和输入，修改后幻灯片实时重新计算</translation>
     </message>
     <message>
       <source>Leave</source>

@@ -187,3 +187,158 @@ def test_language_switch_retranslates_the_slide(qtbot, window, chinese):
     window.set_language("en", remember=False)
     assert view.explanation_text() == english
     assert view.title.text() == "Attention weights (softmax)"
+
+
+# ---- the edit drawer: the window's Parameters and Inputs beside the slide ---------------------------
+def enter_at_1280(qtbot, window):
+    """Presentation mode at a projector's 1280x720 (offscreen's full screen is 800x800)."""
+    view = enter(qtbot, window)
+    view.resize(1280, 720)
+    qtbot.waitUntil(lambda: view.width() == 1280)
+    return view
+
+
+def focus(qtbot, widget):
+    widget.setFocus()
+    qtbot.waitUntil(widget.hasFocus)
+
+
+def test_e_and_the_edit_button_open_the_drawer_and_esc_gives_the_keys_back(qtbot, window):
+    view = enter_at_1280(qtbot, window)
+    full = view.slide.width()
+    key(qtbot, view, Qt.Key.Key_E)
+    drawer = view.drawer
+    assert view.drawer_open() and drawer.isVisible() and view.edit_button.isChecked()
+    assert drawer.params.doc is window.document and drawer.inputs.doc is window.document
+    qtbot.waitUntil(lambda: view.slide.width() <= full - drawer.width())  # the slide makes room
+    assert view.width() == 1280
+    assert drawer.isAncestorOf(QApplication.focusWidget()) and not view.slide_keys_enabled()
+    key(qtbot, QApplication.focusWidget(), Qt.Key.Key_Right)  # in the drawer: moves there, no slide turns
+    assert view.index() == 0
+    key(qtbot, QApplication.focusWidget(), Qt.Key.Key_Escape)  # back to the slide; the drawer stays
+    assert view.isVisible() and view.drawer_open() and view.slide_keys_enabled()
+    key(qtbot, view, Qt.Key.Key_Right)
+    assert view.index() == 1
+    key(qtbot, view, Qt.Key.Key_E)  # E on the slide closes it
+    assert not view.drawer_open() and not view.edit_button.isChecked()
+    qtbot.waitUntil(lambda: view.slide.width() == full)
+    view.edit_button.click()  # and the button opens and closes it
+    assert view.drawer_open() and not view.slide_keys_enabled()
+    view.edit_button.click()
+    assert not view.drawer_open() and view.slide_keys_enabled()
+    key(qtbot, view, Qt.Key.Key_Right)
+    assert view.index() == 2
+    key(qtbot, view, Qt.Key.Key_Escape)  # Esc on the slide still leaves
+    assert not view.isVisible()
+
+
+def test_typing_heads_in_the_drawer_edits_and_never_turns_a_slide(qtbot, window):
+    view = enter(qtbot, window)
+    view.go_to(view.lesson_ids().index("head_split.query"))
+    start = view.index()
+    drawer = view.open_drawer()
+    spin = drawer.params.controls["n_heads"]
+    assert spin.value() == 2  # the toy: d_model 4, 2 heads
+    steps = window.document.undo_stack.count()
+    focus(qtbot, spin)
+    # End, Backspace, 1, Return and Up are slide keys (last, previous, head 1, next, previous)
+    for k in (Qt.Key.Key_End, Qt.Key.Key_Backspace):
+        key(qtbot, spin, k)
+    qtbot.keyClicks(spin, "1")
+    key(qtbot, spin, Qt.Key.Key_Return)
+    assert window.document.scenario.n_heads == 1
+    assert view.index() == start and view.current_step() == "head_split.query" and view._focus == -1
+    assert window.params.controls["n_heads"].value() == 1  # the window's own panel follows
+    assert window.document.undo_stack.count() == steps + 1  # one edit, one undo step
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: len(view.output_pane().displayed_arrays()) == 1)
+    assert_output_is_engine(window, view)
+    key(qtbot, spin, Qt.Key.Key_Up)  # steps the spin box: back to 2 heads
+    assert spin.value() == 2 and window.document.scenario.n_heads == 2 and view.index() == start
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: len(view.output_pane().displayed_arrays()) == 2)
+    assert_output_is_engine(window, view)
+    key(qtbot, spin, Qt.Key.Key_Up)  # 3 heads do not divide d_model = 4: said next to the control
+    window.recompute.wait_idle()
+    label = drawer.params.problem_labels["n_heads"]
+    qtbot.waitUntil(label.isVisible)
+    assert "n_heads: 3 heads do not divide d_model = 4" in label.text()
+    assert window.params.problem_labels["n_heads"].lines() == label.lines()
+    assert view.banner.isVisible() and view.output_pane()._stale
+    key(qtbot, spin, Qt.Key.Key_Escape)  # the keys back to the slide (a spin box keeps Ctrl+Z for its text)
+    assert view.slide_keys_enabled() and view.drawer_open()
+    key(qtbot, view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: not view.banner.isVisible())
+    assert window.document.scenario.n_heads == 2 and not label.isVisible() and spin.value() == 2
+    assert_output_is_engine(window, view)
+    key(qtbot, view, Qt.Key.Key_Right)
+    assert view.index() == start + 1
+
+
+def test_drawer_edits_reach_the_slide_the_window_and_undo(qtbot, window):
+    view = enter(qtbot, window)
+    view.go_to(view.lesson_ids().index("attention_weights"))
+    drawer = view.open_drawer()
+    steps = window.document.undo_stack.count()
+    drawer.params.controls["causal"].setChecked(True)
+    assert window.document.scenario.causal and window.params.controls["causal"].isChecked()
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: "extra.mask" in view.lesson_ids())
+    assert view.current_step() == "attention_weights"
+    assert_output_is_engine(window, view)
+    weights = view.output_pane().displayed_arrays()[0]
+    assert np.allclose(np.triu(weights, 1), 0)  # causal: no weight on a later key (plain numpy)
+    # a cell of the drawer's queries editor, as the model receives it
+    model = drawer.inputs.editors["queries"].model
+    assert model.setData(model.index(1, 2), "5")
+    assert window.document.scenario.queries[0, 1, 2] == 5
+    mine = window.inputs.editors["queries"].model
+    assert mine.data(mine.index(1, 2)) == model.data(model.index(1, 2))
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: view._trace is window.last_trace)
+    assert_output_is_engine(window, view)
+    # and a cell typed with real keys: 7 starts editing (not head 7), Return commits (not next slide)
+    drawer.tabs.setCurrentWidget(drawer.inputs)
+    table = drawer.inputs.editors["keys"].table
+    focus(qtbot, table)
+    table.setCurrentIndex(table.model().index(0, 0))
+    qtbot.keyClicks(table, "7")
+    key(qtbot, QApplication.focusWidget(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.document.scenario.keys[0, 0, 0] == 7)  # the delegate commits queued
+    assert view.current_step() == "attention_weights"
+    assert window.document.undo_stack.count() == steps + 3
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: view._trace is window.last_trace)
+    assert_output_is_engine(window, view)
+    for _ in range(3):  # Ctrl+Z in the drawer undoes the drawer's edits, newest first
+        key(qtbot, QApplication.focusWidget(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    sc = window.document.scenario
+    assert sc.keys[0, 0, 0] != 7 and sc.queries[0, 1, 2] != 5 and not sc.causal
+    assert not drawer.params.controls["causal"].isChecked() and not window.params.controls["causal"].isChecked()
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: "extra.mask" not in view.lesson_ids())
+    assert_output_is_engine(window, view)
+    view.slide.setFocus()
+    qtbot.waitUntil(view.slide_keys_enabled)
+    key(qtbot, view, Qt.Key.Key_Right)
+    assert view.current_step() == lessons.lesson_ids(window.last_trace)[view.index()] != "attention_weights"
+
+
+def test_drawer_fonts_follow_the_zoom_and_its_words_the_language(qtbot, window, chinese):
+    from test_language import english_left
+
+    view = enter(qtbot, window)
+    drawer = view.open_drawer()
+    spin = drawer.params.controls["n_heads"]
+    focus(qtbot, spin)
+    spin.ensurePolished()
+    px = spin.font().pixelSize()
+    assert px >= 16  # the default zoom is 1.25: larger than the desk-top 13 px
+    key(qtbot, spin, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)  # zoom keys stay on in the drawer
+    spin.ensurePolished()
+    assert view.zoom() > 1.25 and spin.font().pixelSize() > px
+    assert drawer.inputs.editors["queries"].table.font().pixelSize() == spin.font().pixelSize()
+    window.set_language("zh", remember=False)
+    assert drawer.tabs.tabText(0) == QCoreApplication.translate("EditDrawer", "Parameters")
+    assert english_left(drawer, []) == []

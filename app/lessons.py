@@ -99,6 +99,10 @@ def _projection(step_id: str) -> str:
 
 def _head_split(step_id: str, v: dict[str, Any]) -> str:
     width = v["dv"] if step_id.endswith("value") else v["dk"]
+    if v["heads"] == "1":  # _values gives strings ("H" when unknown)
+        return QCoreApplication.translate("Lessons", "With one head nothing is cut: the single head owns all {width} "
+            "columns of the projected row, and the view only adds a head axis of size 1. Set H to 2 or more to see "
+            "d_model shared out between heads.").format(width=width)
     return " ".join((
         QCoreApplication.translate("Lessons", "The {heads} heads do not get new weights: the projected row is cut into {heads} "
             "blocks of {width} columns, head h owning columns h·{width} … (h+1)·{width}−1.")

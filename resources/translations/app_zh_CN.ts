@@ -344,6 +344,10 @@
       <translation>对同一批词元做三个不同的投影，模型就能分别学习：要找什么（Q）、凭什么被找到（K）、交出什么（V）。关闭投影时（d2l 的评分函数本身不带投影），输入原样通过。</translation>
     </message>
     <message>
+      <source>With one head nothing is cut: the single head owns all {width} columns of the projected row, and the view only adds a head axis of size 1. Set H to 2 or more to see d_model shared out between heads.</source>
+      <translation>只有一个头时什么也不切：这个头拥有投影后每一行的全部 {width} 列，view 只是多加了一个大小为 1 的头维度。把 H 设为 2 或更大，就能看到 d_model 如何分给各个头。</translation>
+    </message>
+    <message>
       <source>The {heads} heads do not get new weights: the projected row is cut into {heads} blocks of {width} columns, head h owning columns h·{width} … (h+1)·{width}−1.</source>
       <translation>{heads} 个头并没有各自新的权重：投影后的每一行被切成 {heads} 段，每段 {width} 列，第 h 头取第 h·{width} 到 (h+1)·{width}−1 列。</translation>
     </message>

@@ -342,3 +342,14 @@ def test_drawer_fonts_follow_the_zoom_and_its_words_the_language(qtbot, window, 
     window.set_language("zh", remember=False)
     assert drawer.tabs.tabText(0) == QCoreApplication.translate("EditDrawer", "Parameters")
     assert english_left(drawer, []) == []
+
+
+def test_the_head_split_text_speaks_of_the_heads_there_are(qtbot):
+    """Several heads: the row is cut into H blocks of d_k columns (numbers from the options);
+    one head: nothing is cut, and the text says so instead of 'the 1 heads'."""
+    from app import lessons
+
+    two = lessons.explanation("head_split.query", {"n_heads": 2, "d_keys": 3, "d_values": 5, "scoring": "scaled_dot"})
+    assert "2 heads" in two and "blocks of 3 columns" in two
+    one = lessons.explanation("head_split.value", {"n_heads": 1, "d_keys": 4, "d_values": 6, "scoring": "scaled_dot"})
+    assert "1 heads" not in one and "all 6 columns" in one

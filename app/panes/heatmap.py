@@ -24,6 +24,9 @@ from app.panes.pane_data import Axis
 
 AXIS_COLOUR = "#202020"
 TICK_FONT_PX = 13
+#: token labels may shrink down to this before some are left out (a word axis loses meaning
+#: when every other word is missing; an index axis does not)
+MIN_TOKEN_FONT_PX = 10
 LABEL_STYLE = {"color": AXIS_COLOUR, "font-size": "14px"}
 #: pixels kept free between two neighbouring tick labels
 TICK_GAP_PX = 8
@@ -71,7 +74,7 @@ class IndexAxis(pg.AxisItem):
     def __init__(self, orientation: str) -> None:
         super().__init__(orientation)
         self._index: Optional[Axis] = None
-        self._extent: Optional[tuple[Axis, float]] = None  # (axis, label extent) measured
+        self._extent: Optional[tuple[Axis, dict]] = None  # (axis, {font px: label extent}) measured
         self._ticks = None
 
     def set_index(self, axis: Axis) -> None:
@@ -89,13 +92,36 @@ class IndexAxis(pg.AxisItem):
             return
         horizontal = self.orientation in ("top", "bottom")
         length = self.geometry().width() if horizontal else self.geometry().height()
-        if self._extent is None or self._extent[0] != axis:
-            self._extent = (axis, label_extent(axis, self.style["tickFont"] or QFont(), horizontal))
-        stride = tick_stride(axis.size, length / max(axis.size, 1), self._extent[1]) if length > 0 else 1
+        px, stride = TICK_FONT_PX, self._stride(axis, TICK_FONT_PX, horizontal, length)
+        if horizontal and axis.tokens is not None:
+            while stride > 1 and px > MIN_TOKEN_FONT_PX:  # smaller words rather than missing words
+                px -= 1
+                stride = self._stride(axis, px, horizontal, length)
+            if stride > 1:
+                px, stride = TICK_FONT_PX, self._stride(axis, TICK_FONT_PX, horizontal, length)
+        font = self.style["tickFont"]
+        if font is None or font.pixelSize() != px:
+            font = QFont(font or QFont())
+            font.setPixelSize(px)
+            self.setStyle(tickFont=font)
         ticks = tick_list(axis, stride)
         if ticks != self._ticks:
             self._ticks = ticks
             self.setTicks([ticks, []])
+
+    def _stride(self, axis: Axis, px: int, horizontal: bool, length: float) -> int:
+        if self._extent is None or self._extent[0] != axis:
+            self._extent = (axis, {})
+        widths = self._extent[1]
+        if px not in widths:
+            font = QFont(self.style["tickFont"] or QFont())
+            font.setPixelSize(px)
+            widths[px] = label_extent(axis, font, horizontal)
+        return tick_stride(axis.size, length / max(axis.size, 1), widths[px]) if length > 0 else 1
+
+    def tick_font_px(self) -> int:
+        font = self.style["tickFont"]
+        return font.pixelSize() if font is not None else TICK_FONT_PX
 
 
 def styled_axis(orientation: str) -> IndexAxis:

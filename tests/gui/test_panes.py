@@ -420,3 +420,33 @@ def test_moving_the_mouse_over_a_cell_shows_its_value(view, qtbot):
     assert repr(float(trace.array("attention_weights")[0, 0, 2, 1])) in pane.hover.text()
     assert "Head 1" in pane.hover.text() and "key 1 “t2”" in pane.hover.text()
     assert pane.heatmaps[0].overlay._hover == (2, 1)  # the cell is outlined
+
+
+def test_token_axes_shrink_their_words_before_leaving_any_out(qtbot):
+    """Four English keys under four ~59 px cells: at 13 px "learning" needs every other label
+    left out; the axis writes all four words a little smaller instead.  An index axis (no
+    tokens) keeps its size and thins to a round stride, as before."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from app.panes.heatmap import MIN_TOKEN_FONT_PX, TICK_FONT_PX, TICK_GAP_PX, styled_axis
+    from app.panes.pane_data import Axis
+
+    words = ("I", "love", "machine", "learning")
+    font = QFont()
+    font.setPixelSize(TICK_FONT_PX)
+    widest = max(QFontMetricsF(font).horizontalAdvance(w) for w in words)
+    cell = widest + TICK_GAP_PX - 4  # too narrow at the full size
+    axis = styled_axis("bottom")
+    axis.setGeometry(QRectF(0, 0, 4 * cell, 30))
+    axis.set_index(Axis("S", 4, tokens=words))
+    assert [t for _, t in axis._ticks] == list(words)
+    assert MIN_TOKEN_FONT_PX <= axis.tick_font_px() < TICK_FONT_PX
+    small = QFont()
+    small.setPixelSize(axis.tick_font_px())
+    assert max(QFontMetricsF(small).horizontalAdvance(w) for w in words) + TICK_GAP_PX <= cell
+
+    numbers = styled_axis("bottom")
+    numbers.setGeometry(QRectF(0, 0, 40 * 9, 30))
+    numbers.set_index(Axis("S", 40))  # "38" needs more than 9 px: every 5th index
+    assert numbers.tick_font_px() == TICK_FONT_PX and len(numbers._ticks) < 40

@@ -57,8 +57,8 @@ def _values(options: Optional[dict]) -> dict[str, Any]:
     dk = o.get("d_keys") or "d_k"
     scale = o.get("scale")
     head_width = o.get("query_head_width") or dk
-    default_scale = 1 / math.sqrt(head_width) if isinstance(head_width, (int, float)) and head_width > 0 else None
-    custom = scale is not None and default_scale is not None and not math.isclose(float(scale), default_scale)
+    default_scale = o.get("default_scale")  # the engine's rule, not worked out again here
+    custom = scale is not None and default_scale is not None and float(scale) != float(default_scale)
     return {
         "custom_scale": custom,
         "scale_unknown": scale is None or default_scale is None,

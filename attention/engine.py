@@ -182,7 +182,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     options = {
         "n_heads": H, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,
         "query_head_width": q.shape[-1], "key_head_width": k.shape[-1],
-        "scoring": sc.scoring, "scale": scale, "causal": sc.causal,
+        "scoring": sc.scoring, "scale": scale, "default_scale": sc.default_scale(), "causal": sc.causal,
         "valid_lens": None if sc.valid_lens is None else np.asarray(sc.valid_lens).astype(int).tolist(),
         "fill_value": sc.fill_value, "factor": sc.factor, "seed": sc.seed, "mix": sc.mix,
         "device": dev.type, "dtype": str(dt).removeprefix("torch."),

@@ -132,8 +132,10 @@ class Scenario:
 
     def resolved_scale(self) -> float:
         """The number the scores are multiplied by (an explicit 0 is honoured)."""
-        if self.scale is not None:
-            return float(self.scale)
+        return float(self.scale) if self.scale is not None else self.default_scale()
+
+    def default_scale(self) -> float:
+        """The scale when none is set: 1/√d_keys for scaled dot and ProbSparse, else 1."""
         if self.scoring in ("scaled_dot", "prob_sparse"):
             return 1.0 / math.sqrt(self.dk)
         return 1.0

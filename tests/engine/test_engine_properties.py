@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from engine_helpers import linear, mask_of, rand_projection
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -116,3 +117,15 @@ def test_explicit_scale_zero_is_honoured(sc: Scenario):
     assert tr.options["scale"] == 0.0
     scores = tr.array("scores")
     assert (scores[~np.isnan(scores)] == 0).all()
+
+
+@settings(max_examples=30)
+@given(scenarios())
+def test_the_default_scale_is_reported_whatever_scale_is_set(sc: Scenario):
+    """options["default_scale"] is the scale a scenario without one gets (1/√d_keys for scaled dot
+    and ProbSparse, 1 otherwise), so a reader can tell a hand-set scale from the default."""
+    unset = run(dataclasses.replace(sc, scale=None))
+    want = 1 / np.sqrt(unset.options["d_keys"]) if sc.scoring in ("scaled_dot", "prob_sparse") else 1.0
+    assert unset.options["default_scale"] == pytest.approx(want, rel=1e-15)
+    assert unset.options["scale"] == unset.options["default_scale"]
+    assert run(dataclasses.replace(sc, scale=0.25)).options["default_scale"] == unset.options["default_scale"]

@@ -47,7 +47,8 @@ def main(argv: list[str]) -> int:
     path, title = resources.list_presets()[0]
     written = []
 
-    def shot(name: str, lang: str) -> None:
+    def shot(name: str, lang: str, step: str) -> None:
+        window.view.scroll.ensureWidgetVisible(window.view.pane(step), 0, 0)  # the pane it is about
         settle(app, window)
         target = out / f"teaching.{name}.{lang}.png"
         window.grab().save(str(target))
@@ -59,20 +60,20 @@ def main(argv: list[str]) -> int:
         settle(app, window)
         tools.panel.show()
         window.view.pane("scores").click_cell(0, 1, 2)
-        shot("explain", lang)
+        shot("explain", lang, "scores")
         window.view.pane("scores").click_cell(0, 1, 2)  # the same cell again: clears
         tools.quiz.hide_step("attention_weights")
         settle(app, window)
         window.view.pane("attention_weights").click_cell(0, 0, 0, double=True)
         tools.panel.answer_edit.setText("0.22")
         tools.panel.check_answer()
-        shot("quiz", lang)
+        shot("quiz", lang, "attention_weights")
         tools.quiz.hide_step(None)
         tools.panel.clear()
         tools.compare.pin()
         window.document.set_option("causal", True, "causal")
         tools.compare.show_difference(True)
-        shot("compare", lang)
+        shot("compare", lang, "attention_weights")
         tools.compare.unpin()
     window.recompute.shutdown()
     window.close()

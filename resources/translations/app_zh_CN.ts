@@ -1380,6 +1380,403 @@
       <translation>attention_weights：有 {0} 个查询行的所有键都被掩蔽（{1}），因此填充值 {2} 使这些行的权重和加权和都为 NaN</translation>
     </message>
     <message>
+      <source>file: cannot read: {0}</source>
+      <translation>file：无法读取文件：{0}</translation>
+    </message>
+    <message>
+      <source>file: cannot save: {0}</source>
+      <translation>file：无法保存文件：{0}</translation>
+    </message>
+    <message>
+      <source>file: not UTF-8 text (byte 0x{0} at offset {1})</source>
+      <translation>file：不是 UTF-8 编码的文本（偏移 {1} 处的字节 0x{0}）</translation>
+    </message>
+    <message>
+      <source>file: not UTF-8 text (byte at offset {0})</source>
+      <translation>file：不是 UTF-8 编码的文本（偏移 {0} 处的字节）</translation>
+    </message>
+    <message>
+      <source>file: invalid JSON at line {0}, column {1}: {2}</source>
+      <translation>file：JSON 格式错误，位于第 {0} 行第 {1} 列：{2}</translation>
+    </message>
+    <message>
+      <source>file: invalid JSON: nested too deeply</source>
+      <translation>file：JSON 格式错误：嵌套层数太深</translation>
+    </message>
+    <message>
+      <source>file: invalid JSON: {0}</source>
+      <translation>file：JSON 格式错误：{0}</translation>
+    </message>
+    <message>
+      <source>file: expected a JSON object {{...}} at the top level, got {0}</source>
+      <translation>file：文件的最外层应是一个 JSON 对象 {{...}}，实际为{0}</translation>
+    </message>
+    <message>
+      <source>format: missing; expected "{0}" (is this an Attention Explorer scenario file?)</source>
+      <translation>format：缺少此字段，应为 "{0}"（这是 Attention Explorer 的场景文件吗？）</translation>
+    </message>
+    <message>
+      <source>format: expected "{0}", got {1}</source>
+      <translation>format：应为 "{0}"，实际为{1}</translation>
+    </message>
+    <message>
+      <source>version: missing; expected {0}</source>
+      <translation>version：缺少此字段，应为 {0}</translation>
+    </message>
+    <message>
+      <source>version: expected {0}, got {1}</source>
+      <translation>version：应为 {0}，实际为{1}</translation>
+    </message>
+    <message>
+      <source>version: this file is version {0}, but this program reads version {1} files; open it with a newer Attention Explorer</source>
+      <translation>version：这个文件的格式版本是 {0}，而本程序只能读取版本 {1} 的文件；请用更新的 Attention Explorer 打开</translation>
+    </message>
+    <message>
+      <source>{0}: missing (required)</source>
+      <translation>{0}：缺少此字段（必填）</translation>
+    </message>
+    <message>
+      <source>{0}: unknown field; expected one of {1}</source>
+      <translation>{0}：未知字段；可用的字段是 {1}</translation>
+    </message>
+    <message>
+      <source>{0}: this key appears more than once in one object; keep one</source>
+      <translation>{0}：这个键在同一个对象中出现了不止一次；请只保留一个</translation>
+    </message>
+    <message>
+      <source>{0}: expected an object with fields {1} (or null), got {2}</source>
+      <translation>{0}：应为包含字段 {1} 的对象（或 null），实际为{2}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a whole number &gt;= {1} and &lt;= {2}, got {3}</source>
+      <translation>{0}：应为 ≥ {1} 且 ≤ {2} 的整数，实际为{3}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a whole number &gt;= {1}, got {2}</source>
+      <translation>{0}：应为 ≥ {1} 的整数，实际为{2}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a whole number &gt;= {1} or null (default d_model // n_heads), got {2}</source>
+      <translation>{0}：应为 ≥ {1} 的整数或 null（默认为 d_model // n_heads），实际为{2}</translation>
+    </message>
+    <message>
+      <source>{0}: expected true or false, got {1}</source>
+      <translation>{0}：应为 true 或 false，实际为{1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected one of {1}, got {2}</source>
+      <translation>{0}：应为 {1} 之一，实际为{2}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a finite number or null, got {1}</source>
+      <translation>{0}：应为有限的数或 null，实际为{1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a finite number, got {1}</source>
+      <translation>{0}：应为有限的数，实际为{1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a number, got {1}</source>
+      <translation>{0}：应为一个数，实际为{1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected an object {{"en": "...", "zh": "..."}}, got {1}</source>
+      <translation>{0}：应为对象 {{"en": "...", "zh": "..."}}，实际为{1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a string, got {1}</source>
+      <translation>{0}：应为字符串，实际为{1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a list of strings (one label per position) or null, got {1}</source>
+      <translation>{0}：应为字符串列表（每个位置一个标签）或 null，实际为{1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a {1} nested list of numbers {2} or a generator object, got {3}</source>
+      <translation>{0}：应为 {1}的嵌套数字列表{2}或生成器对象，实际为{3}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a {1} nested list of numbers {2}, got {3}-D</source>
+      <translation>{0}：应为 {1}的嵌套数字列表{2}，实际为 {3} 维</translation>
+    </message>
+    <message>
+      <source>{0}: expected a {1} array {2}, but the generator makes shape {3}</source>
+      <translation>{0}：应为 {1}数组{2}，但生成器生成的形状是 {3}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a list of {1} numbers, got {2}</source>
+      <translation>{0}：应为含 {1} 个数的列表，实际为{2}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a list of {1} items, got {2}</source>
+      <translation>{0}：应为含 {1} 项的列表，实际为{2}</translation>
+    </message>
+    <message>
+      <source>{0}: expected {1} numbers, got {2}</source>
+      <translation>{0}：应有 {1} 个数，实际有 {2} 个</translation>
+    </message>
+    <message>
+      <source>{0}: expected {1} items, got {2}</source>
+      <translation>{0}：应有 {1} 项，实际有 {2} 项</translation>
+    </message>
+    <message>
+      <source>{0}: ... and {1} more problems in this matrix</source>
+      <translation>{0}：……这个矩阵中还有 {1} 处问题</translation>
+    </message>
+    <message>
+      <source>{0}: expected a 3-D array (batch, positions, features), got {1}-D</source>
+      <translation>{0}：应为 3 维数组（批次，位置，特征），实际为 {1} 维</translation>
+    </message>
+    <message>
+      <source>{0}: every dimension must be at least 1, got shape {1}</source>
+      <translation>{0}：每个维度都至少为 1，实际形状为 {1}</translation>
+    </message>
+    <message>
+      <source>{0}: every number must be finite (found NaN or infinity)</source>
+      <translation>{0}：每个数都必须是有限的（发现了 NaN 或无穷大）</translation>
+    </message>
+    <message>
+      <source>{0}: batch size {1} differs from queries' {2}</source>
+      <translation>{0}：批大小 {1} 与查询的批大小 {2} 不同</translation>
+    </message>
+    <message>
+      <source>values: {0} positions, expected S = {1} (one value per key)</source>
+      <translation>values：有 {0} 个位置，应为 S = {1}（每个键对应一个值）</translation>
+    </message>
+    <message>
+      <source>query_tokens: expected {0} labels (one per query), got {1}</source>
+      <translation>query_tokens：应有 {0} 个标签（每个查询一个），实际有 {1} 个</translation>
+    </message>
+    <message>
+      <source>key_tokens: expected {0} labels (one per key), got {1}</source>
+      <translation>key_tokens：应有 {0} 个标签（每个键一个），实际有 {1} 个</translation>
+    </message>
+    <message>
+      <source>scoring: unknown kind {0}; expected one of {1}</source>
+      <translation>scoring：未知的评分函数 {0}；应为 {1} 之一</translation>
+    </message>
+    <message>
+      <source>{0}: only meaningful for prob_sparse (Time-Series-Library's head/position mixing); set it to false</source>
+      <translation>{0}：只对 ProbSparse 有意义（Time-Series-Library 把头和位置混在一起的做法）；请设为 false</translation>
+    </message>
+    <message>
+      <source>device: expected 'cpu' or 'cuda', got {0}</source>
+      <translation>device：应为 'cpu' 或 'cuda'，实际为 {0}</translation>
+    </message>
+    <message>
+      <source>dtype: expected 'float32' or 'float64', got {0}</source>
+      <translation>dtype：应为 'float32' 或 'float64'，实际为 {0}</translation>
+    </message>
+    <message>
+      <source>mask.valid_lens{0}: expected a length between 0 and S = {1}, got {2}</source>
+      <translation>mask.valid_lens{0}：有效长度应在 0 到 S = {1} 之间，实际为 {2}</translation>
+    </message>
+    <message>
+      <source>mask.valid_lens{0}: expected a whole number (a count of keys), got {1}</source>
+      <translation>mask.valid_lens{0}：有效长度应为整数（键的个数），实际为 {1}</translation>
+    </message>
+    <message>
+      <source>mask.valid_lens: expected lengths between 0 and S</source>
+      <translation>mask.valid_lens：有效长度应在 0 到 S 之间</translation>
+    </message>
+    <message>
+      <source>{0}: expected shape [{1}] (one length per batch item) or [{2}, {3}] (one per query row), got {4}</source>
+      <translation>{0}：形状应为 [{1}]（每个批次项一个长度）或 [{2}, {3}]（每个查询行一个），实际为 {4}</translation>
+    </message>
+    <message>
+      <source>{0}: expected whole numbers</source>
+      <translation>{0}：有效长度应为整数</translation>
+    </message>
+    <message>
+      <source>mask.valid_lens: prob_sparse does not support valid lengths (neither Informer nor Time-Series-Library defines them); remove valid_lens or pick another scoring kind</source>
+      <translation>mask.valid_lens：ProbSparse 不支持有效长度（Informer 和 Time-Series-Library 都没有定义）；请删去 valid_lens，或换一种评分函数</translation>
+    </message>
+    <message>
+      <source>mask.causal: causal prob_sparse needs L == S (the lazy rows are a cumulative sum over positions), got L = {0}, S = {1}</source>
+      <translation>mask.causal：带因果掩码的 ProbSparse 要求 L == S（未选中的行是沿位置的累加和），实际 L = {0}，S = {1}</translation>
+    </message>
+    <message>
+      <source>mask.fill_value: write minus infinity as the string "-inf" (a bare -Infinity is not standard JSON)</source>
+      <translation>mask.fill_value：负无穷请写成字符串 "-inf"（直接写 -Infinity 不是标准 JSON）</translation>
+    </message>
+    <message>
+      <source>mask.fill_value: expected a finite number or "-inf", got {0}</source>
+      <translation>mask.fill_value：应为有限的数或 "-inf"，实际为{0}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a finite number or -inf, got {1}</source>
+      <translation>{0}：应为有限的数或 -inf，实际为 {1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected {{"weight": ..., "bias": ... or null}} or null (identity), got {1}</source>
+      <translation>{0}：应为 {{"weight": ..., "bias": ... 或 null}}，或 null（恒等映射），实际为{1}</translation>
+    </message>
+    <message>
+      <source>{0}.weight: missing; give the weight (out, in) or set {1} to null (identity)</source>
+      <translation>{0}.weight：缺少权重；请给出权重（输出，输入），或把 {1} 设为 null（恒等映射）</translation>
+    </message>
+    <message>
+      <source>additive: missing; the additive scoring needs at least {{"hidden": N}} (W_q, W_k and w_v are generated from seed when omitted)</source>
+      <translation>additive：缺少此项；加性注意力至少需要 {{"hidden": N}}（省略的 W_q、W_k 和 w_v 会按种子生成）</translation>
+    </message>
+    <message>
+      <source>additive: the additive kind needs its weights (hidden, W_q, W_k, w_v)</source>
+      <translation>additive：加性注意力需要它的权重（hidden、W_q、W_k、w_v）</translation>
+    </message>
+    <message>
+      <source>additive.hidden: missing; expected the hidden size (a whole number &gt;= 1)</source>
+      <translation>additive.hidden：缺少此字段，应为隐藏层大小（≥ 1 的整数）</translation>
+    </message>
+    <message>
+      <source>additive.hidden: {0} hidden units would need {1} generated weights; at most {2} are allowed</source>
+      <translation>additive.hidden：{0} 个隐藏单元需要生成 {1} 个权重，但最多只允许 {2} 个</translation>
+    </message>
+    <message>
+      <source>{0}: missing; a generator object needs "generate": one of {1}</source>
+      <translation>{0}：缺少此字段；生成器对象需要 "generate"，取值为 {1} 之一</translation>
+    </message>
+    <message>
+      <source>{0}: unknown generator kind {1}; expected one of {2}</source>
+      <translation>{0}：未知的生成器种类 {1}；应为 {2} 之一</translation>
+    </message>
+    <message>
+      <source>{0}: missing; expected a list of whole numbers &gt;= 1, e.g. [2, 4, 8]</source>
+      <translation>{0}：缺少此字段，应为由 ≥ 1 的整数组成的列表，例如 [2, 4, 8]</translation>
+    </message>
+    <message>
+      <source>{0}: expected a list of 1 to {1} whole numbers &gt;= 1, e.g. [2, 4, 8], got {2}</source>
+      <translation>{0}：应为由 1 到 {1} 个 ≥ 1 的整数组成的列表，例如 [2, 4, 8]，实际为 {2}</translation>
+    </message>
+    <message>
+      <source>{0}: identity needs at least 2 dimensions (rows, columns), got {1}</source>
+      <translation>{0}：单位阵至少需要 2 个维度（行，列），实际为 {1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a list of whole numbers &gt;= 1 (torch.Tensor.repeat), got {1}</source>
+      <translation>{0}：应为由 ≥ 1 的整数组成的列表（同 torch.Tensor.repeat），实际为 {1}</translation>
+    </message>
+    <message>
+      <source>{0}: needs at least as many numbers as shape has dimensions ({1}), got {2}</source>
+      <translation>{0}：数的个数不能少于 shape 的维数（{1}），实际只有 {2} 个</translation>
+    </message>
+    <message>
+      <source>{0}: missing; {1} needs a seed (a whole number from 0 to 2^63-1)</source>
+      <translation>{0}：缺少此字段；{1} 需要一个种子（0 到 2^63-1 的整数）</translation>
+    </message>
+    <message>
+      <source>{0}: expected a whole number from 0 to 2^63-1, got {1}</source>
+      <translation>{0}：应为 0 到 2^63-1 的整数，实际为 {1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a finite number between -1e300 and 1e300, got {1}</source>
+      <translation>{0}：应为 -1e300 到 1e300 之间的有限数，实际为 {1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected a number &gt;= 0, got {1}</source>
+      <translation>{0}：应为 ≥ 0 的数，实际为 {1}</translation>
+    </message>
+    <message>
+      <source>{0}: expected high &gt;= low, got low = {1}, high = {2}</source>
+      <translation>{0}：应满足 high ≥ low，实际 low = {1}，high = {2}</translation>
+    </message>
+    <message>
+      <source>{0}: this generator would make {1} numbers (shape {2}); at most {3} are allowed (what is left of the {4} a file's generators may make)</source>
+      <translation>{0}：这个生成器会生成 {1} 个数（形状 {2}），但最多只允许 {3} 个（这是一个文件中所有生成器合计 {4} 个的剩余额度）</translation>
+    </message>
+    <message>
+      <source>{0}: this generator would make {1} numbers (shape {2}); at most {3} are allowed</source>
+      <translation>{0}：这个生成器会生成 {1} 个数（形状 {2}），但最多只允许 {3} 个</translation>
+    </message>
+    <message>
+      <source>{0}: cannot save NaN or infinity; every number must be finite</source>
+      <translation>{0}：无法保存 NaN 或无穷大；每个数都必须是有限的</translation>
+    </message>
+    <message>
+      <source>scale: cannot save NaN or infinity</source>
+      <translation>scale：无法保存 NaN 或无穷大</translation>
+    </message>
+    <message>
+      <source>{0}: cannot save; the text holds characters that are not valid Unicode</source>
+      <translation>{0}：无法保存；文本中含有无效的 Unicode 字符</translation>
+    </message>
+    <message>
+      <source>mask.fill_value: cannot save; expected a finite number or -inf</source>
+      <translation>mask.fill_value：无法保存；应为有限的数或 -inf</translation>
+    </message>
+    <message>
+      <source>mask.valid_lens: cannot save; expected whole numbers</source>
+      <translation>mask.valid_lens：无法保存；有效长度应为整数</translation>
+    </message>
+    <message>
+      <source>1-D</source>
+      <extracomment>Whole groups the engine writes in words (shapes' meanings, array depths, described values).</extracomment>
+      <translation>1 维</translation>
+    </message>
+    <message>
+      <source>2-D</source>
+      <translation>2 维</translation>
+    </message>
+    <message>
+      <source>3-D</source>
+      <translation>3 维</translation>
+    </message>
+    <message>
+      <source>1-D or 2-D</source>
+      <translation>1 维或 2 维</translation>
+    </message>
+    <message>
+      <source>(batch, queries L, features)</source>
+      <translation>（批次，查询个数 L，特征）</translation>
+    </message>
+    <message>
+      <source>(batch, keys S, features)</source>
+      <translation>（批次，键的个数 S，特征）</translation>
+    </message>
+    <message>
+      <source>(out, in), as nn.Linear</source>
+      <translation>（输出，输入；同 nn.Linear）</translation>
+    </message>
+    <message>
+      <source>(out,)</source>
+      <translation>（输出）</translation>
+    </message>
+    <message>
+      <source>(heads, hidden, query head width)</source>
+      <translation>（头，隐藏单元，查询的每头宽度）</translation>
+    </message>
+    <message>
+      <source>(heads, hidden, key head width)</source>
+      <translation>（头，隐藏单元，键的每头宽度）</translation>
+    </message>
+    <message>
+      <source>(heads, hidden)</source>
+      <translation>（头，隐藏单元）</translation>
+    </message>
+    <message>
+      <source>(batch,) or (batch, queries L)</source>
+      <translation>（批次）或（批次，查询个数 L）</translation>
+    </message>
+    <message>
+      <source>a list</source>
+      <translation>一个列表</translation>
+    </message>
+    <message>
+      <source>an object</source>
+      <translation>一个对象</translation>
+    </message>
+    <message>
+      <source>a very long number</source>
+      <translation>一个位数过多的数</translation>
+    </message>
+    <message>
+      <source>a number too large for float64</source>
+      <translation>一个超出 float64 范围的数</translation>
+    </message>
+    <message>
+      <source>the string {0}</source>
+      <translation>字符串 {0}</translation>
+    </message>
+    <message>
       <source> and </source>
       <translation> 和 </translation>
     </message>

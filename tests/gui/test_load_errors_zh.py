@@ -1,0 +1,282 @@
+"""The lines a bad scenario file gets, in Chinese: every pattern in `LOAD_PATTERNS` matches what
+the engine really writes today (files built here, plus the engine and save checks a file cannot
+reach), English stays the engine's line byte for byte, and the window shows them translated."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+import attention
+import resources
+from attention import ScenarioError, generators, scenario_io
+
+from app import i18n
+from app.widgets.problems import LOAD_PATTERNS, PATTERNS, localize
+
+TOY = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))
+I4 = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+OK = "attention-explorer/scenario"
+
+
+def _doc(**changes) -> str:
+    d = copy.deepcopy(TOY)
+    for path, value in changes.items():
+        node, keys = d, path.split("__")
+        for k in keys[:-1]:
+            node = node[k]
+        if value is _DROP:
+            node.pop(keys[-1])
+        else:
+            node[keys[-1]] = value
+    return json.dumps(d, ensure_ascii=False)
+
+
+_DROP = object()
+_GEN = {"generate": "ones", "shape": [1, 4, 4]}
+
+
+def _replace(text: str, old: str, new: str) -> str:
+    assert old in text
+    return text.replace(old, new)
+
+
+#: (name, file text) -> each one fails to load; together they make every LOAD_PATTERNS line.
+BAD_TEXTS = [
+    ("invalid json", '{oops: 1}'),
+    ("empty", ""),
+    ("too deep", "[" * 100_000),
+    ("huge int", '{"format": ' + "9" * 5000 + "}"),
+    ("top-level list", "[1, 2]"),
+    ("top-level string", '"hello"'),
+    ("no format", '{"version": 1}'),
+    ("other format", '{"format": "something/else", "version": 1}'),
+    ("no version", json.dumps({"format": OK})),
+    ("version text", json.dumps({"format": OK, "version": "1"})),
+    ("newer version", json.dumps({"format": OK, "version": 2})),
+    ("missing queries", _doc(queries=_DROP, values=_DROP)),
+    ("unknown fields", _doc(heads=2, mask__causl=True, title__fr="Jouet", **{"a:b c": 1})),
+    ("duplicate", _doc()[:-1] + ', "seed": 3}'),
+    ("mask a list", _doc(mask=[])),
+    ("bounded int", _doc(seed=-1)),
+    ("int", _doc(n_heads="2", d_keys=0)),
+    ("int float", _doc(n_heads=2.0)),
+    ("bool", _doc(mask__causal=1)),
+    ("choice", _doc(scoring=3, device=None, dtype=64)),
+    ("scale text", _doc(scale="big")),
+    ("scale long", _doc(scale=10**400)),
+    ("title text", _doc(title="Toy")),
+    ("notes.en", _doc(notes__en=5)),
+    ("tokens", _doc(query_tokens=["a", 2, "c", "d"])),
+    ("tokens not list", _doc(key_tokens="abcd")),
+    ("queries string", _doc(queries="oops")),
+    ("queries 2-D", _doc(queries=TOY["queries"][0])),
+    ("ragged", _doc(queries=[[[1, 0, 2, 1], [1, 2], [0, 1, 1, 0], [1, 1, 1, 1]]])),
+    ("short batch", _doc(values=TOY["values"] + [TOY["values"][0][:3]])),
+    ("batch item not a list", _doc(queries=TOY["queries"] + [7])),
+    ("row not a list", _doc(keys=[[[1, 0, 0, 0], 7, [0, 0, 1, 0], [0, 0, 0, 1]]])),
+    ("cells", _doc(queries=[[[1, "a", None, False], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]])),
+    ("many cells", _doc(values=[[["x"] * 4] * 4])),
+    ("non-finite", _replace(_replace(_doc(), '"queries": [[[1, 0, 2, 1]', '"queries": [[[1, NaN, 2, Infinity]'),
+                            '"scale": null', '"scale": -Infinity')),
+    ("too large for float64", _doc(values=[[[-(10**309), 0, 0, 0]] + TOY["values"][0][1:]])),
+    ("fill -Infinity", _replace(_doc(), '"fill_value": -1000000.0', '"fill_value": -Infinity')),
+    ("fill inf", _doc(mask__fill_value="inf")),
+    ("shape", _doc(projections__query__weight=[r[:3] for r in I4])),
+    ("heads", _doc(n_heads=3)),
+    ("valid_lens range", _doc(mask__valid_lens=[[1, 2, 3, 9]])),
+    ("valid_lens shape", _doc(mask__valid_lens=[1, 2])),
+    ("valid_lens half", _doc(mask__valid_lens=[1.5])),
+    ("valid_lens huge", _doc(mask__valid_lens=[2.0**60])),
+    ("valid_lens 3-D", _doc(mask__valid_lens=[[[1]]])),
+    ("scoring kind", _doc(scoring="cosine")),
+    ("additive missing", _doc(scoring="additive")),
+    ("additive.hidden missing", _doc(scoring="additive", additive={"hidden": None})),
+    ("additive.hidden 0", _doc(scoring="additive", projections=None, additive={"hidden": 0, "w_v": [[1, "a"]]})),
+    ("additive too big", _doc(scoring="additive", projections=None, additive={"hidden": 10**8})),
+    ("projection a list", _doc(projections__key=I4)),
+    ("projection no weight", _doc(projections__key={"bias": None})),
+    ("bias matrix", _doc(projections__out__bias=[[0, 0, 0, 0]])),
+    ("weight object", _doc(projections__out__weight={"generate": "zeros", "shape": [4]})),
+    ("mix", _doc(prob_sparse={"mix": True})),
+    ("prob_sparse + valid_lens", _doc(scoring="prob_sparse", mask__valid_lens=[2])),
+    ("prob_sparse causal", _doc(scoring="prob_sparse", mask__causal=True, key_tokens=None,
+                                keys=[TOY["keys"][0][:3]], values=[TOY["values"][0][:3]])),
+    ("prob_sparse one query", _doc(scoring="prob_sparse", query_tokens=None, queries=[TOY["queries"][0][:1]])),
+    ("tokens count", _doc(query_tokens=["a", "b"], key_tokens=["a"])),
+    ("batch", _doc(keys=TOY["keys"] * 2, values=TOY["values"] * 2)),
+    ("positions", _doc(values=[TOY["values"][0][:3]], key_tokens=None)),
+    ("empty dimension", _doc(queries=[[[]]], query_tokens=None)),
+    ("device", _doc(device="tpu", dtype="float16")),
+    ("sizes", _doc(queries={"generate": "zeros", "shape": [1, 40000, 4]}, keys={"generate": "zeros", "shape": [1, 40000, 4]},
+                   values={"generate": "zeros", "shape": [1, 40000, 4]}, projections=None, query_tokens=None, key_tokens=None)),
+    # generator objects
+    ("gen kind", _doc(queries={"generate": "gauss", "shape": [1, 4, 4], "sd": 1})),
+    ("gen kind type", _doc(queries={"generate": 3})),
+    ("gen missing", _doc(queries={"shape": [1, 4, 4]})),
+    ("gen no shape", _doc(queries={"generate": "ones"})),
+    ("gen seed", _doc(queries={"generate": "normal", "shape": [1, 4, 4]})),
+    ("gen bad seed", _doc(queries={"generate": "normal", "shape": [1, 4, 4], "seed": -1, "std": -1})),
+    ("gen shape", _doc(queries={"generate": "ones", "shape": [1, 0, 4]})),
+    ("gen identity", _doc(projections__key__weight={"generate": "identity", "shape": [4]})),
+    ("gen repeat", _doc(queries={"generate": "ones", "shape": [1, 4, 4], "repeat": "twice"})),
+    ("gen repeat short", _doc(queries={"generate": "ones", "shape": [1, 4, 4], "repeat": [2, 1]})),
+    ("gen uniform", _doc(queries={"generate": "uniform", "shape": [1, 4, 4], "seed": 0, "low": 1, "high": 0})),
+    ("gen arange", _doc(queries={"generate": "arange", "shape": [1, 4, 4], "step": "1", "start": 1e308})),
+    ("gen huge", _doc(queries={"generate": "normal", "shape": [100000, 100000, 100000], "seed": 0})),
+    ("gen depth", _doc(queries={"generate": "zeros", "shape": [2, 4]})),
+]
+
+
+def _file_lines(tmp_path: Path, monkeypatch) -> list[str]:
+    """Every line the loader writes for the files above, plus the unreadable ones."""
+    lines = []
+    for name, text in BAD_TEXTS:
+        with pytest.raises(ScenarioError) as e:
+            scenario_io.loads(text)
+        lines += e.value.lines
+    for path, data in (("absent.json", None), ("latin1.json", b'{"format": "caf\xe9"}')):
+        if data is not None:
+            (tmp_path / path).write_bytes(data)
+        with pytest.raises(ScenarioError) as e:
+            scenario_io.load(tmp_path / path)
+        lines += e.value.lines
+    with pytest.raises(ScenarioError) as e:
+        scenario_io.loads(b'{"format": "caf\xe9"}')
+    lines += e.value.lines
+    monkeypatch.setattr(generators, "MAX_ELEMENTS", 70)  # each generator fits alone, not all four
+    with pytest.raises(ScenarioError) as e:
+        scenario_io.loads(_doc(queries=_GEN, keys=_GEN, values=_GEN, projections={
+            "query": {"weight": {"generate": "identity", "shape": [4, 4]}},
+            "key": {"weight": {"generate": "identity", "shape": [4, 4]}}}))
+    lines += e.value.lines
+    return lines
+
+
+def _other_lines(tmp_path: Path) -> list[str]:
+    """attention.problems lines a file cannot reach (the loader stops them earlier) and the
+    lines of a failed save: shown by the same message bar."""
+    toy = scenario_io.loads(_doc())
+    r = dataclasses.replace
+    nan = np.full((1, 4, 4), np.nan)
+    cases = [r(toy, queries=np.zeros((1, 4))), r(toy, queries=nan), r(toy, d_keys=0),
+             r(toy, scoring="additive", projections={}), r(toy, valid_lens=np.array([0.5])),
+             r(toy, fill_value=float("nan"))]
+    lines = [line for sc in cases for line in attention.problems(sc)]
+    for sc in (r(toy, queries=nan, scale=float("inf"), fill_value=float("nan"), valid_lens=np.array([0.5]),
+                 title={"en": "\ud800", "zh": ""}),):
+        with pytest.raises(ScenarioError) as e:
+            scenario_io.to_dict(sc)
+        lines += e.value.lines
+    with pytest.raises(ScenarioError) as e:
+        scenario_io.save(toy, tmp_path / "no such folder" / "x.json")
+    return lines + e.value.lines
+
+
+@pytest.fixture
+def all_lines(tmp_path, monkeypatch) -> list[str]:
+    return _file_lines(tmp_path, monkeypatch) + _other_lines(tmp_path)
+
+
+def _match(line: str):
+    for rx, src in PATTERNS + LOAD_PATTERNS:
+        m = rx.match(line)
+        if m:
+            return m, src
+    return None, None
+
+
+def test_every_load_pattern_matches_a_real_engine_line(all_lines):
+    used = {src for line in all_lines for src in [_match(line)[1]] if src}
+    assert used >= {src for _, src in LOAD_PATTERNS}, {src for _, src in LOAD_PATTERNS} - used
+    unmatched = [line for line in all_lines if _match(line)[0] is None]
+    assert not unmatched
+
+
+def test_english_is_exactly_the_engine_line(all_lines, qapp):
+    i18n.set_language("en", qapp)
+    for line in all_lines:
+        m, src = _match(line)
+        assert src.format(*m.groups()) == line  # the source text rebuilds the line
+        assert localize(line) == line
+
+
+def _cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _kept(line: str) -> list[str]:
+    """What a translation must keep: the quoted strings and the numbers after the field path."""
+    detail = line.split(": ", 1)[1] if not line.startswith('"') else line.split('": ', 1)[1]
+    quoted = re.findall(r'"(?:[^"\\]|\\.)*"', detail)
+    rest = re.sub(r'"(?:[^"\\]|\\.)*"', " ", detail)
+    return quoted + re.findall(r"\d+(?:[.,]\d+)*", rest)
+
+
+def test_chinese_keeps_the_field_path_and_what_was_quoted(all_lines, qapp):
+    try:
+        i18n.set_language("zh", qapp)
+        for line in all_lines:
+            zh = localize(line)
+            assert zh != line and _cjk(zh), line
+            head = line.split('": ', 1)[0] + '"' if line.startswith('"') else line.split(": ", 1)[0]
+            assert zh.startswith(head + "："), (line, zh)
+            assert all(k in zh for k in _kept(line)), (line, zh, [k for k in _kept(line) if k not in zh])
+    finally:
+        i18n.set_language("en", qapp)
+
+
+@pytest.mark.parametrize("text, zh", [
+    ('{oops: 1}', "file：JSON 格式错误，位于第 1 行第 2 列：Expecting property name enclosed in double quotes"),
+    (_doc(queries="oops"), 'queries：应为 3 维的嵌套数字列表（批次，查询个数 L，特征）或生成器对象，实际为字符串 "oops"'),
+    (_doc(n_heads=2.0), "n_heads：应为 ≥ 1 的整数，实际为 2.0"),
+    (_doc(mask=[]), "mask：应为包含字段 causal, valid_lens, fill_value 的对象（或 null），实际为一个列表"),
+])
+def test_some_sentences_in_full(text, zh, qapp):
+    with pytest.raises(ScenarioError) as e:
+        scenario_io.loads(text)
+    try:
+        i18n.set_language("zh", qapp)
+        assert zh in [localize(line) for line in e.value.lines]
+    finally:
+        i18n.set_language("en", qapp)
+
+
+def test_the_window_shows_a_bad_file_in_chinese(window, tmp_path, qapp):
+    """Open, drag and drop: the message bar's title and every line are Chinese, the words the
+    file held are kept; switching back to English shows the engine's lines again."""
+    bad = tmp_path / "bad.json"
+    bad.write_text(_doc(queries="oops", n_heads=2.0, mask__causl=True), encoding="utf-8")
+    with pytest.raises(ScenarioError) as e:
+        scenario_io.load(bad)
+    try:
+        i18n.set_language("zh", qapp)
+        for open_it in (window.load_path, _drop):
+            window.message_bar.clear()
+            open_it(window, bad) if open_it is _drop else open_it(bad)
+            shown = window.message_bar.label.text()
+            assert window.message_bar.lines() == e.value.lines
+            assert _cjk(window.message_bar.title()) and "bad.json" in window.message_bar.title()
+            for line in e.value.lines:
+                zh = localize(line)
+                assert _cjk(zh) and zh.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in shown
+                assert line not in shown
+            assert '"oops"' in shown
+    finally:
+        i18n.set_language("en", qapp)
+    qapp.processEvents()  # LanguageChange reaches the message bar
+    assert all(line.replace("<", "&lt;").replace(">", "&gt;") in window.message_bar.label.text() for line in e.value.lines)
+
+
+def _drop(window, path: Path) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    window.dropEvent(QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                                Qt.KeyboardModifier.NoModifier))

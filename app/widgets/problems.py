@@ -301,10 +301,25 @@ def localize(line: str) -> str:
     return line
 
 
+#: the fully masked rows a warning names: "batch 0, query 1; batch 1, query 0; and 3 more"
+_ROWS = re.compile(r"^batch \d+, query \d+(?:; batch \d+, query \d+)*(?:; and \d+ more)?$")
+
+
+def _rows(text: str) -> str:
+    """The row list of a fully-masked warning in the UI language."""
+    row = QCoreApplication.translate("problems", "batch {0}, query {1}")
+    more = QCoreApplication.translate("problems", "; and {0} more")
+    text = re.sub(r"batch (\d+), query (\d+)", lambda m: row.format(*m.groups()), text)
+    text = re.sub(r"; and (\d+) more$", lambda m: more.format(m.group(1)), text)
+    return text.replace("; ", QCoreApplication.translate("problems", "; "))
+
+
 def _group(text: str, index: int, described: bool) -> str:
     """One captured piece in the UI language: known words translated, anything else (a number,
     a name, a user's string, a reason Python gave) kept as the engine wrote it.  The first group
     of a line is its field path, never translated (a file may well have a key named "3-D")."""
+    if index > 1 and _ROWS.match(text):
+        return _rows(text)
     if text in PHRASES and (described or index > 1):
         return QCoreApplication.translate("problems", text)
     if _NAMES.match(text):  # "d_keys and d_values"

@@ -1777,6 +1777,19 @@
       <translation>字符串 {0}</translation>
     </message>
     <message>
+      <source>batch {0}, query {1}</source>
+      <extracomment>the fully masked rows a warning names: "batch 0, query 1; batch 1, query 0; and 3 more"</extracomment>
+      <translation>批次 {0} 的查询 {1}</translation>
+    </message>
+    <message>
+      <source>; and {0} more</source>
+      <translation>；另有 {0} 行</translation>
+    </message>
+    <message>
+      <source>; </source>
+      <translation>；</translation>
+    </message>
+    <message>
       <source> and </source>
       <translation> 和 </translation>
     </message>

@@ -76,3 +76,22 @@ def test_unknown_lines_stay_as_written(qapp):
     finally:
         i18n.set_language("en", qapp)
     assert control_key("file: not UTF-8 text") == "file"
+
+
+def test_a_long_fully_masked_warning_is_chinese_to_the_end(toy, qapp):
+    """Eight fully masked rows: the engine names six and "and 2 more"; in Chinese the row list
+    reads in Chinese too, with every number kept; in English the line is the engine's."""
+    r = dataclasses.replace
+    sc = r(toy, queries=np.repeat(toy.queries, 2, axis=0), keys=np.repeat(toy.keys, 2, axis=0),
+           values=np.repeat(toy.values, 2, axis=0), valid_lens=np.array([0.0, 0.0]))
+    (line,) = attention.run(sc).warnings
+    assert "; and 2 more" in line
+    try:
+        i18n.set_language("zh", qapp)
+        zh = localize(line)
+        assert re.search(r"[\u4e00-\u9fff]", zh) and not re.search(r"\b(batch|query|and|more)\b", zh), zh
+        assert re.findall(r"\d+", zh.split("：", 1)[1])[:14] == re.findall(r"\d+", line.split(":", 1)[1])[:14]
+        i18n.set_language("en", qapp)
+        assert localize(line) == line
+    finally:
+        i18n.set_language("en", qapp)

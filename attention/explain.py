@@ -4,9 +4,11 @@
 and writes the computation of one cell out with the real numbers: a projection's dot product
 plus bias, which projected column a head-split cell was cut from, q·k times the scale (or d2l's
 w_v · tanh(W_q q + W_k k)), why a score was masked and by which fill, the softmax of a row, the
-weighted sum of values, where a concat cell came from (TSL's `mix` quirk included).  The
-window's explain panel and `python main.py explain` both print what this returns, so that
-every number a student sees next to a cell is the trace's own.
+weighted sum of values, where a concat cell came from (TSL's `mix` quirk included), and the
+extras: which mask cells make a row fully masked, which key ProbSparse drew and how often, its
+sparsity measure and which queries it chose.  The window's explain panel and `python main.py
+explain` both print what this returns, so that every number a student sees next to a cell is
+the trace's own.
 
 `result` is recombined from the terms in float64 (in `combine`'s order) and equals the trace's
 value up to float rounding; `value` is the trace's number itself.  No torch import: a trace's
@@ -611,7 +613,7 @@ def _concat(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     return _explanation(step_id, idx, ctx.value(step_id, idx), formula, [term], v, summ, _tx(fmt(v), fmt(v)))
 
 
-# ---- extras (ProbSparse's sparsity measure, the mask) ---------------------------------------------
+# ---- extras (the mask, ProbSparse's sample, sparsity measure and chosen queries) -----------------
 
 def _sampled_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     b, h, l, j = idx
@@ -670,11 +672,149 @@ def _mask_cell(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
                         _tx(str(masked), str(masked)))
 
 
+def _fully_masked(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    b, l = idx
+    row = ctx.raw("extra.mask")[b, l]
+    S = len(row)
+    terms = [Term(_tx(f"mask[{b},{l},{s}] = {bool(m)}", f"mask[{b},{l},{s}] = {bool(m)}"), 1.0 if m else 0.0,
+                  (Source("extra.mask", (b, l, s)),), masked=bool(m)) for s, m in enumerate(row)]
+    full = bool(np.all(row))
+    result = 1.0 if full else 0.0
+    cells = ", ".join(str(bool(m)) for m in row) if S <= 12 else f"{S} cells"
+    fill = float(ctx.opts.get("fill_value", -1e6))
+    if full and math.isfinite(fill):
+        summ = _tx(f"Every key of query {l} (batch {b}) is masked, so every score of this row becomes the fill {fmt(fill)}: "
+                   f"the softmax is uniform, 1/S = 1/{S} for every key, padding included (as d2l's masked_softmax).",
+                   f"批次 {b} 查询 {l} 的每个键都被掩蔽，这一行的所有分数都变成填充值 {fmt(fill)}："
+                   f"softmax 均匀分布，每个键（包括填充位置）权重都是 1/S = 1/{S}（同 d2l 的 masked_softmax）。")
+    elif full:
+        summ = _tx(f"Every key of query {l} (batch {b}) is masked with -inf: the softmax computes exp(-inf − (-inf)) = NaN, "
+                   f"so this row's weights and its weighted sum are NaN.",
+                   f"批次 {b} 查询 {l} 的每个键都被 -inf 掩蔽：softmax 计算 exp(-inf − (-inf)) = NaN，"
+                   f"所以这一行的权重和加权和都是 NaN。")
+    else:
+        kept = [s for s, m in enumerate(row) if not m]
+        shown = ", ".join(str(s) for s in kept[:6]) + (" …" if len(kept) > 6 else "")
+        summ = _tx(f"Not fully masked: query {l} (batch {b}) still sees {len(kept)} of {S} keys ({shown}), so its softmax is an ordinary one.",
+                   f"未被完全掩蔽：批次 {b} 查询 {l} 仍能看到 {S} 个键中的 {len(kept)} 个（{shown}），所以它的 softmax 是普通的。")
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx),
+        _tx(f"fully_masked[{b},{l}] = all_s mask[{b},{l},s]", f"fully_masked[{b},{l}] = mask[{b},{l},s] 对所有 s 全为 True"),
+        terms, result, summ, _tx(f"all({cells}) = {full}", f"all({cells}) = {full}"))
+
+
+def _sample_index(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    l, j = idx
+    L, n = ctx.raw(step_id).shape
+    S, seed = int(ctx.opts["S"]), ctx.opts["seed"]
+    s = int(ctx.raw(step_id)[idx])
+    term = Term(_tx(f"draw {j} of query {l}: key {s}", f"查询 {l} 的第 {j} 次抽取：键 {s}"), float(s))
+    call = f"torch.randint({S}, ({L}, {n}), generator=torch.Generator().manual_seed({seed}))"
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx),
+        _tx(f"sample_index = {call}; sample_index[{l},{j}] = the drawn number at position {l}·{n}+{j} = {l * n + j} (row-major, from 0)",
+            f"sample_index = {call}；sample_index[{l},{j}] = 抽出的第 {l}·{n}+{j} = {l * n + j} 个数（按行优先，从 0 数起）"),
+        [term], float(s),
+        _tx(f"A random draw, not a computation: key {s} of 0 … {S - 1}, drawn uniformly (with replacement) by the generator "
+            f"seeded with {seed}, as Informer's torch.randint. One draw is shared by every batch item and head; "
+            f"the same seed gives the same keys.",
+            f"这是随机抽取，不是计算：由种子为 {seed} 的生成器在 0 … {S - 1} 中均匀（有放回）抽到键 {s}，"
+            f"同 Informer 的 torch.randint。所有批次和所有头共用这一次抽取；种子相同，抽到的键也相同。"),
+        _tx(str(s), str(s)))
+
+
+def _sample_count(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    l, s = idx
+    draws = ctx.raw("extra.sample_index")[l]
+    hits = [j for j, k in enumerate(draws) if int(k) == s]
+    terms = [Term(_tx(f"draw {j}: sample_index[{l},{j}] = {s}", f"第 {j} 次抽取：sample_index[{l},{j}] = {s}"), 1.0,
+                  (Source("extra.sample_index", (l, j)),)) for j in hits]
+    count = float(len(hits))
+    if hits:
+        combine = _tx(" + ".join("1" for _ in hits) + f" = {len(hits)}", " + ".join("1" for _ in hits) + f" = {len(hits)}")
+    else:
+        combine = _tx("0 (no draw picked this key)", "0（没有一次抽到这个键）")
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx),
+        _tx(f"count[{l},{s}] = #{{j : sample_index[{l},j] = {s}}}", f"count[{l},{s}] = #{{j : sample_index[{l},j] = {s}}}"),
+        terms, count,
+        _tx(f"Of query {l}'s {len(draws)} draws, {len(hits)} picked key {s}. The draws are with replacement, so a key can be "
+            f"sampled more than once or never; row {l} adds up to n_sample = {len(draws)}.",
+            f"查询 {l} 的 {len(draws)} 次抽取中有 {len(hits)} 次抽到键 {s}。抽取是有放回的，所以一个键可能被抽到多次，也可能一次都没有；"
+            f"第 {l} 行之和为 n_sample = {len(draws)}。"),
+        combine)
+
+
+def _cut(M: np.ndarray, top: np.ndarray) -> tuple[float, Optional[float]]:
+    """The smallest chosen M, and the largest M left out (None when every query is chosen)."""
+    chosen = np.zeros(len(M), dtype=bool)
+    chosen[top.astype(int)] = True
+    rest = M[~chosen]
+    return float(M[chosen].min()), (float(rest.max()) if rest.size else None)
+
+
+def _top_index(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    b, h, r = idx
+    top = ctx.raw(step_id)[b, h]
+    l = int(top[r])
+    M = ctx.a("extra.sparsity")[b, h]
+    rank = 1 + int(np.sum(M > M[l]))
+    low, out = _cut(M, top)
+    u, L = len(top), len(M)
+    next_en = f"; the largest M left out is {fmt(out)}" if out is not None else "; every query is chosen (full attention)"
+    next_zh = f"；落选查询中最大的 M 是 {fmt(out)}" if out is not None else "；所有查询都被选中（即完整注意力）"
+    term = Term(_tx(f"query {l}: M = {fmt(M[l])} (rank {rank} of {L})", f"查询 {l}：M = {fmt(M[l])}（{L} 个中排第 {rank}）"),
+                float(l), (Source("extra.sparsity", (b, h, l)),))
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx),
+        _tx(f"top_index[{b},{h},:] = topk(M[{b},{h},:], u = {u}, sorted=False).indices",
+            f"top_index[{b},{h},:] = topk(M[{b},{h},:], u = {u}, sorted=False).indices"),
+        [term], float(l),
+        _tx(f"Entry {r} of head {h + 1}'s chosen queries is query {l}, whose M = {fmt(M[l])} ranks {rank} of {L} (1 = largest). "
+            f"The u = {u} largest M are chosen (smallest chosen M = {fmt(low)}{next_en}); topk(sorted=False) does not "
+            f"order them, so the entry's position is not a rank.",
+            f"第 {h + 1} 头被选查询的第 {r} 项是查询 {l}，它的 M = {fmt(M[l])} 在 {L} 个中排第 {rank}。"
+            f"M 最大的 u = {u} 个被选中（被选中的最小 M = {fmt(low)}{next_zh}）；topk(sorted=False) 不排序，"
+            f"所以这一项的位置不是名次。"),
+        _tx(str(l), str(l)))
+
+
+def _selected(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    b, h, l = idx
+    top = ctx.raw("extra.top_index")[b, h]
+    M = ctx.a("extra.sparsity")[b, h]
+    low, _ = _cut(M, top)
+    hits = [r for r, t in enumerate(top) if int(t) == l]
+    terms = [Term(_tx(f"top_index[{b},{h},{r}] = {l}", f"top_index[{b},{h},{r}] = {l}"), 1.0,
+                  (Source("extra.top_index", (b, h, r)),)) for r in hits]
+    chosen = bool(hits)
+    listed = ", ".join(str(int(t)) for t in top[:12]) + (", …" if len(top) > 12 else "")
+    if chosen:
+        summ = _tx(f"Active: query {l} is entry {hits[0]} of head {h + 1}'s top-u list (its M = {fmt(M[l])} ≥ the smallest "
+                   f"chosen M {fmt(low)}), so it gets full scores and a softmax.",
+                   f"活跃：查询 {l} 是第 {h + 1} 头前 u 名列表的第 {hits[0]} 项（它的 M = {fmt(M[l])} ≥ 被选中的最小 M {fmt(low)}），"
+                   f"所以它有完整的分数和 softmax。")
+        combine = _tx(f"{l} ∈ top_index[{b},{h},:] → True", f"{l} ∈ top_index[{b},{h},:] → True")
+    else:
+        summ = _tx(f"Lazy: query {l} is not in head {h + 1}'s top-u list [{listed}] (its M = {fmt(M[l])}; the smallest "
+                   f"chosen M = {fmt(low)}), so it is never scored and its output comes from V directly.",
+                   f"惰性：查询 {l} 不在第 {h + 1} 头的前 u 名列表 [{listed}] 中（它的 M = {fmt(M[l])}；被选中的最小 M = {fmt(low)}），"
+                   f"所以它从未打分，输出直接由 V 得到。")
+        combine = _tx(f"{l} ∉ top_index[{b},{h},:] → False", f"{l} ∉ top_index[{b},{h},:] → False")
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx),
+        _tx(f"selected[{b},{h},{l}] = ({l} ∈ top_index[{b},{h},:])", f"selected[{b},{h},{l}] = ({l} ∈ top_index[{b},{h},:])"),
+        terms, 1.0 if chosen else 0.0, summ, combine, (Source("extra.sparsity", (b, h, l)),))
+
+
 _EXPLAINERS: dict[str, Callable[[_Ctx, str, tuple[int, ...]], Explanation]] = {
     "projection.query": _projection, "projection.key": _projection, "projection.value": _projection,
     "head_split.query": _head_split, "head_split.key": _head_split, "head_split.value": _head_split,
     "scores": _scores, "masked_scores": _masked_scores, "attention_weights": _weights,
     "weighted_sum": _weighted_sum, "concat": _concat, "output": _projection,
-    "extra.mask": _mask_cell, "extra.sampled_scores": _sampled_scores, "extra.sparsity": _sparsity,
+    "extra.mask": _mask_cell, "extra.fully_masked": _fully_masked,
+    "extra.sample_index": _sample_index, "extra.sample_count": _sample_count,
+    "extra.sampled_scores": _sampled_scores, "extra.sparsity": _sparsity,
+    "extra.top_index": _top_index, "extra.selected": _selected,
 }
 assert set(PIPELINE) <= set(_EXPLAINERS)

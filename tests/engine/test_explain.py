@@ -96,8 +96,33 @@ def _recombine(tr: Trace, ex: Explanation) -> float:
         return max(vals) - sum(vals) / tr.options["S"]
     if sid in ("weighted_sum", "extra.sampled_scores") or sid.startswith("projection.") or sid == "output":
         return math.fsum(vals) if all(map(math.isfinite, vals)) else sum(vals)
-    assert len(vals) == 1, sid  # copies: head split, concat, masked score, lazy weight, mask
+    if sid == "extra.fully_masked":  # all of the row's mask cells
+        assert vals and set(vals) <= {0.0, 1.0}
+        return float(all(v == 1.0 for v in vals))
+    if sid in ("extra.sample_count", "extra.selected"):  # one term of 1 per matching draw / top_index entry
+        assert set(vals) <= {1.0}
+        return float(len(vals))
+    assert len(vals) == 1, sid  # copies: head split, concat, masked score, lazy weight, mask, sample/top index
     return vals[0]
+
+
+def _check_extra_sources(tr: Trace, sid: str, idx: tuple[int, ...], ex: Explanation) -> None:
+    """The ProbSparse and mask extras: each term's source cell really says what the term claims."""
+    if sid == "extra.fully_masked":
+        b, l = idx
+        assert [(s.ref, s.index) for t in ex.terms for s in t.sources] == [("extra.mask", (b, l, s)) for s in range(tr.options["S"])]
+        assert [t.value for t in ex.terms] == [float(_lookup(tr, "extra.mask", (b, l, s))) for s in range(tr.options["S"])]
+    elif sid == "extra.sample_count":
+        for t in ex.terms:
+            (src,) = t.sources
+            assert src.ref == "extra.sample_index" and src.index[0] == idx[0] and _lookup(tr, src.ref, src.index) == idx[1]
+    elif sid == "extra.selected":
+        for t in ex.terms:
+            (src,) = t.sources
+            assert src.ref == "extra.top_index" and src.index[:2] == idx[:2] and _lookup(tr, src.ref, src.index) == idx[2]
+    elif sid == "extra.top_index":
+        (t,) = ex.terms
+        assert [(s.ref, s.index) for s in t.sources] == [("extra.sparsity", (idx[0], idx[1], int(ex.value)))]
 
 
 def _check_cell(tr: Trace, sid: str, idx: tuple[int, ...], rel: float) -> None:
@@ -118,6 +143,7 @@ def _check_cell(tr: Trace, sid: str, idx: tuple[int, ...], rel: float) -> None:
         s = ex.terms[0].sources[0]
         assert _same(_lookup(tr, s.ref, s.index), ex.value, 0.0)
     assert set(ex.sources) >= {s for t in ex.terms for s in t.sources}
+    _check_extra_sources(tr, sid, idx, ex)
     assert ex.text("en") and ex.text("zh") and ex.formula["en"] and ex.summary["zh"]
 
 
@@ -126,6 +152,7 @@ def test_every_cell_recombines_to_the_trace(traces, name):
     tr = traces[name]
     rel = 1e-5 if tr.options["dtype"] == "float32" else 1e-10
     assert set(PIPELINE) <= set(explainable(tr))
+    assert explainable(tr) == tr.ids  # every step, the extras included
     for sid in explainable(tr):
         shape = tr.array(sid).shape
         for idx in itertools.product(*map(range, shape)):
@@ -295,6 +322,75 @@ def test_mix_concat_reads_another_position(traces):
         moved += src.index[1] != l
     assert moved and "mix" in ex.summary["en"]
 
+
+SPARSE = ["07_informer_probsparse.json", "sparse_causal", "sparse_mix", "sparse_small_mix_causal"]
+MASKED = [name for name, sc in CASES.items() if sc.causal or sc.valid_lens is not None]
+
+
+@pytest.mark.parametrize("name", SPARSE)
+def test_sample_index_is_the_seeded_randint(traces, name):
+    tr = traces[name]
+    o = tr.options
+    want = torch.randint(o["S"], (o["L"], o["n_sample"]), generator=torch.Generator().manual_seed(o["seed"])).numpy()
+    for l, j in [(0, 0), (o["L"] - 1, o["n_sample"] - 1), (o["L"] // 2, 1)]:
+        ex = explain(tr, "extra.sample_index", (l, j))
+        assert ex.value == ex.result == float(want[l, j])
+        assert f"manual_seed({o['seed']})" in ex.formula["en"] and "every batch item and head" in ex.summary["en"]
+
+
+@pytest.mark.parametrize("name", SPARSE)
+def test_sample_count_is_a_bincount_of_the_draws(traces, name):
+    tr = traces[name]
+    idx, S = tr.array("extra.sample_index"), tr.options["S"]
+    for l in range(idx.shape[0]):
+        counts = np.bincount(idx[l], minlength=S)
+        got = [explain(tr, "extra.sample_count", (l, s)) for s in range(S)]
+        assert [ex.result for ex in got] == counts.tolist()
+        assert [len(ex.terms) for ex in got] == counts.tolist()
+    never = tuple(int(i) for i in np.argwhere(np.bincount(idx[0], minlength=S) == 0)[0])
+    assert explain(tr, "extra.sample_count", (0, *never)).terms == ()  # S > n_sample here: a key never drawn
+
+
+@pytest.mark.parametrize("name", SPARSE)
+def test_selected_and_top_index_from_numpy(traces, name):
+    tr = traces[name]
+    top, M = tr.array("extra.top_index"), tr.array("extra.sparsity")
+    B, H, L = M.shape
+    want = np.zeros((B, H, L), dtype=bool)
+    np.put_along_axis(want, top, True, axis=-1)
+    u = top.shape[-1]
+    for b, h in itertools.product(range(B), range(H)):
+        for l in range(L):
+            ex = explain(tr, "extra.selected", (b, h, l))
+            assert ex.result == float(want[b, h, l]) and len(ex.terms) == int(want[b, h, l])
+            assert ("Active" if want[b, h, l] else "Lazy") in ex.summary["en"]
+        largest = set(np.argsort(-M[b, h], kind="stable")[:u].tolist())
+        assert set(top[b, h].tolist()) == largest  # the u largest M (no ties in these scenarios)
+        for r in range(u):
+            ex = explain(tr, "extra.top_index", (b, h, r))
+            l = int(top[b, h, r])
+            rank = 1 + int(np.sum(M[b, h] > M[b, h, l]))
+            assert ex.result == l and f"rank {rank} of {L}" in ex.terms[0].text["en"]
+            assert f"smallest chosen M = {M[b, h, top[b, h]].min():.4f}" in ex.summary["en"]
+
+
+@pytest.mark.parametrize("name", MASKED)
+def test_fully_masked_is_all_of_the_mask_row(traces, name):
+    tr = traces[name]
+    want = tr.array("extra.mask").all(axis=-1)
+    for b, l in itertools.product(*map(range, want.shape)):
+        ex = explain(tr, "extra.fully_masked", (b, l))
+        assert ex.result == ex.value == float(want[b, l])
+        assert sum(t.masked for t in ex.terms) == int(tr.array("extra.mask")[b, l].sum())
+
+
+def test_fully_masked_says_what_the_fill_does(traces):
+    ex = explain(traces["lens1_zero_d2l"], "extra.fully_masked", (0, 1))  # item 0: valid length 0, fill -1e6
+    assert ex.value == 1.0 and "uniform" in ex.summary["en"] and "1/S = 1/4" in ex.summary["en"] and "均匀" in ex.summary["zh"]
+    ex = explain(traces["lens2_zero_inf"], "extra.fully_masked", (0, 1))  # row 1 of item 0: length 0, fill -inf
+    assert ex.value == 1.0 and "NaN" in ex.summary["en"]
+    ex = explain(traces["lens2_zero_inf"], "extra.fully_masked", (0, 0))  # length 1: key 0 is still seen
+    assert ex.value == 0.0 and "sees 1 of 4 keys (0)" in ex.summary["en"]
 
 # ---- the seed's toy by hand --------------------------------------------------------------------------
 

@@ -150,9 +150,10 @@ def test_input_cells_a_projection_read_are_selected_in_the_inputs_editor(window)
     assert "projection.key.weight[2, 0]" in panel.sources.text()
 
 
-def test_steps_without_explanation_and_the_start_up_trace_say_so_in_words(shown, tmp_path):
-    """An extra step explain() does not cover, and the start-up trace read back from disk before
-    torch has loaded (it keeps no parameters), get a sentence instead of an error; the fresh
+def test_prob_sparse_extras_are_explained_and_the_start_up_trace_says_so_in_words(shown, tmp_path):
+    """Every step has an explanation now, ProbSparse's chosen queries included (query l named in
+    top_index, with its M from the sparsity step); the start-up trace read back from disk before
+    torch has loaded (it keeps no parameters) gets a sentence instead of an error, and the fresh
     trace then brings the explanation."""
     import dataclasses
 
@@ -164,7 +165,13 @@ def test_steps_without_explanation_and_the_start_up_trace_say_so_in_words(shown,
     window.document.replace(sc, "ProbSparse")
     window.recompute.wait_idle()
     window.view.pane("extra.top_index").click_cell(0, 0, 0)
-    assert "no cell-by-cell explanation" in panel.explanation_text()
+    assert panel.selection == ("extra.top_index", (0, 0, 0))
+    trace = window.view.current_trace()
+    l = int(trace.array("extra.top_index")[0, 0, 0])
+    M = float(trace.array("extra.sparsity")[0, 0, l])
+    text = panel.explanation_text()
+    assert "no cell-by-cell explanation" not in text
+    assert text.splitlines()[0].endswith(f"= {l:.4f}") and f"query {l}: M = {M:.4f}" in text
     window.document.undo_stack.undo()
     window.recompute.wait_idle()
     sc = window.document.scenario

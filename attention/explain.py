@@ -61,7 +61,7 @@ class Explanation:
         lang = "zh" if lang == "zh" else "en"
         title = STEP_TEXT[self.step_id][0 if lang == "en" else 1] if self.step_id in STEP_TEXT else self.step_id
         where = ", ".join(str(i) for i in self.index)
-        lines = [f"{title}: {self.step_id}[{where}] = {fmt(self.value)}", f"  {self.formula[lang]}"]
+        lines = [f"{title}: {self.step_id}[{where}] = {_value_text(self.step_id, self.value)}", f"  {self.formula[lang]}"]
         masked_word = " (masked)" if lang == "en" else "（已掩蔽）"
         for t in self.terms:
             lines.append(f"    {t.text[lang]}{masked_word if t.masked else ''}")
@@ -190,6 +190,19 @@ def fmt(x: float) -> str:
     if x != 0 and (abs(x) >= 1e5 or abs(x) < 1e-4):
         return f"{x:.4g}"
     return f"{x:.4f}"
+
+
+#: steps whose cells are whole numbers (indices, counts) or flags: printed as such, not as 15.0000
+_WHOLE = ("extra.sample_index", "extra.sample_count", "extra.top_index")
+_FLAGS = ("extra.mask", "extra.fully_masked", "extra.selected")
+
+
+def _value_text(step_id: str, value: float) -> str:
+    if step_id in _FLAGS:
+        return "True" if value else "False"
+    if step_id in _WHOLE and float(value).is_integer():
+        return str(int(value))
+    return fmt(value)
 
 
 def _tx(en: str, zh: str) -> dict[str, str]:

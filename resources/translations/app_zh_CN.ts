@@ -93,10 +93,6 @@
       <translation>这些项来自测验中被隐藏的步骤，因此暂不显示。</translation>
     </message>
     <message>
-      <source>This step has no cell-by-cell explanation; its formula is above the pane.</source>
-      <translation>这一步没有逐格的计算说明；它的公式写在窗格上方。</translation>
-    </message>
-    <message>
       <source>The engine is still starting: the explanation appears in a moment.</source>
       <translation>计算引擎仍在启动：说明稍后就会出现。</translation>
     </message>

@@ -433,3 +433,12 @@ def test_to_dict_is_strict_json(traces):
         assert {"value", "result", "formula", "combine", "summary", "terms", "sources"} <= set(d)
     assert d["terms"][0]["sources"][0]["ref"] == "head_split.query"
     assert json.loads(json.dumps(explain(tr, "masked_scores", (0, 0, 1, 0)).to_dict()))["value"] == "-Infinity"
+
+
+def test_indices_counts_and_flags_print_as_such():
+    """The first line prints an index or a count as a whole number and a flag as True/False."""
+    tr = run(scenario_io.load(next(p for p in PRESETS if p.name.startswith("07_"))))
+    l = int(tr.array("extra.top_index")[0, 0, 0])
+    assert explain(tr, "extra.top_index", (0, 0, 0)).text().splitlines()[0].endswith(f"= {l}")
+    flag = bool(tr.array("extra.selected")[0, 0, 0])
+    assert explain(tr, "extra.selected", (0, 0, 0)).text().splitlines()[0].endswith(f"= {flag}")

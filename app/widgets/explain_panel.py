@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (QDockWidget, QMainWindow, QDoubleSpinBox, QFrame,
 from app import i18n
 from app.panes.pane_data import cell_index, cell_position
 from app.panes.steps_view import StepsView
-from attention.explain import ExplainError, explain
 
 CELL_COLOUR = QColor(20, 90, 200)  # the cell explained
 SOURCE_COLOUR = QColor(200, 30, 130)  # the cells it came from
@@ -236,6 +235,8 @@ class ExplainPanel(QDockWidget):
                 editors[ref].select_rect(min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1)
 
     def _explain(self, trace, sid: str, index: tuple[int, ...]):
+        from attention.explain import ExplainError, explain  # at the first click, not on the start-up path
+
         if not trace.parameters:  # the start-up trace read back from disk, before torch has loaded
             return None, self.tr("The engine is still starting: the explanation appears in a moment.")
         try:

@@ -136,7 +136,8 @@ def test_undo_and_redo_speak_the_ui_language(window):
 SAME_IN_BOTH = {"English", "CPU", "CUDA", "float32", "float64", "-inf", "-1e6", "softmax", "ProbSparse（Informer）"}
 _CJK = __import__("re").compile(r"[\u4e00-\u9fff]")
 _WORD = __import__("re").compile(r"[A-Za-z]{3,}")
-_CODE = __import__("re").compile(r"\.view\(|\^T|[=_]")  # formulas and identifiers (K.view(...), W_q, d_model)
+#: a token of code or a formula (K.view(B,, W_q, d_model, 1/sqrt(d_k), ^T): not a word to translate
+_CODE_TOKEN = __import__("re").compile(r"\S*[_=^(){}\[\]/.\d]\S*")
 
 
 def english_left(root, actions) -> list[str]:
@@ -168,7 +169,8 @@ def english_left(root, actions) -> list[str]:
     bad = []
     for kind, text in texts:
         plain = (text or "").replace("&", "").strip()
-        if plain in SAME_IN_BOTH or _CJK.search(plain) or not _WORD.search(plain) or _CODE.search(plain):
+        words = _WORD.findall(_CODE_TOKEN.sub(" ", plain))  # the words left once code is taken out
+        if plain in SAME_IN_BOTH or _CJK.search(plain) or not words:
             continue
         bad.append(f"{kind}: {plain!r}")
     return sorted(set(bad))

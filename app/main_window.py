@@ -7,6 +7,8 @@ caused it and marks the last good panes stale.
 """
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 from typing import Optional
 
@@ -35,6 +37,11 @@ from app.widgets.parameter_panel import ParameterPanel
 from app.widgets.problems import group_by_control, localize
 
 INPUT_KEYS = ("queries", "keys", "values")
+
+
+def without_mnemonic(text: str) -> str:
+    """'&Undo' -> 'Undo', '撤销(&U)' -> '撤销': menu text as a tooltip reads it."""
+    return re.sub(r"\(&\w\)", "", text).replace("&", "")
 
 
 class MainWindow(QMainWindow):
@@ -521,14 +528,22 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def _update_undo_texts(self, *_) -> None:
-        """"Undo Edit cell (1, 2)": the action names the step it takes back, in the UI language."""
+        """"Undo Edit cell (1, 2)": the menu item and the tooltip name the step it takes back, in
+        the UI language.  The toolbar button keeps a short fixed word: named after the step, it
+        changed width at every edit and pushed the buttons after it around (and relaid the
+        toolbar out on every keystroke)."""
         stack = self.document.undo_stack
-        for a, can, what, plain, named in (
-            (self.undo_action, stack.canUndo(), stack.undoText(), self.tr("&Undo"), self.tr("&Undo {0}")),
-            (self.redo_action, stack.canRedo(), stack.redoText(), self.tr("&Redo"), self.tr("&Redo {0}")),
+        for a, can, what, plain, named, short in (
+            (self.undo_action, stack.canUndo(), stack.undoText(), self.tr("&Undo"), self.tr("&Undo {0}"),
+             self.tr("Undo")),
+            (self.redo_action, stack.canRedo(), stack.redoText(), self.tr("&Redo"), self.tr("&Redo {0}"),
+             self.tr("Redo")),
         ):
+            text = named.format(what) if can and what else plain
             a.setEnabled(can)
-            a.setText(named.format(what) if can and what else plain)
+            a.setText(text)
+            a.setIconText(short)
+            a.setToolTip(without_mnemonic(text))
 
     def document_name(self) -> str:
         """The file name, else the preset's title in the current language, else "Untitled"."""

@@ -125,6 +125,8 @@ class TextFit:
 
     def __init__(self, text_fns: list[Callable[[int], list[str]]], previous: Optional["TextFit"] = None) -> None:
         self._fns = [f for f in text_fns if f is not None]
+        # f.sample(digits) -> a few of f's labels, where the text functions offer it
+        self._samples = [getattr(f, "sample", None) for f in self._fns]
         # the pane's last choices (usually still right after an edit); only the choices are
         # kept, not the fit, whose labels hold the old trace (a pane out of sight is never
         # painted, and a chain of fits would keep every trace it was given)
@@ -169,11 +171,26 @@ class TextFit:
             return old
         return None
 
+    def _nothing_fits(self, room: float) -> bool:
+        """True when a few labels alone prove that the search below would find nothing: for
+        every precision, one of them is wider than the room even at MIN_FONT_PX.  (Cells too
+        small for numbers, e.g. a 32-wide projection, are the common case after an edit; the
+        proof costs a dozen labels instead of formatting every cell three times.)"""
+        if not self._samples or any(s is None for s in self._samples):
+            return False
+        for digits in DIGITS:
+            widest = max((_advance(t, MIN_FONT_PX) for s in self._samples for t in s(digits)), default=0.0)
+            if widest <= room:
+                return False
+        return True
+
     def _choose(self, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
         if not self._fns:
             return None
         ideal = int(min(cell_h * 0.5, MAX_FONT_PX * self.scale))
         room = cell_w - 8
+        if self._nothing_fits(room):
+            return None
         options = []
         for digits in DIGITS:
             if digits not in self._ref_width:

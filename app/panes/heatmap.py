@@ -20,6 +20,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QFont, QFontMetricsF, QImage
 
 from app.panes.cell_overlay import CellOverlay
+from app.panes.prepared import fast_format
 from app.panes.pane_data import Axis
 
 AXIS_COLOUR = "#202020"
@@ -159,6 +160,16 @@ class _ImageItem(pg.ImageItem):
     lookup table are still the ones it was made from (an exporter may swap the image)."""
 
     _prepared: Optional[tuple] = None  # (QImage, the image it shows, its levels, its lut)
+
+    def render(self) -> None:
+        """pyqtgraph's mapping, then the result in the raster engine's own pixel format.
+
+        pyqtgraph maps a matrix through a 256-colour table into an Indexed8 QImage; Qt's raster
+        engine scales such an image to the cells through a slow generic path on every paint
+        (1.7 ms for one 32 x 8 projection pane, measured).  Premultiplied ARGB32 takes the fast
+        scaling path (0.3 ms) and costs one conversion of a small image per change."""
+        super().render()
+        self.qimage = fast_format(self.qimage)
 
     def set_picture(self, img: np.ndarray, levels: tuple[float, float], qimage: Optional[QImage]) -> None:
         self.setImage(img, levels=levels, autoLevels=False)

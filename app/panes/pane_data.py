@@ -125,6 +125,19 @@ class PaneData:
             return [nan if v != v else cell_format.compact_int(v) for v in values]
         return cell_format.compact_many(values, digits, nan)
 
+    def sample_texts(self, m: int, digits: int = 4, first: int = 8) -> list[str]:
+        """What a few cells of matrix m print: the first `first`, the smallest and the largest.
+        Enough to prove that no number fits a small cell without formatting them all
+        (cell_overlay.TextFit); never used to choose a size that does fit."""
+        flat = self.block[m].ravel()
+        picks = list(range(min(first, flat.size)))
+        finite = np.isfinite(flat)
+        if finite.any():
+            idx = np.flatnonzero(finite)
+            picks += [int(idx[np.argmin(flat[idx])]), int(idx[np.argmax(flat[idx])])]
+        cols = self.block.shape[2]
+        return [self.cell_text(m, i // cols, i % cols, digits) for i in picks]
+
     def hover_text(self, m: int, r: int, c: int, lang: str) -> str:
         """Index, labels and the exact value of one cell (full precision), e.g.
         'Head 2 · query 1 “t2”, key 3 “t4” = 0.7071067811865476'."""

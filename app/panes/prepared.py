@@ -21,6 +21,7 @@ from typing import Mapping, Optional
 
 import numpy as np
 from pyqtgraph import functions_qimage
+from PySide6.QtGui import QImage
 
 from app.panes import colormaps
 from app.panes.pane_data import MASKED_STEPS, PaneData, pane_data, same_numbers, tokens_of
@@ -28,6 +29,14 @@ from attention.trace import Trace
 
 #: pixels in one pane above which its QImages are made here, not at paint time on the GUI thread
 BIG_PANE = 1 << 16
+
+
+def fast_format(qimage: Optional[QImage]) -> Optional[QImage]:
+    """`qimage` as premultiplied ARGB32 (what the raster engine blits and scales fastest);
+    thread-safe (QImage), so the worker converts the images it prepares too."""
+    if qimage is None or qimage.format() == QImage.Format.Format_ARGB32_Premultiplied:
+        return qimage
+    return qimage.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,7 +91,7 @@ def prepare_pane(trace: Trace, step_id: str, batch: int, frame: tuple, mask: Opt
     mapped = None
     if qimages and images.size > BIG_PANE:
         lut = colormaps.palette(kind).lut
-        made = tuple(functions_qimage.try_make_qimage(images[m], levels=lv, lut=lut) for m in range(len(images)))
+        made = tuple(fast_format(functions_qimage.try_make_qimage(images[m], levels=lv, lut=lut)) for m in range(len(images)))
         mapped = made if all(q is not None for q in made) else None
     return PanePicture(key, raw, step_mask, data, images, nan, lv, mapped)
 

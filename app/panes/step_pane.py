@@ -391,6 +391,7 @@ class StepPane(QFrame):
                 memo[digits] = data.cell_texts(m, digits)
             return memo[digits]
 
+        text_fn.sample = functools.partial(data.sample_texts, m)  # a few labels (TextFit's quick "no")
         return text_fn
 
     def _apply_texts(self) -> None:

@@ -751,6 +751,10 @@
       <translation>撤销“{0}”(&amp;U)</translation>
     </message>
     <message>
+      <source>Undo</source>
+      <translation>撤销</translation>
+    </message>
+    <message>
       <source>&amp;Redo</source>
       <translation>重做(&amp;R)</translation>
     </message>
@@ -769,6 +773,10 @@
     <message>
       <source>&amp;Redo {0}</source>
       <translation>重做“{0}”(&amp;R)</translation>
+    </message>
+    <message>
+      <source>Redo</source>
+      <translation>重做</translation>
     </message>
     <message>
       <source>Untitled</source>

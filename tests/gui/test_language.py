@@ -124,10 +124,20 @@ def test_undo_and_redo_speak_the_ui_language(window):
         assert model.setData(model.index(0, 1), "3.5")
         assert window.undo_action.isEnabled()
         assert window.undo_action.text().startswith("撤销“编辑单元格") and window.undo_action.text().endswith("(&U)")
+        # the toolbar keeps one short word (a button that grew with the step's name moved the
+        # buttons after it at every edit); its tooltip names the step, without the mnemonic
+        button = window.presentation.toolbar.widgetForAction(window.undo_action)
+        assert button.text() == "撤销"
+        assert button.toolTip().startswith("撤销“编辑单元格") and "&" not in button.toolTip()
+        width = button.sizeHint().width()
+        assert model.setData(model.index(0, 2), "-12.25")
+        assert button.text() == "撤销" and button.sizeHint().width() == width
+        window.undo_action.trigger()
         window.undo_action.trigger()
         assert window.redo_action.text().startswith("重做“") and not window.undo_action.isEnabled()
         window.set_language("en")  # the step keeps the name it was given; the verb follows the UI
         assert window.redo_action.text().startswith("&Redo ") and window.undo_action.text() == "&Undo"
+        assert button.text() == "Undo" and window.presentation.toolbar.widgetForAction(window.redo_action).text() == "Redo"
     finally:
         window.set_language("en")
 

@@ -450,3 +450,36 @@ def test_token_axes_shrink_their_words_before_leaving_any_out(qtbot):
     numbers.setGeometry(QRectF(0, 0, 40 * 9, 30))
     numbers.set_index(Axis("S", 40))  # "38" needs more than 9 px: every 5th index
     assert numbers.tick_font_px() == TICK_FONT_PX and len(numbers._ticks) < 40
+
+
+def test_quick_no_room_for_numbers_agrees_with_the_full_search(qtbot):
+    """TextFit may say "no number fits" from a dozen labels (text_fn.sample); it must give the
+    same answer as the search over every label, and skip formatting every cell when it can."""
+    from app.panes.cell_overlay import TextFit
+    from app.panes.pane_data import pane_data
+
+    sc = random_scenario(L=8, S=8, d=32, H=8, seed=3, causal=True)
+    trace = attention.run(sc)
+    rng = np.random.default_rng(0)
+    for sid in ("projection.query", "scores", "masked_scores", "attention_weights", "output"):
+        data = pane_data(trace, sid, 0, None, None)
+        n = data.layout.n_matrices
+        for w, h in [(6, 10), (12, 18), (18, 30), (26, 30), (34, 30), (44, 40), (70, 50)] + \
+                [tuple(rng.uniform(5, 80, 2)) for _ in range(12)]:
+            calls = []
+
+            def full(m, record=False):
+                def fn(digits):
+                    if record:
+                        calls.append(digits)
+                    return data.cell_texts(m, digits)
+                return fn
+
+            plain = TextFit([full(m) for m in range(n)]).choose(w, h)
+            fns = [full(m, record=True) for m in range(n)]
+            for m, f in enumerate(fns):
+                f.sample = lambda digits, m=m: data.sample_texts(m, digits)
+            quick = TextFit(fns).choose(w, h)
+            assert quick == plain, (sid, w, h)
+            if plain is None and w < 12:  # far too narrow: the sample proves it alone
+                assert calls == [], (sid, w, h)

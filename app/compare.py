@@ -27,6 +27,10 @@ class CompareLens:
         self._diffs: dict[str, tuple] = {}  # step id -> (source picture, pinned, batch, diff or notice)
         self._pictures: dict[str, tuple] = {}  # step id -> (diff, levels, picture)
 
+    @property
+    def active(self) -> bool:
+        return self.enabled and self.pinned is not None
+
     def apply(self, trace: Trace, batch: int, shown: dict[str, Shown]) -> dict[str, Shown]:
         if not self.enabled or self.pinned is None:
             return shown

@@ -7,6 +7,7 @@ array identities to see what moved.
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Optional
 
@@ -96,3 +97,27 @@ def _equal(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
         return True
     return type(a) is type(b) and a == b
+
+
+#: the fields a typed, pasted or filled cell of the Inputs tab changes
+INPUT_FIELDS = ("queries", "keys", "values")
+
+
+def only_input_numbers_changed(old: Optional[Scenario], new: Scenario) -> bool:
+    """True when `new` differs from `old` at most in the numbers of queries, keys and values:
+    same shapes, every other field the very same object.  Edits replace only the fields they
+    change (dataclasses.replace on an immutable Scenario), so `is` is exact here.  Panels that
+    show sizes and options, not input numbers, skip their work on such an edit (typing in the
+    Inputs tab is the commonest change and the one that must feel instant)."""
+    if old is None:
+        return False
+    if old is new:
+        return True
+    for f in dataclasses.fields(new):
+        a, b = getattr(old, f.name), getattr(new, f.name)
+        if f.name in INPUT_FIELDS:
+            if a.shape != b.shape:
+                return False
+        elif a is not b:
+            return False
+    return True

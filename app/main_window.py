@@ -53,6 +53,7 @@ class MainWindow(QMainWindow):
         self.last_scenario: Optional[Scenario] = None
         self._doc_title: Optional[dict] = None  # preset title {"en", "zh"} while unsaved
         self._failed_lines: Optional[list[str]] = None  # the problems on screen now, if any
+        self._undo_state: Optional[tuple] = None  # what the Undo/Redo texts were made from
         self.document = Document(scenario if scenario is not None else fresh_scenario(), parent=self)
         self.recompute = Recomputer(self.document, self)
         self._build_central()
@@ -533,6 +534,10 @@ class MainWindow(QMainWindow):
         changed width at every edit and pushed the buttons after it around (and relaid the
         toolbar out on every keystroke)."""
         stack = self.document.undo_stack
+        state = (stack.canUndo(), stack.undoText(), stack.canRedo(), stack.redoText(), i18n.current_language())
+        if state == self._undo_state:  # one push emits four signals; the texts change once
+            return
+        self._undo_state = state
         for a, can, what, plain, named, short in (
             (self.undo_action, stack.canUndo(), stack.undoText(), self.tr("&Undo"), self.tr("&Undo {0}"),
              self.tr("Undo")),

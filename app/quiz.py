@@ -35,6 +35,10 @@ class QuizLens:
         self.revealed: set[tuple[int, ...]] = set()
         self._cache: Optional[tuple] = None  # (source picture, cells, picture)
 
+    @property
+    def active(self) -> bool:
+        return self.step_id is not None
+
     def apply(self, trace: Trace, batch: int, shown: dict[str, Shown]) -> dict[str, Shown]:
         sid = self.step_id
         if sid is None or sid not in shown or shown[sid][1] is not None:
@@ -149,8 +153,8 @@ class Quiz(QObject):
     def _show_marks(self) -> None:
         trace = self.view.current_trace()
         sid = self.lens.step_id
-        for pid in self.view.pane_ids():
-            self.view.pane(pid).set_marks(LAYER, {})
+        for pid in self.view.pane_ids():  # (marks only: a pane still waiting out of sight may wait)
+            self.view.pane(pid, current=False).set_marks(LAYER, {})
         if trace is None or sid is None or sid not in trace or sid not in self.view.pane_ids():
             return
         batch = self.view.current_batch()

@@ -141,7 +141,7 @@ class FrameProbe(QObject):
 
     def watch(self, view) -> None:
         for sid in view.pane_ids():
-            vp = view.pane(sid).canvas.viewport()
+            vp = view.pane(sid, current=False).canvas.viewport()
             if vp not in self.viewports:
                 vp.installEventFilter(self)
                 self.viewports.add(vp)
@@ -217,7 +217,7 @@ def idle(ms: int) -> None:
 def visible_viewports(view, ids) -> list:
     out = []
     for sid in ids:
-        vp = view.pane(sid).canvas.viewport()
+        vp = view.pane(sid, current=False).canvas.viewport()
         if not vp.visibleRegion().isEmpty():
             out.append(vp)
     return out
@@ -240,7 +240,7 @@ class EditRun:
         self.ready_at = time.perf_counter()
         view = self.window.view
         self.probe.watch(view)
-        changed = [sid for sid in view.pane_ids() if view.pane(sid).redraw_count != self.before.get(sid)]
+        changed = [sid for sid in view.pane_ids() if view.pane(sid, current=False).redraw_count != self.before.get(sid)]
         self.probe.arm(visible_viewports(view, changed))
 
     def run(self, n: int, heartbeat: Heartbeat) -> dict:
@@ -257,7 +257,7 @@ class EditRun:
                 text = f"{float(text) + 0.5:.3f}"  # a real change, so there is something to redraw
             if model.decimal_comma:
                 text = text.replace(".", ",")
-            self.before = {sid: view.pane(sid).redraw_count for sid in view.pane_ids()}
+            self.before = {sid: view.pane(sid, current=False).redraw_count for sid in view.pane_ids()}
             self.probe.expect = None
             t0 = time.perf_counter()
             if not model.setData(model.index(r, c), text, Qt.ItemDataRole.EditRole):

@@ -60,6 +60,33 @@ class PreparedTrace:
     batch: int
     panes: dict[str, PanePicture]
 
+    def picture(self, step_id: str) -> PanePicture:
+        return self.panes[step_id]
+
+
+class LazyPreparedTrace:
+    """`prepare_trace` one pane at a time, when the view first asks for it: a small trace is
+    prepared on the GUI thread, and the panes out of sight are drawn a moment after the ones on
+    screen (StepsView), so only those pay before the window repaints."""
+
+    def __init__(self, trace: Trace, scenario, batch: int, previous: Optional[Mapping[str, PanePicture]] = None) -> None:
+        self.trace, self.batch = trace, batch
+        self._frame = frame_of(trace, scenario, batch)
+        self._mask = batch_slice(trace, "extra.mask", batch) if "extra.mask" in trace else None
+        self._previous = dict(previous) if previous is not None else {}  # a copy: the view's dict changes
+        self._made: dict[str, PanePicture] = {}
+
+    def picture(self, step_id: str) -> PanePicture:
+        pic = self._made.get(step_id)
+        if pic is None:
+            pic = self._made[step_id] = prepare_pane(self.trace, step_id, self.batch, self._frame, self._mask,
+                                                     self._previous.get(step_id), qimages=False)
+        return pic
+
+    @property
+    def panes(self) -> dict[str, PanePicture]:
+        return {s.id: self.picture(s.id) for s in self.trace.steps}
+
 
 def frame_of(trace: Trace, scenario, batch: int) -> tuple:
     """What frames every pane's numbers: a change here redraws a pane even with equal numbers."""

@@ -14,10 +14,11 @@ a pane cannot be drawn, a notice in words ({"en", "zh"}).
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import Optional, Protocol
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
                                QVBoxLayout, QWidget)
 
@@ -32,7 +33,18 @@ Shown = tuple[prepared.PanePicture, Optional[dict]]
 
 
 class Lens(Protocol):
+    #: False while the lens leaves every picture as it is (then panes out of sight may wait)
+    active: bool
+
     def apply(self, trace: attention.Trace, batch: int, shown: dict[str, Shown]) -> dict[str, Shown]: ...
+
+
+#: what one idle pass may spend drawing panes out of sight (the rest waits for the next pass,
+#: so a big trace never holds the GUI thread for long)
+CATCH_UP_BUDGET_S = 0.008
+#: the panes out of sight are drawn once the panes in sight have been painted; should that
+#: paint never come (a window covered or minimised), after this long anyway
+CATCH_UP_FALLBACK_MS = 100
 
 
 BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 2px 6px; font-size: 15px;"
@@ -44,6 +56,7 @@ class StepsView(QWidget):
     focusHeadChanged = Signal(int)  # -1 = all heads side by side
     cellClicked = Signal(str, int, int, int, bool)  # step id, matrix, row, col, double click
     traceShown = Signal()  # a new trace, batch item or lens view is on screen (after the lenses)
+    caughtUp = Signal()  # the panes that waited out of sight show the last trace too now
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -57,9 +70,18 @@ class StepsView(QWidget):
         self._drawn: dict[str, prepared.PanePicture] = {}  # step id -> the picture on screen
         self._paint_held = False  # the list's updates are held until the next pass (_painted_once)
         self._lenses: list[Lens] = []
-        self._last: Optional[tuple[attention.Trace, int, dict[str, prepared.PanePicture]]] = None
+        self._last: Optional[tuple[attention.Trace, int, prepared.PreparedTrace | prepared.LazyPreparedTrace]] = None
         self._shown: dict[str, prepared.PanePicture] = {}  # step id -> the picture the pane got
         self._notices: dict[str, Optional[dict]] = {}
+        # panes out of sight that still show an older trace: drawn in the next idle passes
+        # (`_catch_up`), or at once when they scroll or move into sight or are asked for (`pane`)
+        self._pending: set[str] = set()
+        self._catch_up_timer = QTimer(self)
+        self._catch_up_timer.setSingleShot(True)
+        self._catch_up_timer.setInterval(0)
+        self._catch_up_timer.timeout.connect(self._catch_up)
+        self._awaiting_paint: set = set()  # viewports of panes drawn in sight, not yet painted
+        self._paint_watch = _PaintWatch(self._on_pane_painted, self)
 
         self.heads_label = QLabel()
         self.heads_label.setStyleSheet("font-size: 15px;")
@@ -98,6 +120,9 @@ class StepsView(QWidget):
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setWidget(self.container)
         self.scroll.verticalScrollBar().setSingleStep(40)
+        self._sight_watch = _SightWatch(self._bring_into_sight, self)
+        for w in (self.container, self.scroll.viewport()):  # scrolled (moved), resized, shown
+            w.installEventFilter(self._sight_watch)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -113,16 +138,18 @@ class StepsView(QWidget):
         A pane is redrawn when its per-batch numbers (and, for masked steps, the mask) differ
         from the last ones it drew, or when what frames them changed (labels, heads, options).
         When the engine's worker already prepared this trace (app.panes.prepared), its pieces
-        are used as they are; otherwise they are made here."""
+        are used as they are; otherwise each pane's are made when it is drawn.  The panes on
+        screen are drawn now; those out of sight right after the repaint (see `_draw`)."""
         n_batch = int(trace.options.get("batch", 1))
         if not 0 <= batch < n_batch:
             raise ValueError(f"batch: expected a batch item between 0 and {n_batch - 1}, got {batch}")
         ready = prepared.claim(trace, batch)
-        if ready is None:  # small traces, another batch item: made here, drawn lazily by pyqtgraph
-            ready = prepared.prepare_trace(trace, scenario, batch, self._drawn, qimages=False)
+        if ready is None:  # small traces, another batch item: made here, pane by pane
+            ready = prepared.LazyPreparedTrace(trace, scenario, batch, self._drawn)
         ids = list(trace.ids)
         if ids != self._order:
             self._set_order(ids)
+            self._drawn = {sid: pic for sid, pic in self._drawn.items() if sid in ids}
         n_heads = int(trace.options.get("n_heads", 1))
         if n_heads != self._n_heads:
             self._n_heads = n_heads
@@ -131,25 +158,112 @@ class StepsView(QWidget):
                 self._focus = -1
                 self._sync_focus()
                 self.focusHeadChanged.emit(-1)
-        self._last = (trace, batch, dict(ready.panes))
+        self._last = (trace, batch, ready)
         self._draw()
-        self._drawn = dict(ready.panes)
-        prepared.batch_hint, prepared.drawn_hint = batch, self._drawn
+        prepared.batch_hint = batch
         self.traceShown.emit()
 
     def _draw(self) -> None:
-        """Hand every pane its picture, through the lenses; only changed pictures are drawn."""
-        trace, batch, pictures = self._last
-        shown: dict[str, Shown] = {sid: (pic, None) for sid, pic in pictures.items()}
-        for lens in self._lenses:
-            shown = lens.apply(trace, batch, shown)
-        for sid, (picture, notice) in shown.items():
-            pane = self._panes[sid]
-            if self._shown.get(sid) is not picture:
-                pane.show_data(picture.data, self._lang, self._focus, picture)
-                self._shown[sid] = picture
-            self._notices[sid] = notice
-            pane.set_notice(notice[self._lang] if notice else None)
+        """Hand the panes their pictures, through the lenses; only changed pictures are drawn.
+
+        Without an active lens, only the panes in sight are drawn now and the others wait for
+        the next idle passes (or until they come into sight): after an edit the window repaints
+        as soon as the panes a person can see are ready, and the panes below the fold follow a
+        few milliseconds later, before anyone can scroll to them.  A lens may need every pane
+        at once (compare shares one colour scale across them), so with one active all are drawn."""
+        trace, batch, ready = self._last
+        if any(getattr(lens, "active", True) for lens in self._lenses):
+            shown: dict[str, Shown] = {sid: (ready.picture(sid), None) for sid in self._order}
+            for lens in self._lenses:
+                shown = lens.apply(trace, batch, shown)
+            self._pending.clear()
+            for sid, (picture, notice) in shown.items():
+                self._show(sid, picture, notice, ready.picture(sid))
+            return
+        sight = self._in_sight()
+        on_screen = self._in_sight(margin=False) if sight is not None else set()
+        self._awaiting_paint.clear()
+        for sid in self._order:
+            if sight is None or sid in sight:
+                self._pending.discard(sid)
+                pic = ready.picture(sid)
+                if self._show(sid, pic, None, pic) and sid in on_screen:
+                    self._awaiting_paint.add(self._panes[sid].canvas.viewport())
+            else:
+                self._pending.add(sid)
+        if self._pending:  # after the paint of the panes just drawn (see _on_pane_painted)
+            self._catch_up_timer.start(CATCH_UP_FALLBACK_MS if self._awaiting_paint else 0)
+        prepared.drawn_hint = dict(self._drawn)
+
+    def _on_pane_painted(self, viewport) -> None:
+        """A pane's canvas is about to paint: once every pane drawn in sight has, the panes out
+        of sight are drawn in the next idle pass (a timer cannot fire before this paint ends)."""
+        if viewport in self._awaiting_paint:
+            self._awaiting_paint.discard(viewport)
+            if not self._awaiting_paint and self._pending:
+                self._catch_up_timer.start(0)
+
+    def _show(self, sid: str, picture: prepared.PanePicture, notice: Optional[dict], own: prepared.PanePicture) -> bool:
+        """Pane `sid` shows `picture` (the trace's own picture `own`, or a lens's view of it);
+        True when that meant drawing new numbers."""
+        pane = self._panes[sid]
+        redrawn = self._shown.get(sid) is not picture
+        if redrawn:
+            pane.show_data(picture.data, self._lang, self._focus, picture)
+            self._shown[sid] = picture
+        self._drawn[sid] = own
+        self._notices[sid] = notice
+        pane.set_notice(notice[self._lang] if notice else None)
+        return redrawn
+
+    def _bring_up_to_date(self, sids) -> None:
+        trace, batch, ready = self._last
+        for sid in sids:
+            if sid in self._pending:
+                self._pending.discard(sid)
+                pic = ready.picture(sid)
+                self._show(sid, pic, None, pic)
+        prepared.drawn_hint = dict(self._drawn)
+
+    def _catch_up(self) -> None:
+        """Draw panes out of sight for up to CATCH_UP_BUDGET_S, then yield to the event loop."""
+        deadline = time.perf_counter() + CATCH_UP_BUDGET_S
+        for sid in [s for s in self._order if s in self._pending]:
+            self._bring_up_to_date([sid])
+            if time.perf_counter() > deadline:
+                break
+        if self._pending:
+            self._catch_up_timer.start()
+        else:
+            self.caughtUp.emit()
+
+    def _bring_into_sight(self) -> None:
+        """The list scrolled, moved or resized: panes now in sight must show the newest trace
+        before they are painted (these events come before the paint)."""
+        if self._pending:
+            sight = self._in_sight()
+            self._bring_up_to_date(list(self._pending) if sight is None else [s for s in self._order
+                                                                               if s in self._pending and s in sight])
+
+    def _in_sight(self, margin: bool = True) -> Optional[set[str]]:
+        """Step ids of the panes within the visible part of the list (and, with `margin`, half
+        a screen around it, so a short scroll finds them drawn), or None when the view is not
+        shown (then every pane is drawn at once: exports and tests of a hidden view see them all)."""
+        if not self.isVisible():
+            return None
+        h = self.scroll.viewport().height()
+        top = -self.container.y()
+        lo, hi = (top - h // 2, top + h + h // 2) if margin else (top, top + h)
+        out = set()
+        for sid in self._order:
+            g = self._panes[sid].geometry()
+            if g.bottom() >= lo and g.top() <= hi:
+                out.add(sid)
+        return out
+
+    def is_current(self, step_id: str) -> bool:
+        """Whether pane `step_id` already shows the last trace (False while it waits out of sight)."""
+        return step_id not in self._pending
 
     # ---- lenses ------------------------------------------------------------------------------
     def add_lens(self, lens: Lens) -> None:
@@ -245,9 +359,13 @@ class StepsView(QWidget):
     def pane_ids(self) -> list[str]:
         return list(self._order)
 
-    def pane(self, step_id: str) -> StepPane:
+    def pane(self, step_id: str, current: bool = True) -> StepPane:
+        """The pane of `step_id`, showing the last trace (a pane out of sight that was still
+        waiting is drawn first; `current=False` leaves it waiting, e.g. for a benchmark's probe)."""
         if step_id not in self._order:
             raise KeyError(f"{step_id}: no such pane is shown (shown: {', '.join(self._order)})")
+        if current and step_id in self._pending:
+            self._bring_up_to_date([step_id])
         return self._panes[step_id]
 
     def displayed_arrays(self, step_id: str) -> list[np.ndarray]:
@@ -267,6 +385,8 @@ class StepsView(QWidget):
             pane = self._panes.get(sid)
             if pane is None:
                 pane = StepPane(sid)
+                pane.installEventFilter(self._sight_watch)  # moved or resized by the list's layout
+                pane.canvas.viewport().installEventFilter(self._paint_watch)
                 pane.focusRequested.connect(self._on_focus_requested)
                 pane.cellClicked.connect(lambda m, r, c, dbl, s=sid: self.cellClicked.emit(s, m, r, c, dbl))
                 pane.set_stale(self._stale)
@@ -318,3 +438,32 @@ class StepsView(QWidget):
         self.banner.setToolTip(text)
         self.hint.hide()
         self.banner.show()
+
+
+class _SightWatch(QObject):
+    """Calls `react` when a watched widget moves, is resized or shown: the events that can
+    bring a pane into sight, all delivered before the paint that would show it."""
+
+    EVENTS = (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show)
+
+    def __init__(self, react, parent: QObject) -> None:
+        super().__init__(parent)
+        self.react = react
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt override)
+        if event.type() in self.EVENTS:
+            self.react()
+        return False
+
+
+class _PaintWatch(QObject):
+    """Calls `react(widget)` when a watched widget is about to paint."""
+
+    def __init__(self, react, parent: QObject) -> None:
+        super().__init__(parent)
+        self.react = react
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.Paint:
+            self.react(obj)
+        return False

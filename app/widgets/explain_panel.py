@@ -42,6 +42,7 @@ class ExplainPanel(QDockWidget):
         self.quiz = quiz
         self.inputs = inputs  # the InputsPanel: input cells a number came from are selected there
         self.selection: Optional[tuple[str, tuple[int, ...]]] = None
+        self._blank: Optional[str] = None  # the language the "nothing selected" text was last shown in
         self.explanation = None  # the last Explanation shown (None: none)
         self.on_language_change = None  # called on LanguageChange (the installer retranslates its actions)
 
@@ -187,6 +188,9 @@ class ExplainPanel(QDockWidget):
         lang = i18n.current_language()
         self.explanation = None
         if self.selection is None:
+            if self._blank == lang:  # already blank (a new trace with nothing selected: every edit)
+                return
+            self._blank = lang
             self.where.setText(html.escape(self.tr("Click any cell of a step to see how its number was computed. "
                                                    "Click it again or press Esc to clear.")))
             self.quiz_box.hide()
@@ -194,6 +198,7 @@ class ExplainPanel(QDockWidget):
             self.sources.clear()
             self._highlight(trace, None, ())
             return
+        self._blank = None
         sid, index = self.selection
         self.where.setText(self._where(trace, sid, index, lang))
         hidden = self.quiz is not None and self.quiz.is_hidden(sid, index)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QApplication, QComboBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from app.document import Document
+from app.document import Document, only_input_numbers_changed
 from app.models.matrix_ref import INPUTS, MatrixRef
 from app.widgets.matrix_editor import MatrixEditor
 from app.widgets.problems import ProblemLabel
@@ -48,6 +48,7 @@ class InputsPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.tabs, 1)
+        self._synced: Optional[Scenario] = None  # the scenario the batch box, weights list and captions show
         self.retranslate()
         doc.changed.connect(self.sync)
         self.sync()
@@ -149,6 +150,10 @@ class InputsPanel(QWidget):
     # ---- document -> widgets -------------------------------------------------------------------
     def sync(self) -> None:
         sc = self.doc.scenario
+        if only_input_numbers_changed(self._synced, sc):  # the editors' models follow on their own
+            self._synced = sc
+            return
+        self._synced = sc
         with QSignalBlocker(self.batch):
             self.batch.setMaximum(sc.batch - 1)
         if self.batch.value() != self.editors["queries"].model.ref.index:

@@ -20,7 +20,7 @@ from attention import Scenario
 from attention.generators import MAX_ELEMENTS
 
 from app.devices import available_devices
-from app.document import Document
+from app.document import Document, only_input_numbers_changed
 from app.models import edits
 from app.models.matrix_ref import MatrixRef
 from app.widgets.matrix_editor import MatrixEditor
@@ -80,6 +80,7 @@ class ParameterPanel(QWidget):
                       self._build_projections, self._build_compute):
             layout.addWidget(build())
         layout.addStretch(1)
+        self._synced: Optional[Scenario] = None  # the scenario the controls show
         self.retranslate()
         self.sync()
         doc.changed.connect(self.sync)
@@ -247,7 +248,7 @@ class ParameterPanel(QWidget):
             self.problem_labels["sizes"].set_lines([self.tr(
                 "sizes: the inputs would hold {0:,} numbers, more than the {1:,} this window edits; nothing was changed"
             ).format(n, MAX_ELEMENTS)])
-            self.sync()
+            self.sync(force=True)
             return
         new = edits.with_sizes(sc, **{key: int(value)})
         self.doc.replace(new, self.tr("Change {0} to {1}").format(self.labels[key].text(), value), merge_key=key)
@@ -294,10 +295,16 @@ class ParameterPanel(QWidget):
                          self.tr("Change {0} bias").format(self.labels[f"projections.{name}"].text()))
 
     # ---- document -> controls ------------------------------------------------------------------
-    def sync(self) -> None:
+    def sync(self, force: bool = False) -> None:
         """Put the scenario's values into the controls, touching only those that differ: one
-        edit then repaints the one control it changed, not every spin box of the panel."""
+        edit then repaints the one control it changed, not every spin box of the panel.  A
+        typed input number changes none of them: nothing to look at then (unless `force`: a
+        control showing a value that was refused is put back)."""
         sc = self.doc.scenario
+        if not force and only_input_numbers_changed(self._synced, sc):
+            self._synced = sc
+            return
+        self._synced = sc
         blockers = [QSignalBlocker(w) for w in self._all_inputs()]
         c = self.controls
         for key, value in (("batch", sc.batch), ("L", sc.L), ("S", sc.S), ("d_model", sc.d_model),

@@ -262,11 +262,15 @@ def test_second_trace_redraws_only_the_panes_whose_numbers_changed(view, monkeyp
     original = pg.ImageItem.setImage
     monkeypatch.setattr(pg.ImageItem, "setImage", lambda self, *a, **k: (calls.append(self), original(self, *a, **k))[1])
     view.show_trace(second, sc2)
+    for sid in view.pane_ids():
+        view.pane(sid)  # panes out of sight are drawn when asked for (or a moment later)
     changed = [sid for sid in first.ids if not np.array_equal(first.array(sid), second.array(sid))]
     assert set(changed) == {"projection.value", "head_split.value", "weighted_sum", "concat", "output"}
     assert len(calls) == sum(len(cut(second, sid, 0)) for sid in changed)
     calls.clear()
     view.show_trace(attention.run(sc2), sc2)  # same numbers again: nothing to draw
+    for sid in view.pane_ids():
+        view.pane(sid)
     assert calls == []
 
 
@@ -483,3 +487,58 @@ def test_quick_no_room_for_numbers_agrees_with_the_full_search(qtbot):
             assert quick == plain, (sid, w, h)
             if plain is None and w < 12:  # far too narrow: the sample proves it alone
                 assert calls == [], (sid, w, h)
+
+
+# ---- panes out of sight -------------------------------------------------------------------------
+def _classroom_pair():
+    """Two traces of the classroom size (8 heads: only the first panes fit on screen) that
+    differ in every step downstream of the queries."""
+    sc = random_scenario(L=8, S=8, d=32, H=8, seed=11)
+    q = sc.queries.copy()
+    q[0, 2, 5] += 1.0
+    sc2 = dataclasses.replace(sc, queries=q)
+    return sc, attention.run(sc), sc2, attention.run(sc2)
+
+
+def _shows(view, sid, trace):
+    shown = view.pane(sid, current=False).displayed_arrays()
+    return all(np.array_equal(s, w.astype(np.float32), equal_nan=True) for s, w in zip(shown, cut(trace, sid, 0)))
+
+
+def test_panes_out_of_sight_are_drawn_right_after_the_ones_in_sight(view, qtbot):
+    sc, first, sc2, second = _classroom_pair()
+    view.show_trace(first, sc)
+    qtbot.wait(100)  # laid out: the list knows where each pane is
+    qtbot.waitUntil(lambda: all(view.is_current(s) for s in view.pane_ids()), timeout=5000)
+    view.show_trace(second, sc2)
+    assert view.is_current("projection.query") and _shows(view, "projection.query", second)
+    assert not view.is_current("output") and _shows(view, "output", first)  # below the fold: still waiting
+    with qtbot.waitSignal(view.caughtUp, timeout=5000):
+        pass
+    for sid in view.pane_ids():
+        assert view.is_current(sid) and _shows(view, sid, second), sid
+
+
+def test_a_waiting_pane_is_drawn_before_it_scrolls_into_sight_or_is_asked_for(view, qtbot):
+    sc, first, sc2, second = _classroom_pair()
+    view.show_trace(first, sc)
+    qtbot.wait(100)
+    for sid in view.pane_ids():
+        view.pane(sid)
+    view.show_trace(second, sc2)
+    assert not view.is_current("output") and not view.is_current("concat")
+    bar = view.scroll.verticalScrollBar()
+    bar.setValue(bar.maximum())  # no event loop in between: the move itself draws it
+    assert view.is_current("output") and _shows(view, "output", second)
+    assert not view.is_current("scores") and _shows(view, "scores", first)  # in the middle: still waiting
+    view.pane("scores")  # asking for a pane draws it
+    assert view.is_current("scores") and _shows(view, "scores", second)
+
+
+def test_a_hidden_view_draws_every_pane_at_once(qtbot):
+    v = StepsView()
+    qtbot.addWidget(v)
+    v.resize(1600, 1000)
+    sc, first, sc2, second = _classroom_pair()
+    v.show_trace(second, sc2)
+    assert all(v.is_current(s) and _shows(v, s, second) for s in v.pane_ids())

@@ -126,15 +126,20 @@ def startup(runs: int) -> dict:
 
 # ---- the window -------------------------------------------------------------------------------
 class FrameProbe(QObject):
-    """Stops an event loop once the window has repainted after `arm()`: the top-level widget's
-    UpdateRequest was handled and every expected pane viewport got a Paint event in it."""
+    """Stops an event loop once the window has repainted after an edit: every expected pane
+    viewport got a Paint event since the edit began, and the top-level widget's UpdateRequest
+    that painted the last of them has been handled.  (A pane may be painted before the
+    Recomputer's `ready` reaches the bench, inside the window's own handling of it, so paints
+    are recorded all the time and checked against the edit's start.)"""
 
     def __init__(self, window) -> None:
         super().__init__()
         self.window = window
         self.viewports: set = set()
-        self.painted: set = set()
+        self.painted: dict = {}  # viewport -> perf_counter() of its last Paint event
         self.expect = None
+        self.since = 0.0
+        self.last_sync = -math.inf  # when the last UpdateRequest of the window was done
         self.loop = None
         self.done_at = None
         window.installEventFilter(self)
@@ -146,36 +151,47 @@ class FrameProbe(QObject):
                 vp.installEventFilter(self)
                 self.viewports.add(vp)
 
+    def start(self, since: float) -> None:
+        """An edit (or the floor's setImage) begins now: forget any earlier result."""
+        self.expect, self.since, self.done_at = None, since, None
+
     def arm(self, expect) -> None:
-        self.painted.clear()
         self.expect = set(expect)
+        self._check()
 
     def eventFilter(self, obj, ev) -> bool:  # noqa: N802 (Qt override)
         kind = ev.type()
         if kind == QEvent.Type.Paint and obj in self.viewports:
-            self.painted.add(obj)
-        elif kind == QEvent.Type.UpdateRequest and obj is self.window and self.expect is not None:
+            self.painted[obj] = time.perf_counter()
+        elif kind == QEvent.Type.UpdateRequest and obj is self.window:
             QTimer.singleShot(0, self._after_sync)  # handled after this UpdateRequest is done
         return False
 
     def _after_sync(self) -> None:
-        if self.expect is not None and self.expect <= self.painted:
-            self.done_at = time.perf_counter()
+        self.last_sync = time.perf_counter()
+        self._check()
+
+    def _check(self) -> None:
+        if self.expect is None or self.done_at is not None:
+            return
+        times = [self.painted.get(vp, -math.inf) for vp in self.expect]
+        if all(t >= self.since for t in times) and self.last_sync >= max(times, default=self.since):
+            self.done_at = self.last_sync
             self.expect = None
             if self.loop is not None:
                 self.loop.quit()
 
     def wait(self, timeout_s: float = 60.0) -> float:
         """Run the event loop until done; returns the perf_counter time it finished."""
-        self.done_at = None
-        self.loop = QEventLoop()
-        guard = QTimer()
-        guard.setSingleShot(True)
-        guard.timeout.connect(self.loop.quit)
-        guard.start(int(timeout_s * 1000))
-        self.loop.exec()
-        guard.stop()
-        self.loop = None
+        if self.done_at is None:
+            self.loop = QEventLoop()
+            guard = QTimer()
+            guard.setSingleShot(True)
+            guard.timeout.connect(self.loop.quit)
+            guard.start(int(timeout_s * 1000))
+            self.loop.exec()
+            guard.stop()
+            self.loop = None
         if self.done_at is None:
             raise RuntimeError("the window did not repaint within the time limit")
         return self.done_at
@@ -235,6 +251,7 @@ class EditRun:
         self.ready_at = None
         self.rng = np.random.default_rng(1)
         window.recompute.ready.connect(self._on_ready)  # runs after the window's own slot
+        probe.watch(window.view)  # before the first edit: its panes may paint before `ready` gets here
 
     def _on_ready(self, *args) -> None:
         self.ready_at = time.perf_counter()
@@ -258,8 +275,8 @@ class EditRun:
             if model.decimal_comma:
                 text = text.replace(".", ",")
             self.before = {sid: view.pane(sid, current=False).redraw_count for sid in view.pane_ids()}
-            self.probe.expect = None
             t0 = time.perf_counter()
+            self.probe.start(t0)
             if not model.setData(model.index(r, c), text, Qt.ItemDataRole.EditRole):
                 raise RuntimeError(f"the edit {text!r} at ({r}, {c}) was refused")
             t1 = time.perf_counter()
@@ -310,8 +327,8 @@ def floor(window, probe: FrameProbe, traces: list, reps: int) -> list[float]:
     times = []
     for i in range(reps):
         which = arrays[i % 2]
-        probe.expect = None
         t0 = time.perf_counter()
+        probe.start(t0)
         for (item, lv), img in zip(items, which):
             item.setImage(img, levels=lv, autoLevels=False)
         probe.arm(expect)
@@ -362,8 +379,8 @@ def floor_with_numbers(window, probe: FrameProbe, traces: list, reps: int) -> li
     expect = visible_viewports(view, changed)
     times = []
     for i in range(reps):
-        probe.expect = None
         t0 = time.perf_counter()
+        probe.start(t0)
         for pane, fns in contents[i % 2]:
             fit = TextFit([f[3] for f in fns if f[3] is not None], previous=fns[0][0].overlay.fit)
             for hm, img, lv, text_fn, dark, nc, masked, veil, group in fns:

@@ -116,7 +116,20 @@ class PaneData:
     def cell_texts(self, m: int, digits: int = 4) -> list[str]:
         """What every cell of matrix m prints, row-major: `cell_text` for the whole matrix,
         reading the numbers once (a painted pane needs all of them)."""
-        values = self.block[m].ravel().tolist()
+        return self._texts(self.block[m].ravel().tolist(), digits)
+
+    def sample_texts(self, m: int, digits: int = 4, first: int = 2) -> list[str]:
+        """What a few cells of matrix m print: the first `first`, the smallest and the largest.
+        Enough to prove that no number fits a small cell without formatting them all
+        (cell_overlay.TextFit); never used to choose a size that does fit."""
+        flat = self.block[m].ravel()
+        values = flat[:first].tolist()
+        finite = flat[np.isfinite(flat)]
+        if finite.size:
+            values += [float(finite.min()), float(finite.max())]
+        return self._texts(values, digits)
+
+    def _texts(self, values: list, digits: int) -> list[str]:
         kind = self.kind
         if kind == "bool":
             return [cell_format.compact_bool(v) for v in values]
@@ -124,19 +137,6 @@ class PaneData:
         if kind in ("count", "index"):
             return [nan if v != v else cell_format.compact_int(v) for v in values]
         return cell_format.compact_many(values, digits, nan)
-
-    def sample_texts(self, m: int, digits: int = 4, first: int = 8) -> list[str]:
-        """What a few cells of matrix m print: the first `first`, the smallest and the largest.
-        Enough to prove that no number fits a small cell without formatting them all
-        (cell_overlay.TextFit); never used to choose a size that does fit."""
-        flat = self.block[m].ravel()
-        picks = list(range(min(first, flat.size)))
-        finite = np.isfinite(flat)
-        if finite.any():
-            idx = np.flatnonzero(finite)
-            picks += [int(idx[np.argmin(flat[idx])]), int(idx[np.argmax(flat[idx])])]
-        cols = self.block.shape[2]
-        return [self.cell_text(m, i // cols, i % cols, digits) for i in picks]
 
     def hover_text(self, m: int, r: int, c: int, lang: str) -> str:
         """Index, labels and the exact value of one cell (full precision), e.g.

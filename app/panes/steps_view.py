@@ -181,13 +181,12 @@ class StepsView(QWidget):
                 self._show(sid, picture, notice, ready.picture(sid))
             return
         sight = self._in_sight()
-        on_screen = self._in_sight(margin=False) if sight is not None else set()
         self._awaiting_paint.clear()
         for sid in self._order:
             if sight is None or sid in sight:
                 self._pending.discard(sid)
                 pic = ready.picture(sid)
-                if self._show(sid, pic, None, pic) and sid in on_screen:
+                if self._show(sid, pic, None, pic) and sight is not None:
                     self._awaiting_paint.add(self._panes[sid].canvas.viewport())
             else:
                 self._pending.add(sid)
@@ -245,19 +244,19 @@ class StepsView(QWidget):
             self._bring_up_to_date(list(self._pending) if sight is None else [s for s in self._order
                                                                                if s in self._pending and s in sight])
 
-    def _in_sight(self, margin: bool = True) -> Optional[set[str]]:
-        """Step ids of the panes within the visible part of the list (and, with `margin`, half
-        a screen around it, so a short scroll finds them drawn), or None when the view is not
-        shown (then every pane is drawn at once: exports and tests of a hidden view see them all)."""
+    def _in_sight(self) -> Optional[set[str]]:
+        """Step ids of the panes within the visible part of the list, or None when the view is
+        not shown (then every pane is drawn at once: exports and tests of a hidden view see
+        them all).  No margin around it: the catch-up draws the rest within milliseconds, and a
+        scroll draws what it uncovers before painting it."""
         if not self.isVisible():
             return None
-        h = self.scroll.viewport().height()
         top = -self.container.y()
-        lo, hi = (top - h // 2, top + h + h // 2) if margin else (top, top + h)
+        bottom = top + self.scroll.viewport().height()
         out = set()
         for sid in self._order:
             g = self._panes[sid].geometry()
-            if g.bottom() >= lo and g.top() <= hi:
+            if g.bottom() >= top and g.top() < bottom:
                 out.add(sid)
         return out
 

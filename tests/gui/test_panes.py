@@ -254,6 +254,8 @@ def test_batch_switch_shows_the_other_items_numbers(view):
 def test_second_trace_redraws_only_the_panes_whose_numbers_changed(view, monkeypatch):
     sc = toy()
     first = show(view, sc)
+    for sid in view.pane_ids():
+        view.pane(sid)  # every pane drawn once (those out of sight wait until asked for)
     v = sc.values.copy()
     v[0, 0, 0] += 1.0  # touches the values' path only
     sc2 = dataclasses.replace(sc, values=v)

@@ -365,6 +365,10 @@ class StepsView(QWidget):
             raise KeyError(f"{step_id}: no such pane is shown (shown: {', '.join(self._order)})")
         if current and step_id in self._pending:
             self._bring_up_to_date([step_id])
+            # and laid out, as a pane drawn a moment ago would be (an export right after this
+            # call measures the cells to size the numbers in them)
+            for _ in range(3):
+                QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         return self._panes[step_id]
 
     def displayed_arrays(self, step_id: str) -> list[np.ndarray]:

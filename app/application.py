@@ -208,7 +208,7 @@ class _StartupProbe(QObject):
             kept = not trace.parameters  # a trace read back by attention.trace_cache keeps no parameters
             print(f"bench-startup first-trace {'kept' if kept else 'fresh'}", flush=True)
             for sid in self.window.view.pane_ids():
-                self.window.view.pane(sid).canvas.viewport().installEventFilter(self)
+                self.window.view.pane(sid, current=False).canvas.viewport().installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         kind = event.type()

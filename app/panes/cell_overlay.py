@@ -22,6 +22,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QPixmap, QStaticText, QTransform
 from PySide6.QtWidgets import QGraphicsItem
 
+from app.panes.paint_guard import guarded
+
 MAX_TEXT = 16  # matrices up to 16 x 16 always print their numbers; ...
 MAX_TEXT_CELLS = 256  # ... wider ones too, up to 256 cells and 32 a side (6 x 32 projections)
 MAX_TEXT_SIDE = 32
@@ -326,14 +328,20 @@ class CellOverlay(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return QRectF(-0.5, -0.5, self._cols, self._rows)
 
+    @guarded
     def paint(self, painter: QPainter, option, widget=None) -> None:
         if not self._rows:
             return
         t = painter.transform()
         if abs(t.m12()) > 1e-9 or abs(t.m21()) > 1e-9:
             return  # never rotated in these panes
-        sx, sy, dx, dy = t.m11(), t.m22(), t.dx(), t.dy()
         painter.save()
+        try:
+            self._paint(painter, t.m11(), t.m22(), t.dx(), t.dy())
+        finally:
+            painter.restore()
+
+    def _paint(self, painter: QPainter, sx: float, sy: float, dx: float, dy: float) -> None:
         painter.setTransform(QTransform())
 
         def rect(r0: float, r1: float, c0: float, c1: float) -> QRectF:
@@ -374,7 +382,6 @@ class CellOverlay(QGraphicsItem):
             painter.drawRect(q)
             painter.setPen(QPen(QColor(0, 0, 0), 2.0))
             painter.drawRect(q)
-        painter.restore()
 
     def _paint_marks(self, painter: QPainter, rect) -> None:
         """A white halo under a coloured outline inside each marked cell: visible on any colour."""

@@ -107,7 +107,8 @@ def image_stack(block: np.ndarray, kind: str) -> tuple[np.ndarray, Optional[np.n
         view = block.view()
         view.flags.writeable = False
         return view, None
-    img = np.array(block, dtype=np.float32, order="C", copy=True)
+    with np.errstate(over="ignore"):  # float64 numbers past float32's range become ±inf, drawn at the ends
+        img = np.array(block, dtype=np.float32, order="C", copy=True)
     nan = None
     if img.size and np.isnan(img.min()):
         nan = np.isnan(img)
@@ -116,9 +117,13 @@ def image_stack(block: np.ndarray, kind: str) -> tuple[np.ndarray, Optional[np.n
 
 
 def lut_index(values: np.ndarray, lv: tuple[float, float]) -> np.ndarray:
-    """Which LUT entry each (finite) value is drawn with: clip to the levels, scale to 0..255."""
+    """Which LUT entry each value is drawn with: clip to the levels, scale to 0..255; ±inf go
+    to the ends.  In float64: a float64 scenario's numbers past float32's range make float32
+    images of ±inf and levels beyond float32 (e.g. ±4e38), and in float32 `-inf - (-4e38)`
+    is NaN, which no LUT entry answers (a text colour lookup then raised inside a paint)."""
     lo, hi = lv
     scale = 255.0 / (hi - lo) if hi > lo else 0.0
-    idx = (values - lo) * scale
+    idx = (np.asarray(values, dtype=np.float64) - lo) * scale
+    np.nan_to_num(idx, copy=False, nan=0.0, posinf=255.0, neginf=0.0)
     np.clip(idx, 0, 255, out=idx)
     return idx.astype(np.intp)

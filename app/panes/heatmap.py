@@ -20,6 +20,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QFont, QFontMetricsF, QImage
 
 from app.panes.cell_overlay import CellOverlay
+from app.panes.paint_guard import guarded
 from app.panes.prepared import fast_format
 from app.panes.pane_data import Axis
 
@@ -86,6 +87,10 @@ class IndexAxis(pg.AxisItem):
     def resizeEvent(self, ev=None) -> None:  # noqa: N802 (pyqtgraph override)
         super().resizeEvent(ev)
         self._update_ticks()
+
+    @guarded
+    def paint(self, painter, *args) -> None:
+        super().paint(painter, *args)
 
     def _update_ticks(self) -> None:
         axis = getattr(self, "_index", None)  # None also while AxisItem.__init__ resizes itself
@@ -184,6 +189,7 @@ class _ImageItem(pg.ImageItem):
         self._prepared = None
         return None
 
+    @guarded
     def paint(self, painter, *args) -> None:
         qimage = self._ready_made()
         if qimage is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 
 import numpy as np
 import pyqtgraph as pg
@@ -562,3 +563,49 @@ def test_a_step_that_goes_away_while_waiting_out_of_sight_is_forgotten(view, qtb
     assert "extra.mask" not in view.pane_ids()
     assert all(view.is_current(s) and _shows(view, s, third) for s in view.pane_ids())
     assert not view._catch_up_timer.isActive()  # nothing left to catch up: no timer spinning
+
+
+# ---- numbers beyond float32, and a paint that fails ----------------------------------------------
+def test_text_colours_of_numbers_beyond_float32_are_defined():
+    """A float64 scenario may hold numbers past float32's range: the images get ±inf and the
+    levels go past float32 (here ±4e38).  Every cell still gets a LUT entry (in float32,
+    -inf - (-4e38) is NaN, which used to raise inside a paint and crash the window)."""
+    from app.panes.colormaps import lut_index
+
+    idx = lut_index(np.array([-np.inf, -3.3e38, 0.0, 3.3e38, np.inf], dtype=np.float32), (-4e38, 4e38))
+    assert idx.tolist() == [0, int((4e38 - 3.3e38) * 255 / 8e38), 127, int((4e38 + 3.3e38) * 255 / 8e38), 255]
+
+
+def test_a_float64_scenario_past_float32_range_paints_without_error(view, qtbot):
+    sc = toy(dtype="float64")
+    q = sc.queries.copy()
+    q[0, 0, 0], q[0, 0, 1] = 3.3e38, -1e39  # finite in float64; the second is -inf in a float32 image
+    sc = dataclasses.replace(sc, queries=q)
+    view.show_trace(attention.run(sc), sc)
+    errors = []
+    hook = sys.excepthook
+    sys.excepthook = lambda *info: errors.append(info)
+    try:
+        view.pane("projection.query").grab()  # paints the cells and their numbers
+        qtbot.wait(20)
+    finally:
+        sys.excepthook = hook
+    assert errors == []
+    dark = view.pane("projection.query").heatmaps[0].overlay.dark_text()
+    assert dark.shape == (4, 4)
+
+
+def test_a_paint_that_raises_is_reported_once_and_the_window_lives_on(view, qtbot, monkeypatch):
+    """PySide6 6.11 segfaults when a Python paint() override raises; ours are guarded."""
+    from app.panes import cell_overlay, paint_guard
+
+    show(view, toy())
+    monkeypatch.setattr(paint_guard, "_reported", set())
+    monkeypatch.setattr(cell_overlay.CellOverlay, "_paint", lambda *a: 1 / 0)
+    errors = []
+    monkeypatch.setattr(sys, "excepthook", lambda *info: errors.append(info[0]))
+    view.pane("attention_weights").grab()
+    view.pane("scores").grab()
+    qtbot.waitUntil(lambda: bool(errors), timeout=2000)
+    qtbot.wait(20)
+    assert errors == [ZeroDivisionError]  # once, not once per item or per paint

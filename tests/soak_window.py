@@ -1,0 +1,156 @@
+"""Soak run of the real window: random edits, resizes, mask and scoring switches, undo/redo,
+head focus, scrolling, batch items, language, compare and quiz, for a while; after each burst
+it waits until every pane (those out of sight too) has caught up and checks that each shows
+exactly attention.run(document.scenario), or that the window says why it cannot.  Any
+exception that reaches the window's error hook fails the run.  Not part of pytest (minutes):
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python tests/soak_window.py [--seconds 120] [--seed 0]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "gui"))
+
+from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402  (PySide6 before torch)
+from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
+
+import numpy as np  # noqa: E402
+from gui_helpers import expected_matrices  # noqa: E402
+
+
+def idle(ms: int) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def caught_up(window, timeout_s: float = 30.0) -> None:
+    window.recompute.wait_idle()
+    view, deadline = window.view, time.monotonic() + timeout_s
+    while not all(view.is_current(s) for s in view.pane_ids()):
+        if time.monotonic() > deadline:
+            raise AssertionError("panes out of sight never caught up")
+        idle(5)
+
+
+def check(window) -> str:
+    """Every pane shows the engine's numbers for the document (read without drawing), or the
+    scenario cannot run and the window says so.  Returns a one-word verdict."""
+    import attention
+
+    caught_up(window)
+    sc = window.document.scenario
+    try:
+        trace = attention.run(sc)
+    except attention.ScenarioError:
+        assert window.view._stale, "a scenario the engine refuses, but the panes are not marked stale"
+        return "refused"
+    view = window.view
+    assert view.pane_ids() == list(trace.ids), "the panes are not the trace's steps"
+    tools = window.cell_tools
+    if tools.compare.lens.active or tools.quiz.lens.active:
+        return "lens"  # the panes show a difference or hide numbers on purpose
+    batch = view.current_batch()
+    for sid in trace.ids:
+        shown = view.pane(sid, current=False).displayed_arrays()
+        for s, w in zip(shown, expected_matrices(trace, sid, batch)):
+            w = w.astype(np.float32)
+            ok = ~np.isnan(w)
+            assert np.array_equal(np.asarray(s)[ok], w[ok]), f"{sid}: other numbers than the engine's"
+    return "ok"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=120.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--trace", action="store_true", help="print each operation (to find the one that breaks)")
+    args = ap.parse_args()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    from app.main_window import MainWindow
+    from app.settings import Settings
+
+    errors: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        window = MainWindow(Settings.at(Path(tmp) / "soak.ini"))
+        window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
+        window.show_error = errors.append  # what the error hook would show
+        from app.application import install_excepthook
+        install_excepthook(errors.append)
+        window.resize(1600, 1000)
+        window.show()
+        window.recompute.recompute_now()
+        rng = np.random.default_rng(args.seed)
+        params, inputs, view, tools = window.params, window.inputs, window.view, window.cell_tools
+        c = params.controls
+
+        def cell():
+            m = inputs.editors[str(rng.choice(["queries", "keys", "values"]))].model
+            if m.rowCount() and m.columnCount():
+                text = str(rng.choice([f"{rng.normal():.3f}", "abc", "inf", "1e40", f"{rng.integers(-3, 4)}"]))
+                m.setData(m.index(int(rng.integers(m.rowCount())), int(rng.integers(m.columnCount()))), text,
+                          Qt.ItemDataRole.EditRole)
+
+        ops = [
+            (cell, 30),
+            (lambda: c["L"].setValue(int(rng.integers(1, 13))), 4),
+            (lambda: c["S"].setValue(int(rng.integers(1, 13))), 4),
+            (lambda: c["d_model"].setValue(int(rng.choice([4, 6, 8, 16, 32]))), 3),
+            (lambda: c["n_heads"].setValue(int(rng.choice([1, 2, 3, 4, 8]))), 4),
+            (lambda: c["batch"].setValue(int(rng.integers(1, 4))), 2),
+            (lambda: inputs.batch.setValue(int(rng.integers(0, 4))), 2),
+            (lambda: c["causal"].setChecked(not c["causal"].isChecked()), 3),
+            (lambda: c["scoring"].setCurrentIndex(int(rng.integers(c["scoring"].count()))), 3),
+            (lambda: c["valid_mode"].setCurrentIndex(int(rng.integers(c["valid_mode"].count()))), 2),
+            (lambda: c["fill_value"].setCurrentIndex(int(rng.integers(c["fill_value"].count()))), 1),
+            (lambda: window.undo_action.trigger(), 6),
+            (lambda: window.redo_action.trigger(), 3),
+            (lambda: view.set_focus_head(int(rng.integers(-1, 4))), 2),
+            (lambda: view.scroll.verticalScrollBar().setValue(
+                int(rng.integers(0, view.scroll.verticalScrollBar().maximum() + 1))), 6),
+            (lambda: window.set_language(str(rng.choice(["en", "zh"]))), 1),
+            (lambda: tools.compare.pin() if tools.compare.pinned is None else tools.compare.unpin(), 1),
+            (lambda: tools.compare.show_difference(not tools.compare.lens.enabled), 1),
+            (lambda: tools.quiz.hide_step(None if tools.quiz.step_id or rng.random() < 0.5 else
+                                          str(rng.choice(view.pane_ids()))), 1),
+        ]
+        weights = np.array([w for _, w in ops], dtype=float)
+        names = ["cell", "L", "S", "d_model", "n_heads", "batch size", "batch item", "causal", "scoring",
+                 "valid lengths", "fill", "undo", "redo", "focus head", "scroll", "language", "pin/unpin",
+                 "difference", "quiz"]
+        verdicts: dict[str, int] = {}
+        n_ops, start = 0, time.monotonic()
+        while time.monotonic() - start < args.seconds and not errors:
+            for _ in range(int(rng.integers(1, 8))):
+                k = int(rng.choice(len(ops), p=weights / weights.sum()))
+                if args.trace:
+                    sc = window.document.scenario
+                    print(n_ops, names[k], f"B={sc.batch} L={sc.L} S={sc.S} d={sc.d_model} H={sc.n_heads}",
+                          sc.scoring, f"causal={sc.causal}", "valid=" + str(None if sc.valid_lens is None else sc.valid_lens.shape),
+                          f"focus={view.focus_head()} batch={view.current_batch()} quiz={tools.quiz.step_id}",
+                          f"pinned={tools.compare.pinned is not None} diff={tools.compare.lens.enabled}", flush=True)
+                ops[k][0]()
+                n_ops += 1
+                idle(int(rng.integers(0, 30)))
+            v = check(window)
+            verdicts[v] = verdicts.get(v, 0) + 1
+        window.document.undo_stack.setClean()
+        window.close()
+    print(f"soak: {n_ops} operations in {time.monotonic() - start:.0f} s, checks {verdicts}")
+    if errors:
+        print("errors that reached the window:", *errors[:5], sep="\n  ")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -123,10 +123,52 @@ def main() -> int:
             (lambda: tools.quiz.hide_step(None if tools.quiz.step_id or rng.random() < 0.5 else
                                           str(rng.choice(view.pane_ids()))), 1),
         ]
+        def editor():
+            return inputs.editors[str(rng.choice(["queries", "keys", "values", "weights"]))]
+
+        def paste():
+            rows, cols = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+            text = "\n".join("\t".join(str(rng.choice([f"{rng.normal():.2f}", "x", ""])) for _ in range(cols))
+                             for _ in range(rows))
+            editor().paste(text)
+
+        def explain():
+            ids = view.pane_ids()
+            trace = view.current_trace()
+            if ids and trace is not None:
+                sid = str(rng.choice(ids))
+                if sid in trace:
+                    tools.panel.select(sid, tuple(int(rng.integers(n)) for n in trace[sid].shape))
+
+        def present():
+            pv = window.presentation.view
+            if pv.isVisible():
+                for _ in range(int(rng.integers(1, 4))):
+                    pv.next()
+                if rng.random() < 0.5:
+                    pv.leave()
+            else:
+                pv.enter()
+
+        def save_and_open():
+            path = Path(tmp) / "soak.json"
+            window.write(path)
+            if path.exists() and rng.random() < 0.5:
+                window.load_path(str(path))
+
+        ops += [
+            (paste, 4),
+            (lambda: editor().fill(str(rng.choice(["normal", "uniform", "zeros", "ones", "identity", "arange"])),
+                                   whole=bool(rng.random() < 0.5)), 3),
+            (explain, 3),
+            (lambda: tools.panel.clear(), 1),
+            (present, 2),
+            (save_and_open, 1),
+        ]
         weights = np.array([w for _, w in ops], dtype=float)
         names = ["cell", "L", "S", "d_model", "n_heads", "batch size", "batch item", "causal", "scoring",
                  "valid lengths", "fill", "undo", "redo", "focus head", "scroll", "language", "pin/unpin",
-                 "difference", "quiz"]
+                 "difference", "quiz", "paste", "fill", "explain", "clear explain", "present", "save/open"]
         verdicts: dict[str, int] = {}
         n_ops, start = 0, time.monotonic()
         while time.monotonic() - start < args.seconds and not errors:

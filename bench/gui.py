@@ -327,33 +327,47 @@ def check_panes(window) -> None:
             assert np.array_equal(np.asarray(s)[ok], w[ok]), f"{sid}: the pane shows other numbers than the engine"
 
 
+def changed_panes(view, traces: list) -> list[str]:
+    """Step ids whose numbers differ between the two traces (the panes an edit redraws)."""
+    return [sid for sid in view.pane_ids()
+            if not np.array_equal(traces[0].array(sid), traces[1].array(sid), equal_nan=True)]
+
+
+def images_for(view, traces: list, sids: list[str]) -> tuple[list, list]:
+    """The ImageItems of the panes `sids` with their levels, and for each trace the float32
+    arrays those items would be handed, made before any clock starts."""
+    items, arrays = [], [[], []]
+    for sid in sids:
+        pane = view.pane(sid)
+        lv = pane.levels()
+        for k, tr in enumerate(traces):
+            for m, a in enumerate(expected_matrices(tr, sid, 0)):
+                arrays[k].append(np.ascontiguousarray(np.nan_to_num(a.astype(np.float32))))
+                if k == 0:
+                    items.append((pane.heatmaps[m].image, lv))
+    return items, arrays
+
+
+def set_images(items: list, arrays: list) -> None:
+    for (item, lv), img in zip(items, arrays):
+        item.setImage(img, levels=lv, autoLevels=False)
+
+
 def floor(window, probe: FrameProbe, traces: list, reps: int, in_sight_only: bool = False) -> list[float]:
     """setImage of the two traces' arrays straight into the changed panes' ImageItems, repaint.
     `in_sight_only`: only the panes on screen get their arrays (the window draws the others
     after the repaint), a stricter floor than the issue's."""
     view = window.view
-    changed = [sid for sid in view.pane_ids()
-               if not np.array_equal(traces[0].array(sid), traces[1].array(sid), equal_nan=True)]
+    changed = changed_panes(view, traces)
     if in_sight_only:
         changed = [sid for sid in changed if visible_viewports(view, [sid])]
-    items, arrays = [], [[], []]
-    for sid in changed:
-        pane = view.pane(sid)
-        lv = pane.levels()
-        for k, tr in enumerate(traces):
-            for m, a in enumerate(expected_matrices(tr, sid, 0)):
-                img = np.ascontiguousarray(np.nan_to_num(a.astype(np.float32)))
-                arrays[k].append(img)
-                if k == 0:
-                    items.append((pane.heatmaps[m].image, lv))
+    items, arrays = images_for(view, traces, changed)
     expect = visible_viewports(view, changed)
     times = []
     for i in range(reps):
-        which = arrays[i % 2]
         t0 = time.perf_counter()
         probe.start(t0)
-        for (item, lv), img in zip(items, which):
-            item.setImage(img, levels=lv, autoLevels=False)
+        set_images(items, arrays[i % 2])
         probe.arm(expect)
         times.append(probe.wait() - t0)
         idle(SETTLE_MS)
@@ -364,23 +378,11 @@ def floor_window(window, traces: list, reps: int) -> list[float]:
     """The floor read as "hand the arrays to the image items, then repaint the window once":
     setImage of the changed panes (as `floor`) and one synchronous repaint of the whole window
     (every widget on screen, QWidget.repaint), as a first-principles "draw it all" would."""
-    view = window.view
-    changed = [sid for sid in view.pane_ids()
-               if not np.array_equal(traces[0].array(sid), traces[1].array(sid), equal_nan=True)]
-    items, arrays = [], [[], []]
-    for sid in changed:
-        pane = view.pane(sid)
-        lv = pane.levels()
-        for k, tr in enumerate(traces):
-            for m, a in enumerate(expected_matrices(tr, sid, 0)):
-                arrays[k].append(np.ascontiguousarray(np.nan_to_num(a.astype(np.float32))))
-                if k == 0:
-                    items.append((pane.heatmaps[m].image, lv))
+    items, arrays = images_for(window.view, traces, changed_panes(window.view, traces))
     times = []
     for i in range(reps):
         t0 = time.perf_counter()
-        for (item, lv), img in zip(items, arrays[i % 2]):
-            item.setImage(img, levels=lv, autoLevels=False)
+        set_images(items, arrays[i % 2])
         window.repaint()
         times.append(time.perf_counter() - t0)
         idle(SETTLE_MS)
@@ -418,8 +420,7 @@ def floor_with_numbers(window, probe: FrameProbe, traces: list, reps: int) -> li
     from app.panes.cell_overlay import TextFit
 
     view = window.view
-    changed = [sid for sid in view.pane_ids()
-               if not np.array_equal(traces[0].array(sid), traces[1].array(sid), equal_nan=True)]
+    changed = changed_panes(view, traces)
     shown = window.last_trace
     contents = []
     for tr in traces:

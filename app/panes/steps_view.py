@@ -81,7 +81,7 @@ class StepsView(QWidget):
         self._catch_up_timer.setInterval(0)
         self._catch_up_timer.timeout.connect(self._catch_up)
         self._awaiting_paint: set = set()  # viewports of panes drawn in sight, not yet painted
-        self._paint_watch = _PaintWatch(self._on_pane_painted, self)
+        self._paint_watch = _Watch((QEvent.Type.Paint,), self._on_pane_painted, self)
 
         self.heads_label = QLabel()
         self.heads_label.setStyleSheet("font-size: 15px;")
@@ -120,8 +120,10 @@ class StepsView(QWidget):
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setWidget(self.container)
         self.scroll.verticalScrollBar().setSingleStep(40)
-        self._sight_watch = _SightWatch(self._bring_into_sight, self)
-        for w in (self.container, self.scroll.viewport()):  # scrolled (moved), resized, shown
+        # moved (scrolled), resized or shown: what can bring a pane into sight, before it paints
+        self._sight_watch = _Watch((QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show),
+                                   self._bring_into_sight, self)
+        for w in (self.container, self.scroll.viewport()):
             w.installEventFilter(self._sight_watch)
 
         lay = QVBoxLayout(self)
@@ -238,7 +240,7 @@ class StepsView(QWidget):
         else:
             self.caughtUp.emit()
 
-    def _bring_into_sight(self) -> None:
+    def _bring_into_sight(self, _widget=None) -> None:
         """The list scrolled, moved or resized: panes now in sight must show the newest trace
         before they are painted (these events come before the paint)."""
         if self._pending:
@@ -445,30 +447,14 @@ class StepsView(QWidget):
         self.banner.show()
 
 
-class _SightWatch(QObject):
-    """Calls `react` when a watched widget moves, is resized or shown: the events that can
-    bring a pane into sight, all delivered before the paint that would show it."""
+class _Watch(QObject):
+    """Calls `react(widget)` when a watched widget gets one of `events` (before Qt handles it)."""
 
-    EVENTS = (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show)
-
-    def __init__(self, react, parent: QObject) -> None:
+    def __init__(self, events: tuple, react, parent: QObject) -> None:
         super().__init__(parent)
-        self.react = react
+        self.events, self.react = events, react
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt override)
-        if event.type() in self.EVENTS:
-            self.react()
-        return False
-
-
-class _PaintWatch(QObject):
-    """Calls `react(widget)` when a watched widget is about to paint."""
-
-    def __init__(self, react, parent: QObject) -> None:
-        super().__init__(parent)
-        self.react = react
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Type.Paint:
+        if event.type() in self.events:
             self.react(obj)
         return False

@@ -559,7 +559,7 @@ def main() -> int:
     print(row("latency / floor (medians)", f"{s_med / f_med:.2f}x", f"<= {T['classroom_floor_ratio']}x",
               s_med / f_med <= T["classroom_floor_ratio"]))
     fn_med = med(small["floor_numbers"])
-    print(row(f"drawing floor with the cells' numbers (setImage + labels + repaint), median", ms(fn_med)))
+    print(row("drawing floor with the cells' numbers (setImage + labels + repaint), median", ms(fn_med)))
     print(row("latency / floor with numbers (medians)", f"{s_med / fn_med:.2f}x", f"<= {T['classroom_floor_ratio']}x",
               s_med / fn_med <= T["classroom_floor_ratio"]))
     fw_med = med(small["floor_window"])

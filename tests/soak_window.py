@@ -75,7 +75,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--trace", action="store_true", help="print each operation (to find the one that breaks)")
     args = ap.parse_args()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (alive for the run)
     from app.main_window import MainWindow
     from app.settings import Settings
 

@@ -69,8 +69,9 @@ class LazyPreparedTrace:
     prepared on the GUI thread, and the panes out of sight are drawn a moment after the ones on
     screen (StepsView), so only those pay before the window repaints."""
 
-    def __init__(self, trace: Trace, scenario, batch: int, previous: Optional[Mapping[str, PanePicture]] = None) -> None:
-        self.trace, self.batch = trace, batch
+    def __init__(self, trace: Trace, scenario, batch: int, previous: Optional[Mapping[str, PanePicture]] = None,
+                 qimages: bool = False) -> None:
+        self.trace, self.batch, self._qimages = trace, batch, qimages
         self._frame = frame_of(trace, scenario, batch)
         self._mask = batch_slice(trace, "extra.mask", batch) if "extra.mask" in trace else None
         self._previous = dict(previous) if previous is not None else {}  # a copy: the view's dict changes
@@ -80,7 +81,7 @@ class LazyPreparedTrace:
         pic = self._made.get(step_id)
         if pic is None:
             pic = self._made[step_id] = prepare_pane(self.trace, step_id, self.batch, self._frame, self._mask,
-                                                     self._previous.get(step_id), qimages=False)
+                                                     self._previous.get(step_id), self._qimages)
         return pic
 
     @property
@@ -127,11 +128,7 @@ def prepare_trace(trace: Trace, scenario, batch: int, previous: Optional[Mapping
                   qimages: bool = True) -> PreparedTrace:
     """Every pane of `trace` for batch item `batch` (any thread).  `previous`: step id -> the
     picture on screen, reused where nothing changed (see `drawn_hint`)."""
-    frame = frame_of(trace, scenario, batch)
-    mask = batch_slice(trace, "extra.mask", batch) if "extra.mask" in trace else None
-    old = previous if previous is not None else {}
-    panes = {s.id: prepare_pane(trace, s.id, batch, frame, mask, old.get(s.id), qimages) for s in trace.steps}
-    return PreparedTrace(trace, batch, panes)
+    return PreparedTrace(trace, batch, LazyPreparedTrace(trace, scenario, batch, previous, qimages).panes)
 
 
 def picture_of(data: PaneData, levels: Optional[tuple[float, float]] = None, key: tuple = ()) -> PanePicture:

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import (
     QApplication, QComboBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget,
 )
 
+from attention import Scenario
+
 from app.document import Document, only_input_numbers_changed
 from app.models.matrix_ref import INPUTS, MatrixRef
 from app.widgets.matrix_editor import MatrixEditor

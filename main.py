@@ -10,7 +10,7 @@ HEADLESS = {"validate", "trace", "presets", "explain", "script", "-h", "--help"}
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "render":  # headless too, but it draws with Qt: not attention.cli
-        from app.render_cli import main as render_main
+        from app.startup.render_cli import main as render_main
 
         return render_main(argv[1:])
     if argv and argv[0] in HEADLESS:
@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     # prefer PyQt6, and a process that imports torch first can segfault at exit).
     import PySide6.QtWidgets  # noqa: F401
 
-    from app.application import run
+    from app.startup.application import run
 
     return run(argv[0] if argv else None)
 

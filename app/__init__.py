@@ -1,4 +1,4 @@
 """Attention Explorer's Qt window.  Shows what the engine (attention/) computes; no maths here.
 
-Entry point: `app.application.run(path)`.
+Entry point: `app.startup.application.run(path)`.
 """

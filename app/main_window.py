@@ -22,19 +22,20 @@ from PySide6.QtWidgets import (
 import resources
 from attention import Scenario, ScenarioError, Trace, scenario_io
 
-from app import handout, i18n
-from app import cell_tools
-from app.document import Document
-from app.export import export_pane_image, step_to_csv
-from app.models.edits import fresh_scenario
+from app.teaching import handout
+from app.startup import i18n
+from app.teaching import cell_tools
+from app.pipeline.document import Document
+from app.panes.export import export_pane_image, step_to_csv
+from app.viewmodel.edits import fresh_scenario
 from app.panes.steps_view import StepsView
-from app.presentation import install as install_presentation
-from app.recompute import Recomputer
-from app.settings import Settings
-from app.widgets.inputs_panel import InputsPanel
-from app.widgets.message_bar import MessageBar
-from app.widgets.parameter_panel import ParameterPanel
-from app.widgets.problems import group_by_control, localize
+from app.teaching.presentation import install as install_presentation
+from app.pipeline.recompute import Recomputer
+from app.startup.settings import Settings
+from app.editing.inputs_panel import InputsPanel
+from app.editing.message_bar import MessageBar
+from app.editing.parameter_panel import ParameterPanel
+from app.editing.problems import group_by_control, localize
 
 INPUT_KEYS = ("queries", "keys", "values")
 

@@ -20,7 +20,7 @@ DESCRIPTION = (
 )
 EPILOG = (
     "render: `python main.py render FILE --out DIR [--lang en|zh]` writes a PNG of every step and a "
-    "self-contained handout.html (it draws with the window's panes, so it lives in app/render_cli.py; "
+    "self-contained handout.html (it draws with the window's panes, so it lives in app/startup/render_cli.py; "
     "`python main.py render --help` for its options)."
 )
 

@@ -16,7 +16,7 @@ Everything runs on the real window (MainWindow), offscreen, at 1600 x 1000:
   out of sight too, shows the new trace.  The bench waits 25 ms between edits (a person does not
   type faster), so each edit is measured from an idle window.  The event loop runs normally
   (QEventLoop.exec), nothing is forced.  Two warm-up edits per size are not counted; the heap
-  is frozen after the first trace as app.application.run() does (settle_heap).  The table
+  is frozen after the first trace as app.startup.application.run() does (settle_heap).  The table
   also splits the median into the setData call, the time until the Recomputer's `ready` has
   been handled (engine and panes), and the repaint.
 - UI-thread blocking: a 5 ms PreciseTimer on the GUI thread records the longest gap between
@@ -34,7 +34,7 @@ Everything runs on the real window (MainWindow), offscreen, at 1600 x 1000:
   redraw; the median of several redraws, alternating the same two traces.
 - Start-up: `main.py` in a fresh process (settings in a temporary folder, an empty user cache
   folder shared by the launches), with ATTENTION_EXPLORER_BENCH_STARTUP set to the launch time
-  (see app/application.py): the first painted window and the first full frame (every visible
+  (see app/startup/application.py): the first painted window and the first full frame (every visible
   pane painted with the first trace), in seconds since the parent started the process.  The
   default launches open the first preset, whose trace ships in resources/ (the very first
   launch on a machine draws it before torch has loaded); one more launch opens a scenario no
@@ -475,9 +475,9 @@ def matplotlib_redraw(window, traces: list, reps: int) -> tuple[float, int]:
 
 
 def size_run(app, size: tuple, edits: int, floor_reps: int, mpl_reps: int, settings_dir: Path) -> dict:
-    from app.application import settle_heap
+    from app.startup.application import settle_heap
     from app.main_window import MainWindow
-    from app.settings import Settings
+    from app.startup.settings import Settings
 
     window = MainWindow(Settings.at(settings_dir / f"settings-{size[1]}.ini"))
     window.resize(*WINDOW)
@@ -486,7 +486,7 @@ def size_run(app, size: tuple, edits: int, floor_reps: int, mpl_reps: int, setti
     window.document.load(make_scenario(*size), None)
     window.recompute.wait_idle()
     idle(300)  # first layout and paint
-    settle_heap()  # as app.application.run() does once the first trace is on screen
+    settle_heap()  # as app.startup.application.run() does once the first trace is on screen
     runner = EditRun(window, probe)
     runner.run(WARM_UP_EDITS, Heartbeat())  # first-use costs (font and label caches): not counted
     idle(50)

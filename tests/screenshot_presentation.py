@@ -37,15 +37,15 @@ def main(argv: list[str]) -> int:
         del args[i:i + 2]
     out = Path(next((a for a in args if not a.startswith("--")), ROOT / "build" / "screenshots"))
     out.mkdir(parents=True, exist_ok=True)
-    from app.application import get_app
+    from app.startup.application import get_app
 
     app = get_app([])
     tmp = Path(tempfile.mkdtemp(prefix="ae-present-"))
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp))
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp))
-    from app import i18n
+    from app.startup import i18n
     from app.main_window import MainWindow
-    from app.settings import Settings
+    from app.startup.settings import Settings
 
     if qm_dir is not None:
         i18n.TRANSLATIONS = Path(qm_dir)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 def main(argv: list[str]) -> int:
     out = Path(next((a for a in argv if not a.startswith("--")), ROOT / "screenshots"))
     out.mkdir(parents=True, exist_ok=True)
-    from app.application import get_app
+    from app.startup.application import get_app
 
     app = get_app([])
     tmp = Path(tempfile.mkdtemp(prefix="ae-shots-"))
@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp))
     import resources
     from app.main_window import MainWindow
-    from app.settings import Settings
+    from app.startup.settings import Settings
 
     window = MainWindow(Settings.at(tmp / "settings.ini"))
     window.ask_save_changes = lambda: PySide6.QtWidgets.QMessageBox.StandardButton.Discard

@@ -29,7 +29,7 @@ def settle(app, window) -> None:
 def main(argv: list[str]) -> int:
     out = Path(argv[0] if argv else ROOT / "screenshots")
     out.mkdir(parents=True, exist_ok=True)
-    from app.application import get_app
+    from app.startup.application import get_app
 
     app = get_app([])
     tmp = Path(tempfile.mkdtemp(prefix="ae-shots-"))
@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
         QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp))
     import resources
     from app.main_window import MainWindow
-    from app.settings import Settings
+    from app.startup.settings import Settings
 
     window = MainWindow(Settings.at(tmp / "settings.ini"))
     window.ask_save_changes = lambda: PySide6.QtWidgets.QMessageBox.StandardButton.Discard

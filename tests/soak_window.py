@@ -77,14 +77,14 @@ def main() -> int:
     args = ap.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (alive for the run)
     from app.main_window import MainWindow
-    from app.settings import Settings
+    from app.startup.settings import Settings
 
     errors: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         window = MainWindow(Settings.at(Path(tmp) / "soak.ini"))
         window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
         window.show_error = errors.append  # what the error hook would show
-        from app.application import install_excepthook
+        from app.startup.application import install_excepthook
         install_excepthook(errors.append)
         window.resize(1600, 1000)
         window.show()

@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GUI_MODULES = ("PySide6", "pyqtgraph", "shiboken6", "superqt", "app")
 #: The one GUI module allowed to import torch: asking which devices exist (cuda available?).
-TORCH_ALLOWED_IN_APP = {"app/devices.py"}
+TORCH_ALLOWED_IN_APP = {"app/startup/devices.py"}
 
 
 def _imported_roots(path: Path) -> set[str]:
@@ -52,7 +52,7 @@ def test_engine_sources_import_no_gui():
 
 
 def test_gui_does_no_torch_math():
-    """app/ shows what the trace holds; only app/devices.py may import torch (device availability).
+    """app/ shows what the trace holds; only app/startup/devices.py may import torch (device availability).
     Passes trivially while app/ has no Python files yet."""
     files = sorted((ROOT / "app").rglob("*.py")) if (ROOT / "app").exists() else []
     offenders = [str(f.relative_to(ROOT)) for f in files
@@ -66,3 +66,27 @@ def test_import_scanner_sees_every_import_form(tmp_path):
     f.write_text("import os\nimport PySide6.QtCore as qc\nfrom pyqtgraph import exporters\nfrom . import sib\n"
                  "def g():\n    import torch\n    __import__('shiboken6')\n")
     assert _imported_roots(f) == {"os", "PySide6", "pyqtgraph", "torch", "shiboken6"}
+
+
+def test_viewmodel_is_qt_free():
+    """app/viewmodel/ is the Qt-free half of the GUI: it imports no Qt (nor any Qt-using part of app)."""
+    files = sorted((ROOT / "app" / "viewmodel").rglob("*.py"))
+    assert len(files) > 5
+    qt = {"PySide6", "pyqtgraph", "shiboken6", "superqt"}
+    offenders = {str(f.relative_to(ROOT)): sorted(_imported_roots(f) & qt) for f in files}
+    assert {k: v for k, v in offenders.items() if v} == {}
+    code = (
+        "import importlib, json, pkgutil, sys\n"
+        "import app.viewmodel as vm\n"
+        "for m in pkgutil.walk_packages(vm.__path__, 'app.viewmodel.'): importlib.import_module(m.name)\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6'))))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout.strip().splitlines()[-1]) == []
+
+
+def test_app_is_grouped_by_concern():
+    """app/ holds the window and folders, one per concern; no loose modules at its root."""
+    loose = sorted(p.name for p in (ROOT / "app").glob("*.py"))
+    assert loose == ["__init__.py", "main_window.py"]

@@ -14,7 +14,7 @@ PLACEHOLDER = re.compile(r"\{[a-z_0-9]*\}")
 
 
 def _pairs():
-    from app.panes import pane_text
+    from app.viewmodel import pane_text
 
     for sid, (en, zh, f_en, f_zh) in STEP_TEXT.items():
         yield f"STEP_TEXT[{sid}] title", en, zh, True

@@ -1,4 +1,4 @@
-"""app.clipboard: what spreadsheets put on the clipboard, read back exactly (no Qt needed)."""
+"""app.viewmodel.clipboard: what spreadsheets put on the clipboard, read back exactly (no Qt needed)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from app.clipboard import ClipboardError, format_number, format_table, parse_number, parse_table
+from app.viewmodel.clipboard import ClipboardError, format_number, format_table, parse_number, parse_table
 
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 matrices = arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 6)), elements=finite)

@@ -22,7 +22,7 @@ from PySide6.QtGui import QFont, QFontMetricsF, QImage
 from app.panes.cell_overlay import CellOverlay
 from app.panes.paint_guard import guarded
 from app.panes.prepared import fast_format
-from app.panes.pane_data import Axis
+from app.viewmodel.pane_data import Axis
 
 AXIS_COLOUR = "#202020"
 TICK_FONT_PX = 13

@@ -4,7 +4,7 @@ PySide6 6.11 crashes the process (a segfault in Shiboken's storePythonOverrideEr
 when a Python override of QGraphicsItem.paint raises: one bad number in one cell and the class
 loses the window (found by tests/soak_window.py).  `guarded` wraps our paint overrides: the
 item draws nothing this time, and the error is reported once per item class and error type
-through sys.excepthook on the next event-loop pass (app.application routes that to the
+through sys.excepthook on the next event-loop pass (app.startup.application routes that to the
 window's message area and prints the traceback for a bug report)."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Everything a pane draws for one trace, worked out without touching a widget.
 
 `prepare_trace` runs on the engine's worker thread right after a big trace is computed (see
-app.recompute): the batch slice of every step, whether it differs from the last prepared
+app.pipeline.recompute): the batch slice of every step, whether it differs from the last prepared
 trace, the float32 images, NaN cells, colour levels and, for big matrices, the colour-mapped
 QImages (pyqtgraph's own mapping, `try_make_qimage`, so the pixels are the ones the ImageItem
 would have made).  The GUI thread then only hands finished pieces to the panes, all panes in
@@ -24,7 +24,7 @@ from pyqtgraph import functions_qimage
 from PySide6.QtGui import QImage
 
 from app.panes import colormaps
-from app.panes.pane_data import MASKED_STEPS, PaneData, pane_data, same_numbers, tokens_of
+from app.viewmodel.pane_data import MASKED_STEPS, PaneData, pane_data, same_numbers, tokens_of
 from attention.trace import Trace
 
 #: pixels in one pane above which its QImages are made here, not at paint time on the GUI thread

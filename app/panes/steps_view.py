@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QS
                                QVBoxLayout, QWidget)
 
 import attention
-from app.panes import pane_text
+from app.viewmodel import pane_text
 from app.panes.flow_layout import FlowLayout
 from app.panes import prepared
 from app.panes.step_pane import StepPane

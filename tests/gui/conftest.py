@@ -17,7 +17,7 @@ from gui_helpers import expected_matrices  # noqa: E402
 @pytest.fixture
 def settings(tmp_path):
     """Settings in tmp_path; QSettings' default locations point there too, never at the user's."""
-    from app.settings import Settings
+    from app.startup.settings import Settings
 
     for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
         QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp_path / "qsettings"))

@@ -1,4 +1,4 @@
-"""app.application.run in a fresh process: it opens, quits cleanly and returns 0 (no crash at exit)."""
+"""app.startup.application.run in a fresh process: it opens, quits cleanly and returns 0 (no crash at exit)."""
 from __future__ import annotations
 
 import os
@@ -12,7 +12,7 @@ SCRIPT = r"""
 import sys
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
-from app.application import get_app, run
+from app.startup.application import get_app, run
 app = get_app()
 for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
     QSettings.setPath(fmt, QSettings.Scope.UserScope, sys.argv[1])

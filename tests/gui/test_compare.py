@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import attention
-from app.models.edits import with_fields
+from app.viewmodel.edits import with_fields
 from gui_helpers import expected_matrices
 
 TOY_Q = np.array([[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]], float)

@@ -271,7 +271,7 @@ def test_copy_writes_tsv(window):
 def test_excepthook_shows_the_error_and_keeps_the_work(window):
     import sys
 
-    from app.application import install_excepthook
+    from app.startup.application import install_excepthook
 
     saved = sys.excepthook, __import__("threading").excepthook
     try:
@@ -300,7 +300,7 @@ def test_worker_thread_errors_reach_the_window(window, qtbot):
     import sys
     import threading
 
-    from app.application import install_excepthook
+    from app.startup.application import install_excepthook
 
     saved = sys.excepthook, threading.excepthook
     try:

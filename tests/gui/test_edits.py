@@ -1,4 +1,4 @@
-"""app.models.edits (no Qt): resizing keeps what fits and keeps the scenario runnable."""
+"""app.viewmodel.edits (no Qt): resizing keeps what fits and keeps the scenario runnable."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 import resources
 from attention import Scenario, problems, scenario_io
 
-from app.models import edits
-from app.models.matrix_ref import set_array
-from app.widgets.problems import control_key
+from app.viewmodel import edits
+from app.viewmodel.matrix_ref import set_array
+from app.editing.problems import control_key
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from app.models.matrix_ref import MatrixRef
+from app.viewmodel.matrix_ref import MatrixRef
 from gui_helpers import expected_matrices
-from app.widgets.explain_panel import CELL_LAYER, SOURCE_LAYER
+from app.teaching.explain_panel import CELL_LAYER, SOURCE_LAYER
 
 TOY_Q = np.array([[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]], float)
 
@@ -117,7 +117,7 @@ def test_an_edit_recomputes_the_explanation_for_the_same_cell(window, qtbot):
 
 
 def test_an_index_that_no_longer_exists_clears(window, qtbot):
-    from app.models.edits import with_fields
+    from app.viewmodel.edits import with_fields
     view, panel = window.view, window.cell_tools.panel
     view.pane("scores").click_cell(1, 3, 3)  # head 2
     assert panel.selection == ("scores", (0, 1, 3, 3))

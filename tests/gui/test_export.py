@@ -14,7 +14,7 @@ from PySide6.QtGui import QImage
 
 import attention
 from attention import Scenario
-from app.export import export_pane_image, step_to_csv
+from app.panes.export import export_pane_image, step_to_csv
 from app.panes.steps_view import StepsView
 from gui_helpers import TOKENS, toy
 
@@ -165,7 +165,7 @@ def test_csv_refuses_unknown_steps_and_batch_items(shown, tmp_path):
 
 
 def test_csv_export_imports_no_qt():
-    code = ("import sys, app.export_csv; "
+    code = ("import sys, app.viewmodel.export_csv; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)

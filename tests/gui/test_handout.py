@@ -15,7 +15,8 @@ from PySide6.QtGui import QImage
 
 import attention
 import resources
-from app import handout, i18n, lessons
+from app.teaching import handout, lessons
+from app.startup import i18n
 from attention import STEP_TEXT, scenario_io
 
 pytestmark = pytest.mark.gui
@@ -101,7 +102,7 @@ def test_handout_of_every_preset(qapp, tmp_path, path):
 def test_eight_heads_wrap_into_rows_of_four(qtbot, tmp_path):
     """The handout's picture of an 8-head step holds two rows of 4 heads: about half as wide
     and twice as tall as the window's one-row pane exported as it is."""
-    from app.export import export_pane_image
+    from app.panes.export import export_pane_image
     from app.panes.steps_view import StepsView
 
     sc = scenario_io.load(ROOT / "resources" / "scenarios" / "02_tsl_real_config.json")

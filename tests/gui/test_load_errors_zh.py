@@ -18,8 +18,8 @@ import attention
 import resources
 from attention import ScenarioError, generators, scenario_io
 
-from app import i18n
-from app.widgets.problems import LOAD_PATTERNS, PATTERNS, localize
+from app.startup import i18n
+from app.editing.problems import LOAD_PATTERNS, PATTERNS, localize
 
 TOY = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))
 I4 = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]

@@ -5,10 +5,10 @@ import numpy as np
 
 from attention import Scenario
 
-from app.document import Document
-from app.models.matrix_model import MatrixModel
-from app.models.matrix_ref import MatrixRef
-from app.widgets.matrix_editor import MatrixEditor
+from app.pipeline.document import Document
+from app.editing.matrix_model import MatrixModel
+from app.viewmodel.matrix_ref import MatrixRef
+from app.editing.matrix_editor import MatrixEditor
 
 
 def _doc(L=4, d=3, S=2, tokens=None) -> Document:
@@ -35,7 +35,7 @@ def test_model_follows_undo_and_resize(qtbot):
         model.setData(model.index(0, 0), "1e3")
     assert model.data(model.index(0, 0)) == "1000"
     with qtbot.waitSignal(model.modelReset):
-        from app.models.edits import with_sizes
+        from app.viewmodel.edits import with_sizes
 
         doc.replace(with_sizes(doc.scenario, S=5), "S")
     assert model.rowCount() == 5

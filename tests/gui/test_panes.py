@@ -15,7 +15,7 @@ import pyqtgraph as pg
 import pytest
 
 import attention
-from app.panes import cell_format
+from app.viewmodel import cell_format
 from app.panes.steps_view import StepsView
 from gui_helpers import expected_matrices as cut, random_scenario, toy
 
@@ -437,7 +437,7 @@ def test_token_axes_shrink_their_words_before_leaving_any_out(qtbot):
     from PySide6.QtGui import QFont, QFontMetricsF
 
     from app.panes.heatmap import MIN_TOKEN_FONT_PX, TICK_FONT_PX, TICK_GAP_PX, styled_axis
-    from app.panes.pane_data import Axis
+    from app.viewmodel.pane_data import Axis
 
     words = ("I", "love", "machine", "learning")
     font = QFont()
@@ -463,7 +463,7 @@ def test_quick_no_room_for_numbers_agrees_with_the_full_search(qtbot):
     """TextFit may say "no number fits" from a dozen labels (text_fn.sample); it must give the
     same answer as the search over every label, and skip formatting every cell when it can."""
     from app.panes.cell_overlay import TextFit
-    from app.panes.pane_data import pane_data
+    from app.viewmodel.pane_data import pane_data
 
     sc = random_scenario(L=8, S=8, d=32, H=8, seed=3, causal=True)
     trace = attention.run(sc)

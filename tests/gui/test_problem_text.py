@@ -12,9 +12,9 @@ import attention
 import resources
 from attention import Projection, ScenarioError, scenario_io
 
-from app import i18n
-from app.devices import cuda_available
-from app.widgets.problems import PATTERNS, control_key, localize
+from app.startup import i18n
+from app.startup.devices import cuda_available
+from app.editing.problems import PATTERNS, control_key, localize
 
 
 @pytest.fixture(scope="module")

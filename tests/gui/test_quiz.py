@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 import resources
-from app.panes import cell_format
-from app.quiz import LAYER, RIGHT_COLOUR, WRONG_COLOUR
+from app.viewmodel import cell_format
+from app.teaching.quiz import LAYER, RIGHT_COLOUR, WRONG_COLOUR
 
 X = torch.tensor([[2, 0, 1, 1], [0, 2, 1, 1], [2, 2, 0, 2]], dtype=torch.float64)  # the preset's queries = keys
 
@@ -162,7 +162,7 @@ def test_turning_the_quiz_off_restores_the_pane(quiz_window, check_panes):
 
 
 def test_an_edit_forgets_the_answers(quiz_window, qtbot):
-    from app.models.matrix_ref import MatrixRef
+    from app.viewmodel.matrix_ref import MatrixRef
     view, quiz, panel = quiz_window.view, quiz_window.cell_tools.quiz, quiz_window.cell_tools.panel
     quiz.hide_step("scores")
     view.pane("scores").click_cell(0, 0, 0)

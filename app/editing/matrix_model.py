@@ -1,0 +1,176 @@
+"""QAbstractTableModel over one matrix of the document (virtual: no per-cell objects).
+
+data() reads straight from the scenario's numpy array (a view), so a 4096 x 512 matrix opens
+at once.  setData() never writes the array: it parses the text, refuses anything that is not
+a finite number with a message (`rejected`), and otherwise pushes an undo command through the
+document.  After any document change the model compares array identities and emits
+dataChanged for the bounding box of the cells that differ (same shape; nothing when none do)
+or a reset (new shape).
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QLocale, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+
+from app.viewmodel.clipboard import format_number, parse_number
+from app.pipeline.document import Document
+from app.viewmodel.matrix_ref import MatrixRef
+
+_Index = QModelIndex | QPersistentModelIndex
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
+def locale_decimal_comma() -> bool:
+    return QLocale().decimalPoint() == ","
+
+
+def changed_box(old: Optional[np.ndarray], new: Optional[np.ndarray]) -> Optional[tuple[tuple[int, int], tuple[int, int]]]:
+    """((first row, first col), (last row, last col)) bounding every cell that differs between
+    two same-shape 2-D matrices, or None when none does: one typed cell then repaints one cell
+    of the table, not the whole matrix.  NaN equals NaN here (it is not a change)."""
+    if old is None or new is None or old is new or not new.size:
+        return None
+    diff = (old != new) & ~(np.isnan(old) & np.isnan(new)) if old.dtype.kind == new.dtype.kind == "f" else old != new
+    rows = np.flatnonzero(diff.any(axis=1))
+    if not rows.size:
+        return None
+    cols = np.flatnonzero(diff.any(axis=0))
+    return (int(rows[0]), int(cols[0])), (int(rows[-1]), int(cols[-1]))
+
+
+class MatrixModel(QAbstractTableModel):
+    rejected = Signal(str)  # why a typed value was refused (shown next to the editor)
+
+    def __init__(self, doc: Document, ref: Optional[MatrixRef] = None, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self.doc = doc
+        self._ref = ref
+        self._source: Optional[np.ndarray] = None
+        self._view: Optional[np.ndarray] = None
+        self._tokens: Optional[tuple] = None
+        self.decimal_comma = locale_decimal_comma()
+        self._read()
+        doc.changed.connect(self._on_changed)
+
+    # ---- binding -----------------------------------------------------------------------------
+    @property
+    def ref(self) -> Optional[MatrixRef]:
+        return self._ref
+
+    def set_ref(self, ref: Optional[MatrixRef]) -> None:
+        if ref == self._ref:
+            return
+        self.beginResetModel()
+        self._ref = ref
+        self._read()
+        self.endResetModel()
+
+    def matrix(self) -> Optional[np.ndarray]:
+        """The 2-D read-only view shown (None when the matrix is absent)."""
+        return self._view
+
+    def _read(self) -> None:
+        sc = self.doc.scenario
+        self._source = None if self._ref is None else self._ref.source(sc)
+        self._view = None if self._ref is None else self._ref.view(sc)
+        self._tokens = self._row_tokens()
+
+    def _row_tokens(self) -> Optional[tuple]:
+        if self._ref is None:
+            return None
+        sc = self.doc.scenario
+        return {"queries": sc.query_tokens, "keys": sc.key_tokens, "values": sc.key_tokens}.get(self._ref.path)
+
+    def _on_changed(self) -> None:
+        sc = self.doc.scenario
+        source = None if self._ref is None else self._ref.source(sc)
+        tokens = self._row_tokens()
+        old_shape = None if self._view is None else self._view.shape
+        if source is self._source and tokens == self._tokens:
+            return
+        view = None if self._ref is None else self._ref.view(sc)
+        if (None if view is None else view.shape) != old_shape:
+            self.beginResetModel()
+            self._source, self._view, self._tokens = source, view, tokens
+            self.endResetModel()
+            return
+        old_view = self._view
+        self._source, self._view = source, view
+        if tokens != self._tokens:
+            self._tokens = tokens
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(self.rowCount() - 1, 0))
+        box = changed_box(old_view, view)
+        if box is not None:
+            (r0, c0), (r1, c1) = box
+            roles = [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.ToolTipRole]
+            self.dataChanged.emit(self.index(r0, c0), self.index(r1, c1), roles)
+
+    # ---- Qt model API ------------------------------------------------------------------------
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() or self._view is None else int(self._view.shape[0])
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() or self._view is None else int(self._view.shape[1])
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or self._view is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            v = float(self._view[index.row(), index.column()])
+            # 4 significant digits keep columns narrow; editing and the tooltip show every digit
+            return format_number(v) if self._ref.integer else f"{v:.4g}"
+        if role == Qt.ItemDataRole.EditRole:
+            return format_number(self._view[index.row(), index.column()])
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return format_number(self._view[index.row(), index.column()])
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Vertical and self._tokens is not None and section < len(self._tokens):
+            return f"{section} {self._tokens[section]}"
+        if self._ref is not None and self._ref.path == "valid_lens":
+            if orientation == Qt.Orientation.Vertical:
+                return self.tr("batch {0}").format(section)
+            if self._source is not None and self._source.ndim == 1:
+                return self.tr("length")
+            return self.tr("query {0}").format(section)
+        return str(section)
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+
+    def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if role != Qt.ItemDataRole.EditRole or not index.isValid() or self._view is None:
+            return False
+        r, c = index.row(), index.column()
+        number = self.parse(value, r, c)
+        if number is None:
+            return False
+        if number == float(self._view[r, c]):
+            return True
+        self.doc.set_cell(self._ref, r, c, number)
+        return True
+
+    # ---- helpers -----------------------------------------------------------------------------
+    def parse(self, value: Any, row: int, col: int) -> Optional[float]:
+        """The number `value` means, or None after emitting `rejected` with the reason."""
+        where = self.tr("Cell ({0}, {1})").format(row, col)
+        try:
+            number = float(value) if isinstance(value, (int, float)) else parse_number(str(value), self.decimal_comma)
+            if number != number or number in (float("inf"), float("-inf")):
+                raise ValueError
+        except ValueError:
+            self.rejected.emit(self.tr("{0}: \"{1}\" is not a finite number; the old value is kept.").format(where, value))
+            return None
+        if self._ref.integer and (number < 0 or not number.is_integer()):
+            self.rejected.emit(self.tr("{0}: a valid length must be a whole number >= 0, got {1}; the old value is kept.").format(where, value))
+            return None
+        return number

@@ -1,0 +1,123 @@
+"""The open document: the current Scenario, its file path and its undo stack.
+
+The Scenario is immutable.  Every edit builds a new one (dataclasses.replace, fresh copies only
+of the arrays it changes) and goes through the undo stack, so undo is exact and a scenario
+handed to a worker thread can never change under it.  Views listen to `changed` and compare
+array identities to see what moved.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
+
+from attention import Scenario
+
+from app.pipeline import undo
+from app.viewmodel.matrix_ref import MatrixRef
+
+
+#: Steps kept for undo.  A cell edit costs two numbers; a paste or fill, its block twice.
+UNDO_LIMIT = 500
+
+
+class Document(QObject):
+    """Holds the scenario; the only place that swaps it (via `apply`, called by undo commands)."""
+
+    changed = Signal()  # the scenario was replaced (edit, undo, redo, load)
+    loaded = Signal()  # a different document was opened (path and undo history are new)
+    path_changed = Signal()
+
+    def __init__(self, scenario: Scenario, path: Optional[Path] = None, parent: Optional[QObject] = None):
+        super().__init__(parent)
+        self._scenario = scenario
+        self._path = path
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(UNDO_LIMIT)
+
+    # ---- state -------------------------------------------------------------------------------
+    @property
+    def scenario(self) -> Scenario:
+        return self._scenario
+
+    @property
+    def path(self) -> Optional[Path]:
+        return self._path
+
+    def is_modified(self) -> bool:
+        return not self.undo_stack.isClean()
+
+    def apply(self, scenario: Scenario) -> None:
+        """Swap the scenario in (undo commands call this; everyone else pushes commands)."""
+        self._scenario = scenario
+        self.changed.emit()
+
+    def load(self, scenario: Scenario, path: Optional[Path]) -> None:
+        """A new document: fresh history, clean state."""
+        self.undo_stack.clear()
+        self._path = path
+        self._scenario = scenario
+        self.undo_stack.setClean()
+        self.path_changed.emit()
+        self.loaded.emit()
+        self.changed.emit()
+
+    def mark_saved(self, path: Path) -> None:
+        self._path = path
+        self.undo_stack.setClean()
+        self.path_changed.emit()
+
+    # ---- edits (each is one undo step) ------------------------------------------------------
+    def set_cell(self, ref: MatrixRef, row: int, col: int, value: float) -> None:
+        self.undo_stack.push(undo.SetCells(self, ref, row, col, np.array([[float(value)]]), merge=True))
+
+    def set_block(self, ref: MatrixRef, row: int, col: int, block: np.ndarray, text: str) -> None:
+        """A paste or fill: one undo step for the whole block."""
+        self.undo_stack.push(undo.SetCells(self, ref, row, col, np.asarray(block, dtype=np.float64), text=text))
+
+    def set_option(self, field: str, value: Any, text: str) -> None:
+        """An option that resizes nothing (causal, scale, fill value, seed, device...)."""
+        old = getattr(self._scenario, field)
+        if _equal(old, value):
+            return
+        self.undo_stack.push(undo.SetOption(self, field, old, value, text))
+
+    def replace(self, new: Scenario, text: str, merge_key: Optional[str] = None) -> None:
+        """A change that may resize arrays (L, S, H, widths, switches): old and new scenarios."""
+        if new is self._scenario:
+            return
+        self.undo_stack.push(undo.ReplaceScenario(self, self._scenario, new, text, merge_key))
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return True
+    return type(a) is type(b) and a == b
+
+
+#: the fields a typed, pasted or filled cell of the Inputs tab changes
+INPUT_FIELDS = ("queries", "keys", "values")
+
+
+def only_input_numbers_changed(old: Optional[Scenario], new: Scenario) -> bool:
+    """True when `new` differs from `old` at most in the numbers of queries, keys and values:
+    same shapes, every other field the very same object.  Edits replace only the fields they
+    change (dataclasses.replace on an immutable Scenario), so `is` is exact here.  Panels that
+    show sizes and options, not input numbers, skip their work on such an edit (typing in the
+    Inputs tab is the commonest change and the one that must feel instant)."""
+    if old is None:
+        return False
+    if old is new:
+        return True
+    for f in dataclasses.fields(new):
+        a, b = getattr(old, f.name), getattr(new, f.name)
+        if f.name in INPUT_FIELDS:
+            if a.shape != b.shape:
+                return False
+        elif a is not b:
+            return False
+    return True

@@ -1,0 +1,107 @@
+"""Undo commands.  Each stores only what it changes:
+
+- SetCells: the block's old and new values (a typed cell, a paste, a fill);
+- SetOption: one option's old and new value;
+- ReplaceScenario: old and new scenario, for changes that resize arrays (the two scenarios
+  share every array the change did not touch).
+
+Consecutive typing into the SAME cell merges into one step (and disappears when it returns to
+the original value); edits of different cells, pastes and fills never merge.  Repeated changes
+of the same parameter (spin box arrows) merge the same way.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QUndoCommand
+
+from attention.scenario import same
+
+from app.viewmodel.matrix_ref import MatrixRef
+
+if TYPE_CHECKING:
+    from app.pipeline.document import Document
+
+CELL_ID = 1001
+OPTION_ID = 1002
+REPLACE_ID = 1003
+
+
+class SetCells(QUndoCommand):
+    def __init__(self, doc: "Document", ref: MatrixRef, row: int, col: int, block: np.ndarray,
+                 merge: bool = False, text: str = ""):
+        super().__init__()
+        self.doc, self.ref, self.row, self.col = doc, ref, row, col
+        h, w = block.shape
+        view = ref.view(doc.scenario)
+        self.old = np.array(view[row:row + h, col:col + w], dtype=np.float64, copy=True)
+        self.new = np.array(block, dtype=np.float64, copy=True)
+        self.mergeable = merge and block.shape == (1, 1)
+        self.setText(text or QCoreApplication.translate("undo", "Edit cell ({0}, {1})").format(row, col))
+
+    def id(self) -> int:
+        return CELL_ID if self.mergeable else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not (isinstance(other, SetCells) and other.mergeable and other.ref == self.ref
+                and (other.row, other.col) == (self.row, self.col)):
+            return False
+        self.new = other.new
+        if np.array_equal(self.new, self.old):
+            self.setObsolete(True)
+        return True
+
+    def redo(self) -> None:
+        self.doc.apply(self.ref.with_block(self.doc.scenario, self.row, self.col, self.new))
+
+    def undo(self) -> None:
+        self.doc.apply(self.ref.with_block(self.doc.scenario, self.row, self.col, self.old))
+
+
+class SetOption(QUndoCommand):
+    def __init__(self, doc: "Document", field: str, old: Any, new: Any, text: str):
+        super().__init__(text)
+        self.doc, self.field, self.old, self.new = doc, field, old, new
+
+    def id(self) -> int:
+        return OPTION_ID
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not (isinstance(other, SetOption) and other.field == self.field):
+            return False
+        self.new = other.new
+        if self.new == self.old and type(self.new) is type(self.old):
+            self.setObsolete(True)
+        return True
+
+    def redo(self) -> None:
+        self.doc.apply(dataclasses.replace(self.doc.scenario, **{self.field: self.new}))
+
+    def undo(self) -> None:
+        self.doc.apply(dataclasses.replace(self.doc.scenario, **{self.field: self.old}))
+
+
+class ReplaceScenario(QUndoCommand):
+    def __init__(self, doc: "Document", old, new, text: str, merge_key: Optional[str] = None):
+        super().__init__(text)
+        self.doc, self.old, self.new, self.merge_key = doc, old, new, merge_key
+
+    def id(self) -> int:
+        return REPLACE_ID if self.merge_key else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not (isinstance(other, ReplaceScenario) and other.merge_key == self.merge_key):
+            return False
+        self.new = other.new
+        if same(self.old, self.new):
+            self.setObsolete(True)
+        return True
+
+    def redo(self) -> None:
+        self.doc.apply(self.new)
+
+    def undo(self) -> None:
+        self.doc.apply(self.old)

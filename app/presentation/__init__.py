@@ -1,4 +1,0 @@
-"""Presentation mode: one step at a time, full screen, live (see presentation_view)."""
-from app.presentation.controller import PresentationController, install
-
-__all__ = ["PresentationController", "install"]

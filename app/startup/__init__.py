@@ -1,0 +1,1 @@
+"""Start-up: the QApplication, translators, settings, devices, and the headless `render` entry."""

@@ -1,0 +1,48 @@
+"""English / Chinese at runtime with Qt's own tools (QTranslator + .qm from pyside6-lrelease).
+
+Installing or removing a translator makes Qt send LanguageChange to every widget; each widget
+retranslates itself in changeEvent.  Qt's own strings (dialog buttons) come from qtbase_zh_CN.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+TRANSLATIONS = Path(__file__).resolve().parents[2] / "resources" / "translations"
+LANGUAGES = ("en", "zh")
+
+_installed: list[QTranslator] = []
+_current = "en"
+
+
+def system_language() -> str:
+    """zh for any Chinese system locale (zh_CN, zh_TW, ...), else en."""
+    names = [QLocale.system().name(), *QLocale.system().uiLanguages()]
+    return "zh" if any(n.lower().startswith("zh") for n in names[:1]) else "en"
+
+
+def current_language() -> str:
+    return _current
+
+
+def set_language(lang: str, app: Optional[QCoreApplication] = None) -> str:
+    """Install the translators for `lang` ('en' or 'zh'); returns the language now in effect."""
+    global _current
+    app = app or QCoreApplication.instance()
+    lang = lang if lang in LANGUAGES else "en"
+    if app is None or (lang == _current and (_installed or lang == "en")):
+        _current = lang
+        return _current
+    for t in _installed:
+        app.removeTranslator(t)
+    _installed.clear()
+    if lang == "zh":
+        for name, folder in (("app_zh_CN", TRANSLATIONS), ("qtbase_zh_CN", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath))):
+            t = QTranslator(app)
+            if t.load(name, str(folder)):
+                app.installTranslator(t)
+                _installed.append(t)
+    _current = lang
+    return _current

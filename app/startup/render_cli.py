@@ -1,0 +1,114 @@
+"""`python main.py render FILE --out DIR [--lang zh|en] [--dtype ...] [--batch N]`: a handout of a
+scenario, headless (app.teaching.handout: a PNG of every step and one self-contained handout.html).
+
+It draws with the window's Qt panes, so, unlike attention.cli, it needs Qt: without a display
+it uses Qt's offscreen platform.  PySide6 is imported before torch (a process that imports
+torch first can segfault at exit).  Exit codes as attention.cli: 0 done; 2 bad input (usage,
+a scenario that does not load or run, a folder that cannot be written) with one line per
+problem on stderr and no traceback; 1 an unexpected failure, also in one line.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Optional
+
+
+def _parser() -> argparse.ArgumentParser:
+    from attention.scenario import DEVICES, DTYPES
+
+    p = argparse.ArgumentParser(
+        prog="main.py render",
+        description="Write a PNG of every step of a scenario's trace and one self-contained HTML "
+                    "handout (handout.html, images embedded) into a folder.")
+    p.add_argument("file", metavar="FILE", help="scenario file (.json)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the handout (default en)")
+    p.add_argument("--dtype", choices=DTYPES, help="override the scenario's dtype")
+    p.add_argument("--device", choices=DEVICES, help="override the scenario's device")
+    p.add_argument("--batch", type=int, default=0, metavar="N", help="batch item the pictures show (default 0)")
+    return p
+
+
+def _use_offscreen_without_display() -> None:
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def _quiet_offscreen_notice() -> None:
+    """The offscreen platform warns that it "does not support propagateSizeHints()" whenever a
+    widget is shown: noise on a command line; every other Qt message still goes to stderr."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(_mode, _context, message: str) -> None:
+        if "propagateSizeHints" not in message:
+            print(message, file=sys.stderr)
+
+    qInstallMessageHandler(handler)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "render":
+        argv = argv[1:]
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as e:  # usage errors (2) and --help (0); argparse already printed
+        return int(e.code) if isinstance(e.code, int) else 2
+    _use_offscreen_without_display()
+    import PySide6.QtWidgets  # noqa: F401  (before torch, see the module docstring)
+
+    _quiet_offscreen_notice()
+
+    from attention import ScenarioError
+
+    try:
+        return _render(args)
+    except ScenarioError as e:
+        for line in e.lines:
+            print(f"{args.file}: {line}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # noqa: BLE001 - one clear line instead of a traceback
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+
+def _render(args) -> int:
+    """Check the file and the folder first (no Qt window, no torch yet), then draw."""
+    from pathlib import Path
+
+    from attention import scenario_io
+
+    sc = scenario_io.load(args.file)
+    if not 0 <= args.batch < sc.batch:
+        print(f"--batch: expected a batch item between 0 and {sc.batch - 1}, got {args.batch}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"--out {out}: cannot create the folder ({e.strerror or e})", file=sys.stderr)
+        return 2
+    if not os.access(out, os.W_OK):
+        print(f"--out {out}: the folder is not writable", file=sys.stderr)
+        return 2
+
+    from app.startup.application import get_app
+
+    app = get_app()  # noqa: F841 (kept alive while drawing)
+    from attention import run
+
+    from app.teaching import handout
+
+    trace = run(sc, device=args.device, dtype=args.dtype)
+    page = handout.write_handout(sc, trace, out, lang=args.lang, batch=args.batch)
+    print(page)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

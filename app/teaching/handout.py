@@ -1,0 +1,385 @@
+"""A handout of one scenario: a PNG of every step of its trace and one self-contained HTML page.
+
+The pictures are the window's own: the trace is shown in a StepsView that is never put on
+screen, and each pane is written with app.panes.export's PNG export (the step's title and formula
+inside the picture), so a handout looks like the window.  The page holds, per step, the title,
+the picture (embedded as a base64 data URI, so the one file can be mailed or printed), the
+formula, the shape and the step's explanation from app.teaching.lessons; the scenario's title and notes
+come first.  Nothing here computes attention: every number is the engine's trace.
+
+Used by `python main.py render` (app.startup.render_cli) and by the window's File menu (`install`).
+"""
+from __future__ import annotations
+
+import base64
+import contextlib
+import html
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt
+from PySide6.QtGui import QAction, QColor, QImage, QPainter
+from PySide6.QtWidgets import QApplication, QFileDialog
+
+from app.startup import i18n
+from app.teaching import lessons
+from app.panes.export import PNG_SCALE, export_pane_image
+from app.panes import prepared
+from app.panes.steps_view import StepsView
+
+if TYPE_CHECKING:
+    from attention import Scenario, Trace
+
+HTML_NAME = "handout.html"
+#: width of the hidden Steps list the pictures are drawn in (wide: a pane is never squeezed)
+VIEW_SIZE = (2400, 1400)
+#: heads side by side in one row of a handout picture (more wrap to further rows)
+HEADS_PER_ROW = 4
+#: every word of the page and the menu entries is QCoreApplication.translate("Handout", ...),
+#: written out in each call so that lupdate finds it
+
+
+@dataclass(frozen=True)
+class HandoutStep:
+    """What the page says about one step."""
+
+    id: str
+    title: str
+    formula: str
+    shape: str
+    explanation: str
+    png: Path
+
+
+def image_name(index: int, step_id: str) -> str:
+    """'03_projection_value.png': pipeline order first, so a folder listing reads in order."""
+    return f"{index + 1:02d}_{step_id.replace('.', '_')}.png"
+
+
+@contextlib.contextmanager
+def _hidden_view(lang: str):
+    """A StepsView laid out as on screen but never shown there.  The module-wide hints the
+    engine's worker uses to reuse the window's pictures are left as the window set them."""
+    hints = prepared.batch_hint, prepared.drawn_hint
+    view = StepsView()
+    view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    view.set_language(lang)
+    view.resize(*VIEW_SIZE)
+    view.show()
+    try:
+        yield view
+    finally:
+        prepared.batch_hint, prepared.drawn_hint = hints
+        view.hide()
+        view.deleteLater()
+
+
+def _settle() -> None:
+    """Let the hidden list lay its panes out (the pictures take their sizes from it)."""
+    app = QCoreApplication.instance()
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        app.processEvents()
+
+
+def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str, batch: int = 0) -> list[HandoutStep]:
+    """Write one PNG per step of `trace` (batch item `batch`) into `out_dir`; return what the
+    page says about each.  Raises OSError when a file cannot be written."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OSError(f"{out_dir}: cannot create the folder ({e.strerror or e})") from e
+    steps: list[HandoutStep] = []
+    with _hidden_view(lang) as view:
+        view.show_trace(trace, scenario, batch=batch)
+        _settle()
+        ids = view.pane_ids()
+        for i, sid in enumerate(ids):
+            path = out_dir / image_name(i, sid)
+            grid = _head_grid(view.pane(sid))
+            export_pane_image(view, sid, str(path))
+            if grid is not None:
+                _wrap_heads(grid, path)
+            step = trace[sid]
+            pane = view.pane(sid)
+            steps.append(HandoutStep(
+                id=sid, title=step.title[lang], formula=step.formula[lang],
+                shape=pane.data.shape_text(lang) if pane.data is not None else "",
+                explanation=lessons.explanation(sid, trace.options), png=path))
+    return steps
+
+
+def _head_grid(pane) -> Optional[dict]:
+    """Where the pieces of a many-head pane lie in its exported picture (layout pixels, measured
+    with the export's title in place, as export_pane_image lays it out); None for other panes."""
+    data = pane.data
+    heads = pane.visible_heads()
+    if data is None or not data.layout.per_head or len(heads) <= HEADS_PER_ROW:
+        return None
+
+    def cols(*items) -> tuple[float, float]:
+        rects = [it.mapRectToItem(ci, it.boundingRect()) for it in items]
+        return min(r.left() for r in rects), max(r.right() for r in rects)
+
+    with pane.export_header() as ci:
+        ci.scene().prepareForPaint()
+        first = pane.heatmaps[heads[0]]
+        grid = {
+            "width": ci.boundingRect().width(),
+            "top": first.title.mapRectToItem(ci, first.title.boundingRect()).top(),
+            "bottom": first.bottom.mapRectToItem(ci, first.bottom.boundingRect()).bottom(),
+            "left": cols(pane.left), "bar": cols(pane.bar),
+            "heads": [cols(pane.heatmaps[m].title, pane.heatmaps[m].vb, pane.heatmaps[m].bottom) for m in heads],
+        }
+    return grid
+
+
+def _wrap_heads(grid: dict, path: Path) -> None:
+    """A pane with more than HEADS_PER_ROW heads side by side is one long strip (8 heads: about
+    2400 px), unreadable once a page shrinks it to its width.  Cut the exported picture into
+    rows of HEADS_PER_ROW heads, each row with the row axis and the colour bar, under the
+    title, and write it back.  Pieces of the same picture only: nothing is drawn anew."""
+    image = QImage(str(path))
+    if image.isNull() or grid["width"] <= 0:
+        return
+    k = image.width() / grid["width"]  # image pixels per layout pixel
+    top, bottom, left, bar = grid["top"], grid["bottom"], grid["left"], grid["bar"]
+    gap = 6.0
+    rows = [grid["heads"][i:i + HEADS_PER_ROW] for i in range(0, len(grid["heads"]), HEADS_PER_ROW)]
+    row_w = (left[1] - left[0]) + sum(b - a + gap for a, b in rows[0]) + (bar[1] - bar[0]) + gap
+    row_h = bottom - top
+    out = QImage(round(row_w * k), round((top + len(rows) * (row_h + gap)) * k), image.format())
+    out.fill(QColor("white"))
+    painter = QPainter(out)
+    try:
+        def copy(x0: float, x1: float, y0: float, y1: float, at_x: float, at_y: float) -> None:
+            src = QRectF(x0 * k, y0 * k, (x1 - x0) * k, (y1 - y0) * k)
+            painter.drawImage(QRectF(at_x * k, at_y * k, src.width(), src.height()), image, src)
+
+        copy(0, min(grid["width"], row_w), 0, top, 0, 0)  # the title and formula
+        for r, row in enumerate(rows):
+            y = top + r * (row_h + gap)
+            copy(*left, top, bottom, 0, y)
+            x = left[1] - left[0] + gap
+            for a, b in row:
+                copy(a, b, top, bottom, x, y)
+                x += b - a + gap
+            copy(*bar, top, bottom, x, y)
+    finally:
+        painter.end()
+    if not out.save(str(path), "PNG"):
+        raise OSError(f"{path}: cannot write the PNG file")
+
+
+def _title_of(scenario: "Scenario", lang: str) -> str:
+    other = "zh" if lang == "en" else "en"
+    return scenario.title.get(lang) or scenario.title.get(other) or QCoreApplication.translate("Handout", "Untitled scenario")
+
+
+def _paragraphs(text: str) -> str:
+    """Plain text -> escaped <p> paragraphs (blank lines part them, single newlines break)."""
+    parts = [p.strip() for p in text.replace("\r\n", "\n").split("\n\n")]
+    return "\n".join(f"<p>{html.escape(p).replace(chr(10), '<br>')}</p>" for p in parts if p)
+
+
+def _setup_line(scenario: "Scenario", trace: "Trace", batch: int) -> str:
+    """Sizes, scoring, mask and the batch item shown, in one line."""
+    o = trace.options
+    mask = []
+    if o.get("causal"):
+        mask.append(QCoreApplication.translate("Handout", "causal"))
+    if o.get("valid_lens") is not None:
+        mask.append(QCoreApplication.translate("Handout", "valid lengths {0}").format(o["valid_lens"]))
+    parts = [
+        f"B = {o.get('batch')}, L = {o.get('L')}, S = {o.get('S')}, d_model = {o.get('d_model')}, H = {o.get('n_heads')}",
+        QCoreApplication.translate("Handout", "scoring: {0}").format(o.get("scoring")),
+        QCoreApplication.translate("Handout", "scale: {0:.6g}").format(float(o.get("scale", 1.0))),
+        QCoreApplication.translate("Handout", "mask: {0}").format(" + ".join(mask) if mask else QCoreApplication.translate("Handout", "none")),
+        QCoreApplication.translate("Handout", "numbers: {0}").format(o.get("dtype")),
+    ]
+    if int(o.get("batch", 1)) > 1:
+        parts.append(QCoreApplication.translate("Handout", "pictures show batch item {0} of {1}").format(batch, int(o["batch"])))
+    return " · ".join(html.escape(p) for p in parts)
+
+
+CSS = """
+body { font-family: 'Noto Sans', 'Noto Sans CJK SC', 'DejaVu Sans', sans-serif; color: #111;
+       max-width: 1100px; margin: 24px auto; padding: 0 16px; line-height: 1.45; }
+h1 { font-size: 26px; margin: 0 0 8px; }
+.setup { color: #444; font-size: 14px; margin: 0 0 10px; }
+.notes { background: #fbfbf3; border: 1px solid #ddd; padding: 6px 12px; font-size: 15px; }
+section.step { border-top: 1px solid #ccc; margin-top: 22px; padding-top: 10px; page-break-inside: avoid; break-inside: avoid; }
+h2 { font-size: 20px; margin: 0 0 4px; }
+h2 .num { color: #666; font-weight: normal; }
+.formula { font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace; font-size: 15px;
+           background: #f4f4f4; padding: 3px 8px; display: inline-block; }
+.shape { color: #555; font-size: 13px; margin: 4px 0; }
+.step img { max-width: 100%; height: auto; display: block; margin: 6px 0; }
+.explanation { font-size: 15px; }
+footer { color: #777; font-size: 12px; margin-top: 28px; border-top: 1px solid #ccc; padding-top: 6px; }
+@media print { body { margin: 0; max-width: none; } }
+"""
+
+
+def _display_size(png: bytes) -> str:
+    """width and height attributes: the pane's size in the window (the PNG holds PNG_SCALE
+    pixels per screen pixel, crisp in print)."""
+    image = QImage.fromData(png, "PNG")
+    w, h = (max(1, round(n / PNG_SCALE)) for n in (image.width(), image.height()))
+    return f'width="{w}" height="{h}"'
+
+
+def handout_html(scenario: "Scenario", trace: "Trace", steps: list[HandoutStep], lang: str, batch: int = 0) -> str:
+    """The page: scenario title, setup and notes, then one section per step."""
+    title = _title_of(scenario, lang)
+    notes = scenario.notes.get(lang) or ""
+    out = [
+        "<!DOCTYPE html>",
+        f'<html lang="{"zh-CN" if lang == "zh" else "en"}">',
+        "<head>", '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p class="setup">{_setup_line(scenario, trace, batch)}</p>',
+    ]
+    if notes.strip():
+        out.append(f'<div class="notes">{_paragraphs(notes)}</div>')
+    for i, s in enumerate(steps):
+        raw = s.png.read_bytes()
+        data = base64.b64encode(raw).decode("ascii")
+        num = html.escape(QCoreApplication.translate("Handout", "Step {0} of {1}").format(i + 1, len(steps)))
+        out += [
+            f'<section class="step" id="{html.escape(s.id)}">',
+            f'<h2><span class="num">{num} ·</span> {html.escape(s.title)}</h2>',
+            f'<div class="formula">{html.escape(s.formula)}</div>',
+            f'<p class="shape">{html.escape(s.shape)}</p>',
+            f'<img src="data:image/png;base64,{data}" {_display_size(raw)} alt="{html.escape(s.title)}">',
+            f'<div class="explanation">{_paragraphs(s.explanation)}</div>',
+            "</section>",
+        ]
+    footer = QCoreApplication.translate("Handout", "Made with Attention Explorer: every number is the engine's trace.")
+    out += [f"<footer>{html.escape(footer)}</footer>",
+            "</body>", "</html>", ""]
+    return "\n".join(out)
+
+
+def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[str] = None, batch: int = 0) -> Path:
+    """Write the PNGs and handout.html into `out_dir` (created if missing); return the page's path.
+
+    `lang` None: the language now installed (app.startup.i18n).  Otherwise that language is installed
+    for the duration (step explanations and the page's own words are Qt-translated) and the
+    previous one put back.  Raises OSError when the folder or a file cannot be written,
+    ValueError for a batch item the trace does not have."""
+    out_dir = Path(out_dir)
+    previous = i18n.current_language()
+    lang = lang or previous
+    if lang not in i18n.LANGUAGES:
+        raise ValueError(f"language: expected one of {', '.join(i18n.LANGUAGES)}, got {lang!r}")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OSError(f"{out_dir}: expected a folder, found a file")
+    i18n.set_language(lang)
+    try:
+        steps = render_steps(scenario, trace, out_dir, lang, batch)
+        page = out_dir / HTML_NAME
+        try:
+            page.write_text(handout_html(scenario, trace, steps, lang, batch), encoding="utf-8")
+        except OSError as e:
+            raise OSError(f"{page}: cannot write the handout ({e.strerror or e})") from e
+        return page
+    finally:
+        if lang != previous:
+            i18n.set_language(previous)
+
+
+# ---- the window's File menu -----------------------------------------------------------------------
+class HandoutActions(QObject):
+    """"Export handout…" and "Export as Python script…" in the window's File menu, after the
+    other exports.  Tests replace `ask_folder` (the folder dialog); the script's file dialog is
+    the window's `ask_save_path`."""
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.handout_action = QAction(window)
+        self.handout_action.triggered.connect(self.export_handout)
+        self.script_action = QAction(window)
+        self.script_action.triggered.connect(self.export_script)
+        menu = window.file_menu
+        anchor = _after(menu, window.export_csv_action)
+        menu.insertAction(anchor, self.handout_action)
+        menu.insertAction(anchor, self.script_action)
+        self.retranslate()
+        window.installEventFilter(self)
+
+    # LanguageChange reaches the window; an event filter on it retranslates the actions too
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        return False
+
+    def retranslate(self) -> None:
+        for a, text, tip in (
+            (self.handout_action, QCoreApplication.translate("Handout", "Export handout..."), QCoreApplication.translate("Handout", "Write a picture of every step and one HTML page to print or share")),
+            (self.script_action, QCoreApplication.translate("Handout", "Export as Python script..."), QCoreApplication.translate("Handout", "Write a plain torch script that recomputes every step")),
+        ):
+            a.setText(text)
+            a.setStatusTip(tip)
+            a.setToolTip(tip)
+
+    def ask_folder(self) -> Optional[str]:
+        w = self.window
+        path = QFileDialog.getExistingDirectory(w, QCoreApplication.translate("Handout", "Export handout to folder"), w._dialog_dir())
+        return path or None
+
+    def export_handout(self) -> bool:
+        w = self.window
+        if w.last_trace is None:
+            w.show_messages(QCoreApplication.translate("Handout", "Nothing to export yet: no step has been computed."), [])
+            return False
+        folder = self.ask_folder()
+        if not folder:
+            return False
+        trace, scenario = w.last_trace, w.last_scenario
+        batch = w._batch_for(scenario)
+        page: list[Path] = []
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            ok = w._export(lambda: page.append(write_handout(scenario, trace, folder, batch=batch)), folder)
+        finally:
+            QApplication.restoreOverrideCursor()
+        if ok:
+            w.statusBar().showMessage(QCoreApplication.translate("Handout", "Handout written to {0}").format(page[0]), 8000)
+        return ok
+
+    def export_script(self) -> bool:
+        w = self.window
+        scenario = w.document.scenario
+        path = w.ask_save_path(QCoreApplication.translate("Handout", "Export as Python script"), "attention_steps.py", QCoreApplication.translate("Handout", "Python scripts (*.py)"))
+        if not path:
+            return False
+        if Path(path).suffix.lower() != ".py":
+            path += ".py"
+
+        def write() -> None:
+            from attention.script_export import python_script
+
+            try:
+                Path(path).write_text(python_script(scenario), encoding="utf-8")
+            except OSError as e:
+                raise OSError(f"{path}: cannot write the script ({e.strerror or e})") from e
+
+        return w._export(write, path)
+
+
+def _after(menu, action):
+    """The menu entry just after `action` (insert before it), or None for the end."""
+    actions = menu.actions()
+    i = actions.index(action) if action in actions else len(actions) - 1
+    return actions[i + 1] if i + 1 < len(actions) else None
+
+
+def install(window) -> HandoutActions:
+    """Add the handout and script exports to `window`'s File menu (kept on window.handout)."""
+    window.handout = HandoutActions(window)
+    return window.handout

@@ -1,0 +1,662 @@
+"""Presentation mode: one step at a time, full screen, for a class in front of a projector.
+
+Each slide shows a step's inputs (small panes, left), the operation as a formula and the step's
+output (a large pane, right), and two or three sentences from app.teaching.lessons.  The panes are the
+window's own (StepPane, via ZoomedPane); the numbers are the trace the window's Recomputer
+delivered, so an edit (Ctrl+Z / Ctrl+Shift+Z here, or any edit made in the window) redraws the
+slide live.  Keys are what presenter clickers send: Right / Page Down / Space forward,
+Left / Page Up / Shift+Space back, Home / End, Esc leaves (the window keeps its state, and the
+next F5 comes back to the same slide).  Ctrl + / Ctrl − / Ctrl 0 zoom; 1–9 show one head,
+A all heads.  E (or the Edit button) opens the edit drawer beside the slide: the window's
+Parameters and Inputs (app.teaching.presentation.edit_drawer), live; while the keyboard is in the drawer
+the slide keys are off, and Esc gives them back to the slide.
+"""
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Optional
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea,
+                               QSizePolicy, QVBoxLayout, QWidget)
+
+from app.startup import i18n
+from app.teaching import lessons
+from app.viewmodel import pane_text
+from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
+from app.teaching.presentation.edit_drawer import EditDrawer
+from app.teaching.presentation.param_steps import parameter_pane_data
+from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
+
+if TYPE_CHECKING:
+    from attention import Scenario, Trace
+
+#: zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns
+ZOOMS: tuple[float, ...] = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.5, 3.0)
+ZOOM_DEFAULT = 1.25
+#: input panes are drawn this much smaller than the output
+INPUT_RATIO = 0.8
+MIN_INPUT_ZOOM = 0.5
+BACKGROUND = "#f4f4f4"
+BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 4px 8px;"
+#: the edit drawer's width: this share of the screen, within these bounds (px)
+DRAWER_SHARE, DRAWER_MIN, DRAWER_MAX = 0.36, 380, 720
+SLIDE_MIN = 400
+#: the slide's title, formula and explanation shrink by this while the drawer is open
+DRAWER_TEXT_RATIO = 0.8
+
+
+def _pane_height(pane: ZoomedPane) -> int:
+    """The height an input pane needs: its title wrapped at its width, the fixed-height canvas
+    and the frame's margins (worked out directly: layouts answer late)."""
+    margins = pane.layout().contentsMargins()
+    inner = max(pane.width() - margins.left() - margins.right(), 100)
+    title = pane.title.heightForWidth(inner) if pane.title.isVisibleTo(pane) else 0
+    return title + pane.canvas.minimumHeight() + margins.top() + margins.bottom() + 2 * pane.layout().spacing()
+
+
+class PresentationView(QWidget):
+    """The full-screen slide show of one window's current trace."""
+
+    left = Signal()  # presentation mode was left (Esc, F5, the Leave button)
+
+    def __init__(self, window, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent if parent is not None else window, Qt.WindowType.Window)
+        self.setObjectName("Presentation")
+        self._window = window
+        self._trace: Optional["Trace"] = None
+        self._scenario: Optional["Scenario"] = None
+        self._batch = 0
+        self._ids: list[str] = []
+        self._index = 0
+        self._zoom = ZOOM_DEFAULT
+        self._focus = -1
+        self._stale_reason: Optional[str] = None
+        self._panes: dict[str, ZoomedPane] = {}
+        self._shown_inputs: list[str] = []
+        self._dirty = True  # the slide needs drawing when next shown
+        self._failed_lines: Optional[list] = None  # the engine's problems while the slide is stale
+        self.drawer: Optional[EditDrawer] = None  # built the first time it is opened
+        self._slide_keys: list[QShortcut] = []  # off while the keyboard is in the drawer
+        self._build()
+        self._build_keys()
+        self.retranslate()
+
+    # ---- construction ------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.setStyleSheet(f"#Presentation {{ background: {BACKGROUND}; }}")
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.counter = QLabel()
+        self.counter.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.zoom_out_button = QPushButton("−")
+        self.zoom_label = QLabel()
+        self.zoom_in_button = QPushButton("+")
+        self.prev_button = QPushButton("◀")
+        self.next_button = QPushButton("▶")
+        self.edit_button = QPushButton()
+        self.close_button = QPushButton()
+        for b in (self.zoom_out_button, self.zoom_in_button, self.prev_button, self.next_button,
+                  self.edit_button, self.close_button):
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys belong to the slide show
+        self.zoom_out_button.clicked.connect(self.zoom_out)
+        self.zoom_in_button.clicked.connect(self.zoom_in)
+        self.prev_button.clicked.connect(self.previous)
+        self.next_button.clicked.connect(self.next)
+        self.edit_button.setCheckable(True)
+        self.edit_button.clicked.connect(self.toggle_drawer)
+        self.close_button.clicked.connect(self.leave)
+
+        header = QHBoxLayout()
+        header.addWidget(self.title, 1)
+        for w in (self.zoom_out_button, self.zoom_label, self.zoom_in_button):
+            header.addWidget(w)
+        header.addSpacing(12)
+        for w in (self.prev_button, self.counter, self.next_button):
+            header.addWidget(w)
+        header.addSpacing(12)
+        header.addWidget(self.edit_button)
+        header.addWidget(self.close_button)
+
+        self.formula = QLabel()
+        self.formula.setWordWrap(True)
+        self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.shape = QLabel()
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet(BANNER_CSS)
+        self.banner.hide()
+
+        self.inputs_title = QLabel()
+        self.inputs_box = QWidget()
+        self.inputs_box.setObjectName("PresentationInputs")
+        self.inputs_box.setStyleSheet(f"#PresentationInputs {{ background: {BACKGROUND}; }}")
+        self.inputs_layout = QVBoxLayout(self.inputs_box)
+        self.inputs_layout.setContentsMargins(0, 0, 0, 0)
+        self.inputs_layout.setSpacing(8)
+        self.inputs_layout.addStretch(1)
+        self.inputs_scroll = self._scroll(self.inputs_box)
+        inputs_col = QVBoxLayout()
+        inputs_col.addWidget(self.inputs_title)
+        inputs_col.addWidget(self.inputs_scroll, 1)
+        self.inputs_column = QWidget()
+        self.inputs_column.setLayout(inputs_col)
+        inputs_col.setContentsMargins(0, 0, 0, 0)
+
+        self.arrow = QLabel("→")
+        self.arrow.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.output_box = QWidget()
+        self.output_box.setObjectName("PresentationOutput")
+        self.output_box.setStyleSheet(f"#PresentationOutput {{ background: {BACKGROUND}; }}")
+        self.output_layout = QVBoxLayout(self.output_box)
+        self.output_layout.setContentsMargins(0, 0, 0, 0)
+        self.output_layout.addStretch(1)
+        self.output_scroll = self._scroll(self.output_box)
+
+        body = QHBoxLayout()
+        body.addWidget(self.inputs_column, 2)
+        body.addWidget(self.arrow, 0)
+        body.addWidget(self.output_scroll, 3)
+        self.body = body
+
+        self.explanation = QLabel()
+        self.explanation.setWordWrap(True)
+        self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.explanation.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
+        self.explanation.setObjectName("Explanation")
+        self.empty = QLabel()
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.hide()
+
+        self.slide = QWidget()  # everything but the drawer; clicking it gives the keys back
+        self.slide.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        # a floor of its own: the slide narrows for the drawer instead of pushing the
+        # full-screen window past the screen's edge
+        self.slide.setMinimumWidth(SLIDE_MIN)
+        self.slide.installEventFilter(self)
+        self.outer = QHBoxLayout(self)
+        self.outer.setContentsMargins(0, 0, 0, 0)
+        self.outer.setSpacing(0)
+        self.outer.addWidget(self.slide, 1)
+        lay = QVBoxLayout(self.slide)
+        lay.setContentsMargins(16, 10, 16, 10)
+        lay.setSpacing(6)
+        lay.addLayout(header)
+        lay.addWidget(self.formula)
+        lay.addWidget(self.shape)
+        lay.addWidget(self.banner)
+        lay.addLayout(body, 1)
+        lay.addWidget(self.empty, 1)
+        lay.addWidget(self.explanation)
+
+    def _scroll(self, inner: QWidget) -> QScrollArea:
+        scroll = QScrollArea()
+        scroll.setWidget(inner)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrows and Page keys turn slides, not scroll
+        scroll.setStyleSheet(f"QScrollArea {{ background: {BACKGROUND}; }}")
+        return scroll
+
+    def _build_keys(self) -> None:
+        def keys(sequences, slot, slide: bool = True) -> None:
+            for seq in sequences:
+                sc = QShortcut(QKeySequence(seq), self)
+                sc.setContext(Qt.ShortcutContext.WindowShortcut)
+                sc.activated.connect(slot)
+                if slide:  # a key that also types or moves in a spin box or a table
+                    self._slide_keys.append(sc)
+
+        keys(["Right", "PgDown", "Space", "Down", "Return"], self.next)
+        keys(["Left", "PgUp", "Shift+Space", "Up", "Backspace"], self.previous)
+        keys(["Home"], self.first)
+        keys(["End"], self.last)
+        keys(["Esc"], self.leave)  # in the drawer Esc gives the keys back to the slide instead
+        keys(["F5"], self.leave, slide=False)
+        keys(["Ctrl+=", "Ctrl++", "Ctrl+Shift+="], self.zoom_in, slide=False)
+        keys(["Ctrl+-"], self.zoom_out, slide=False)
+        keys(["Ctrl+0"], self.zoom_reset, slide=False)
+        keys(["E"], self.toggle_drawer)
+        keys(["A"], lambda: self.set_focus_head(-1))
+        for n in range(1, 10):
+            keys([str(n)], lambda h=n - 1: self.set_focus_head(h))
+        for action in (self._window.undo_action, self._window.redo_action):
+            self.addAction(action)  # Ctrl+Z / Ctrl+Shift+Z undo and redo here too: edits stay live
+        QApplication.instance().focusChanged.connect(self._sync_slide_keys)
+
+    # ---- entering and leaving --------------------------------------------------------------------
+    def enter(self) -> None:
+        """Show full screen on the window's current trace, at the slide shown last time."""
+        w = self._window
+        if w.last_trace is not None and w.last_trace is not self._trace:
+            self._set_trace(w.last_trace, w.last_scenario, self._window_batch(w.last_scenario))
+        self.showFullScreen()
+        self.slide.setFocus(Qt.FocusReason.OtherFocusReason)  # the presenter keys work at once
+        self._sync_slide_keys()
+        self.raise_()
+        self.activateWindow()
+        QTimer.singleShot(0, self, self.activateWindow)  # again once the F5 key event is done
+        if self._dirty:
+            self._render()
+
+    def leave(self) -> None:
+        if self.isVisible():
+            self.hide()
+            self._window.activateWindow()
+            self.left.emit()
+
+    # ---- the edit drawer ------------------------------------------------------------------------
+    def drawer_open(self) -> bool:
+        return self.drawer is not None and not self.drawer.isHidden()
+
+    def toggle_drawer(self) -> None:
+        if self.drawer_open():
+            self.close_drawer()
+        else:
+            self.open_drawer()
+
+    def open_drawer(self, focus: bool = True) -> EditDrawer:
+        """Show the edit drawer beside the slide (the slide narrows and its panes refit) and,
+        with `focus`, give it the keyboard."""
+        drawer = self._ensure_drawer()
+        drawer.setFixedWidth(self._drawer_width())
+        drawer.show()
+        self.edit_button.setChecked(True)
+        if focus:
+            drawer.focus_editor()
+        self._sync_slide_keys()
+        self._apply_fonts()
+        self._share_body()
+        self._refit_soon()
+        return drawer
+
+    def close_drawer(self) -> None:
+        if self.drawer is None:
+            return
+        in_drawer = self._focus_in_drawer()
+        self.drawer.hide()
+        self.edit_button.setChecked(False)
+        if in_drawer or self.focusWidget() is None:
+            self.slide.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._sync_slide_keys()
+        self._apply_fonts()
+        self._share_body()
+        self._refit_soon()
+
+    def back_to_slide(self) -> None:
+        """The keys go to the slide again; the drawer stays open, showing what was changed."""
+        self.slide.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._sync_slide_keys()
+
+    def _ensure_drawer(self) -> EditDrawer:
+        if self.drawer is None:
+            drawer = EditDrawer(self._window.document, self)
+            drawer.hide()
+            drawer.back_to_slide.connect(self.back_to_slide)
+            drawer.close_requested.connect(self.close_drawer)
+            drawer.set_zoom(self._zoom)
+            if self._failed_lines is not None:
+                drawer.show_problems(self._failed_lines)
+            window_inputs = getattr(self._window, "inputs", None)
+            if window_inputs is not None:  # one batch item, chosen in either panel
+                drawer.inputs.batch.setValue(window_inputs.current_batch())
+                drawer.inputs.batch_changed.connect(window_inputs.batch.setValue)
+                window_inputs.batch_changed.connect(drawer.inputs.batch.setValue)
+            self.outer.addWidget(drawer)
+            self.drawer = drawer
+        return self.drawer
+
+    def _drawer_width(self) -> int:
+        return int(min(max(self.width() * DRAWER_SHARE, DRAWER_MIN), DRAWER_MAX))
+
+    def _focus_in_drawer(self) -> bool:
+        focus = self.focusWidget()  # this window's focus widget, even while another is active
+        return self.drawer is not None and focus is not None and self.drawer.isAncestorOf(focus)
+
+    def _sync_slide_keys(self, *args) -> None:
+        """Slide keys on unless the keyboard is in the drawer, where they type and move."""
+        on = not self._focus_in_drawer()
+        for sc in self._slide_keys:
+            sc.setEnabled(on)
+
+    def slide_keys_enabled(self) -> bool:
+        return all(sc.isEnabled() for sc in self._slide_keys)
+
+    def _share_body(self) -> None:
+        """Beside the drawer the output (the step being edited) gets the larger share."""
+        inputs, output = (1, 2) if self.drawer_open() else (2, 3)
+        self.body.setStretchFactor(self.inputs_column, inputs)
+        self.body.setStretchFactor(self.output_scroll, output)
+
+    def _refit_soon(self) -> None:
+        QTimer.singleShot(0, self, self._fit_panes)  # once the layout has given the slide its width
+
+    # ---- engine results ------------------------------------------------------------------------
+    def show_trace(self, trace: "Trace", scenario: "Scenario", seconds: float = 0.0) -> None:
+        """A new result from the window's Recomputer: redraw the slide (or when next shown)."""
+        self._set_trace(trace, scenario, self._window_batch(scenario))
+        self._stale_reason = None
+        self._failed_lines = None
+        if self.drawer is not None:
+            self.drawer.clear_problems()
+        self._update_banner()
+        if self.isVisible():
+            self._render()
+
+    def show_failed(self, lines: list, scenario: "Scenario") -> None:
+        reason = str(lines[0]).rstrip(".") if lines else ""
+        self._stale_reason = reason
+        self._failed_lines = list(lines)
+        if self.drawer is not None:
+            self.drawer.show_problems(self._failed_lines)
+        self._update_banner()
+        for pane in self._panes.values():
+            pane.set_stale(True)
+
+    def show_batch(self, batch: int) -> None:
+        if self._trace is not None and 0 <= batch < int(self._trace.options.get("batch", 1)):
+            self._batch = batch
+            self._dirty = True
+            if self.isVisible():
+                self._render()
+
+    def _window_batch(self, scenario) -> int:
+        try:
+            return max(0, min(int(self._window.inputs.current_batch()), int(scenario.batch) - 1))
+        except (AttributeError, TypeError, ValueError):
+            return 0
+
+    def _set_trace(self, trace: "Trace", scenario: "Scenario", batch: int) -> None:
+        current = self.current_step()
+        self._trace, self._scenario, self._batch = trace, scenario, batch
+        self._ids = lessons.lesson_ids(trace)
+        if current in self._ids:
+            self._index = self._ids.index(current)
+        self._index = max(0, min(self._index, len(self._ids) - 1))
+        self._dirty = True
+
+    # ---- navigation ------------------------------------------------------------------------------
+    def lesson_ids(self) -> list[str]:
+        return list(self._ids)
+
+    def index(self) -> int:
+        return self._index
+
+    def current_step(self) -> Optional[str]:
+        return self._ids[self._index] if 0 <= self._index < len(self._ids) else None
+
+    def go_to(self, index: int) -> None:
+        if not self._ids:
+            return
+        index = max(0, min(int(index), len(self._ids) - 1))
+        if index != self._index or self._dirty:
+            self._index = index
+            self._render()
+
+    def next(self) -> None:
+        self.go_to(self._index + 1)
+
+    def previous(self) -> None:
+        self.go_to(self._index - 1)
+
+    def first(self) -> None:
+        self.go_to(0)
+
+    def last(self) -> None:
+        self.go_to(len(self._ids) - 1)
+
+    # ---- zoom and heads ----------------------------------------------------------------------------
+    def zoom(self) -> float:
+        return self._zoom
+
+    def set_zoom(self, zoom: float) -> None:
+        zoom = min(max(float(zoom), ZOOMS[0]), ZOOMS[-1])
+        if abs(zoom - self._zoom) > 1e-9:
+            self._zoom = zoom
+            self._apply_zoom()
+
+    def zoom_in(self) -> None:
+        self.set_zoom(next((z for z in ZOOMS if z > self._zoom + 1e-9), ZOOMS[-1]))
+
+    def zoom_out(self) -> None:
+        self.set_zoom(next((z for z in reversed(ZOOMS) if z < self._zoom - 1e-9), ZOOMS[0]))
+
+    def zoom_reset(self) -> None:
+        self.set_zoom(ZOOM_DEFAULT)
+
+    def set_focus_head(self, head: int) -> None:
+        """Show head `head` alone in every per-head pane (-1: all heads side by side)."""
+        n_heads = int(self._trace.options.get("n_heads", 1)) if self._trace is not None else 1
+        head = head if 0 <= head < n_heads and n_heads > 1 else -1
+        self._focus = head
+        for pane in self._panes.values():
+            pane.set_focus(head)
+
+    # ---- what is on screen (tests, the screenshot script) -------------------------------------------
+    def output_pane(self) -> Optional[ZoomedPane]:
+        sid = self.current_step()
+        return self._panes.get(sid) if sid is not None else None
+
+    def input_panes(self) -> list[ZoomedPane]:
+        return [self._panes[n] for n in self._shown_inputs]
+
+    def explanation_text(self) -> str:
+        return self.explanation.text()
+
+    # ---- drawing -----------------------------------------------------------------------------------
+    def _lang(self) -> str:
+        return i18n.current_language()
+
+    def _pane(self, name: str, zoom: float, header: bool) -> ZoomedPane:
+        pane = self._panes.get(name)
+        if pane is None:
+            pane = ZoomedPane(name, zoom, show_header=header)
+            pane.focusRequested.connect(self.set_focus_head)
+            self._panes[name] = pane
+        pane.title.setVisible(header)
+        pane.hover.setVisible(not header)  # hovering is for the output; inputs stay compact
+        pane.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        pane.set_zoom(zoom)
+        pane.set_focus(self._focus)
+        return pane
+
+    def _data(self, name: str) -> Optional[PaneData]:
+        qt, kt = tokens_of(self._scenario)
+        if name in self._trace:
+            return pane_data(self._trace, name, self._batch, qt, kt)
+        return parameter_pane_data(self._trace, name, self._batch, qt, kt)
+
+    def _render(self) -> None:
+        """Draw the current slide: header texts, input panes, output pane, explanation."""
+        sid = self.current_step()
+        has_slide = self._trace is not None and sid is not None
+        self.empty.setVisible(not has_slide)
+        for w in (self.inputs_column, self.arrow, self.output_scroll, self.formula, self.shape):
+            w.setVisible(has_slide)
+        self._clear_body()
+        self._apply_fonts()
+        if not has_slide:
+            self.title.setText("")
+            self.explanation.setText("")
+            self.counter.setText("")
+            return
+        lang = self._lang()
+        for name in lessons.inputs_of(sid, self._trace):
+            data = self._data(name)
+            if data is None:
+                continue
+            pane = self._pane(name, self._zoom * INPUT_RATIO, header=True)
+            pane.set_stale(False)
+            pane.show_data(data, lang, self._focus)
+            self.inputs_layout.insertWidget(self.inputs_layout.count() - 1, pane)
+            pane.show()
+            self._shown_inputs.append(name)
+        self.inputs_column.setVisible(bool(self._shown_inputs))
+        self.arrow.setVisible(bool(self._shown_inputs))
+        out = self._pane(sid, self._zoom, header=False)
+        out.set_stale(False)
+        data = self._data(sid)
+        out.show_data(data, lang, self._focus)
+        self.output_layout.insertWidget(0, out)
+        out.show()
+        self._write_texts(sid, data)
+        self._dirty = False
+        self._fit_panes()
+        QTimer.singleShot(0, self, self._fit_panes)  # again once the new texts are laid out
+
+    def _fit_panes(self) -> None:
+        self._fit_output()
+        self._fit_inputs()
+
+    def _fit_output(self) -> None:
+        """While the drawer is open the slide is narrower and its texts wrap taller: shrink the
+        output pane (never below MIN_INPUT_ZOOM) until it fits its area, rather than cut it."""
+        out = self.output_pane()
+        if out is None or not self.isVisible():
+            return
+        out.set_zoom(self._zoom)
+        if not self.drawer_open():
+            return
+        room_h = self.output_scroll.viewport().height()
+
+        def fits(zoom: float) -> bool:
+            out.set_zoom(zoom)
+            hover = out.hover.minimumHeight() + out.layout().spacing() if out.hover.isVisibleTo(out) else 0
+            return _pane_height(out) + hover <= room_h  # its width follows the area's (cells narrow)
+
+        if room_h <= 0 or fits(self._zoom):
+            return
+        low, high = MIN_INPUT_ZOOM, self._zoom
+        while high - low > 0.02:
+            mid = (low + high) / 2
+            low, high = (mid, high) if fits(mid) else (low, mid)
+        fits(low)
+
+    def _fit_inputs(self) -> None:
+        """Shrink the input panes (never below MIN_INPUT_ZOOM) until they fit the column's
+        height, so that a slide's inputs are seen together without scrolling."""
+        panes = self.input_panes()
+        if not panes or not self.isVisible():
+            return
+        room = self.inputs_scroll.viewport().height()
+        spacing = self.inputs_layout.spacing() * (len(panes) - 1)
+
+        def fits(zoom: float) -> bool:
+            for pane in panes:
+                pane.set_zoom(zoom)
+            return sum(_pane_height(p) for p in panes) + spacing <= room
+
+        out = self.output_pane()
+        target = min(self._zoom, out.zoom if out is not None else self._zoom) * INPUT_RATIO
+        if room <= 0 or fits(target):
+            return
+        low, high = MIN_INPUT_ZOOM, target  # the largest zoom that fits, to 2 %
+        while high - low > 0.02:
+            mid = (low + high) / 2
+            low, high = (mid, high) if fits(mid) else (low, mid)
+        fits(low)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self.drawer is not None:
+            self.drawer.setFixedWidth(self._drawer_width())
+        self._fit_inputs()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.slide and event.type() == QEvent.Type.Resize:
+            self._fit_panes()  # the drawer opened or closed: the slide's room changed
+        return super().eventFilter(watched, event)
+
+    def _clear_body(self) -> None:
+        for layout in (self.inputs_layout, self.output_layout):
+            for i in reversed(range(layout.count())):
+                item = layout.itemAt(i)
+                if item.widget() is not None:
+                    layout.takeAt(i)
+                    item.widget().hide()
+        self._shown_inputs = []
+
+    def _write_texts(self, sid: str, data: PaneData) -> None:
+        lang = self._lang()
+        step = self._trace[sid]
+        self.title.setText(html.escape(step.title[lang]))
+        self.formula.setText(html.escape(step.formula[lang]))
+        self.shape.setText(data.shape_text(lang))
+        self.explanation.setText(lessons.explanation(sid, self._trace.options))
+        self.counter.setText(f"{self._index + 1} / {len(self._ids)}")
+        self.prev_button.setEnabled(self._index > 0)
+        self.next_button.setEnabled(self._index < len(self._ids) - 1)
+
+    def _apply_zoom(self) -> None:
+        self._apply_fonts()
+        out = self.output_pane()
+        if out is not None:
+            out.set_zoom(self._zoom)
+        self._fit_panes()
+        QTimer.singleShot(0, self, self._fit_panes)  # again once the bigger texts are laid out
+
+    def _apply_fonts(self) -> None:
+        z = self._zoom
+        px = lambda base: pane_font_px(base, z)  # noqa: E731
+        # beside the drawer the slide is narrower: its title and sentences a size smaller, so
+        # that the numbers being edited keep their room
+        small = DRAWER_TEXT_RATIO if self.drawer_open() else 1.0
+        tx = lambda base: pane_font_px(base * small, z)  # noqa: E731
+        self.title.setStyleSheet(f"font-size: {tx(30)}px; font-weight: 600; color: #111;")
+        self.counter.setStyleSheet(f"font-size: {px(22)}px; color: #333; padding: 0 6px;")
+        self.zoom_label.setStyleSheet(f"font-size: {px(14)}px; color: #555;")
+        self.zoom_label.setText(f"{round(z * 100)}%")
+        self.formula.setStyleSheet(f"font-size: {tx(22)}px; color: #1a1a1a; font-family: 'DejaVu Sans Mono', "
+                                   f"'Noto Sans Mono CJK SC', monospace; background: white; "
+                                   f"border: 1px solid #d0d0d0; border-radius: 4px; padding: 6px 10px;")
+        self.shape.setStyleSheet(f"font-size: {px(15)}px; color: #555;")
+        self.inputs_title.setStyleSheet(f"font-size: {px(16)}px; font-weight: 600; color: #444;")
+        self.arrow.setStyleSheet(f"font-size: {px(40)}px; color: #888; padding: 0 4px;")
+        self.explanation.setStyleSheet(f"#Explanation {{ font-size: {tx(20)}px; color: #111; background: #fbfbf3; "
+                                       f"border: 1px solid #ddd; border-radius: 4px; padding: 8px 12px; }}")
+        self.banner.setStyleSheet(BANNER_CSS + f" font-size: {px(15)}px;")
+        self.empty.setStyleSheet(f"font-size: {px(22)}px; color: #555;")
+        if self.drawer is not None and abs(self.drawer.zoom() - z) > 1e-9:
+            self.drawer.set_zoom(z)
+        for b in (self.zoom_out_button, self.zoom_in_button, self.prev_button, self.next_button,
+                  self.edit_button, self.close_button):
+            b.setStyleSheet(f"font-size: {px(15)}px; padding: 2px 8px;")
+
+    def _update_banner(self) -> None:
+        reason = self._stale_reason
+        if reason is None:
+            self.banner.hide()
+            return
+        lang = self._lang()
+        text = pane_text.ui("stale", lang, reason=reason) if reason else pane_text.ui("stale_noreason", lang)
+        self.banner.setText(text)
+        self.banner.show()
+
+    # ---- language ------------------------------------------------------------------------------------
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        """Every text in the current language: buttons, the slide's texts and the panes."""
+        self.setWindowTitle(self.tr("Presentation - Attention Explorer"))
+        self.edit_button.setText(self.tr("Edit"))
+        self.edit_button.setToolTip(self.tr("Show or hide the edit panel (E): parameters and inputs, "
+                                            "recomputed live on the slide"))
+        self.close_button.setText(self.tr("Leave"))
+        self.close_button.setToolTip(self.tr("Leave presentation mode (Esc)"))
+        self.zoom_in_button.setToolTip(self.tr("Larger (Ctrl +)"))
+        self.zoom_out_button.setToolTip(self.tr("Smaller (Ctrl −)"))
+        self.prev_button.setToolTip(self.tr("Previous step (Left, Page Up)"))
+        self.next_button.setToolTip(self.tr("Next step (Right, Page Down, Space)"))
+        self.inputs_title.setText(self.tr("Inputs"))
+        self.empty.setText(self.tr("Nothing computed yet."))
+        lang = self._lang()
+        for pane in self._panes.values():
+            pane.set_language(lang)
+        sid = self.current_step()
+        if self._trace is not None and sid is not None and sid in self._trace:
+            self._write_texts(sid, self._data(sid))
+        self._update_banner()

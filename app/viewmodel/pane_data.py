@@ -1,0 +1,320 @@
+"""What one pane shows, cut out of a Trace for one batch item.  Qt-free (the CSV export uses it).
+
+Every step becomes one or more 2-D matrices with named axes:
+- the batch axis B is indexed away (`batch`);
+- a step with heads and two more axes (head_split.*, scores, masked_scores, attention_weights,
+  weighted_sum, sampled_scores) becomes one matrix per head, shown as small multiples;
+- a step with heads and one more axis (sparsity M, selected, top_index) becomes one matrix with
+  the heads as columns;
+- a vector (fully_masked) becomes one column.
+Axes are described by the engine's dim names, so a label always says what it indexes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import numpy as np
+
+from app.viewmodel import cell_format, pane_text
+from attention.trace import Step, Trace
+
+PER_HEAD_KINDS = ("signed", "weights")
+#: steps whose values are indices into another axis: step id -> the dim they index
+INDEX_STEPS = {"extra.sample_index": "S", "extra.top_index": "L"}
+#: steps on which extra.mask is drawn over the matrix
+MASKED_STEPS = ("masked_scores", "attention_weights")
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One axis of a displayed matrix: which dim it indexes, its size and its labels."""
+
+    dim: str
+    size: int
+    tokens: Optional[tuple[str, ...]] = None
+    group: int = 0  # features of H heads side by side: columns per head (head boundaries)
+
+    def name(self, lang: str) -> str:
+        return pane_text.dim_name(self.dim, lang)
+
+    def tick(self, i: int) -> str:
+        """Short tick label: the token where there is one, else the index (heads from 1)."""
+        if self.tokens is not None:
+            return str(self.tokens[i])
+        if self.dim == "H":
+            return f"h{i + 1}"
+        if self.dim == "flag":
+            return ""
+        return str(i)
+
+    def describe(self, i: int, lang: str) -> str:
+        """Hover phrase for position i: 'query 2 “t3”', 'feature 3 (head 2, #1)', 'head 2'."""
+        noun = pane_text.dim_noun(self.dim, lang)
+        if self.dim == "H":
+            return pane_text.head_name(i, lang)
+        if self.dim == "flag":
+            return ""
+        sep = "" if lang == "zh" else " "
+        text = f"{noun}{sep}{i}"
+        if self.tokens is not None:
+            text += f" “{self.tokens[i]}”"
+        if self.group:
+            text += f" ({pane_text.ui('head_part', lang, h=i // self.group + 1, i=i % self.group)})"
+        return text
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The structure of a pane.  Equal layouts can be redrawn in place with setImage only."""
+
+    step_id: str
+    kind: str  # "signed" | "weights" | "bool" | "count" | "index"
+    rows: Axis
+    cols: Axis
+    n_matrices: int
+    per_head: bool
+
+
+@dataclass(frozen=True)
+class PaneData:
+    layout: Layout
+    step: Step
+    batch: int
+    block: np.ndarray  # (n_matrices, rows, cols), the trace's numbers for this batch item
+    masked: Optional[np.ndarray]  # (rows, cols) bool, True = masked, shared by all matrices
+    mask_style: Optional[str]  # "veil" (scores, weights) | "hatch" (the mask itself) | None
+    nan_label: str  # cell text for NaN: "n/c" (ProbSparse never computed it) or "NaN"
+    value_axis: Optional[Axis]  # for index steps: the axis the values point into
+    fill_value: Optional[float] = None  # what masked scores were replaced by
+
+    def matrices(self) -> list[np.ndarray]:
+        return [self.block[i] for i in range(self.block.shape[0])]
+
+    @property
+    def kind(self) -> str:
+        return self.layout.kind
+
+    def shape_text(self, lang: str) -> str:
+        dims = "(" + ", ".join(self.step.dims) + ")"
+        sizes = "(" + ", ".join(str(n) for n in self.step.shape) + ")"
+        if "B" in self.step.dims:
+            return pane_text.ui("shape", lang, dims=dims, sizes=sizes, b=self.batch)
+        return pane_text.ui("shape_nobatch", lang, dims=dims, sizes=sizes)
+
+    def cell_text(self, m: int, r: int, c: int, digits: int = 4) -> str:
+        """What the cell prints (compact)."""
+        v = self.block[m, r, c]
+        if self.kind == "bool":
+            return cell_format.compact_bool(v)
+        if np.isnan(v):
+            return self.nan_label
+        if self.kind in ("count", "index"):
+            return cell_format.compact_int(v)
+        return cell_format.compact(v, digits)
+
+    def cell_texts(self, m: int, digits: int = 4) -> list[str]:
+        """What every cell of matrix m prints, row-major: `cell_text` for the whole matrix,
+        reading the numbers once (a painted pane needs all of them)."""
+        return self._texts(self.block[m].ravel().tolist(), digits)
+
+    def sample_texts(self, m: int, digits: int = 4, first: int = 2) -> list[str]:
+        """What a few cells of matrix m print: the first `first`, the smallest and the largest.
+        Enough to prove that no number fits a small cell without formatting them all
+        (cell_overlay.TextFit); never used to choose a size that does fit."""
+        flat = self.block[m].ravel()
+        values = flat[:first].tolist()
+        finite = flat[np.isfinite(flat)]
+        if finite.size:
+            values += [float(finite.min()), float(finite.max())]
+        return self._texts(values, digits)
+
+    def _texts(self, values: list, digits: int) -> list[str]:
+        kind = self.kind
+        if kind == "bool":
+            return [cell_format.compact_bool(v) for v in values]
+        nan = self.nan_label
+        if kind in ("count", "index"):
+            return [nan if v != v else cell_format.compact_int(v) for v in values]
+        return cell_format.compact_many(values, digits, nan)
+
+    def hover_text(self, m: int, r: int, c: int, lang: str) -> str:
+        """Index, labels and the exact value of one cell (full precision), e.g.
+        'Head 2 · query 1 “t2”, key 3 “t4” = 0.7071067811865476'."""
+        lay = self.layout
+        where = lay.rows.describe(r, lang)
+        col = lay.cols.describe(c, lang)
+        if col:
+            where += ("，" if lang == "zh" else ", ") + col
+        text = f"{where} = {self.value_phrase(m, r, c, lang)}"
+        if lay.per_head:
+            text = f"{pane_text.head_name(m, lang)} · {text}"
+        return text
+
+    def value_phrase(self, m: int, r: int, c: int, lang: str) -> str:
+        v = self.block[m, r, c]
+        kind = self.kind
+        if kind == "bool":
+            word = pane_text.ui("true" if v else "false", lang)
+            if self.step.id == "extra.mask":
+                word += f" ({pane_text.ui('masked_flag' if v else 'not_masked_flag', lang)})"
+            return word
+        if np.isnan(v):
+            return pane_text.ui("not_computed" if self.nan_label == cell_format.NOT_COMPUTED else "nan", lang)
+        if kind == "index" and self.value_axis is not None and 0 <= int(v) < self.value_axis.size:
+            return f"{int(v)} → {self.value_axis.describe(int(v), lang)}"
+        if kind == "count":
+            return f"{int(v)} ({pane_text.ui('times_sampled', lang, n=int(v))})"
+        text = cell_format.exact(v)
+        if self.masked is not None and self.mask_style == "veil" and self.masked[r, c]:
+            key = "masked" if self.step.id == "masked_scores" else "masked_weight"
+            text += f" ({pane_text.ui(key, lang)})"
+        return text
+
+
+CHUNK = 1 << 16
+
+
+def same_numbers(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
+    """Bitwise the same array (so NaN equals NaN), stopping at the first differing chunk:
+    an edit usually changes early rows, so a 1024 x 1024 change is found in microseconds."""
+    if a is b:
+        return True
+    if a is None or b is None or a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    fa, fb = a.reshape(-1), b.reshape(-1)  # a copy only for non-contiguous views
+    for i in range(0, fa.size, CHUNK):
+        if fa[i:i + CHUNK].tobytes() != fb[i:i + CHUNK].tobytes():
+            return False
+    return True
+
+
+def step_kind(step: Step) -> str:
+    if step.numpy().dtype == np.bool_:
+        return "bool"
+    if step.id in INDEX_STEPS:
+        return "index"
+    if step.id == "extra.sample_count":
+        return "count"
+    if step.id == "attention_weights":
+        return "weights"
+    return "signed"
+
+
+def _tokens(tokens: Optional[Sequence], n: int) -> Optional[tuple[str, ...]]:
+    if tokens is None or len(tokens) != n:
+        return None
+    return tuple(str(t) for t in tokens)
+
+
+def axis_for(dim: str, size: int, query_tokens=None, key_tokens=None, n_heads: int = 1) -> Axis:
+    if dim == "L":
+        return Axis("L", size, _tokens(query_tokens, size))
+    if dim == "S":
+        return Axis("S", size, _tokens(key_tokens, size))
+    if dim in ("H*dk", "H*dv") and n_heads > 1 and size % n_heads == 0:
+        return Axis(dim, size, None, size // n_heads)
+    return Axis(dim, size)
+
+
+def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key_tokens=None) -> PaneData:
+    """Cut step `step_id` of `trace` for batch item `batch` into displayable matrices."""
+    step = trace[step_id]
+    n_batch = int(trace.options.get("batch", 1))
+    if not 0 <= batch < n_batch:
+        raise ValueError(f"batch: expected a batch item between 0 and {n_batch - 1}, got {batch}")
+    arr = step.numpy()
+    dims = list(step.dims)
+    if "B" in dims:
+        arr = arr[(slice(None),) * dims.index("B") + (batch,)]  # a view, no copy
+        dims.remove("B")
+    H = int(trace.options.get("n_heads", 1))
+    ax = lambda d, n: axis_for(d, n, query_tokens, key_tokens, H)  # noqa: E731
+    per_head = "H" in dims and len(dims) == 3
+    if per_head:
+        hpos = dims.index("H")
+        block = np.moveaxis(arr, hpos, 0)
+        rest = [d for d in dims if d != "H"]
+        rows, cols = ax(rest[0], block.shape[1]), ax(rest[1], block.shape[2])
+    elif len(dims) == 2:
+        if dims[0] == "H":  # (H, L) or (H, n_top): heads become columns
+            arr, dims = arr.T, dims[::-1]
+        block = arr[None]
+        rows, cols = ax(dims[0], arr.shape[0]), ax(dims[1], arr.shape[1])
+    elif len(dims) == 1:
+        block = arr[None, :, None]
+        rows, cols = ax(dims[0], arr.shape[0]), Axis("flag", 1)
+    else:
+        raise ValueError(f"{step_id}: cannot show a step with dims {step.dims} as a matrix")
+    if step_id in ("concat", "output") and trace.options.get("mix"):
+        rows = Axis("rows_mixed", rows.size)
+    kind = step_kind(step)
+    masked, style = None, None
+    if step_id in MASKED_STEPS and "extra.mask" in trace:
+        masked, style = trace.array("extra.mask")[batch], "veil"
+    elif step_id == "extra.mask":
+        masked, style = block[0], "hatch"
+    prob_sparse = trace.options.get("scoring") == "prob_sparse"
+    nan_label = cell_format.NOT_COMPUTED if prob_sparse and step_id in ("scores", "masked_scores") else cell_format.NAN_TEXT
+    value_axis = ax(INDEX_STEPS[step_id], _index_range(trace, step_id)) if step_id in INDEX_STEPS else None
+    layout = Layout(step_id, kind, rows, cols, block.shape[0], per_head)
+    fill = trace.options.get("fill_value")
+    return PaneData(layout, step, batch, block, masked, style, nan_label, value_axis, None if fill is None else float(fill))
+
+
+def _index_range(trace: Trace, step_id: str) -> int:
+    return int(trace.options["S"] if INDEX_STEPS[step_id] == "S" else trace.options["L"])
+
+
+def tokens_of(scenario) -> tuple[Optional[tuple], Optional[tuple]]:
+    """(query_tokens, key_tokens) of a Scenario, a mapping {"L": ..., "S": ...} or None."""
+    if scenario is None:
+        return None, None
+    if isinstance(scenario, dict):
+        return scenario.get("L", scenario.get("query_tokens")), scenario.get("S", scenario.get("key_tokens"))
+    return getattr(scenario, "query_tokens", None), getattr(scenario, "key_tokens", None)
+
+
+def _matrix_axes(dims: list[str]) -> tuple[Optional[int], Optional[int], Optional[int]]:
+    """(matrix axis, row axis, column axis) of a step's dims without B, as pane_data lays them
+    out (None: no such axis; a vector has no column axis)."""
+    if "H" in dims and len(dims) == 3:
+        h = dims.index("H")
+        rest = [i for i in range(3) if i != h]
+        return h, rest[0], rest[1]
+    if len(dims) == 2:
+        return (None, 1, 0) if dims[0] == "H" else (None, 0, 1)
+    if len(dims) == 1:
+        return None, 0, None
+    raise ValueError(f"cannot show a step with dims {tuple(dims)} as a matrix")
+
+
+def cell_index(step: Step, batch: int, m: int, r: int, c: int) -> tuple[int, ...]:
+    """The full index into `step.tensor` (batch axis included where it has one) of cell (r, c) of
+    matrix m as `pane_data` shows it: the inverse of how a pane cuts a step."""
+    dims = list(step.dims)
+    has_b = "B" in dims
+    b_pos = dims.index("B") if has_b else -1
+    rest = [d for d in dims if d != "B"]
+    mat, row, col = _matrix_axes(rest)
+    index = [0] * len(rest)
+    if mat is not None:
+        index[mat] = m
+    index[row] = r
+    if col is not None:
+        index[col] = c
+    if has_b:
+        index.insert(b_pos, batch)
+    return tuple(int(i) for i in index)
+
+
+def cell_position(step: Step, index: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """(batch, m, r, c) of a full index into `step.tensor`: where a pane draws that number."""
+    dims = list(step.dims)
+    if len(index) != len(dims):
+        raise ValueError(f"{step.id}: expected an index of {len(dims)} numbers {tuple(dims)}, got {tuple(index)}")
+    idx = list(index)
+    batch = idx.pop(dims.index("B")) if "B" in dims else 0
+    rest = [d for d in dims if d != "B"]
+    mat, row, col = _matrix_axes(rest)
+    return (int(batch), 0 if mat is None else int(idx[mat]), int(idx[row]), 0 if col is None else int(idx[col]))

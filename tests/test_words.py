@@ -1,0 +1,56 @@
+"""The catalogue of words (attention.words): every message id exists in both languages, with the
+same placeholders, and no text is empty.  One test for the whole catalogue, whatever the topic."""
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from attention import words
+
+
+def _topics():
+    return [(t, importlib.import_module(f"attention.words.{t}")) for t in words.TOPICS]
+
+
+def test_every_topic_has_both_languages_with_the_same_ids():
+    missing = {}
+    for name, module in _topics():
+        en, zh = module.EN, module.ZH
+        if set(en) != set(zh):
+            missing[name] = {"no zh": sorted(set(en) - set(zh)), "no en": sorted(set(zh) - set(en))}
+    assert missing == {}
+
+
+def test_placeholders_agree_and_no_text_is_empty():
+    bad = []
+    for name, module in _topics():
+        for key, en in module.EN.items():
+            zh = module.ZH.get(key, "")
+            if not en.strip() or not zh.strip():
+                bad.append(f"{name}:{key}: empty")
+            elif words.placeholders(en) != words.placeholders(zh):
+                bad.append(f"{name}:{key}: {sorted(words.placeholders(en))} != {sorted(words.placeholders(zh))}")
+    assert bad == []
+
+
+def test_ids_are_unique_across_topics():
+    for lang in words.LANGS:
+        words.table.cache_clear()
+        words.table(lang)  # raises KeyError on a clash
+
+
+def test_text_fills_placeholders_and_follows_the_language():
+    key = next((k for k, v in words.table("en").items() if words.placeholders(v)), None)
+    if key is None:
+        pytest.skip("no template with placeholders yet")
+    args = {p: "⟨x⟩" for p in words.placeholders(words.table("en")[key])}
+    before = words.language()
+    try:
+        words.set_language("zh_CN")
+        assert words.language() == "zh"
+        assert "⟨x⟩" in words.text(key, **args)
+        assert words.text(key, **args) == words.text(key, "zh", **args)
+        assert words.text(key, "en", **args) != words.text(key, "zh", **args)
+    finally:
+        words.set_language(before)

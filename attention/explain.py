@@ -722,6 +722,17 @@ def _sample_index(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     S, seed = int(ctx.opts["S"]), ctx.opts["seed"]
     s = int(ctx.raw(step_id)[idx])
     term = Term(_tx(f"draw {j} of query {l}: key {s}", f"查询 {l} 的第 {j} 次抽取：键 {s}"), float(s))
+    if ctx.opts.get("sample_recorded"):
+        return _explanation(
+            step_id, idx, ctx.value(step_id, idx),
+            _tx(f"sample_index[{l},{j}] = recorded key {s}", f"sample_index[{l},{j}] = 记录下的键 {s}"),
+            [term], float(s),
+            _tx(f"A recorded draw, not a computation: the model this layer was captured from drew key {s} of 0 … {S - 1} "
+                f"(torch.randint on its own random state) for query {l}; the scenario keeps that sample, so the seed is not used. "
+                f"One draw is shared by every batch item and head.",
+                f"这是记录下的抽取，不是计算：捕获这一层的模型（用它自己的随机状态调用 torch.randint）为查询 {l} 在 0 … {S - 1} 中抽到了键 {s}；"
+                f"场景保存了这次抽样，所以不使用种子。所有批次和所有头共用这一次抽取。"),
+            _tx(str(s), str(s)))
     call = f"torch.randint({S}, ({L}, {n}), generator=torch.Generator().manual_seed({seed}))"
     return _explanation(
         step_id, idx, ctx.value(step_id, idx),

@@ -76,6 +76,9 @@ class Scenario:
     factor: int = 5  # prob_sparse c
     seed: int = 0  # prob_sparse key sampling (and generated additive weights)
     mix: bool = False  # prob_sparse: TSL's view of (B,H,L,D) as (B,L,H*D) without transpose
+    # prob_sparse: the key sample itself (L, n_sample) int, e.g. recorded from a real model's
+    # forward (attention.capture); None -> drawn from `seed`.  Replaces the seeded draw when set.
+    sample_index: Optional[np.ndarray] = None
     device: str = "cpu"
     dtype: str = "float64"
     # Teaching material; never read by the engine.
@@ -258,8 +261,12 @@ def problems(sc: Scenario, check_values: bool = True) -> list[str]:
             errs.append("valid_lens: prob_sparse does not support valid lengths (neither Informer nor Time-Series-Library defines them); remove valid_lens or pick another scoring kind")
         if sc.causal and L != S:
             errs.append(f"causal: causal prob_sparse needs L == S (the lazy rows are a cumulative sum over positions), got L = {L}, S = {S}")
+        if sc.sample_index is not None and not errs:
+            errs += _sample_index_problems(sc, L, S)
     elif sc.mix:
         errs.append("mix: only meaningful for prob_sparse (Time-Series-Library's head/position mixing); set it to false")
+    elif sc.sample_index is not None:
+        errs.append("sample_index: only meaningful for prob_sparse (the recorded key sample); remove it")
     if sc.scale is not None and (isinstance(sc.scale, bool) or not isinstance(sc.scale, numbers.Real)
                                  or not math.isfinite(sc.scale)):
         errs.append(f"scale: expected a finite number or null, got {sc.scale!r}")
@@ -335,6 +342,21 @@ def _additive_problems(sc: Scenario, check_values: bool = True) -> list[str]:
         elif check_values and not _all_finite(arr):
             errs.append(f"additive.{name}: every number must be finite (found NaN or infinity)")
     return errs
+
+
+def _sample_index_problems(sc: Scenario, L: int, S: int) -> list[str]:
+    """A recorded key sample must be (L, n_sample) whole numbers in 0 ... S-1 (n_sample from factor and S)."""
+    idx = np.asarray(sc.sample_index)
+    n_sample = sc.prob_sparse_sizes()[0]
+    if idx.shape != (L, n_sample):
+        return [f"sample_index: expected shape [{L}, {n_sample}] (one row of sampled keys per query; n_sample = "
+                f"factor * ceil(ln S)), got {list(idx.shape)}; remove it to draw the sample from seed"]
+    if idx.size and (not np.all(np.isfinite(idx)) or np.any(idx != np.round(idx))):
+        return ["sample_index: expected whole numbers (key positions)"]
+    if idx.size and (idx.min() < 0 or idx.max() >= S):
+        bad = tuple(int(i) for i in np.argwhere((idx < 0) | (idx >= S))[0])
+        return [f"sample_index{list(bad)}: expected a key position between 0 and S - 1 = {S - 1}, got {int(idx[bad])}"]
+    return []
 
 
 def _mask_problems(sc: Scenario, B: int, L: int, S: int) -> list[str]:

@@ -42,7 +42,7 @@ TEXT_FIELDS = ("en", "zh")
 PROJECTION_FIELDS = ("weight", "bias")
 ADDITIVE_FIELDS = ("hidden", "W_q", "W_k", "w_v")
 MASK_FIELDS = ("causal", "valid_lens", "fill_value")
-PROB_SPARSE_FIELDS = ("factor", "mix")
+PROB_SPARSE_FIELDS = ("factor", "mix", "sample_index")
 DEFAULT_FILL = -1e6
 MAX_DIMS = 8
 #: Per matrix, report at most this many bad cells (then say how many more there are).
@@ -50,13 +50,14 @@ MAX_CELL_LINES = 8
 #: Engine field names (attention.problems) -> where they live in a file.
 _ENGINE_TO_FILE = {
     "valid_lens": "mask.valid_lens", "causal": "mask.causal", "fill_value": "mask.fill_value",
-    "factor": "prob_sparse.factor", "mix": "prob_sparse.mix",
+    "factor": "prob_sparse.factor", "mix": "prob_sparse.mix", "sample_index": "prob_sparse.sample_index",
 }
 _DIMS_MEANING = {
     "queries": "(batch, queries L, features)", "keys": "(batch, keys S, features)",
     "values": "(batch, keys S, features)", "weight": "(out, in), as nn.Linear", "bias": "(out,)",
     "W_q": "(heads, hidden, query head width)", "W_k": "(heads, hidden, key head width)",
     "w_v": "(heads, hidden)", "valid_lens": "(batch,) or (batch, queries L)",
+    "sample_index": "(queries L, n_sample)",
 }
 
 
@@ -331,12 +332,14 @@ class _Reader:
         ps = self.section(doc.get("prob_sparse"), "prob_sparse", PROB_SPARSE_FIELDS) or {}
         factor = self.integer(ps.get("factor"), "prob_sparse.factor", 1, 5)
         mix = self.boolean(ps.get("mix"), "prob_sparse.mix", False)
+        sample_index = self.sample_index(ps.get("sample_index"))
         seed = self.integer(doc.get("seed"), "seed", 0, 0, generators.SEED_MAX)
         fields = dict(
             n_heads=n_heads, d_keys=d_keys, d_values=d_values, projections=projections,
             scoring=self.string(doc.get("scoring"), "scoring", "scaled_dot", ("scaled_dot", "dot", "additive", "prob_sparse")),
             scale=self.number(doc.get("scale"), "scale"),
             causal=causal, valid_lens=valid_lens, fill_value=fill, factor=factor, seed=seed, mix=mix,
+            sample_index=sample_index,
             device=self.string(doc.get("device"), "device", "cpu", ("cpu", "cuda")),
             dtype=self.string(doc.get("dtype"), "dtype", "float64", ("float32", "float64")),
             title=self.text(doc.get("title"), "title"), notes=self.text(doc.get("notes"), "notes"),
@@ -385,6 +388,23 @@ class _Reader:
             return None
         if np.any(np.abs(v) > 2**53):
             self.err("mask.valid_lens: expected lengths between 0 and S")
+            return None
+        return v.astype(np.int64)
+
+    def sample_index(self, value) -> Optional[np.ndarray]:
+        """ProbSparse's recorded key sample: whole numbers (L, n_sample); null = drawn from seed."""
+        if value is None:
+            return None
+        v = self.matrix(value, "prob_sparse.sample_index", (2,), "sample_index")
+        if v is None:
+            return None
+        whole = v == np.round(v)
+        if not whole.all():
+            idx = [int(i) for i in np.argwhere(~whole)[0]]
+            self.err(f"prob_sparse.sample_index{idx}: expected a whole number (a key position), got {float(v[tuple(idx)])!r}")
+            return None
+        if np.any(np.abs(v) > 2**53):
+            self.err("prob_sparse.sample_index: expected key positions between 0 and S - 1")
             return None
         return v.astype(np.int64)
 
@@ -560,6 +580,8 @@ def to_dict(sc: Scenario) -> dict:
             vl = v.astype(np.int64).tolist()
     doc["mask"] = {"causal": bool(sc.causal), "valid_lens": vl, "fill_value": fill}
     doc["prob_sparse"] = {"factor": int(sc.factor), "mix": bool(sc.mix)}
+    if sc.sample_index is not None:  # written only when recorded: files without it stay as they were
+        doc["prob_sparse"]["sample_index"] = np.asarray(sc.sample_index, dtype=np.int64).tolist()
     doc["seed"] = int(sc.seed)
     doc["device"] = sc.device
     doc["dtype"] = sc.dtype

@@ -199,9 +199,14 @@ def causal_and_lengths(hidden: torch.Tensor) -> Optional[tuple[bool, Optional[np
             rebuilt = rebuilt | tri
         if not torch.equal(rebuilt, hidden):
             continue
-        lens = first.numpy().astype(np.int64)
-        if causal:  # a length past the diagonal changes nothing: keep the row's real cut only
-            lens = np.where(lens > np.arange(L)[None, :], S, lens)
+        lens = first.numpy().astype(np.int64)  # (B, L)
+        if causal:
+            # `lens` is each row's first hidden key beyond the causal triangle (S: none).  A length
+            # c shows in row l only when c <= l, so one length per item fits when every row agrees.
+            rows = np.arange(L)[None, :]
+            one = lens.min(axis=1)  # (B,)
+            if (np.where(one[:, None] <= rows, one[:, None], S) == lens).all():
+                return causal, (None if (one == S).all() else one)
         if (lens == S).all():
             return causal, None
         if (lens == lens[:, :1]).all():

@@ -398,3 +398,23 @@ def test_mask_reading_is_exact():
     hole = torch.zeros(1, 5, 5, dtype=torch.bool)
     hole[0, 2, 1] = True
     assert causal_and_lengths(hole) is None
+
+
+def test_mha_nested_tensor_fast_path_of_a_transformer_encoder():
+    """nn.TransformerEncoder (eval, no_grad, padding mask) may hand self_attn a NestedTensor."""
+    torch.manual_seed(13)
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, batch_first=True),
+                                num_layers=1, enable_nested_tensor=True).eval()
+    x = torch.randn(2, 6, 16)
+    pad = torch.tensor([[False] * 6, [False] * 4 + [True] * 2])
+    with torch.no_grad():
+        want = enc(x, src_key_padding_mask=pad)
+        with capture(enc, ["layers.0.self_attn"]) as rec:
+            got = enc(x, src_key_padding_mask=pad)
+        ref, _ = enc.layers[0].self_attn(x, x, x, key_padding_mask=pad, need_weights=False)
+    assert torch.allclose(got, want, atol=1e-6, equal_nan=True)
+    (_, sc), = rec.scenarios
+    assert sc.valid_lens.tolist() == [6, 4]
+    out = run(sc).array("output")
+    _close(out[0], ref[0])
+    _close(out[1, :4], ref[1, :4])

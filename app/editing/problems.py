@@ -70,6 +70,16 @@ PATTERNS: list[tuple[re.Pattern, str]] = [(re.compile(rx), src) for rx, src in (
                                    "positions), got L = {0}, S = {1}")),
     (rf"^scoring: prob_sparse needs at least 2 queries and 2 keys \(ln 1 = 0 samples\), got L = {_NUM}, S = {_NUM}$",
      QT_TRANSLATE_NOOP("problems", "scoring: prob_sparse needs at least 2 queries and 2 keys (ln 1 = 0 samples), got L = {0}, S = {1}")),
+    (rf"^((?:prob_sparse\.)?sample_index): expected shape {_SHAPE} \(one row of sampled keys per query; n_sample = "
+     rf"factor \* ceil\(ln S\)\), got {_SHAPE}; remove it to draw the sample from seed$",
+     QT_TRANSLATE_NOOP("problems", "{0}: expected shape {1} (one row of sampled keys per query; n_sample = "
+                                   "factor * ceil(ln S)), got {2}; remove it to draw the sample from seed")),
+    (r"^((?:prob_sparse\.)?sample_index): expected whole numbers \(key positions\)$",
+     QT_TRANSLATE_NOOP("problems", "{0}: expected whole numbers (key positions)")),
+    (rf"^((?:prob_sparse\.)?sample_index)(\[[\d, ]+\]): expected a key position between 0 and S - 1 = {_NUM}, got {_NUM}$",
+     QT_TRANSLATE_NOOP("problems", "{0}{1}: expected a key position between 0 and S - 1 = {2}, got {3}")),
+    (r"^((?:prob_sparse\.)?sample_index): only meaningful for prob_sparse \(the recorded key sample\); remove it$",
+     QT_TRANSLATE_NOOP("problems", "{0}: only meaningful for prob_sparse (the recorded key sample); remove it")),
     (rf"^sizes: this trace would need about {_NUM} GiB, more than the {_NUM} GiB allowed; reduce B, L, S or n_heads$",
      QT_TRANSLATE_NOOP("problems", "sizes: this trace would need about {0} GiB, more than the {1} GiB allowed; reduce B, L, S or n_heads")),
     (r"^device: CUDA was requested but torch.cuda.is_available\(\) is False on this machine; use 'cpu'$",

@@ -1,5 +1,5 @@
 """A Time-Series-Library-style encoder in plain torch: module and parameter names as TSL's
-(DataEmbedding with a circular-conv TokenEmbedding and a sinusoid PositionalEmbedding,
+(DataEmbedding with a circular-conv TokenEmbedding (kernel 1, see there) and a sinusoid PositionalEmbedding,
 AttentionLayer(FullAttention), EncoderLayer with 1x1 convolutions, Encoder), so the trained
 state_dict reads like a TSL checkpoint and attention.capture records it as one."""
 from __future__ import annotations
@@ -25,9 +25,14 @@ class PositionalEmbedding(nn.Module):
 
 
 class TokenEmbedding(nn.Module):
-    def __init__(self, c_in: int, d_model: int):
+    """TSL's circular Conv1d value embedding.  kernel_size 1 here (TSL uses 3): with 3, the days
+    t-8 and t-6 also carry x[t-7], and a head can smear its weight over the three of them; with
+    1 each token holds its own day only, so "one period back" is one key."""
+
+    def __init__(self, c_in: int, d_model: int, kernel_size: int = 1):
         super().__init__()
-        self.tokenConv = nn.Conv1d(c_in, d_model, kernel_size=3, padding=1, padding_mode="circular", bias=False)
+        self.tokenConv = nn.Conv1d(c_in, d_model, kernel_size=kernel_size, padding=kernel_size // 2,
+                                   padding_mode="circular", bias=False)
         nn.init.kaiming_normal_(self.tokenConv.weight, mode="fan_in", nonlinearity="leaky_relu")
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -1368,6 +1368,22 @@
       <translation>scoring：ProbSparse 至少需要 2 个查询和 2 个键（ln 1 = 0，采不到样本），实际 L = {0}，S = {1}</translation>
     </message>
     <message>
+      <source>{0}: expected shape {1} (one row of sampled keys per query; n_sample = factor * ceil(ln S)), got {2}; remove it to draw the sample from seed</source>
+      <translation>{0}：形状应为 {1}（每个查询一行采样到的键；n_sample = factor * ceil(ln S)），实际为 {2}；删除它即可改用种子抽样</translation>
+    </message>
+    <message>
+      <source>{0}: expected whole numbers (key positions)</source>
+      <translation>{0}：应为整数（键的位置）</translation>
+    </message>
+    <message>
+      <source>{0}{1}: expected a key position between 0 and S - 1 = {2}, got {3}</source>
+      <translation>{0}{1}：键的位置应在 0 到 S - 1 = {2} 之间，实际为 {3}</translation>
+    </message>
+    <message>
+      <source>{0}: only meaningful for prob_sparse (the recorded key sample); remove it</source>
+      <translation>{0}：只对 prob_sparse 有意义（记录下的键采样）；请删除它</translation>
+    </message>
+    <message>
       <source>sizes: this trace would need about {0} GiB, more than the {1} GiB allowed; reduce B, L, S or n_heads</source>
       <translation>sizes：这次计算大约需要 {0} GiB 内存，超过允许的 {1} GiB；请减小 B、L、S 或头数</translation>
     </message>

@@ -87,6 +87,12 @@ def test_tsl_prob_attention_replays_the_models_own_key_sample(mask_flag):
     again = scenario_io.loads(scenario_io.dumps(sc))
     assert np.array_equal(again.sample_index, sc.sample_index)
     _close(run(again).array("output"), want)
+    # Explain says where the sample came from (recorded, not the seed)
+    from attention.explain import explain
+    trace = run(sc)
+    ex = explain(trace, "extra.sample_index", (3, 1))
+    assert ex.result == float(sc.sample_index[3, 1]) and "recorded" in ex.formula["en"] and "记录" in ex.formula["zh"]
+    assert "manual_seed" not in ex.formula["en"]
 
 
 def test_tsl_prob_attention_squeeze_quirk_is_refused_not_written(tmp_path):

@@ -73,7 +73,8 @@ def _is_bert_self(m: nn.Module) -> bool:
 
 def _is_tsl(m: nn.Module) -> bool:
     return (all(isinstance(getattr(m, f"{n}_projection", None), nn.Linear) for n in ("query", "key", "value", "out"))
-            and isinstance(getattr(m, "inner_attention", None), nn.Module) and isinstance(getattr(m, "n_heads", None), int))
+            and isinstance(getattr(m, "inner_attention", None), nn.Module)
+            and isinstance(getattr(m, "n_heads", None), int))
 
 
 def family(m: nn.Module) -> Optional[str]:
@@ -419,7 +420,8 @@ def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> t
                          n_heads=options.pop("n_heads"), causal=causal)
     fam_key = options.pop("family_key")
     sc = to_scenario(layer, _np(q), _np(k), _np(v), causal=causal, valid_lens=lens, fill_value=float("-inf"),
-                     title={lang: text("capture.title", lang, path=call.path or "model", call=call.number) for lang in ("en", "zh")},
+                     title={lang: text("capture.title", lang, path=call.path or "model", call=call.number)
+                            for lang in ("en", "zh")},
                      notes={lang: text("capture.notes", lang, family=text(fam_key, lang), call=call.number)
                             for lang in ("en", "zh")},
                      dtype=dtype or _dtype_name(q))

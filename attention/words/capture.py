@@ -45,7 +45,8 @@ EN: dict[str, str] = {
 
 ZH: dict[str, str] = {
     "capture.title": "{path}（第 {call} 次调用）",
-    "capture.notes": ("由 attention.capture 在模型自己的前向传播中从{family}记录：输入是这一层在第 {call} 次调用时收到的，"
+    "capture.notes": ("由 attention.capture 在模型自己的前向传播中从{family}记录："
+                      "输入是这一层在第 {call} 次调用时收到的，"
                       "权重是它自己的。修改任意一个数，看看这一层本会怎样计算。"),
     "capture.family.tsl_full": "Time-Series-Library 的 AttentionLayer（FullAttention）",
     "capture.family.tsl_prob": "Time-Series-Library 的 AttentionLayer（ProbAttention，已记录其键采样）",

@@ -109,7 +109,8 @@ def export(model: Reverser, out: Path, seed: int) -> Path:
                       "is its mirror position before >. "
                       "Look at the lower-left block of the attention weights: a head puts most of its weight on "
                       "the anti-diagonal, the digit being copied."),
-               "zh": ("一个很小的因果模型（一层 nn.MultiheadAttention，2 个头），训练它在标记 > 之后把六个数字倒着写出来。"
+               "zh": ("一个很小的因果模型（一层 nn.MultiheadAttention，2 个头），"
+                      "训练它在标记 > 之后把六个数字倒着写出来。"
                       "从查询 > 开始，每一行预测下一个倒序数字，而它只能在 > 之前的镜像位置找到。"
                       "看注意力权重的左下块：有一个头把大部分权重放在反对角线上，也就是正在被复制的那个数字。")})
     out.parent.mkdir(parents=True, exist_ok=True)

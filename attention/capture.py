@@ -98,11 +98,11 @@ def attention_modules(model: nn.Module) -> list[tuple[str, str]]:
 def _clone(x: Any) -> Any:
     """Tensors detached and copied (the caller may change them in place later); TSL mask objects
     keep only their boolean tensor; everything else as is."""
-    if isinstance(x, torch.Tensor):
-        return x.detach().clone()
+    if isinstance(x, torch.Tensor):  # on the CPU: a GPU model's memory is not held by the record
+        return x.detach().clone() if x.is_nested else x.detach().to("cpu", copy=True)
     mask = getattr(x, "mask", None)  # TSL TriangularCausalMask / ProbMask: a property holding the tensor
     if isinstance(mask, torch.Tensor):
-        return _MaskObject(mask.detach().clone())
+        return _MaskObject(mask.detach().to("cpu", copy=True))
     if isinstance(x, (tuple, list)):
         return type(x)(_clone(v) for v in x)
     return x
@@ -129,8 +129,12 @@ class Call:
     facts: dict[str, Any] = field(default_factory=dict)
 
 
+def _cpu(t: torch.Tensor) -> torch.Tensor:
+    return t.detach().to("cpu", copy=True)
+
+
 def _linear(m: nn.Linear) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
-    return m.weight.detach().clone(), None if m.bias is None else m.bias.detach().clone()
+    return _cpu(m.weight), None if m.bias is None else _cpu(m.bias)
 
 
 def _bound(m: nn.Module, args: tuple, kwargs: dict) -> dict[str, Any]:
@@ -152,11 +156,11 @@ def _weights(path: str, m: nn.Module, fam: str, parent: Optional[nn.Module]) -> 
     if fam == "mha":
         E = m.embed_dim
         if m._qkv_same_embed_dim:
-            w = m.in_proj_weight.detach().clone()
+            w = _cpu(m.in_proj_weight)
             ws = (w[:E], w[E:2 * E], w[2 * E:])
         else:
-            ws = tuple(getattr(m, f"{r}_proj_weight").detach().clone() for r in ("q", "k", "v"))
-        b = None if m.in_proj_bias is None else m.in_proj_bias.detach().clone()
+            ws = tuple(_cpu(getattr(m, f"{r}_proj_weight")) for r in ("q", "k", "v"))
+        b = None if m.in_proj_bias is None else _cpu(m.in_proj_bias)
         bs = (None, None, None) if b is None else (b[:E], b[E:2 * E], b[2 * E:])
         out = {r: (ws[i], bs[i]) for i, r in enumerate(("query", "key", "value"))}
         out["out"] = _linear(m.out_proj)
@@ -289,7 +293,7 @@ class capture:  # noqa: N801 - used as a context manager, named like one
                 errs.append(text("capture.inner_name", path=path, parent=parent_path or "(the model itself)"))
                 continue
             if family(m) is None:
-                errs.append(text("capture.unsupported", path=path, kind=type(m).__name__))
+                errs.append(text("capture.unsupported", path=path or "model", kind=type(m).__name__))
                 continue
             errs += self._module_problems(path, m)
             out.append((path, m))
@@ -298,7 +302,7 @@ class capture:  # noqa: N801 - used as a context manager, named like one
         return out
 
     def _module_problems(self, path: str, m: nn.Module) -> list[str]:
-        fam = family(m)
+        fam, path = family(m), path or "model"
         if fam == "tsl":
             inner = type(m.inner_attention).__name__
             if inner not in ("FullAttention", "ProbAttention"):
@@ -335,7 +339,7 @@ class capture:  # noqa: N801 - used as a context manager, named like one
             if call is None:
                 return
             first = output[0] if isinstance(output, (tuple, list)) else output
-            call.output = first.detach().clone() if isinstance(first, torch.Tensor) else None
+            call.output = _clone(first) if isinstance(first, torch.Tensor) else None
             self.recorder.calls.append(call)
 
         self._handles.append(m.register_forward_pre_hook(pre, with_kwargs=True))
@@ -401,9 +405,10 @@ def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> t
     if items is not None:
         for i in items:
             if not -B <= i < B:
-                raise CaptureError([text("capture.items", item=i, call=call.number, path=call.path, B=B)])
+                raise CaptureError([text("capture.items", item=i, call=call.number, path=call.path or "model", B=B)])
         sel = torch.tensor(items, dtype=torch.long)
-        q, k, v, reference = q[sel], k[sel], v[sel], reference[sel]
+        q, k, v = q[sel], k[sel], v[sel]
+        reference = None if reference is None else reference[sel]
         hidden = None if hidden is None else hidden[sel]
     causal, lens = options.pop("causal", False), None
     if hidden is not None:
@@ -444,12 +449,12 @@ def _replayed_sample(state: torch.Tensor, sc: Scenario) -> np.ndarray:
 
 
 def _mask_error(call: Call, which: str, detail_key: str, **args) -> CaptureError:
-    return CaptureError([text("capture.mask", path=call.path, call=call.number, which=which,
+    return CaptureError([text("capture.mask", path=call.path or "model", call=call.number, which=which,
                               detail=text(detail_key, **args))])
 
 
 def _dropout_error(call: Call, p: float) -> CaptureError:
-    return CaptureError([text("capture.dropout", path=call.path, call=call.number, p=p)])
+    return CaptureError([text("capture.dropout", path=call.path or "model", call=call.number, p=p)])
 
 
 def _tsl(call: Call):
@@ -497,7 +502,7 @@ def _padded(x: torch.Tensor) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         return x, None
     parts = x.unbind()
     lens = torch.tensor([p.shape[0] for p in parts])
-    return torch.nested.to_padded_tensor(x, 0.0), lens
+    return torch.nested.to_padded_tensor(x, 0.0).cpu(), lens
 
 
 def _mha(call: Call):
@@ -555,11 +560,11 @@ def _bert(call: Call):
     if call.training and getattr(getattr(m, "dropout", None), "p", 0.0):
         raise _dropout_error(call, m.dropout.p)
     if a.get("head_mask") is not None:
-        raise CaptureError([text("capture.head_mask", path=call.path, call=call.number)])
+        raise CaptureError([text("capture.head_mask", path=call.path or "model", call=call.number)])
     for cache in ("past_key_value", "past_key_values"):
         c = a.get(cache)
         if c is not None and not (hasattr(c, "get_seq_length") and c.get_seq_length() == 0):
-            raise CaptureError([text("capture.cache", path=call.path, call=call.number)])
+            raise CaptureError([text("capture.cache", path=call.path or "model", call=call.number)])
     x = a.get("hidden_states", a.get("_0"))
     enc = a.get("encoder_hidden_states")
     q, kv = x, (enc if enc is not None else x)
@@ -602,13 +607,14 @@ def _check(call: Call, sc: Scenario, reference: Optional[torch.Tensor], step: st
     else:
         compared = ~np.isnan(want)  # NaN marks rows the module never computed (padding)
         scale = float(np.abs(want[compared]).max()) if compared.any() else 0.0
-        tol = (1e-9 if sc.dtype == "float64" and reference.dtype == torch.float64 else 1e-4) * max(1.0, scale)
+        rel = {torch.float64: 1e-9 if sc.dtype == "float64" else 1e-4, torch.float32: 1e-4}.get(reference.dtype, 1e-2)
+        tol = rel * max(1.0, scale)  # float16 / bfloat16 modules keep about 3 digits
         d = np.abs(got - want)[compared]
         diff = float(np.nan_to_num(d, nan=math.inf).max()) if d.size else 0.0
     if diff <= tol:
         return []
     hint = text("capture.mismatch_prob") if sc.scoring == "prob_sparse" else text("capture.mismatch_other")
-    return [text("capture.mismatch", path=call.path, call=call.number, diff=diff, tol=tol, hint=hint)]
+    return [text("capture.mismatch", path=call.path or "model", call=call.number, diff=diff, tol=tol, hint=hint)]
 
 
 def files_of(paths: Iterable[Union[str, Path]]) -> list[Path]:

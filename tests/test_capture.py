@@ -13,7 +13,8 @@ from torch import nn
 
 from attention import run, scenario_io
 from attention.capture import CaptureError, attention_modules, capture, causal_and_lengths
-from tsl_layers import AttentionLayer, Encoder, EncoderLayer, FullAttention, ProbAttention, TriangularCausalMask
+from tsl_layers import (AttentionLayer, Encoder, EncoderLayer, FullAttention, Informer2020AttentionLayer,
+                        Informer2020ProbAttention, ProbAttention, TriangularCausalMask)
 
 TOL = 1e-6  # fp32 module vs engine
 
@@ -93,6 +94,18 @@ def test_tsl_prob_attention_replays_the_models_own_key_sample(mask_flag):
     ex = explain(trace, "extra.sample_index", (3, 1))
     assert ex.result == float(sc.sample_index[3, 1]) and "recorded" in ex.formula["en"] and "记录" in ex.formula["zh"]
     assert "manual_seed" not in ex.formula["en"]
+
+
+@pytest.mark.parametrize("mix", [False, True])
+def test_informer2020_attention_layer_follows_its_own_mix(mix):
+    torch.manual_seed(14)
+    layer = Informer2020AttentionLayer(Informer2020ProbAttention(mix, factor=2), 16, 4, mix=mix).eval()
+    x = torch.randn(2, 10, 16)
+    with capture(layer, [""]) as rec:
+        want, _ = layer(x, x, x, None)
+    (_, sc), = rec.scenarios
+    assert sc.mix is mix and sc.causal is mix
+    _close(run(sc).array("output"), want)
 
 
 def test_tsl_prob_attention_squeeze_quirk_is_refused_not_written(tmp_path):

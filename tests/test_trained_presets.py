@@ -22,7 +22,6 @@ def test_a_head_of_the_tsl_encoder_looks_exactly_one_period_back():
     assert (sc.d_model, sc.n_heads, sc.L, sc.S) == (32, 8, 28, 28) and not sc.causal
     slots = [i for i, t in enumerate(sc.query_tokens) if t.startswith("?")]
     assert slots == list(range(21, 28))  # the seven days to forecast
-    # the forecast slots carry no value, only the flag: feature inputs identical but for position
     per_head = np.array([[w[0, h, q, q - 7] for q in slots] for h in range(sc.n_heads)]).mean(axis=1)
     assert per_head.max() >= 0.5, per_head
     # and it is the period, not any old offset: the same head's weight two periods back is small

@@ -17,7 +17,7 @@ EN: dict[str, str] = {
     "quiz.wrong": "Not quite: {answer} is off by more than {tol}. Try again, or ask to be shown how.",
     "quiz.wrong_bool": "Not quite. Try again, or ask to be shown how.",
     # compare: current − pinned
-    "compare.suffix": "difference: current − pinned",
+    "compare.shape": "{shape}; difference: current − pinned",
     "compare.phrase": "{diff} (now {now}, pinned {pinned})",
     "compare.shape_changed": (
         "Shape changed: {pinned} when pinned, {now} now. A cell-by-cell difference cannot be drawn."
@@ -38,7 +38,7 @@ ZH: dict[str, str] = {
     "quiz.wrong": "不对：{answer} 与真实值之差超过 {tol}。再试一次，或点击“演示算法”。",
     "quiz.wrong_bool": "不对。再试一次，或点击“演示算法”。",
     # compare: current − pinned
-    "compare.suffix": "差值：当前 − 固定",
+    "compare.shape": "{shape}；差值：当前 − 固定",
     "compare.phrase": "{diff}（当前 {now}，固定 {pinned}）",
     "compare.shape_changed": "形状已改变：固定时为 {pinned}，现在为 {now}。无法逐格求差。",
     "compare.not_pinned": "固定的结果中没有这一步，因此没有差值可显示。",

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QToolBar
 
 import attention
 from app.startup import i18n
-from app.teaching import lessons
+from app.viewmodel import lessons
 from attention.trace import PIPELINE
 from gui_helpers import expected_matrices
 
@@ -348,7 +348,7 @@ def test_drawer_fonts_follow_the_zoom_and_its_words_the_language(qtbot, window, 
 def test_the_head_split_text_speaks_of_the_heads_there_are(qtbot):
     """Several heads: the row is cut into H blocks of d_k columns (numbers from the options);
     one head: nothing is cut, and the text says so instead of 'the 1 heads'."""
-    from app.teaching import lessons
+    from app.viewmodel import lessons
 
     two = lessons.explanation("head_split.query", {"n_heads": 2, "d_keys": 3, "d_values": 5, "scoring": "scaled_dot"})
     assert "2 heads" in two and "blocks of 3 columns" in two

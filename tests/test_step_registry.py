@@ -93,8 +93,9 @@ def test_every_record_is_complete():
             bad.append(f"{where}: the main pipeline, and only it, is in the exported script")
         if r.script is not None and not callable(getattr(script_export, r.script, None)):
             bad.append(f"{where}: snippet {r.script} is not in attention/script_export.py")
+        parameter = re.compile(r"queries|keys|values|projection\.[a-z]+\.weight")
         for name in r.inputs:
-            if name not in step_registry.BY_ID and not re.fullmatch(r"queries|keys|values|projection\.[a-z]+\.weight", name):
+            if name not in step_registry.BY_ID and not parameter.fullmatch(name):
                 bad.append(f"{where}: input {name!r} is neither a step nor a parameter")
     assert bad == []
 

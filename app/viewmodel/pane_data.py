@@ -196,6 +196,12 @@ def step_kind(step: Step) -> str:
     return "bool" if step.numpy().dtype == np.bool_ else "signed"
 
 
+def veiled(step_id: str) -> bool:
+    """Whether extra.mask is drawn over this step's pane (its record says so)."""
+    rec = step_registry.BY_ID.get(step_id)
+    return rec is not None and rec.veiled
+
+
 def _tokens(tokens: Optional[Sequence], n: int) -> Optional[tuple[str, ...]]:
     if tokens is None or len(tokens) != n:
         return None
@@ -245,13 +251,13 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
         rows = Axis("rows_mixed", rows.size)
     kind = step_kind(step)
     masked, style = None, None
-    rec = step_registry.BY_ID.get(step_id)
-    if rec is not None and rec.veiled and "extra.mask" in trace:
+    if veiled(step_id) and "extra.mask" in trace:
         masked, style = trace.array("extra.mask")[batch], "veil"
     elif step_id == "extra.mask":
         masked, style = block[0], "hatch"
     prob_sparse = trace.options.get("scoring") == "prob_sparse"
     nan_label = cell_format.NOT_COMPUTED if prob_sparse and step_id in ("scores", "masked_scores") else cell_format.NAN_TEXT
+    rec = step_registry.BY_ID.get(step_id)
     points_into = rec.points_into if rec is not None else None
     value_axis = ax(points_into, _index_range(trace, points_into)) if points_into else None
     layout = Layout(step_id, kind, rows, cols, block.shape[0], per_head)

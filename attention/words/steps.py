@@ -80,7 +80,9 @@ ZH: dict[str, str] = {
     "step.masked_scores.formula": "被掩蔽的位置替换为填充值",
     "step.attention_weights.title": "注意力权重（softmax）",
     "step.attention_weights.formula": "A = softmax(掩蔽后的分数, 对键求)",
-    "step.attention_weights.formula.prob_sparse": "选中的查询：A = softmax(掩蔽后的分数, 对键求)；其余查询：1/S（因果时 s ≤ l 为 1）",
+    "step.attention_weights.formula.prob_sparse": (
+        "选中的查询：A = softmax(掩蔽后的分数, 对键求)；其余查询：1/S（因果时 s ≤ l 为 1）"
+    ),
     "step.weighted_sum.title": "值的加权和",
     "step.weighted_sum.formula": "输出[b,l,h] = Σ_s A[b,h,l,s] · v[b,s,h]",
     "step.concat.title": "多头拼接",

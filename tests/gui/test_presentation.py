@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QToolBar
 import attention
 from app.startup import i18n
 from app.viewmodel import lessons
+from attention import words
 from attention.trace import PIPELINE
 from gui_helpers import expected_matrices
 
@@ -177,13 +178,11 @@ def test_language_switch_retranslates_the_slide(qtbot, window, chinese):
     english = view.explanation_text()
     window.set_language("zh", remember=False)
     trace = window.last_trace
-    # the text is what Qt's translation gives now (Chinese once the lead merges the pending
-    # translations into the .qm; until then Qt falls back to the English source)
+    # the text is the catalogue's Chinese now (the window set the catalogue's language with Qt's)
     assert view.explanation_text() == lessons.explanation("attention_weights", trace.options)
     assert view.title.text() == trace["attention_weights"].title["zh"]
     assert view.formula.text() == trace["attention_weights"].formula["zh"]
-    first = QCoreApplication.translate("Lessons", "Softmax turns each row of scores into weights that are positive "
-                                       "and sum to 1: the weight at (query l, key s) is how much query l takes from value s.")
+    first = words.text("lesson.attention_weights.softmax", "zh")
     assert view.explanation_text().startswith(first)
     window.set_language("en", remember=False)
     assert view.explanation_text() == english

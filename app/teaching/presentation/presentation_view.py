@@ -583,7 +583,7 @@ class PresentationView(QWidget):
         self.title.setText(html.escape(step.title[lang]))
         self.formula.setText(html.escape(step.formula[lang]))
         self.shape.setText(data.shape_text(lang))
-        self.explanation.setText(lessons.explanation(sid, self._trace.options))
+        self.explanation.setText(lessons.explanation(sid, self._trace.options, lang))
         self.counter.setText(f"{self._index + 1} / {len(self._ids)}")
         self.prev_button.setEnabled(self._index > 0)
         self.next_button.setEnabled(self._index < len(self._ids) - 1)

@@ -102,9 +102,9 @@ def check_answer(answer: str, value: float, tolerance: float, is_bool: bool = Fa
     if not s:
         return Verdict(None, _both("empty"))
     if is_bool:
-        words = {"true": True, "t": True, "1": True, "yes": True, "是": True, "真": True,
+        truth = {"true": True, "t": True, "1": True, "yes": True, "是": True, "真": True,
                  "false": False, "f": False, "0": False, "no": False, "否": False, "假": False}
-        got = words.get(s.lower())
+        got = truth.get(s.lower())
         if got is None:
             return Verdict(None, _both("not_bool", text=s))
         return Verdict(got == bool(value), _both("right_bool" if got == bool(value) else "wrong_bool"))

@@ -22,7 +22,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from attention import words
+from attention import numbers, words
 from attention.trace import PIPELINE, STEP_TEXT, Trace
 
 
@@ -182,15 +182,8 @@ def _as64(a: np.ndarray) -> np.ndarray:
 # ---- text helpers ------------------------------------------------------------------------------
 
 def fmt(x: float) -> str:
-    """A number for the text: 4 decimals, or 4 significant digits when very large or small."""
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "-∞" if x < 0 else "∞"
-    if x != 0 and (abs(x) >= 1e5 or abs(x) < 1e-4):
-        return f"{x:.4g}"
-    return f"{x:.4f}"
+    """A number in the text: `attention.numbers.rounded`, so it reads as in the cell it explains."""
+    return numbers.rounded(x)
 
 
 #: steps whose cells are whole numbers (indices, counts) or flags: printed as such, not as 15.0000
@@ -198,15 +191,14 @@ _WHOLE = ("extra.sample_index", "extra.sample_count", "extra.top_index")
 _FLAGS = ("extra.mask", "extra.fully_masked", "extra.selected")
 
 
-def _flag(value) -> str:
-    return "True" if value else "False"
+_flag = numbers.flag
 
 
 def _value_text(step_id: str, value: float) -> str:
     if step_id in _FLAGS:
         return _flag(value)
-    if step_id in _WHOLE and float(value).is_integer():
-        return str(int(value))
+    if step_id in _WHOLE:
+        return numbers.whole(value)
     return fmt(value)
 
 

@@ -301,7 +301,8 @@ def _projection(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     products = [t.value for t in terms]
     result = _fsum(products)
     if bias is not None:
-        terms.append(Term(_tx("explain.proj.bias_term", bs=bs, o=o, v=fmt(bias[o])), float(bias[o]), (Source(bref, (o,)),)))
+        terms.append(Term(_tx("explain.proj.bias_term", bs=bs, o=o, v=fmt(bias[o])), float(bias[o]),
+                          (Source(bref, (o,)),)))
         result += float(bias[o])
         combine = _same(f"{_sum_text(products)} + {fmt(bias[o])} = {fmt(result)}")
         note = _tx("explain.proj.plus_bias", bs=bs, o=o)
@@ -403,8 +404,8 @@ def _additive_score(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanatio
                 + [Source("additive.W_k", (h, n, e)) for e in range(k.shape[0])]
                 + [Source("head_split.key", (b, s, h, e)) for e in range(k.shape[0])]
                 + [Source("additive.w_v", (h, n))])
-        rest = (f"w_v[{n}] · tanh((W_q q)[{n}] + (W_k k)[{n}]) = {fmt(wv[n])} × tanh({fmt(fq)} + {fmt(fk)} = {fmt(arg)})"
-                f" = {fmt(wv[n])} × {fmt(th)} = {fmt(wv[n] * th)}")
+        rest = (f"w_v[{n}] · tanh((W_q q)[{n}] + (W_k k)[{n}]) = {fmt(wv[n])} × "
+                f"tanh({fmt(fq)} + {fmt(fk)} = {fmt(arg)}) = {fmt(wv[n])} × {fmt(th)} = {fmt(wv[n] * th)}")
         terms.append(Term(_tx("explain.additive.unit", n=n, rest=rest), float(wv[n]) * th, tuple(srcs),
                           factors=(float(wv[n]), th)))
     total = _fsum([t.value for t in terms])
@@ -466,7 +467,8 @@ def _masked_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation
             step_id, idx, value, _tx("explain.masked.masked_formula"), [term], fill,
             _tx("explain.masked.masked_summary", fill=fmt(fill), what=what, why=_joined(why_masked), score=fmt(score)),
             _same(fmt(fill)), (Source("scores", idx),))
-    term = Term(_tx("explain.masked.score_term", b=b, h=h, l=l, s=s, v=fmt(score)), score, (Source("scores", idx), msrc))
+    term = Term(_tx("explain.masked.score_term", b=b, h=h, l=l, s=s, v=fmt(score)), score,
+                (Source("scores", idx), msrc))
     return _explanation(
         step_id, idx, value, _tx("explain.masked.kept_formula"), [term], score,
         _tx("explain.masked.kept_summary", why=_joined(why_kept)), _same(fmt(score)))
@@ -491,7 +493,8 @@ def _weights(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     if _lazy_row(ctx, b, h, l):
         w = (1.0 if s <= l else 0.0) if ctx.opts.get("causal") else 1.0 / S
         rule = _tx("explain.weights.causal_rule") if ctx.opts.get("causal") else _same(f"1/S = 1/{S}")
-        term = Term(_tx("explain.weights.effective_term", rule=rule, w=fmt(w)), w, (Source("extra.selected", (b, h, l)),))
+        term = Term(_tx("explain.weights.effective_term", rule=rule, w=fmt(w)), w,
+                    (Source("extra.selected", (b, h, l)),))
         return _explanation(step_id, idx, value, _tx("explain.weights.lazy_formula"), [term], w,
                             _lazy_weight_text(ctx, h, l, S), _same(fmt(w)), (Source("extra.sparsity", (b, h, l)),))
     row = ctx.a("masked_scores")[b, h, l]
@@ -555,7 +558,8 @@ def _concat(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         p = l * H * D + c  # position in the (H, L, D) block of batch b, read row-major
         h, rest = divmod(p, L * D)
         l_src, d = divmod(rest, D)
-        summ = _tx("explain.concat.mix_moved" if l_src != l else "explain.concat.mix", c=c, l=l, d=d, h1=h + 1, src=l_src)
+        summ = _tx("explain.concat.mix_moved" if l_src != l else "explain.concat.mix",
+                   c=c, l=l, d=d, h1=h + 1, src=l_src)
         formula = _tx("explain.concat.mix_formula")
     else:
         h, d = divmod(c, D)
@@ -576,7 +580,8 @@ def _sampled_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanatio
     q = ctx.a("head_split.query")[b, l, h]
     k = ctx.a("head_split.key")[b, s, h]
     terms = [Term(_same(f"q[{e}]·k[{e}] = {fmt(q[e])} × {fmt(k[e])} = {fmt(q[e] * k[e])}"),
-                  float(q[e] * k[e]), (Source("head_split.query", (b, l, h, e)), Source("head_split.key", (b, s, h, e))),
+                  float(q[e] * k[e]),
+                  (Source("head_split.query", (b, l, h, e)), Source("head_split.key", (b, s, h, e))),
                   factors=(float(q[e]), float(k[e])))
              for e in range(q.shape[0])]
     vals = [t.value for t in terms]
@@ -592,7 +597,8 @@ def _sparsity(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     row = ctx.a("extra.sampled_scores")[b, h, l]
     S = int(ctx.opts["S"])
     mx = float(np.max(row))
-    terms = [Term(_tx("explain.sparsity.term", j=j, v=fmt(x)), float(x), (Source("extra.sampled_scores", (b, h, l, j)),))
+    terms = [Term(_tx("explain.sparsity.term", j=j, v=fmt(x)), float(x),
+                  (Source("extra.sampled_scores", (b, h, l, j)),))
              for j, x in enumerate(row)]
     total = _fsum([t.value for t in terms])
     result = mx - total / S
@@ -681,9 +687,11 @@ def _top_index(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     low, out = _cut(M, top)
     u, L = len(top), len(M)
     after = _tx("explain.top.left_out", m=fmt(out)) if out is not None else _tx("explain.top.all_chosen")
-    term = Term(_tx("explain.top.term", l=l, m=fmt(M[l]), rank=rank, L=L), float(l), (Source("extra.sparsity", (b, h, l)),))
+    term = Term(_tx("explain.top.term", l=l, m=fmt(M[l]), rank=rank, L=L), float(l),
+                (Source("extra.sparsity", (b, h, l)),))
     return _explanation(
-        step_id, idx, ctx.value(step_id, idx), _same(f"top_index[{b},{h},:] = topk(M[{b},{h},:], u = {u}, sorted=False).indices"),
+        step_id, idx, ctx.value(step_id, idx),
+        _same(f"top_index[{b},{h},:] = topk(M[{b},{h},:], u = {u}, sorted=False).indices"),
         [term], float(l),
         _tx("explain.top.summary", r=r, h1=h + 1, l=l, m=fmt(M[l]), rank=rank, L=L, u=u, low=fmt(low), next=after),
         _same(str(l)))

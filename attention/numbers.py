@@ -100,11 +100,11 @@ def rounded_many(values: Iterable[float], digits: int = DIGITS, nan_text: str = 
 
 
 def _rounded(v: float, digits: int) -> str:
-    special = _special(v)
-    if special is not None:
-        return special
-    digits = max(int(digits), 1)
     a = abs(v)
+    if a == 0 or a != a or a == math.inf:  # one test for the common case; no function call
+        return _special(v)
+    if digits < 1:
+        digits = 1
     if a >= LARGE or a < SMALL:
         return _tidy(f"{v:.{digits - 1}e}")
     if a >= 10 ** digits:  # 1234.5 with 3 digits: keep the integer part, never "1.23e3"

@@ -13,6 +13,10 @@ the trace's own.
 `result` is recombined from the terms in float64 (in `combine`'s order) and equals the trace's
 value up to float rounding; `value` is the trace's number itself.  No torch import: a trace's
 tensors are read through numpy (`Step.numpy()`), so traces read back from disk work too.
+
+Every sentence comes from the catalogue (attention/words/explain.py, English and Chinese); only
+notation that reads the same in both (``q[0]·k[0] = 1 × 2 = 2``) is built here.  Numbers are
+written by `attention.numbers.rounded`, so a number reads as in the cell it explains.
 """
 from __future__ import annotations
 
@@ -186,17 +190,14 @@ def fmt(x: float) -> str:
     return numbers.rounded(x)
 
 
-#: steps whose cells are whole numbers (indices, counts) or flags: printed as such, not as 15.0000
+#: steps whose cells are whole numbers (indices, counts) or flags: printed as such (15, True)
 _WHOLE = ("extra.sample_index", "extra.sample_count", "extra.top_index")
 _FLAGS = ("extra.mask", "extra.fully_masked", "extra.selected")
 
 
-_flag = numbers.flag
-
-
 def _value_text(step_id: str, value: float) -> str:
     if step_id in _FLAGS:
-        return _flag(value)
+        return numbers.flag(value)
     if step_id in _WHOLE:
         return numbers.whole(value)
     return fmt(value)
@@ -241,7 +242,7 @@ def _sum_text(values: Sequence[float]) -> str:
 
 
 def _signed(values: Sequence[float], first: bool = True) -> str:
-    """1.0000 − 0.5000 + 2.0000: a minus sign instead of "+ -"."""
+    """1 − 0.5 + 2: the subtraction operator (U+2212) instead of "+ -0.5"."""
     out = []
     for i, v in enumerate(values):
         if i == 0 and first:
@@ -616,20 +617,20 @@ def _mask_cell(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     v = 1.0 if masked else 0.0
     summ = (_tx("explain.mask_cell.masked", why=_joined(why_masked)) if masked
             else _tx("explain.mask_cell.kept", why=_joined(why_kept)))
-    term = Term(_same(_flag(masked)), v, masked=masked)
+    term = Term(_same(numbers.flag(masked)), v, masked=masked)
     return _explanation(step_id, idx, v, {"en": STEP_TEXT["extra.mask"][2], "zh": STEP_TEXT["extra.mask"][3]},
-                        [term], v, summ, _same(_flag(masked)))
+                        [term], v, summ, _same(numbers.flag(masked)))
 
 
 def _fully_masked(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     b, l = idx
     row = ctx.raw("extra.mask")[b, l]
     S = len(row)
-    terms = [Term(_same(f"mask[{b},{l},{s}] = {_flag(m)}"), 1.0 if m else 0.0,
+    terms = [Term(_same(f"mask[{b},{l},{s}] = {numbers.flag(m)}"), 1.0 if m else 0.0,
                   (Source("extra.mask", (b, l, s)),), masked=bool(m)) for s, m in enumerate(row)]
     full = bool(np.all(row))
     result = 1.0 if full else 0.0
-    cells = _same(", ".join(_flag(m) for m in row)) if S <= 12 else _tx("explain.n_cells", n=S)
+    cells = _same(", ".join(numbers.flag(m) for m in row)) if S <= 12 else _tx("explain.n_cells", n=S)
     fill = float(ctx.opts.get("fill_value", -1e6))
     if full and math.isfinite(fill):
         summ = _tx("explain.fully.uniform", l=l, b=b, fill=fmt(fill), S=S)
@@ -641,7 +642,7 @@ def _fully_masked(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         summ = _tx("explain.fully.partly", l=l, b=b, kept=len(kept), S=S, shown=shown)
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), _tx("explain.fully.formula", b=b, l=l),
-        terms, result, summ, _cat("all(", cells, f") = {_flag(full)}"))
+        terms, result, summ, _cat("all(", cells, f") = {numbers.flag(full)}"))
 
 
 def _sample_index(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
@@ -708,10 +709,10 @@ def _selected(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     listed = ", ".join(str(int(t)) for t in top[:12]) + (", …" if len(top) > 12 else "")
     if chosen:
         summ = _tx("explain.selected.active", l=l, r=hits[0], h1=h + 1, m=fmt(M[l]), low=fmt(low))
-        combine = _same(f"{l} ∈ top_index[{b},{h},:] → {_flag(True)}")
+        combine = _same(f"{l} ∈ top_index[{b},{h},:] → {numbers.flag(True)}")
     else:
         summ = _tx("explain.selected.lazy", l=l, h1=h + 1, listed=listed, m=fmt(M[l]), low=fmt(low))
-        combine = _same(f"{l} ∉ top_index[{b},{h},:] → {_flag(False)}")
+        combine = _same(f"{l} ∉ top_index[{b},{h},:] → {numbers.flag(False)}")
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), _same(f"selected[{b},{h},{l}] = ({l} ∈ top_index[{b},{h},:])"),
         terms, 1.0 if chosen else 0.0, summ, combine, (Source("extra.sparsity", (b, h, l)),))

@@ -89,8 +89,9 @@ def _only_problem(sc: Scenario) -> str:
     assert len(errs) == 1, errs
     with pytest.raises(ScenarioError) as err:
         run(sc)
-    assert err.value.lines == errs
-    return errs[0]
+    assert err.value.problems == tuple(errs)
+    assert err.value.lines == [p.text("en") for p in errs]
+    return errs[0].text("en")
 
 
 def test_heads_must_divide_d_model_for_the_default_widths():
@@ -103,7 +104,7 @@ def test_heads_must_divide_d_model_for_the_default_widths():
 
 @pytest.mark.parametrize("lens, start", [
     (np.array([1.0, -1.0]), "valid_lens[1]:"),
-    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0, 2]:"),
+    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0][2]:"),
     (np.array([1.0, 2.0, 3.0]), "valid_lens:"),
     (np.array([[1.0, 2.0]]), "valid_lens:"),
     (np.array([1.5, 2.0]), "valid_lens:"),

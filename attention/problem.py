@@ -57,7 +57,8 @@ class Problem:
         """The whole line, `path: sentence`, in `lang` (default: the catalogue's current language)."""
         lang = words.normalize(lang)
         body = _fill(self.code, self.args, lang)
-        return f"{self.path}{words.text(PREFIX + 'sep', lang)}{body}" if self.path else body
+        sep = ": " if self.code == "text" else words.text(PREFIX + "sep", lang)  # a line written as text stays so
+        return f"{self.path}{sep}{body}" if self.path else body
 
     def __str__(self) -> str:
         return self.text()

@@ -22,7 +22,8 @@ def resolve_device(name: str) -> torch.device:
             raise ScenarioError([Problem("no_cuda", "device")])
         return torch.device("cuda")
     if name != "cpu":
-        raise ScenarioError([Problem("device_bad", "device", {"got": literal(name) if not isinstance(name, str) else repr(name)})])
+        got = repr(name) if isinstance(name, str) else literal(name)
+        raise ScenarioError([Problem("device_bad", "device", {"got": got})])
     return torch.device("cpu")
 
 
@@ -102,7 +103,7 @@ def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Op
     n = int(where.shape[0])
     if n == 0:
         return None
-    rows = tuple(Phrase("masked_row", {"b": b, "l": l}) for b, l in where[:shown].tolist())
+    rows = tuple(Phrase("masked_row", {"b": b, "l": q}) for b, q in where[:shown].tolist())
     if n > shown:
         rows += (Phrase("and_more", {"n": n - shown}),)
     code = "fully_masked_uniform" if math.isfinite(fill) else "fully_masked_nan"

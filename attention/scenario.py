@@ -278,8 +278,8 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
     out = sc.projection("out")
     if out is not None:
         if out.weight.ndim != 2 or out.weight.shape[1] != H * dv:
-            errs.append(_shape_problem("projections.out.weight",
-                                       [out.weight.shape[0] if out.weight.ndim == 2 else d_q, H * dv], out.weight.shape))
+            rows = out.weight.shape[0] if out.weight.ndim == 2 else d_q
+            errs.append(_shape_problem("projections.out.weight", [rows, H * dv], out.weight.shape))
         elif out.bias is not None and out.bias.shape != (out.weight.shape[0],):
             errs.append(_shape_problem("projections.out.bias", [out.weight.shape[0]], out.bias.shape))
         elif check_values:

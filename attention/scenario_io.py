@@ -98,8 +98,7 @@ def read_file(path) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise ScenarioError([Problem("not_a_file", "file", {"what": Phrase(_kind(info.st_mode))})])
         if info.st_size > MAX_FILE_BYTES:
-            raise ScenarioError([Problem("file_too_big", "file", {"size": count(info.st_size),
-                                                                  "limit": count(MAX_FILE_BYTES)})])
+            raise ScenarioError([_too_big(info.st_size)])
         chunks, size = [], 0
         while True:
             chunk = os.read(fd, 1 << 20)
@@ -107,13 +106,17 @@ def read_file(path) -> bytes:
                 break
             size += len(chunk)
             if size > MAX_FILE_BYTES:  # it grew while being read
-                raise ScenarioError([Problem("file_too_big", "file", {"size": count(size), "limit": count(MAX_FILE_BYTES)})])
+                raise ScenarioError([_too_big(size)])
             chunks.append(chunk)
         return b"".join(chunks)
     except OSError as e:
         raise ScenarioError([Problem("unreadable", "file", {"reason": e.strerror or str(e)})]) from None
     finally:
         os.close(fd)
+
+
+def _too_big(size: int) -> Problem:
+    return Problem("file_too_big", "file", {"size": count(size), "limit": count(MAX_FILE_BYTES)})
 
 
 def _kind(mode: int) -> str:
@@ -135,7 +138,8 @@ def loads(text, check: bool = True) -> Scenario:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as e:
-            raise ScenarioError([Problem("not_utf8", "file", {"byte": f"{data[e.start]:02x}", "offset": e.start})]) from None
+            bad = Problem("not_utf8", "file", {"byte": f"{data[e.start]:02x}", "offset": e.start})
+            raise ScenarioError([bad]) from None
     duplicates: list[str] = []
 
     def pairs(items):
@@ -149,7 +153,8 @@ def loads(text, check: bool = True) -> Scenario:
     try:
         doc = json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as e:
-        raise ScenarioError([Problem("json_syntax", "file", {"line": e.lineno, "column": e.colno, "reason": e.msg})]) from None
+        where = {"line": e.lineno, "column": e.colno, "reason": e.msg}
+        raise ScenarioError([Problem("json_syntax", "file", where)]) from None
     except RecursionError:
         raise ScenarioError([Problem("json_deep", "file")]) from None
     except ValueError as e:  # an integer with more digits than Python converts (sys.get_int_max_str_digits)
@@ -395,7 +400,8 @@ class _Reader:
             self.budget -= math.prod(shape)
             return generators.generate(value, path)
         if not isinstance(value, list):
-            self.err(Problem("expected_matrix_or_generator", path, {"dims": want, "meaning": meaning, "got": _describe(value)}))
+            self.err(Problem("expected_matrix_or_generator", path,
+                             {"dims": want, "meaning": meaning, "got": _describe(value)}))
             return None
         shape = _first_shape(value)
         if len(shape) > MAX_DIMS or len(shape) not in ndims:

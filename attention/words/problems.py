@@ -11,7 +11,7 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     # how lines are put together
     ("sep", ": ", "："),
     ("list_sep", "; ", "；"),
-    ("more_lines", "\u2026 and {n} more", "\u2026 另有 {n} 条"),
+    ("more_lines", "… and {n} more", "… 另有 {n} 条"),
     ("text", "{text}", "{text}"),
     # described values ("got ...")
     ("got_literal", "{v}", " {v}"),
@@ -44,32 +44,34 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("save_failed", "cannot save: {reason}", "无法保存文件：{reason}"),
     ("not_a_file", "{what}, not a regular file; open a scenario file (.json)",
      "{what}，不是普通文件；请打开场景文件（.json）"),
-    ("file_too_big", "{size} bytes, more than the {limit} bytes a scenario file may have; use generator objects "
-                     "for large matrices (docs/scenario-format.md)",
+    ("file_too_big", "{size} bytes, more than the {limit} bytes a scenario file may have; use generator objects for "
+                     "large matrices (docs/scenario-format.md)",
      "{size} 字节，超过场景文件允许的 {limit} 字节；大矩阵请用生成器对象（docs/scenario-format.md）"),
-    ("not_utf8", "not UTF-8 text (byte 0x{byte} at offset {offset})", "不是 UTF-8 编码的文本（偏移 {offset} 处的字节 0x{byte}）"),
+    ("not_utf8", "not UTF-8 text (byte 0x{byte} at offset {offset})",
+     "不是 UTF-8 编码的文本（偏移 {offset} 处的字节 0x{byte}）"),
     ("json_syntax", "invalid JSON at line {line}, column {column}: {reason}",
      "JSON 格式错误，位于第 {line} 行第 {column} 列：{reason}"),
     ("json_deep", "invalid JSON: nested too deeply", "JSON 格式错误：嵌套层数太深"),
-    ("json_long_number", "invalid JSON at line {line}, column {column}: a number with {digits} digits; "
-                         "at most {limit} digits are read",
+    ("json_long_number", "invalid JSON at line {line}, column {column}: a number with {digits} digits; at most "
+                         "{limit} digits are read",
      "JSON 格式错误，位于第 {line} 行第 {column} 列：一个 {digits} 位的数；最多只读取 {limit} 位"),
     ("json_other", "invalid JSON: {reason}", "JSON 格式错误：{reason}"),
     ("top_level", "expected a JSON object {{...}} at the top level, got {got}",
      "文件的最外层应是一个 JSON 对象 {{...}}，实际为{got}"),
     # format and version
-    ("format_missing", 'missing; expected "{format}" (is this an Attention Explorer scenario file?)',
-     '缺少此字段，应为 "{format}"（这是 Attention Explorer 的场景文件吗？）'),
-    ("format_other", 'expected "{format}", got {got}', '应为 "{format}"，实际为{got}'),
+    ("format_missing", "missing; expected \"{format}\" (is this an Attention Explorer scenario file?)",
+     "缺少此字段，应为 \"{format}\"（这是 Attention Explorer 的场景文件吗？）"),
+    ("format_other", "expected \"{format}\", got {got}", "应为 \"{format}\"，实际为{got}"),
     ("version_missing", "missing; expected {version}", "缺少此字段，应为 {version}"),
     ("version_bad", "expected {version}, got {got}", "应为 {version}，实际为{got}"),
-    ("version_newer", "this file is version {version}, but this program reads version {reads} files; "
-                      "open it with a newer Attention Explorer",
+    ("version_newer", "this file is version {version}, but this program reads version {reads} files; open it with a "
+                      "newer Attention Explorer",
      "这个文件的格式版本是 {version}，而本程序只能读取版本 {reads} 的文件；请用更新的 Attention Explorer 打开"),
     # fields
     ("required", "missing (required)", "缺少此字段（必填）"),
     ("unknown_field", "unknown field; expected one of {allowed}", "未知字段；可用的字段是 {allowed}"),
-    ("duplicate_key", "this key appears more than once in one object; keep one", "这个键在同一个对象中出现了不止一次；请只保留一个"),
+    ("duplicate_key", "this key appears more than once in one object; keep one",
+     "这个键在同一个对象中出现了不止一次；请只保留一个"),
     ("expected_section", "expected an object with fields {allowed} (or null), got {got}",
      "应为包含字段 {allowed} 的对象（或 null），实际为{got}"),
     ("expected_int_range", "expected a whole number >= {minimum} and <= {maximum}, got {got}",
@@ -82,16 +84,17 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("expected_number_or_null", "expected a finite number or null, got {got}", "应为有限的数或 null，实际为{got}"),
     ("expected_finite", "expected a finite number, got {got}", "应为有限的数，实际为{got}"),
     ("expected_number", "expected a number, got {got}", "应为一个数，实际为{got}"),
-    ("expected_text_object", 'expected an object {{"en": "...", "zh": "..."}}, got {got}',
-     '应为对象 {{"en": "...", "zh": "..."}}，实际为{got}'),
+    ("expected_text_object", "expected an object {{\"en\": \"...\", \"zh\": \"...\"}}, got {got}",
+     "应为对象 {{\"en\": \"...\", \"zh\": \"...\"}}，实际为{got}"),
     ("expected_string", "expected a string, got {got}", "应为字符串，实际为{got}"),
     ("expected_tokens", "expected a list of strings (one label per position) or null, got {got}",
      "应为字符串列表（每个位置一个标签）或 null，实际为{got}"),
-    ("bad_unicode", "the text holds a lone surrogate (\\u{code}) at character {at}, which is not valid Unicode "
-                    "and could not be saved; remove it",
+    ("bad_unicode", "the text holds a lone surrogate (\\u{code}) at character {at}, which is not valid Unicode and "
+                    "could not be saved; remove it",
      "文本在第 {at} 个字符处含有单独的代理码位（\\u{code}），它不是有效的 Unicode，也无法保存；请删去它"),
     # matrices
-    ("expected_matrix_or_generator", "expected a {dims} nested list of numbers {meaning} or a generator object, got {got}",
+    ("expected_matrix_or_generator", "expected a {dims} nested list of numbers {meaning} or a generator object, got "
+                                     "{got}",
      "应为 {dims}的嵌套数字列表{meaning}或生成器对象，实际为{got}"),
     ("expected_matrix_dims", "expected a {dims} nested list of numbers {meaning}, got {ndim}-D",
      "应为 {dims}的嵌套数字列表{meaning}，实际为 {ndim} 维"),
@@ -105,22 +108,27 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     # the engine's checks
     ("expected_3d", "expected a 3-D array (batch, positions, features), got {ndim}-D",
      "应为 3 维数组（批次，位置，特征），实际为 {ndim} 维"),
-    ("empty_dimension", "every dimension must be at least 1, got shape {shape}", "每个维度都至少为 1，实际形状为 {shape}"),
-    ("not_finite", "every number must be finite (found NaN or infinity)", "每个数都必须是有限的（发现了 NaN 或无穷大）"),
+    ("empty_dimension", "every dimension must be at least 1, got shape {shape}",
+     "每个维度都至少为 1，实际形状为 {shape}"),
+    ("not_finite", "every number must be finite (found NaN or infinity)",
+     "每个数都必须是有限的（发现了 NaN 或无穷大）"),
     ("beyond_dtype", "a number is beyond {dtype}'s range (about ±{limit}); use float64 or smaller numbers",
      "有数超出了 {dtype} 的范围（约 ±{limit}）；请改用 float64 或更小的数"),
-    ("batch_differs", "batch size {batch} differs from queries' {queries}", "批大小 {batch} 与查询的批大小 {queries} 不同"),
-    ("positions", "{n} positions, expected S = {S} (one value per key)", "有 {n} 个位置，应为 S = {S}（每个键对应一个值）"),
-    ("query_labels", "expected {n} labels (one per query), got {got}", "应有 {n} 个标签（每个查询一个），实际有 {got} 个"),
+    ("batch_differs", "batch size {batch} differs from queries' {queries}",
+     "批大小 {batch} 与查询的批大小 {queries} 不同"),
+    ("positions", "{n} positions, expected S = {S} (one value per key)",
+     "有 {n} 个位置，应为 S = {S}（每个键对应一个值）"),
+    ("query_labels", "expected {n} labels (one per query), got {got}",
+     "应有 {n} 个标签（每个查询一个），实际有 {got} 个"),
     ("key_labels", "expected {n} labels (one per key), got {got}", "应有 {n} 个标签（每个键一个），实际有 {got} 个"),
     ("scoring_unknown", "unknown kind {kind}; expected one of {choices}", "未知的评分函数 {kind}；应为 {choices} 之一"),
     ("heads_divide", "{H} heads do not divide d_model = {d_model} (the queries' width), which {which} default to; "
                      "choose a head count that divides {d_model} or set {which}",
-     "{H} 个头不能整除 d_model = {d_model}（查询的宽度），而 {which} 默认等于 d_model / H；请选择能整除 {d_model} 的头数，"
-     "或设置 {which}"),
+     "{H} 个头不能整除 d_model = {d_model}（查询的宽度），而 {which} 默认等于 d_model / H；请选择能整除 {d_model} "
+     "的头数，或设置 {which}"),
     ("shape", "expected shape {expected}, got {got}", "形状应为 {expected}，实际为 {got}"),
-    ("identity_width", "absent (identity) needs the {src}' width {width} to equal n_heads * {knob} = "
-                       "{H} * {per_head} = {out}; give a weight or set {knob} to {fix}",
+    ("identity_width", "absent (identity) needs the {src}' width {width} to equal n_heads * {knob} = {H} * {per_head} "
+                       "= {out}; give a weight or set {knob} to {fix}",
      "不使用权重（恒等映射）时，{src} 的宽度 {width} 必须等于 n_heads × {knob} = {H} × {per_head} = {out}；"
      "请启用权重，或把 {knob} 设为 {fix}"),
     ("a_divisor", "a divisor", "它的一个约数"),
@@ -129,8 +137,8 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("prob_sparse_valid_lens", "prob_sparse does not support valid lengths (neither Informer nor Time-Series-Library "
                                "defines them); remove valid_lens or pick another scoring kind",
      "ProbSparse 不支持有效长度（Informer 和 Time-Series-Library 都没有定义）；请删去 valid_lens，或换一种评分函数"),
-    ("prob_sparse_causal", "causal prob_sparse needs L == S (the lazy rows are a cumulative sum over positions), "
-                           "got L = {L}, S = {S}",
+    ("prob_sparse_causal", "causal prob_sparse needs L == S (the lazy rows are a cumulative sum over positions), got "
+                           "L = {L}, S = {S}",
      "带因果掩码的 ProbSparse 要求 L == S（未选中的行是沿位置的累加和），实际 L = {L}，S = {S}"),
     ("prob_sparse_small", "prob_sparse needs at least 2 queries and 2 keys (ln 1 = 0 samples), got L = {L}, S = {S}",
      "ProbSparse 至少需要 2 个查询和 2 个键（ln 1 = 0，采不到样本），实际 L = {L}，S = {S}"),
@@ -141,37 +149,43 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("dtype_bad", "expected 'float32' or 'float64', got {got}", "应为 'float32' 或 'float64'，实际为 {got}"),
     ("no_cuda", "CUDA was requested but torch.cuda.is_available() is False on this machine; use 'cpu'",
      "选择了 CUDA，但本机 torch.cuda.is_available() 为 False；请改用 CPU"),
-    ("no_memory", "not enough memory for this trace; reduce B, L, S or n_heads", "内存不足，无法完成这次计算；请减小 B、L、S 或头数"),
+    ("no_memory", "not enough memory for this trace; reduce B, L, S or n_heads",
+     "内存不足，无法完成这次计算；请减小 B、L、S 或头数"),
     ("sizes", "this trace would need about {need} GiB, more than the {limit} GiB allowed; reduce B, L, S or n_heads",
      "这次计算大约需要 {need} GiB 内存，超过允许的 {limit} GiB；请减小 B、L、S 或头数"),
     # the mask
-    ("valid_len_range", "expected a length between 0 and S = {S}, got {got}", "有效长度应在 0 到 S = {S} 之间，实际为 {got}"),
-    ("valid_len_whole", "expected a whole number (a count of keys), got {got}", "有效长度应为整数（键的个数），实际为 {got}"),
+    ("valid_len_range", "expected a length between 0 and S = {S}, got {got}",
+     "有效长度应在 0 到 S = {S} 之间，实际为 {got}"),
+    ("valid_len_whole", "expected a whole number (a count of keys), got {got}",
+     "有效长度应为整数（键的个数），实际为 {got}"),
     ("valid_lens_huge", "expected lengths between 0 and S", "有效长度应在 0 到 S 之间"),
-    ("valid_lens_shape", "expected shape [{B}] (one length per batch item) or [{B}, {L}] (one per query row), got {got}",
+    ("valid_lens_shape", "expected shape [{B}] (one length per batch item) or [{B}, {L}] (one per query row), got "
+                         "{got}",
      "形状应为 [{B}]（每个批次项一个长度）或 [{B}, {L}]（每个查询行一个），实际为 {got}"),
     ("valid_lens_whole", "expected whole numbers", "有效长度应为整数"),
-    ("fill_infinity", 'write minus infinity as the string "-inf" (a bare -Infinity is not standard JSON)',
-     '负无穷请写成字符串 "-inf"（直接写 -Infinity 不是标准 JSON）'),
-    ("fill_expected", 'expected a finite number or "-inf", got {got}', '应为有限的数或 "-inf"，实际为{got}'),
+    ("fill_infinity", "write minus infinity as the string \"-inf\" (a bare -Infinity is not standard JSON)",
+     "负无穷请写成字符串 \"-inf\"（直接写 -Infinity 不是标准 JSON）"),
+    ("fill_expected", "expected a finite number or \"-inf\", got {got}", "应为有限的数或 \"-inf\"，实际为{got}"),
     # projections and the additive weights
-    ("projection_bad", 'expected {{"weight": ..., "bias": ... or null}} or null (identity), got {got}',
-     '应为 {{"weight": ..., "bias": ... 或 null}}，或 null（恒等映射），实际为{got}'),
+    ("projection_bad", "expected {{\"weight\": ..., \"bias\": ... or null}} or null (identity), got {got}",
+     "应为 {{\"weight\": ..., \"bias\": ... 或 null}}，或 null（恒等映射），实际为{got}"),
     ("weight_missing", "missing; give the weight (out, in) or set {projection} to null (identity)",
      "缺少权重；请给出权重（输出，输入），或把 {projection} 设为 null（恒等映射）"),
-    ("additive_missing", 'missing; the additive scoring needs at least {{"hidden": N}} '
-                         "(W_q, W_k and w_v are generated from seed when omitted)",
-     '缺少此项；加性注意力至少需要 {{"hidden": N}}（省略的 W_q、W_k 和 w_v 会按种子生成）'),
+    ("additive_missing", "missing; the additive scoring needs at least {{\"hidden\": N}} (W_q, W_k and w_v are "
+                         "generated from seed when omitted)",
+     "缺少此项；加性注意力至少需要 {{\"hidden\": N}}（省略的 W_q、W_k 和 w_v 会按种子生成）"),
     ("additive_weights", "the additive kind needs its weights (hidden, W_q, W_k, w_v)",
      "加性注意力需要它的权重（hidden、W_q、W_k、w_v）"),
-    ("hidden_missing", "missing; expected the hidden size (a whole number >= 1)", "缺少此字段，应为隐藏层大小（≥ 1 的整数）"),
+    ("hidden_missing", "missing; expected the hidden size (a whole number >= 1)",
+     "缺少此字段，应为隐藏层大小（≥ 1 的整数）"),
     ("hidden_too_big", "{hidden} hidden units would need {need} generated weights; at most {limit} are allowed",
      "{hidden} 个隐藏单元需要生成 {need} 个权重，但最多只允许 {limit} 个"),
     # generator objects
     ("generator_expected", "expected a generator object, got {got}", "应为生成器对象，实际为{got}"),
-    ("generate_missing", 'missing; a generator object needs "generate": one of {kinds}',
-     '缺少此字段；生成器对象需要 "generate"，取值为 {kinds} 之一'),
-    ("generate_unknown", "unknown generator kind {kind}; expected one of {kinds}", "未知的生成器种类 {kind}；应为 {kinds} 之一"),
+    ("generate_missing", "missing; a generator object needs \"generate\": one of {kinds}",
+     "缺少此字段；生成器对象需要 \"generate\"，取值为 {kinds} 之一"),
+    ("generate_unknown", "unknown generator kind {kind}; expected one of {kinds}",
+     "未知的生成器种类 {kind}；应为 {kinds} 之一"),
     ("shape_missing", "missing; expected a list of whole numbers >= 1, e.g. [2, 4, 8]",
      "缺少此字段，应为由 ≥ 1 的整数组成的列表，例如 [2, 4, 8]"),
     ("shape_bad", "expected a list of 1 to {max_dims} whole numbers >= 1, e.g. [2, 4, 8], got {got}",
@@ -185,34 +199,40 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("seed_missing", "missing; {kind} needs a seed (a whole number from 0 to 2^63-1)",
      "缺少此字段；{kind} 需要一个种子（0 到 2^63-1 的整数）"),
     ("seed_bad", "expected a whole number from 0 to 2^63-1, got {got}", "应为 0 到 2^63-1 的整数，实际为 {got}"),
-    ("param_bad", "expected a finite number between -1e300 and 1e300, got {got}", "应为 -1e300 到 1e300 之间的有限数，实际为 {got}"),
+    ("param_bad", "expected a finite number between -1e300 and 1e300, got {got}",
+     "应为 -1e300 到 1e300 之间的有限数，实际为 {got}"),
     ("std_negative", "expected a number >= 0, got {got}", "应为 ≥ 0 的数，实际为 {got}"),
-    ("high_low", "expected high >= low, got low = {low}, high = {high}", "应满足 high ≥ low，实际 low = {low}，high = {high}"),
+    ("high_low", "expected high >= low, got low = {low}, high = {high}",
+     "应满足 high ≥ low，实际 low = {low}，high = {high}"),
     ("generator_too_big_left", "this generator would make {n} numbers (shape {shape}); at most {limit} are allowed "
                                "(what is left of the {total} a file's generators may make)",
-     "这个生成器会生成 {n} 个数（形状 {shape}），但最多只允许 {limit} 个（这是一个文件中所有生成器合计 {total} 个的剩余额度）"),
+     "这个生成器会生成 {n} 个数（形状 {shape}），但最多只允许 {limit} 个（这是一个文件中所有生成器合计 {total} "
+     "个的剩余额度）"),
     ("generator_too_big", "this generator would make {n} numbers (shape {shape}); at most {limit} are allowed",
      "这个生成器会生成 {n} 个数（形状 {shape}），但最多只允许 {limit} 个"),
     # saving
-    ("save_not_finite", "cannot save NaN or infinity; every number must be finite", "无法保存 NaN 或无穷大；每个数都必须是有限的"),
+    ("save_not_finite", "cannot save NaN or infinity; every number must be finite",
+     "无法保存 NaN 或无穷大；每个数都必须是有限的"),
     ("save_scale", "cannot save NaN or infinity", "无法保存 NaN 或无穷大"),
-    ("save_text", "cannot save; the text holds characters that are not valid Unicode", "无法保存；文本中含有无效的 Unicode 字符"),
+    ("save_text", "cannot save; the text holds characters that are not valid Unicode",
+     "无法保存；文本中含有无效的 Unicode 字符"),
     ("save_fill", "cannot save; expected a finite number or -inf", "无法保存；应为有限的数或 -inf"),
     ("save_valid_lens", "cannot save; expected whole numbers", "无法保存；有效长度应为整数"),
     # the engine's notes on a trace that ran (warnings)
-    ("fully_masked_uniform", "{n} {rows_have} every key masked ({rows}), so the fill value {fill} gives "
-                             "uniform weights 1/S over all keys",
+    ("fully_masked_uniform", "{n} {rows_have} every key masked ({rows}), so the fill value {fill} gives uniform "
+                             "weights 1/S over all keys",
      "有 {n} 个{rows_have}的所有键都被掩蔽（{rows}），因此填充值 {fill} 使这些行在所有键上的权重均为 1/S"),
-    ("fully_masked_nan", "{n} {rows_have} every key masked ({rows}), so the fill value {fill} gives "
-                         "NaN weights and a NaN weighted sum",
+    ("fully_masked_nan", "{n} {rows_have} every key masked ({rows}), so the fill value {fill} gives NaN weights and a "
+                         "NaN weighted sum",
      "有 {n} 个{rows_have}的所有键都被掩蔽（{rows}），因此填充值 {fill} 使这些行的权重和加权和都为 NaN"),
     ("row_has", "query row has", "查询行"),
     ("rows_have", "query rows have", "查询行"),
     ("masked_row", "batch {b}, query {l}", "批次 {b} 的查询 {l}"),
     ("and_more", "and {n} more", "另有 {n} 行"),
-    ("overflow", "{n} of {total} numbers overflowed to infinity or NaN in {dtype}{first}; the steps after it show "
-                 "inf or NaN: use float64 or smaller numbers",
-     "在 {dtype} 下有 {n} / {total} 个数溢出为无穷大或 NaN{first}；之后的步骤会显示 inf 或 NaN：请改用 float64 或更小的数"),
+    ("overflow", "{n} of {total} numbers overflowed to infinity or NaN in {dtype}{first}; the steps after it show inf "
+                 "or NaN: use float64 or smaller numbers",
+     "在 {dtype} 下有 {n} / {total} 个数溢出为无穷大或 NaN{first}；之后的步骤会显示 inf 或 NaN：请改用 float64 "
+     "或更小的数"),
     ("overflow_first", " (first at {index})", "（第一个在 {index}）"),
 )
 

@@ -138,7 +138,8 @@ BAD_TEXTS = [
     ("4,300-digit sizes", _doc(n_heads=10**4299, d_keys=10**4299, d_values=-(10**4299))),
     ("gen 10**400", _doc(queries={"generate": "normal", "shape": [1, 4, 4], "seed": 0, "mean": 10**400})),
     ("seed beyond int32", _doc(seed=2**31, prob_sparse={"factor": 2**31})),
-    ("objects", _doc(n_heads={}, keys="oops", scoring="additive", additive={"hidden": 2, "W_q": 1, "W_k": 1, "w_v": 1})),
+    ("objects", _doc(n_heads={}, keys="oops", scoring="additive",
+                     additive={"hidden": 2, "W_q": 1, "W_k": 1, "w_v": 1})),
     ("lone surrogate", _doc(title__en="\ud800", key_tokens=["a", "\udfff", "c", "d"])),
     ("long number", '{"format": "attention-explorer/scenario",\n "version": ' + "9" * 5000 + "}"),
 ]
@@ -250,7 +251,8 @@ def test_english_stays_as_it_was(all_problems):
         "n_heads: expected a whole number >= 1, got 2.0",
         "mask: expected an object with fields causal, valid_lens, fill_value (or null), got a list",
         "seed: expected a whole number >= 0 and <= 2147483647, got -1",
-        "queries.generate: unknown generator kind 'gauss'; expected one of normal, uniform, zeros, ones, identity, arange",
+        "queries.generate: unknown generator kind 'gauss'; expected one of normal, uniform, zeros, ones, identity, "
+        "arange",
         "mask.valid_lens[0][3]: expected a length between 0 and S = 4, got 9",
         "file: invalid JSON at line 2, column 13: a number with 5,000 digits; at most 4,300 digits are read",
         "n_heads: expected a whole number >= 1 and <= 2147483647, got a very long number",

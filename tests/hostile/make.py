@@ -33,7 +33,8 @@ def dump(d) -> str:
 
 FILES: dict[str, str] = {
     # 2: huge integers (valid JSON)
-    "huge_generator_mean.json": dump(edit(queries={"generate": "normal", "shape": [1, 4, 4], "seed": 0, "mean": 10**400})),
+    "huge_generator_mean.json": dump(edit(queries={"generate": "normal", "shape": [1, 4, 4], "seed": 0,
+                                                   "mean": 10**400})),
     "huge_generator_fields.json": dump(edit(queries={"generate": "arange", "shape": [1, 4, 4], "start": -10**400,
                                                      "step": 10**400}, keys={"generate": "uniform", "shape": [1, 4, 4],
                                                                              "seed": 10**400, "low": 10**400})),

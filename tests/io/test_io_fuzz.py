@@ -135,9 +135,9 @@ def _byte_case(data) -> None:
     _outcome(lambda: scenario_io.loads(bytes(raw)))
 
 
-FAST = settings(max_examples=40, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-LONG = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]
+FAST = settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=QUIET)
+LONG = settings(max_examples=1500, deadline=None, suppress_health_check=QUIET)
 
 
 def test_every_preset_path_is_covered():

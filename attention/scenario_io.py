@@ -143,11 +143,10 @@ def loads(text, check: bool = True) -> Scenario:
     duplicates: list[str] = []
 
     def pairs(items):
-        seen = {}
-        for k, v in items:
-            if k in seen and k not in duplicates:
-                duplicates.append(k)
-            seen[k] = v
+        seen = dict(items)  # in C; only an object with a repeated key is walked in Python
+        if len(seen) != len(items):
+            counts = Counter(k for k, _ in items)
+            duplicates.extend(k for k in counts if counts[k] > 1 and k not in duplicates)
         return seen
 
     try:
@@ -285,7 +284,8 @@ class _Reader:
     # -- small fields --------------------------------------------------------------------------
     def known(self, obj: dict, path: str, allowed: tuple[str, ...]) -> None:
         where = f"{path}." if path else ""
-        unknown = [k for k in obj if k not in allowed]
+        known = set(allowed)
+        unknown = [k for k in obj if k not in known]
         if len(unknown) > MAX_PROBLEMS:  # 200,000 unknown fields: name a few, count the rest
             self.omitted += len(unknown) - MAX_PROBLEMS
             unknown = unknown[:MAX_PROBLEMS]

@@ -43,6 +43,9 @@ class Phrase:
     def text(self, lang: Optional[str] = None) -> str:
         return _fill(self.code, self.args, words.normalize(lang))
 
+    def __hash__(self) -> int:
+        return hash((self.code, tuple(sorted((k, repr(v)) for k, v in self.args.items()))))
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -62,6 +65,9 @@ class Problem:
 
     def __str__(self) -> str:
         return self.text()
+
+    def __hash__(self) -> int:  # args is a dict: hash what it holds, so problems go in sets
+        return hash((self.code, self.path, tuple(sorted((k, repr(v)) for k, v in self.args.items()))))
 
     @property
     def bare_path(self) -> str:

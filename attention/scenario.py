@@ -2,9 +2,9 @@
 
 A `Scenario` is plain data (numpy float64 arrays and Python scalars): no torch, no Qt, no I/O.
 The GUI edits it (via `dataclasses.replace`), the file loader builds it, the engine reads it.
-`problems(scenario)` lists everything the engine could not run, one line per problem, each
-starting with the field path it concerns (``n_heads: ...``) so that a window can show it next
-to the control that caused it.
+`problems(scenario)` lists everything the engine could not run, one `attention.problem.Problem`
+per problem (a code, the field path it concerns, the arguments of its sentence), so that a window
+can show it next to the control that caused it, in its own language.
 
 Conventions (see docs/scenario-format.md):
 - d_model is the width of the queries; d_keys / d_values default to d_model // n_heads, as in

@@ -148,7 +148,7 @@ BAD_TEXTS = [
 def _file_problems(tmp_path: Path, monkeypatch) -> list[Problem]:
     """Every problem the loader reports for the files above, plus the unreadable ones."""
     found = []
-    for name, text in BAD_TEXTS:
+    for _name, text in BAD_TEXTS:
         with pytest.raises(ScenarioError) as e:
             scenario_io.loads(text)
         found += e.value.problems

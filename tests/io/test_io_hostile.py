@@ -80,7 +80,8 @@ def test_each_hostile_file_is_refused_naming_its_field(name):
 
 def test_a_megabyte_string_in_an_enumerated_field_gives_a_short_line():
     for field, value in (("scoring", "x" * (1 << 20)), ("device", "\u4e2d" * (1 << 20)), ("dtype", "\ud800" * 1000)):
-        err = refused(lambda: scenario_io.loads(json.dumps({**TOY, field: value})))
+        text = json.dumps({**TOY, field: value})
+        err = refused(lambda text=text: scenario_io.loads(text))
         assert [p.path for p in err.problems] == [field]
         assert all(len(line) < 200 for line in err.lines), err.lines
         assert all(len(p.text("zh")) < 200 for p in err.problems)

@@ -171,7 +171,7 @@ def _csv_cell(trace, step: str, batch: int, m: int, r: int, c: int) -> str:
 
 
 def test_minus_a_million_reads_the_same_in_cell_hover_explain_lesson_csv_and_cli():
-    from app.teaching import lessons
+    from app.viewmodel import lessons
     from app.viewmodel.pane_data import pane_data
     path, trace, (b, h, l, s) = _d2l_masked()
     assert float(trace.array("masked_scores")[b, h, l, s]) == -1e6

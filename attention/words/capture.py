@@ -41,6 +41,11 @@ EN: dict[str, str] = {
     "capture.mismatch_other": "Pass check=False to write the files anyway.",
     "capture.exists": "{file}: already exists; choose another folder or pass overwrite=True (nothing was written)",
     "capture.no_module": "names: give at least one module name (or None for every attention module)",
+    "capture.explain.recorded_formula": "sample_index[{l},{j}] = recorded key {s}",
+    "capture.explain.recorded_summary": (
+        "A recorded draw, not a computation: the model this layer was captured from drew key {s} of 0 … {last} "
+        "(torch.randint on its own random state) for query {l}; the scenario keeps that sample, so the seed is "
+        "not used. One draw is shared by every batch item and head."),
 }
 
 ZH: dict[str, str] = {
@@ -81,4 +86,8 @@ ZH: dict[str, str] = {
     "capture.mismatch_other": "传入 check=False 可以仍然写出文件。",
     "capture.exists": "{file}：已经存在；请换一个文件夹或传入 overwrite=True（没有写入任何文件）",
     "capture.no_module": "names：请至少给出一个模块名（或用 None 表示所有注意力模块）",
+    "capture.explain.recorded_formula": "sample_index[{l},{j}] = 记录下的键 {s}",
+    "capture.explain.recorded_summary": (
+        "这是记录下的抽取，不是计算：捕获这一层的模型（用它自己的随机状态调用 torch.randint）为查询 {l} "
+        "在 0 … {last} 中抽到了键 {s}；场景保存了这次抽样，所以不使用种子。所有批次和所有头共用这一次抽取。"),
 }

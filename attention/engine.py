@@ -11,7 +11,7 @@ from typing import Optional
 import numpy as np
 import torch
 
-from attention import masks, prob_sparse, step_registry, steps
+from attention import masks, numbers, prob_sparse, step_registry, steps
 from attention.problem import Phrase, Problem, index_path, literal
 from attention.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype, problems
 from attention.trace import Step, Trace
@@ -109,7 +109,7 @@ def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Op
         rows += (Phrase("and_more", {"n": n - shown}),)
     code = "fully_masked_uniform" if math.isfinite(fill) else "fully_masked_nan"
     have = Phrase("row_has" if n == 1 else "rows_have")
-    return Problem(code, "attention_weights", {"n": n, "rows_have": have, "rows": rows, "fill": f"{fill:g}"})
+    return Problem(code, "attention_weights", {"n": n, "rows_have": have, "rows": rows, "fill": numbers.rounded(fill)})
 
 
 #: The steps looked at, in order, to name where numbers first overflowed (masked_scores holds

@@ -69,9 +69,9 @@ ENGLISH = {
     "causal: causal prob_sparse needs L == S (the lazy rows are a cumulative sum over positions), got L = 4, S = 3",
     "scoring: prob_sparse needs at least 2 queries and 2 keys (ln 1 = 0 samples), got L = 1, S = 4",
     "attention_weights: 4 query rows have every key masked (batch 0, query 0; batch 0, query 1; batch 0, query 2; "
-    "batch 0, query 3), so the fill value -1e+06 gives uniform weights 1/S over all keys",
+    "batch 0, query 3), so the fill value -1e6 gives uniform weights 1/S over all keys",
     "attention_weights: 4 query rows have every key masked (batch 0, query 0; batch 0, query 1; batch 0, query 2; "
-    "batch 0, query 3), so the fill value -inf gives NaN weights and a NaN weighted sum",
+    "batch 0, query 3), so the fill value -∞ gives NaN weights and a NaN weighted sum",
 }
 
 
@@ -119,7 +119,7 @@ def test_a_long_fully_masked_warning_is_chinese_to_the_end(toy):
     line = warning.text("en")
     assert line == ("attention_weights: 8 query rows have every key masked (batch 0, query 0; batch 0, query 1; "
                     "batch 0, query 2; batch 0, query 3; batch 1, query 0; batch 1, query 1; and 2 more), "
-                    "so the fill value -1e+06 gives uniform weights 1/S over all keys")
+                    "so the fill value -1e6 gives uniform weights 1/S over all keys")
     zh = warning.text("zh")
     assert _cjk(zh) and not re.search(r"\b(batch|query|and|more)\b", zh), zh
     assert re.findall(r"\d+", zh.split("：", 1)[1])[:14] == re.findall(r"\d+", line.split(":", 1)[1])[:14]

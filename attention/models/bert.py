@@ -37,7 +37,16 @@ MASK_FILL = -1e6
 
 
 class ModelError(ValueError):
-    """A folder that is not a usable BERT-family model: one line that names what was found."""
+    """A folder or sentence the model cannot take: one line that names what was found.
+
+    Holds the catalogue key and its arguments, so the window can word it in either language."""
+
+    def __init__(self, message_id: str, /, **args) -> None:
+        self.message_id, self.fields = message_id, args
+        super().__init__(words.text(message_id, **args))
+
+    def text(self, lang: Optional[str] = None) -> str:
+        return words.text(self.message_id, lang, **self.fields)
 
 
 @dataclass(frozen=True)
@@ -58,13 +67,13 @@ class BertConfig:
         """Checks what the forward relies on; anything else in config.json is ignored."""
         kind = cfg.get("model_type")
         if kind not in BERT_TYPES:
-            raise ModelError(words.text("model_not_bert", where=where, found=kind))
+            raise ModelError("model_not_bert", where=where, found=kind)
         pos = cfg.get("position_embedding_type", "absolute")
         if pos != "absolute":
-            raise ModelError(words.text("model_positions", where=where, found=pos))
+            raise ModelError("model_positions", where=where, found=pos)
         act = cfg.get("hidden_act", "gelu")
         if act not in ACTIVATIONS:
-            raise ModelError(words.text("model_activation", where=where, found=act, known=", ".join(ACTIVATIONS)))
+            raise ModelError("model_activation", where=where, found=act, known=", ".join(ACTIVATIONS))
         try:
             out = cls(n_layers=int(cfg["num_hidden_layers"]), n_heads=int(cfg["num_attention_heads"]),
                       d_model=int(cfg["hidden_size"]), d_ff=int(cfg["intermediate_size"]),
@@ -73,11 +82,11 @@ class BertConfig:
                       layer_norm_eps=float(cfg.get("layer_norm_eps", 1e-12)), hidden_act=act,
                       pad_token_id=int(cfg.get("pad_token_id", 0)))
         except KeyError as e:
-            raise ModelError(words.text("model_config_key", where=where, key=e.args[0])) from None
+            raise ModelError("model_config_key", where=where, key=e.args[0]) from None
         except (TypeError, ValueError):
-            raise ModelError(words.text("model_config_bad", where=where)) from None
+            raise ModelError("model_config_bad", where=where) from None
         if out.n_heads < 1 or out.d_model % out.n_heads:
-            raise ModelError(words.text("model_heads", where=where, heads=out.n_heads, d_model=out.d_model))
+            raise ModelError("model_heads", where=where, heads=out.n_heads, d_model=out.d_model)
         return out
 
 
@@ -116,13 +125,13 @@ class BertModel:
         cfg_path, weights = folder / CONFIG_FILE, folder / WEIGHTS_FILE
         for path in (cfg_path, weights):
             if not path.is_file():
-                raise ModelError(words.text("model_missing_file", folder=str(folder), file=path.name))
+                raise ModelError("model_missing_file", folder=str(folder), file=path.name)
         try:
             cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ModelError(words.text("model_config_unreadable", where=str(cfg_path), why=str(e))) from None
+            raise ModelError("model_config_unreadable", where=str(cfg_path), why=str(e)) from None
         if not isinstance(cfg, dict):
-            raise ModelError(words.text("model_config_bad", where=str(cfg_path)))
+            raise ModelError("model_config_bad", where=str(cfg_path))
         config = BertConfig.from_dict(cfg, str(cfg_path))
         tensors = _read_tensors(weights, config)
         return cls(folder, config, tensors)
@@ -143,7 +152,7 @@ class BertModel:
         """ids (B, L) int; valid_lens (B,): keys at and after valid_lens[b] are padding."""
         c, t = self.config, self.tensors
         ids_t = torch.as_tensor(np.asarray(ids), dtype=torch.long)  # (B, L)
-        B, L = ids_t.shape
+        L = ids_t.shape[1]
         types = torch.zeros_like(ids_t) if type_ids is None else torch.as_tensor(np.asarray(type_ids), dtype=torch.long)
         x = (t["embeddings.word_embeddings.weight"][ids_t] + t["embeddings.position_embeddings.weight"][:L]
              + t["embeddings.token_type_embeddings.weight"][types])  # (B, L, D)
@@ -162,7 +171,7 @@ class BertModel:
 
     def _attention(self, x: torch.Tensor, keep: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
         """(output after attention.output.dense (B, L, D), weights (B, H, L, L)) of layer k."""
-        B, L, D = x.shape
+        B, L, _ = x.shape
         H = self.config.n_heads
         p = f"encoder.layer.{k}.attention."
         q, kk, v = (self._linear(x, p + f"self.{r}").view(B, L, H, -1).transpose(1, 2) for r in ("query", "key", "value"))
@@ -220,20 +229,20 @@ def _read_tensors(path: Path, config: BertConfig) -> dict[str, torch.Tensor]:
     try:
         from safetensors import SafetensorError, safe_open
     except ImportError:
-        raise ModelError(words.text("model_needs_package", package="safetensors")) from None
+        raise ModelError("model_needs_package", package="safetensors") from None
     try:
         with safe_open(str(path), framework="pt") as f:
             available = set(f.keys())
             prefix = "bert." if "bert.embeddings.word_embeddings.weight" in available else ""
             missing = [k for k in needed_keys(config) if prefix + k not in available]
             if missing:
-                raise ModelError(words.text("model_missing_tensor", where=str(path), key=missing[0],
-                                            count=len(missing)))
+                raise ModelError("model_missing_tensor", where=str(path), key=missing[0],
+                                            count=len(missing))
             tensors = {k: f.get_tensor(prefix + k).float() for k in needed_keys(config)}
     except (SafetensorError, OSError, RuntimeError) as e:
-        raise ModelError(words.text("model_weights_unreadable", where=str(path), why=str(e).splitlines()[0])) from None
+        raise ModelError("model_weights_unreadable", where=str(path), why=str(e).splitlines()[0]) from None
     for key, shape in expected_shapes(config).items():
         if tuple(tensors[key].shape) != shape:
-            raise ModelError(words.text("model_tensor_shape", where=str(path), key=key,
-                                        found=list(tensors[key].shape), expected=list(shape)))
+            raise ModelError("model_tensor_shape", where=str(path), key=key,
+                                        found=list(tensors[key].shape), expected=list(shape))
     return tensors

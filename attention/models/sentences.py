@@ -13,7 +13,7 @@ from typing import Optional
 import numpy as np
 
 from attention import words
-from attention.models.bert import BertModel, Forward, MASK_FILL, ModelError
+from attention.models.bert import MASK_FILL, BertModel, Forward, ModelError
 from attention.models.layer import to_scenario
 from attention.models.tokenizer import SentenceTokenizer
 from attention.scenario import Scenario
@@ -56,14 +56,14 @@ def encode_batch(tokenizer: SentenceTokenizer, sentences: list[str] | tuple[str,
     """Tokenize and pad; ModelError names the sentence that is empty of text or too long."""
     texts = tuple(s for s in sentences)
     if not 1 <= len(texts) <= MAX_SENTENCES:
-        raise ModelError(words.text("sentence_count", count=len(texts), most=MAX_SENTENCES))
+        raise ModelError("sentence_count", count=len(texts), most=MAX_SENTENCES)
     encoded = []
     for i, text in enumerate(texts):
         if not text.strip():
-            raise ModelError(words.text("sentence_empty", index=i + 1))
+            raise ModelError("sentence_empty", index=i + 1)
         e = tokenizer.encode(text)
         if len(e.ids) > max_len:
-            raise ModelError(words.text("sentence_too_long", index=i + 1, count=len(e.ids), most=max_len))
+            raise ModelError("sentence_too_long", index=i + 1, count=len(e.ids), most=max_len)
         encoded.append(e)
     L = max(len(e.ids) for e in encoded)
     ids = np.full((len(encoded), L), tokenizer.pad_id, dtype=np.int64)
@@ -88,7 +88,7 @@ def layer_scenario(model: BertModel, run: ModelRun, layer: int, pad_token: str =
     valid_lens is set only when the sentences differ in length (a single sentence has no padding)."""
     c = model.config
     if not 0 <= layer < c.n_layers:
-        raise ModelError(words.text("model_layer_range", layer=layer, count=c.n_layers))
+        raise ModelError("model_layer_range", layer=layer, count=c.n_layers)
     x = run.forward.hidden[layer].astype(np.float64)  # (B, L, d_model)
     lens = run.batch.valid_lens
     labels = run.batch.axis_labels(pad_token)

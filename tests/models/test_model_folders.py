@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import attention
-from attention.models.bert import BertModel, ModelError, needed_keys, expected_shapes, BertConfig
+from attention.models.bert import BertConfig, BertModel, ModelError, expected_shapes, needed_keys
 from attention.models.sentences import encode_batch, layer_scenario, run_sentences
 from attention.models.tokenizer import SentenceTokenizer
 

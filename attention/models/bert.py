@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from attention import words
+from attention.models.errors import ModelError
 from attention.models.layer import LayerWeights
 
 WEIGHTS_FILE = "model.safetensors"
@@ -34,19 +35,6 @@ CONFIG_FILE = "config.json"
 BERT_TYPES = ("bert",)
 #: fill for masked (padding) keys; any large negative gives exactly 0 after the softmax
 MASK_FILL = -1e6
-
-
-class ModelError(ValueError):
-    """A folder or sentence the model cannot take: one line that names what was found.
-
-    Holds the catalogue key and its arguments, so the window can word it in either language."""
-
-    def __init__(self, message_id: str, /, **args) -> None:
-        self.message_id, self.fields = message_id, args
-        super().__init__(words.text(message_id, **args))
-
-    def text(self, lang: Optional[str] = None) -> str:
-        return words.text(self.message_id, lang, **self.fields)
 
 
 @dataclass(frozen=True)

@@ -85,17 +85,18 @@ def layer_scenario(model: BertModel, run: ModelRun, layer: int, pad_token: str =
                    dtype: str = "float32") -> Scenario:
     """Layer `layer` of `model` on the hidden states that enter it, as an ordinary Scenario.
 
-    valid_lens is set only when the sentences differ in length (a single sentence has no padding)."""
+    valid_lens is set only when the sentences differ in length (a single sentence has no padding).
+    Layers and heads are numbered from 1 in the words a person reads (as the step panes number heads)."""
     c = model.config
     if not 0 <= layer < c.n_layers:
         raise ModelError("model_layer_range", layer=layer, count=c.n_layers)
     x = run.forward.hidden[layer].astype(np.float64)  # (B, L, d_model)
     lens = run.batch.valid_lens
     labels = run.batch.axis_labels(pad_token)
-    title = {lang: words.text("model_layer_title", lang, model=model.name, layer=layer, count=c.n_layers)
+    title = {lang: words.text("model_layer_title", lang, model=model.name, layer=layer + 1, count=c.n_layers)
              for lang in words.LANGS}
     text = " | ".join(run.batch.sentences)
-    notes = {lang: words.text("model_layer_notes", lang, model=model.name, layer=layer, sentences=text,
+    notes = {lang: words.text("model_layer_notes", lang, model=model.name, layer=layer + 1, sentences=text,
                               heads=c.n_heads, d_model=c.d_model)
              for lang in words.LANGS}
     padded: Optional[np.ndarray] = lens.copy() if int(lens.min()) < run.batch.L else None

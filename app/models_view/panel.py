@@ -168,7 +168,7 @@ class ModelPanel(QWidget):
         if self.session is None:
             return ""
         return self.session.cell_text(layer, head, q, k, self.tr("Layer {layer}, head {head}: "
-                                                                 "{query} \u2192 {key}  weight {weight}"))
+                                                                 "{query} → {key}  weight {weight}"))
 
     # ---- the person's actions -------------------------------------------------------------------
     def commit_sentences(self) -> None:
@@ -192,13 +192,13 @@ class ModelPanel(QWidget):
         s = self.session
         if s is not None:
             c = s.model.config
-            self.title.setText(self.tr("{0}: {1} layers \u00d7 {2} heads, d_model {3}").format(
+            self.title.setText(self.tr("{0}: {1} layers × {2} heads, d_model {3}").format(
                 s.label, c.n_layers, c.n_heads, c.d_model))
         else:
             self.title.setText(self.tr("No model is open"))
         self.empty.setText(self.tr("Open a BERT-family model folder (config.json, model.safetensors, tokenizer.json) "
-                                   "with File \u25b8 Open model folder..., or the bundled MiniLM with "
-                                   "File \u25b8 MiniLM (bundled)."))
+                                   "with File ▸ Open model folder..., or the bundled MiniLM with "
+                                   "File ▸ MiniLM (bundled)."))
         self.box_label.setText(self.tr("Sentences (one per line; two make a padded batch):"))
         self.layer_label.setText(self.tr("Layer"))
         self.head_label.setText(self.tr("Head"))

@@ -62,6 +62,7 @@ class ModelTools(QObject):
         self.panel.layerChosen.connect(lambda k: self.open_layer(k))
         self.panel.headChosen.connect(self.focus_head)
         self.panel.itemChosen.connect(self._show_item)
+        window.inputs.batch_changed.connect(self._on_batch_item)
         self.panel.grid.cellClicked.connect(self.open_layer)
         window.view.focusHeadChanged.connect(self._on_view_focus)
         window.recompute.ready.connect(self._apply_pending_head)
@@ -208,9 +209,19 @@ class ModelTools(QObject):
             self.panel.set_focus(self.session.layer, head)
 
     def _show_item(self, item: int) -> None:
-        if self.session is not None:
-            self.session.item = item
-            self.panel.refresh()
+        """The model view and the step panes show the same sentence (the Inputs' batch item)."""
+        if self.session is None or item == self.session.item:
+            return
+        self.session.item = item
+        self.panel.refresh()
+        batch = self.window.inputs.batch
+        if item <= batch.maximum():
+            batch.setValue(item)
+
+    def _on_batch_item(self, b: int) -> None:
+        s = self.session
+        if s is not None and s.run is not None and b < len(s.run.batch.sentences):
+            self._show_item(b)
 
     # ---- language -------------------------------------------------------------------------------
     def eventFilter(self, watched, event) -> bool:

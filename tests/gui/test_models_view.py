@@ -123,7 +123,8 @@ def test_click_a_grid_cell_opens_that_layer_with_that_head_focused(opened, qtbot
     assert grid._focus == (3, 5)
     check_panes(w)
     # the Steps region's own head picker moves the grid's outline too
-    w.view._on_head_chosen(0)
+    w.view.head_box.setCurrentIndex(0)
+    w.view.head_box.activated.emit(0)
     assert w.models.session.head == -1 and grid._focus == (3, -1)
 
 

@@ -35,9 +35,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "gui"))
 
 # PySide6 before torch (pyqtgraph would prefer PyQt6; torch first can segfault at exit)
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
 import numpy as np  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
 WINDOW = (1600, 1000)
 TARGETS = {"edit16_ms": 150.0, "edit128_ms": 500.0, "memory_mb": 300.0}
@@ -102,8 +101,9 @@ def edits(app, window, sentences: list[str], count: int) -> tuple[list[float], l
 
 
 def check_panes(window) -> None:
-    import attention
     from gui_helpers import expected_matrices
+
+    import attention
 
     window.recompute.wait_idle()
     trace = attention.run(window.document.scenario)

@@ -11,7 +11,13 @@ from typing import Optional
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QSizePolicy, QVBoxLayout, QWidget,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
 )
 
 from app.models_view.grid import ModelGrid
@@ -30,6 +36,7 @@ class ModelPanel(QWidget):
         super().__init__(parent)
         self.session: Optional[ModelSession] = None
         self._problem: Optional[object] = None  # a ModelError shown now (re-worded on language change)
+        self._busy = False
         self.title = QLabel()
         self.title.setWordWrap(True)
         self.title.setStyleSheet("font-weight: bold;")
@@ -152,14 +159,15 @@ class ModelPanel(QWidget):
             self.status.setStyleSheet("color: #b00020;")
             self.status.setText(self._problem.text(i18n.current_language()) + " "
                                 + self.tr("(the panes keep the last sentences that ran)"))
-        elif getattr(self, "_busy", False):
+        elif self._busy:
             self.status.setStyleSheet("color: #555;")
             self.status.setText(self.tr("Computing all layers..."))
         elif s is not None and s.run is not None:
             self.status.setStyleSheet("color: #555;")
             b = s.run.batch
+            lens = ", ".join(str(int(n)) for n in b.valid_lens)
             text = self.tr("{0} tokens").format(b.L) if len(b.sentences) == 1 else \
-                self.tr("{0} positions; the shorter sentence is padded: valid lengths {1}").format(b.L, ", ".join(str(int(n)) for n in b.valid_lens))
+                self.tr("{0} positions; the shorter sentence is padded: valid lengths {1}").format(b.L, lens)
             self.status.setText(text + " " + self.tr("(one sentence per line; two make a batch)"))
         else:
             self.status.setText("")

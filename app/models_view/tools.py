@@ -20,12 +20,11 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog
 
-from attention.models import bundled
-from attention.models.errors import ModelError
-
 from app.models_view.panel import ModelPanel
 from app.startup import devices, i18n
 from app.viewmodel.model_session import SYNC_TOKENS, ModelSession
+from attention.models import bundled
+from attention.models.errors import ModelError
 
 
 class ModelTools(QObject):

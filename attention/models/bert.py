@@ -25,7 +25,6 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attention import words
 from attention.models.errors import ModelError
 from attention.models.layer import LayerWeights
 
@@ -162,7 +161,8 @@ class BertModel:
         B, L, _ = x.shape
         H = self.config.n_heads
         p = f"encoder.layer.{k}.attention."
-        q, kk, v = (self._linear(x, p + f"self.{r}").view(B, L, H, -1).transpose(1, 2) for r in ("query", "key", "value"))
+        q, kk, v = (self._linear(x, p + f"self.{r}").view(B, L, H, -1).transpose(1, 2)  # (B, H, L, d_k)
+                    for r in ("query", "key", "value"))
         scores = q @ kk.transpose(-1, -2) / math.sqrt(q.shape[-1])  # (B, H, L, L)
         scores = scores.masked_fill(~keep[:, None, None, :], MASK_FILL)
         w = torch.softmax(scores, dim=-1)

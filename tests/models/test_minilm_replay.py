@@ -39,8 +39,9 @@ class ReferenceBert(nn.Module):
         for k in range(n_layers):
             p = f"encoder.layer.{k}."
             mha = nn.MultiheadAttention(d, heads, batch_first=True)
-            mha.in_proj_weight.data = torch.cat([sd[p + f"attention.self.{r}.weight"] for r in ("query", "key", "value")])
-            mha.in_proj_bias.data = torch.cat([sd[p + f"attention.self.{r}.bias"] for r in ("query", "key", "value")])
+            qkv = ("query", "key", "value")
+            mha.in_proj_weight.data = torch.cat([sd[p + f"attention.self.{r}.weight"] for r in qkv])
+            mha.in_proj_bias.data = torch.cat([sd[p + f"attention.self.{r}.bias"] for r in qkv])
             mha.out_proj.weight.data = sd[p + "attention.output.dense.weight"].clone()
             mha.out_proj.bias.data = sd[p + "attention.output.dense.bias"].clone()
             block = nn.ModuleDict({"mha": mha, "ln1": self._ln(sd, p + "attention.output.LayerNorm", d, eps),

@@ -103,6 +103,7 @@ class BertModel:
         self.config = config
         self.tensors = tensors
         self.name = folder.name if folder.name != "model" else folder.parent.name
+        self._layer_cache: dict[int, LayerWeights] = {}
 
     # ---- loading -------------------------------------------------------------------------------
     @classmethod
@@ -125,7 +126,16 @@ class BertModel:
 
     # ---- one layer as a record ---------------------------------------------------------------
     def layer_weights(self, k: int) -> LayerWeights:
-        """Layer k's attention projections (query/key/value from attention.self, out = attention.output.dense)."""
+        """Layer k's attention projections (query/key/value from attention.self, out = attention.output.dense).
+
+        Made once per layer: every scenario of layer k (one per sentence edit, all kept by the
+        undo stack) then shares the same float64 arrays instead of holding 4.7 MB of its own."""
+        cache = self._layer_cache
+        if k not in cache:
+            cache[k] = self._layer_weights(k)
+        return cache[k]
+
+    def _layer_weights(self, k: int) -> LayerWeights:
         p = f"encoder.layer.{k}.attention."
         names = {"query": p + "self.query", "key": p + "self.key", "value": p + "self.value", "out": p + "output.dense"}
         projections = {role: (self.tensors[n + ".weight"].double().numpy(), self.tensors[n + ".bias"].double().numpy())

@@ -157,6 +157,8 @@ def main() -> int:
               f"+{after - before:.0f} MB   target <= {TARGETS['memory_mb']:.0f} MB")
         print("panes checked against attention.run(document.scenario): ok")
         window.recompute.shutdown()
+        from PySide6.QtWidgets import QMessageBox
+        window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard  # no modal "save changes?" at exit
         window.close()
     return 0
 

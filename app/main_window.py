@@ -25,6 +25,7 @@ from attention import Scenario, ScenarioError, Trace, scenario_io
 from app.teaching import handout
 from app.startup import i18n
 from app.teaching import cell_tools
+from app.models_view import tools as model_tools
 from app.pipeline.document import Document
 from app.panes.export import export_pane_image, step_to_csv
 from app.viewmodel.edits import fresh_scenario
@@ -65,6 +66,7 @@ class MainWindow(QMainWindow):
         self._connect()
         cell_tools.install(self)  # Explain panel, Compare (pin / difference), Quiz
         self.presentation = install_presentation(self)  # F5, toolbar, live slides
+        self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view
         self.retranslate()
         self._restore_settings()
         if scenario is None:
@@ -365,6 +367,12 @@ class MainWindow(QMainWindow):
         self._doc_title = {lang: title.get(lang) or path.stem for lang in i18n.LANGUAGES}
         self.document.load(scenario, None)
         return True
+
+    def load_scenario(self, scenario: Scenario, title: Optional[dict] = None) -> None:
+        """A new, unsaved document made elsewhere (a model's layer): fresh undo history; `title`
+        {"en", "zh"} names it until it is saved.  The caller asks maybe_save first."""
+        self._doc_title = {lang: (title or {}).get(lang) or self.tr("Untitled") for lang in i18n.LANGUAGES}
+        self.document.load(scenario, None)
 
     def open_default(self) -> None:
         """The seed's toy preset (the first preset), else a fresh scenario."""

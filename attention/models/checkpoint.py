@@ -253,18 +253,23 @@ def _check_safetensors_header(path: Path) -> None:
 # ---- torch.load, safely ------------------------------------------------------------------------
 
 _ZIP_MAGIC = b"PK\x03\x04"
+#: torch's legacy format pickles the magic number 0x1950a86a20f9469cfc6c first (LONG1, 10 bytes).
+_LEGACY_MAGIC = b"\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little")
 
 
 def _sniff_torch(path: Path) -> bool:
-    """True for torch.save's zip format, False for the legacy pickle format; refuse anything else."""
+    """True for torch.save's zip format, False for its legacy format (a pickle that starts with
+    torch's magic number); anything else is refused before torch.load sees it."""
     with open(path, "rb") as f:
         head = f.read(16)
     if head.startswith(_ZIP_MAGIC):
         if not zipfile.is_zipfile(path):
             raise CheckpointError("models.error.truncated_zip", path=path.name, size=human_size(path.stat().st_size))
         return True
-    if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:  # a pickle (legacy torch.save)
-        return False
+    if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        if head[2:14] == _LEGACY_MAGIC:
+            return False
+        raise CheckpointError("models.error.plain_pickle", path=path.name)
     raise CheckpointError("models.error.torch_unknown", path=path.name, start=_show_bytes(head))
 
 
@@ -288,13 +293,16 @@ def _torch_load(path: Path, mmap: bool):
 
 
 def _torch_detail(e: BaseException) -> str:
-    """torch's messages run to paragraphs: keep the sentence that says what went wrong."""
-    text = " ".join(str(e).split())
-    for marker in ("WeightsUnpickler error:", "PytorchStreamReader"):
-        if marker in text:
-            text = text[text.index(marker):]
+    """torch's messages run to paragraphs: keep the one line that says what went wrong."""
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    text = lines[0] if lines else type(e).__name__
+    for i, line in enumerate(lines):
+        for marker in ("WeightsUnpickler error:", "PytorchStreamReader"):
+            if marker in line:
+                rest = line[line.index(marker) + len(marker):].strip() if marker.endswith(":") else line
+                text = rest or (lines[i + 1] if i + 1 < len(lines) else line)
     text = text.split(". ")[0]
-    return (text[:160] + "…") if len(text) > 160 else (text or type(e).__name__)
+    return (text[:160] + "…") if len(text) > 160 else text
 
 
 def _flatten(obj, prefix: str, tensors: dict, values: dict, depth: int = 0) -> None:

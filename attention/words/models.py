@@ -39,6 +39,8 @@ EN = {
                                    "(a zip archive or a pickle)"),
     "models.error.pickle_code": ("{path}: refused: the file asks to run {name} when unpickled; only tensors, numbers, "
                                  "strings and containers are read (nothing was run)"),
+    "models.error.plain_pickle": ("{path}: a Python pickle, not a file saved with torch.save; it was not unpickled "
+                                  "(save the model's state_dict with torch.save)"),
     "models.error.pickle_bad": "{path}: not a plain state dict ({detail}); nothing was run",
     "models.error.torch_bad": "{path}: damaged PyTorch file ({detail}); expected a state dict saved with torch.save",
     "models.error.not_float": "{path}: {key} holds {dtype} numbers; expected floating-point weights",
@@ -54,6 +56,7 @@ EN = {
     "models.error.heads_bad": "--heads {heads}: does not divide the widths of {name}; choose one of {choices}",
     "models.error.inputs_width": "{path}: {field} are {got} wide, but {name} takes {want}",
     "models.error.write": "--out: cannot write {path}: {detail}",
+    "models.error.tokens": "--tokens: expected a whole number of at least 1, got {got}",
     "models.notice.large_pt": "{path} is {size}: torch reads it whole, this may take a while and that much memory",
     # ---- listing and the imported scenario ---------------------------------------------------------
     "models.list.header": "{path}: {count} attention layers ({kind})",
@@ -106,6 +109,7 @@ ZH = {
     "models.error.torch_unknown": "{path}：以 {start} 开头；应为 torch.save 保存的 PyTorch 文件（zip 压缩包或 pickle）",
     "models.error.pickle_code": ("{path}：已拒绝：该文件在反序列化时要求运行 {name}；只读取张量、数字、字符串和容器"
                                  "（没有运行任何东西）"),
+    "models.error.plain_pickle": "{path}：这是 Python pickle，不是 torch.save 保存的文件；没有反序列化它（请用 torch.save 保存模型的 state_dict）",
     "models.error.pickle_bad": "{path}：不是普通的 state dict（{detail}）；没有运行任何东西",
     "models.error.torch_bad": "{path}：PyTorch 文件已损坏（{detail}）；应为 torch.save 保存的 state dict",
     "models.error.not_float": "{path}：{key} 存的是 {dtype} 数；应为浮点权重",
@@ -120,6 +124,7 @@ ZH = {
     "models.error.heads_bad": "--heads {heads}：不能整除 {name} 的宽度；请从 {choices} 中选一个",
     "models.error.inputs_width": "{path}：{field} 宽 {got}，但 {name} 需要 {want}",
     "models.error.write": "--out：无法写入 {path}：{detail}",
+    "models.error.tokens": "--tokens：应为至少 1 的整数，实际是 {got}",
     "models.notice.large_pt": "{path} 有 {size}：torch 会整个读入，这可能需要一些时间和同样多的内存",
     "models.list.header": "{path}：{count} 个注意力层（{kind}）",
     "models.list.heads": "{heads} 个头",

@@ -1,5 +1,5 @@
-"""Attention Explorer: `python main.py [FILE]` opens the window; `python main.py validate|trace|presets|layers|import|render ...`
-runs headless (see `python main.py --help`)."""
+"""Attention Explorer: `python main.py [FILE]` opens the window; `python main.py COMMAND ...`
+(validate, trace, presets, layers, import, render, ...) runs headless (see `python main.py --help`)."""
 from __future__ import annotations
 
 import sys

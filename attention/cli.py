@@ -54,9 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("file", metavar="FILE")
     s.add_argument("--out", metavar="PATH", help="write the script here (default: stdout)")
     ly = sub.add_parser("layers", help="list the attention layers in a weights file or Hugging Face folder",
-                        description="List every attention layer a .pt/.pth/.bin/.safetensors file or a Hugging Face "
-                                    "folder holds, with its shapes; layers that cannot be reproduced exactly are listed "
-                                    "with the reason. Nothing is unpickled; safetensors are read header-only.")
+                        description="List every attention layer a .pt/.pth/.bin/.safetensors file or a Hugging "
+                                    "Face folder holds, with its shapes; layers that cannot be reproduced exactly "
+                                    "are listed with the reason. Nothing is unpickled; safetensors are read "
+                                    "header-only.")
     ly.add_argument("file", metavar="WEIGHTS")
     ly.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the text (default en)")
     im = sub.add_parser("import", help="turn one trained attention layer into a scenario file",

@@ -185,18 +185,21 @@ def open_source(path: str | os.PathLike, notice: Optional[Notice] = None) -> Ten
     if path.is_dir():
         return _open_folder(path, notice)
     suffix = path.suffix.lower()
+    if path.name in HF_WEIGHTS and (path.parent / "config.json").is_file():
+        return _open_folder(path.parent, notice, path)  # the folder's config.json gives the head count
     if suffix == SAFETENSORS_SUFFIX:
         return SafetensorsSource(path)
     if suffix in TORCH_SUFFIXES:
         return TorchSource(path, notice)
-    if suffix == ".json" and path.name == "config.json":
+    if path.name == "config.json":
         return _open_folder(path.parent, notice)
     raise CheckpointError("models.error.unknown_kind", path=path.name, suffix=suffix or "(none)")
 
 
-def _open_folder(folder: Path, notice: Optional[Notice]) -> TensorSource:
+def _open_folder(folder: Path, notice: Optional[Notice], weights: Optional[Path] = None) -> TensorSource:
+    """config.json + the weights file (`weights`, else the first of HF_WEIGHTS the folder has)."""
     config_path = folder / "config.json"
-    weights = next((folder / n for n in HF_WEIGHTS if (folder / n).is_file()), None)
+    weights = weights or next((folder / n for n in HF_WEIGHTS if (folder / n).is_file()), None)
     if weights is None:
         raise CheckpointError("models.error.folder_no_weights", path=folder.name,
                               found=", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "-")
@@ -218,6 +221,7 @@ def _open_folder(folder: Path, notice: Optional[Notice]) -> TensorSource:
         source = TorchSource(weights, notice)
     source.kind = "folder"
     source.config = config
+    source.path = folder  # named by its folder in lists, titles and messages
     return source
 
 

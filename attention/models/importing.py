@@ -118,8 +118,9 @@ def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None
     file_name = source.path.name
     args = {"file": file_name, "layer": found.name, "heads": H}
     family = {lang: words.text(f"models.family.{found.family}", lang) for lang in words.LANGS}
-    how = {lang: (words.text("models.notes.inputs_given", lang, path=inputs_name or "")
-                  if given else words.text("models.notes.inputs_random", lang, seed=seed, tokens=inputs["queries"].shape[1]))
+    n_tokens = inputs["queries"].shape[1]
+    how = {lang: (words.text("models.notes.inputs_given", lang, path=inputs_name or "") if given
+                  else words.text("models.notes.inputs_random", lang, seed=seed, tokens=n_tokens))
            for lang in words.LANGS}
     sc = to_scenario(
         layer, inputs["queries"], inputs["keys"], inputs["values"], n_heads=H,

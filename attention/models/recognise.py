@@ -110,8 +110,8 @@ _PATTERNS: dict[str, re.Pattern] = {
     "tsl": re.compile(_OPT + r"(?P<r>query|key|value|out)_projection\.(?P<t>weight|bias)$"),
     "mha": re.compile(_OPT + r"(?P<r>in_proj_weight|in_proj_bias|q_proj_weight|k_proj_weight|v_proj_weight"
                              r"|out_proj\.weight|out_proj\.bias|bias_k|bias_v)$"),
-    "bert": re.compile(_OPT + r"attention\.(?P<r>self\.query|self\.key|self\.value|output\.dense|self\.distance_embedding"
-                              r"|q_lin|k_lin|v_lin|out_lin)\.(?P<t>weight|bias)$"),
+    "bert": re.compile(_OPT + r"attention\.(?P<r>self\.query|self\.key|self\.value|output\.dense"
+                              r"|self\.distance_embedding|q_lin|k_lin|v_lin|out_lin)\.(?P<t>weight|bias)$"),
     "gpt2": re.compile(_OPT + r"(?P<r>c_attn|c_proj)\.(?P<t>weight|bias)$"),
     "llama": re.compile(_OPT + r"(?P<r>q_proj|k_proj|v_proj|o_proj)\.(?P<t>weight|bias)$"),
     "fused": re.compile(_OPT + r"(?P<r>query_key_value|Wqkv)\.(?P<t>weight|bias)$"),
@@ -172,7 +172,8 @@ def _config_reasons(source: TensorSource) -> list[tuple[str, tuple]]:
     cfg = source.config
     kind = str(cfg.get("model_type", "")).lower()
     reasons = []
-    if kind in ROTARY_TYPES or "rope_theta" in cfg or "rotary_dim" in cfg or cfg.get("position_embedding_type") == "rotary":
+    rotary = "rope_theta" in cfg or "rotary_dim" in cfg or cfg.get("position_embedding_type") == "rotary"
+    if kind in ROTARY_TYPES or rotary:
         reasons.append(("models.reason.rotary", ()))
     if kind in ALIBI_TYPES or cfg.get("alibi") or cfg.get("position_embedding_type") == "alibi":
         reasons.append(("models.reason.alibi", ()))
@@ -234,13 +235,14 @@ def _mha(source, prefix, tags, heads) -> Optional[Found]:
     if "in_proj_weight" in tags:
         packed = source.shape(tags["in_proj_weight"])
         if len(packed) != 2 or packed[0] != 3 * E:
-            return Found(_display(prefix), "mha", {}, {}, {"in_proj_weight": packed, "out_proj.weight": shapes["out.weight"]},
+            raw = {"in_proj_weight": packed, "out_proj.weight": shapes["out.weight"]}
+            return Found(_display(prefix), "mha", {}, {}, raw,
                          reasons=(("models.reason.packed_shape", (("shape", _shape(packed)), ("e", str(E)))),))
         for i, role in enumerate(("query", "key", "value")):
             weights[role] = Part(tags["in_proj_weight"], i * E, (i + 1) * E)
             shapes[role + ".weight"] = (E, packed[1])
     elif all(f"{r}_proj_weight" in tags for r in "qkv"):
-        for r, role in zip("qkv", ("query", "key", "value")):
+        for r, role in zip("qkv", ("query", "key", "value"), strict=True):
             weights[role] = Part(tags[f"{r}_proj_weight"])
             shapes[role + ".weight"] = source.shape(tags[f"{r}_proj_weight"])
     else:
@@ -258,7 +260,8 @@ def _mha(source, prefix, tags, heads) -> Optional[Found]:
     reasons = _shape_reasons(shapes)
     if "bias_k" in tags or "bias_v" in tags:
         reasons.append(("models.reason.bias_kv", ()))
-    cross = shapes["key.weight"][1] != shapes["query.weight"][1] or shapes["value.weight"][1] != shapes["query.weight"][1]
+    width = shapes["query.weight"][1]
+    cross = shapes["key.weight"][1] != width or shapes["value.weight"][1] != width
     return Found(_display(prefix), "mha", weights, biases, shapes, _fits(heads, shapes), cross=cross,
                  reasons=tuple(reasons))
 
@@ -294,7 +297,8 @@ def _gpt2(source, prefix, tags, heads) -> Optional[Found]:
     shapes["out.weight"] = (proj[1], proj[0])
     biases = {}
     if "c_attn.bias" in tags:
-        biases = {role: Part(tags["c_attn.bias"], i * E, (i + 1) * E) for i, role in enumerate(("query", "key", "value"))}
+        biases = {role: Part(tags["c_attn.bias"], i * E, (i + 1) * E)
+                  for i, role in enumerate(("query", "key", "value"))}
         shapes.update({f"{role}.bias": (E,) for role in ("query", "key", "value")})
     if "c_proj.bias" in tags:
         biases["out"] = Part(tags["c_proj.bias"])

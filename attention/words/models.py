@@ -15,7 +15,8 @@ EN = {
     "models.reason.relative": "relative-position scores ({kind}) are added to every score",
     "models.reason.t5_relative": "T5 adds a learned relative-position bias to every score",
     "models.reason.gqa": "grouped-query attention: k and v are {k} wide, q is {q}",
-    "models.reason.fused_positions": "a fused query_key_value layer of a model that positions tokens by rotation or ALiBi",
+    "models.reason.fused_positions": ("a fused query_key_value layer of a model that positions tokens by rotation "
+                                      "or ALiBi"),
     "models.reason.bias_kv": "add_bias_kv appends a learned key and value after the projection",
     "models.reason.qk_width": "query ({q}) and key ({k}) projections have different widths",
     "models.reason.out_width": "the out projection takes {o} features but the values give {v}",
@@ -103,13 +104,15 @@ ZH = {
                                        "或 pytorch_model.bin（找到：{found}）"),
     "models.error.config_bad": "{path}：无法作为 JSON 读取（{detail}）；应为 Hugging Face 配置",
     "models.error.safetensors_short": "{path}：只有 {size}；safetensors 文件以 8 字节的头部长度开头",
-    "models.error.safetensors_header": "{path}：以 {start} 开头，不是 safetensors 头部（8 字节长度，然后是一个 JSON 对象）",
+    "models.error.safetensors_header": ("{path}：以 {start} 开头，不是 safetensors 头部"
+                                        "（8 字节长度，然后是一个 JSON 对象）"),
     "models.error.safetensors_bad": "{path}：safetensors 文件已损坏（{detail}）",
     "models.error.truncated_zip": "{path}：zip 压缩包提前结束（{size}；被截断或仍在写入）；应为完整的 torch.save 文件",
     "models.error.torch_unknown": "{path}：以 {start} 开头；应为 torch.save 保存的 PyTorch 文件（zip 压缩包或 pickle）",
     "models.error.pickle_code": ("{path}：已拒绝：该文件在反序列化时要求运行 {name}；只读取张量、数字、字符串和容器"
                                  "（没有运行任何东西）"),
-    "models.error.plain_pickle": "{path}：这是 Python pickle，不是 torch.save 保存的文件；没有反序列化它（请用 torch.save 保存模型的 state_dict）",
+    "models.error.plain_pickle": ("{path}：这是 Python pickle，不是 torch.save 保存的文件；没有反序列化它"
+                                  "（请用 torch.save 保存模型的 state_dict）"),
     "models.error.pickle_bad": "{path}：不是普通的 state dict（{detail}）；没有运行任何东西",
     "models.error.torch_bad": "{path}：PyTorch 文件已损坏（{detail}）；应为 torch.save 保存的 state dict",
     "models.error.not_float": "{path}：{key} 存的是 {dtype} 数；应为浮点权重",
@@ -117,7 +120,8 @@ ZH = {
     "models.error.no_layers": ("{path}：{count} 个张量中没有注意力层（前几个：{first}）；应有 Time-Series-Library "
                                "*_projection、nn.MultiheadAttention in_proj_weight/out_proj、BERT "
                                "attention.self.query/key/value 或 GPT-2 c_attn/c_proj 键"),
-    "models.error.choose_layer": "{path} 含 {count} 个注意力层：用 --layer 指定一个（`main.py layers {path}` 会列出它们）",
+    "models.error.choose_layer": ("{path} 含 {count} 个注意力层：用 --layer 指定一个"
+                                  "（`main.py layers {path}` 会列出它们）"),
     "models.error.no_such_layer": "--layer {name}：{path} 中没有；其中的层：{names}",
     "models.error.unsupported": "{name}：无法精确重现，因此不导入：{reason}",
     "models.error.heads_needed": "--heads：{name} 没有说明头数；请从 {choices} 中选一个",
@@ -138,6 +142,7 @@ ZH = {
     "models.imported": "已写入 {out}：{layer}，来自 {file}，{heads} 个头，输入 {shape}",
     "models.title": "{layer}（{file}）",
     "models.notes": "从 {file} 导入：{layer}，{family}，{heads} 个头。{inputs}",
-    "models.notes.inputs_random": "输入是带种子的随机数（种子 {seed}，{tokens} 个词元）：换成你自己的输入，看看训练好的权重如何处理它们。",
+    "models.notes.inputs_random": ("输入是带种子的随机数（种子 {seed}，{tokens} 个词元）："
+                                   "换成你自己的输入，看看训练好的权重如何处理它们。"),
     "models.notes.inputs_given": "输入取自 {path}。",
 }

@@ -296,5 +296,6 @@ def test_t5_relative_position_bias_is_listed_with_its_reason(tmp_path):
     path = tmp_path / "t5.pt"
     torch.save(state, path)
     _, layers = open_layers(path)
-    assert [f.name for f in layers] == ["decoder.block.0.layer.0.SelfAttention", "decoder.block.0.layer.0.EncDecAttention"]
+    assert [f.name for f in layers] == ["decoder.block.0.layer.0.SelfAttention",
+                                        "decoder.block.0.layer.0.EncDecAttention"]
     assert all("relative-position bias" in f.reason("en") for f in layers)

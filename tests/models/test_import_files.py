@@ -71,7 +71,8 @@ def _safetensors_with_a_huge_tensor(path, small: dict[str, torch.Tensor], huge_e
     """A valid safetensors file whose first tensor is `huge_elements` float32 zeros, stored sparse
     (the file system keeps no blocks for them), followed by the small tensors."""
     header, offset, blobs = {}, 0, []
-    header["decoder.embedding.weight"] = {"dtype": "F32", "shape": [huge_elements], "data_offsets": [0, 4 * huge_elements]}
+    header["decoder.embedding.weight"] = {"dtype": "F32", "shape": [huge_elements],
+                                          "data_offsets": [0, 4 * huge_elements]}
     offset = 4 * huge_elements
     for name, t in small.items():
         raw = t.to(torch.float32).contiguous().numpy().tobytes()

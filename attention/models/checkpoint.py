@@ -105,7 +105,10 @@ class SafetensorsSource(TensorSource):
 
     def __init__(self, path: Path):
         super().__init__(path, "safetensors")
-        from safetensors import SafetensorError, safe_open
+        try:
+            from safetensors import SafetensorError, safe_open
+        except ImportError:  # the `models` extra is not installed
+            raise CheckpointError("models.error.no_safetensors", path=path.name) from None
 
         _check_safetensors_header(path)
         try:

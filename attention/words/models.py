@@ -57,6 +57,8 @@ EN = {
     "models.error.heads_bad": "--heads {heads}: does not divide the widths of {name}; choose one of {choices}",
     "models.error.inputs_width": "{path}: {field} are {got} wide, but {name} takes {want}",
     "models.error.write": "--out: cannot write {path}: {detail}",
+    "models.error.no_safetensors": ("{path}: reading .safetensors needs the safetensors package: "
+                                    "pip install 'attention-explorer[models]' (or: pip install safetensors)"),
     "models.error.tokens": "--tokens: expected a whole number of at least 1, got {got}",
     "models.notice.large_pt": "{path} is {size}: torch reads it whole, this may take a while and that much memory",
     # ---- listing and the imported scenario ---------------------------------------------------------
@@ -128,6 +130,8 @@ ZH = {
     "models.error.heads_bad": "--heads {heads}：不能整除 {name} 的宽度；请从 {choices} 中选一个",
     "models.error.inputs_width": "{path}：{field} 宽 {got}，但 {name} 需要 {want}",
     "models.error.write": "--out：无法写入 {path}：{detail}",
+    "models.error.no_safetensors": ("{path}：读取 .safetensors 需要 safetensors 包："
+                                    "pip install 'attention-explorer[models]'（或 pip install safetensors）"),
     "models.error.tokens": "--tokens：应为至少 1 的整数，实际是 {got}",
     "models.notice.large_pt": "{path} 有 {size}：torch 会整个读入，这可能需要一些时间和同样多的内存",
     "models.list.header": "{path}：{count} 个注意力层（{kind}）",

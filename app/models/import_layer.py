@@ -12,6 +12,7 @@ test picks a row, a head count and presses Import as a person does.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -181,7 +182,7 @@ class ImportLayerAction(QObject):
                 raise nothing_found(source)
         except CheckpointError as e:
             w.show_messages(self.tr("Could not import from {0}; the current scenario is unchanged.").format(
-                path.rsplit("/", 1)[-1]), [e.line(lang)])
+                Path(path).name), [e.line(lang)])
             return False
         finally:
             QApplication.restoreOverrideCursor()

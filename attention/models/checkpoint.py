@@ -55,11 +55,11 @@ class CheckpointError(ValueError):
 
 
 def human_size(n: int) -> str:
-    """1536 -> '1.5 KB', 2.3e9 -> '2.3 GB' (decimal units, as file managers show)."""
+    """1536 -> '1.5 KB', 2.3e9 -> '2.3 GB' (decimal units, as file managers show; the same in both languages)."""
     size = float(n)
-    for unit in ("bytes", "KB", "MB", "GB"):
+    for unit in ("B", "KB", "MB", "GB"):
         if size < 1000 or unit == "GB":
-            return f"{int(size)} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1000
     return f"{size:.1f} TB"  # pragma: no cover - the loop returns at GB
 
@@ -144,7 +144,7 @@ class TorchSource(TensorSource):
         self._tensors: dict[str, Any] = {}
         _flatten(obj, "", self._tensors, self.values)
         if not self._tensors:
-            raise CheckpointError("models.error.no_tensors", path=path.name, found=_describe(obj))
+            raise CheckpointError("models.error.no_tensors", path=path.name, found=type(obj).__name__)
 
     def keys(self) -> list[str]:
         return list(self._tensors)
@@ -328,12 +328,6 @@ def _flatten(obj, prefix: str, tensors: dict, values: dict, depth: int = 0) -> N
             _flatten(v, f"{prefix}.{i}" if prefix else str(i), tensors, values, depth + 1)
     elif isinstance(obj, (int, float, str, bool)) and prefix:
         values[prefix] = obj
-
-
-def _describe(obj) -> str:
-    if isinstance(obj, dict):
-        return f"dict with {len(obj)} entries and no tensors"
-    return type(obj).__name__
 
 
 def _show_bytes(head: bytes) -> str:

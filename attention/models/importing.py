@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from pathlib import Path
 from typing import Optional
 
 import numpy as np
@@ -146,7 +145,3 @@ def gpt2_scale(found: Found, heads: int) -> Optional[float]:
 
 def _list(values: list[int]) -> str:
     return ", ".join(str(v) for v in values)
-
-
-def file_label(path) -> str:
-    return Path(path).name

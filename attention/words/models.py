@@ -45,7 +45,7 @@ EN = {
     "models.error.pickle_bad": "{path}: not a plain state dict ({detail}); nothing was run",
     "models.error.torch_bad": "{path}: damaged PyTorch file ({detail}); expected a state dict saved with torch.save",
     "models.error.not_float": "{path}: {key} holds {dtype} numbers; expected floating-point weights",
-    "models.error.no_tensors": "{path}: no tensors in it (found a {found}); expected a model's state dict",
+    "models.error.no_tensors": "{path}: no tensors in it (found: {found}); expected a model's state dict",
     "models.error.no_layers": ("{path}: no attention layer among its {count} tensors (first: {first}); expected "
                                "Time-Series-Library *_projection, nn.MultiheadAttention in_proj_weight/out_proj, "
                                "BERT attention.self.query/key/value or GPT-2 c_attn/c_proj keys"),
@@ -118,7 +118,7 @@ ZH = {
     "models.error.pickle_bad": "{path}：不是普通的 state dict（{detail}）；没有运行任何东西",
     "models.error.torch_bad": "{path}：PyTorch 文件已损坏（{detail}）；应为 torch.save 保存的 state dict",
     "models.error.not_float": "{path}：{key} 存的是 {dtype} 数；应为浮点权重",
-    "models.error.no_tensors": "{path}：里面没有张量（找到的是 {found}）；应为模型的 state dict",
+    "models.error.no_tensors": "{path}：里面没有张量（找到：{found}）；应为模型的 state dict",
     "models.error.no_layers": ("{path}：{count} 个张量中没有注意力层（前几个：{first}）；应有 Time-Series-Library "
                                "*_projection、nn.MultiheadAttention in_proj_weight/out_proj、BERT "
                                "attention.self.query/key/value 或 GPT-2 c_attn/c_proj 键"),

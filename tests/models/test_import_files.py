@@ -194,7 +194,7 @@ def _bad_files(tmp_path) -> dict[str, tuple]:
     put("text.pt", b"hello, this is not a checkpoint\n", "starts with b'hello, t'", "expected a PyTorch file")
     put("empty.bin", b"", "starts with b''", "expected a PyTorch file")
     put("cut.safetensors", st_raw[: len(st_raw) - 40], "damaged safetensors", "not fully covered")
-    put("tiny.safetensors", st_raw[:5], "only 5 bytes", "8-byte header length")
+    put("tiny.safetensors", st_raw[:5], "only 5 B", "8-byte header length")
     put("text.safetensors", b"0123456789abcdef", "not a safetensors header")
     put("weights.npy", raw, "not a weights file", "expected .pt")
     code_zip = tmp_path / "code.pt"

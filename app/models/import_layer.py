@@ -1,14 +1,15 @@
 """File ▸ Import layer…: a trained attention layer from a weights file becomes the open document.
 
-The flow is Open's: ask before dropping unsaved work, pick a file (a Hugging Face folder by its
-config.json or model.safetensors), then a dialog lists every attention layer the file holds with
-its shapes — the ones the engine cannot reproduce exactly greyed out with the reason — with a
-head-count picker (config.json's count where there is one, else the divisors of the width) and a
-token count for the generated inputs.  Import builds the scenario with attention.models.importing
-(the same code as `main.py import`) and loads it as a new, unsaved document.
+The flow is Open's: ask before dropping unsaved work, pick a file or a Hugging Face model folder
+(Qt's own file dialog, in which Open on a model folder picks the folder), then a dialog lists
+every attention layer the file holds with its shapes — the ones the engine cannot reproduce
+exactly greyed out with the reason — with a head-count picker (config.json's count where there is
+one, else the divisors of the width) and a token count for the generated inputs.  Import builds
+the scenario with attention.models.importing (the same code as `main.py import`) and loads it as
+a new, unsaved document.
 
-Tests replace `ask_path` (the file dialog); the layer dialog is non-modal-blocking (`open()`), so a
-test picks a row, a head count and presses Import as a person does.
+The layer dialog opens with `open()` (window-modal, not blocking), so a test picks a row, a head
+count and presses Import as a person does; tests may replace `ask_path` (the file dialog).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from attention import words
-from attention.models.checkpoint import CheckpointError, TensorSource
+from attention.models.checkpoint import HF_WEIGHTS, CheckpointError, TensorSource
 from attention.models.importing import DEFAULT_TOKENS, import_layer, nothing_found, open_layers
 from attention.models.recognise import Found
 
@@ -132,6 +133,37 @@ class LayerDialog(QDialog):
                                 self.tr("The file does not say how many heads: choose (the divisors of its width)."))
 
 
+def is_model_folder(path: str) -> bool:
+    """A folder the importer opens as a whole: it holds config.json or a model.safetensors."""
+    folder = Path(path)
+    return folder.is_dir() and any((folder / n).is_file() for n in ("config.json", *HF_WEIGHTS))
+
+
+class WeightsFileDialog(QFileDialog):
+    """Qt's own (not the system's) file dialog, so that both work: Open on a file picks it, Open on a
+    Hugging Face model folder picks the folder instead of going into it."""
+
+    def __init__(self, parent: QWidget, caption: str, directory: str):
+        super().__init__(parent, caption, directory)
+        self.setOption(QFileDialog.Option.DontUseNativeDialog)
+        self.setFileMode(QFileDialog.FileMode.ExistingFile)
+        self._folder: Optional[str] = None
+
+    def accept(self) -> None:
+        files = self.selectedFiles()
+        if files and is_model_folder(files[0]):
+            self._folder = files[0]
+            QDialog.accept(self)
+            return
+        super().accept()
+
+    def path(self) -> Optional[str]:
+        if self._folder:
+            return self._folder
+        files = self.selectedFiles()
+        return files[0] if files else None
+
+
 class ImportLayerAction(QObject):
     """File ▸ Import layer…, after Open; kept on window.import_layer."""
 
@@ -159,12 +191,16 @@ class ImportLayerAction(QObject):
         self.action.setStatusTip(tip)
         self.action.setToolTip(tip)
 
+    def file_dialog(self) -> WeightsFileDialog:
+        d = WeightsFileDialog(self.window, self.tr("Import layer from weights file"), self.window._dialog_dir())
+        d.setNameFilters([self.tr("Weights files or model folders (*.pt *.pth *.bin *.ckpt *.safetensors config.json)"),
+                          self.tr("All files (*)")])
+        return d
+
     def ask_path(self) -> Optional[str]:
-        """A weights file; a Hugging Face folder is picked by its config.json or model.safetensors."""
-        path, _ = QFileDialog.getOpenFileName(
-            self.window, self.tr("Import layer from weights file"), self.window._dialog_dir(),
-            self.tr("Weights files (*.pt *.pth *.bin *.ckpt *.safetensors config.json);;All files (*)"))
-        return path or None
+        """A weights file, or a Hugging Face folder (chosen as a folder, or by its config.json)."""
+        d = self.file_dialog()
+        return d.path() if d.exec() else None
 
     def start(self) -> bool:
         """Menu action: ask about unsaved work, pick a file, list its layers in the dialog."""

@@ -232,8 +232,12 @@
       <translation>从权重文件导入层</translation>
     </message>
     <message>
-      <source>Weights files (*.pt *.pth *.bin *.ckpt *.safetensors config.json);;All files (*)</source>
-      <translation>权重文件 (*.pt *.pth *.bin *.ckpt *.safetensors config.json);;所有文件 (*)</translation>
+      <source>Weights files or model folders (*.pt *.pth *.bin *.ckpt *.safetensors config.json)</source>
+      <translation>权重文件或模型文件夹 (*.pt *.pth *.bin *.ckpt *.safetensors config.json)</translation>
+    </message>
+    <message>
+      <source>All files (*)</source>
+      <translation>所有文件 (*)</translation>
     </message>
     <message>
       <source>Could not import from {0}; the current scenario is unchanged.</source>

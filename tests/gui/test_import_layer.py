@@ -153,3 +153,54 @@ def test_menu_and_dialog_in_chinese(window, qtbot, tmp_path):
         assert "导入" in window.message_bar.title() and "应为" in window.message_bar.lines()[0]
     finally:
         window.set_language("en")
+
+
+def test_the_file_dialog_picks_a_model_folder_or_a_file(window, qtbot, tmp_path):
+    """The real file dialog (no replacement): Open on a Hugging Face folder picks the folder; on a
+    file, the file.  Driven from a timer while the menu action waits in the dialog, as a person would."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLineEdit
+
+    torch.manual_seed(2)
+    folder = tmp_path / "tiny-bert"
+    folder.mkdir()
+    save_file({k: v.contiguous() for k, v in BertModel(hidden=12, heads=3, layers=1).state_dict().items()},
+              str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps({"num_attention_heads": 3}))
+    seen = []
+
+    def choose_folder():
+        dialog = QApplication.activeModalWidget()
+        try:
+            seen.append(type(dialog).__name__)
+            dialog.setDirectory(str(tmp_path))  # the person goes to the folder that holds it
+            qtbot.keyClicks(dialog.findChild(QLineEdit, "fileNameEdit"), folder.name)  # and types its name
+            dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Open).click()
+        finally:
+            if dialog is not None and dialog.isVisible():  # never leave the test waiting in exec()
+                dialog.reject()
+
+    QTimer.singleShot(100, choose_folder)
+    window.import_layer.action.trigger()
+    assert seen == ["WeightsFileDialog"]
+    dialog = window.import_layer.dialog
+    assert dialog.isVisible() and dialog.source.path == folder and dialog.heads.currentText() == "3"
+    dialog.reject()
+
+    single = tmp_path / "single.pt"
+    torch.save(TSLTransformer(d_model=8, n_heads=2, e_layers=1).encoder.attn_layers[0].attention.state_dict(), single)
+
+    def choose_file():
+        d = QApplication.activeModalWidget()
+        try:
+            d.setDirectory(str(tmp_path))
+            qtbot.keyClicks(d.findChild(QLineEdit, "fileNameEdit"), single.name)
+            d.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Open).click()
+        finally:
+            if d is not None and d.isVisible():
+                d.reject()
+
+    QTimer.singleShot(100, choose_file)
+    window.import_layer.action.trigger()
+    assert window.import_layer.dialog.source.path == single
+    window.import_layer.dialog.reject()

@@ -30,6 +30,8 @@ from attention.models.recognise import Found
 
 from app.startup import i18n
 
+#: Pixels for the Notes column (a reason wraps onto more lines rather than hiding the shapes).
+NOTES_WIDTH = 320
 #: Head count suggested when the file does not say (TSL's default), if the widths allow it.
 USUAL_HEADS = 8
 
@@ -50,23 +52,29 @@ class LayerDialog(QDialog):
         self.source, self.layers = source, layers
         lang = i18n.current_language()
         self.setWindowTitle(self.tr("Import layer"))
-        self.setMinimumWidth(720)
+        self.setMinimumWidth(960)
         self.header = QLabel(words.text("models.list.header", lang, path=source.path.name, count=len(layers),
                                         kind=words.text(f"models.kind.{source.kind}", lang)))
         self.header.setWordWrap(True)
         self.tree = QTreeWidget()
-        columns = [self.tr("Layer"), self.tr("Kind"), self.tr("Shapes"), self.tr("Notes")]
+        columns = [self.tr("Layer"), self.tr("Kind"), self.tr("Notes"), self.tr("Shapes")]
         self.tree.setColumnCount(len(columns))
         self.tree.setHeaderLabels(columns)
         self.tree.setRootIsDecorated(False)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setWordWrap(True)  # a long reason wraps in its row instead of running off the side
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        for col, mode in enumerate((QHeaderView.ResizeMode.ResizeToContents, QHeaderView.ResizeMode.ResizeToContents,
+                                    QHeaderView.ResizeMode.Interactive, QHeaderView.ResizeMode.ResizeToContents)):
+            header.setSectionResizeMode(col, mode)
+        header.resizeSection(2, NOTES_WIDTH)
         grey = QBrush(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
         for f in layers:
-            item = QTreeWidgetItem([f.name, words.text(f"models.family.{f.family}", lang), f.shape_text(),
-                                    self._notes(f, lang)])
-            if not f.supported:  # greyed, not selectable, the reason in the row and its tooltip
-                item.setFlags(item.flags() & ~(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled))
+            item = QTreeWidgetItem([f.name, words.text(f"models.family.{f.family}", lang), self._notes(f, lang),
+                                    f.shape_text()])
+            if not f.supported:  # greyed, never importable; clicked, it says why below the list
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsSelectable)
                 for col in range(len(columns)):
                     item.setForeground(col, grey)
                     item.setToolTip(col, f.reason(lang))
@@ -122,9 +130,13 @@ class LayerDialog(QDialog):
     def _on_layer(self) -> None:
         found = self.chosen()
         self.import_button.setEnabled(found is not None)
+        self.heads.setEnabled(found is not None)
         self.heads.clear()
         if found is None:
-            self.heads_note.setText(self.tr("Choose a layer that can be imported."))
+            item = self.tree.currentItem()
+            greyed = self.layers[self.tree.indexOfTopLevelItem(item)] if item is not None else None
+            self.heads_note.setText(greyed.reason(i18n.current_language()) if greyed is not None else
+                                    self.tr("Choose a layer that can be imported."))
             return
         for h in found.head_choices():
             self.heads.addItem(str(h), h)

@@ -73,6 +73,7 @@ class TensorSource:
         self.config: dict = {}  # a Hugging Face config.json, else {}
         self.values: dict[str, Any] = {}  # plain numbers/strings beside the tensors (dotted names)
         self.reads: list[str] = []  # every tensor name read, in order (what "lazy" means, checkable)
+        self.ordered = False  # True where keys() follow the model's module order (a torch state dict)
 
     def keys(self) -> list[str]:
         raise NotImplementedError
@@ -136,6 +137,7 @@ class TorchSource(TensorSource):
 
     def __init__(self, path: Path, notice: Optional[Notice] = None):
         super().__init__(path, "torch")
+        self.ordered = True
         zipped = _sniff_torch(path)
         size = path.stat().st_size
         if size > LARGE_PT and notice is not None:

@@ -120,7 +120,8 @@ _PATTERNS: dict[str, re.Pattern] = {
 
 
 def find_layers(source: TensorSource) -> list[Found]:
-    """Every attention layer in the file, in the order their first tensor appears."""
+    """Every attention layer in the file: in module order for a torch state dict, in natural name
+    order (layer 2 before layer 10) where the file keeps no order (safetensors)."""
     groups: dict[tuple[str, str], dict[str, str]] = {}  # (family, prefix) -> {role tag: key}
     for key in source.keys():
         for family, pattern in _PATTERNS.items():
@@ -141,6 +142,8 @@ def find_layers(source: TensorSource) -> list[Found]:
         layer = _BUILDERS[family](source, prefix, tags, heads)
         if layer is not None:
             found.append(layer)
+    if not source.ordered:  # safetensors list names alphabetically: layer 10 would come before layer 2
+        found.sort(key=lambda f: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", f.name)])
     return found
 
 

@@ -52,13 +52,15 @@ def test_import_a_decoder_layer_through_the_menu_and_dialog(window, qtbot, tmp_p
     names = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
     assert names == ["encoder.attn_layers.0.attention", "decoder.layers.0.self_attention",
                      "decoder.layers.0.cross_attention", "extra.layers.0.self_attn"]
-    assert tree.topLevelItem(0).text(2) == "query (8×8)+8, key (8×8)+8, value (8×8)+8, out (8×8)+8"
+    assert tree.topLevelItem(0).text(3) == "query (8×8)+8, key (8×8)+8, value (8×8)+8, out (8×8)+8"
     greyed = tree.topLevelItem(3)
-    assert not greyed.flags() & Qt.ItemFlag.ItemIsEnabled
-    assert "rotary" in greyed.text(3) and "grouped-query" in greyed.toolTip(0)
+    assert not greyed.flags() & Qt.ItemFlag.ItemIsSelectable
+    assert "rotary" in greyed.text(2) and "grouped-query" in greyed.toolTip(0)
 
-    _click_row(qtbot, tree, 3)  # a greyed row cannot be chosen
     assert dialog.chosen().name == "encoder.attn_layers.0.attention"
+    _click_row(qtbot, tree, 3)  # a greyed row cannot be imported; it says why
+    assert dialog.chosen() is None and not dialog.import_button.isEnabled() and not dialog.heads.isEnabled()
+    assert dialog.heads_note.text().startswith("rotary position embeddings")
     _click_row(qtbot, tree, 1)
     assert dialog.chosen().name == "decoder.layers.0.self_attention"
     assert [dialog.heads.itemText(i) for i in range(dialog.heads.count())] == ["1", "2", "4", "8"]
@@ -143,7 +145,7 @@ def test_menu_and_dialog_in_chinese(window, qtbot, tmp_path):
         assert dialog.windowTitle() == "导入层"
         assert dialog.import_button.text() == "导入"
         assert "个注意力层" in dialog.header.text()
-        assert "旋转位置编码" in dialog.tree.topLevelItem(3).text(3)
+        assert "旋转位置编码" in dialog.tree.topLevelItem(3).text(2)
         assert dialog.tree.headerItem().text(0) == "层"
         dialog.reject()
         bad = tmp_path / "code.pt"

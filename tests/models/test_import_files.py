@@ -273,5 +273,16 @@ def test_without_the_safetensors_package_the_message_says_how_to_get_it(tmp_path
     path = tmp_path / "m.safetensors"
     save_file(_tensors(AttentionLayer(FullAttention(False), 8, 2)), str(path))
     monkeypatch.setitem(__import__("sys").modules, "safetensors", None)  # as if not installed
-    with pytest.raises(CheckpointError, match=r"needs the safetensors package: pip install 'attention-explorer\[models\]'"):
+    with pytest.raises(CheckpointError, match=r"needs the safetensors package: pip install .attention-explorer"):
         open_source(path)
+
+
+def test_safetensors_layers_are_listed_in_natural_order(tmp_path):
+    """safetensors stores names sorted as text; the list puts layer 2 before layer 10 even so."""
+    layer = AttentionLayer(FullAttention(False), 4, 2)
+    state = {f"encoder.attn_layers.{i}.attention.{k}": v.detach().clone()
+             for i in range(12) for k, v in layer.state_dict().items()}
+    path = tmp_path / "deep.safetensors"
+    save_file(state, str(path))
+    _, layers = open_layers(path)
+    assert [f.name for f in layers] == [f"encoder.attn_layers.{i}.attention" for i in range(12)]

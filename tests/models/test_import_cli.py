@@ -145,3 +145,15 @@ def test_main_py_dispatches_layers_and_import_headless(tmp_path):
     res = subprocess.run([sys.executable, str(ROOT / "main.py"), "validate", str(out)], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0 and res.stdout.startswith('ok: "attention (mha.pt)" B=1 L=6 S=6 d_model=4 H=2'), res
+
+
+def test_a_big_pt_is_named_with_its_size_on_stderr_before_it_is_read(tmp_path, monkeypatch):
+    from attention.models import checkpoint
+
+    weights = tmp_path / "big.pt"
+    torch.save(nn.MultiheadAttention(4, 2).state_dict(), weights)
+    monkeypatch.setattr(checkpoint, "LARGE_PT", 100)  # stands for 2 GB
+    rc, out, err = cli("layers", weights)
+    size = checkpoint.human_size(weights.stat().st_size)
+    assert rc == 0 and err == f"big.pt is {size}: torch reads it whole, this may take a while and that much memory\n"
+    assert out.startswith("big.pt: 1 attention layers")

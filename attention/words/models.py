@@ -80,8 +80,8 @@ EN = {
 }
 
 ZH = {
-    "models.family.tsl": "Time-Series-Library AttentionLayer",
-    "models.family.mha": "torch nn.MultiheadAttention",
+    "models.family.tsl": "Time-Series-Library 的 AttentionLayer 注意力层",
+    "models.family.mha": "torch 的 nn.MultiheadAttention 多头注意力",
     "models.family.bert": "BERT 系列自注意力",
     "models.family.gpt2": "GPT-2 注意力（Conv1D 布局）",
     "models.family.llama": "Llama 式注意力（q_proj/k_proj/v_proj/o_proj）",
@@ -141,7 +141,7 @@ ZH = {
     "models.list.cross": "交叉注意力",
     "models.list.unsupported": "不能导入：{reason}",
     "models.kind.safetensors": "safetensors，按需读取",
-    "models.kind.torch": "PyTorch state dict",
+    "models.kind.torch": "PyTorch 的 state dict（状态字典）",
     "models.kind.folder": "Hugging Face 文件夹",
     "models.imported": "已写入 {out}：{layer}，来自 {file}，{heads} 个头，输入 {shape}",
     "models.title": "{layer}（{file}）",

@@ -153,8 +153,8 @@
       <translation>打分：{0}</translation>
     </message>
     <message>
-      <source>scale: {0:.6g}</source>
-      <translation>缩放：{0:.6g}</translation>
+      <source>scale: {0}</source>
+      <translation>缩放：{0}</translation>
     </message>
     <message>
       <source>mask: {0}</source>

@@ -1,10 +1,10 @@
-"""Attention Explorer: `python main.py [FILE]` opens the window; `python main.py validate|trace|presets|render ...`
-runs headless (see `python main.py --help`)."""
+"""Attention Explorer: `python main.py [FILE]` opens the window; `python main.py COMMAND ...`
+(validate, trace, presets, layers, import, render, ...) runs headless (see `python main.py --help`)."""
 from __future__ import annotations
 
 import sys
 
-HEADLESS = {"validate", "trace", "presets", "explain", "script", "-h", "--help"}
+HEADLESS = {"validate", "trace", "presets", "explain", "script", "layers", "import", "-h", "--help"}
 
 
 def main(argv: list[str] | None = None) -> int:

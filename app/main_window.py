@@ -23,6 +23,7 @@ import resources
 from attention import Scenario, ScenarioError, Trace, scenario_io
 
 from app.teaching import handout
+from app.models_view import import_layer
 from app.startup import i18n
 from app.teaching import cell_tools
 from app.models_view import tools as model_tools
@@ -62,6 +63,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         handout.install(self)  # File ▸ Export handout… / Export as Python script…
+        import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
         self.setAcceptDrops(True)
         self._connect()
         cell_tools.install(self)  # Explain panel, Compare (pin / difference), Quiz

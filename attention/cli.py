@@ -1,4 +1,5 @@
-"""Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`, `explain FILE STEP INDEX...`, `script FILE`.
+"""Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`, `explain FILE STEP INDEX...`, `script FILE`,
+`layers WEIGHTS` and `import WEIGHTS --out FILE` (a trained layer from a weights file; attention/models).
 
 Exit codes: 0 success; 2 bad input (a usage error, a scenario that does not load or run, CUDA
 asked for where there is none), with one line per problem on stderr (at most
@@ -59,6 +60,26 @@ def _parser() -> argparse.ArgumentParser:
                        description="Write a standalone .py (imports only torch) that rebuilds the scenario and prints every step.")
     s.add_argument("file", metavar="FILE")
     s.add_argument("--out", metavar="PATH", help="write the script here (default: stdout)")
+    ly = sub.add_parser("layers", help="list the attention layers in a weights file or Hugging Face folder",
+                        description="List every attention layer a .pt/.pth/.bin/.safetensors file or a Hugging "
+                                    "Face folder holds, with its shapes; layers that cannot be reproduced exactly "
+                                    "are listed with the reason. Nothing is unpickled; safetensors are read "
+                                    "header-only.")
+    ly.add_argument("file", metavar="WEIGHTS")
+    ly.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the text (default en)")
+    im = sub.add_parser("import", help="turn one trained attention layer into a scenario file",
+                        description="Write a scenario that runs one attention layer of a weights file with its real "
+                                    "weights. A file holding one attention layer needs no --layer. The inputs are "
+                                    "seeded random numbers of the layer's width unless --inputs gives a scenario "
+                                    "whose queries/keys/values to use.")
+    im.add_argument("file", metavar="WEIGHTS")
+    im.add_argument("--layer", metavar="NAME", help="the layer, as `layers` lists it (or its position there)")
+    im.add_argument("--heads", type=int, metavar="H", help="head count (default: from config.json or the checkpoint)")
+    im.add_argument("--inputs", metavar="SCENARIO", help="take queries, keys, values (and tokens) from this scenario")
+    im.add_argument("--tokens", type=int, default=6, metavar="N", help="generated inputs: N tokens (default 6)")
+    im.add_argument("--seed", type=int, default=0, help="generated inputs: random seed (default 0)")
+    im.add_argument("--out", metavar="SCENARIO", required=True, help="write the scenario here")
+    im.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the messages (default en)")
     return p
 
 
@@ -73,7 +94,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         words.set_language(args.lang)  # the catalogue's words (titles, formulas, ...) in the language asked for
     try:
         return {"validate": _validate, "trace": _trace, "presets": _presets,
-                "explain": _explain, "script": _script}[args.command](args)
+                "explain": _explain, "script": _script, "layers": _layers, "import": _import}[args.command](args)
     except ScenarioError as e:
         where = getattr(args, "file", None)
         for line in e.lines:
@@ -171,3 +192,78 @@ def _script(args) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _layers(args) -> int:
+    from attention import words
+    from attention.models.checkpoint import CheckpointError
+    from attention.models.importing import nothing_found, open_layers
+
+    words.set_language(args.lang)
+    try:
+        source, layers = open_layers(args.file, notice=_notice)
+        if not layers:
+            raise nothing_found(source)
+    except CheckpointError as e:
+        print(e.line(), file=sys.stderr)
+        return 2
+    print(words.text("models.list.header", path=source.path.name, count=len(layers),
+                     kind=words.text(f"models.kind.{source.kind}")))
+    for f in layers:
+        print("\t".join([f.name, words.text(f"models.family.{f.family}"), f.shape_text(), _layer_facts(f)]))
+    return 0
+
+
+def _layer_facts(f) -> str:
+    from attention import words
+
+    if not f.supported:
+        return words.text("models.list.unsupported", reason=f.reason())
+    facts = [words.text("models.list.heads", heads=f.n_heads) if f.n_heads else
+             words.text("models.list.heads_unknown", choices=", ".join(str(h) for h in f.head_choices()))]
+    if f.causal:
+        facts.append(words.text("models.list.causal"))
+    if f.cross:
+        facts.append(words.text("models.list.cross"))
+    return ", ".join(facts)
+
+
+def _import(args) -> int:
+    from attention import scenario_io, words
+    from attention.models.checkpoint import CheckpointError
+    from attention.models.importing import choose, import_layer, inputs_from, open_layers
+
+    words.set_language(args.lang)
+    if args.tokens < 1:
+        print(words.text("models.error.tokens", got=args.tokens), file=sys.stderr)
+        return 2
+    try:
+        source, layers = open_layers(args.file, notice=_notice)
+        found = choose(source, layers, args.layer)
+        inputs = None
+        if args.inputs:
+            try:
+                given = scenario_io.load(args.inputs, check=False)
+            except ScenarioError as e:
+                for line in e.lines:
+                    print(f"{args.inputs}: {line}", file=sys.stderr)
+                return 2
+            inputs = inputs_from(found, given, args.inputs)
+        sc = import_layer(source, found, heads=args.heads, inputs=inputs, tokens=args.tokens, seed=args.seed,
+                          inputs_name=args.inputs)
+    except CheckpointError as e:
+        print(e.line(), file=sys.stderr)
+        return 2
+    try:
+        scenario_io.save(sc, args.out)
+    except (OSError, ScenarioError) as e:
+        detail = "; ".join(e.lines) if isinstance(e, ScenarioError) else (e.strerror or str(e))
+        print(words.text("models.error.write", path=args.out, detail=detail), file=sys.stderr)
+        return 2
+    print(words.text("models.imported", out=args.out, layer=found.name, file=source.path.name, heads=sc.n_heads,
+                     shape="×".join(str(n) for n in sc.queries.shape)))
+    return 0
+
+
+def _notice(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

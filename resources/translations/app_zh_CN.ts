@@ -218,6 +218,41 @@
     </message>
   </context>
   <context>
+    <name>ImportLayerAction</name>
+    <message>
+      <source>&amp;Import layer...</source>
+      <translation>导入层(&amp;I)...</translation>
+    </message>
+    <message>
+      <source>Open one trained attention layer from a weights file (.pt, .safetensors, Hugging Face folder)</source>
+      <translation>从权重文件（.pt、.safetensors、Hugging Face 文件夹）打开一个训练好的注意力层</translation>
+    </message>
+    <message>
+      <source>Import layer from weights file</source>
+      <translation>从权重文件导入层</translation>
+    </message>
+    <message>
+      <source>Weights files or model folders (*.pt *.pth *.bin *.ckpt *.safetensors config.json)</source>
+      <translation>权重文件或模型文件夹 (*.pt *.pth *.bin *.ckpt *.safetensors config.json)</translation>
+    </message>
+    <message>
+      <source>All files (*)</source>
+      <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+      <source>Could not import from {0}; the current scenario is unchanged.</source>
+      <translation>无法从 {0} 导入；当前场景未改变。</translation>
+    </message>
+    <message>
+      <source>Could not import {0}; the current scenario is unchanged.</source>
+      <translation>无法导入 {0}；当前场景未改变。</translation>
+    </message>
+    <message>
+      <source>Imported {0} from {1}</source>
+      <translation>已从 {1} 导入 {0}</translation>
+    </message>
+  </context>
+  <context>
     <name>InputsPanel</name>
     <message>
       <source>W_{0}: {1} projection weight</source>
@@ -318,6 +353,58 @@
     <message>
       <source>Which head's additive weights to edit</source>
       <translation>编辑哪个头的加性注意力权重</translation>
+    </message>
+  </context>
+  <context>
+    <name>LayerDialog</name>
+    <message>
+      <source>Import layer</source>
+      <extracomment>Pixels for the Notes column (a reason wraps onto more lines rather than hiding the shapes). Head count suggested when the file does not say (TSL's default), if the widths allow it.</extracomment>
+      <translation>导入层</translation>
+    </message>
+    <message>
+      <source>Layer</source>
+      <translation>层</translation>
+    </message>
+    <message>
+      <source>Kind</source>
+      <translation>类型</translation>
+    </message>
+    <message>
+      <source>Notes</source>
+      <translation>说明</translation>
+    </message>
+    <message>
+      <source>Shapes</source>
+      <translation>形状</translation>
+    </message>
+    <message>
+      <source>Heads</source>
+      <translation>头数</translation>
+    </message>
+    <message>
+      <source>Tokens (generated inputs)</source>
+      <translation>词元数（生成的输入）</translation>
+    </message>
+    <message>
+      <source>Import</source>
+      <translation>导入</translation>
+    </message>
+    <message>
+      <source>Cancel</source>
+      <translation>取消</translation>
+    </message>
+    <message>
+      <source>Choose a layer that can be imported.</source>
+      <translation>请选择一个可以导入的层。</translation>
+    </message>
+    <message>
+      <source>From the model's configuration.</source>
+      <translation>取自模型的配置。</translation>
+    </message>
+    <message>
+      <source>The file does not say how many heads: choose (the divisors of its width).</source>
+      <translation>文件没有说明头数：请选择（其宽度的约数）。</translation>
     </message>
   </context>
   <context>

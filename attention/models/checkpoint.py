@@ -1,0 +1,341 @@
+"""Reading tensors out of weights files without trusting them and without loading what is not asked for.
+
+A `TensorSource` answers three questions: which tensor names a file holds, each one's shape and
+dtype (from the header alone where the format allows), and the values of one named tensor.
+Three kinds of source:
+
+- `.safetensors`: `safetensors.safe_open`; listing reads only the JSON header, `read` only the
+  named tensor's bytes, so a multi-GB checkpoint lists and imports one layer without being loaded.
+- `.pt/.pth/.bin/.ckpt`: `torch.load(..., weights_only=True)` only, so no pickled code ever runs
+  (a pickle that asks for anything but tensors and plain containers is refused with the global it
+  names).  Zip checkpoints are memory-mapped; the old non-zip format cannot be, and torch reads it
+  whole, so a file over `LARGE_PT` bytes is named with its size (the `notice` callback) first.
+  Nested dicts (`{"state_dict": ...}`, `{"model": ...}`) are flattened to dotted names; plain
+  numbers and strings beside the tensors (an `args`/`config` dict) are kept as `values`.
+- A Hugging Face folder: `config.json` plus `model.safetensors` (or its sharded index, or
+  `pytorch_model.bin`).  `config` holds the parsed config.json for head counts and model type.
+
+Every failure is a `CheckpointError`: one line, from the catalogue (attention/words/importing.py),
+naming what was found and what was expected.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipfile
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from attention import words
+
+#: Extensions read with torch.load(weights_only=True).
+TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt")
+SAFETENSORS_SUFFIX = ".safetensors"
+#: A .pt over this size is named with its size before torch reads it (2 GB).
+LARGE_PT = 2 * 1024 ** 3
+#: Files a Hugging Face folder may hold its weights in, in the order they are tried.
+HF_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+
+Notice = Callable[[str], None]
+
+
+class CheckpointError(ValueError):
+    """A weights file that cannot be read: one line, in the catalogue's words (both languages)."""
+
+    def __init__(self, key: str, **args: Any):
+        self.key = key
+        self.args_ = args
+        super().__init__(self.line("en"))
+
+    def line(self, lang: Optional[str] = None) -> str:
+        return words.text(self.key, lang, **self.args_)
+
+
+def human_size(n: int) -> str:
+    """1536 -> '1.5 KB', 2.3e9 -> '2.3 GB' (decimal units, as file managers show; the same in both languages)."""
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{size:.1f} TB"  # pragma: no cover - the loop returns at GB
+
+
+class TensorSource:
+    """Names, shapes and (on demand) values of the tensors in one weights file or folder."""
+
+    def __init__(self, path: Path, kind: str):
+        self.path = path
+        self.kind = kind  # "safetensors", "torch" or "folder"
+        self.config: dict = {}  # a Hugging Face config.json, else {}
+        self.values: dict[str, Any] = {}  # plain numbers/strings beside the tensors (dotted names)
+        self.reads: list[str] = []  # every tensor name read, in order (what "lazy" means, checkable)
+        self.ordered = False  # True where keys() follow the model's module order (a torch state dict)
+
+    def keys(self) -> list[str]:
+        raise NotImplementedError
+
+    def shape(self, key: str) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def dtype(self, key: str) -> str:
+        raise NotImplementedError
+
+    def _tensor(self, key: str):
+        raise NotImplementedError
+
+    def read(self, key: str) -> np.ndarray:
+        """One tensor as a float64 numpy array (bf16/fp16/fp32/fp64 all convert exactly)."""
+        import torch
+
+        t = self._tensor(key)
+        self.reads.append(key)
+        if not torch.is_floating_point(t):
+            raise CheckpointError("models.error.not_float", path=self.path.name, key=key, dtype=str(t.dtype))
+        return t.detach().to(dtype=torch.float64, device="cpu").numpy().copy()
+
+    def close(self) -> None:
+        pass
+
+
+class SafetensorsSource(TensorSource):
+    """A .safetensors file opened with safe_open: the header is read now, each tensor when asked."""
+
+    def __init__(self, path: Path):
+        super().__init__(path, "safetensors")
+        try:
+            from safetensors import SafetensorError, safe_open
+        except ImportError:  # the `models` extra is not installed
+            raise CheckpointError("models.error.no_safetensors", path=path.name) from None
+
+        _check_safetensors_header(path)
+        try:
+            self._file = safe_open(str(path), framework="pt")
+            self._keys = list(self._file.keys())
+            self._meta = {k: self._file.get_slice(k) for k in self._keys}
+        except SafetensorError as e:
+            raise CheckpointError("models.error.safetensors_bad", path=path.name, detail=_first_line(e)) from None
+
+    def keys(self) -> list[str]:
+        return list(self._keys)
+
+    def shape(self, key: str) -> tuple[int, ...]:
+        return tuple(int(n) for n in self._meta[key].get_shape())
+
+    def dtype(self, key: str) -> str:
+        return str(self._meta[key].get_dtype())
+
+    def _tensor(self, key: str):
+        return self._file.get_tensor(key)
+
+
+class TorchSource(TensorSource):
+    """A torch.save'd state dict, read with weights_only=True (memory-mapped where the format allows)."""
+
+    def __init__(self, path: Path, notice: Optional[Notice] = None):
+        super().__init__(path, "torch")
+        self.ordered = True
+        zipped = _sniff_torch(path)
+        size = path.stat().st_size
+        if size > LARGE_PT and notice is not None:
+            notice(words.text("models.notice.large_pt", path=path.name, size=human_size(size)))
+        obj = _torch_load(path, mmap=zipped)
+        self._tensors: dict[str, Any] = {}
+        _flatten(obj, "", self._tensors, self.values)
+        if not self._tensors:
+            raise CheckpointError("models.error.no_tensors", path=path.name, found=type(obj).__name__)
+
+    def keys(self) -> list[str]:
+        return list(self._tensors)
+
+    def shape(self, key: str) -> tuple[int, ...]:
+        return tuple(int(n) for n in self._tensors[key].shape)
+
+    def dtype(self, key: str) -> str:
+        return str(self._tensors[key].dtype).replace("torch.", "")
+
+    def _tensor(self, key: str):
+        return self._tensors[key]
+
+
+class ShardedSource(TensorSource):
+    """Several sources seen as one (a sharded model.safetensors.index.json)."""
+
+    def __init__(self, path: Path, parts: dict[str, TensorSource]):
+        super().__init__(path, "folder")
+        self._parts = parts
+        self._owner = {k: src for src in parts.values() for k in src.keys()}
+
+    def keys(self) -> list[str]:
+        return list(self._owner)
+
+    def shape(self, key: str) -> tuple[int, ...]:
+        return self._owner[key].shape(key)
+
+    def dtype(self, key: str) -> str:
+        return self._owner[key].dtype(key)
+
+    def _tensor(self, key: str):
+        return self._owner[key]._tensor(key)
+
+
+def open_source(path: str | os.PathLike, notice: Optional[Notice] = None) -> TensorSource:
+    """The right reader for a file or Hugging Face folder; CheckpointError (one line) otherwise."""
+    path = Path(path)
+    if not path.exists():
+        raise CheckpointError("models.error.missing", path=str(path))
+    if path.is_dir():
+        return _open_folder(path, notice)
+    suffix = path.suffix.lower()
+    if path.name in HF_WEIGHTS and (path.parent / "config.json").is_file():
+        return _open_folder(path.parent, notice, path)  # the folder's config.json gives the head count
+    if suffix == SAFETENSORS_SUFFIX:
+        return SafetensorsSource(path)
+    if suffix in TORCH_SUFFIXES:
+        return TorchSource(path, notice)
+    if path.name == "config.json":
+        return _open_folder(path.parent, notice)
+    raise CheckpointError("models.error.unknown_kind", path=path.name, suffix=suffix or "(none)")
+
+
+def _open_folder(folder: Path, notice: Optional[Notice], weights: Optional[Path] = None) -> TensorSource:
+    """config.json + the weights file (`weights`, else the first of HF_WEIGHTS the folder has)."""
+    config_path = folder / "config.json"
+    weights = weights or next((folder / n for n in HF_WEIGHTS if (folder / n).is_file()), None)
+    if weights is None:
+        raise CheckpointError("models.error.folder_no_weights", path=folder.name,
+                              found=", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "-")
+    config: dict = {}
+    if config_path.is_file():
+        try:
+            config = json.loads(config_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise CheckpointError("models.error.config_bad", path=f"{folder.name}/config.json",
+                                  detail=_first_line(e)) from None
+        if not isinstance(config, dict):
+            raise CheckpointError("models.error.config_bad", path=f"{folder.name}/config.json",
+                                  detail=type(config).__name__)
+    if weights.name.endswith(".index.json"):
+        source: TensorSource = _open_index(weights)
+    elif weights.suffix == SAFETENSORS_SUFFIX:
+        source = SafetensorsSource(weights)
+    else:
+        source = TorchSource(weights, notice)
+    source.kind = "folder"
+    source.config = config
+    source.path = folder  # named by its folder in lists, titles and messages
+    return source
+
+
+def _open_index(index: Path) -> ShardedSource:
+    try:
+        doc = json.loads(index.read_text(encoding="utf-8"))
+        shards = sorted(set(doc["weight_map"].values()))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+        raise CheckpointError("models.error.config_bad", path=index.name, detail=_first_line(e)) from None
+    parts = {}
+    for name in shards:
+        shard = index.parent / name
+        if not shard.is_file():
+            raise CheckpointError("models.error.missing", path=str(shard))
+        parts[name] = SafetensorsSource(shard)
+    return ShardedSource(index, parts)
+
+
+# ---- safetensors header ------------------------------------------------------------------------
+
+def _check_safetensors_header(path: Path) -> None:
+    """The first 8 bytes are the header length, then a JSON object: say what was found otherwise."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(9)
+    if len(head) < 9:
+        raise CheckpointError("models.error.safetensors_short", path=path.name, size=human_size(size))
+    n = int.from_bytes(head[:8], "little")
+    if n > size - 8 or head[8:9] != b"{":
+        raise CheckpointError("models.error.safetensors_header", path=path.name, start=_show_bytes(head))
+
+
+# ---- torch.load, safely ------------------------------------------------------------------------
+
+_ZIP_MAGIC = b"PK\x03\x04"
+#: torch's legacy format pickles the magic number 0x1950a86a20f9469cfc6c first (LONG1, 10 bytes).
+_LEGACY_MAGIC = b"\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little")
+
+
+def _sniff_torch(path: Path) -> bool:
+    """True for torch.save's zip format, False for its legacy format (a pickle that starts with
+    torch's magic number); anything else is refused before torch.load sees it."""
+    with open(path, "rb") as f:
+        head = f.read(16)
+    if head.startswith(_ZIP_MAGIC):
+        if not zipfile.is_zipfile(path):
+            raise CheckpointError("models.error.truncated_zip", path=path.name, size=human_size(path.stat().st_size))
+        return True
+    if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        if head[2:14] == _LEGACY_MAGIC:
+            return False
+        raise CheckpointError("models.error.plain_pickle", path=path.name)
+    raise CheckpointError("models.error.torch_unknown", path=path.name, start=_show_bytes(head))
+
+
+def _torch_load(path: Path, mmap: bool):
+    import pickle
+    import warnings
+
+    import torch
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Detected pickle protocol 4": not the user's concern
+            return torch.load(str(path), map_location="cpu", weights_only=True, mmap=mmap)
+    except pickle.UnpicklingError as e:
+        found = re.search(r"GLOBAL (\S+)", str(e))
+        if found:
+            raise CheckpointError("models.error.pickle_code", path=path.name, name=found.group(1)) from None
+        raise CheckpointError("models.error.pickle_bad", path=path.name, detail=_torch_detail(e)) from None
+    except (RuntimeError, EOFError, ValueError, OSError, KeyError, IndexError, TypeError, AttributeError) as e:
+        raise CheckpointError("models.error.torch_bad", path=path.name, detail=_torch_detail(e)) from None
+
+
+def _torch_detail(e: BaseException) -> str:
+    """torch's messages run to paragraphs: keep the one line that says what went wrong."""
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    text = lines[0] if lines else type(e).__name__
+    for i, line in enumerate(lines):
+        for marker in ("WeightsUnpickler error:", "PytorchStreamReader"):
+            if marker in line:
+                rest = line[line.index(marker) + len(marker):].strip() if marker.endswith(":") else line
+                text = rest or (lines[i + 1] if i + 1 < len(lines) else line)
+    text = text.split(". ")[0]
+    return (text[:160] + "…") if len(text) > 160 else text
+
+
+def _flatten(obj, prefix: str, tensors: dict, values: dict, depth: int = 0) -> None:
+    """Dotted names for every tensor in nested dicts/lists; plain scalars go to `values`."""
+    import torch
+
+    if depth > 8:
+        return
+    if isinstance(obj, torch.Tensor):
+        tensors[prefix or "tensor"] = obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _flatten(v, f"{prefix}.{k}" if prefix else str(k), tensors, values, depth + 1)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _flatten(v, f"{prefix}.{i}" if prefix else str(i), tensors, values, depth + 1)
+    elif isinstance(obj, (int, float, str, bool)) and prefix:
+        values[prefix] = obj
+
+
+def _show_bytes(head: bytes) -> str:
+    return repr(head[:8])
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__

@@ -1,0 +1,147 @@
+"""From a weights file to a Scenario: choose a layer, a head count and inputs; every refusal one line.
+
+`main.py layers/import` and the window's File ▸ Import layer… both go through here, so the CLI
+and the dialog list the same layers, pick the same defaults and refuse with the same words.
+
+    source, layers = open_layers("model.safetensors")
+    found = choose(source, layers, "encoder.layer.3.attention")
+    scenario = import_layer(source, found, heads=12)   # inputs: seeded random, 6 tokens
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Optional
+
+import numpy as np
+
+from attention import words
+from attention.models.checkpoint import CheckpointError, Notice, TensorSource, open_source
+from attention.models.layer import to_scenario
+from attention.models.recognise import Found, find_layers, read_layer
+from attention.scenario import Scenario
+
+#: Generated inputs: a handful of tokens, standard-normal features (as after a LayerNorm).
+DEFAULT_TOKENS = 6
+DEFAULT_SEED = 0
+
+
+def open_layers(path, notice: Optional[Notice] = None) -> tuple[TensorSource, list[Found]]:
+    """Open a file or folder and list its attention layers (names and shapes only; nothing read)."""
+    source = open_source(path, notice)
+    return source, find_layers(source)
+
+
+def nothing_found(source: TensorSource) -> CheckpointError:
+    keys = source.keys()
+    first = ", ".join(keys[:3]) + (", …" if len(keys) > 3 else "")
+    return CheckpointError("models.error.no_layers", path=source.path.name, count=len(keys), first=first or "-")
+
+
+def choose(source: TensorSource, layers: list[Found], name: Optional[str]) -> Found:
+    """The layer `name` names (its listed name, with or without `module.`, or its list index);
+    without a name, the only importable layer there is."""
+    if not layers:
+        raise nothing_found(source)
+    if name is None:
+        usable = [f for f in layers if f.supported]
+        if len(usable) == 1:
+            return usable[0]
+        if not usable:
+            only = layers[0]
+            raise CheckpointError("models.error.unsupported", name=only.name, reason=only.reason())
+        raise CheckpointError("models.error.choose_layer", path=source.path.name, count=len(usable))
+    wanted = name.strip()
+    wanted = wanted[len("module."):] if wanted.startswith("module.") else wanted
+    match = next((f for f in layers if f.name == wanted), None)
+    if match is None and wanted.isdigit() and int(wanted) < len(layers):
+        match = layers[int(wanted)]
+    if match is None:
+        names = ", ".join(f.name for f in layers[:6]) + (", …" if len(layers) > 6 else "")
+        raise CheckpointError("models.error.no_such_layer", name=name, path=source.path.name, names=names)
+    if not match.supported:
+        raise CheckpointError("models.error.unsupported", name=match.name, reason=match.reason())
+    return match
+
+
+def heads_for(found: Found, heads: Optional[int]) -> int:
+    """The head count to use: the one asked for, else the file's; one line if neither fits."""
+    choices = found.head_choices()
+    if heads is None:
+        if found.n_heads is None:
+            raise CheckpointError("models.error.heads_needed", name=found.name, choices=_list(choices))
+        return found.n_heads
+    if heads not in choices:
+        raise CheckpointError("models.error.heads_bad", heads=heads, name=found.name, choices=_list(choices))
+    return heads
+
+
+def generated_inputs(found: Found, tokens: int = DEFAULT_TOKENS, seed: int = DEFAULT_SEED) -> dict[str, np.ndarray]:
+    """Seeded standard-normal inputs of the widths the layer takes: (1, tokens, width) each.
+    Self-attention gets one sequence for queries, keys and values; cross-attention (or kdim/vdim)
+    a second, two tokens longer, for keys and values."""
+    import torch
+
+    g = torch.Generator().manual_seed(int(seed))
+    w = found.widths()
+    queries = torch.randn(1, tokens, w["queries"], generator=g, dtype=torch.float64).numpy()
+    if not found.cross:
+        return {"queries": queries, "keys": queries, "values": queries}
+    S = tokens + 2
+    if w["keys"] == w["values"]:
+        memory = torch.randn(1, S, w["keys"], generator=g, dtype=torch.float64).numpy()
+        return {"queries": queries, "keys": memory, "values": memory}
+    return {"queries": queries, "keys": torch.randn(1, S, w["keys"], generator=g, dtype=torch.float64).numpy(),
+            "values": torch.randn(1, S, w["values"], generator=g, dtype=torch.float64).numpy()}
+
+
+def inputs_from(found: Found, scenario: Scenario, where: str) -> dict:
+    """Queries/keys/values (and tokens, valid lengths) of another scenario, if their widths fit."""
+    w = found.widths()
+    for field, arr in (("queries", scenario.queries), ("keys", scenario.keys), ("values", scenario.values)):
+        if arr.shape[-1] != w[field]:
+            raise CheckpointError("models.error.inputs_width", path=where, field=field, got=arr.shape[-1],
+                                  name=found.name, want=w[field])
+    return {"queries": scenario.queries, "keys": scenario.keys, "values": scenario.values,
+            "valid_lens": scenario.valid_lens, "query_tokens": scenario.query_tokens,
+            "key_tokens": scenario.key_tokens}
+
+
+def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None, inputs: Optional[dict] = None,
+                 tokens: int = DEFAULT_TOKENS, seed: int = DEFAULT_SEED, inputs_name: Optional[str] = None) -> Scenario:
+    """The scenario running `found` with its real weights (only its tensors are read)."""
+    H = heads_for(found, heads)
+    layer = read_layer(source, found)
+    given = inputs is not None
+    inputs = dict(inputs) if given else generated_inputs(found, tokens, seed)
+    file_name = source.path.name
+    args = {"file": file_name, "layer": found.name, "heads": H}
+    family = {lang: words.text(f"models.family.{found.family}", lang) for lang in words.LANGS}
+    n_tokens = inputs["queries"].shape[1]
+    how = {lang: (words.text("models.notes.inputs_given", lang, path=inputs_name or "") if given
+                  else words.text("models.notes.inputs_random", lang, seed=seed, tokens=n_tokens))
+           for lang in words.LANGS}
+    sc = to_scenario(
+        layer, inputs["queries"], inputs["keys"], inputs["values"], n_heads=H,
+        valid_lens=inputs.get("valid_lens"), query_tokens=inputs.get("query_tokens"),
+        key_tokens=inputs.get("key_tokens"),
+        title={lang: words.text("models.title", lang, **args) for lang in words.LANGS},
+        notes={lang: words.text("models.notes", lang, family=family[lang], inputs=how[lang], **args)
+               for lang in words.LANGS},
+    )
+    scale = gpt2_scale(found, H)
+    return dataclasses.replace(sc, scale=scale) if scale is not None else sc
+
+
+def gpt2_scale(found: Found, heads: int) -> Optional[float]:
+    """GPT-2's config can turn the 1/sqrt(d) scale off or divide it by the layer number; None = default."""
+    extra = found.extra
+    if found.family != "gpt2" or (extra.get("scaled", True) and not extra.get("by_layer", False)):
+        return None
+    head_dim = found.shapes["query.weight"][0] // heads
+    scale = 1.0 / math.sqrt(head_dim) if extra.get("scaled", True) else 1.0
+    return scale / (extra.get("layer_index", 0) + 1) if extra.get("by_layer", False) else scale
+
+
+def _list(values: list[int]) -> str:
+    return ", ".join(str(v) for v in values)

@@ -1,0 +1,152 @@
+"""Real trained layers: what `main.py layers/import` and the import dialog say (weights files, reasons, errors)."""
+
+EN = {
+    # ---- families ---------------------------------------------------------------------------------
+    "models.family.tsl": "Time-Series-Library AttentionLayer",
+    "models.family.mha": "torch nn.MultiheadAttention",
+    "models.family.bert": "BERT-family self-attention",
+    "models.family.gpt2": "GPT-2 attention (Conv1D layout)",
+    "models.family.llama": "Llama-style attention (q_proj/k_proj/v_proj/o_proj)",
+    "models.family.fused": "fused query_key_value attention",
+    "models.family.t5": "T5 attention",
+    # ---- why a layer is listed but not imported ---------------------------------------------------
+    "models.reason.rotary": "rotary position embeddings (RoPE) rotate q and k by position after the projection",
+    "models.reason.alibi": "ALiBi adds a distance penalty to every score",
+    "models.reason.relative": "relative-position scores ({kind}) are added to every score",
+    "models.reason.t5_relative": "T5 adds a learned relative-position bias to every score",
+    "models.reason.gqa": "grouped-query attention: k and v are {k} wide, q is {q}",
+    "models.reason.fused_positions": ("a fused query_key_value layer of a model that positions tokens by rotation "
+                                      "or ALiBi"),
+    "models.reason.bias_kv": "add_bias_kv appends a learned key and value after the projection",
+    "models.reason.qk_width": "query ({q}) and key ({k}) projections have different widths",
+    "models.reason.out_width": "the out projection takes {o} features but the values give {v}",
+    "models.reason.bias_shape": "the {role} bias has shape {shape}, not its weight's output width",
+    "models.reason.packed_shape": "in_proj_weight has shape {shape}; expected (3·{e}, in)",
+    "models.reason.conv1d_shape": "c_attn has shape {shape}; expected (E, 3·E) in Conv1D layout",
+    # ---- errors (one line each: what was found, what was expected) -------------------------------
+    "models.error.missing": "{path}: no such file or folder",
+    "models.error.unknown_kind": ("{path}: a {suffix} file is not a weights file; expected .pt, .pth, .bin, .ckpt, "
+                                  ".safetensors or a Hugging Face folder (config.json + model.safetensors)"),
+    "models.error.folder_no_weights": ("{path}: no model.safetensors, model.safetensors.index.json or "
+                                       "pytorch_model.bin in this folder (found: {found})"),
+    "models.error.config_bad": "{path}: not readable as JSON ({detail}); expected a Hugging Face config",
+    "models.error.safetensors_short": "{path}: only {size}; a safetensors file starts with an 8-byte header length",
+    "models.error.safetensors_header": ("{path}: starts with {start}, not a safetensors header "
+                                        "(8-byte length, then a JSON object)"),
+    "models.error.safetensors_bad": "{path}: damaged safetensors file ({detail})",
+    "models.error.truncated_zip": ("{path}: a zip archive that ends early ({size}; truncated or still being written); "
+                                   "expected a complete torch.save file"),
+    "models.error.torch_unknown": ("{path}: starts with {start}; expected a PyTorch file saved with torch.save "
+                                   "(a zip archive or a pickle)"),
+    "models.error.pickle_code": ("{path}: refused: the file asks to run {name} when unpickled; only tensors, numbers, "
+                                 "strings and containers are read (nothing was run)"),
+    "models.error.plain_pickle": ("{path}: a Python pickle, not a file saved with torch.save; it was not unpickled "
+                                  "(save the model's state_dict with torch.save)"),
+    "models.error.pickle_bad": "{path}: not a plain state dict ({detail}); nothing was run",
+    "models.error.torch_bad": "{path}: damaged PyTorch file ({detail}); expected a state dict saved with torch.save",
+    "models.error.not_float": "{path}: {key} holds {dtype} numbers; expected floating-point weights",
+    "models.error.no_tensors": "{path}: no tensors in it (found: {found}); expected a model's state dict",
+    "models.error.no_layers": ("{path}: no attention layer among its {count} tensors (first: {first}); expected "
+                               "Time-Series-Library *_projection, nn.MultiheadAttention in_proj_weight/out_proj, "
+                               "BERT attention.self.query/key/value or GPT-2 c_attn/c_proj keys"),
+    "models.error.choose_layer": ("{path} holds {count} attention layers: name one with --layer "
+                                  "(`main.py layers {path}` lists them)"),
+    "models.error.no_such_layer": "--layer {name}: not in {path}; its layers: {names}",
+    "models.error.unsupported": "{name}: cannot be reproduced exactly, so it is not imported: {reason}",
+    "models.error.heads_needed": "--heads: {name} does not say how many heads it has; choose one of {choices}",
+    "models.error.heads_bad": "--heads {heads}: does not divide the widths of {name}; choose one of {choices}",
+    "models.error.inputs_width": "{path}: {field} are {got} wide, but {name} takes {want}",
+    "models.error.write": "--out: cannot write {path}: {detail}",
+    "models.error.no_safetensors": ("{path}: reading .safetensors needs the safetensors package: "
+                                    "pip install 'attention-explorer[models]' (or: pip install safetensors)"),
+    "models.error.tokens": "--tokens: expected a whole number of at least 1, got {got}",
+    "models.notice.large_pt": "{path} is {size}: torch reads it whole, this may take a while and that much memory",
+    # ---- listing and the imported scenario ---------------------------------------------------------
+    "models.list.header": "{path}: {count} attention layers ({kind})",
+    "models.list.heads": "{heads} heads",
+    "models.list.heads_unknown": "heads: choose ({choices})",
+    "models.list.causal": "causal",
+    "models.list.cross": "cross-attention",
+    "models.list.unsupported": "not importable: {reason}",
+    "models.kind.safetensors": "safetensors, read lazily",
+    "models.kind.torch": "PyTorch state dict",
+    "models.kind.folder": "Hugging Face folder",
+    "models.imported": "wrote {out}: {layer} from {file}, {heads} heads, inputs {shape}",
+    "models.title": "{layer} ({file})",
+    "models.notes": "Imported from {file}: {layer}, {family}, {heads} heads. {inputs}",
+    "models.notes.inputs_random": ("The inputs are seeded random numbers (seed {seed}, {tokens} tokens): replace "
+                                   "them with your own to see what the trained weights do to them."),
+    "models.notes.inputs_given": "The inputs come from {path}.",
+}
+
+ZH = {
+    "models.family.tsl": "Time-Series-Library 的 AttentionLayer 注意力层",
+    "models.family.mha": "torch 的 nn.MultiheadAttention 多头注意力",
+    "models.family.bert": "BERT 系列自注意力",
+    "models.family.gpt2": "GPT-2 注意力（Conv1D 布局）",
+    "models.family.llama": "Llama 式注意力（q_proj/k_proj/v_proj/o_proj）",
+    "models.family.fused": "融合 query_key_value 的注意力",
+    "models.family.t5": "T5 注意力",
+    "models.reason.rotary": "旋转位置编码（RoPE）在投影之后按位置旋转 q 和 k",
+    "models.reason.alibi": "ALiBi 给每个分数加上按距离的惩罚",
+    "models.reason.relative": "每个分数都加上相对位置分数（{kind}）",
+    "models.reason.t5_relative": "T5 给每个分数加上学得的相对位置偏置",
+    "models.reason.gqa": "分组查询注意力：k 和 v 宽 {k}，q 宽 {q}",
+    "models.reason.fused_positions": "融合的 query_key_value 层，所属模型用旋转或 ALiBi 表示位置",
+    "models.reason.bias_kv": "add_bias_kv 在投影之后追加一个学得的键和值",
+    "models.reason.qk_width": "查询投影（{q}）与键投影（{k}）宽度不同",
+    "models.reason.out_width": "输出投影接收 {o} 个特征，而值给出 {v} 个",
+    "models.reason.bias_shape": "{role} 的偏置形状为 {shape}，与其权重的输出宽度不符",
+    "models.reason.packed_shape": "in_proj_weight 的形状为 {shape}；应为 (3·{e}, in)",
+    "models.reason.conv1d_shape": "c_attn 的形状为 {shape}；Conv1D 布局应为 (E, 3·E)",
+    "models.error.missing": "{path}：没有这个文件或文件夹",
+    "models.error.unknown_kind": ("{path}：{suffix} 文件不是权重文件；应为 .pt、.pth、.bin、.ckpt、.safetensors "
+                                  "或 Hugging Face 文件夹（config.json + model.safetensors）"),
+    "models.error.folder_no_weights": ("{path}：文件夹里没有 model.safetensors、model.safetensors.index.json "
+                                       "或 pytorch_model.bin（找到：{found}）"),
+    "models.error.config_bad": "{path}：无法作为 JSON 读取（{detail}）；应为 Hugging Face 配置",
+    "models.error.safetensors_short": "{path}：只有 {size}；safetensors 文件以 8 字节的头部长度开头",
+    "models.error.safetensors_header": ("{path}：以 {start} 开头，不是 safetensors 头部"
+                                        "（8 字节长度，然后是一个 JSON 对象）"),
+    "models.error.safetensors_bad": "{path}：safetensors 文件已损坏（{detail}）",
+    "models.error.truncated_zip": "{path}：zip 压缩包提前结束（{size}；被截断或仍在写入）；应为完整的 torch.save 文件",
+    "models.error.torch_unknown": "{path}：以 {start} 开头；应为 torch.save 保存的 PyTorch 文件（zip 压缩包或 pickle）",
+    "models.error.pickle_code": ("{path}：已拒绝：该文件在反序列化时要求运行 {name}；只读取张量、数字、字符串和容器"
+                                 "（没有运行任何东西）"),
+    "models.error.plain_pickle": ("{path}：这是 Python pickle，不是 torch.save 保存的文件；没有反序列化它"
+                                  "（请用 torch.save 保存模型的 state_dict）"),
+    "models.error.pickle_bad": "{path}：不是普通的 state dict（{detail}）；没有运行任何东西",
+    "models.error.torch_bad": "{path}：PyTorch 文件已损坏（{detail}）；应为 torch.save 保存的 state dict",
+    "models.error.not_float": "{path}：{key} 存的是 {dtype} 数；应为浮点权重",
+    "models.error.no_tensors": "{path}：里面没有张量（找到：{found}）；应为模型的 state dict",
+    "models.error.no_layers": ("{path}：{count} 个张量中没有注意力层（前几个：{first}）；应有 Time-Series-Library "
+                               "*_projection、nn.MultiheadAttention in_proj_weight/out_proj、BERT "
+                               "attention.self.query/key/value 或 GPT-2 c_attn/c_proj 键"),
+    "models.error.choose_layer": ("{path} 含 {count} 个注意力层：用 --layer 指定一个"
+                                  "（`main.py layers {path}` 会列出它们）"),
+    "models.error.no_such_layer": "--layer {name}：{path} 中没有；其中的层：{names}",
+    "models.error.unsupported": "{name}：无法精确重现，因此不导入：{reason}",
+    "models.error.heads_needed": "--heads：{name} 没有说明头数；请从 {choices} 中选一个",
+    "models.error.heads_bad": "--heads {heads}：不能整除 {name} 的宽度；请从 {choices} 中选一个",
+    "models.error.inputs_width": "{path}：{field} 宽 {got}，但 {name} 需要 {want}",
+    "models.error.write": "--out：无法写入 {path}：{detail}",
+    "models.error.no_safetensors": ("{path}：读取 .safetensors 需要 safetensors 包："
+                                    "pip install 'attention-explorer[models]'（或 pip install safetensors）"),
+    "models.error.tokens": "--tokens：应为至少 1 的整数，实际是 {got}",
+    "models.notice.large_pt": "{path} 有 {size}：torch 会整个读入，这可能需要一些时间和同样多的内存",
+    "models.list.header": "{path}：{count} 个注意力层（{kind}）",
+    "models.list.heads": "{heads} 个头",
+    "models.list.heads_unknown": "头数：自选（{choices}）",
+    "models.list.causal": "因果",
+    "models.list.cross": "交叉注意力",
+    "models.list.unsupported": "不能导入：{reason}",
+    "models.kind.safetensors": "safetensors，按需读取",
+    "models.kind.torch": "PyTorch 的 state dict（状态字典）",
+    "models.kind.folder": "Hugging Face 文件夹",
+    "models.imported": "已写入 {out}：{layer}，来自 {file}，{heads} 个头，输入 {shape}",
+    "models.title": "{layer}（{file}）",
+    "models.notes": "从 {file} 导入：{layer}，{family}，{heads} 个头。{inputs}",
+    "models.notes.inputs_random": ("输入是带种子的随机数（种子 {seed}，{tokens} 个词元）："
+                                   "换成你自己的输入，看看训练好的权重如何处理它们。"),
+    "models.notes.inputs_given": "输入取自 {path}。",
+}

@@ -1,0 +1,208 @@
+"""File ▸ Import layer… in the real window, as a person uses it: the menu item, the file dialog
+(replaced), the layer list with its greyed unsupported rows, the head-count picker, Import."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+from safetensors.torch import save_file
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+from import_modules import BertModel, TSLTransformer  # noqa: E402
+
+
+def _mixed_checkpoint(tmp_path) -> tuple[Path, TSLTransformer]:
+    """A TSL model plus one Llama-style (rotary) layer that must be listed greyed."""
+    torch.manual_seed(0)
+    model = TSLTransformer(d_model=8, n_heads=2, e_layers=1).eval()
+    state = dict(model.state_dict())
+    for r, rows in (("q", 8), ("k", 4), ("v", 4), ("o", 8)):
+        state[f"extra.layers.0.self_attn.{r}_proj.weight"] = torch.randn(rows, 8)
+    path = tmp_path / "mixed.pt"
+    torch.save(state, path)
+    return path, model
+
+
+def _menu_action(window):
+    return next(a for a in window.file_menu.actions() if a.text() == window.import_layer.action.text())
+
+
+def _click_row(qtbot, tree, row: int) -> None:
+    item = tree.topLevelItem(row)
+    rect = tree.visualItemRect(item)
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_import_a_decoder_layer_through_the_menu_and_dialog(window, qtbot, tmp_path, check_panes):
+    path, model = _mixed_checkpoint(tmp_path)
+    window.import_layer.ask_path = lambda: str(path)
+    action = _menu_action(window)
+    actions = window.file_menu.actions()
+    assert actions.index(action) == actions.index(window.open_action) + 1  # right after Open…
+    assert action.text() == "&Import layer..."
+    action.trigger()
+    dialog = window.import_layer.dialog
+    assert dialog.isVisible()
+    tree = dialog.tree
+    names = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
+    assert names == ["encoder.attn_layers.0.attention", "decoder.layers.0.self_attention",
+                     "decoder.layers.0.cross_attention", "extra.layers.0.self_attn"]
+    assert tree.topLevelItem(0).text(3) == "query (8×8)+8, key (8×8)+8, value (8×8)+8, out (8×8)+8"
+    greyed = tree.topLevelItem(3)
+    assert not greyed.flags() & Qt.ItemFlag.ItemIsSelectable
+    assert "rotary" in greyed.text(2) and "grouped-query" in greyed.toolTip(0)
+
+    assert dialog.chosen().name == "encoder.attn_layers.0.attention"
+    _click_row(qtbot, tree, 3)  # a greyed row cannot be imported; it says why
+    assert dialog.chosen() is None and not dialog.import_button.isEnabled() and not dialog.heads.isEnabled()
+    assert dialog.heads_note.text().startswith("rotary position embeddings")
+    _click_row(qtbot, tree, 1)
+    assert dialog.chosen().name == "decoder.layers.0.self_attention"
+    assert [dialog.heads.itemText(i) for i in range(dialog.heads.count())] == ["1", "2", "4", "8"]
+    assert dialog.heads.currentText() == "8"  # the file does not say; 8 (TSL's default) divides 8
+    assert "does not say" in dialog.heads_note.text()
+    dialog.heads.setFocus()
+    qtbot.keyClicks(dialog.heads, "2")
+    assert dialog.head_count() == 2
+    dialog.tokens.selectAll()
+    qtbot.keyClicks(dialog.tokens, "5")
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+
+    sc = window.document.scenario
+    assert (sc.n_heads, sc.causal, sc.queries.shape) == (2, True, (1, 5, 8))
+    assert window.windowTitle().startswith("decoder.layers.0.self_attention (mixed.pt)")
+    assert window.document.path is None and not window.isWindowModified()
+    x = torch.as_tensor(sc.queries, dtype=torch.float32)
+    with torch.no_grad():
+        want_out, want_w = model.decoder.layers[0].self_attention(x, x, x)
+    window.recompute.recompute_now()
+    np.testing.assert_allclose(window.last_trace["output"].numpy(), want_out.numpy(), atol=1e-5, rtol=0)
+    np.testing.assert_allclose(window.last_trace["attention_weights"].numpy(), want_w.numpy(), atol=1e-5, rtol=0)
+    check_panes(window)
+
+
+def test_heads_come_from_config_json_in_a_hugging_face_folder(window, qtbot, tmp_path):
+    torch.manual_seed(1)
+    folder = tmp_path / "tiny-bert"
+    folder.mkdir()
+    save_file({k: v.contiguous() for k, v in BertModel(hidden=12, heads=3, layers=2).state_dict().items()},
+              str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "num_attention_heads": 3}))
+    window.import_layer.ask_path = lambda: str(folder / "config.json")  # a folder is picked by its config.json
+    _menu_action(window).trigger()
+    dialog = window.import_layer.dialog
+    assert dialog.tree.topLevelItemCount() == 2 and dialog.heads.currentText() == "3"
+    assert dialog.heads_note.text() == "From the model's configuration."
+    _click_row(qtbot, dialog.tree, 1)
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    sc = window.document.scenario
+    assert sc.n_heads == 3 and sc.title["en"] == "encoder.layer.1.attention (tiny-bert)"
+
+
+def test_import_asks_before_dropping_unsaved_work_and_cancel_keeps_it(window, qtbot, tmp_path):
+    path, _ = _mixed_checkpoint(tmp_path)
+    asked_path = []
+    window.import_layer.ask_path = lambda: asked_path.append(1) or str(path)
+    model = window.inputs.editors["queries"].model
+    model.setData(model.index(0, 0), "4.5")
+    edited = window.document.scenario
+    window.ask_save_changes = lambda: QMessageBox.StandardButton.Cancel
+    _menu_action(window).trigger()
+    assert asked_path == [] and window.document.scenario is edited and window.isWindowModified()
+
+    window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
+    _menu_action(window).trigger()
+    dialog = window.import_layer.dialog
+    qtbot.mouseClick(dialog.buttons.button(dialog.buttons.StandardButton.Cancel), Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible() and window.document.scenario is edited
+
+
+def test_a_bad_file_is_one_message_and_changes_nothing(window, tmp_path):
+    bad = tmp_path / "broken.safetensors"
+    bad.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{\"a\": 1")
+    window.import_layer.ask_path = lambda: str(bad)
+    before = window.document.scenario
+    _menu_action(window).trigger()
+    assert window.document.scenario is before
+    assert window.import_layer.dialog is None
+    assert "broken.safetensors" in window.message_bar.title()
+    assert len(window.message_bar.lines()) == 1 and window.message_bar.lines()[0].startswith("broken.safetensors:")
+
+
+def test_menu_and_dialog_in_chinese(window, qtbot, tmp_path):
+    path, _ = _mixed_checkpoint(tmp_path)
+    window.set_language("zh")
+    try:
+        assert window.import_layer.action.text().startswith("导入层")
+        window.import_layer.ask_path = lambda: str(path)
+        window.import_layer.action.trigger()
+        dialog = window.import_layer.dialog
+        assert dialog.windowTitle() == "导入层"
+        assert dialog.import_button.text() == "导入"
+        assert "个注意力层" in dialog.header.text()
+        assert "旋转位置编码" in dialog.tree.topLevelItem(3).text(2)
+        assert dialog.tree.headerItem().text(0) == "层"
+        dialog.reject()
+        bad = tmp_path / "code.pt"
+        bad.write_bytes(b"plain text")
+        window.import_layer.ask_path = lambda: str(bad)
+        window.import_layer.action.trigger()
+        assert "导入" in window.message_bar.title() and "应为" in window.message_bar.lines()[0]
+    finally:
+        window.set_language("en")
+
+
+def test_the_file_dialog_picks_a_model_folder_or_a_file(window, qtbot, tmp_path):
+    """The real file dialog (no replacement): Open on a Hugging Face folder picks the folder; on a
+    file, the file.  Driven from a timer while the menu action waits in the dialog, as a person would."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLineEdit
+
+    torch.manual_seed(2)
+    folder = tmp_path / "tiny-bert"
+    folder.mkdir()
+    save_file({k: v.contiguous() for k, v in BertModel(hidden=12, heads=3, layers=1).state_dict().items()},
+              str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps({"num_attention_heads": 3}))
+    seen = []
+
+    def choose_folder():
+        dialog = QApplication.activeModalWidget()
+        try:
+            seen.append(type(dialog).__name__)
+            dialog.setDirectory(str(tmp_path))  # the person goes to the folder that holds it
+            qtbot.keyClicks(dialog.findChild(QLineEdit, "fileNameEdit"), folder.name)  # and types its name
+            dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Open).click()
+        finally:
+            if dialog is not None and dialog.isVisible():  # never leave the test waiting in exec()
+                dialog.reject()
+
+    QTimer.singleShot(100, choose_folder)
+    window.import_layer.action.trigger()
+    assert seen == ["WeightsFileDialog"]
+    dialog = window.import_layer.dialog
+    assert dialog.isVisible() and dialog.source.path == folder and dialog.heads.currentText() == "3"
+    dialog.reject()
+
+    single = tmp_path / "single.pt"
+    torch.save(TSLTransformer(d_model=8, n_heads=2, e_layers=1).encoder.attn_layers[0].attention.state_dict(), single)
+
+    def choose_file():
+        d = QApplication.activeModalWidget()
+        try:
+            d.setDirectory(str(tmp_path))
+            qtbot.keyClicks(d.findChild(QLineEdit, "fileNameEdit"), single.name)
+            d.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Open).click()
+        finally:
+            if d is not None and d.isVisible():
+                d.reject()
+
+    QTimer.singleShot(100, choose_file)
+    window.import_layer.action.trigger()
+    assert window.import_layer.dialog.source.path == single
+    window.import_layer.dialog.reject()

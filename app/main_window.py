@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 import resources
-from attention import Scenario, ScenarioError, Trace, scenario_io
+from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io
+from attention.scenario import problems as scenario_problems
 
 from app.teaching import handout
 from app.startup import i18n
@@ -334,18 +335,31 @@ class MainWindow(QMainWindow):
         return bool(path) and self.load_path(path)
 
     def load_path(self, path: str | Path) -> bool:
-        """Open a scenario file; on failure show every problem and keep the current document."""
+        """Open a scenario file.  One that cannot be read or parsed changes nothing and every
+        problem is listed; one that parses but cannot run opens anyway (nothing saved is ever
+        locked out): its problems appear next to their controls and the panes keep the last
+        good numbers, marked stale, as while editing."""
         path = Path(path)
+        safe_write.remove_stale(path)  # leftovers of this file's interrupted saves
         try:
-            scenario = scenario_io.load(path)
+            scenario, problems = scenario_io.load(path), []
         except ScenarioError as e:
-            self.show_messages(self.tr("Could not open {0}; the current scenario is unchanged.").format(path.name), e.lines)
-            return False
+            try:
+                scenario, problems = scenario_io.load(path, check=False), list(e.lines)
+            except ScenarioError:
+                self.show_messages(self.tr("Could not open {0}; the current scenario is unchanged.").format(path.name),
+                                   e.lines)
+                return False
         self._doc_title = None
         self.document.load(scenario, path)
         self.settings.add_recent(path)
         self._rebuild_recent_menu()
-        self.statusBar().showMessage(self.tr("Opened {0}").format(path), 5000)
+        if problems:
+            self.show_messages(self.tr("Opened {0}, but it cannot be computed as it stands: fix the problems shown "
+                                       "next to their controls (the panes keep the last good numbers).")
+                               .format(path.name), [], "warning")  # the lines themselves: by their controls
+        else:
+            self.statusBar().showMessage(self.tr("Opened {0}").format(path), 5000)
         return True
 
     def open_preset(self, path: Path, title: dict) -> bool:
@@ -387,16 +401,36 @@ class MainWindow(QMainWindow):
             path = path.with_name(path.name + ".json")
         return self.write(path)
 
+    def ask_overwrite_protected(self, path: Path) -> bool:
+        """Replace a write-protected file?  (tests replace this method)"""
+        answer = QMessageBox.question(
+            self, self.tr("Write-protected file"),
+            self.tr("\"{0}\" is write-protected. Replace it anyway (it stays write-protected)?").format(path.name),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
     def write(self, path: Path) -> bool:
+        sc = self.document.scenario
         try:
-            scenario_io.save(self.document.scenario, path)
+            try:
+                scenario_io.save(sc, path)
+            except scenario_io.WriteProtectedError:
+                if not self.ask_overwrite_protected(path):
+                    self.statusBar().showMessage(self.tr("Not saved: {0} is write-protected").format(path), 8000)
+                    return False
+                scenario_io.save(sc, path, overwrite_protected=True)
         except ScenarioError as e:
             self.show_messages(self.tr("Could not save {0}; nothing was written.").format(path.name), e.lines)
             return False
         self.document.mark_saved(path)
         self.settings.add_recent(path)
         self._rebuild_recent_menu()
-        self.statusBar().showMessage(self.tr("Saved {0}").format(path), 5000)
+        cannot_run = scenario_problems(sc)
+        if cannot_run:  # saved (work is never lost), but say it will not compute as it stands
+            self.show_messages(self.tr("Saved {0}, but it cannot be computed as it stands; it opens with these "
+                                       "problems next to their controls.").format(path.name), cannot_run, "warning")
+        else:
+            self.statusBar().showMessage(self.tr("Saved {0}").format(path), 5000)
         return True
 
     def show_messages(self, title: str, lines: list[str], level: str = "error") -> None:

@@ -16,12 +16,9 @@ DISPLAY_PLATFORMS = ("xcb", "wayland", "wayland-egl")
 
 
 def terminal_language() -> str:
-    """"zh" when the terminal's locale is Chinese (LC_ALL, LC_MESSAGES, LANG), else "en"."""
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(name)
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
+    from attention.cli import terminal_language as lang  # torch-free, Qt-free
+
+    return lang()
 
 
 def _say(key: str, **args) -> None:

@@ -23,7 +23,7 @@ import re
 import stat
 import tempfile
 from pathlib import Path
-from typing import Iterable, Optional, Union
+from typing import BinaryIO, Callable, Iterable, Optional, Union
 
 try:  # POSIX: a running save holds a lock on its temporary
     import fcntl
@@ -132,9 +132,10 @@ def remove_stale(path: Union[str, Path]) -> int:
     return n
 
 
-def write_atomic(path: Union[str, Path], chunks: Iterable[Chunk], *, overwrite_protected: bool = False,
-                 mode: Optional[int] = None) -> Path:
-    """Write `chunks` (str as UTF-8, or bytes) to `path` atomically; returns the file replaced.
+def write_atomic(path: Union[str, Path], chunks: Union[Iterable[Chunk], Callable[[BinaryIO], None]], *,
+                 overwrite_protected: bool = False, mode: Optional[int] = None) -> Path:
+    """Write `chunks` (str as UTF-8, or bytes; or a function that writes to a binary file) to
+    `path` atomically; returns the file replaced.
 
     Raises WriteProtected (nothing written) for a write-protected target unless
     `overwrite_protected`, and OSError for what the system refuses (old file intact, no
@@ -149,8 +150,11 @@ def write_atomic(path: Union[str, Path], chunks: Iterable[Chunk], *, overwrite_p
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_EX)  # held until the file is closed: "a save is running"
         with os.fdopen(fd, "wb") as f:
-            for chunk in chunks:
-                f.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+            if callable(chunks):
+                chunks(f)
+            else:
+                for chunk in chunks:
+                    f.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
             f.flush()
             os.fsync(f.fileno())
             _copy_mode(target, tmp, mode)

@@ -341,39 +341,45 @@ class ParameterPanel(QWidget):
             return
         self._synced = sc
         blockers = [QSignalBlocker(w) for w in self._all_inputs()]
-        c = self.controls
-        for key, value in (("batch", sc.batch), ("L", sc.L), ("S", sc.S), ("d_model", sc.d_model),
-                           ("key_width", sc.keys.shape[2]), ("value_width", sc.values.shape[2]),
-                           ("n_heads", sc.n_heads), ("d_keys", sc.d_keys or 0), ("d_values", sc.d_values or 0),
-                           ("factor", sc.factor), ("seed", sc.seed)):
-            _set_value(c[key], int(value))
-        _set_index(c["scoring"], SCORINGS.index(sc.scoring) if sc.scoring in SCORINGS else -1)
-        _set_checked(self.scale_auto, sc.scale is None)
-        _set_enabled(self.scale_spin, sc.scale is not None)
         try:
-            _set_value(self.scale_spin, sc.resolved_scale())
-        except (ZeroDivisionError, ValueError):
-            pass
-        _set_visible(self.additive_box, sc.scoring == "additive")
-        _set_visible(self.sparse_box, sc.scoring == "prob_sparse")
-        if sc.additive is not None:
-            _set_value(c["hidden"], int(sc.additive.hidden))
-        _set_checked(c["mix"], bool(sc.mix))
-        _set_checked(c["causal"], bool(sc.causal))
-        mode = edits.valid_mode(sc)
-        _set_index(c["valid_mode"], edits.VALID_MODES.index(mode))
-        _set_visible(self.valid_editor, mode != "none")
-        self._sync_fill(sc)
-        for name in PROJECTIONS:
-            p = sc.projection(name)
-            _set_checked(self.weight_checks[name], p is not None)
-            _set_checked(self.bias_checks[name], p is not None and p.bias is not None)
-            _set_enabled(self.bias_checks[name], p is not None)
-            _set_enabled(self.edit_buttons[name], p is not None)
-        self._sync_devices(sc)
-        if c["dtype"].currentText() != sc.dtype:
-            c["dtype"].setCurrentText(sc.dtype)
-        del blockers
+            c = self.controls
+            for key, value in (("batch", sc.batch), ("L", sc.L), ("S", sc.S), ("d_model", sc.d_model),
+                               ("key_width", sc.keys.shape[2]), ("value_width", sc.values.shape[2]),
+                               ("n_heads", sc.n_heads), ("d_keys", sc.d_keys or 0), ("d_values", sc.d_values or 0),
+                               ("factor", sc.factor), ("seed", sc.seed)):
+                _set_value(c[key], int(value))
+            _set_index(c["scoring"], SCORINGS.index(sc.scoring) if sc.scoring in SCORINGS else -1)
+            _set_checked(self.scale_auto, sc.scale is None)
+            _set_enabled(self.scale_spin, sc.scale is not None)
+            try:
+                _set_value(self.scale_spin, sc.resolved_scale())
+            except (ZeroDivisionError, ValueError):
+                pass
+            _set_visible(self.additive_box, sc.scoring == "additive")
+            _set_visible(self.sparse_box, sc.scoring == "prob_sparse")
+            if sc.additive is not None:
+                _set_value(c["hidden"], int(sc.additive.hidden))
+            _set_checked(c["mix"], bool(sc.mix))
+            _set_checked(c["causal"], bool(sc.causal))
+            mode = edits.valid_mode(sc)
+            _set_index(c["valid_mode"], edits.VALID_MODES.index(mode))
+            _set_visible(self.valid_editor, mode != "none")
+            self._sync_fill(sc)
+            for name in PROJECTIONS:
+                p = sc.projection(name)
+                _set_checked(self.weight_checks[name], p is not None)
+                _set_checked(self.bias_checks[name], p is not None and p.bias is not None)
+                _set_enabled(self.bias_checks[name], p is not None)
+                _set_enabled(self.edit_buttons[name], p is not None)
+            self._sync_devices(sc)
+            if c["dtype"].currentText() != sc.dtype:
+                c["dtype"].setCurrentText(sc.dtype)
+        finally:
+            # unblock explicitly: blockers kept alive by the traceback of an exception raised
+            # here (setValue(2**31) on a QSpinBox) were destroyed at exit after their widgets,
+            # the likely cause of the `malloc_consolidate()` abort on quit (issue 13 item 3)
+            for b in blockers:
+                b.unblock()
 
     def _sync_fill(self, sc: Scenario) -> None:
         combo: QComboBox = self.controls["fill_value"]

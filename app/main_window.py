@@ -8,7 +8,7 @@ caused it and marks the last good panes stale.
 from __future__ import annotations
 
 import re
-
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -26,6 +26,7 @@ from attention.scenario import problems as scenario_problems
 from app.teaching import handout
 from app.startup import i18n
 from app.teaching import cell_tools
+from app.pipeline.autosave import Autosaver, Orphan, find_orphans
 from app.pipeline.document import Document
 from app.panes.export import export_pane_image, step_to_csv
 from app.viewmodel.edits import fresh_scenario
@@ -70,6 +71,7 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         if scenario is None:
             self.open_default()
+        self.autosave = Autosaver(self.document, self.settings.data_folder(), self._autosave_description, self)
         self.recompute.schedule()
 
     # ---- construction ------------------------------------------------------------------------
@@ -635,11 +637,65 @@ class MainWindow(QMainWindow):
         event.acceptProposedAction()
         self.open_file(path)
 
+    # ---- autosave and crash recovery ----------------------------------------------------------
+    def _autosave_description(self) -> dict:
+        """What an autosave records besides the scenario: the file or preset it came from."""
+        path = self.document.path
+        return {"source": str(path) if path is not None else None, "title": self._doc_title}
+
+    def ask_restore(self, orphan: Orphan) -> str:
+        """"restore", "discard" or "later" for unsaved changes a crashed window left (tests
+        replace this method)."""
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Restore unsaved changes?"), self.restore_text(orphan),
+                          QMessageBox.StandardButton.NoButton, self)
+        restore = box.addButton(self.tr("Restore"), QMessageBox.ButtonRole.AcceptRole)
+        discard = box.addButton(self.tr("Discard them"), QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(self.tr("Not now"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(restore)
+        box.exec()
+        return {restore: "restore", discard: "discard"}.get(box.clickedButton(), "later")
+
+    def restore_text(self, orphan: Orphan) -> str:
+        """What and when, in the window's language."""
+        name = orphan.name(i18n.current_language()) or self.tr("Untitled")
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(orphan.saved_at))
+        sc = orphan.scenario
+        sizes = f"B={sc.batch} L={sc.L} S={sc.S} d_model={sc.d_model} H={sc.n_heads}"
+        return self.tr("Attention Explorer did not close normally. It kept the changes to \"{0}\" that were not "
+                       "saved ({1}), as they were at {2}. Restore them? You can then save them or keep editing.")\
+            .format(name, sizes, when)
+
+    def offer_recovery(self) -> bool:
+        """Offer the autosaves of windows that did not close normally, newest first; True
+        when one was restored (this window then holds it, modified, under its old name)."""
+        orphans = find_orphans(self.autosave.folder)
+        restored = False
+        for orphan in orphans:
+            if restored:
+                orphan.release()  # one document per window: the others wait for the next launch
+                continue
+            choice = self.ask_restore(orphan)
+            if choice == "restore" and self.maybe_save():
+                self._doc_title = orphan.title if not orphan.source else None
+                self.document.load(orphan.scenario, Path(orphan.source) if orphan.source else None)
+                self.document.undo_stack.resetClean()  # unsaved: the title shows *, quitting asks
+                orphan.remove()
+                self._update_title()
+                self.statusBar().showMessage(self.tr("Restored the unsaved changes to {0}")
+                                             .format(self.document_name()), 8000)
+                restored = True
+            elif choice == "discard":
+                orphan.remove()
+            else:
+                orphan.release()
+        return restored
+
     # ---- closing -------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():
             event.ignore()
             return
         self._save_settings()
+        self.autosave.close()  # a normal quit: the changes were saved or discarded
         self.recompute.shutdown()
         event.accept()

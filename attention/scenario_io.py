@@ -569,6 +569,12 @@ def dumps(sc: Scenario) -> str:
     return "".join(_chunks(to_dict(sc)))
 
 
+def json_chunks(doc: dict) -> Iterator[str]:
+    """`doc` (e.g. `to_dict`'s, or a document that holds one) as JSON text, a matrix row at a
+    time: a thread writing a big scenario lets the GUI thread run between rows."""
+    return _chunks(doc)
+
+
 def _chunks(value, indent: int = 0) -> Iterator[str]:
     """Pretty JSON with the innermost lists of numbers kept on one line each."""
     pad, inner = "  " * indent, "  " * (indent + 1)

@@ -136,6 +136,7 @@ def run(path: Optional[str] = None) -> int:
 
     window.recompute.ready.connect(on_trace)
     window.show()
+    QTimer.singleShot(0, window.offer_recovery)  # unsaved changes of a window that crashed
     code = app.exec()
     for thread in importer:
         thread.join()

@@ -92,11 +92,29 @@ def rss_mb() -> float:
     return peak / 1024 if sys.platform != "darwin" else peak / 2**20
 
 
+def plain_window(window) -> None:
+    """The window as at the start: no slides, lens, quiz, explanation or head focus, English,
+    batch item 0, scrolled to the top (so both latency probes time the very same work)."""
+    tools, view = window.cell_tools, window.view
+    if window.presentation.view.isVisible():
+        window.presentation.view.leave()
+    tools.compare.show_difference(False)
+    if tools.compare.pinned is not None:
+        tools.compare.unpin()
+    tools.quiz.hide_step(None)
+    tools.panel.clear()
+    view.set_focus_head(-1)
+    window.set_language("en")
+    window.inputs.batch.setValue(0)
+    view.scroll.verticalScrollBar().setValue(0)
+
+
 def edit_latency_ms(window, probe_scenario, probes: int) -> float:
     """Median time of one typed cell until every pane shows it, on `probe_scenario` (loaded
     fresh, so start and end time the very same work)."""
     import gc
 
+    plain_window(window)
     window.document.load(probe_scenario, None)
     caught_up(window)
     gc.collect()

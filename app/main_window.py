@@ -427,7 +427,10 @@ class MainWindow(QMainWindow):
         self.document.mark_saved(path)
         self.settings.add_recent(path)
         self._rebuild_recent_menu()
-        cannot_run = scenario_problems(sc)
+        try:
+            cannot_run = scenario_problems(sc)
+        except (OverflowError, ValueError) as e:  # numbers too big to even check
+            cannot_run = [f"sizes: {e}"]
         if cannot_run:  # saved (work is never lost), but say it will not compute as it stands
             self.show_messages(self.tr("Saved {0}, but it cannot be computed as it stands; it opens with these "
                                        "problems next to their controls.").format(path.name), cannot_run, "warning")

@@ -48,7 +48,8 @@ def main() -> int:
     rng = np.random.default_rng(0)
     L = max(args.size // 100, 1)
     old = dataclasses.replace(toy, queries=rng.normal(size=(1, L, 100)), keys=rng.normal(size=(1, L, 100)),
-                              values=rng.normal(size=(1, L, 100)), n_heads=1, projections={})
+                              values=rng.normal(size=(1, L, 100)), n_heads=1, projections={},
+                              query_tokens=None, key_tokens=None, valid_lens=None, causal=False)
     new = dataclasses.replace(old, values=old.values + 1.0)
     outcomes = {"old": 0, "new": 0, "partial": 0}
     leftovers_after_kill = leftovers_after_save = 0

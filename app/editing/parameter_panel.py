@@ -32,8 +32,9 @@ PROJECTIONS = ("query", "key", "value", "out")
 FILL_VALUES = (-1e6, -math.inf)
 SIZE_FIELDS = ("batch", "L", "S", "d_model", "key_width", "value_width")
 #: The format puts no upper bound on head counts, widths, hidden size or factor: the controls
-#: hold any such number a file has (the engine's problems say when it cannot run).
-UNBOUNDED = 10**1000
+#: hold any such number a file can hold (JSON integers of up to 4300 digits: Python's limit),
+#: and the engine's problems say when it cannot run.
+UNBOUNDED = 10**4300 - 1
 
 
 def _set_value(spin: QSpinBox | QDoubleSpinBox | WideSpinBox, value: float) -> None:

@@ -34,7 +34,9 @@ MAX_BYTES = 32 << 20  # bigger traces are not worth a disk round trip at start-u
 #: The modules whose code decides a trace's numbers: engine.py and everything of attention/ it
 #: imports (tests/io/test_trace_cache.py checks this list against engine.py's real imports).
 #: Only these are hashed, so work on the CLI or the explanations keeps kept traces valid.
-ENGINE_MODULES = ("engine.py", "masks.py", "prob_sparse.py", "scenario.py", "steps.py", "trace.py")
+ENGINE_MODULES = (
+    "engine.py", "masks.py", "prob_sparse.py", "scenario.py", "step_registry.py", "steps.py", "trace.py",
+)
 
 
 def engine_fingerprint() -> str:
@@ -106,7 +108,8 @@ def load(sc: Scenario, path: Path) -> Optional[Trace]:
             meta = json.loads(str(data["meta"]))
             if meta.get("version") != VERSION or meta.get("key") != key_for(sc):
                 return None
-            steps = tuple(Step(sid, data[f"s{i}"], tuple(dims)) for i, (sid, dims) in enumerate(meta["steps"]))
+            scoring = meta["options"].get("scoring")
+            steps = tuple(Step(sid, data[f"s{i}"], tuple(dims), scoring) for i, (sid, dims) in enumerate(meta["steps"]))
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
         return None
     return Trace(steps, meta["options"], {}, tuple(meta["warnings"]))

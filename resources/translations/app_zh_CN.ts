@@ -153,8 +153,8 @@
       <translation>打分：{0}</translation>
     </message>
     <message>
-      <source>scale: {0:.6g}</source>
-      <translation>缩放：{0:.6g}</translation>
+      <source>scale: {0}</source>
+      <translation>缩放：{0}</translation>
     </message>
     <message>
       <source>mask: {0}</source>
@@ -318,214 +318,6 @@
     <message>
       <source>Which head's additive weights to edit</source>
       <translation>编辑哪个头的加性注意力权重</translation>
-    </message>
-  </context>
-  <context>
-    <name>Lessons</name>
-    <message>
-      <source>Each query row is multiplied by the learned matrix W_q (plus a bias): Q is a projection of the input, not the input itself.</source>
-      <extracomment>ProbSparse extras shown in presentation, in the order Informer computes them.</extracomment>
-      <translation>每一行查询都要乘以可学习的矩阵 W_q（再加偏置）：Q 是输入的投影，而不是输入本身。</translation>
-    </message>
-    <message>
-      <source>Each key row is multiplied by its own learned matrix W_k (plus a bias), so keys live in the same space as the projected queries and can be compared with them.</source>
-      <translation>每一行键乘以它自己的可学习矩阵 W_k（再加偏置），这样键和投影后的查询处在同一个空间里，才能互相比较。</translation>
-    </message>
-    <message>
-      <source>Each value row is multiplied by W_v (plus a bias): the values are what will be mixed together, and the model learns what information to carry.</source>
-      <translation>每一行值乘以 W_v（再加偏置）：值是最后要被加权混合的内容，模型由此学会要传递哪些信息。</translation>
-    </message>
-    <message>
-      <source>Three different projections of the same tokens let the model learn separately what to look for (Q), what to be found by (K) and what to hand over (V). With the projection switched off (d2l's scoring functions have none) the input passes unchanged.</source>
-      <translation>对同一批词元做三个不同的投影，模型就能分别学习：要找什么（Q）、凭什么被找到（K）、交出什么（V）。关闭投影时（d2l 的评分函数本身不带投影），输入原样通过。</translation>
-    </message>
-    <message>
-      <source>With one head nothing is cut: the single head owns all {width} columns of the projected row, and the view only adds a head axis of size 1. Set H to 2 or more to see d_model shared out between heads.</source>
-      <translation>只有一个头时什么也不切：这个头拥有投影后每一行的全部 {width} 列，view 只是多加了一个大小为 1 的头维度。把 H 设为 2 或更大，就能看到 d_model 如何分给各个头。</translation>
-    </message>
-    <message>
-      <source>The {heads} heads do not get new weights: the projected row is cut into {heads} blocks of {width} columns, head h owning columns h·{width} … (h+1)·{width}−1.</source>
-      <translation>{heads} 个头并没有各自新的权重：投影后的每一行被切成 {heads} 段，每段 {width} 列，第 h 头取第 h·{width} 到 (h+1)·{width}−1 列。</translation>
-    </message>
-    <message>
-      <source>So d_model is shared out rather than copied: {heads} heads of width {width} cost the same as one wide head, yet each head can attend to different positions.</source>
-      <translation>所以 d_model 是被分给各个头，而不是复制给每个头：{heads} 个宽 {width} 的头，计算量和一个宽头相同，但每个头可以关注不同的位置。</translation>
-    </message>
-    <message>
-      <source>Additive attention (d2l) scores a query and a key with a small network: w_v · tanh(W_q q + W_k k), with {hidden} hidden units.</source>
-      <translation>加性注意力（d2l）用一个小网络给查询和键打分：w_v · tanh(W_q q + W_k k)，隐藏单元数为 {hidden}。</translation>
-    </message>
-    <message>
-      <source>Queries and keys may have different widths, since W_q and W_k map both into the same hidden space; tanh keeps each feature in [−1, 1], and no scale is applied.</source>
-      <translation>查询和键的维度可以不同，因为 W_q 和 W_k 把二者映射到同一个隐藏空间；tanh 把每个特征限制在 [−1, 1] 内，且不做缩放。</translation>
-    </message>
-    <message>
-      <source>Each score is the dot product q · k of one query with one key: large when they point the same way.</source>
-      <translation>每个分数是一个查询与一个键的点积 q · k：二者方向越一致，分数越大。</translation>
-    </message>
-    <message>
-      <source>This kind does not scale (scale = {scale}); with wide heads the scores grow and the softmax becomes almost one-hot.</source>
-      <translation>这种评分不做缩放（scale = {scale}）；头的维度越大，分数越大，softmax 就越接近独热（one-hot）。</translation>
-    </message>
-    <message>
-      <source>Each score is the dot product q · k of one query with one key, multiplied by the scale 1/√d_k.</source>
-      <translation>每个分数是一个查询与一个键的点积 q · k，再乘以缩放因子 1/√d_k。</translation>
-    </message>
-    <message>
-      <source>Why 1/√d_k: a dot product of d_k independent terms of variance 1 has variance d_k, so dividing by √d_k keeps the scores near unit size and the softmax from saturating.</source>
-      <translation>为什么是 1/√d_k：d_k 个方差为 1 的独立项相乘再求和，点积的方差是 d_k；除以 √d_k，分数就保持在 1 左右的量级，softmax 不会饱和。</translation>
-    </message>
-    <message>
-      <source>Each score is the dot product q · k of one query with one key, multiplied by the scale {scale}, set by hand (the default would be 1/√{dk}).</source>
-      <translation>每个分数是一个查询与一个键的点积 q · k，再乘以手动设定的缩放因子 {scale}（默认值应为 1/√{dk}）。</translation>
-    </message>
-    <message>
-      <source>Each score is the dot product q · k of one query with one key, multiplied by the scale {scale} = 1/√{dk}.</source>
-      <translation>每个分数是一个查询与一个键的点积 q · k，再乘以缩放因子 {scale} = 1/√{dk}。</translation>
-    </message>
-    <message>
-      <source>Why 1/√d_k: a dot product of d_k independent terms of variance 1 has variance d_k, so dividing by √{dk} = {sqrt_dk} keeps the scores near unit size and the softmax from saturating.</source>
-      <translation>为什么是 1/√d_k：d_k 个方差为 1 的独立项相乘再求和，点积的方差是 d_k；除以 √{dk} = {sqrt_dk}，分数就保持在 1 左右的量级，softmax 不会饱和。</translation>
-    </message>
-    <message>
-      <source>ProbSparse computes these scores only for its chosen queries; the other rows were never computed and are drawn as such.</source>
-      <translation>ProbSparse 只为选中的查询计算这些分数；其余行从未计算，图中也按“未计算”画出。</translation>
-    </message>
-    <message>
-      <source>No mask is set, so the masked scores are the scores unchanged. Set valid lengths or causal to see padding or future keys excluded.</source>
-      <translation>没有设置掩码，所以掩蔽后的分数与原分数完全相同。设置有效长度或因果掩码，就能看到填充位置或未来的键被排除。</translation>
-    </message>
-    <message>
-      <source>Every masked position is replaced by the fill value {fill}: keys at or beyond a row's valid length (d2l's sequence_mask: keep position s when s &lt; valid_len), and with causal masking every key after the query (s &gt; l).</source>
-      <translation>每个被掩蔽的位置都替换为填充值 {fill}：包括超出该行有效长度的键（d2l 的 sequence_mask：当 s &lt; valid_len 时保留位置 s），以及因果掩码下查询之后的所有键（s &gt; l）。</translation>
-    </message>
-    <message>
-      <source>Time-Series-Library fills with −∞, so a masked key gets exactly zero weight.</source>
-      <translation>Time-Series-Library 用 −∞ 填充，所以被掩蔽的键权重恰好为 0。</translation>
-    </message>
-    <message>
-      <source>Like d2l's −1e6, the fill is a very large negative number rather than −∞: its exponential underflows to zero, and the arithmetic never meets an infinity.</source>
-      <translation>和 d2l 的 −1e6 一样，填充值是一个非常大的负数而不是 −∞：它的指数下溢为 0，计算过程中也不会出现无穷大。</translation>
-    </message>
-    <message>
-      <source>Softmax turns each row of scores into weights that are positive and sum to 1: the weight at (query l, key s) is how much query l takes from value s.</source>
-      <translation>softmax 把每一行分数变成一组正的、和为 1 的权重：(查询 l, 键 s) 处的权重，就是查询 l 从值 s 中取多少。</translation>
-    </message>
-    <message>
-      <source>The weights have shape (batch, queries, key-value pairs), one such matrix per head: row l says how query l shares its attention among the keys.</source>
-      <translation>注意力权重的形状是（批量大小，查询的个数，“键－值”对的个数），每个头一个这样的矩阵：第 l 行表示查询 l 如何把注意力分配给各个键。</translation>
-    </message>
-    <message>
-      <source>Masked keys get weight 0. If every key of a row is masked, the row is all −∞ and softmax gives NaN (0/0) in that row.</source>
-      <translation>被掩蔽的键权重为 0。如果某一行的键全部被掩蔽，这一行全是 −∞，softmax 在这一行得到 NaN（0/0）。</translation>
-    </message>
-    <message>
-      <source>Masked keys get weight 0. If every key of a row is masked, the row is all {fill} and softmax gives uniform weights 1/{S} over all keys, padding included; with −∞ it would be NaN.</source>
-      <translation>被掩蔽的键权重为 0。如果某一行的键全部被掩蔽，这一行全是 {fill}，softmax 会在所有键（包括填充位置）上给出均匀权重 1/{S}；若用 −∞ 则得到 NaN。</translation>
-    </message>
-    <message>
-      <source>For queries ProbSparse did not choose, the effective weights are 1/S (their output is the mean of V), or with causal masking 1 for every key up to the query (a cumulative sum).</source>
-      <translation>对于 ProbSparse 没有选中的查询，等效权重是 1/S（输出为 V 的均值）；在因果掩码下则是对查询及其之前的每个键都取 1（即累加和）。</translation>
-    </message>
-    <message>
-      <source>Each output row is the weighted sum Σ_s a_ls v_s of the value rows, with that query's weights: an average of the values, leaning towards the keys it attends to.</source>
-      <translation>每一行输出是值向量按该查询的权重求的加权和 Σ_s a_ls v_s：它是值的平均，但偏向该查询关注的那些键。</translation>
-    </message>
-    <message>
-      <source>In shapes: (batch, queries, key-value pairs) × (batch, key-value pairs, d_v) → (batch, queries, d_v), as torch.bmm computes it, in every head.</source>
-      <translation>按形状看：（批量，查询个数，“键－值”对个数）×（批量，“键－值”对个数，d_v）→（批量，查询个数，d_v），正是 torch.bmm 的计算，每个头各做一次。</translation>
-    </message>
-    <message>
-      <source>The heads' outputs are put side by side again: a plain view of (B, L, {heads}, {dv}) as (B, L, {heads}·{dv}), no arithmetic, so each row holds what every head found for that query.</source>
-      <translation>把各头的输出重新并排拼接：只是把 (B, L, {heads}, {dv}) 直接 view 成 (B, L, {heads}·{dv})，不做任何运算，于是每一行包含了所有头为该查询找到的结果。</translation>
-    </message>
-    <message>
-      <source>With Time-Series-Library's ProbSparse layout the view is taken without a transpose, so a row mixes positions and heads.</source>
-      <translation>按 Time-Series-Library 的 ProbSparse 布局，这次 view 之前没有转置，所以一行里混合了不同的位置和头。</translation>
-    </message>
-    <message>
-      <source>The out projection W_o (plus a bias) multiplies the concatenated row: this is where the heads' results are mixed with each other.</source>
-      <translation>输出投影 W_o（再加偏置）作用在拼接后的每一行上：各个头的结果正是在这里相互混合。</translation>
-    </message>
-    <message>
-      <source>It gives back a row of width d_model for each query, the same shape the layer received, so attention layers can be stacked. Switched off, the output is the concatenation itself.</source>
-      <translation>它为每个查询给回一行 d_model 维的结果，与这一层的输入形状相同，所以注意力层可以层层堆叠。关闭输出投影时，输出就是拼接结果本身。</translation>
-    </message>
-    <message>
-      <source>The mask marks the keys a query may not see (True = masked).</source>
-      <translation>掩码标出查询不能看到的键（True 表示被掩蔽）。</translation>
-    </message>
-    <message>
-      <source>d2l builds it by comparing arange(S) with each valid length: position s is kept when s &lt; valid_len; causal masking also hides every key s &gt; l.</source>
-      <translation>d2l 用 arange(S) 与每个有效长度比较来构造它：当 s &lt; valid_len 时保留位置 s；因果掩码还会遮住所有 s &gt; l 的键。</translation>
-    </message>
-    <message>
-      <source>These rows have every key masked, for instance a valid length of 0. Their softmax has nothing left to choose from: uniform weights with a finite fill such as −1e6, NaN with −∞.</source>
-      <translation>这些行的键全部被掩蔽，例如有效长度为 0。它们的 softmax 已经无从选择：用 −1e6 这样的有限填充值得到均匀权重，用 −∞ 则得到 NaN。</translation>
-    </message>
-    <message>
-      <source>ProbSparse draws {n_sample} random keys for every query (with replacement, from the seeded generator); the same draw serves every batch item and head.</source>
-      <translation>ProbSparse 为每个查询随机抽取 {n_sample} 个键（有放回，使用带种子的随机数生成器）；所有批次项和所有头共用同一次抽样。</translation>
-    </message>
-    <message>
-      <source>ProbSparse (Informer) does not score every query against every key at first: it samples {n_sample} keys per query. This shows how often each key was drawn for each query.</source>
-      <translation>ProbSparse（Informer）一开始并不计算每个查询与每个键的分数：它为每个查询采样 {n_sample} 个键。这里显示每个键被每个查询抽中的次数。</translation>
-    </message>
-    <message>
-      <source>Sampling is enough to tell which queries are 'active', at a cost of L·ln S instead of L·S dot products.</source>
-      <translation>靠采样就足以判断哪些查询是“活跃”的，代价只有 L·ln S 次点积，而不是 L·S 次。</translation>
-    </message>
-    <message>
-      <source>The unscaled dot products of each query with its sampled keys only. They are used to measure how peaked each query's attention is, not as the final scores.</source>
-      <translation>这里只是每个查询与其采样键的未缩放点积。它们用来衡量每个查询的注意力有多集中，而不是最终的分数。</translation>
-    </message>
-    <message>
-      <source>The sparsity measure M = max − sum / S over the sampled scores.</source>
-      <translation>稀疏度量 M = 采样分数的最大值 − 总和 / S。</translation>
-    </message>
-    <message>
-      <source>A query whose attention is close to uniform has M near 0; a large M means a few keys stand out, so that query is worth computing exactly.</source>
-      <translation>注意力接近均匀的查询，M 接近 0；M 大说明有少数几个键特别突出，这个查询值得精确计算。</translation>
-    </message>
-    <message>
-      <source>The {n_top} queries with the largest M in each head; only they get full scores and a softmax.</source>
-      <translation>每个头中 M 最大的 {n_top} 个查询；只有它们会计算完整的分数和 softmax。</translation>
-    </message>
-    <message>
-      <source>The {n_top} queries with the largest M in each head are chosen (True); only their rows get full scores and a softmax.</source>
-      <translation>每个头中 M 最大的 {n_top} 个查询被选中（True）；只有这些行会计算完整的分数和 softmax。</translation>
-    </message>
-    <message>
-      <source>The other, 'lazy' queries keep a cheap default output: the mean of the values (or their cumulative sum when causal).</source>
-      <translation>其余的“惰性”查询保留一个廉价的默认输出：值的均值（因果时为值的累加和）。</translation>
-    </message>
-    <message>
-      <source>Queries (input)</source>
-      <translation>查询（输入）</translation>
-    </message>
-    <message>
-      <source>Keys (input)</source>
-      <translation>键（输入）</translation>
-    </message>
-    <message>
-      <source>Values (input)</source>
-      <translation>值（输入）</translation>
-    </message>
-    <message>
-      <source>Query projection weight W_q</source>
-      <translation>查询投影权重 W_q</translation>
-    </message>
-    <message>
-      <source>Key projection weight W_k</source>
-      <translation>键投影权重 W_k</translation>
-    </message>
-    <message>
-      <source>Value projection weight W_v</source>
-      <translation>值投影权重 W_v</translation>
-    </message>
-    <message>
-      <source>Output projection weight W_o</source>
-      <translation>输出投影权重 W_o</translation>
     </message>
   </context>
   <context>
@@ -968,7 +760,7 @@
     <name>ParameterPanel</name>
     <message>
       <source>Change scale</source>
-      <extracomment>The format puts no upper bound on head counts, widths, hidden size or factor: the controls hold any such number a file has (the engine's problems say when it cannot run).</extracomment>
+      <extracomment>The format puts no upper bound on head counts, widths, hidden size or factor: the controls hold any such number a file can hold (JSON integers of up to 4300 digits: Python's limit), and the engine's problems say when it cannot run.</extracomment>
       <translation>修改缩放系数</translation>
     </message>
     <message>

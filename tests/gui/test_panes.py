@@ -15,6 +15,7 @@ import pyqtgraph as pg
 import pytest
 
 import attention
+import resources
 from app.viewmodel import cell_format
 from app.panes.steps_view import StepsView
 from gui_helpers import expected_matrices as cut, random_scenario, toy
@@ -205,7 +206,8 @@ def test_hover_shows_index_tokens_and_the_exact_value(view):
 def test_hover_on_a_head_feature_names_its_head(view):
     trace = show(view, toy())
     text = view.pane("projection.query").hover_text(0, 2, 3)
-    assert "feature 3 (head 2, #1)" in text and repr(float(trace.array("projection.query")[0, 2, 3])) in text
+    assert "feature 3 (head 2, #1)" in text
+    assert float(text.rsplit(" = ", 1)[1]) == float(trace.array("projection.query")[0, 2, 3])  # every digit
 
 
 def test_signed_scale_ends_are_round_numbers_at_or_above_the_largest_value():
@@ -340,6 +342,22 @@ def test_clicking_a_head_title_focuses_that_head(view, qtbot):
     with qtbot.waitSignal(view.focusHeadChanged) as sig:
         qtbot.mouseClick(pane.canvas.viewport(), pg.QtCore.Qt.MouseButton.LeftButton, pos=centre)
     assert sig.args == [1]
+
+
+def test_the_additive_scores_pane_shows_the_additive_formula(view):
+    """d2l's additive scores are w_v · tanh(W_q q + W_k k), not a dot product: the pane says so,
+    in both languages; a dot-product trace keeps q · k."""
+    from attention import scenario_io
+
+    sc = scenario_io.load(resources.scenarios_dir() / "04_d2l_additive.json")
+    show(view, sc)
+    assert "w_v . tanh(W_q q_l + W_k k_s)" in view.pane("scores").formula.text()
+    assert "q_l . k_s" not in view.pane("scores").formula.text()
+    view.set_language("zh")
+    assert "w_v · tanh(W_q q_l + W_k k_s)" in view.pane("scores").formula.text()
+    view.set_language("en")
+    show(view, toy())
+    assert view.pane("scores").formula.text() == "scores[b,h,l,s] = scale * q_l . k_s"
 
 
 def test_language_switch_changes_titles_axes_and_hover(view):

@@ -24,6 +24,7 @@ from typing import Optional
 
 import numpy as np
 
+from attention.problem import Problem, as_problems
 from attention.scenario import Scenario
 from attention.trace import Step, Trace
 
@@ -35,7 +36,7 @@ MAX_BYTES = 32 << 20  # bigger traces are not worth a disk round trip at start-u
 #: imports (tests/io/test_trace_cache.py checks this list against engine.py's real imports).
 #: Only these are hashed, so work on the CLI or the explanations keeps kept traces valid.
 ENGINE_MODULES = (
-    "engine.py", "masks.py", "prob_sparse.py", "scenario.py", "step_registry.py", "steps.py", "trace.py",
+    "engine.py", "masks.py", "prob_sparse.py", "problem.py", "scenario.py", "step_registry.py", "steps.py", "trace.py",
 )
 
 
@@ -85,7 +86,7 @@ def save(trace: Trace, sc: Scenario, path: Path) -> bool:
     meta = {
         "version": VERSION, "key": key_for(sc),
         "steps": [[step.id, list(step.dims)] for step in trace.steps],
-        "options": trace.options, "warnings": list(trace.warnings),
+        "options": trace.options, "warnings": [Problem.to_json(w) for w in as_problems(trace.warnings)],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".trace-", suffix=".npz", dir=path.parent)
@@ -112,7 +113,7 @@ def load(sc: Scenario, path: Path) -> Optional[Trace]:
             steps = tuple(Step(sid, data[f"s{i}"], tuple(dims), scoring) for i, (sid, dims) in enumerate(meta["steps"]))
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
         return None
-    return Trace(steps, meta["options"], {}, tuple(meta["warnings"]))
+    return Trace(steps, meta["options"], {}, tuple(Problem.from_json(w) for w in meta["warnings"]))
 
 
 def ship(path: Optional[Path] = None) -> Path:

@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 import numpy as np
 import torch
 
+from attention.problem import Problem
 from attention.scenario import Scenario
 from attention.trace import Trace
 
@@ -82,7 +83,7 @@ def trace_to_dict(trace: Trace, scenario: Optional[Scenario] = None, steps: Opti
             }
             for s in trace.steps if steps is None or s.id in steps
         ],
-        "warnings": list(trace.warnings),
+        "warnings": [w.text("en") if isinstance(w, Problem) else str(w) for w in trace.warnings],
     }
 
 

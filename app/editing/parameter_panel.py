@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (
 )
 
 from attention import Scenario, numbers
-from attention.generators import MAX_ELEMENTS, SEED_MAX
+from attention.generators import MAX_ELEMENTS
+from attention.scenario_io import INT_MAX
 
 from app.startup.devices import available_devices
 from app.pipeline.document import Document, only_input_numbers_changed
@@ -31,10 +32,9 @@ SCORINGS = ("scaled_dot", "dot", "additive", "prob_sparse")
 PROJECTIONS = ("query", "key", "value", "out")
 FILL_VALUES = (-1e6, -math.inf)
 SIZE_FIELDS = ("batch", "L", "S", "d_model", "key_width", "value_width")
-#: The format puts no upper bound on head counts, widths, hidden size or factor: the controls
-#: hold any such number a file can hold (JSON integers of up to 4300 digits: Python's limit),
-#: and the engine's problems say when it cannot run.
-UNBOUNDED = 10**4300 - 1
+#: Every whole number of the format is at most scenario_io.INT_MAX (2**31 - 1): the controls
+#: hold exactly that range, so whatever a file holds shows unclamped and whatever is typed saves.
+UNBOUNDED = INT_MAX
 
 
 def _set_value(spin: QSpinBox | QDoubleSpinBox | WideSpinBox, value: float) -> None:
@@ -187,7 +187,7 @@ class ParameterPanel(QWidget):
         pf.setContentsMargins(0, 0, 0, 0)
         self._row(pf, "factor", self._spin(1, UNBOUNDED, lambda v: self.doc.set_option("factor", int(v),
                                                                                         self.tr("Change factor"))))
-        self._row(pf, "seed", self._spin(0, SEED_MAX, lambda v: self.doc.set_option("seed", int(v),
+        self._row(pf, "seed", self._spin(0, INT_MAX, lambda v: self.doc.set_option("seed", int(v),
                                                                                      self.tr("Change seed"))))
         mix = QCheckBox(self)
         mix.toggled.connect(lambda on: self.doc.set_option("mix", bool(on), self.tr("Change mix")))

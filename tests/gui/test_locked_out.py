@@ -44,7 +44,7 @@ def _mix_without_prob_sparse(doc):
 
 
 def _too_many_heads(doc):
-    doc["n_heads"] = 2**40  # legal in the format; the control holds it and says why it cannot run
+    doc["n_heads"] = 2**31 - 1  # the largest the format allows; the control holds it, says why it cannot run
 
 
 def _valid_lens_per_row_wrong_count(doc):
@@ -78,7 +78,8 @@ def test_a_file_that_cannot_run_opens_with_its_problems(window, tmp_path, change
     shown = [line for label in window.params.problem_labels.values() for line in label.lines()]
     shown += window.message_bar.lines()
     shown += [line for label in window.inputs.problem_labels.values() for line in label.lines()]
-    assert problems(sc) and sorted(problems(sc)) == sorted(shown)
+    want = ScenarioError(problems(sc)).lines  # the engine's problems, as the window words them
+    assert want and sorted(want) == sorted(str(x) for x in shown)
     c = window.params.controls  # every control shows the file's values (none clamped, none left behind)
     assert c["n_heads"].value() == sc.n_heads and c["L"].value() == sc.L and c["S"].value() == sc.S
 

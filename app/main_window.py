@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 import resources
 from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io
+from attention.scenario import DEVICES, DTYPES, SCORINGS
 from attention.scenario import problems as scenario_problems
 
 from app.teaching import handout
@@ -45,6 +46,12 @@ INPUT_KEYS = ("queries", "keys", "values")
 def without_mnemonic(text: str) -> str:
     """'&Undo' -> 'Undo', '撤销(&U)' -> '撤销': menu text as a tooltip reads it."""
     return re.sub(r"\(&\w\)", "", text).replace("&", "")
+
+
+def _controls_can_show(sc: Scenario) -> bool:
+    """A scenario that cannot run opens only when the window's choices can show what it holds
+    (a scoring kind, device or dtype outside the format's lists has no place in a combo box)."""
+    return sc.scoring in SCORINGS and sc.device in DEVICES and sc.dtype in DTYPES
 
 
 class MainWindow(QMainWindow):
@@ -349,6 +356,8 @@ class MainWindow(QMainWindow):
         except ScenarioError as e:
             try:
                 scenario, problems = scenario_io.load(path, check=False), list(e.problems)
+                if not _controls_can_show(scenario):
+                    raise ScenarioError(e.problems, e.omitted)
             except ScenarioError:
                 self.show_messages(self.tr("Could not open {0}; the current scenario is unchanged.").format(path.name),
                                    list(e.problems), omitted=e.omitted)

@@ -11,7 +11,7 @@ from typing import Optional
 import numpy as np
 import torch
 
-from attention import masks, prob_sparse, step_registry, steps
+from attention import masks, numbers, prob_sparse, step_registry, steps
 from attention.problem import Phrase, Problem, index_path, literal
 from attention.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype, problems
 from attention.trace import Step, Trace
@@ -109,7 +109,7 @@ def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Op
         rows += (Phrase("and_more", {"n": n - shown}),)
     code = "fully_masked_uniform" if math.isfinite(fill) else "fully_masked_nan"
     have = Phrase("row_has" if n == 1 else "rows_have")
-    return Problem(code, "attention_weights", {"n": n, "rows_have": have, "rows": rows, "fill": f"{fill:g}"})
+    return Problem(code, "attention_weights", {"n": n, "rows_have": have, "rows": rows, "fill": numbers.rounded(fill)})
 
 
 #: The steps looked at, in order, to name where numbers first overflowed (masked_scores holds
@@ -185,7 +185,8 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         weights = steps.softmax(masked)
     else:  # prob_sparse: only the n_top active rows are scored
         n_sample, n_top = sc.prob_sparse_sizes()
-        parts = prob_sparse.select_queries(q, k, n_sample, n_top, sc.seed)
+        recorded = None if sc.sample_index is None else torch.as_tensor(np.asarray(sc.sample_index, dtype=np.int64))
+        parts = prob_sparse.select_queries(q, k, n_sample, n_top, sc.seed, recorded)
         top = prob_sparse.top_scores(q, k, parts, scale)  # (B, H, n_top, S)
         top_masked = prob_sparse.mask_top(top, mask, parts, sc.fill_value)
         scores = prob_sparse.not_computed(top, parts, L)  # (B, H, L, S), lazy rows NaN
@@ -227,6 +228,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         "scoring": sc.scoring, "scale": scale, "default_scale": sc.default_scale(), "causal": sc.causal,
         "valid_lens": None if sc.valid_lens is None else np.asarray(sc.valid_lens).astype(int).tolist(),
         "fill_value": sc.fill_value, "factor": sc.factor, "seed": sc.seed, "mix": sc.mix,
+        "sample_recorded": sc.sample_index is not None,
         "device": dev.type, "dtype": str(dt).removeprefix("torch."),
         "batch": B, "L": L, "S": S, "d_out": sc.d_out,
         "hidden": sc.additive.hidden if sc.scoring == "additive" else None,

@@ -36,7 +36,8 @@ MAX_BYTES = 32 << 20  # bigger traces are not worth a disk round trip at start-u
 #: imports (tests/io/test_trace_cache.py checks this list against engine.py's real imports).
 #: Only these are hashed, so work on the CLI or the explanations keeps kept traces valid.
 ENGINE_MODULES = (
-    "engine.py", "masks.py", "prob_sparse.py", "problem.py", "scenario.py", "step_registry.py", "steps.py", "trace.py",
+    "engine.py", "masks.py", "numbers.py", "prob_sparse.py", "problem.py", "scenario.py", "step_registry.py",
+    "steps.py", "trace.py",
 )
 
 

@@ -38,6 +38,10 @@ def _engine_problems(toy, monkeypatch) -> list[Problem]:
         r(toy, scoring="prob_sparse", valid_lens=np.array([2.0])),
         r(toy, scoring="prob_sparse", causal=True, keys=toy.keys[:, :3], values=toy.values[:, :3], key_tokens=None),
         r(toy, scoring="prob_sparse", queries=toy.queries[:, :1], query_tokens=None),
+        r(toy, scoring="prob_sparse", sample_index=np.zeros((2, 2))),  # a recorded sample (attention.capture)
+        r(toy, scoring="prob_sparse", sample_index=np.full((4, 4), 0.5)),
+        r(toy, scoring="prob_sparse", sample_index=np.full((4, 4), 9)),
+        r(toy, sample_index=np.zeros((4, 4))),
     ]
     found = [p for sc in cases for p in attention.problems(sc)]
     monkeypatch.setenv("AE_MEMORY_LIMIT", "1000")
@@ -65,9 +69,9 @@ ENGLISH = {
     "causal: causal prob_sparse needs L == S (the lazy rows are a cumulative sum over positions), got L = 4, S = 3",
     "scoring: prob_sparse needs at least 2 queries and 2 keys (ln 1 = 0 samples), got L = 1, S = 4",
     "attention_weights: 4 query rows have every key masked (batch 0, query 0; batch 0, query 1; batch 0, query 2; "
-    "batch 0, query 3), so the fill value -1e+06 gives uniform weights 1/S over all keys",
+    "batch 0, query 3), so the fill value -1e6 gives uniform weights 1/S over all keys",
     "attention_weights: 4 query rows have every key masked (batch 0, query 0; batch 0, query 1; batch 0, query 2; "
-    "batch 0, query 3), so the fill value -inf gives NaN weights and a NaN weighted sum",
+    "batch 0, query 3), so the fill value -∞ gives NaN weights and a NaN weighted sum",
 }
 
 
@@ -115,7 +119,7 @@ def test_a_long_fully_masked_warning_is_chinese_to_the_end(toy):
     line = warning.text("en")
     assert line == ("attention_weights: 8 query rows have every key masked (batch 0, query 0; batch 0, query 1; "
                     "batch 0, query 2; batch 0, query 3; batch 1, query 0; batch 1, query 1; and 2 more), "
-                    "so the fill value -1e+06 gives uniform weights 1/S over all keys")
+                    "so the fill value -1e6 gives uniform weights 1/S over all keys")
     zh = warning.text("zh")
     assert _cjk(zh) and not re.search(r"\b(batch|query|and|more)\b", zh), zh
     assert re.findall(r"\d+", zh.split("：", 1)[1])[:14] == re.findall(r"\d+", line.split(":", 1)[1])[:14]

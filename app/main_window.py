@@ -8,7 +8,7 @@ caused it and marks the last good panes stale.
 from __future__ import annotations
 
 import re
-
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -20,13 +20,16 @@ from PySide6.QtWidgets import (
 )
 
 import resources
-from attention import Scenario, ScenarioError, Trace, scenario_io
+from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io
+from attention.scenario import DEVICES, DTYPES, SCORINGS
+from attention.scenario import problems as scenario_problems
 
 from app.teaching import handout
 from app.models_view import import_layer
 from app.startup import i18n
 from app.teaching import cell_tools
 from app.models_view import tools as model_tools
+from app.pipeline.autosave import Autosaver, Orphan, find_orphans
 from app.pipeline.document import Document
 from app.panes.export import export_pane_image, step_to_csv
 from app.viewmodel.edits import fresh_scenario
@@ -45,6 +48,12 @@ INPUT_KEYS = ("queries", "keys", "values")
 def without_mnemonic(text: str) -> str:
     """'&Undo' -> 'Undo', '撤销(&U)' -> '撤销': menu text as a tooltip reads it."""
     return re.sub(r"\(&\w\)", "", text).replace("&", "")
+
+
+def _controls_can_show(sc: Scenario) -> bool:
+    """A scenario that cannot run opens only when the window's choices can show what it holds
+    (a scoring kind, device or dtype outside the format's lists has no place in a combo box)."""
+    return sc.scoring in SCORINGS and sc.device in DEVICES and sc.dtype in DTYPES
 
 
 class MainWindow(QMainWindow):
@@ -73,6 +82,7 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         if scenario is None:
             self.open_default()
+        self.autosave = Autosaver(self.document, self.settings.data_folder(), self._autosave_description, self)
         self.recompute.schedule()
 
     # ---- construction ------------------------------------------------------------------------
@@ -339,19 +349,33 @@ class MainWindow(QMainWindow):
         return bool(path) and self.load_path(path)
 
     def load_path(self, path: str | Path) -> bool:
-        """Open a scenario file; on failure show every problem and keep the current document."""
+        """Open a scenario file.  One that cannot be read or parsed changes nothing and every
+        problem is listed; one that parses but cannot run opens anyway (nothing saved is ever
+        locked out): its problems appear next to their controls and the panes keep the last
+        good numbers, marked stale, as while editing."""
         path = Path(path)
+        safe_write.remove_stale(path)  # leftovers of this file's interrupted saves
         try:
-            scenario = scenario_io.load(path)
+            scenario, problems = scenario_io.load(path), []
         except ScenarioError as e:
-            self.show_messages(self.tr("Could not open {0}; the current scenario is unchanged.").format(path.name),
-                               list(e.problems), omitted=e.omitted)
-            return False
+            try:
+                scenario, problems = scenario_io.load(path, check=False), list(e.problems)
+                if not _controls_can_show(scenario):
+                    raise ScenarioError(e.problems, e.omitted)
+            except ScenarioError:
+                self.show_messages(self.tr("Could not open {0}; the current scenario is unchanged.").format(path.name),
+                                   list(e.problems), omitted=e.omitted)
+                return False
         self._doc_title = None
         self.document.load(scenario, path)
         self.settings.add_recent(path)
         self._rebuild_recent_menu()
-        self.statusBar().showMessage(self.tr("Opened {0}").format(path), 5000)
+        if problems:
+            self.show_messages(self.tr("Opened {0}, but it cannot be computed as it stands: fix the problems shown "
+                                       "next to their controls (the panes keep the last good numbers).")
+                               .format(path.name), [], "warning")  # the lines themselves: by their controls
+        else:
+            self.statusBar().showMessage(self.tr("Opened {0}").format(path), 5000)
         return True
 
     def open_preset(self, path: Path, title: dict) -> bool:
@@ -400,9 +424,24 @@ class MainWindow(QMainWindow):
             path = path.with_name(path.name + ".json")
         return self.write(path)
 
+    def ask_overwrite_protected(self, path: Path) -> bool:
+        """Replace a write-protected file?  (tests replace this method)"""
+        answer = QMessageBox.question(
+            self, self.tr("Write-protected file"),
+            self.tr("\"{0}\" is write-protected. Replace it anyway (it stays write-protected)?").format(path.name),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
     def write(self, path: Path) -> bool:
+        sc = self.document.scenario
         try:
-            scenario_io.save(self.document.scenario, path)
+            try:
+                scenario_io.save(sc, path)
+            except scenario_io.WriteProtectedError:
+                if not self.ask_overwrite_protected(path):
+                    self.statusBar().showMessage(self.tr("Not saved: {0} is write-protected").format(path), 8000)
+                    return False
+                scenario_io.save(sc, path, overwrite_protected=True)
         except ScenarioError as e:
             self.show_messages(self.tr("Could not save {0}; nothing was written.").format(path.name), list(e.problems),
                                omitted=e.omitted)
@@ -410,7 +449,15 @@ class MainWindow(QMainWindow):
         self.document.mark_saved(path)
         self.settings.add_recent(path)
         self._rebuild_recent_menu()
-        self.statusBar().showMessage(self.tr("Saved {0}").format(path), 5000)
+        try:
+            cannot_run = scenario_problems(sc)
+        except (OverflowError, ValueError) as e:  # numbers too big to even check
+            cannot_run = [f"sizes: {e}"]
+        if cannot_run:  # saved (work is never lost), but say it will not compute as it stands
+            self.show_messages(self.tr("Saved {0}, but it cannot be computed as it stands; it opens with these "
+                                       "problems next to their controls.").format(path.name), cannot_run, "warning")
+        else:
+            self.statusBar().showMessage(self.tr("Saved {0}").format(path), 5000)
         return True
 
     def show_messages(self, title: str, lines: list, level: str = "error", omitted: int = 0) -> None:
@@ -615,11 +662,65 @@ class MainWindow(QMainWindow):
         event.acceptProposedAction()
         self.open_file(path)
 
+    # ---- autosave and crash recovery ----------------------------------------------------------
+    def _autosave_description(self) -> dict:
+        """What an autosave records besides the scenario: the file or preset it came from."""
+        path = self.document.path
+        return {"source": str(path) if path is not None else None, "title": self._doc_title}
+
+    def ask_restore(self, orphan: Orphan) -> str:
+        """"restore", "discard" or "later" for unsaved changes a crashed window left (tests
+        replace this method)."""
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Restore unsaved changes?"), self.restore_text(orphan),
+                          QMessageBox.StandardButton.NoButton, self)
+        restore = box.addButton(self.tr("Restore"), QMessageBox.ButtonRole.AcceptRole)
+        discard = box.addButton(self.tr("Discard them"), QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(self.tr("Not now"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(restore)
+        box.exec()
+        return {restore: "restore", discard: "discard"}.get(box.clickedButton(), "later")
+
+    def restore_text(self, orphan: Orphan) -> str:
+        """What and when, in the window's language."""
+        name = orphan.name(i18n.current_language()) or self.tr("Untitled")
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(orphan.saved_at))
+        sc = orphan.scenario
+        sizes = f"B={sc.batch} L={sc.L} S={sc.S} d_model={sc.d_model} H={sc.n_heads}"
+        return self.tr("Attention Explorer did not close normally. It kept the changes to \"{0}\" that were not "
+                       "saved ({1}), as they were at {2}. Restore them? You can then save them or keep editing.")\
+            .format(name, sizes, when)
+
+    def offer_recovery(self) -> bool:
+        """Offer the autosaves of windows that did not close normally, newest first; True
+        when one was restored (this window then holds it, modified, under its old name)."""
+        orphans = find_orphans(self.autosave.folder)
+        restored = False
+        for orphan in orphans:
+            if restored:
+                orphan.release()  # one document per window: the others wait for the next launch
+                continue
+            choice = self.ask_restore(orphan)
+            if choice == "restore" and self.maybe_save():
+                self._doc_title = orphan.title if not orphan.source else None
+                self.document.load(orphan.scenario, Path(orphan.source) if orphan.source else None)
+                self.document.undo_stack.resetClean()  # unsaved: the title shows *, quitting asks
+                orphan.remove()
+                self._update_title()
+                self.statusBar().showMessage(self.tr("Restored the unsaved changes to {0}")
+                                             .format(self.document_name()), 8000)
+                restored = True
+            elif choice == "discard":
+                orphan.remove()
+            else:
+                orphan.release()
+        return restored
+
     # ---- closing -------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():
             event.ignore()
             return
         self._save_settings()
+        self.autosave.close()  # a normal quit: the changes were saved or discarded
         self.recompute.shutdown()
         event.accept()

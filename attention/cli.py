@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Optional
 
 from attention import words
@@ -45,6 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--device", choices=DEVICES, help="override the scenario's device")
     t.add_argument("--dtype", choices=DTYPES, help="override the scenario's dtype")
     t.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print with N spaces")
+    t.add_argument("--steps", metavar="ID,ID", help="only these steps (comma-separated ids, e.g. scores,weights); "
+                                                    "every parameter is always written")
+    t.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout: FILE.npz (compact: the arrays "
+                                                 "as they are, see docs/trace-format.md) or FILE.json")
+    t.add_argument("--max-json", metavar="SIZE", default=None,
+                   help="refuse JSON text above SIZE (default 256MB; 0 = no limit); the size is estimated "
+                        "before any text is built")
     sub.add_parser("presets", help="list the bundled preset scenarios",
                    description="List the bundled preset scenarios: file name, English title, Chinese title.")
     e = sub.add_parser("explain", help="show how one cell of one step was computed, term by term",
@@ -140,13 +148,67 @@ def _validate(args) -> int:
 
 
 def _trace(args) -> int:
-    from attention import run, scenario_io, trace_json
+    from attention import run, scenario_io, trace_json, trace_out, words
 
+    lang = terminal_language()
+    out = Path(args.out) if args.out else None
+    if out is not None and out.suffix.lower() not in (".npz", ".json"):
+        print(words.text("cli.out_suffix", lang, path=args.out), file=sys.stderr)
+        return 2
+    limit = trace_out.DEFAULT_MAX_JSON if args.max_json is None else trace_out.parse_size(args.max_json)
+    if limit is None:
+        print(words.text("cli.size_number", lang, text=args.max_json), file=sys.stderr)
+        return 2
     sc = scenario_io.load(args.file)
     trace = run(sc, device=args.device, dtype=args.dtype)
-    sys.stdout.write(trace_json.dumps(trace, sc, indent=args.indent))
+    steps = [s.strip() for s in args.steps.split(",") if s.strip()] if args.steps else None
+    if steps is not None:
+        bad = trace_out.unknown_steps(trace, steps)
+        if bad:
+            print(words.text("cli.trace_steps_unknown", lang, step=bad[0], steps=",".join(trace.ids)), file=sys.stderr)
+            return 2
+    if out is not None and out.suffix.lower() == ".npz":
+        return _write_out(out, lambda f: trace_out.write_npz(trace, sc, f, steps), lang)
+    size = trace_out.estimate_json_bytes(trace, steps)
+    if limit and size > limit:
+        numbers = trace_out.count_numbers(trace, steps)
+        example = ",".join(s for s in ("attention_weights", "output") if s in trace) or trace.ids[-1]
+        print(words.text("cli.trace_too_big", lang, file=args.file, size=trace_out.human(size), numbers=f"{numbers:,}",
+                         limit=trace_out.human(limit), npz=trace_out.human(numbers * 8), example=example,
+                         suggest=f"{-(-size // 2**30) + 1}GB" if size >= 2**30 else f"{-(-size // 2**20) + 1}MB"),
+              file=sys.stderr)
+        return 2
+    text = trace_json.dumps(trace, sc, indent=args.indent, steps=steps)
+    if out is not None:
+        return _write_out(out, [text, "\n"], lang)
+    sys.stdout.write(text)
     sys.stdout.write("\n")
     sys.stdout.flush()
+    return 0
+
+
+def terminal_language() -> str:
+    """"zh" when the terminal's locale is Chinese (LC_ALL, LC_MESSAGES, LANG), else "en"."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def _write_out(path: Path, chunks, lang: str) -> int:
+    """Write an output file atomically (attention.safe_write); a write-protected file is
+    refused, never silently replaced.  0, or 2 with one line."""
+    from attention import safe_write, words
+
+    try:
+        safe_write.write_atomic(path, chunks)
+    except safe_write.WriteProtected:
+        print(words.text("cli.read_only", lang, path=path), file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(words.text("cli.write_failed", lang, path=path, why=e.strerror or e), file=sys.stderr)
+        return 2
     return 0
 
 
@@ -183,12 +245,7 @@ def _script(args) -> int:
 
     text = python_script(scenario_io.load(args.file))
     if args.out:
-        try:
-            with open(args.out, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            print(f"--out: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
-            return 2
+        return _write_out(Path(args.out), [text], terminal_language())
     else:
         sys.stdout.write(text)
     return 0

@@ -8,25 +8,23 @@ come from the catalogue).  After the structural checks, `attention.scenario.prob
 result and its problems are reported too, with engine field names mapped to their place in the file.
 
 Saving writes inline numbers (a `Scenario` holds arrays, not recipes) with repr-exact floats, so
-save -> load gives back exactly the same scenario, and it is atomic: the text goes to a temporary
-file in the same folder, is flushed and fsync'ed, then `os.replace`d over the target.
+save -> load gives back exactly the same scenario, and it is atomic (attention.safe_write: a
+temporary file in the same folder, flushed and fsync'ed, then `os.replace`d over the target).
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 import re
 import stat
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Iterator, Optional
 
 import numpy as np
 
-from attention import generators
+from attention import generators, safe_write
 from attention.generators import field_name
 from attention.problem import Phrase, Problem, count, index_path, literal
 from attention.scenario import PROJECTIONS, Additive, Projection, Scenario, ScenarioError, problems
@@ -703,6 +701,12 @@ def dumps(sc: Scenario) -> str:
     return "".join(_chunks(to_dict(sc)))
 
 
+def json_chunks(doc: dict) -> Iterator[str]:
+    """`doc` (e.g. `to_dict`'s, or a document that holds one) as JSON text, a matrix row at a
+    time: a thread writing a big scenario lets the GUI thread run between rows."""
+    return _chunks(doc)
+
+
 def _chunks(value, indent: int = 0) -> Iterator[str]:
     """Pretty JSON with the innermost lists of numbers kept on one line each."""
     pad, inner = "  " * indent, "  " * (indent + 1)
@@ -730,48 +734,25 @@ def _chunks(value, indent: int = 0) -> Iterator[str]:
         yield json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
-def save(sc: Scenario, path) -> None:
-    """Write `sc` to `path` atomically: a crash midway leaves the old file (if any) untouched
-    and no temporary file behind."""
-    target = Path(path)
+class WriteProtectedError(ScenarioError):
+    """The target file is write-protected; nothing was written.  The window asks before
+    saving again with `overwrite_protected=True`; the CLI refuses."""
+
+    def __init__(self, path: Path):
+        super().__init__([f"file: {Path(path).name} is write-protected; nothing was written "
+                          "(remove the protection or save under another name)"])
+        self.path = Path(path)
+
+
+def save(sc: Scenario, path, overwrite_protected: bool = False) -> None:
+    """Write `sc` to `path` atomically (attention.safe_write): a crash midway leaves the old
+    file (if any) untouched, a later save removes the temporary it left; a symlink is written
+    through; a write-protected file is refused (WriteProtectedError) unless
+    `overwrite_protected`."""
     doc = to_dict(sc)  # refuses unwritable numbers before touching the disk
-    folder = target.parent
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        safe_write.write_atomic(path, _chunks(doc), overwrite_protected=overwrite_protected)
+    except safe_write.WriteProtected:
+        raise WriteProtectedError(Path(path)) from None
     except OSError as e:
         raise ScenarioError([Problem("save_failed", "file", {"reason": e.strerror or str(e)})]) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            for chunk in _chunks(doc):
-                f.write(chunk)
-            f.flush()
-            os.fsync(f.fileno())
-        _copy_mode(target, tmp)
-        os.replace(tmp, target)
-    except BaseException as e:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(e, OSError):
-            raise ScenarioError([Problem("save_failed", "file", {"reason": e.strerror or str(e)})]) from None
-        raise
-    _fsync_dir(folder)
-
-
-def _copy_mode(target: Path, tmp: str) -> None:
-    """mkstemp makes 0600 files; keep the old file's mode, or the usual 0644 for a new file."""
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except OSError:
-        mode = 0o644
-    with contextlib.suppress(OSError):
-        os.chmod(tmp, mode)
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename itself durable (POSIX); best effort elsewhere."""
-    with contextlib.suppress(OSError, AttributeError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

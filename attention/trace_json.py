@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 import torch
@@ -57,30 +57,37 @@ def _safe(value):
     return number(value)
 
 
-def trace_to_dict(trace: Trace, scenario: Optional[Scenario] = None) -> dict:
-    """The trace as JSON-ready data.  `scenario` adds its title, notes and token labels."""
+def scenario_info(trace: Trace, scenario: Optional[Scenario] = None) -> dict:
+    """The resolved options, JSON-safe; `scenario` adds its title, notes and token labels."""
     info = _safe(dict(trace.options))
     if scenario is not None:
         info["title"] = dict(scenario.title)
         info["notes"] = dict(scenario.notes)
         info["query_tokens"] = None if scenario.query_tokens is None else list(scenario.query_tokens)
         info["key_tokens"] = None if scenario.key_tokens is None else list(scenario.key_tokens)
+    return info
+
+
+def trace_to_dict(trace: Trace, scenario: Optional[Scenario] = None, steps: Optional[Sequence[str]] = None) -> dict:
+    """The trace as JSON-ready data.  `scenario` adds its title, notes and token labels;
+    `steps` keeps only the steps with those ids (every parameter is always there)."""
     return {
         "format": FORMAT,
         "version": VERSION,
-        "scenario": info,
+        "scenario": scenario_info(trace, scenario),
         "parameters": {name: to_nested(t) for name, t in trace.parameters.items()},
         "steps": [
             {
                 "id": s.id, "dims": list(s.dims), "shape": list(s.shape), "data": to_nested(s.tensor),
                 "title": s.title, "formula": s.formula,
             }
-            for s in trace.steps
+            for s in trace.steps if steps is None or s.id in steps
         ],
         "warnings": [w.text("en") if isinstance(w, Problem) else str(w) for w in trace.warnings],
     }
 
 
-def dumps(trace: Trace, scenario: Optional[Scenario] = None, indent: Optional[int] = None) -> str:
+def dumps(trace: Trace, scenario: Optional[Scenario] = None, indent: Optional[int] = None,
+          steps: Optional[Sequence[str]] = None) -> str:
     """The trace as strict JSON text (ASCII, so any console and any parser can take it)."""
-    return json.dumps(trace_to_dict(trace, scenario), allow_nan=False, indent=indent)
+    return json.dumps(trace_to_dict(trace, scenario, steps), allow_nan=False, indent=indent)

@@ -5,6 +5,14 @@ exactly attention.run(document.scenario), or that the window says why it cannot.
 exception that reaches the window's error hook fails the run.  Not part of pytest (minutes):
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python tests/soak_window.py [--seconds 120] [--seed 0]
+
+It also measures what a long class would notice (issue 13): the process's resident memory
+(RSS) once warmed up (after --warmup seconds of operations) and at the end, and the latency of
+one edit (a typed cell until every pane shows the new numbers) on the same fixed scenario at
+the start and at the end (median of --probes edits each), and the bytes the undo history holds
+(capped by app.pipeline.document.UNDO_BYTES).  Targets: RSS growth after warm-up under 50 MB,
+end latency within 1.2x of the start.  It exits 1 when an error reached the window, and 3 when
+a target was missed (with --strict).
 """
 from __future__ import annotations
 
@@ -69,10 +77,68 @@ def check(window) -> str:
     return "ok"
 
 
+def rss_mb() -> float:
+    """This process's resident memory now, in MB (Linux /proc; else the peak from getrusage)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1024 if sys.platform != "darwin" else peak / 2**20
+
+
+def plain_window(window) -> None:
+    """The window as at the start: no slides, lens, quiz, explanation or head focus, English,
+    batch item 0, scrolled to the top (so both latency probes time the very same work)."""
+    tools, view = window.cell_tools, window.view
+    if window.presentation.view.isVisible():
+        window.presentation.view.leave()
+    tools.compare.show_difference(False)
+    if tools.compare.pinned is not None:
+        tools.compare.unpin()
+    tools.quiz.hide_step(None)
+    tools.panel.clear()
+    view.set_focus_head(-1)
+    window.set_language("en")
+    window.inputs.batch.setValue(0)
+    view.scroll.verticalScrollBar().setValue(0)
+
+
+def edit_latency_ms(window, probe_scenario, probes: int) -> float:
+    """Median time of one typed cell until every pane shows it, on `probe_scenario` (loaded
+    fresh, so start and end time the very same work)."""
+    import gc
+
+    plain_window(window)
+    window.document.load(probe_scenario, None)
+    caught_up(window)
+    gc.collect()
+    model = window.inputs.editors["queries"].model
+    times = []
+    for i in range(probes):
+        t0 = time.perf_counter()
+        model.setData(model.index(i % model.rowCount(), (i // model.rowCount()) % model.columnCount()),
+                      f"{(i % 7) - 3}.5", Qt.ItemDataRole.EditRole)
+        window.recompute.recompute_now()
+        caught_up(window)
+        times.append(time.perf_counter() - t0)
+    window.document.undo_stack.setClean()
+    return float(np.median(times) * 1000)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=120.0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--warmup", type=float, default=None, help="seconds before RSS is taken as the base "
+                                                               "(default: a fifth of the run, at most 120)")
+    ap.add_argument("--probes", type=int, default=15, help="edits timed at the start and at the end")
+    ap.add_argument("--strict", action="store_true", help="exit 3 when a target is missed")
     ap.add_argument("--trace", action="store_true", help="print each operation (to find the one that breaks)")
     args = ap.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (alive for the run)
@@ -89,6 +155,12 @@ def main() -> int:
         window.resize(1600, 1000)
         window.show()
         window.recompute.recompute_now()
+        probe_scenario = window.document.scenario
+        latency_start = edit_latency_ms(window, probe_scenario, args.probes)
+        warmup = args.warmup if args.warmup is not None else min(args.seconds / 5, 120.0)
+        rss_base: float | None = None
+        rss_start = rss_mb()
+        undo_peak = 0
         rng = np.random.default_rng(args.seed)
         params, inputs, view, tools = window.params, window.inputs, window.view, window.cell_tools
         c = params.controls
@@ -185,12 +257,32 @@ def main() -> int:
                 idle(int(rng.integers(0, 30)))
             v = check(window)
             verdicts[v] = verdicts.get(v, 0) + 1
+            undo_peak = max(undo_peak, window.document.undo_bytes())
+            if rss_base is None and time.monotonic() - start >= warmup:
+                rss_base = rss_mb()
+        elapsed = time.monotonic() - start
+        undo_end, undo_steps = window.document.undo_bytes(), window.document.undo_stack.count()
+        rss_end = rss_mb()
+        latency_end = edit_latency_ms(window, probe_scenario, args.probes)
         window.document.undo_stack.setClean()
         window.close()
-    print(f"soak: {n_ops} operations in {time.monotonic() - start:.0f} s, checks {verdicts}")
+    from app.pipeline.document import UNDO_BYTES
+
+    base = rss_base if rss_base is not None else rss_start
+    growth = rss_end - base
+    ratio = latency_end / latency_start if latency_start else float("nan")
+    print(f"soak: {n_ops} operations in {elapsed:.0f} s, checks {verdicts}")
+    print(f"soak: RSS {rss_start:.0f} MB at start, {base:.0f} MB after {warmup:.0f} s warm-up, {rss_end:.0f} MB at "
+          f"the end: growth after warm-up {growth:+.0f} MB (target < 50 MB)")
+    print(f"soak: edit latency (median of {args.probes}) {latency_start:.1f} ms at start, {latency_end:.1f} ms at "
+          f"the end: {ratio:.2f}x (target <= 1.2x)")
+    print(f"soak: undo history {undo_end / 2**20:.1f} MiB in {undo_steps} steps at the end, peak "
+          f"{undo_peak / 2**20:.1f} MiB (cap {UNDO_BYTES / 2**20:.0f} MiB)")
     if errors:
         print("errors that reached the window:", *errors[:5], sep="\n  ")
         return 1
+    if args.strict and (growth >= 50 or ratio > 1.2 or undo_peak > UNDO_BYTES):
+        return 3
     return 0
 
 

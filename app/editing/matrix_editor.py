@@ -111,10 +111,12 @@ class MatrixEditor(QWidget):
 
     # ---- construction ------------------------------------------------------------------------
     def _build_actions(self) -> None:
+        # triggered(bool) passes `checked`: never let it reach paste()'s `text` (that made the
+        # Paste button and the context menu's Paste raise TypeError while only Ctrl+V worked)
         self.copy_action = QAction(self)
-        self.copy_action.triggered.connect(self.copy)
+        self.copy_action.triggered.connect(lambda _checked=False: self.copy())
         self.paste_action = QAction(self)
-        self.paste_action.triggered.connect(self.paste)
+        self.paste_action.triggered.connect(lambda _checked=False: self.paste())
         self.fill_menu = QMenu(self)
         self.fill_selection_menu = self.fill_menu.addMenu("")
         self.fill_all_menu = self.fill_menu.addMenu("")
@@ -270,11 +272,17 @@ class MatrixEditor(QWidget):
         if self.model.ref is not None and not self.model.ref.integer and self.selected_rect() is not None:
             self.fill("zeros")
 
-    def _context_menu(self, pos) -> None:
+    def context_menu(self) -> QMenu:
+        """The table's right-click menu: Copy, Paste, Fill selection ▸, Fill whole matrix ▸."""
         menu = QMenu(self)
         menu.addAction(self.copy_action)
         menu.addAction(self.paste_action)
         menu.addSeparator()
         menu.addMenu(self.fill_selection_menu)
         menu.addMenu(self.fill_all_menu)
+        return menu
+
+    def _context_menu(self, pos) -> None:
+        menu = self.context_menu()
         menu.exec(self.table.viewport().mapToGlobal(pos))
+        menu.deleteLater()

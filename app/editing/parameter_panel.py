@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from attention import Scenario, numbers
 from attention.generators import MAX_ELEMENTS
+from attention.scenario_io import INT_MAX
 
 from app.startup.devices import available_devices
 from app.pipeline.document import Document, only_input_numbers_changed
@@ -25,14 +26,18 @@ from app.viewmodel import edits
 from app.viewmodel.matrix_ref import MatrixRef
 from app.editing.matrix_editor import MatrixEditor
 from app.editing.problems import ProblemLabel, group_by_control
+from app.editing.wide_spin import ExactDoubleSpinBox, WideSpinBox
 
 SCORINGS = ("scaled_dot", "dot", "additive", "prob_sparse")
 PROJECTIONS = ("query", "key", "value", "out")
 FILL_VALUES = (-1e6, -math.inf)
 SIZE_FIELDS = ("batch", "L", "S", "d_model", "key_width", "value_width")
+#: Every whole number of the format is at most scenario_io.INT_MAX (2**31 - 1): the controls
+#: hold exactly that range, so whatever a file holds shows unclamped and whatever is typed saves.
+UNBOUNDED = INT_MAX
 
 
-def _set_value(spin: QSpinBox | QDoubleSpinBox, value: float) -> None:
+def _set_value(spin: QSpinBox | QDoubleSpinBox | WideSpinBox, value: float) -> None:
     """setValue only when the shown value would change (a double spin box rounds to its decimals)."""
     if isinstance(spin, QDoubleSpinBox):
         if round(spin.value(), spin.decimals()) == round(float(value), spin.decimals()):
@@ -62,6 +67,19 @@ def _set_visible(widget: QWidget, on: bool) -> None:
     explicitly, and its explicit state is what setVisible changes."""
     if widget.isHidden() == on:
         widget.setVisible(on)
+
+
+def _numbers_after(sc: Scenario, **changes) -> int:
+    """About how many numbers `sc` holds once n_heads / d_keys / d_values / hidden take
+    `changes` (inputs, the four projections at their new shapes, additive weights)."""
+    H = max(int(changes.get("n_heads", sc.n_heads)), 1)
+    dq = sc.d_model
+    dk = changes.get("d_keys", sc.d_keys) or dq // H
+    dv = changes.get("d_values", sc.d_values) or dq // H
+    hidden = changes.get("hidden", sc.additive.hidden if sc.additive is not None else 0)
+    n = sc.queries.size + sc.keys.size + sc.values.size
+    n += H * dk * (dq + int(sc.keys.shape[2])) + H * dv * (int(sc.values.shape[2]) + dq)
+    return n + H * int(hidden) * (2 * dk + 1)
 
 
 class ParameterPanel(QWidget):
@@ -107,8 +125,8 @@ class ParameterPanel(QWidget):
         form.addRow(p) if isinstance(form, QFormLayout) else form.addWidget(p)
         return p
 
-    def _spin(self, lo: int, hi: int, on_change: Callable[[int], None], special: str = "") -> QSpinBox:
-        s = QSpinBox(self)
+    def _spin(self, lo: int, hi: int, on_change: Callable[[int], None], special: str = "") -> WideSpinBox:
+        s = WideSpinBox(self)
         s.setRange(lo, hi)
         s.setKeyboardTracking(False)  # one edit per committed number, not per keystroke
         s.setAccelerated(True)
@@ -120,17 +138,17 @@ class ParameterPanel(QWidget):
     # ---- groups ------------------------------------------------------------------------------
     def _build_sizes(self) -> QGroupBox:
         box, form = self._group("sizes")
-        limits = {"batch": 4096, "L": 65536, "S": 65536, "d_model": 8192, "key_width": 8192, "value_width": 8192}
-        for key in SIZE_FIELDS:
-            self._row(form, key, self._spin(1, limits[key], lambda v, k=key: self._set_size(k, v)), problem=False)
+        for key in SIZE_FIELDS:  # no size can exceed the numbers the inputs may hold
+            self._row(form, key, self._spin(1, MAX_ELEMENTS, lambda v, k=key: self._set_size(k, v)), problem=False)
         self._problem(form, "sizes")
         return box
 
     def _build_heads(self) -> QGroupBox:
         box, form = self._group("heads")
-        self._row(form, "n_heads", self._spin(1, 1024, self._set_heads))
-        self._row(form, "d_keys", self._spin(0, 8192, lambda v: self._set_head_width("d_keys", v), special="auto"))
-        self._row(form, "d_values", self._spin(0, 8192, lambda v: self._set_head_width("d_values", v), special="auto"))
+        self._row(form, "n_heads", self._spin(1, UNBOUNDED, self._set_heads))
+        self._row(form, "d_keys", self._spin(0, UNBOUNDED, lambda v: self._set_head_width("d_keys", v), special="auto"))
+        self._row(form, "d_values", self._spin(0, UNBOUNDED, lambda v: self._set_head_width("d_values", v),
+                                               special="auto"))
         return box
 
     def _build_scoring(self) -> QGroupBox:
@@ -144,9 +162,7 @@ class ParameterPanel(QWidget):
         h.setContentsMargins(0, 0, 0, 0)
         self.scale_auto = QCheckBox(self)
         self.scale_auto.toggled.connect(self._set_scale_auto)
-        self.scale_spin = QDoubleSpinBox(self)
-        self.scale_spin.setDecimals(6)
-        self.scale_spin.setRange(-1e6, 1e6)
+        self.scale_spin = ExactDoubleSpinBox(self)  # every finite double, shown exactly
         self.scale_spin.setKeyboardTracking(False)
         self.scale_spin.valueChanged.connect(lambda v: self.doc.set_option("scale", float(v), self.tr("Change scale")))
         h.addWidget(self.scale_auto)
@@ -155,7 +171,7 @@ class ParameterPanel(QWidget):
         self.additive_box = QWidget(self)
         af = QFormLayout(self.additive_box)
         af.setContentsMargins(0, 0, 0, 0)
-        self._row(af, "hidden", self._spin(1, 4096, self._set_hidden), problem=False)
+        self._row(af, "hidden", self._spin(1, UNBOUNDED, self._set_hidden), problem=False)
         buttons = QHBoxLayout()
         self.additive_buttons: dict[str, QPushButton] = {}
         for name in ("W_q", "W_k", "w_v"):
@@ -171,8 +187,9 @@ class ParameterPanel(QWidget):
         pf.setContentsMargins(0, 0, 0, 0)
         # Through with_fields, not set_option: a sample recorded from a real model (sample_index)
         # no longer fits another factor, and a new seed means "draw from the seed" again.
-        self._row(pf, "factor", self._spin(1, 1000, lambda v: self._sampling("factor", int(v), self.tr("Change factor"))))
-        self._row(pf, "seed", self._spin(0, 2**31 - 1, lambda v: self._sampling("seed", int(v), self.tr("Change seed"))))
+        self._row(pf, "factor", self._spin(1, UNBOUNDED, lambda v: self._sampling("factor", int(v),
+                                                                                  self.tr("Change factor"))))
+        self._row(pf, "seed", self._spin(0, INT_MAX, lambda v: self._sampling("seed", int(v), self.tr("Change seed"))))
         mix = QCheckBox(self)
         mix.toggled.connect(lambda on: self.doc.set_option("mix", bool(on), self.tr("Change mix")))
         self._row(pf, "mix", mix)
@@ -259,16 +276,34 @@ class ParameterPanel(QWidget):
         new = edits.with_sizes(sc, **{key: int(value)})
         self.doc.replace(new, self.tr("Change {0} to {1}").format(self.labels[key].text(), value), merge_key=key)
 
+    def _refuse_if_too_big(self, key: str, **changes) -> bool:
+        """True (and a line under the control) when the weights that follow from `changes`
+        would hold more numbers than the window edits: nothing is allocated then."""
+        n = _numbers_after(self.doc.scenario, **changes)
+        if n <= MAX_ELEMENTS:
+            return False
+        self.problem_labels[key].set_lines([self.tr(
+            "{0}: the weights would hold {1:,} numbers, more than the {2:,} this window edits; nothing was changed"
+        ).format(key, n, MAX_ELEMENTS)])
+        self.sync(force=True)
+        return True
+
     def _set_heads(self, value: int) -> None:
+        if self._refuse_if_too_big("n_heads", n_heads=int(value)):
+            return
         new = edits.with_fields(self.doc.scenario, n_heads=int(value))
         self.doc.replace(new, self.tr("Change heads to {0}").format(value), merge_key="n_heads")
 
     def _set_head_width(self, field: str, value: int) -> None:
+        if self._refuse_if_too_big(field, **{field: int(value) or None}):
+            return
         new = edits.with_fields(self.doc.scenario, **{field: int(value) or None})
         self.doc.replace(new, self.tr("Change {0}").format(self.labels[field].text()), merge_key=field)
 
     def _set_hidden(self, value: int) -> None:
         if self.doc.scenario.additive is not None:
+            if self._refuse_if_too_big("additive", hidden=int(value)):
+                return
             self.doc.replace(edits.with_hidden(self.doc.scenario, int(value)), self.tr("Change hidden size"), merge_key="hidden")
 
     def _set_scoring(self, index: int) -> None:
@@ -312,39 +347,45 @@ class ParameterPanel(QWidget):
             return
         self._synced = sc
         blockers = [QSignalBlocker(w) for w in self._all_inputs()]
-        c = self.controls
-        for key, value in (("batch", sc.batch), ("L", sc.L), ("S", sc.S), ("d_model", sc.d_model),
-                           ("key_width", sc.keys.shape[2]), ("value_width", sc.values.shape[2]),
-                           ("n_heads", sc.n_heads), ("d_keys", sc.d_keys or 0), ("d_values", sc.d_values or 0),
-                           ("factor", sc.factor), ("seed", sc.seed)):
-            _set_value(c[key], int(value))
-        _set_index(c["scoring"], SCORINGS.index(sc.scoring) if sc.scoring in SCORINGS else -1)
-        _set_checked(self.scale_auto, sc.scale is None)
-        _set_enabled(self.scale_spin, sc.scale is not None)
         try:
-            _set_value(self.scale_spin, sc.resolved_scale())
-        except (ZeroDivisionError, ValueError):
-            pass
-        _set_visible(self.additive_box, sc.scoring == "additive")
-        _set_visible(self.sparse_box, sc.scoring == "prob_sparse")
-        if sc.additive is not None:
-            _set_value(c["hidden"], int(sc.additive.hidden))
-        _set_checked(c["mix"], bool(sc.mix))
-        _set_checked(c["causal"], bool(sc.causal))
-        mode = edits.valid_mode(sc)
-        _set_index(c["valid_mode"], edits.VALID_MODES.index(mode))
-        _set_visible(self.valid_editor, mode != "none")
-        self._sync_fill(sc)
-        for name in PROJECTIONS:
-            p = sc.projection(name)
-            _set_checked(self.weight_checks[name], p is not None)
-            _set_checked(self.bias_checks[name], p is not None and p.bias is not None)
-            _set_enabled(self.bias_checks[name], p is not None)
-            _set_enabled(self.edit_buttons[name], p is not None)
-        self._sync_devices(sc)
-        if c["dtype"].currentText() != sc.dtype:
-            c["dtype"].setCurrentText(sc.dtype)
-        del blockers
+            c = self.controls
+            for key, value in (("batch", sc.batch), ("L", sc.L), ("S", sc.S), ("d_model", sc.d_model),
+                               ("key_width", sc.keys.shape[2]), ("value_width", sc.values.shape[2]),
+                               ("n_heads", sc.n_heads), ("d_keys", sc.d_keys or 0), ("d_values", sc.d_values or 0),
+                               ("factor", sc.factor), ("seed", sc.seed)):
+                _set_value(c[key], int(value))
+            _set_index(c["scoring"], SCORINGS.index(sc.scoring) if sc.scoring in SCORINGS else -1)
+            _set_checked(self.scale_auto, sc.scale is None)
+            _set_enabled(self.scale_spin, sc.scale is not None)
+            try:
+                _set_value(self.scale_spin, sc.resolved_scale())
+            except (ZeroDivisionError, ValueError):
+                pass
+            _set_visible(self.additive_box, sc.scoring == "additive")
+            _set_visible(self.sparse_box, sc.scoring == "prob_sparse")
+            if sc.additive is not None:
+                _set_value(c["hidden"], int(sc.additive.hidden))
+            _set_checked(c["mix"], bool(sc.mix))
+            _set_checked(c["causal"], bool(sc.causal))
+            mode = edits.valid_mode(sc)
+            _set_index(c["valid_mode"], edits.VALID_MODES.index(mode))
+            _set_visible(self.valid_editor, mode != "none")
+            self._sync_fill(sc)
+            for name in PROJECTIONS:
+                p = sc.projection(name)
+                _set_checked(self.weight_checks[name], p is not None)
+                _set_checked(self.bias_checks[name], p is not None and p.bias is not None)
+                _set_enabled(self.bias_checks[name], p is not None)
+                _set_enabled(self.edit_buttons[name], p is not None)
+            self._sync_devices(sc)
+            if c["dtype"].currentText() != sc.dtype:
+                c["dtype"].setCurrentText(sc.dtype)
+        finally:
+            # unblock explicitly: blockers kept alive by the traceback of an exception raised
+            # here (setValue(2**31) on a QSpinBox) were destroyed at exit after their widgets,
+            # the likely cause of the `malloc_consolidate()` abort on quit (issue 13 item 3)
+            for b in blockers:
+                b.unblock()
 
     def _sync_fill(self, sc: Scenario) -> None:
         combo: QComboBox = self.controls["fill_value"]

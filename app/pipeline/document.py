@@ -23,6 +23,9 @@ from app.viewmodel.matrix_ref import MatrixRef
 
 #: Steps kept for undo.  A cell edit costs two numbers; a paste or fill, its block twice.
 UNDO_LIMIT = 500
+#: Bytes the undo history may hold.  Past this the oldest steps are dropped (at least the
+#: newest step is always kept): 500 resizes of a 28 MB scenario would otherwise keep 14 GB.
+UNDO_BYTES = 256 * 2**20
 
 
 class Document(QObject):
@@ -38,6 +41,8 @@ class Document(QObject):
         self._path = path
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
+        self.replaying = False  # True while the history is rebuilt: commands then change nothing
+        self.undo_budget = UNDO_BYTES
 
     # ---- state -------------------------------------------------------------------------------
     @property
@@ -71,26 +76,78 @@ class Document(QObject):
         self.undo_stack.setClean()
         self.path_changed.emit()
 
+    # ---- undo memory ---------------------------------------------------------------------------
+    def undo_bytes(self) -> int:
+        """Bytes of arrays the undo history keeps (each step counts what it alone holds)."""
+        stack = self.undo_stack
+        return sum(stack.command(i).nbytes() for i in range(stack.count()))
+
+    def _push(self, command) -> None:
+        self.undo_stack.push(command)
+        if self.undo_bytes() > self.undo_budget:
+            self._drop_oldest()
+
+    def _drop_oldest(self) -> None:
+        """Keep the newest steps that fit in `undo_budget` (at least one).  QUndoStack can only
+        drop old steps through its count limit, so the history is rebuilt from copies of the
+        steps kept, with `replaying` set: pushing and moving through them changes nothing, the
+        scenario on screen stays the very same object, and the clean state is kept if it was
+        among them."""
+        stack = self.undo_stack
+        sizes = [stack.command(i).nbytes() for i in range(stack.count())]
+        total, first = sum(sizes), 0
+        while total > self.undo_budget and first < len(sizes) - 1:
+            total -= sizes[first]
+            first += 1
+        if first == 0:
+            return
+        keep = [stack.command(i).clone() for i in range(first, stack.count())]
+        index, clean = stack.index() - first, stack.cleanIndex() - first
+        current = self._scenario
+        was = (stack.canUndo(), stack.canRedo(), stack.undoText(), stack.redoText(), stack.isClean())
+        self.replaying = True
+        stack.blockSignals(True)
+        try:
+            stack.clear()
+            for command in keep:
+                stack.push(command)
+            if 0 <= clean <= len(keep):
+                stack.setIndex(clean)
+                stack.setClean()
+            else:
+                stack.resetClean()
+            stack.setIndex(max(index, 0))
+        finally:
+            stack.blockSignals(False)
+            self.replaying = False
+            self._scenario = current
+        now = (stack.canUndo(), stack.canRedo(), stack.undoText(), stack.redoText(), stack.isClean())
+        stack.indexChanged.emit(stack.index())
+        for signal, before, after in zip((stack.canUndoChanged, stack.canRedoChanged, stack.undoTextChanged,
+                                          stack.redoTextChanged, stack.cleanChanged), was, now):
+            if before != after:
+                signal.emit(after)
+
     # ---- edits (each is one undo step) ------------------------------------------------------
     def set_cell(self, ref: MatrixRef, row: int, col: int, value: float) -> None:
-        self.undo_stack.push(undo.SetCells(self, ref, row, col, np.array([[float(value)]]), merge=True))
+        self._push(undo.SetCells(self, ref, row, col, np.array([[float(value)]]), merge=True))
 
     def set_block(self, ref: MatrixRef, row: int, col: int, block: np.ndarray, text: str) -> None:
         """A paste or fill: one undo step for the whole block."""
-        self.undo_stack.push(undo.SetCells(self, ref, row, col, np.asarray(block, dtype=np.float64), text=text))
+        self._push(undo.SetCells(self, ref, row, col, np.asarray(block, dtype=np.float64), text=text))
 
     def set_option(self, field: str, value: Any, text: str) -> None:
         """An option that resizes nothing (causal, scale, fill value, seed, device...)."""
         old = getattr(self._scenario, field)
         if _equal(old, value):
             return
-        self.undo_stack.push(undo.SetOption(self, field, old, value, text))
+        self._push(undo.SetOption(self, field, old, value, text))
 
     def replace(self, new: Scenario, text: str, merge_key: Optional[str] = None) -> None:
         """A change that may resize arrays (L, S, H, widths, switches): old and new scenarios."""
         if new is self._scenario:
             return
-        self.undo_stack.push(undo.ReplaceScenario(self, self._scenario, new, text, merge_key))
+        self._push(undo.ReplaceScenario(self, self._scenario, new, text, merge_key))
 
 
 def _equal(a: Any, b: Any) -> bool:

@@ -30,6 +30,20 @@ OPTION_ID = 1002
 REPLACE_ID = 1003
 
 
+def scenario_arrays(sc) -> list[np.ndarray]:
+    """Every array a Scenario holds (what an undo step may keep alive)."""
+    out = [sc.queries, sc.keys, sc.values]
+    for name in ("query", "key", "value", "out"):
+        p = sc.projection(name)
+        if p is not None:
+            out += [p.weight] + ([] if p.bias is None else [p.bias])
+    if sc.additive is not None:
+        out += [sc.additive.W_q, sc.additive.W_k, sc.additive.w_v]
+    if sc.valid_lens is not None:
+        out.append(sc.valid_lens)
+    return [a for a in out if isinstance(a, np.ndarray)]
+
+
 class SetCells(QUndoCommand):
     def __init__(self, doc: "Document", ref: MatrixRef, row: int, col: int, block: np.ndarray,
                  merge: bool = False, text: str = ""):
@@ -41,6 +55,16 @@ class SetCells(QUndoCommand):
         self.new = np.array(block, dtype=np.float64, copy=True)
         self.mergeable = merge and block.shape == (1, 1)
         self.setText(text or QCoreApplication.translate("undo", "Edit cell ({0}, {1})").format(row, col))
+
+    def nbytes(self) -> int:
+        return int(self.old.nbytes + self.new.nbytes)
+
+    def clone(self) -> "SetCells":
+        c = SetCells.__new__(SetCells)
+        QUndoCommand.__init__(c, self.text())
+        c.doc, c.ref, c.row, c.col, c.old, c.new = self.doc, self.ref, self.row, self.col, self.old, self.new
+        c.mergeable = False  # a kept step never merges with the next one
+        return c
 
     def id(self) -> int:
         return CELL_ID if self.mergeable else -1
@@ -55,19 +79,30 @@ class SetCells(QUndoCommand):
         return True
 
     def redo(self) -> None:
-        self.doc.apply(self.ref.with_block(self.doc.scenario, self.row, self.col, self.new))
+        if not self.doc.replaying:
+            self.doc.apply(self.ref.with_block(self.doc.scenario, self.row, self.col, self.new))
 
     def undo(self) -> None:
-        self.doc.apply(self.ref.with_block(self.doc.scenario, self.row, self.col, self.old))
+        if not self.doc.replaying:
+            self.doc.apply(self.ref.with_block(self.doc.scenario, self.row, self.col, self.old))
 
 
 class SetOption(QUndoCommand):
     def __init__(self, doc: "Document", field: str, old: Any, new: Any, text: str):
         super().__init__(text)
         self.doc, self.field, self.old, self.new = doc, field, old, new
+        self.mergeable = True
+
+    def nbytes(self) -> int:
+        return sum(int(v.nbytes) for v in (self.old, self.new) if isinstance(v, np.ndarray))
+
+    def clone(self) -> "SetOption":
+        c = SetOption(self.doc, self.field, self.old, self.new, self.text())
+        c.mergeable = False
+        return c
 
     def id(self) -> int:
-        return OPTION_ID
+        return OPTION_ID if self.mergeable else -1
 
     def mergeWith(self, other: QUndoCommand) -> bool:
         if not (isinstance(other, SetOption) and other.field == self.field):
@@ -78,16 +113,27 @@ class SetOption(QUndoCommand):
         return True
 
     def redo(self) -> None:
-        self.doc.apply(dataclasses.replace(self.doc.scenario, **{self.field: self.new}))
+        if not self.doc.replaying:
+            self.doc.apply(dataclasses.replace(self.doc.scenario, **{self.field: self.new}))
 
     def undo(self) -> None:
-        self.doc.apply(dataclasses.replace(self.doc.scenario, **{self.field: self.old}))
+        if not self.doc.replaying:
+            self.doc.apply(dataclasses.replace(self.doc.scenario, **{self.field: self.old}))
 
 
 class ReplaceScenario(QUndoCommand):
     def __init__(self, doc: "Document", old, new, text: str, merge_key: Optional[str] = None):
         super().__init__(text)
         self.doc, self.old, self.new, self.merge_key = doc, old, new, merge_key
+
+    def nbytes(self) -> int:
+        """The arrays only one of the two scenarios holds (the rest they share)."""
+        a, b = scenario_arrays(self.old), scenario_arrays(self.new)
+        ids_a, ids_b = {id(x) for x in a}, {id(x) for x in b}
+        return sum(int(x.nbytes) for x in a if id(x) not in ids_b) + sum(int(x.nbytes) for x in b if id(x) not in ids_a)
+
+    def clone(self) -> "ReplaceScenario":
+        return ReplaceScenario(self.doc, self.old, self.new, self.text(), None)
 
     def id(self) -> int:
         return REPLACE_ID if self.merge_key else -1
@@ -101,7 +147,9 @@ class ReplaceScenario(QUndoCommand):
         return True
 
     def redo(self) -> None:
-        self.doc.apply(self.new)
+        if not self.doc.replaying:
+            self.doc.apply(self.new)
 
     def undo(self) -> None:
-        self.doc.apply(self.old)
+        if not self.doc.replaying:
+            self.doc.apply(self.old)

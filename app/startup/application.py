@@ -136,6 +136,8 @@ def run(path: Optional[str] = None) -> int:
 
     window.recompute.ready.connect(on_trace)
     window.show()
+    if not launched:  # the start-up probe measures a launch, it never asks anything
+        QTimer.singleShot(0, window.offer_recovery)  # unsaved changes of a window that crashed
     code = app.exec()
     for thread in importer:
         thread.join()

@@ -9,19 +9,30 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 
 MAX_RECENT = 8
 
 
 class Settings:
-    def __init__(self, qsettings: Optional[QSettings] = None):
+    def __init__(self, qsettings: Optional[QSettings] = None, data_folder: Optional[Path] = None):
         self.q = qsettings if qsettings is not None else QSettings()
+        self._data_folder = data_folder
 
     @classmethod
     def at(cls, path: str | Path) -> "Settings":
-        """Settings stored in an INI file at `path` (tests, portable installs)."""
-        return cls(QSettings(str(path), QSettings.Format.IniFormat))
+        """Settings stored in an INI file at `path` (tests, portable installs); the data folder
+        (autosaves) is `<path without .ini>-data` beside it, never the user's."""
+        path = Path(path)
+        return cls(QSettings(str(path), QSettings.Format.IniFormat), path.with_name(path.stem + "-data"))
+
+    def data_folder(self) -> Path:
+        """Where the window keeps data of its own (autosaves): the user's application data
+        folder (QStandardPaths AppDataLocation), or the folder `at` chose."""
+        if self._data_folder is not None:
+            return self._data_folder
+        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+        return Path(folder) if folder else Path.home() / ".attention-explorer"
 
     # ---- recent files ------------------------------------------------------------------------
     def recent_files(self) -> list[str]:

@@ -454,6 +454,10 @@
       <translation>无法打开 {0}；当前场景保持不变。</translation>
     </message>
     <message>
+      <source>Opened {0}, but it cannot be computed as it stands: fix the problems shown next to their controls (the panes keep the last good numbers).</source>
+      <translation>已打开 {0}，但它目前无法计算：请修正各控件旁显示的问题（各窗格保留上一次正确的数值）。</translation>
+    </message>
+    <message>
       <source>Opened {0}</source>
       <translation>已打开 {0}</translation>
     </message>
@@ -470,8 +474,24 @@
       <translation>场景文件 (*.json)</translation>
     </message>
     <message>
+      <source>Write-protected file</source>
+      <translation>写保护的文件</translation>
+    </message>
+    <message>
+      <source>"{0}" is write-protected. Replace it anyway (it stays write-protected)?</source>
+      <translation>“{0}”是写保护的。仍要替换它吗（替换后仍保持写保护）？</translation>
+    </message>
+    <message>
+      <source>Not saved: {0} is write-protected</source>
+      <translation>未保存：{0} 是写保护的</translation>
+    </message>
+    <message>
       <source>Could not save {0}; nothing was written.</source>
       <translation>无法保存 {0}；没有写入任何内容。</translation>
+    </message>
+    <message>
+      <source>Saved {0}, but it cannot be computed as it stands; it opens with these problems next to their controls.</source>
+      <translation>已保存 {0}，但它目前无法计算；打开时这些问题会显示在相应控件旁。</translation>
     </message>
     <message>
       <source>Saved {0}</source>
@@ -636,6 +656,30 @@
     <message>
       <source>&amp;Redo</source>
       <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+      <source>Restore unsaved changes?</source>
+      <translation>恢复未保存的修改？</translation>
+    </message>
+    <message>
+      <source>Restore</source>
+      <translation>恢复</translation>
+    </message>
+    <message>
+      <source>Discard them</source>
+      <translation>丢弃这些修改</translation>
+    </message>
+    <message>
+      <source>Not now</source>
+      <translation>以后再说</translation>
+    </message>
+    <message>
+      <source>Attention Explorer did not close normally. It kept the changes to "{0}" that were not saved ({1}), as they were at {2}. Restore them? You can then save them or keep editing.</source>
+      <translation>Attention Explorer 上次没有正常关闭。它保留了对“{0}”尚未保存的修改（{1}），时间为 {2}。要恢复这些修改吗？恢复后可以保存或继续编辑。</translation>
+    </message>
+    <message>
+      <source>Restored the unsaved changes to {0}</source>
+      <translation>已恢复对 {0} 的未保存修改</translation>
     </message>
     <message>
       <source>Parameters</source>
@@ -922,6 +966,7 @@
     <name>ParameterPanel</name>
     <message>
       <source>Change scale</source>
+      <extracomment>Every whole number of the format is at most scenario_io.INT_MAX (2**31 - 1): the controls hold exactly that range, so whatever a file holds shows unclamped and whatever is typed saves.</extracomment>
       <translation>修改缩放系数</translation>
     </message>
     <message>
@@ -955,6 +1000,10 @@
     <message>
       <source>Change {0} to {1}</source>
       <translation>将 {0} 改为 {1}</translation>
+    </message>
+    <message>
+      <source>{0}: the weights would hold {1:,} numbers, more than the {2:,} this window edits; nothing was changed</source>
+      <translation>{0}：权重将包含 {1:,} 个数，超过本窗口可编辑的 {2:,} 个；未做任何修改</translation>
     </message>
     <message>
       <source>Change heads to {0}</source>

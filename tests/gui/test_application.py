@@ -31,7 +31,8 @@ sys.exit(run(sys.argv[2] if len(sys.argv) > 2 else None))
 
 
 def _run(tmp_path, *args):
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT),
+               XDG_DATA_HOME=str(tmp_path / "data"))  # autosaves: never the user's folder
     return subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path), *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
 

@@ -60,7 +60,7 @@ def test_os_failure_is_a_clear_error_and_keeps_the_old_file(saved, monkeypatch, 
     def fail(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(scenario_io.os, victim, fail)
+    monkeypatch.setattr(os, victim, fail)
     with pytest.raises(ScenarioError) as err:
         scenario_io.save(_changed(sc), path)
     monkeypatch.undo()
@@ -103,3 +103,122 @@ def test_text_that_is_not_unicode_is_refused_before_touching_the_disk(saved):
         scenario_io.save(dataclasses.replace(sc, title={"en": "bad \udc80", "zh": ""}), path)
     assert err.value.lines == ["title.en: cannot save; the text holds characters that are not valid Unicode"]
     assert path.read_bytes() == before and os.listdir(path.parent) == [path.name]
+
+
+# ---- leftovers of interrupted saves, symlinks, write protection, long names (issue 13, 7-8) ----
+
+KILLED_SAVE = r"""
+import os, signal, sys
+from attention import safe_write, scenario_io
+sc = scenario_io.load(sys.argv[2])
+def chunks():
+    for i, c in enumerate(scenario_io._chunks(scenario_io.to_dict(sc))):
+        if i == 30:
+            os.kill(os.getpid(), signal.SIGKILL)  # killed halfway through writing the temporary
+        yield c
+safe_write.write_atomic(sys.argv[1], chunks())
+"""
+
+
+def _killed_save(path, source) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-c", KILLED_SAVE, str(path), str(source)], cwd=root,
+                       env=dict(os.environ, PYTHONPATH=str(root)), timeout=120)
+    assert r.returncode == -9
+
+
+def test_a_killed_save_leaves_its_temporary_and_the_next_save_removes_it(saved, tmp_path):
+    from attention import safe_write
+
+    path, sc, before = saved
+    _killed_save(path, TOY)
+    first = sorted(set(os.listdir(tmp_path)) - {path.name})
+    assert len(first) == 1 and first[0].startswith(".mine.json.") and first[0].endswith(".tmp")
+    _killed_save(path, TOY)  # the next save removes the first one's leftover, then dies itself
+    left = sorted(set(os.listdir(tmp_path)) - {path.name})
+    assert len(left) == 1 and left != first
+    assert path.read_bytes() == before  # the old file, complete
+    others = ["notes.txt", ".mine.json.backup", ".mine.json.abcdefgh.tmp.keep", ".other.json.abcdefgh.tmp",
+              ".mine.json.ABCDEFGH.tmp"]  # not names the project makes for this target
+    for name in others:
+        (tmp_path / name).write_text("keep me")
+    assert safe_write.stale_temporaries(path) == [tmp_path / left[0]]
+    scenario_io.save(_changed(sc), path)
+    assert sorted(os.listdir(tmp_path)) == sorted([path.name, *others])
+    assert same(scenario_io.load(path), _changed(sc))
+
+
+def test_a_running_save_keeps_its_temporary(saved):
+    """A temporary that a running save holds is not stale: only dead saves' leftovers go."""
+    import fcntl
+
+    from attention import safe_write
+
+    path, _, _ = saved
+    tmp = path.parent / ".mine.json.abc123_z.tmp"
+    fd = os.open(tmp, os.O_CREAT | os.O_WRONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert safe_write.stale_temporaries(path) == []
+        assert safe_write.remove_stale(path) == 0 and tmp.exists()
+    finally:
+        os.close(fd)
+    assert safe_write.stale_temporaries(path) == [tmp]
+
+
+def test_saving_over_a_symlink_writes_through_it(saved, tmp_path):
+    path, sc, _ = saved
+    link = tmp_path / "link.json"
+    link.symlink_to(path.name)
+    scenario_io.save(_changed(sc), link)
+    assert link.is_symlink() and os.readlink(link) == path.name
+    assert same(scenario_io.load(path), _changed(sc))
+    assert sorted(os.listdir(tmp_path)) == ["link.json", "mine.json"]
+
+
+def test_saving_over_a_symlink_to_another_folder(saved, tmp_path):
+    path, sc, _ = saved
+    elsewhere = tmp_path / "lessons"
+    elsewhere.mkdir()
+    link = elsewhere / "current.json"
+    link.symlink_to(path)
+    scenario_io.save(_changed(sc), link)
+    assert link.is_symlink() and same(scenario_io.load(path), _changed(sc))
+    assert os.listdir(elsewhere) == ["current.json"]
+
+
+def test_a_write_protected_file_is_not_overwritten_unless_asked(saved):
+    path, sc, before = saved
+    os.chmod(path, 0o444)
+    with pytest.raises(scenario_io.WriteProtectedError) as err:
+        scenario_io.save(_changed(sc), path)
+    assert "write-protected" in err.value.lines[0] and path.read_bytes() == before
+    scenario_io.save(_changed(sc), path, overwrite_protected=True)  # the window asked, the person said yes
+    assert same(scenario_io.load(path), _changed(sc))
+    assert oct(os.stat(path).st_mode & 0o777) == oct(0o444)  # still protected
+    assert os.listdir(path.parent) == [path.name]
+
+
+@pytest.mark.parametrize("name", ["a" * 246 + ".json", "é" * 123 + ".json", "名" * 82 + ".json"])
+def test_a_name_of_up_to_255_bytes_saves(tmp_path, name):
+    assert len(os.fsencode(name)) >= 250
+    sc = scenario_io.load(TOY)
+    path = tmp_path / name
+    scenario_io.save(sc, path)
+    scenario_io.save(_changed(sc), path)
+    assert os.listdir(tmp_path) == [name] and same(scenario_io.load(path), _changed(sc))
+
+
+def test_long_names_keep_their_temporaries_apart(tmp_path):
+    from attention import safe_write
+
+    a, b = "x" * 245 + "a.json", "x" * 245 + "b.json"
+    pa, pb = safe_write.temp_prefix(a), safe_write.temp_prefix(b)
+    assert pa != pb and len(os.fsencode(pa)) + 12 <= 255
+    (tmp_path / f"{pb}abcdefgh.tmp").write_text("b's")
+    assert safe_write.stale_temporaries(tmp_path / a) == []
+    assert safe_write.stale_temporaries(tmp_path / b) == [tmp_path / f"{pb}abcdefgh.tmp"]

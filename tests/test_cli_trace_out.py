@@ -1,0 +1,115 @@
+"""`main.py trace` knows how big its output would be (issue 13 item 5): it refuses JSON text
+above a limit before building any, saying how big it would be, and offers a compact .npz
+(--out FILE.npz) and only some steps (--steps a,b)."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import attention
+from attention import cli, scenario_io, trace_json, trace_out
+from resources import list_presets
+
+PRESETS = [p for p, _ in list_presets()]
+TOY = PRESETS[0]
+
+
+def _run(capsys, *args):
+    code = cli.main(["trace", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_above_the_limit_is_refused_before_it_is_built(capsys, monkeypatch):
+    built = []
+    monkeypatch.setattr(trace_json, "trace_to_dict", lambda *a, **k: built.append(1))
+    code, out, err = _run(capsys, TOY, "--max-json", "2KB")
+    assert code == 2 and out == "" and not built
+    line = err.strip()
+    assert "\n" not in line and "KiB as JSON text" in line
+    assert "--out FILE.npz" in line and "--steps" in line and "--max-json" in line
+
+
+def test_the_estimate_is_close_to_the_real_size():
+    for path in PRESETS:
+        sc = scenario_io.load(path)
+        trace = attention.run(sc)
+        real = len(trace_json.dumps(trace, sc))
+        assert 0.8 * real <= trace_out.estimate_json_bytes(trace) <= 1.25 * real, path.name
+
+
+def test_npz_holds_every_step_exactly(capsys, tmp_path):
+    target = tmp_path / "toy.npz"
+    code, out, err = _run(capsys, TOY, "--out", target)
+    assert code == 0 and out == "" and err == ""
+    trace = attention.run(scenario_io.load(TOY))
+    with np.load(target, allow_pickle=False) as z:
+        meta = json.loads(str(z["meta"]))
+        assert meta["format"] == "attention-explorer/trace" and meta["encoding"] == "npz"
+        assert [s["id"] for s in meta["steps"]] == list(trace.ids)
+        for s in trace.steps:
+            got = z[f"step/{s.id}"]
+            assert got.shape == s.shape and got.dtype == s.numpy().dtype
+            assert np.array_equal(got, s.numpy(), equal_nan=True), s.id
+        for name, t in trace.parameters.items():
+            assert np.array_equal(z[f"parameter/{name}"], t.numpy())
+    assert os.listdir(tmp_path) == ["toy.npz"]
+
+
+def test_only_the_steps_asked_for(capsys):
+    code, out, _ = _run(capsys, TOY, "--steps", "scores,attention_weights")
+    assert code == 0
+    doc = json.loads(out)
+    assert [s["id"] for s in doc["steps"]] == ["scores", "attention_weights"]
+    full = attention.run(scenario_io.load(TOY))
+    for s in doc["steps"]:
+        assert np.array_equal(np.array(s["data"]), full.array(s["id"]))
+    assert set(doc["parameters"]) == set(full.parameters)
+
+
+def test_steps_make_a_big_trace_fit(capsys):
+    sc = scenario_io.load(TOY)
+    trace = attention.run(sc)
+    small = trace_out.estimate_json_bytes(trace, ["attention_weights"])
+    assert small < trace_out.estimate_json_bytes(trace)
+    code, out, _ = _run(capsys, TOY, "--steps", "attention_weights", "--max-json", str(small + 1024))
+    assert code == 0 and [s["id"] for s in json.loads(out)["steps"]] == ["attention_weights"]
+
+
+def test_an_unknown_step_is_named(capsys):
+    code, out, err = _run(capsys, TOY, "--steps", "scores,nope")
+    assert code == 2 and out == "" and "no step 'nope'" in err and "scores" in err
+
+
+@pytest.mark.parametrize("bad", [["--out", "trace.txt"], ["--max-json", "lots"]])
+def test_bad_options(capsys, tmp_path, bad):
+    code, out, err = _run(capsys, TOY, *bad)
+    assert code == 2 and out == "" and err.count("\n") == 1
+
+
+def test_json_to_a_file(capsys, tmp_path):
+    code, out, _ = _run(capsys, TOY, "--out", tmp_path / "t.json")
+    assert code == 0 and out == ""
+    assert json.loads((tmp_path / "t.json").read_text())["format"] == "attention-explorer/trace"
+
+
+def test_a_write_protected_output_is_refused(capsys, tmp_path):
+    target = tmp_path / "t.npz"
+    target.write_bytes(b"keep")
+    os.chmod(target, 0o444)
+    code, _, err = _run(capsys, TOY, "--out", target)
+    assert code == 2 and "write-protected" in err and target.read_bytes() == b"keep"
+    script = tmp_path / "s.py"
+    script.write_text("keep")
+    os.chmod(script, 0o444)
+    assert cli.main(["script", str(TOY), "--out", str(script)]) == 2
+    assert script.read_text() == "keep" and "write-protected" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, n", [("0", 0), ("500MB", 500 * 2**20), ("2g", 2 * 2**30), ("1024", 1024),
+                                     ("1.5KiB", 1536), ("lots", None), ("-1", None)])
+def test_parse_size(text, n):
+    assert trace_out.parse_size(text) == n

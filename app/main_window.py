@@ -56,7 +56,7 @@ class MainWindow(QMainWindow):
         self._failed_lines: Optional[list[str]] = None  # the problems on screen now, if any
         self._undo_state: Optional[tuple] = None  # what the Undo/Redo texts were made from
         self.document = Document(scenario if scenario is not None else fresh_scenario(), parent=self)
-        self.recompute = Recomputer(self.document, self)
+        self.recompute = Recomputer(self.document, self, hints=lambda: self.view.display_hints())
         self._build_central()
         self._build_actions()
         self._build_menus()

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 from app.startup import i18n
 from app.teaching import lessons
 from app.panes.export import PNG_SCALE, export_pane_image
-from app.panes import prepared
 from app.panes.steps_view import StepsView
 
 if TYPE_CHECKING:
@@ -59,9 +58,7 @@ def image_name(index: int, step_id: str) -> str:
 
 @contextlib.contextmanager
 def _hidden_view(lang: str):
-    """A StepsView laid out as on screen but never shown there.  The module-wide hints the
-    engine's worker uses to reuse the window's pictures are left as the window set them."""
-    hints = prepared.batch_hint, prepared.drawn_hint
+    """A StepsView laid out as on screen but never shown there."""
     view = StepsView()
     view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
     view.set_language(lang)
@@ -70,7 +67,6 @@ def _hidden_view(lang: str):
     try:
         yield view
     finally:
-        prepared.batch_hint, prepared.drawn_hint = hints
         view.hide()
         view.deleteLater()
 

@@ -19,14 +19,22 @@ from typing import Optional, Protocol
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGraphicsItem,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 import attention
-from app.viewmodel import pane_text
-from app.panes.flow_layout import FlowLayout
 from app.panes import prepared
+from app.panes.flow_layout import FlowLayout
 from app.panes.step_pane import StepPane
+from app.viewmodel import pane_text
 
 #: what a lens gives back per step id: (picture to draw, notice {"en", "zh"} or None)
 Shown = tuple[prepared.PanePicture, Optional[dict]]

@@ -159,6 +159,7 @@ def test_every_cell_recombines_to_the_trace(traces, name):
             _check_cell(tr, sid, idx, rel)
 
 
+@pytest.mark.slow
 @settings(max_examples=25)
 @given(props.scenarios())
 def test_random_scenarios_recombine(sc: Scenario):

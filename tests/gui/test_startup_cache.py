@@ -1,6 +1,7 @@
 """Start-up traces (attention.trace_cache): the very first launch draws the first preset's trace
 shipped in resources/, and a second launch of any other scenario draws the trace the first one
-kept, before torch has loaded; every launch exits cleanly.  Real processes, as a person starts them."""
+kept, before torch has loaded (and writes it anew when the engine computes otherwise); every
+launch exits cleanly.  Real processes, as a person starts them: slow."""
 from __future__ import annotations
 
 import os
@@ -9,6 +10,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -33,17 +37,27 @@ def test_the_very_first_launch_draws_the_shipped_trace(tmp_path):
 def test_second_launch_draws_the_kept_trace_and_exits_cleanly(tmp_path):
     import dataclasses
 
+    import attention
     import resources
-    from attention import scenario_io
+    from attention import scenario_io, trace_cache
 
     sc = scenario_io.load(resources.list_presets()[0][0])
     q = sc.queries.copy()
     q[0, 0, 0] += 0.5  # a scenario no launch has computed
     path = tmp_path / "changed.json"
     scenario_io.save(dataclasses.replace(sc, queries=q), path)
+    sc = scenario_io.load(path)
     cache = tmp_path / "cache"
     first = _launch(tmp_path, cache, str(path))
     kept = list(cache.rglob("startup-trace.npz"))
     assert first == {**first, "first-trace": "fresh"} and {"window", "frame"} <= set(first) and len(kept) == 1
+    engine = trace_cache.load(sc, kept[0])
+    assert engine is not None and trace_cache.same_numbers(engine, attention.run(sc))
+    # as if an older engine had kept it: other numbers under the same key
+    other = attention.Trace(tuple(attention.Step(s.id, s.numpy() * 2 if s.id == "output" else s.numpy(), s.dims)
+                                  for s in engine.steps), engine.options, {}, engine.warnings)
+    trace_cache.save(other, sc, kept[0])
     second = _launch(tmp_path, cache, str(path))
     assert second["first-trace"] == "kept" and {"window", "frame"} <= set(second)
+    again = trace_cache.load(sc, kept[0])
+    assert again is not None and trace_cache.same_numbers(again, engine)  # written anew by the engine

@@ -117,11 +117,11 @@ def _qsettings_users(files: list[Path]) -> list[str]:
 
 def test_only_the_settings_wrapper_uses_qsettings():
     """Preferences go through app.startup.settings.Settings' typed accessors: no raw QSettings,
-    and no reaching through the wrapper to its QSettings (`settings.q`) from anywhere else."""
+    and no reaching through the wrapper to its QSettings (`settings._q`) from anywhere else."""
     files = sorted((ROOT / "app").rglob("*.py")) + [ROOT / "main.py"]
     assert _qsettings_users(files) == [SETTINGS_MODULE]
     through = [str(f.relative_to(ROOT)) for f in files if str(f.relative_to(ROOT)) != SETTINGS_MODULE
-               and any(isinstance(n, ast.Attribute) and n.attr == "q" and isinstance(n.value, ast.Attribute)
+               and any(isinstance(n, ast.Attribute) and n.attr in ("q", "_q") and isinstance(n.value, ast.Attribute)
                        and n.value.attr == "settings" for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))))]
     assert through == []
 

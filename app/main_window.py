@@ -4,6 +4,10 @@ Data flow: a control or a cell pushes an undo command -> the Document swaps its 
 emits `changed` -> the Recomputer runs the engine (coalesced, maybe off-thread) -> `ready`
 shows the trace in the StepsView, or `failed` puts each problem line next to the control that
 caused it and marks the last good panes stale.
+
+Features (handout, Explain / Compare / Quiz, presentation, ...) install through the typed
+`app.features.FeatureHost` the window builds (`_feature_host`); a new one is one line in
+`_install_features`.
 """
 from __future__ import annotations
 

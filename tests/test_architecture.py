@@ -117,7 +117,7 @@ def _qsettings_users(files: list[Path]) -> list[str]:
 
 def test_only_the_settings_wrapper_uses_qsettings():
     """Preferences go through app.startup.settings.Settings' typed accessors: no raw QSettings,
-    and no reaching through the wrapper to its QSettings (`settings._q`) from anywhere else."""
+    and no reaching through the wrapper to its QSettings (`settings.q`) from anywhere else."""
     files = sorted((ROOT / "app").rglob("*.py")) + [ROOT / "main.py"]
     assert _qsettings_users(files) == [SETTINGS_MODULE]
     through = [str(f.relative_to(ROOT)) for f in files if str(f.relative_to(ROOT)) != SETTINGS_MODULE

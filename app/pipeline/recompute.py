@@ -10,8 +10,9 @@ Every scenario also runs on the worker until the engine (and torch) has been imp
 start-up the window opens before that import has finished; waiting for it would freeze the
 window).  Every request (`Request`) carries a generation number and what the view shows now
 (`DisplayHints`: which batch item to prepare, which pictures to reuse); only the newest result
-is delivered, so the panes never show numbers that belong to an older scenario (or a mix).  Results come back to the GUI
-thread through a queued Qt signal with a @Slot receiver (PySide6 cross-thread rule).
+is delivered, so the panes never show numbers that belong to an older scenario (or a mix).
+Results come back to the GUI thread through a queued Qt signal with a @Slot receiver (PySide6
+cross-thread rule).
 """
 from __future__ import annotations
 
@@ -26,10 +27,11 @@ from typing import Callable, Optional
 from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QMetaObject, QObject, Qt, QThread, QTimer, Signal, Slot
 
 import attention
-from app.panes import prepared
-from app.pipeline.document import Document
-from app.startup import devices
 from attention import Scenario, ScenarioError, Trace
+
+from app.startup import devices
+from app.pipeline.document import Document
+from app.panes import prepared
 
 BACKGROUND_WORK = 200_000  # B*H*L*S (plus input sizes) above which the engine runs off the GUI thread
 FRAME_MS = 16
@@ -40,14 +42,14 @@ def estimated_work(sc: Scenario) -> int:
     return sc.batch * H * sc.L * sc.S + sc.queries.size + sc.keys.size + sc.values.size
 
 
-#: set once attention.engine (and so torch) has been imported completely, by `compute`
+#: set once the worker has computed a trace: attention.engine (and so torch) is then imported completely
 _engine_imported = threading.Event()
 
 
 def engine_ready() -> bool:
-    """True once a computation has got hold of attention.run (the engine and torch are then
-    imported completely).  Until then every scenario goes to the worker: importing torch on the
-    GUI thread, or waiting there for another thread's import of it, would freeze the window."""
+    """True once the worker has computed a trace (the engine and torch are then imported
+    completely).  Until then every scenario goes to the worker: importing torch on the GUI
+    thread, or waiting there for another thread's import of it, would freeze the window."""
     return _engine_imported.is_set()
 
 
@@ -76,9 +78,7 @@ def compute(sc: Scenario) -> tuple[Optional[Trace], list[str]]:
     attention.run checks the scenario itself (attention.problems) and raises ScenarioError
     with those lines, so they are not worked out twice per edit."""
     try:
-        run = attention.run  # imports the engine (and torch) on first use
-        _engine_imported.set()
-        return run(sc), []
+        return attention.run(sc), []
     except ScenarioError as e:
         return None, list(e.lines)
     except MemoryError:
@@ -194,6 +194,8 @@ class Recomputer(QObject):
         t0 = time.perf_counter()
         trace, lines = compute(sc)
         seconds = time.perf_counter() - t0
+        if trace is not None:
+            _engine_imported.set()
         if trace is not None and gen == self.generation:  # (a newer request makes this one moot)
             prepare_display(trace, sc, request.hints)
         self._delivered.emit(gen, sc, trace, lines, seconds)

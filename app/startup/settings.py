@@ -18,7 +18,7 @@ MAX_RECENT = 8
 
 class Settings:
     def __init__(self, qsettings: Optional[QSettings] = None):
-        self._q = qsettings if qsettings is not None else QSettings()
+        self.q = qsettings if qsettings is not None else QSettings()
 
     @classmethod
     def at(cls, path: str | Path) -> "Settings":
@@ -27,59 +27,59 @@ class Settings:
 
     # ---- recent files ------------------------------------------------------------------------
     def recent_files(self) -> list[str]:
-        value = self._q.value("recent_files", [], type=list)
+        value = self.q.value("recent_files", [], type=list)
         return [str(v) for v in value if v]
 
     def add_recent(self, path: str | Path) -> None:
         p = str(Path(path).resolve())
         files = [p] + [f for f in self.recent_files() if f != p]
-        self._q.setValue("recent_files", files[:MAX_RECENT])
+        self.q.setValue("recent_files", files[:MAX_RECENT])
 
     def remove_recent(self, path: str | Path) -> None:
-        self._q.setValue("recent_files", [f for f in self.recent_files() if f != str(path)])
+        self.q.setValue("recent_files", [f for f in self.recent_files() if f != str(path)])
 
     # ---- window --------------------------------------------------------------------------------
     def geometry(self) -> Optional[QByteArray]:
-        value = self._q.value("window/geometry")
+        value = self.q.value("window/geometry")
         return value if isinstance(value, QByteArray) and not value.isEmpty() else None
 
     def set_geometry(self, data: QByteArray) -> None:
-        self._q.setValue("window/geometry", data)
+        self.q.setValue("window/geometry", data)
 
     def splitter_state(self, name: str) -> Optional[QByteArray]:
-        value = self._q.value(f"window/splitter_{name}")
+        value = self.q.value(f"window/splitter_{name}")
         return value if isinstance(value, QByteArray) and not value.isEmpty() else None
 
     def set_splitter_state(self, name: str, data: QByteArray) -> None:
-        self._q.setValue(f"window/splitter_{name}", data)
+        self.q.setValue(f"window/splitter_{name}", data)
 
     # ---- language ------------------------------------------------------------------------------
     def language(self) -> Optional[str]:
-        value = self._q.value("language", "", type=str)
+        value = self.q.value("language", "", type=str)
         return value if value in ("en", "zh") else None
 
     def set_language(self, lang: str) -> None:
-        self._q.setValue("language", lang)
+        self.q.setValue("language", lang)
 
     # ---- teaching tools --------------------------------------------------------------------------
     def explain_visible(self) -> bool:
         """Whether the Explain panel was open when the window last closed."""
-        value = self._q.value("explain/visible", False)
+        value = self.q.value("explain/visible", False)
         return value is True or str(value).lower() in ("true", "1")
 
     def set_explain_visible(self, visible: bool) -> None:
-        self._q.setValue("explain/visible", bool(visible))
+        self.q.setValue("explain/visible", bool(visible))
 
     def quiz_tolerance(self, default: float) -> float:
         """The quiz's tolerance; `default` when unset, not a number or negative."""
         try:
-            value = float(self._q.value("quiz/tolerance", default))
+            value = float(self.q.value("quiz/tolerance", default))
         except (TypeError, ValueError):
             return default
         return value if value >= 0 else default
 
     def set_quiz_tolerance(self, value: float) -> None:
-        self._q.setValue("quiz/tolerance", float(value))
+        self.q.setValue("quiz/tolerance", float(value))
 
     def sync(self) -> None:
-        self._q.sync()
+        self.q.sync()

@@ -115,13 +115,14 @@ def run(path: Optional[str] = None) -> int:
     relay.ready.connect(window.params.sync)  # the device list: CUDA is offered once known
     importer: list[threading.Thread] = []
 
+    # (ruff's F821 below: run() ends with `del window`; these closures all run before that)
     def import_torch() -> None:
         if cached is not None:  # draw last launch's trace now, and let it paint before torch takes the GIL
-            window.recompute.show_cached(cached, startup)
+            window.recompute.show_cached(cached, startup)  # noqa: F821
             for _ in range(3):
                 app.processEvents()
         importer.append(devices.import_torch_in_background(relay.ready.emit, also=("attention.engine",)))
-        window.recompute.release()  # the first trace: computed on the engine's thread
+        window.recompute.release()  # noqa: F821 (the first trace: computed on the engine's thread)
 
     _after_first_paint(window, import_torch)
     settled: list[bool] = []

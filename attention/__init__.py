@@ -16,15 +16,15 @@ _HOME = {
     "run": "attention.engine",
     "Additive": "attention.scenario", "Projection": "attention.scenario", "Scenario": "attention.scenario",
     "ScenarioError": "attention.scenario", "problems": "attention.scenario",
-    "PIPELINE": "attention.trace", "STEP_TEXT": "attention.trace", "Step": "attention.trace", "Trace": "attention.trace",
+    "PIPELINE": "attention.trace", "Step": "attention.trace", "Trace": "attention.trace",
 }
 
-__all__ = ["Additive", "PIPELINE", "Projection", "STEP_TEXT", "Scenario", "ScenarioError", "Step", "Trace", "problems", "run"]
+__all__ = ["Additive", "PIPELINE", "Projection", "Scenario", "ScenarioError", "Step", "Trace", "problems", "run"]
 
 if _typing.TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from attention.engine import run
     from attention.scenario import Additive, Projection, Scenario, ScenarioError, problems
-    from attention.trace import PIPELINE, STEP_TEXT, Step, Trace
+    from attention.trace import PIPELINE, Step, Trace
 
 
 def __getattr__(name: str) -> _typing.Any:

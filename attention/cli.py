@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Optional
 
+from attention import words
 from attention.scenario import DEVICES, DTYPES, Scenario, ScenarioError
 
 DESCRIPTION = (
@@ -62,6 +63,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as e:  # usage errors (2) and --help (0); argparse already printed
         return int(e.code) if isinstance(e.code, int) else 2
+    if getattr(args, "lang", None):
+        words.set_language(args.lang)  # the catalogue's words (titles, formulas, ...) in the language asked for
     try:
         return {"validate": _validate, "trace": _trace, "presets": _presets,
                 "explain": _explain, "script": _script}[args.command](args)

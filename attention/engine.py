@@ -1,6 +1,7 @@
 """run(scenario) -> Trace: the one place attention is computed.
 
-Orchestration only; the arithmetic of each step lives in steps.py, masks.py and prob_sparse.py.
+Orchestration only; the arithmetic of each step lives in steps.py, masks.py and prob_sparse.py,
+and what each step's axes index (its dims) in its record in step_registry.py.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Optional
 import numpy as np
 import torch
 
-from attention import masks, prob_sparse, steps
+from attention import masks, prob_sparse, step_registry, steps
 from attention.scenario import PROJECTIONS, Scenario, ScenarioError, problems
 from attention.trace import Step, Trace
 
@@ -118,19 +119,22 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     def proj(name: str, x: torch.Tensor) -> torch.Tensor:
         return steps.project(x, params.get(f"projection.{name}.weight"), params.get(f"projection.{name}.bias"))
 
+    def step(sid: str, t: torch.Tensor) -> Step:
+        return Step(sid, t, step_registry.BY_ID[sid].dims, sc.scoring)
+
     out: list[Step] = []
-    add = lambda sid, t, dims: out.append(Step(sid, t, dims))  # noqa: E731
+    add = lambda sid, t: out.append(step(sid, t))  # noqa: E731
 
     Q = proj("query", params["queries"])  # (B, L, H*E)
     K = proj("key", params["keys"])  # (B, S, H*E)
     V = proj("value", params["values"])  # (B, S, H*D)
-    add("projection.query", Q, ("B", "L", "H*dk"))
-    add("projection.key", K, ("B", "S", "H*dk"))
-    add("projection.value", V, ("B", "S", "H*dv"))
+    add("projection.query", Q)
+    add("projection.key", K)
+    add("projection.value", V)
     q, k, v = steps.split_heads(Q, H), steps.split_heads(K, H), steps.split_heads(V, H)
-    add("head_split.query", q, ("B", "L", "H", "dk"))
-    add("head_split.key", k, ("B", "S", "H", "dk"))
-    add("head_split.value", v, ("B", "S", "H", "dv"))
+    add("head_split.query", q)
+    add("head_split.key", k)
+    add("head_split.value", v)
 
     valid = None if sc.valid_lens is None else torch.as_tensor(np.asarray(sc.valid_lens, dtype=np.float64))
     mask = masks.build_mask(B, L, S, sc.causal, valid, dev)  # (B, L, S) or None
@@ -157,26 +161,26 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         weights = prob_sparse.effective_weights(top_masked, parts, L, sc.causal)
         del top, top_masked
         extras += [
-            Step("extra.sample_index", parts.sample_index, ("L", "n_sample")),
-            Step("extra.sample_count", parts.sample_count, ("L", "S")),
-            Step("extra.sampled_scores", parts.sampled_scores, ("B", "H", "L", "n_sample")),
-            Step("extra.sparsity", parts.sparsity, ("B", "H", "L")),
-            Step("extra.top_index", parts.top_index, ("B", "H", "n_top")),
-            Step("extra.selected", parts.selected, ("B", "H", "L")),
+            step("extra.sample_index", parts.sample_index),
+            step("extra.sample_count", parts.sample_count),
+            step("extra.sampled_scores", parts.sampled_scores),
+            step("extra.sparsity", parts.sparsity),
+            step("extra.top_index", parts.top_index),
+            step("extra.selected", parts.selected),
         ]
-    add("scores", scores, ("B", "H", "L", "S"))
-    add("masked_scores", masked, ("B", "H", "L", "S"))
-    add("attention_weights", weights, ("B", "H", "L", "S"))
+    add("scores", scores)
+    add("masked_scores", masked)
+    add("attention_weights", weights)
 
     ctx = steps.weighted_sum(weights, v)  # (B, L, H, D)
-    add("weighted_sum", ctx, ("B", "L", "H", "dv"))
+    add("weighted_sum", ctx)
     cat = steps.concat_heads(ctx, mix=sc.mix)
-    add("concat", cat, ("B", "L", "H*dv"))
-    add("output", proj("out", cat), ("B", "L", "d_out"))
+    add("concat", cat)
+    add("output", proj("out", cat))
 
     if mask is not None:
         full = mask.all(dim=-1)  # (B, L)
-        extras[:0] = [Step("extra.mask", mask, ("B", "L", "S")), Step("extra.fully_masked", full, ("B", "L"))]
+        extras[:0] = [step("extra.mask", mask), step("extra.fully_masked", full)]
         warning = _fully_masked_warning(full, sc.fill_value)
         if warning:
             warnings.append(warning)

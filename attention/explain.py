@@ -22,7 +22,8 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from attention.trace import PIPELINE, STEP_TEXT, Trace
+from attention import step_registry
+from attention.trace import Trace
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class Explanation:
     def text(self, lang: str = "en") -> str:
         """The whole explanation as printable lines: cell = value, formula, terms, result, summary."""
         lang = "zh" if lang == "zh" else "en"
-        title = STEP_TEXT[self.step_id][0 if lang == "en" else 1] if self.step_id in STEP_TEXT else self.step_id
+        title = step_registry.title(self.step_id)[lang] if self.step_id in step_registry.BY_ID else self.step_id
         where = ", ".join(str(i) for i in self.index)
         lines = [f"{title}: {self.step_id}[{where}] = {_value_text(self.step_id, self.value)}", f"  {self.formula[lang]}"]
         masked_word = " (masked)" if lang == "en" else "（已掩蔽）"
@@ -93,7 +94,7 @@ class ExplainError(ValueError):
 
 def explainable(trace: Trace) -> tuple[str, ...]:
     """The step ids explain() supports for this trace, in pipeline order, then extras."""
-    return tuple(sid for sid in trace.ids if sid in _EXPLAINERS)
+    return tuple(sid for sid in trace.ids if sid in step_registry.BY_ID)
 
 
 def explain(trace: Trace, step_id: str, index: Sequence[int]) -> Explanation:
@@ -104,7 +105,9 @@ def explain(trace: Trace, step_id: str, index: Sequence[int]) -> Explanation:
     step = trace[step_id]
     idx = _check_index(step_id, tuple(step.dims), tuple(step.numpy().shape), index)
     ctx = _Ctx(trace)
-    return _EXPLAINERS[step_id](ctx, step_id, idx)
+    # the step's record names its explainer, one of the functions below (attention/step_registry.py)
+    explainer: Callable[[_Ctx, str, tuple[int, ...]], Explanation] = globals()[step_registry.record(step_id).explain]
+    return explainer(ctx, step_id, idx)
 
 
 def _check_index(step_id: str, dims: tuple[str, ...], shape: tuple[int, ...], index: Sequence[int]) -> tuple[int, ...]:
@@ -681,7 +684,7 @@ def _mask_cell(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     summ = (_tx(f"Masked: {' and '.join(m_en)}.", f"被掩蔽：{'且'.join(m_zh)}。") if masked
             else _tx(f"Not masked: {' and '.join(k_en)}.", f"未被掩蔽：{'且'.join(k_zh)}。"))
     term = Term(_tx("True" if masked else "False", "True" if masked else "False"), v, masked=masked)
-    return _explanation(step_id, idx, v, _tx(STEP_TEXT["extra.mask"][2], STEP_TEXT["extra.mask"][3]), [term], v, summ,
+    return _explanation(step_id, idx, v, step_registry.formula("extra.mask"), [term], v, summ,
                         _tx(str(masked), str(masked)))
 
 
@@ -819,15 +822,3 @@ def _selected(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         _tx(f"selected[{b},{h},{l}] = ({l} ∈ top_index[{b},{h},:])", f"selected[{b},{h},{l}] = ({l} ∈ top_index[{b},{h},:])"),
         terms, 1.0 if chosen else 0.0, summ, combine, (Source("extra.sparsity", (b, h, l)),))
 
-
-_EXPLAINERS: dict[str, Callable[[_Ctx, str, tuple[int, ...]], Explanation]] = {
-    "projection.query": _projection, "projection.key": _projection, "projection.value": _projection,
-    "head_split.query": _head_split, "head_split.key": _head_split, "head_split.value": _head_split,
-    "scores": _scores, "masked_scores": _masked_scores, "attention_weights": _weights,
-    "weighted_sum": _weighted_sum, "concat": _concat, "output": _projection,
-    "extra.mask": _mask_cell, "extra.fully_masked": _fully_masked,
-    "extra.sample_index": _sample_index, "extra.sample_count": _sample_count,
-    "extra.sampled_scores": _sampled_scores, "extra.sparsity": _sparsity,
-    "extra.top_index": _top_index, "extra.selected": _selected,
-}
-assert set(PIPELINE) <= set(_EXPLAINERS)

@@ -9,6 +9,9 @@ tests check by running it.
 
 Run the exported script with `--json` to get one JSON object {step id: nested list} instead of
 the printed tensors, and with `--dtype float64|float32` to override the scenario's dtype.
+
+Each step of the main pipeline writes its own part of the script (the snippet its record in
+attention/step_registry.py names), headed by its id and formula, in pipeline order.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import math
 
 import numpy as np
 
+from attention import step_registry
 from attention.scenario import Scenario, ScenarioError, problems
 
 
@@ -24,11 +28,12 @@ def python_script(sc: Scenario) -> str:
     errs = problems(sc)
     if errs:
         raise ScenarioError(errs)
-    parts = [_header(sc), _numbers(sc), _projections(sc)]
-    parts.append(_additive(sc) if sc.scoring == "additive" else
-                 _prob_sparse(sc) if sc.scoring == "prob_sparse" else _dot(sc))
-    parts.append(_tail(sc))
-    return "\n".join(parts)
+    parts = [_header(sc), _numbers(sc), _LINEAR]
+    for rec in step_registry.RECORDS:
+        if rec.script is not None:  # each step's record names its snippet, one of the functions below
+            parts.append(globals()[rec.script](sc, rec.id))
+    parts.append(_TAIL)
+    return "".join(parts)
 
 
 # ---- literals --------------------------------------------------------------------------------
@@ -147,89 +152,83 @@ def _numbers(sc: Scenario) -> str:
     return "".join(out)
 
 
-def _projections(sc: Scenario) -> str:
-    lines = ["\n# ---- 1. projections: nn.Linear, y = x @ W.T + b (no weight: the input itself) ----------\n",
-             "def linear(x, W, b):\n",
-             "    if W is None:\n",
-             "        return x  # identity (d2l's scoring functions have no projection)\n",
-             "    y = x @ W.T\n",
-             "    return y if b is None else y + b\n\n",
-             "Q = linear(queries, W_q, b_q)  # (B, L, H*d_k)\n",
-             "K = linear(keys, W_k, b_k)  # (B, S, H*d_k)\n",
-             "V = linear(values, W_v, b_v)  # (B, S, H*d_v)\n",
-             'show("projection.query", Q)\n', 'show("projection.key", K)\n', 'show("projection.value", V)\n',
-             "\n# ---- 2. split into heads: head h owns columns h*d ... (h+1)*d - 1 ---------------------------\n",
-             "q = Q.view(B, L, H, -1)  # (B, L, H, d_k)\n",
-             "k = K.view(B, S, H, -1)  # (B, S, H, d_k)\n",
-             "v = V.view(B, S, H, -1)  # (B, S, H, d_v)\n",
-             'show("head_split.query", q)\n', 'show("head_split.key", k)\n', 'show("head_split.value", v)\n',
-             "\n# ---- 3. the mask: True = this key is hidden from this query --------------------------------\n",
-             ]
-    if sc.valid_lens is None and not sc.causal:
-        lines.append("mask = None  # no valid lengths, not causal: nothing is masked\n")
-    else:
-        lines.append("s_pos = torch.arange(S)  # key positions\n")
-        lines.append("mask = torch.zeros(B, L, S, dtype=torch.bool)\n")
-    if sc.valid_lens is not None:
-        if np.asarray(sc.valid_lens).ndim == 1:
-            lines.append("lens = valid_lens[:, None].expand(B, L)  # every query row of item b uses item b's length\n")
-        else:
-            lines.append("lens = valid_lens  # one length per query row\n")
-        lines.append("mask |= s_pos[None, None, :] >= lens[:, :, None]  # key s masked when s >= valid length\n")
-    if sc.causal:
-        lines.append("l_pos = torch.arange(L)\n")
-        lines.append("mask |= (s_pos[None, :] > l_pos[:, None])[None]  # causal: key s masked when s > query l\n")
-    return "".join(lines)
+_LINEAR = """
+def linear(x, W, b):
+    \"\"\"nn.Linear: y = x @ W.T + b; no weight: the input itself (d2l's scoring functions have none).\"\"\"
+    if W is None:
+        return x
+    y = x @ W.T
+    return y if b is None else y + b
+"""
+
+_TAIL = """
+if AS_JSON:  # NaN and infinities are written as NaN / Infinity / -Infinity (Python's json reads them)
+    print(json.dumps({name: t.tolist() for name, t in steps.items()}))
+"""
 
 
-def _dot(sc: Scenario) -> str:
+def _section(sc: Scenario, step_id: str) -> str:
+    """The comment that heads a step's snippet: its id and its formula."""
+    title = f"# ---- {step_id}: {step_registry.formula(step_id, sc.scoring)['en']} "
+    return "\n" + title + "-" * max(4, 100 - len(title)) + "\n"
+
+
+def _show(step_id: str, name: str) -> str:
+    return f'show("{step_id}", {name})\n'
+
+
+# ---- one snippet per step, in pipeline order ---------------------------------------------------
+
+_PROJECTED = {  # which -> (input, weight, bias, result, its shape)
+    "query": ("queries", "W_q", "b_q", "Q", "(B, L, H*d_k)"),
+    "key": ("keys", "W_k", "b_k", "K", "(B, S, H*d_k)"),
+    "value": ("values", "W_v", "b_v", "V", "(B, S, H*d_v)"),
+}
+
+
+def _projection(sc: Scenario, step_id: str) -> str:
+    x, w, b, out, shape = _PROJECTED[step_id.split(".", 1)[1]]
+    return _section(sc, step_id) + f"{out} = linear({x}, {w}, {b})  # {shape}\n" + _show(step_id, out)
+
+
+def _head_split(sc: Scenario, step_id: str) -> str:
+    which = step_id.split(".", 1)[1]
+    name, source, n, d = {"query": ("q", "Q", "L", "d_k"), "key": ("k", "K", "S", "d_k"),
+                          "value": ("v", "V", "S", "d_v")}[which]
+    return (_section(sc, step_id)
+            + f"{name} = {source}.view(B, {n}, H, -1)  # (B, {n}, H, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
+            + _show(step_id, name))
+
+
+def _scores(sc: Scenario, step_id: str) -> str:
+    if sc.scoring == "additive":
+        scale = ("scores = scores * scale  # an explicit scale\n" if sc.resolved_scale() != 1.0
+                 else "# additive attention is not scaled\n")
+        return (_section(sc, step_id)
+                + "# d2l additive attention, per head\n"
+                'fq = torch.einsum("blhe,hne->bhln", q, A_W_q)  # W_q q for every query: (B, H, L, hidden)\n'
+                'fk = torch.einsum("bshe,hne->bhsn", k, A_W_k)  # W_k k for every key: (B, H, S, hidden)\n'
+                "features = torch.tanh(fq[:, :, :, None, :] + fk[:, :, None, :, :])  # (B, H, L, S, hidden)\n"
+                "scores = (features @ A_w_v[None, :, None, :, None]).squeeze(-1)  # w_v . features: (B, H, L, S)\n"
+                + scale + _show(step_id, "scores"))
+    if sc.scoring == "prob_sparse":
+        return _prob_sparse_scores(sc, step_id)
     what = "scaled dot product" if sc.scoring == "scaled_dot" else "dot product"
-    return (f"\n# ---- 4. scores: {what}, scores[b,h,l,s] = scale * q_l . k_s -----------------------------\n"
+    return (_section(sc, step_id)
+            + f"# {what}\n"
             "qh = q.transpose(1, 2)  # (B, H, L, d_k)\n"
             "kh = k.transpose(1, 2)  # (B, H, S, d_k)\n"
             "scores = (qh * scale) @ kh.transpose(-2, -1)  # (B, H, L, S); the scale is applied to q first, as the engine does\n"
-            'show("scores", scores)\n'
-            + _mask_and_softmax())
+            + _show(step_id, "scores"))
 
 
-def _mask_and_softmax() -> str:
-    return ("\n# ---- 5. masked scores: masked entries := fill value (d2l style, on the scaled scores) ---------\n"
-            "masked_scores = scores if mask is None else scores.masked_fill(mask[:, None, :, :], fill_value)\n"
-            'show("masked_scores", masked_scores)\n'
-            "\n# ---- 6. attention weights: softmax over the keys ----------------------------------------------\n"
-            "# A fully masked row: with -1e6 every entry is equal, so the weights are uniform 1/S;\n"
-            "# with -inf, exp(-inf - (-inf)) is NaN, so the row is NaN.\n"
-            "attention_weights = torch.softmax(masked_scores, dim=-1)  # (B, H, L, S)\n"
-            'show("attention_weights", attention_weights)\n')
-
-
-def _additive(sc: Scenario) -> str:
-    scale = ("scores = scores * scale  # an explicit scale\n" if sc.resolved_scale() != 1.0 else "# additive attention is not scaled\n")
-    return ("\n# ---- 4. scores: d2l additive attention, score = w_v . tanh(W_q q + W_k k), per head ------------\n"
-            'fq = torch.einsum("blhe,hne->bhln", q, A_W_q)  # W_q q for every query: (B, H, L, hidden)\n'
-            'fk = torch.einsum("bshe,hne->bhsn", k, A_W_k)  # W_k k for every key: (B, H, S, hidden)\n'
-            "features = torch.tanh(fq[:, :, :, None, :] + fk[:, :, None, :, :])  # (B, H, L, S, hidden)\n"
-            "scores = (features @ A_w_v[None, :, None, :, None]).squeeze(-1)  # w_v . features: (B, H, L, S)\n"
-            + scale + 'show("scores", scores)\n' + _mask_and_softmax())
-
-
-def _prob_sparse(sc: Scenario) -> str:
+def _prob_sparse_scores(sc: Scenario, step_id: str) -> str:
     import torch  # only to write down the engine's draw of sampled keys
 
     n_sample, n_top = sc.prob_sparse_sizes()
     gen = torch.Generator(device="cpu").manual_seed(int(sc.seed))
     idx = torch.randint(sc.S, (sc.L, n_sample), generator=gen).numpy()
-    lazy = ("lazy = torch.ones(L, S, dtype=dtype).tril()  # causal: a lazy query's output is the cumulative sum of V up to l\n"
-            "base = lazy.expand(B, H, L, S).clone()\n" if sc.causal else
-            "base = torch.full((B, H, L, S), 1.0 / S, dtype=dtype)  # a lazy query's output is the mean of V over all keys\n")
-    top_mask = ("top_masked = top\n" if not sc.causal else
-                "b_i = torch.arange(B)[:, None, None]\n"
-                "top_masked = top.masked_fill(mask[b_i, top_index], fill_value)  # the mask rows of the chosen queries\n")
-    masked = ("masked_scores = scores  # no mask\n" if not sc.causal else
-              "masked_scores = torch.full((B, H, L, S), float(\"nan\"), dtype=dtype)\n"
-              "masked_scores.scatter_(2, rows, top_masked)\n")
-    return f'''
-# ---- 4. ProbSparse (Informer): score only the most "peaked" queries ---------------------------
+    return _section(sc, step_id) + f'''# ProbSparse (Informer): score only the most "peaked" queries
 n_sample, n_top = {n_sample}, {n_top}  # factor c = {sc.factor}: c*ceil(ln S), c*ceil(ln L), clipped to S and L
 # The keys sampled for each query, as the engine drew them:
 #   torch.randint(S, (L, n_sample), generator=torch.Generator(device="cpu").manual_seed({int(sc.seed)}))
@@ -248,33 +247,69 @@ top = (q_top @ kh.transpose(-2, -1)) * scale  # (B, H, n_top, S): scores of the 
 rows = top_index[..., None].expand(-1, -1, -1, S)  # where the chosen rows go in (B, H, L, S)
 scores = torch.full((B, H, L, S), float("nan"), dtype=dtype)  # NaN: never computed
 scores.scatter_(2, rows, top)
-show("scores", scores)
-
-# ---- 5. masked scores (causal only: ProbSparse has no valid lengths) ----------------------------
-{top_mask}{masked}show("masked_scores", masked_scores)
-
-# ---- 6. attention weights: softmax on the chosen rows; the weights the lazy rows really use ------
-{lazy}attention_weights = base.scatter_(2, rows, torch.softmax(top_masked, dim=-1))
-show("attention_weights", attention_weights)
-'''
+''' + _show(step_id, "scores")
 
 
-def _tail(sc: Scenario) -> str:
+def _mask(sc: Scenario) -> str:
+    """The mask (True = this key is hidden from this query), or None."""
+    lines = ["# the mask: True = this key is hidden from this query\n"]
+    if sc.valid_lens is None and not sc.causal:
+        lines.append("mask = None  # no valid lengths, not causal: nothing is masked\n")
+        return "".join(lines)
+    lines.append("s_pos = torch.arange(S)  # key positions\n")
+    lines.append("mask = torch.zeros(B, L, S, dtype=torch.bool)\n")
+    if sc.valid_lens is not None:
+        if np.asarray(sc.valid_lens).ndim == 1:
+            lines.append("lens = valid_lens[:, None].expand(B, L)  # every query row of item b uses item b's length\n")
+        else:
+            lines.append("lens = valid_lens  # one length per query row\n")
+        lines.append("mask |= s_pos[None, None, :] >= lens[:, :, None]  # key s masked when s >= valid length\n")
+    if sc.causal:
+        lines.append("l_pos = torch.arange(L)\n")
+        lines.append("mask |= (s_pos[None, :] > l_pos[:, None])[None]  # causal: key s masked when s > query l\n")
+    return "".join(lines)
+
+
+def _masked_scores(sc: Scenario, step_id: str) -> str:
+    if sc.scoring == "prob_sparse":  # causal only: ProbSparse has no valid lengths
+        masked = ("top_masked = top\nmasked_scores = scores  # no mask\n" if not sc.causal else
+                  "top_masked = top.masked_fill(mask[b_i, top_index], fill_value)  # the mask rows of the chosen queries\n"
+                  "masked_scores = torch.full((B, H, L, S), float(\"nan\"), dtype=dtype)\n"
+                  "masked_scores.scatter_(2, rows, top_masked)\n")
+    else:
+        masked = ("# d2l style, on the scaled scores\n"
+                  "masked_scores = scores if mask is None else scores.masked_fill(mask[:, None, :, :], fill_value)\n")
+    return _section(sc, step_id) + _mask(sc) + masked + _show(step_id, "masked_scores")
+
+
+def _weights(sc: Scenario, step_id: str) -> str:
+    if sc.scoring == "prob_sparse":
+        lazy = ("lazy = torch.ones(L, S, dtype=dtype).tril()  # causal: a lazy query's output is the cumulative sum of V up to l\n"
+                "base = lazy.expand(B, H, L, S).clone()\n" if sc.causal else
+                "base = torch.full((B, H, L, S), 1.0 / S, dtype=dtype)  # a lazy query's output is the mean of V over all keys\n")
+        return (_section(sc, step_id)
+                + "# softmax on the chosen rows; the weights the lazy rows really use\n" + lazy
+                + "attention_weights = base.scatter_(2, rows, torch.softmax(top_masked, dim=-1))\n"
+                + _show(step_id, "attention_weights"))
+    return (_section(sc, step_id)
+            + "# A fully masked row: with -1e6 every entry is equal, so the weights are uniform 1/S;\n"
+            "# with -inf, exp(-inf - (-inf)) is NaN, so the row is NaN.\n"
+            "attention_weights = torch.softmax(masked_scores, dim=-1)  # (B, H, L, S)\n"
+            + _show(step_id, "attention_weights"))
+
+
+def _weighted_sum(sc: Scenario, step_id: str) -> str:
+    return (_section(sc, step_id)
+            + "out = (attention_weights @ v.transpose(1, 2)).transpose(1, 2)  # (B, L, H, d_v)\n"
+            + _show(step_id, "out"))
+
+
+def _concat(sc: Scenario, step_id: str) -> str:
     concat = ("concat = out.transpose(1, 2).contiguous().view(B, L, -1)  # mix: Time-Series-Library views the (B, H, L, d_v)\n"
               "# context as (B, L, H*d_v) without a transpose, so one row holds pieces of several positions\n"
               if sc.mix else "concat = out.reshape(B, L, -1)  # heads side by side: (B, L, H*d_v)\n")
-    return f'''
-# ---- 7. weighted sum of values: out[b,l,h] = sum_s A[b,h,l,s] v[b,s,h] --------------------------
-out = (attention_weights @ v.transpose(1, 2)).transpose(1, 2)  # (B, L, H, d_v)
-show("weighted_sum", out)
+    return _section(sc, step_id) + concat + _show(step_id, "concat")
 
-# ---- 8. concatenate the heads ------------------------------------------------------------------
-{concat}show("concat", concat)
 
-# ---- 9. output projection ----------------------------------------------------------------------
-output = linear(concat, W_o, b_o)  # (B, L, d_out)
-show("output", output)
-
-if AS_JSON:  # NaN and infinities are written as NaN / Infinity / -Infinity (Python's json reads them)
-    print(json.dumps({{name: t.tolist() for name, t in steps.items()}}))
-'''
+def _output(sc: Scenario, step_id: str) -> str:
+    return _section(sc, step_id) + "output = linear(concat, W_o, b_o)  # (B, L, d_out)\n" + _show(step_id, "output")

@@ -117,7 +117,8 @@ def load(sc: Scenario, path: Path, engine: Optional[str] = None) -> Optional[Tra
             tag = engine if engine is not None else engine_fingerprint()
             if meta.get("version") != VERSION or meta.get("key") != key_for(sc, tag):
                 return None
-            steps = tuple(Step(sid, data[f"s{i}"], tuple(dims)) for i, (sid, dims) in enumerate(meta["steps"]))
+            scoring = meta["options"].get("scoring")
+            steps = tuple(Step(sid, data[f"s{i}"], tuple(dims), scoring) for i, (sid, dims) in enumerate(meta["steps"]))
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
         return None
     return Trace(steps, meta["options"], {}, tuple(meta["warnings"]))

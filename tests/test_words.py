@@ -3,6 +3,7 @@ same placeholders, and no text is empty.  One test for the whole catalogue, what
 from __future__ import annotations
 
 import importlib
+import re
 
 import pytest
 
@@ -54,3 +55,23 @@ def test_text_fills_placeholders_and_follows_the_language():
         assert words.text(key, "en", **args) != words.text(key, "zh", **args)
     finally:
         words.set_language(before)
+
+
+#: Chinese texts allowed to read exactly as the English: Python's own words
+SAME_IN_BOTH = {"True", "False"}
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_WORD = re.compile(r"[A-Za-z]{3,}")
+_CODE_TOKEN = re.compile(r"\S*[_=^(){}\[\]/.\d]\S*")  # K.view(B,, W_q, d_model, topk(M, ...: code, not words
+
+
+def test_the_chinese_is_chinese():
+    """A Chinese text with no Chinese in it is an English text left untranslated, unless it is
+    code or a formula (nothing but code tokens and short symbols) or one of SAME_IN_BOTH."""
+    bad = []
+    for name, module in _topics():
+        for key, zh in module.ZH.items():
+            if _CJK.search(zh) or zh in SAME_IN_BOTH:
+                continue
+            if _WORD.findall(_CODE_TOKEN.sub(" ", zh)):
+                bad.append(f"{name}:{key}: {zh!r}")
+    assert bad == []

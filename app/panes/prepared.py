@@ -25,7 +25,7 @@ from pyqtgraph import functions_qimage
 from PySide6.QtGui import QImage
 
 from app.panes import colormaps
-from app.viewmodel.pane_data import MASKED_STEPS, PaneData, pane_data, same_numbers, tokens_of
+from app.viewmodel.pane_data import PaneData, pane_data, same_numbers, tokens_of, veiled
 from attention.trace import Trace
 
 #: pixels in one pane above which its QImages are made here, not at paint time on the GUI thread
@@ -109,7 +109,7 @@ def prepare_pane(trace: Trace, step_id: str, batch: int, frame: tuple, mask: Opt
     step = trace[step_id]
     key = (frame, step.dims)
     raw = batch_slice(trace, step_id, batch)
-    step_mask = mask if step_id in MASKED_STEPS else None
+    step_mask = mask if veiled(step_id) else None
     if (previous is not None and previous.key == key and same_numbers(raw, previous.raw)
             and same_numbers(step_mask, previous.mask)):
         return previous

@@ -2,6 +2,8 @@
 
 Installing or removing a translator makes Qt send LanguageChange to every widget; each widget
 retranslates itself in changeEvent.  Qt's own strings (dialog buttons) come from qtbase_zh_CN.
+The words the Qt-free code writes (step titles, pane words, lessons) come from the catalogue
+(attention.words), whose current language `set_language` switches along with Qt's.
 """
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from pathlib import Path
 from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+from attention import words
 
 TRANSLATIONS = Path(__file__).resolve().parents[2] / "resources" / "translations"
 LANGUAGES = ("en", "zh")
@@ -32,6 +36,7 @@ def set_language(lang: str, app: Optional[QCoreApplication] = None) -> str:
     global _current
     app = app or QCoreApplication.instance()
     lang = lang if lang in LANGUAGES else "en"
+    words.set_language(lang)
     if app is None or (lang == _current and (_installed or lang == "en")):
         _current = lang
         return _current

@@ -61,8 +61,9 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     _quiet_offscreen_notice()
 
-    from attention import ScenarioError
+    from attention import ScenarioError, words
 
+    words.set_language(args.lang)  # the handout's words, whatever the catalogue spoke before
     try:
         return _render(args)
     except ScenarioError as e:

@@ -4,7 +4,7 @@ The pictures are the window's own: the trace is shown in a StepsView that is nev
 screen, and each pane is written with app.panes.export's PNG export (the step's title and formula
 inside the picture), so a handout looks like the window.  The page holds, per step, the title,
 the picture (embedded as a base64 data URI, so the one file can be mailed or printed), the
-formula, the shape and the step's explanation from app.teaching.lessons; the scenario's title and notes
+formula, the shape and the step's explanation from app.viewmodel.lessons; the scenario's title and notes
 come first.  Nothing here computes attention: every number is the engine's trace.
 
 Used by `python main.py render` (app.startup.render_cli) and by the window's File menu (`install`).
@@ -23,7 +23,7 @@ from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from app.startup import i18n
-from app.teaching import lessons
+from app.viewmodel import lessons
 from app.panes.export import PNG_SCALE, export_pane_image
 from app.panes.steps_view import StepsView
 
@@ -104,7 +104,7 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
             steps.append(HandoutStep(
                 id=sid, title=step.title[lang], formula=step.formula[lang],
                 shape=pane.data.shape_text(lang) if pane.data is not None else "",
-                explanation=lessons.explanation(sid, trace.options), png=path))
+                explanation=lessons.explanation(sid, trace.options, lang), png=path))
     return steps
 
 

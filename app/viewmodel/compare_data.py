@@ -19,37 +19,20 @@ import numpy as np
 
 from app.viewmodel import cell_format
 from app.viewmodel.pane_data import PaneData, pane_data
+from attention import words
 from attention.trace import Trace
 
 #: kinds whose differences set the shared scale (a mask or an index changing by 1 must not
 #: flatten the scale of the scores)
 SCALE_KINDS = ("signed", "weights")
 
-TEXT = {
-    "suffix": ("difference: current − pinned", "差值：当前 − 固定"),
-    "phrase": ("{diff} (now {now}, pinned {pinned})", "{diff}（当前 {now}，固定 {pinned}）"),
-    "shape_changed": (
-        "Shape changed: {pinned} when pinned, {now} now. A cell-by-cell difference cannot be drawn.",
-        "形状已改变：固定时为 {pinned}，现在为 {now}。无法逐格求差。",
-    ),
-    "not_pinned": (
-        "This step is not in the pinned trace, so there is no difference to show.",
-        "固定的结果中没有这一步，因此没有差值可显示。",
-    ),
-    "no_batch": (
-        "The pinned trace has no batch item {b}, so there is no difference to show.",
-        "固定的结果中没有第 {b} 个批次样本，因此没有差值可显示。",
-    ),
-}
-
-
 def text(key: str, lang: str, **kw) -> str:
-    en, zh = TEXT[key]
-    return (zh if lang == "zh" else en).format(**kw)
+    """Compare's words (``compare.<key>`` in attention/words/teaching.py) in `lang`."""
+    return words.text(f"compare.{key}", lang, **kw)
 
 
 def notice(key: str, **kw) -> dict[str, str]:
-    return {lang: text(key, lang, **kw) for lang in ("en", "zh")}
+    return {lang: text(key, lang, **kw) for lang in words.LANGS}
 
 
 @dataclass(frozen=True)
@@ -60,8 +43,7 @@ class DiffPaneData(PaneData):
     pinned: Optional[np.ndarray] = None  # the same cells of the pinned trace
 
     def shape_text(self, lang: str) -> str:
-        sep = "；" if lang == "zh" else "; "
-        return super().shape_text(lang) + sep + text("suffix", lang)
+        return text("shape", lang, shape=super().shape_text(lang))
 
     def value_phrase(self, m: int, r: int, c: int, lang: str) -> str:
         diff = self.block[m, r, c]

@@ -7,7 +7,9 @@ Every step becomes one or more 2-D matrices with named axes:
 - a step with heads and one more axis (sparsity M, selected, top_index) becomes one matrix with
   the heads as columns;
 - a vector (fully_masked) becomes one column.
-Axes are described by the engine's dim names, so a label always says what it indexes.
+Axes are described by the engine's dim names, so a label always says what it indexes.  What kind
+of numbers a step holds, what an index step points into and which steps the mask veils come
+from the step's record (attention/step_registry.py).
 """
 from __future__ import annotations
 
@@ -17,13 +19,10 @@ from typing import Optional, Sequence
 import numpy as np
 
 from app.viewmodel import cell_format, pane_text
+from attention import step_registry, words
 from attention.trace import Step, Trace
 
 PER_HEAD_KINDS = ("signed", "weights")
-#: steps whose values are indices into another axis: step id -> the dim they index
-INDEX_STEPS = {"extra.sample_index": "S", "extra.top_index": "L"}
-#: steps on which extra.mask is drawn over the matrix
-MASKED_STEPS = ("masked_scores", "attention_weights")
 
 
 @dataclass(frozen=True)
@@ -55,8 +54,7 @@ class Axis:
             return pane_text.head_name(i, lang)
         if self.dim == "flag":
             return ""
-        sep = "" if lang == "zh" else " "
-        text = f"{noun}{sep}{i}"
+        text = words.text("pane.position", lang, noun=noun, i=i)
         if self.tokens is not None:
             text += f" “{self.tokens[i]}”"
         if self.group:
@@ -145,7 +143,7 @@ class PaneData:
         where = lay.rows.describe(r, lang)
         col = lay.cols.describe(c, lang)
         if col:
-            where += ("，" if lang == "zh" else ", ") + col
+            where = words.text("pane.cell", lang, row=where, column=col)
         text = f"{where} = {self.value_phrase(m, r, c, lang)}"
         if lay.per_head:
             text = f"{pane_text.head_name(m, lang)} · {text}"
@@ -190,15 +188,18 @@ def same_numbers(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
 
 
 def step_kind(step: Step) -> str:
-    if step.numpy().dtype == np.bool_:
-        return "bool"
-    if step.id in INDEX_STEPS:
-        return "index"
-    if step.id == "extra.sample_count":
-        return "count"
-    if step.id == "attention_weights":
-        return "weights"
-    return "signed"
+    """The kind its record gives (signed, weights, bool, count, index); a parameter shown as a
+    pane has no record: its numbers are signed."""
+    rec = step_registry.BY_ID.get(step.id)
+    if rec is not None:
+        return rec.kind
+    return "bool" if step.numpy().dtype == np.bool_ else "signed"
+
+
+def veiled(step_id: str) -> bool:
+    """Whether extra.mask is drawn over this step's pane (its record says so)."""
+    rec = step_registry.BY_ID.get(step_id)
+    return rec is not None and rec.veiled
 
 
 def _tokens(tokens: Optional[Sequence], n: int) -> Optional[tuple[str, ...]]:
@@ -250,20 +251,22 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
         rows = Axis("rows_mixed", rows.size)
     kind = step_kind(step)
     masked, style = None, None
-    if step_id in MASKED_STEPS and "extra.mask" in trace:
+    if veiled(step_id) and "extra.mask" in trace:
         masked, style = trace.array("extra.mask")[batch], "veil"
     elif step_id == "extra.mask":
         masked, style = block[0], "hatch"
     prob_sparse = trace.options.get("scoring") == "prob_sparse"
     nan_label = cell_format.NOT_COMPUTED if prob_sparse and step_id in ("scores", "masked_scores") else cell_format.NAN_TEXT
-    value_axis = ax(INDEX_STEPS[step_id], _index_range(trace, step_id)) if step_id in INDEX_STEPS else None
+    rec = step_registry.BY_ID.get(step_id)
+    points_into = rec.points_into if rec is not None else None
+    value_axis = ax(points_into, _index_range(trace, points_into)) if points_into else None
     layout = Layout(step_id, kind, rows, cols, block.shape[0], per_head)
     fill = trace.options.get("fill_value")
     return PaneData(layout, step, batch, block, masked, style, nan_label, value_axis, None if fill is None else float(fill))
 
 
-def _index_range(trace: Trace, step_id: str) -> int:
-    return int(trace.options["S"] if INDEX_STEPS[step_id] == "S" else trace.options["L"])
+def _index_range(trace: Trace, dim: str) -> int:
+    return int(trace.options[dim])  # "S" or "L": the number of keys or queries
 
 
 def tokens_of(scenario) -> tuple[Optional[tuple], Optional[tuple]]:

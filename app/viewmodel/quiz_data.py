@@ -16,30 +16,14 @@ import numpy as np
 
 from app.viewmodel import cell_format
 from app.viewmodel.pane_data import PaneData
+from attention import words
 
 HIDDEN = "?"
 DEFAULT_TOLERANCE = 0.01
 
-TEXT = {
-    "hidden": ("? (hidden: quiz)", "?（测验中已隐藏）"),
-    "empty": ("Type a number first.", "请先输入一个数。"),
-    "not_number": ("“{text}” is not a number: type a number such as 0.25, -1.5, 1/3 or 2e-3.",
-                   "“{text}”不是数：请输入数，例如 0.25、-1.5、1/3 或 2e-3。"),
-    "not_bool": ("“{text}” is not an answer for this cell: type true or false (1 or 0).",
-                 "“{text}”不是这个单元格的答案：请输入 true 或 false（1 或 0）。"),
-    "no_value": ("This cell has no number to find (it was never computed).",
-                 "这个单元格没有可求的数（从未计算）。"),
-    "right": ("Right: {answer} is within {tol} of the value.", "正确：{answer} 与真实值之差在 {tol} 以内。"),
-    "right_bool": ("Right.", "正确。"),
-    "wrong": ("Not quite: {answer} is off by more than {tol}. Try again, or ask to be shown how.",
-              "不对：{answer} 与真实值之差超过 {tol}。再试一次，或点击“演示算法”。"),
-    "wrong_bool": ("Not quite. Try again, or ask to be shown how.", "不对。再试一次，或点击“演示算法”。"),
-}
-
-
 def text(key: str, lang: str, **kw) -> str:
-    en, zh = TEXT[key]
-    return (zh if lang == "zh" else en).format(**kw)
+    """The quiz's words (``quiz.<key>`` in attention/words/teaching.py) in `lang`."""
+    return words.text(f"quiz.{key}", lang, **kw)
 
 
 @dataclass(frozen=True)
@@ -76,7 +60,7 @@ def hidden_pane(data: PaneData, revealed: set) -> QuizPaneData:
     shown = {}
     for m, r, c in revealed:
         if m < data.block.shape[0] and r < data.block.shape[1] and c < data.block.shape[2]:
-            shown[(m, r, c)] = (data.cell_text(m, r, c), {lg: data.value_phrase(m, r, c, lg) for lg in ("en", "zh")})
+            shown[(m, r, c)] = (data.cell_text(m, r, c), {lg: data.value_phrase(m, r, c, lg) for lg in words.LANGS})
     layout = dataclasses.replace(data.layout, kind="signed")  # flat 0: the neutral middle colour
     return QuizPaneData(layout, data.step, data.batch, flat, data.masked, data.mask_style, data.nan_label,
                         data.value_axis, data.fill_value, revealed=shown)
@@ -89,7 +73,7 @@ class Verdict:
 
 
 def _both(key: str, **kw) -> dict:
-    return {lang: text(key, lang, **kw) for lang in ("en", "zh")}
+    return {lang: text(key, lang, **kw) for lang in words.LANGS}
 
 
 def parse_number(answer: str) -> Optional[float]:
@@ -118,9 +102,9 @@ def check_answer(answer: str, value: float, tolerance: float, is_bool: bool = Fa
     if not s:
         return Verdict(None, _both("empty"))
     if is_bool:
-        words = {"true": True, "t": True, "1": True, "yes": True, "是": True, "真": True,
+        truth = {"true": True, "t": True, "1": True, "yes": True, "是": True, "真": True,
                  "false": False, "f": False, "0": False, "no": False, "否": False, "假": False}
-        got = words.get(s.lower())
+        got = truth.get(s.lower())
         if got is None:
             return Verdict(None, _both("not_bool", text=s))
         return Verdict(got == bool(value), _both("right_bool" if got == bool(value) else "wrong_bool"))

@@ -20,7 +20,7 @@ from typing import Optional
 LANGS: tuple[str, ...] = ("en", "zh")
 
 #: The topic modules.  A new topic is one more module here and one more name in this tuple.
-TOPICS: tuple[str, ...] = ()
+TOPICS: tuple[str, ...] = ("steps", "panes", "teaching", "lessons")
 
 _language = "en"
 
@@ -38,7 +38,8 @@ def language() -> str:
 def normalize(lang: Optional[str]) -> str:
     if not lang:
         return _language
-    return "zh" if str(lang).lower().startswith("zh") else "en"
+    code = str(lang).lower().replace("-", "_").split("_")[0]  # zh_CN, zh-TW -> zh
+    return code if code in LANGS else "en"
 
 
 @lru_cache(maxsize=None)
@@ -47,7 +48,7 @@ def table(lang: str) -> dict[str, str]:
     merged: dict[str, str] = {}
     for topic in TOPICS:
         module = importlib.import_module(f"{__name__}.{topic}")
-        part = getattr(module, "ZH" if lang == "zh" else "EN")
+        part = getattr(module, lang.upper())  # EN, ZH: one dict per language in every topic
         clash = merged.keys() & part.keys()
         if clash:
             raise KeyError(f"message ids defined in two topics: {sorted(clash)}")

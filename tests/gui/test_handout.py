@@ -15,9 +15,10 @@ from PySide6.QtGui import QImage
 
 import attention
 import resources
-from app.teaching import handout, lessons
+from app.teaching import handout
+from app.viewmodel import lessons
 from app.startup import i18n
-from attention import STEP_TEXT, scenario_io
+from attention import scenario_io
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]  # each test renders a handout
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,23 +65,17 @@ def check_handout(folder: Path, sc, trace, lang: str) -> str:
     assert len(images) == len(ids)
     assert images == [p.read_bytes() for p in pngs]  # the same pictures, in step order
     assert _sections(page) == ids
-    t = 0 if lang == "en" else 1
     head = page[: page.index("<section")]
     assert html.escape(sc.title[lang]) in head
     if sc.notes[lang]:
         assert html.escape(sc.notes[lang].split("\n")[0][:60]) in head
     for sid, body in zip(ids, page.split("<section")[1:]):
-        title, formula = STEP_TEXT[sid][t], STEP_TEXT[sid][2 + t]
+        step = trace[sid]
+        title, formula = step.title[lang], step.formula[lang]
         assert html.escape(title) in body, sid
         assert html.escape(formula) in body, sid
-        step = trace[sid]
         assert "(" + ", ".join(str(n) for n in step.shape) + ")" in body, sid  # the shape
-        before = i18n.current_language()
-        i18n.set_language(lang)  # the page's language, whatever the window speaks
-        try:
-            text = lessons.explanation(sid, trace.options)
-        finally:
-            i18n.set_language(before)
+        text = lessons.explanation(sid, trace.options, lang)  # the page's language, whatever the window speaks
         assert text and html.escape(text.split("\n")[0][:50]) in body, sid
         if lang == "zh":
             assert re.search(r"[\u4e00-\u9fff]", text), sid  # the explanation really is Chinese
@@ -96,7 +91,7 @@ def test_handout_of_every_preset(qapp, tmp_path, path):
     check_handout(tmp_path / "out", sc, trace, "en")
     # the other language's step titles are nowhere on an English page
     text = page.read_text(encoding="utf-8")
-    assert not any(STEP_TEXT[s][1] in text for s in trace.ids if STEP_TEXT[s][1] != STEP_TEXT[s][0])
+    assert not any(trace[s].title["zh"] in text for s in trace.ids if trace[s].title["zh"] != trace[s].title["en"])
 
 
 def test_eight_heads_wrap_into_rows_of_four(qtbot, tmp_path):
@@ -184,7 +179,7 @@ def test_cli_renders_a_chinese_handout(tmp_path):
     assert len(_embedded(page)) == len(trace.ids) == len(list(out.glob("*.png")))
     assert 'lang="zh-CN"' in page and "float32" in page
     for sid in trace.ids:
-        assert html.escape(STEP_TEXT[sid][1]) in page and html.escape(STEP_TEXT[sid][3]) in page
+        assert html.escape(trace[sid].title["zh"]) in page and html.escape(trace[sid].formula["zh"]) in page
 
 
 @pytest.mark.parametrize("args, expect", [

@@ -101,6 +101,20 @@ def test_saved_language_is_used_at_start(make_window, settings):
         w.set_language("en")
 
 
+def test_switching_language_switches_the_catalogue_too(window):
+    """The words the Qt-free code writes (attention.words) follow the window's language."""
+    from attention import words
+
+    window.set_language("zh")
+    try:
+        assert words.language() == "zh"
+        assert words.text("step.attention_weights.title") == window.last_trace["attention_weights"].title["zh"]
+        assert words.text("step.attention_weights.title") == "注意力权重（softmax）"
+    finally:
+        window.set_language("en")
+    assert words.language() == "en" and words.text("step.attention_weights.title") == "Attention weights (softmax)"
+
+
 def test_problem_lines_follow_the_language(window):
     window.params.controls["n_heads"].setValue(3)
     window.recompute.wait_idle()

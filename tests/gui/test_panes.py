@@ -15,6 +15,7 @@ import pyqtgraph as pg
 import pytest
 
 import attention
+import resources
 from app.viewmodel import cell_format
 from app.panes.steps_view import StepsView
 from gui_helpers import expected_matrices as cut, random_scenario, toy
@@ -340,6 +341,22 @@ def test_clicking_a_head_title_focuses_that_head(view, qtbot):
     with qtbot.waitSignal(view.focusHeadChanged) as sig:
         qtbot.mouseClick(pane.canvas.viewport(), pg.QtCore.Qt.MouseButton.LeftButton, pos=centre)
     assert sig.args == [1]
+
+
+def test_the_additive_scores_pane_shows_the_additive_formula(view):
+    """d2l's additive scores are w_v · tanh(W_q q + W_k k), not a dot product: the pane says so,
+    in both languages; a dot-product trace keeps q · k."""
+    from attention import scenario_io
+
+    sc = scenario_io.load(resources.scenarios_dir() / "04_d2l_additive.json")
+    show(view, sc)
+    assert "w_v . tanh(W_q q_l + W_k k_s)" in view.pane("scores").formula.text()
+    assert "q_l . k_s" not in view.pane("scores").formula.text()
+    view.set_language("zh")
+    assert "w_v · tanh(W_q q_l + W_k k_s)" in view.pane("scores").formula.text()
+    view.set_language("en")
+    show(view, toy())
+    assert view.pane("scores").formula.text() == "scores[b,h,l,s] = scale * q_l . k_s"
 
 
 def test_language_switch_changes_titles_axes_and_hover(view):

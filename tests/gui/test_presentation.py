@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QApplication, QToolBar
 
 import attention
 from app.startup import i18n
-from app.teaching import lessons
+from app.viewmodel import lessons
+from attention import words
 from attention.trace import PIPELINE
 from gui_helpers import expected_matrices
 
@@ -177,13 +178,11 @@ def test_language_switch_retranslates_the_slide(qtbot, window, chinese):
     english = view.explanation_text()
     window.set_language("zh", remember=False)
     trace = window.last_trace
-    # the text is what Qt's translation gives now (Chinese once the lead merges the pending
-    # translations into the .qm; until then Qt falls back to the English source)
+    # the text is the catalogue's Chinese now (the window set the catalogue's language with Qt's)
     assert view.explanation_text() == lessons.explanation("attention_weights", trace.options)
     assert view.title.text() == trace["attention_weights"].title["zh"]
     assert view.formula.text() == trace["attention_weights"].formula["zh"]
-    first = QCoreApplication.translate("Lessons", "Softmax turns each row of scores into weights that are positive "
-                                       "and sum to 1: the weight at (query l, key s) is how much query l takes from value s.")
+    first = words.text("lesson.attention_weights.softmax", "zh")
     assert view.explanation_text().startswith(first)
     window.set_language("en", remember=False)
     assert view.explanation_text() == english
@@ -348,7 +347,7 @@ def test_drawer_fonts_follow_the_zoom_and_its_words_the_language(qtbot, window, 
 def test_the_head_split_text_speaks_of_the_heads_there_are(qtbot):
     """Several heads: the row is cut into H blocks of d_k columns (numbers from the options);
     one head: nothing is cut, and the text says so instead of 'the 1 heads'."""
-    from app.teaching import lessons
+    from app.viewmodel import lessons
 
     two = lessons.explanation("head_split.query", {"n_heads": 2, "d_keys": 3, "d_values": 5, "scoring": "scaled_dot"})
     assert "2 heads" in two and "blocks of 3 columns" in two

@@ -83,7 +83,7 @@ def test_second_launch_draws_the_kept_trace_and_exits_cleanly(tmp_path):
     engine = trace_cache.load(sc, kept[0])
     assert engine is not None and trace_cache.same_numbers(engine, attention.run(sc))
     # as if an older engine had kept it: other numbers under the same key
-    other = attention.Trace(tuple(attention.Step(s.id, s.numpy() * 2 if s.id == "output" else s.numpy(), s.dims)
+    other = attention.Trace(tuple(dataclasses.replace(s, tensor=s.numpy() * 2) if s.id == "output" else s
                                   for s in engine.steps), engine.options, {}, engine.warnings)
     trace_cache.save(other, sc, kept[0])
     second = _launch(tmp_path, cache, str(path))  # quits once the kept trace is on screen

@@ -112,7 +112,7 @@ def test_new_canary_numbers_retire_every_kept_trace(tmp_path, monkeypatch):
     assert trace_cache.save(trace, sc, kept)
     assert trace_cache.load(sc, kept) is not None
     before = trace_cache.engine_fingerprint()
-    changed = attention.Trace(tuple(attention.Step(s.id, s.numpy() + (1 if s.numpy().dtype.kind == "f" else 0), s.dims)
+    changed = attention.Trace(tuple(dataclasses.replace(s, tensor=s.numpy() + (1 if s.numpy().dtype.kind == "f" else 0))
                                     for s in trace.steps), trace.options, {}, trace.warnings)
     canary = tmp_path / "canary.npz"
     trace_cache.save(changed, sc, canary, engine=trace_cache.CANARY)
@@ -128,6 +128,6 @@ def test_same_numbers_sees_one_changed_cell_and_equal_nans():
     assert trace_cache.same_numbers(a, attention.run(sc))
     w = a.array("attention_weights").copy()
     w.flat[0] += 1e-3
-    b = attention.Trace(tuple(attention.Step(s.id, w if s.id == "attention_weights" else s.numpy(), s.dims)
-                              for s in a.steps), a.options, {}, a.warnings)
+    b = attention.Trace(tuple(dataclasses.replace(s, tensor=w) if s.id == "attention_weights" else s for s in a.steps),
+                        a.options, {}, a.warnings)
     assert not trace_cache.same_numbers(a, b)

@@ -1,7 +1,7 @@
 """Presentation mode: one step at a time, full screen, for a class in front of a projector.
 
 Each slide shows a step's inputs (small panes, left), the operation as a formula and the step's
-output (a large pane, right), and two or three sentences from app.teaching.lessons.  The panes are the
+output (a large pane, right), and two or three sentences from app.viewmodel.lessons.  The panes are the
 window's own (StepPane, via ZoomedPane); the numbers are the trace the window's Recomputer
 delivered, so an edit (Ctrl+Z / Ctrl+Shift+Z here, or any edit made in the window) redraws the
 slide live.  Keys are what presenter clickers send: Right / Page Down / Space forward,
@@ -18,29 +18,21 @@ from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QApplication,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QScrollArea,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea,
+                               QSizePolicy, QVBoxLayout, QWidget)
 
 from app.startup import i18n
-from app.teaching import lessons
-from app.teaching.presentation.edit_drawer import EditDrawer
-from app.teaching.presentation.param_steps import parameter_pane_data
-from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
+from app.viewmodel import lessons
 from app.viewmodel import pane_text
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
+from app.teaching.presentation.edit_drawer import EditDrawer
+from app.viewmodel.param_steps import parameter_pane_data
+from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
 
 if TYPE_CHECKING:
-    from app.features import FeatureHost
     from attention import Scenario, Trace
+
+    from app.features import FeatureHost
 
 #: zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns
 ZOOMS: tuple[float, ...] = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.5, 3.0)
@@ -592,7 +584,7 @@ class PresentationView(QWidget):
         self.title.setText(html.escape(step.title[lang]))
         self.formula.setText(html.escape(step.formula[lang]))
         self.shape.setText(data.shape_text(lang))
-        self.explanation.setText(lessons.explanation(sid, self._trace.options))
+        self.explanation.setText(lessons.explanation(sid, self._trace.options, lang))
         self.counter.setText(f"{self._index + 1} / {len(self._ids)}")
         self.prev_button.setEnabled(self._index > 0)
         self.next_button.setEnabled(self._index < len(self._ids) - 1)

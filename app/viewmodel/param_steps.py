@@ -2,30 +2,30 @@
 
 A projection's inputs are the matrix X and the weight W; the trace holds them in
 `trace.parameters`, not as steps.  They are wrapped here in a Step whose title comes from
-app.teaching.lessons, so the ordinary pane code cuts and draws them like any step.
+app.viewmodel.lessons, so the ordinary pane code cuts and draws them like any step.  Qt-free.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
 
-from app.teaching import lessons
+from app.viewmodel import lessons
 from app.viewmodel.pane_data import PaneData, pane_data
+from attention import words
 from attention.trace import Step, Trace
 
 
 @dataclass(frozen=True)
 class ParameterStep(Step):
-    """A parameter shown as a pane: no formula, a title in the current Qt language."""
+    """A parameter shown as a pane: a title, no formula."""
 
     @property
     def title(self) -> dict[str, str]:
-        text = lessons.parameter_title(self.id)
-        return {"en": text, "zh": text}
+        return {lang: lessons.parameter_title(self.id, lang) for lang in words.LANGS}
 
     @property
     def formula(self) -> dict[str, str]:
-        return {"en": "", "zh": ""}
+        return {lang: "" for lang in words.LANGS}
 
 
 def _dims(name: str, trace: Trace, width: int) -> tuple[str, ...]:

@@ -40,7 +40,7 @@ from app.startup.settings import Settings
 from app.editing.inputs_panel import InputsPanel
 from app.editing.message_bar import MessageBar
 from app.editing.parameter_panel import ParameterPanel
-from app.editing.problems import group_by_control, localize
+from app.editing.problems import group_by_control, render
 
 INPUT_KEYS = ("queries", "keys", "values")
 
@@ -301,7 +301,8 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message(self.tr("Note"), list(trace.warnings), "warning", "engine")
         self.statusBar().showMessage(self.tr("Computed all steps in {0:.0f} ms").format(seconds * 1000), 4000)
 
-    def _on_failed(self, lines: list[str], scenario: Scenario) -> None:
+    def _on_failed(self, lines: list, scenario: Scenario) -> None:
+        """`lines`: the problems (attention.problem.Problem) that stop the engine."""
         self._failed_lines = list(lines)
         grouped = group_by_control(lines)
         leftover = self.params.show_problems(lines)
@@ -311,7 +312,7 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message(self.tr("Cannot compute this scenario"), leftover, "error", "engine")
         elif self.message_bar.source == "engine":
             self.message_bar.clear()
-        reason = localize(lines[0] if lines else "").rstrip(".")
+        reason = render(lines[0] if lines else "").rstrip(".")
         if len(lines) > 1:
             reason += " " + self.tr("(and {0} more; see the messages next to the controls)").format(len(lines) - 1)
         self.view.set_stale(True, reason)
@@ -389,7 +390,8 @@ class MainWindow(QMainWindow):
         try:
             scenario = scenario_io.load(path)
         except ScenarioError as e:
-            self.show_messages(self.tr("Could not open {0}; the current scenario is unchanged.").format(path.name), e.lines)
+            self.show_messages(self.tr("Could not open {0}; the current scenario is unchanged.").format(path.name),
+                               list(e.problems), omitted=e.omitted)
             return False
         self._doc_title = None
         self.document.load(scenario, path)
@@ -407,7 +409,8 @@ class MainWindow(QMainWindow):
         try:
             scenario = scenario_io.load(path)
         except ScenarioError as e:
-            self.show_messages(self.tr("Could not open the preset {0}").format(path.name), e.lines)
+            self.show_messages(self.tr("Could not open the preset {0}").format(path.name), list(e.problems),
+                               omitted=e.omitted)
             return False
         self._doc_title = {lang: title.get(lang) or path.stem for lang in i18n.LANGUAGES}
         self.document.load(scenario, None)
@@ -441,7 +444,8 @@ class MainWindow(QMainWindow):
         try:
             scenario_io.save(self.document.scenario, path)
         except ScenarioError as e:
-            self.show_messages(self.tr("Could not save {0}; nothing was written.").format(path.name), e.lines)
+            self.show_messages(self.tr("Could not save {0}; nothing was written.").format(path.name), list(e.problems),
+                               omitted=e.omitted)
             return False
         self.document.mark_saved(path)
         self.settings.add_recent(path)
@@ -449,8 +453,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(self.tr("Saved {0}").format(path), 5000)
         return True
 
-    def show_messages(self, title: str, lines: list[str], level: str = "error") -> None:
-        self.message_bar.show_message(title, lines, level)
+    def show_messages(self, title: str, lines: list, level: str = "error", omitted: int = 0) -> None:
+        self.message_bar.show_message(title, lines, level, omitted=omitted)
         self.statusBar().showMessage(title, 8000)
 
     def show_error(self, text: str) -> None:

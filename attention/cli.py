@@ -1,8 +1,10 @@
 """Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`, `explain FILE STEP INDEX...`, `script FILE`.
 
 Exit codes: 0 success; 2 bad input (a usage error, a scenario that does not load or run, CUDA
-asked for where there is none), with one line per problem on stderr and never a traceback;
-1 an unexpected failure inside the engine, also reported in one line.
+asked for where there is none), with one line per problem on stderr (at most
+attention.problem.MAX_LINES; the last then says how many more) and never a traceback; 1 an
+unexpected failure inside the engine, also reported in one line.  The input file is read only if
+it is a regular file of at most scenario_io.MAX_FILE_BYTES (a FIFO or /dev/zero is refused).
 """
 from __future__ import annotations
 
@@ -13,7 +15,11 @@ import sys
 from typing import Optional
 
 from attention import words
+from attention.problem import elide
 from attention.scenario import DEVICES, DTYPES, Scenario, ScenarioError
+
+#: `validate` quotes at most this much of a title (a 100 MB title is a file's business, not the terminal's).
+TITLE_CHARS = 80
 
 DESCRIPTION = (
     "Attention Explorer: edit every number of a multi-head attention layer and watch each step. "
@@ -95,7 +101,7 @@ def _tolerant_output() -> None:
 
 def summary(sc: Scenario) -> str:
     """One line: title, sizes, scoring and mask."""
-    title = sc.title.get("en") or sc.title.get("zh") or "(untitled)"
+    title = elide(sc.title.get("en") or sc.title.get("zh") or "(untitled)", TITLE_CHARS)
     mask = []
     if sc.causal:
         mask.append("causal")

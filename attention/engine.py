@@ -11,18 +11,20 @@ from typing import Optional
 import numpy as np
 import torch
 
-from attention import masks, prob_sparse, step_registry, steps
-from attention.scenario import PROJECTIONS, Scenario, ScenarioError, problems
+from attention import masks, numbers, prob_sparse, step_registry, steps
+from attention.problem import Phrase, Problem, index_path, literal
+from attention.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype, problems
 from attention.trace import Step, Trace
 
 
 def resolve_device(name: str) -> torch.device:
     if name == "cuda":
         if not torch.cuda.is_available():
-            raise ScenarioError(["device: CUDA was requested but torch.cuda.is_available() is False on this machine; use 'cpu'"])
+            raise ScenarioError([Problem("no_cuda", "device")])
         return torch.device("cuda")
     if name != "cpu":
-        raise ScenarioError([f"device: expected 'cpu' or 'cuda', got {name!r}"])
+        got = repr(name) if isinstance(name, str) else literal(name)
+        raise ScenarioError([Problem("device_bad", "device", {"got": got})])
     return torch.device("cpu")
 
 
@@ -30,7 +32,7 @@ def resolve_dtype(name: str) -> torch.dtype:
     try:
         return {"float32": torch.float32, "float64": torch.float64}[name]
     except KeyError:
-        raise ScenarioError([f"dtype: expected 'float32' or 'float64', got {name!r}"]) from None
+        raise ScenarioError([Problem("dtype_bad", "dtype", {"got": repr(name)})]) from None
 
 
 def run(sc: Scenario, device: Optional[str] = None, dtype: Optional[str] = None) -> Trace:
@@ -77,11 +79,8 @@ def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype
     errs = problems(sc)
     if errs:
         raise ScenarioError(errs)
-    limit = torch.finfo(dt).max
-    raise ScenarioError([
-        f"{name.replace('projection.', 'projections.')}: a number is beyond {str(dt).removeprefix('torch.')}'s "
-        f"range (about ±{limit:.1e}); use float64 or smaller numbers" for name in bad
-    ])
+    dtype = str(dt).removeprefix("torch.")
+    raise ScenarioError([beyond_dtype(name.replace("projection.", "projections."), dtype) for name in bad])
 
 
 def _t(a: Optional[np.ndarray], dev: torch.device, dt: torch.dtype) -> Optional[torch.Tensor]:
@@ -96,8 +95,8 @@ def _t(a: Optional[np.ndarray], dev: torch.device, dt: torch.dtype) -> Optional[
     return torch.tensor(a, dtype=dt, device=dev)
 
 
-def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Optional[str]:
-    """One line naming the query rows whose every key is masked (full (B, L) bool), or None.
+def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Optional[Problem]:
+    """A warning naming the query rows whose every key is masked (full (B, L) bool), or None.
 
     Such a row has no defined attention: a finite fill gives uniform weights over all keys
     (padding included, as d2l's masked_softmax), -inf gives NaN.  extra.fully_masked marks them."""
@@ -105,11 +104,44 @@ def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Op
     n = int(where.shape[0])
     if n == 0:
         return None
-    pairs = "; ".join(f"batch {b}, query {l}" for b, l in where[:shown].tolist())
-    more = f"; and {n - shown} more" if n > shown else ""
-    what = "uniform weights 1/S over all keys" if math.isfinite(fill) else "NaN weights and a NaN weighted sum"
-    rows = "query row has" if n == 1 else "query rows have"
-    return f"attention_weights: {n} {rows} every key masked ({pairs}{more}), so the fill value {fill:g} gives {what}"
+    rows = tuple(Phrase("masked_row", {"b": b, "l": q}) for b, q in where[:shown].tolist())
+    if n > shown:
+        rows += (Phrase("and_more", {"n": n - shown}),)
+    code = "fully_masked_uniform" if math.isfinite(fill) else "fully_masked_nan"
+    have = Phrase("row_has" if n == 1 else "rows_have")
+    return Problem(code, "attention_weights", {"n": n, "rows_have": have, "rows": rows, "fill": numbers.rounded(fill)})
+
+
+#: The steps looked at, in order, to name where numbers first overflowed (masked_scores holds
+#: the fill value, -inf included, by design).
+_OVERFLOW_STEPS = ("projection.query", "projection.key", "projection.value", "scores", "attention_weights",
+                   "weighted_sum", "concat", "output")
+
+
+def _overflow_warning(out: list[Step], full: Optional[torch.Tensor], fill: float, sparse: bool) -> Optional[Problem]:
+    """A warning when finite inputs overflowed to inf or NaN on the way (a float32 product beyond
+    about 3.4e38, say), naming the first step where it happened; None when the output is finite.
+
+    NaN the engine makes on purpose is not counted: the rows of a fully masked row under a -inf
+    fill (warned about separately) and ProbSparse's rows it does not compute."""
+    steps = {s.id: s.tensor for s in out}
+    output = steps["output"]  # (B, L, d_out)
+    bad = ~torch.isfinite(output)
+    if full is not None and not math.isfinite(fill):
+        bad &= ~full[..., None]
+    if not bool(bad.any()):
+        return None
+    for sid in _OVERFLOW_STEPS:
+        if sparse and sid == "scores":
+            continue
+        t = steps[sid]
+        wrong = ~torch.isfinite(t)
+        if bool(wrong.any()):
+            first = tuple(int(i) for i in wrong.nonzero()[0].tolist())
+            return Problem("overflow", sid, {
+                "n": int(wrong.sum()), "total": t.numel(), "dtype": str(t.dtype).removeprefix("torch."),
+                "first": Phrase("overflow_first", {"index": index_path("", first)})})
+    return None
 
 
 def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: torch.dtype) -> Trace:
@@ -139,7 +171,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     valid = None if sc.valid_lens is None else torch.as_tensor(np.asarray(sc.valid_lens, dtype=np.float64))
     mask = masks.build_mask(B, L, S, sc.causal, valid, dev)  # (B, L, S) or None
     extras: list[Step] = []
-    warnings: list[str] = []
+    warnings: list[Problem] = []
 
     if sc.scoring in ("scaled_dot", "dot"):
         scores = steps.dot_scores(q, k, scale)  # (B, H, L, S)
@@ -178,12 +210,16 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     add("concat", cat)
     add("output", proj("out", cat))
 
+    full = None
     if mask is not None:
         full = mask.all(dim=-1)  # (B, L)
         extras[:0] = [step("extra.mask", mask), step("extra.fully_masked", full)]
         warning = _fully_masked_warning(full, sc.fill_value)
         if warning:
             warnings.append(warning)
+    overflow = _overflow_warning(out, full, sc.fill_value, sc.scoring == "prob_sparse")
+    if overflow:
+        warnings.append(overflow)
 
     options = {
         "n_heads": H, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from attention.problem import Phrase, Problem, count, elide, literal
 from attention.scenario import ScenarioError
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ MAX_DIMS = 8
 #: memory estimate (attention.scenario.problems) then guards the trace.
 MAX_ELEMENTS = 1 << 26
 SEED_MAX = (1 << 63) - 1
+#: At most this many unknown fields are named per generator object.
+MAX_UNKNOWN = 20
 
 
 def is_generator(value) -> bool:
@@ -73,69 +76,88 @@ def final_shape(shape: list[int], repeat: Optional[list[int]]) -> list[int]:
     return [a * b for a, b in zip(padded, repeat)]
 
 
-def check(spec: dict, path: str, max_elements: Optional[int] = None) -> tuple[list[str], Optional[list[int]]]:
-    """All problems of `spec` (one line each) and, when there are none, the shape it makes."""
+def check(spec: dict, path: str, max_elements: Optional[int] = None) -> tuple[list[Problem], Optional[list[int]]]:
+    """All problems of `spec` and, when there are none, the shape it makes."""
     max_elements = MAX_ELEMENTS if max_elements is None else max_elements
     where = f"{path}." if path else ""
     if not isinstance(spec, dict):
-        return [f"{path}: expected a generator object, got {type(spec).__name__}"], None
+        return [Problem("generator_expected", path, {"got": Phrase("got_literal", {"v": type(spec).__name__})})], None
     kind = spec.get("generate")
     if kind is None:
-        return [f"{where}generate: missing; a generator object needs \"generate\": one of {', '.join(KINDS)}"], None
+        return [Problem("generate_missing", f"{where}generate", {"kinds": ", ".join(KINDS)})], None
     if not isinstance(kind, str) or kind not in KINDS:
-        shown = kind if isinstance(kind, str) else type(kind).__name__
-        return [f"{where}generate: unknown generator kind {shown!r}; expected one of {', '.join(KINDS)}"], None
+        shown = repr(kind) if isinstance(kind, str) else repr(type(kind).__name__)
+        return [Problem("generate_unknown", f"{where}generate", {"kind": shown, "kinds": ", ".join(KINDS)})], None
     allowed = COMMON + tuple(KINDS[kind])
     errs = [
-        f"{where}{field_name(key)}: unknown field; expected one of {', '.join(allowed)}"
+        Problem("unknown_field", f"{where}{field_name(key)}", {"allowed": ", ".join(allowed)})
         for key in spec if key not in allowed
-    ]
+    ][:MAX_UNKNOWN]
     shape = _whole_list(spec.get("shape"), 1)
     if "shape" not in spec:
-        errs.append(f"{where}shape: missing; expected a list of whole numbers >= 1, e.g. [2, 4, 8]")
+        errs.append(Problem("shape_missing", f"{where}shape"))
     elif shape is None:
-        errs.append(f"{where}shape: expected a list of 1 to {MAX_DIMS} whole numbers >= 1, e.g. [2, 4, 8], got {spec['shape']!r}")
+        errs.append(Problem("shape_bad", f"{where}shape", {"max_dims": MAX_DIMS, "got": _repr(spec["shape"])}))
     elif kind == "identity" and len(shape) < 2:
-        errs.append(f"{where}shape: identity needs at least 2 dimensions (rows, columns), got {shape}")
+        errs.append(Problem("identity_dims", f"{where}shape", {"got": literal(shape)}))
     repeat = None
     if "repeat" in spec and spec["repeat"] is not None:
         repeat = _whole_list(spec["repeat"], 1)
         if repeat is None:
-            errs.append(f"{where}repeat: expected a list of whole numbers >= 1 (torch.Tensor.repeat), got {spec['repeat']!r}")
+            errs.append(Problem("repeat_bad", f"{where}repeat", {"got": _repr(spec["repeat"])}))
         elif shape is not None and len(repeat) < len(shape):
-            errs.append(f"{where}repeat: needs at least as many numbers as shape has dimensions ({len(shape)}), got {len(repeat)}")
+            errs.append(Problem("repeat_short", f"{where}repeat", {"n": len(shape), "got": len(repeat)}))
             repeat = None
     for key, default in KINDS[kind].items():
         errs += _param_problems(spec, key, default, where, kind)
-    if kind == "normal" and _is_number(spec.get("std")) and spec["std"] < 0:
-        errs.append(f"{where}std: expected a number >= 0, got {spec['std']!r}")
-    if kind == "uniform" and _is_number(spec.get("low", 0.0)) and _is_number(spec.get("high", 1.0)):
+    if kind == "normal" and _is_finite(spec.get("std")) and spec["std"] < 0:
+        errs.append(Problem("std_negative", f"{where}std", {"got": _repr(spec["std"])}))
+    if kind == "uniform" and _is_finite(spec.get("low", 0.0)) and _is_finite(spec.get("high", 1.0)):
         if spec.get("low", 0.0) > spec.get("high", 1.0):
-            errs.append(f"{where}high: expected high >= low, got low = {spec.get('low', 0.0)!r}, high = {spec.get('high', 1.0)!r}")
+            errs.append(Problem("high_low", f"{where}high", {"low": _repr(spec.get("low", 0.0)),
+                                                              "high": _repr(spec.get("high", 1.0))}))
     if errs or shape is None:
         return errs, None
     out = final_shape(shape, repeat)
     for dims in (shape, out):
-        n = math.prod(dims)
+        n = math.prod(dims) if all(d <= max_elements for d in dims) else max_elements + 1
         if n > max_elements:
-            left = "" if max_elements >= MAX_ELEMENTS else f" (what is left of the {MAX_ELEMENTS:,} a file's generators may make)"
-            return [
-                f"{path}: this generator would make {n:,} numbers (shape {dims}); at most "
-                f"{max_elements:,} are allowed{left}"
-            ], None
+            n = math.prod(dims)
+            args = {"n": count(n), "shape": literal(dims), "limit": count(max_elements)}
+            if max_elements < MAX_ELEMENTS:
+                return [Problem("generator_too_big_left", path, {**args, "total": count(MAX_ELEMENTS)})], None
+            return [Problem("generator_too_big", path, args)], None
     return [], out
 
 
-def _param_problems(spec: dict, key: str, default, where: str, kind: str) -> list[str]:
+def _repr(v) -> str:
+    """A value quoted as Python writes it, safe for any size (a 4,300-digit int, a 1 MB list)."""
+    if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 200:
+        return count(v)
+    if isinstance(v, (list, dict)):
+        return literal(v)
+    return elide(repr(v))
+
+
+def _is_finite(v) -> bool:
+    """A JSON number that float64 holds (an int with hundreds of digits does not: no OverflowError)."""
+    if type(v) is float:
+        return math.isfinite(v)
+    if type(v) is int:
+        return v.bit_length() <= 1023
+    return False
+
+
+def _param_problems(spec: dict, key: str, default, where: str, kind: str) -> list[Problem]:
     if key not in spec:
-        return [f"{where}{key}: missing; {kind} needs a seed (a whole number from 0 to 2^63-1)"] if default is None else []
+        return [Problem("seed_missing", f"{where}{key}", {"kind": kind})] if default is None else []
     v = spec[key]
     if key == "seed":
         if type(v) is not int or not 0 <= v <= SEED_MAX:
-            return [f"{where}seed: expected a whole number from 0 to 2^63-1, got {v!r}"]
+            return [Problem("seed_bad", f"{where}seed", {"got": _repr(v)})]
         return []
-    if not _is_number(v) or not math.isfinite(v) or abs(v) > 1e300:
-        return [f"{where}{key}: expected a finite number between -1e300 and 1e300, got {v!r}"]
+    if not _is_finite(v) or abs(v) > 1e300:
+        return [Problem("param_bad", f"{where}{key}", {"got": _repr(v)})]
     return []
 
 

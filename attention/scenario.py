@@ -2,9 +2,9 @@
 
 A `Scenario` is plain data (numpy float64 arrays and Python scalars): no torch, no Qt, no I/O.
 The GUI edits it (via `dataclasses.replace`), the file loader builds it, the engine reads it.
-`problems(scenario)` lists everything the engine could not run, one line per problem, each
-starting with the field path it concerns (``n_heads: ...``) so that a window can show it next
-to the control that caused it.
+`problems(scenario)` lists everything the engine could not run, one `attention.problem.Problem`
+per problem (a code, the field path it concerns, the arguments of its sentence), so that a window
+can show it next to the control that caused it, in its own language.
 
 Conventions (see docs/scenario-format.md):
 - d_model is the width of the queries; d_keys / d_values default to d_model // n_heads, as in
@@ -18,23 +18,36 @@ import math
 import numbers
 import os
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from typing import Iterable, Literal, Optional, Union
 
 import numpy as np
+
+from attention.problem import Phrase, Problem, as_problems, count, elide, index_path, literal, render_lines
+from attention.problem import shape as _shape
 
 SCORINGS = ("scaled_dot", "dot", "additive", "prob_sparse")
 Scoring = Literal["scaled_dot", "dot", "additive", "prob_sparse"]
 PROJECTIONS = ("query", "key", "value", "out")
 DEVICES = ("cpu", "cuda")
 DTYPES = ("float32", "float64")
+#: The largest float32 (torch.finfo(torch.float32).max), without importing torch.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 class ScenarioError(ValueError):
-    """Bad input.  `lines` holds one message per problem, each starting with a field path."""
+    """Bad input.  `problems` holds one `Problem` per problem (code, field path, arguments);
+    `lines` renders them in the current language, at most MAX_LINES of them (the last one then
+    says how many more there are).  `omitted` counts problems found but not kept (a file with
+    200,000 unknown fields keeps the first few hundred)."""
 
-    def __init__(self, lines: list[str]):
-        self.lines = list(lines)
-        super().__init__("\n".join(self.lines))
+    def __init__(self, problems: Iterable[Union[Problem, str]], omitted: int = 0):
+        self.problems: tuple[Problem, ...] = tuple(as_problems(problems))
+        self.omitted = int(omitted)
+        super().__init__("\n".join(render_lines(self.problems, "en", omitted=self.omitted)))
+
+    @property
+    def lines(self) -> list[str]:
+        return render_lines(self.problems, omitted=self.omitted)
 
 
 @dataclass(frozen=True)
@@ -183,53 +196,79 @@ def _all_finite(a: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(a)))
 
 
-def _shape_line(path: str, expected, got) -> str:
-    return f"{path}: expected shape {list(expected)}, got {list(got)}"
+def _shape_problem(path: str, expected, got) -> Problem:
+    return Problem("shape", path, {"expected": _shape(expected), "got": _shape(got)})
 
 
-def problems(sc: Scenario, check_values: bool = True) -> list[str]:
-    """Everything that stops the engine from running `sc`, one line per problem.
+def _r(v) -> str:
+    """A Python value as the engine quotes it (repr), never long, never failing on a huge int."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return literal(v)
+    return elide(repr(v))
 
-    check_values=False skips the scan of every number for NaN and infinity: the engine scans
-    the tensors it converts anyway (cheaper than a second pass over the numpy arrays) and asks
-    again with check_values=True only when that scan finds something."""
-    errs: list[str] = []
+
+def _got(v) -> Phrase:
+    return Phrase("got_literal", {"v": _r(v)})
+
+
+def _value_problem(path: str, a: np.ndarray, dtype: str) -> Optional[Problem]:
+    """NaN or infinity in `a`, or (for a float32 scenario) a number float32 cannot hold: the one
+    check the loader, `validate`, the engine and the window share."""
+    if not _all_finite(a):
+        return Problem("not_finite", path)
+    if dtype == "float32" and a.size and float(np.max(np.abs(a))) > FLOAT32_MAX:
+        return beyond_dtype(path, "float32")
+    return None
+
+
+def beyond_dtype(path: str, dtype: str) -> Problem:
+    limit = FLOAT32_MAX if dtype == "float32" else float(np.finfo(np.float64).max)
+    return Problem("beyond_dtype", path, {"dtype": dtype, "limit": f"{limit:.1e}"})
+
+
+def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
+    """Everything that stops the engine from running `sc`, one `Problem` per problem.
+
+    check_values=False skips the scan of every number for NaN, infinity and float32's range: the
+    engine scans the tensors it converts anyway (cheaper than a second pass over the numpy arrays)
+    and asks again with check_values=True only when that scan finds something."""
+    errs: list[Problem] = []
     for name, arr in (("queries", sc.queries), ("keys", sc.keys), ("values", sc.values)):
         if arr.ndim != 3:
-            errs.append(f"{name}: expected a 3-D array (batch, positions, features), got {arr.ndim}-D")
+            errs.append(Problem("expected_3d", name, {"ndim": arr.ndim}))
         elif 0 in arr.shape:
-            errs.append(f"{name}: every dimension must be at least 1, got shape {list(arr.shape)}")
-        elif check_values and not _all_finite(arr):
-            errs.append(f"{name}: every number must be finite (found NaN or infinity)")
+            errs.append(Problem("empty_dimension", name, {"shape": _shape(arr.shape)}))
+        elif check_values:
+            bad = _value_problem(name, arr, sc.dtype)
+            if bad is not None:
+                errs.append(bad)
     if errs:
         return errs
     B, L, d_q = sc.queries.shape
     _, S, d_kin = sc.keys.shape
     if sc.keys.shape[0] != B:
-        errs.append(f"keys: batch size {sc.keys.shape[0]} differs from queries' {B}")
+        errs.append(Problem("batch_differs", "keys", {"batch": sc.keys.shape[0], "queries": B}))
     if sc.values.shape[0] != B:
-        errs.append(f"values: batch size {sc.values.shape[0]} differs from queries' {B}")
+        errs.append(Problem("batch_differs", "values", {"batch": sc.values.shape[0], "queries": B}))
     if sc.values.shape[1] != S:
-        errs.append(f"values: {sc.values.shape[1]} positions, expected S = {S} (one value per key)")
+        errs.append(Problem("positions", "values", {"n": sc.values.shape[1], "S": S}))
     if sc.scoring not in SCORINGS:
-        errs.append(f"scoring: unknown kind {sc.scoring!r}; expected one of {', '.join(SCORINGS)}")
+        errs.append(Problem("scoring_unknown", "scoring", {"kind": _r(sc.scoring), "choices": ", ".join(SCORINGS)}))
         return errs
     H = sc.n_heads
-    if not isinstance(H, int) or H < 1:
-        errs.append(f"n_heads: expected a whole number >= 1, got {H!r}")
+    if not isinstance(H, int) or isinstance(H, bool) or H < 1:
+        errs.append(Problem("expected_int", "n_heads", {"minimum": 1, "got": _got(H)}))
         return errs
     for fld in ("d_keys", "d_values"):
         v = getattr(sc, fld)
         if v is not None and (not isinstance(v, int) or v < 1):
-            errs.append(f"{fld}: expected a whole number >= 1 or null (default d_model // n_heads), got {v!r}")
+            errs.append(Problem("expected_int_or_null", fld, {"minimum": 1, "got": _got(v)}))
     if errs:
         return errs
     if (sc.d_keys is None or sc.d_values is None) and d_q % H:
-        which = " and ".join(f for f in ("d_keys", "d_values") if getattr(sc, f) is None)
-        errs.append(
-            f"n_heads: {H} heads do not divide d_model = {d_q} (the queries' width), which {which} "
-            f"default to; choose a head count that divides {d_q} or set {which}"
-        )
+        which = [f for f in ("d_keys", "d_values") if getattr(sc, f) is None]
+        names = which[0] if len(which) == 1 else Phrase("both", {"a": which[0], "b": which[1]})
+        errs.append(Problem("heads_divide", "n_heads", {"H": H, "d_model": d_q, "which": names}))
         return errs
     dk, dv = sc.dk, sc.dv
     additive = sc.scoring == "additive"
@@ -239,40 +278,44 @@ def problems(sc: Scenario, check_values: bool = True) -> list[str]:
     out = sc.projection("out")
     if out is not None:
         if out.weight.ndim != 2 or out.weight.shape[1] != H * dv:
-            errs.append(_shape_line("projections.out.weight", [out.weight.shape[0] if out.weight.ndim == 2 else d_q, H * dv], out.weight.shape))
+            rows = out.weight.shape[0] if out.weight.ndim == 2 else d_q
+            errs.append(_shape_problem("projections.out.weight", [rows, H * dv], out.weight.shape))
         elif out.bias is not None and out.bias.shape != (out.weight.shape[0],):
-            errs.append(_shape_line("projections.out.bias", [out.weight.shape[0]], out.bias.shape))
-        elif check_values and not _all_finite(out.weight):
-            errs.append("projections.out.weight: every number must be finite (found NaN or infinity)")
-        elif check_values and out.bias is not None and not _all_finite(out.bias):
-            errs.append("projections.out.bias: every number must be finite (found NaN or infinity)")
+            errs.append(_shape_problem("projections.out.bias", [out.weight.shape[0]], out.bias.shape))
+        elif check_values:
+            for path, a in (("projections.out.weight", out.weight), ("projections.out.bias", out.bias)):
+                bad = None if a is None else _value_problem(path, a, sc.dtype)
+                if bad is not None:
+                    errs.append(bad)
+                    break
     if additive and not errs:
         errs += _additive_problems(sc, check_values)
     errs += _mask_problems(sc, B, L, S)
     if sc.scoring == "prob_sparse":
         if isinstance(sc.factor, bool) or not isinstance(sc.factor, int) or sc.factor < 1:
-            errs.append(f"factor: expected a whole number >= 1, got {sc.factor!r}")
+            errs.append(Problem("expected_int", "factor", {"minimum": 1, "got": _got(sc.factor)}))
         if L < 2 or S < 2:
-            errs.append(f"scoring: prob_sparse needs at least 2 queries and 2 keys (ln 1 = 0 samples), got L = {L}, S = {S}")
+            errs.append(Problem("prob_sparse_small", "scoring", {"L": L, "S": S}))
         if sc.valid_lens is not None:
-            errs.append("valid_lens: prob_sparse does not support valid lengths (neither Informer nor Time-Series-Library defines them); remove valid_lens or pick another scoring kind")
+            errs.append(Problem("prob_sparse_valid_lens", "valid_lens"))
         if sc.causal and L != S:
-            errs.append(f"causal: causal prob_sparse needs L == S (the lazy rows are a cumulative sum over positions), got L = {L}, S = {S}")
+            errs.append(Problem("prob_sparse_causal", "causal", {"L": L, "S": S}))
     elif sc.mix:
-        errs.append("mix: only meaningful for prob_sparse (Time-Series-Library's head/position mixing); set it to false")
+        errs.append(Problem("mix_only", "mix"))
     if sc.scale is not None and (isinstance(sc.scale, bool) or not isinstance(sc.scale, numbers.Real)
                                  or not math.isfinite(sc.scale)):
-        errs.append(f"scale: expected a finite number or null, got {sc.scale!r}")
+        errs.append(Problem("expected_number_or_null", "scale", {"got": _got(sc.scale)}))
     if (isinstance(sc.fill_value, bool) or not isinstance(sc.fill_value, numbers.Real)
             or not (sc.fill_value == -math.inf or math.isfinite(sc.fill_value))):
-        errs.append(f"fill_value: expected a finite number or -inf, got {sc.fill_value!r}")
+        errs.append(Problem("fill_bad", "fill_value", {"got": _r(sc.fill_value)}))
     if sc.device not in DEVICES:
-        errs.append(f"device: expected 'cpu' or 'cuda', got {sc.device!r}")
+        errs.append(Problem("device_bad", "device", {"got": _r(sc.device)}))
     if sc.dtype not in DTYPES:
-        errs.append(f"dtype: expected 'float32' or 'float64', got {sc.dtype!r}")
+        errs.append(Problem("dtype_bad", "dtype", {"got": _r(sc.dtype)}))
     for name, toks, n in (("query_tokens", sc.query_tokens, L), ("key_tokens", sc.key_tokens, S)):
         if toks is not None and len(toks) != n:
-            errs.append(f"{name}: expected {n} labels (one per {'query' if name[0] == 'q' else 'key'}), got {len(toks)}")
+            code = "query_labels" if name[0] == "q" else "key_labels"
+            errs.append(Problem(code, name, {"n": n, "got": len(toks)}))
     if not errs:
         hidden = sc.additive.hidden if (additive and sc.additive is not None) else 0
         n_sample = sc.prob_sparse_sizes()[0] if sc.scoring == "prob_sparse" else 0
@@ -280,15 +323,17 @@ def problems(sc: Scenario, check_values: bool = True) -> list[str]:
                                     hidden, 4 if sc.dtype == "float32" else 8, n_sample)
         limit = memory_limit()
         if need > limit:
-            errs.append(
-                f"sizes: this trace would need about {need / 2**30:.1f} GiB, more than the "
-                f"{limit / 2**30:.1f} GiB allowed; reduce B, L, S or n_heads"
-            )
+            errs.append(Problem("sizes", "sizes", {"need": _gib(need), "limit": _gib(limit)}))
     return errs
 
 
+def _gib(n: int) -> str:
+    """Bytes in GiB with one decimal; sizes beyond what a float holds are said by their size."""
+    return f"{n / 2**30:.1f}" if n.bit_length() < 1000 else count(n // 2**30)
+
+
 def _projection_problems(sc: Scenario, name: str, in_width: int, out_width: int, dims_fixed: bool,
-                         check_values: bool = True) -> list[str]:
+                         check_values: bool = True) -> list[Problem]:
     p = sc.projection(name)
     path = f"projections.{name}"
     H = sc.n_heads
@@ -296,34 +341,37 @@ def _projection_problems(sc: Scenario, name: str, in_width: int, out_width: int,
     if p is None:
         if dims_fixed and in_width != out_width:
             knob = "d_values" if name == "value" else "d_keys"
-            return [
-                f"{path}: absent (identity) needs the {src}' width {in_width} to equal n_heads * {knob} = "
-                f"{H} * {out_width // H} = {out_width}; give a weight or set {knob} to {in_width // H if in_width % H == 0 else 'a divisor'}"
-            ]
+            fix = in_width // H if in_width % H == 0 else Phrase("a_divisor")
+            return [Problem("identity_width", path, {"src": src, "width": in_width, "knob": knob, "H": H,
+                                                     "per_head": out_width // H, "out": out_width, "fix": fix})]
         if not dims_fixed and in_width % H:
-            return [f"{path}: absent (identity) needs the {src}' width {in_width} to be divisible by n_heads = {H}"]
+            return [Problem("identity_divisible", path, {"src": src, "width": in_width, "H": H})]
         return []
     w = p.weight
     expected_out = out_width if dims_fixed else (w.shape[0] if w.ndim == 2 and w.shape[0] % H == 0 else out_width)
     if w.ndim != 2 or w.shape != (expected_out, in_width):
-        return [_shape_line(f"{path}.weight", [expected_out, in_width], w.shape)]
-    if check_values and not _all_finite(w):
-        return [f"{path}.weight: every number must be finite (found NaN or infinity)"]
+        return [_shape_problem(f"{path}.weight", [expected_out, in_width], w.shape)]
+    if check_values:
+        bad = _value_problem(f"{path}.weight", w, sc.dtype)
+        if bad is not None:
+            return [bad]
     if p.bias is not None:
         if p.bias.shape != (w.shape[0],):
-            return [_shape_line(f"{path}.bias", [w.shape[0]], p.bias.shape)]
-        if check_values and not _all_finite(p.bias):
-            return [f"{path}.bias: every number must be finite (found NaN or infinity)"]
+            return [_shape_problem(f"{path}.bias", [w.shape[0]], p.bias.shape)]
+        if check_values:
+            bad = _value_problem(f"{path}.bias", p.bias, sc.dtype)
+            if bad is not None:
+                return [bad]
     return []
 
 
-def _additive_problems(sc: Scenario, check_values: bool = True) -> list[str]:
+def _additive_problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
     a = sc.additive
     if a is None:
-        return ["additive: the additive kind needs its weights (hidden, W_q, W_k, w_v)"]
+        return [Problem("additive_weights", "additive")]
     H, n = sc.n_heads, a.hidden
     if not isinstance(n, int) or n < 1:
-        return [f"additive.hidden: expected a whole number >= 1, got {n!r}"]
+        return [Problem("expected_int", "additive.hidden", {"minimum": 1, "got": _got(n)})]
     errs = []
     for name, arr, shape in (
         ("W_q", a.W_q, (H, n, sc.query_head_width)),
@@ -331,27 +379,29 @@ def _additive_problems(sc: Scenario, check_values: bool = True) -> list[str]:
         ("w_v", a.w_v, (H, n)),
     ):
         if arr.shape != shape:
-            errs.append(_shape_line(f"additive.{name}", shape, arr.shape))
-        elif check_values and not _all_finite(arr):
-            errs.append(f"additive.{name}: every number must be finite (found NaN or infinity)")
+            errs.append(_shape_problem(f"additive.{name}", shape, arr.shape))
+        elif check_values:
+            bad = _value_problem(f"additive.{name}", arr, sc.dtype)
+            if bad is not None:
+                errs.append(bad)
     return errs
 
 
-def _mask_problems(sc: Scenario, B: int, L: int, S: int) -> list[str]:
+def _mask_problems(sc: Scenario, B: int, L: int, S: int) -> list[Problem]:
     v = sc.valid_lens
     if v is None:
         return []
     if v.ndim == 1 and v.shape != (B,) or v.ndim == 2 and v.shape != (B, L) or v.ndim not in (1, 2):
-        return [f"valid_lens: expected shape [{B}] (one length per batch item) or [{B}, {L}] (one per query row), got {list(v.shape)}"]
+        return [Problem("valid_lens_shape", "valid_lens", {"B": B, "L": L, "got": _shape(v.shape)})]
     errs = []
     if not np.all(np.isfinite(v)) or np.any(v != np.round(v)):
-        errs.append("valid_lens: expected whole numbers")
-    elif np.any(v < 0):
-        idx = tuple(int(i) for i in np.argwhere(v < 0)[0])
-        errs.append(f"valid_lens{list(idx)}: expected a length between 0 and S = {S}, got {int(v[idx])}")
-    elif np.any(v > S):
-        idx = tuple(int(i) for i in np.argwhere(v > S)[0])
-        errs.append(f"valid_lens{list(idx)}: expected a length between 0 and S = {S}, got {int(v[idx])}")
+        errs.append(Problem("valid_lens_whole", "valid_lens"))
+    else:
+        for bad in (v < 0, v > S):
+            if np.any(bad):
+                idx = tuple(int(i) for i in np.argwhere(bad)[0])
+                errs.append(Problem("valid_len_range", index_path("valid_lens", idx), {"S": S, "got": int(v[idx])}))
+                break
     return errs
 
 

@@ -1,10 +1,11 @@
 """Scenario files: JSON in, `Scenario` out, and back (docs/scenario-format.md).
 
 Loading never executes anything: the text is parsed by `json`, then every field is read and
-checked by hand.  Every problem is collected (not just the first), one line each, starting with
-the field path in the file (`mask.valid_lens[1]: ...`), and raised together as
-`ScenarioError(lines)`.  After the structural checks, `attention.problems` runs on the result and
-its lines are reported too, with engine field names mapped to their place in the file.
+checked by hand.  Every problem is collected (not just the first), each with the field path in
+the file (`mask.valid_lens[1][2]`), and raised together as
+`ScenarioError(problems)` (attention/problem.py: a code, the field path, the arguments; the words
+come from the catalogue).  After the structural checks, `attention.scenario.problems` runs on the
+result and its problems are reported too, with engine field names mapped to their place in the file.
 
 Saving writes inline numbers (a `Scenario` holds arrays, not recipes) with repr-exact floats, so
 save -> load gives back exactly the same scenario, and it is atomic: the text goes to a temporary
@@ -16,6 +17,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import stat
 import tempfile
 from collections import Counter
@@ -26,6 +28,7 @@ import numpy as np
 
 from attention import generators
 from attention.generators import field_name
+from attention.problem import Phrase, Problem, count, index_path, literal
 from attention.scenario import PROJECTIONS, Additive, Projection, Scenario, ScenarioError, problems
 
 FORMAT = "attention-explorer/scenario"
@@ -53,123 +56,192 @@ _ENGINE_TO_FILE = {
     "factor": "prob_sparse.factor", "mix": "prob_sparse.mix",
 }
 _DIMS_MEANING = {
-    "queries": "(batch, queries L, features)", "keys": "(batch, keys S, features)",
-    "values": "(batch, keys S, features)", "weight": "(out, in), as nn.Linear", "bias": "(out,)",
-    "W_q": "(heads, hidden, query head width)", "W_k": "(heads, hidden, key head width)",
-    "w_v": "(heads, hidden)", "valid_lens": "(batch,) or (batch, queries L)",
+    "queries": "meaning_queries", "keys": "meaning_keys", "values": "meaning_keys", "weight": "meaning_weight",
+    "bias": "meaning_bias", "W_q": "meaning_W_q", "W_k": "meaning_W_k", "w_v": "meaning_w_v",
+    "valid_lens": "meaning_valid_lens",
 }
+#: At most this many problems are kept from one file (the rest are counted): 200,000 unknown
+#: fields give a few hundred problems, not 200,000.
+MAX_PROBLEMS = 200
+#: The largest whole number of a size, a head count, a seed or a factor: what the window's
+#: controls (a QSpinBox holds a C int) can show, and far beyond any trace that fits in memory.
+INT_MAX = 2**31 - 1
+#: The largest scenario file read (bytes): a 28 MB file of inline numbers is large; larger
+#: matrices are written as generator objects.
+MAX_FILE_BYTES = 256 << 20
 
 
 # ---- loading ---------------------------------------------------------------------------------
 
 def load(path, check: bool = True) -> Scenario:
     """Read a scenario file.  `check=False` skips `attention.problems` (to open a file that
-    parses but cannot run yet, e.g. for fixing in the editor)."""
-    p = Path(path)
+    parses but cannot run yet, e.g. for fixing in the editor).
+
+    Only a regular file of at most MAX_FILE_BYTES is read: a folder, a FIFO (which would block
+    forever) or /dev/zero (which never ends) is refused before reading."""
+    return loads(read_file(path), check=check)
+
+
+def read_file(path) -> bytes:
+    """The bytes of the scenario file at `path`; ScenarioError (path "file") when it is not a
+    regular file, is too big or cannot be read.  Opened without blocking (a FIFO opens at
+    once), then checked on the open descriptor, so nothing is read from what is not a file."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        data = p.read_bytes()
+        fd = os.open(os.fspath(path), flags)
     except OSError as e:
-        raise ScenarioError([f"file: cannot read: {e.strerror or e}"]) from None
+        if isinstance(e, IsADirectoryError):
+            raise ScenarioError([Problem("not_a_file", "file", {"what": Phrase("kind_directory")})]) from None
+        raise ScenarioError([Problem("unreadable", "file", {"reason": e.strerror or str(e)})]) from None
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ScenarioError([f"file: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})"]) from None
-    return loads(text, check=check)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ScenarioError([Problem("not_a_file", "file", {"what": Phrase(_kind(info.st_mode))})])
+        if info.st_size > MAX_FILE_BYTES:
+            raise ScenarioError([_too_big(info.st_size)])
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:  # it grew while being read
+                raise ScenarioError([_too_big(size)])
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as e:
+        raise ScenarioError([Problem("unreadable", "file", {"reason": e.strerror or str(e)})]) from None
+    finally:
+        os.close(fd)
 
 
-def loads(text: str, check: bool = True) -> Scenario:
-    """Parse scenario JSON text; ScenarioError with every problem found."""
+def _too_big(size: int) -> Problem:
+    return Problem("file_too_big", "file", {"size": count(size), "limit": count(MAX_FILE_BYTES)})
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "kind_directory"
+    if stat.S_ISFIFO(mode):
+        return "kind_fifo"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "kind_device"
+    if stat.S_ISSOCK(mode):
+        return "kind_socket"
+    return "kind_other"
+
+
+def loads(text, check: bool = True) -> Scenario:
+    """Parse scenario JSON text (str or UTF-8 bytes); ScenarioError with every problem found."""
     if isinstance(text, (bytes, bytearray)):
+        data = bytes(text)
         try:
-            text = bytes(text).decode("utf-8-sig")
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError as e:
-            raise ScenarioError([f"file: not UTF-8 text (byte at offset {e.start})"]) from None
+            bad = Problem("not_utf8", "file", {"byte": f"{data[e.start]:02x}", "offset": e.start})
+            raise ScenarioError([bad]) from None
     duplicates: list[str] = []
 
     def pairs(items):
-        seen = {}
-        for k, v in items:
-            if k in seen and k not in duplicates:
-                duplicates.append(k)
-            seen[k] = v
+        seen = dict(items)  # in C; only an object with a repeated key is walked in Python
+        if len(seen) != len(items):
+            counts = Counter(k for k, _ in items)
+            duplicates.extend(k for k in counts if counts[k] > 1 and k not in duplicates)
         return seen
 
     try:
         doc = json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as e:
-        raise ScenarioError([f"file: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}"]) from None
+        where = {"line": e.lineno, "column": e.colno, "reason": e.msg}
+        raise ScenarioError([Problem("json_syntax", "file", where)]) from None
     except RecursionError:
-        raise ScenarioError(["file: invalid JSON: nested too deeply"]) from None
-    except ValueError as e:  # e.g. an integer with more digits than Python converts
-        raise ScenarioError([f"file: invalid JSON: {e}"]) from None
+        raise ScenarioError([Problem("json_deep", "file")]) from None
+    except ValueError as e:  # an integer with more digits than Python converts (sys.get_int_max_str_digits)
+        long = _LONG_NUMBER.search(text)
+        if long is None:
+            raise ScenarioError([Problem("json_other", "file", {"reason": str(e)})]) from None
+        line, column = _line_column(text, long.start())
+        raise ScenarioError([Problem("json_long_number", "file", {
+            "line": line, "column": column, "digits": count(len(long.group())), "limit": count(MAX_DIGITS)})]) from None
     return from_dict(doc, check=check, duplicates=duplicates)
+
+
+#: Python's default limit on the digits of an integer it reads from text (4,300): a longer one
+#: is refused by json with a ValueError, which is turned into a line and a column here.
+MAX_DIGITS = 4300
+_LONG_NUMBER = re.compile(r"\d{%d,}" % (MAX_DIGITS + 1))
+
+
+def _line_column(text: str, at: int) -> tuple[int, int]:
+    """The 1-based line and column of offset `at`, as json writes them."""
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
 def from_dict(doc, check: bool = True, duplicates: Optional[list[str]] = None) -> Scenario:
     """Build a Scenario from an already-parsed JSON document (same checks as `loads`)."""
     r = _Reader()
     if not isinstance(doc, dict):
-        raise ScenarioError([f"file: expected a JSON object {{...}} at the top level, got {_describe(doc)}"])
+        raise ScenarioError([Problem("top_level", "file", {"got": _describe(doc)})])
     head = _header_problems(doc)
     if head:
         raise ScenarioError(head)
     for k in duplicates or ():
-        r.err(f"{field_name(k)}: this key appears more than once in one object; keep one", breaks=False)
+        r.err(Problem("duplicate_key", field_name(k)), breaks=False)
     sc = r.scenario(doc)
     if sc is None or r.errs:
-        raise ScenarioError(r.errs)
+        raise ScenarioError(r.errs, omitted=r.omitted)
     if check:
-        engine = [_file_path(line) for line in problems(sc)]
+        engine = [_file_path(p) for p in problems(sc)]
         if sc.scoring == "additive" and sc.additive is None:
-            engine = [l for l in engine if not l.startswith("additive: the additive kind")]
-            engine.insert(0, 'additive: missing; the additive scoring needs at least {"hidden": N} '
-                             "(W_q, W_k and w_v are generated from seed when omitted)")
+            engine = [p for p in engine if p.code != "additive_weights"]
+            engine.insert(0, Problem("additive_missing", "additive"))
         if engine:
             raise ScenarioError(engine)
     return sc
 
 
-def _header_problems(doc: dict) -> list[str]:
+def _header_problems(doc: dict) -> list[Problem]:
     fmt, ver = doc.get("format"), doc.get("version")
     if "format" not in doc:
-        return [f'format: missing; expected "{FORMAT}" (is this an Attention Explorer scenario file?)']
+        return [Problem("format_missing", "format", {"format": FORMAT})]
     if fmt != FORMAT:
-        return [f'format: expected "{FORMAT}", got {_describe(fmt)}']
+        return [Problem("format_other", "format", {"format": FORMAT, "got": _describe(fmt)})]
     if "version" not in doc:
-        return [f"version: missing; expected {VERSION}"]
+        return [Problem("version_missing", "version", {"version": VERSION})]
     if type(ver) is not int or ver < 1:
-        return [f"version: expected {VERSION}, got {_describe(ver)}"]
+        return [Problem("version_bad", "version", {"version": VERSION, "got": _describe(ver)})]
     if ver > VERSION:
-        return [f"version: this file is version {ver}, but this program reads version {VERSION} files; "
-                "open it with a newer Attention Explorer"]
+        return [Problem("version_newer", "version", {"version": count(ver), "reads": VERSION})]
     return []
 
 
-def _file_path(line: str) -> str:
-    """'valid_lens[1]: ...' (engine names) -> 'mask.valid_lens[1]: ...' (where it is in a file)."""
+def _file_path(p: Problem) -> Problem:
+    """'valid_lens[1]' (engine names) -> 'mask.valid_lens[1]' (where it is in a file)."""
     for engine, path in _ENGINE_TO_FILE.items():
-        if line.startswith(engine) and line[len(engine):len(engine) + 1] in (":", "["):
-            return path + line[len(engine):]
-    return line
+        if p.path.startswith(engine) and p.path[len(engine):len(engine) + 1] in ("", "["):
+            return p.at(path + p.path[len(engine):])
+    return p
 
 
-def _describe(v) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
+def _describe(v) -> Phrase:
+    """A value as a message quotes it ("got ..."): words for what it is, or the value itself."""
+    if v is None or isinstance(v, bool):
+        return Phrase("got_literal", {"v": json.dumps(v)})
     if isinstance(v, str):
         s = json.dumps(v, ensure_ascii=False)
-        return f"the string {s if len(s) <= 40 else s[:37] + '...'}"
+        return Phrase("got_string", {"s": s if len(s) <= 40 else s[:37] + "..."})
     if isinstance(v, float) and not math.isfinite(v):
-        return "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
+        return Phrase("got_literal", {"v": "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")})
+    if isinstance(v, int) and v.bit_length() > 128:
+        return Phrase("got_long_number")
     if isinstance(v, (int, float)):
-        return repr(v) if len(repr(v)) <= 40 else "a very long number"
+        return Phrase("got_literal", {"v": repr(v)}) if len(repr(v)) <= 40 else Phrase("got_long_number")
     if isinstance(v, list):
-        return "a list"
+        return Phrase("got_list")
     if isinstance(v, dict):
-        return "an object"
-    return type(v).__name__
+        return Phrase("got_object")
+    return Phrase("got_literal", {"v": type(v).__name__})
 
 
 def _is_number(v) -> bool:
@@ -180,47 +252,68 @@ def _is_finite(v) -> bool:
     """A JSON number that float64 holds without overflow (ints may have hundreds of digits)."""
     if type(v) is float:
         return math.isfinite(v)
+    return v.bit_length() <= 1023 and math.isfinite(float(v))
+
+
+def _bad_unicode(s: str) -> Optional[tuple[int, str]]:
+    """(1-based position, code) of the first lone surrogate in `s` (text that cannot be written as UTF-8)."""
     try:
-        return math.isfinite(float(v))
-    except OverflowError:
-        return False
+        s.encode("utf-8")
+        return None
+    except UnicodeEncodeError as e:
+        return e.start + 1, f"{ord(s[e.start]):04x}"
 
 
 class _Reader:
-    """Reads one document field by field, collecting problems instead of stopping at the first."""
+    """Reads one document field by field, collecting problems instead of stopping at the first
+    (at most MAX_PROBLEMS of them are kept; the rest are only counted)."""
 
     def __init__(self):
-        self.errs: list[str] = []
+        self.errs: list[Problem] = []
+        self.omitted = 0
         self.broken = False  # something the Scenario needs could not be read
         self.budget = generators.MAX_ELEMENTS  # numbers that generators may still make
 
-    def err(self, line: str, breaks: bool = True) -> None:
-        self.errs.append(line)
+    def err(self, problem: Problem, breaks: bool = True) -> None:
+        if len(self.errs) < MAX_PROBLEMS:
+            self.errs.append(problem)
+        else:
+            self.omitted += 1
         self.broken |= breaks
 
     # -- small fields --------------------------------------------------------------------------
     def known(self, obj: dict, path: str, allowed: tuple[str, ...]) -> None:
         where = f"{path}." if path else ""
-        for k in obj:
-            if k not in allowed:
-                self.err(f"{where}{field_name(k)}: unknown field; expected one of {', '.join(allowed)}", breaks=False)
+        known = set(allowed)
+        unknown = [k for k in obj if k not in known]
+        if len(unknown) > MAX_PROBLEMS:  # 200,000 unknown fields: name a few, count the rest
+            self.omitted += len(unknown) - MAX_PROBLEMS
+            unknown = unknown[:MAX_PROBLEMS]
+        for k in unknown:
+            self.err(Problem("unknown_field", f"{where}{field_name(k)}", {"allowed": ", ".join(allowed)}), breaks=False)
 
     def section(self, value, path: str, allowed: tuple[str, ...]) -> Optional[dict]:
         """An optional object (absent or null -> {}), unknown fields reported."""
         if value is None:
             return {}
         if not isinstance(value, dict):
-            self.err(f"{path}: expected an object with fields {', '.join(allowed)} (or null), got {_describe(value)}")
+            self.err(Problem("expected_section", path, {"allowed": ", ".join(allowed), "got": _describe(value)}))
             return None
         self.known(value, path, allowed)
         return value
 
     def integer(self, value, path: str, minimum: int, default, maximum: Optional[int] = None):
+        """A whole number from `minimum` to `maximum` (by default INT_MAX: what the window's
+        controls hold, and far beyond any size a trace could have)."""
         if value is None:
             return default
-        if type(value) is not int or value < minimum or (maximum is not None and value > maximum):
-            limit = f" and <= {maximum}" if maximum is not None else ""
-            self.err(f"{path}: expected a whole number >= {minimum}{limit}, got {_describe(value)}")
+        limit = INT_MAX if maximum is None else maximum
+        if type(value) is not int or value < minimum or value > limit:
+            if maximum is None and not (type(value) is int and value > limit):
+                self.err(Problem("expected_int", path, {"minimum": minimum, "got": _describe(value)}))
+            else:
+                self.err(Problem("expected_int_range", path, {"minimum": minimum, "maximum": limit,
+                                                              "got": _describe(value)}))
             return default
         return value
 
@@ -228,7 +321,7 @@ class _Reader:
         if value is None:
             return default
         if not isinstance(value, bool):
-            self.err(f"{path}: expected true or false, got {_describe(value)}")
+            self.err(Problem("expected_bool", path, {"got": _describe(value)}))
             return default
         return value
 
@@ -236,30 +329,41 @@ class _Reader:
         if value is None:
             return default
         if not isinstance(value, str):
-            self.err(f"{path}: expected one of {', '.join(choices)}, got {_describe(value)}")
+            self.err(Problem("expected_choice", path, {"choices": ", ".join(choices), "got": _describe(value)}))
             return default
-        return value  # the value itself is checked by attention.problems
+        return value
 
     def number(self, value, path: str, nullable: bool = True):
         if value is None and nullable:
             return None
         if not _is_number(value) or not _is_finite(value):
-            self.err(f"{path}: expected a finite number{' or null' if nullable else ''}, got {_describe(value)}")
+            code = "expected_number_or_null" if nullable else "expected_finite"
+            self.err(Problem(code, path, {"got": _describe(value)}))
             return None
         return float(value)
+
+    def unicode(self, value: str, path: str) -> bool:
+        """False (and a problem) when `value` holds a lone surrogate: it could be shown but never
+        saved, so it is refused here and whatever loads can be saved back."""
+        bad = _bad_unicode(value)
+        if bad is not None:
+            self.err(Problem("bad_unicode", path, {"at": bad[0], "code": bad[1]}), breaks=False)
+        return bad is None
 
     def text(self, value, path: str) -> dict:
         if value is None:
             return {"en": "", "zh": ""}
         if not isinstance(value, dict):
-            self.err(f'{path}: expected an object {{"en": "...", "zh": "..."}}, got {_describe(value)}', breaks=False)
+            self.err(Problem("expected_text_object", path, {"got": _describe(value)}), breaks=False)
             return {"en": "", "zh": ""}
         self.known(value, path, TEXT_FIELDS)
         out = {}
         for lang in TEXT_FIELDS:
             v = value.get(lang, "")
             if not isinstance(v, str):
-                self.err(f"{path}.{lang}: expected a string, got {_describe(v)}", breaks=False)
+                self.err(Problem("expected_string", f"{path}.{lang}", {"got": _describe(v)}), breaks=False)
+                v = ""
+            elif not self.unicode(v, f"{path}.{lang}"):
                 v = ""
             out[lang] = v
         return out
@@ -268,19 +372,22 @@ class _Reader:
         if value is None:
             return None
         if not isinstance(value, list):
-            self.err(f"{path}: expected a list of strings (one label per position) or null, got {_describe(value)}")
+            self.err(Problem("expected_tokens", path, {"got": _describe(value)}))
             return None
         for i, t in enumerate(value):
             if not isinstance(t, str):
-                self.err(f"{path}[{i}]: expected a string, got {_describe(t)}")
+                self.err(Problem("expected_string", f"{path}[{i}]", {"got": _describe(t)}))
+                return None
+            if not self.unicode(t, f"{path}[{i}]"):
+                self.broken = True
                 return None
         return tuple(value)
 
     # -- matrices ------------------------------------------------------------------------------
     def matrix(self, value, path: str, ndims: tuple[int, ...], name: str) -> Optional[np.ndarray]:
         """A nested list of numbers or a generator object -> float64 array with ndim in `ndims`."""
-        meaning = _DIMS_MEANING.get(name, "")
-        want = " or ".join(f"{n}-D" for n in ndims)
+        meaning = Phrase(_DIMS_MEANING[name])
+        want = Phrase({(1,): "dims_1", (2,): "dims_2", (3,): "dims_3", (1, 2): "dims_1_2"}[ndims])
         if generators.is_generator(value):
             errs, shape = generators.check(value, path, self.budget)
             if errs:
@@ -288,25 +395,26 @@ class _Reader:
                     self.err(e)
                 return None
             if len(shape) not in ndims:
-                self.err(f"{path}: expected a {want} array {meaning}, but the generator makes shape {shape}")
+                self.err(Problem("generator_dims", path, {"dims": want, "meaning": meaning, "shape": literal(shape)}))
                 return None
             self.budget -= math.prod(shape)
             return generators.generate(value, path)
         if not isinstance(value, list):
-            self.err(f"{path}: expected a {want} nested list of numbers {meaning} or a generator object, got {_describe(value)}")
+            self.err(Problem("expected_matrix_or_generator", path,
+                             {"dims": want, "meaning": meaning, "got": _describe(value)}))
             return None
         shape = _first_shape(value)
         if len(shape) > MAX_DIMS or len(shape) not in ndims:
-            self.err(f"{path}: expected a {want} nested list of numbers {meaning}, got {len(shape)}-D")
+            self.err(Problem("expected_matrix_dims", path, {"dims": want, "meaning": meaning, "ndim": len(shape)}))
             return None
         shape = _common_shape(value, len(shape))
-        bad: list[str] = []
+        bad: list[Problem] = []
         _check_cells(value, shape, 0, path, bad)
         if bad:
-            for line in bad[:MAX_CELL_LINES]:
-                self.err(line)
+            for p in bad[:MAX_CELL_LINES]:
+                self.err(p)
             if len(bad) > MAX_CELL_LINES:
-                self.err(f"{path}: ... and {len(bad) - MAX_CELL_LINES} more problems in this matrix")
+                self.err(Problem("more_in_matrix", path, {"n": len(bad) - MAX_CELL_LINES}))
             return None
         return np.array(value, dtype=np.float64).reshape(shape)
 
@@ -315,7 +423,7 @@ class _Reader:
         self.known(doc, "", FIELDS)
         for f in REQUIRED:
             if f not in doc:
-                self.err(f"{f}: missing (required)")
+                self.err(Problem("required", f))
         arrays = {}
         for f in ("queries", "keys", "values"):
             if f in doc:
@@ -331,7 +439,7 @@ class _Reader:
         ps = self.section(doc.get("prob_sparse"), "prob_sparse", PROB_SPARSE_FIELDS) or {}
         factor = self.integer(ps.get("factor"), "prob_sparse.factor", 1, 5)
         mix = self.boolean(ps.get("mix"), "prob_sparse.mix", False)
-        seed = self.integer(doc.get("seed"), "seed", 0, 0, generators.SEED_MAX)
+        seed = self.integer(doc.get("seed"), "seed", 0, 0, INT_MAX)
         fields = dict(
             n_heads=n_heads, d_keys=d_keys, d_values=d_values, projections=projections,
             scoring=self.string(doc.get("scoring"), "scoring", "scaled_dot", ("scaled_dot", "dot", "additive", "prob_sparse")),
@@ -360,11 +468,11 @@ class _Reader:
                 continue
             path = f"projections.{name}"
             if not isinstance(p, dict):
-                self.err(f'{path}: expected {{"weight": ..., "bias": ... or null}} or null (identity), got {_describe(p)}')
+                self.err(Problem("projection_bad", path, {"got": _describe(p)}))
                 continue
             self.known(p, path, PROJECTION_FIELDS)
             if "weight" not in p:
-                self.err(f"{path}.weight: missing; give the weight (out, in) or set {path} to null (identity)")
+                self.err(Problem("weight_missing", f"{path}.weight", {"projection": path}))
                 continue
             w = self.matrix(p["weight"], f"{path}.weight", (2,), "weight")
             b = None if p.get("bias") is None else self.matrix(p["bias"], f"{path}.bias", (1,), "bias")
@@ -380,11 +488,11 @@ class _Reader:
             return None
         whole = v == np.round(v)
         if not whole.all():
-            idx = [int(i) for i in np.argwhere(~whole)[0]]
-            self.err(f"mask.valid_lens{idx}: expected a whole number (a count of keys), got {float(v[tuple(idx)])!r}")
+            idx = tuple(int(i) for i in np.argwhere(~whole)[0])
+            self.err(Problem("valid_len_whole", index_path("mask.valid_lens", idx), {"got": repr(float(v[idx]))}))
             return None
         if np.any(np.abs(v) > 2**53):
-            self.err("mask.valid_lens: expected lengths between 0 and S")
+            self.err(Problem("valid_lens_huge", "mask.valid_lens"))
             return None
         return v.astype(np.int64)
 
@@ -395,12 +503,12 @@ class _Reader:
         if value == "-inf":
             return -math.inf
         if isinstance(value, float) and value == -math.inf:
-            self.err('mask.fill_value: write minus infinity as the string "-inf" (a bare -Infinity is not standard JSON)')
+            self.err(Problem("fill_infinity", "mask.fill_value"))
             return DEFAULT_FILL
         if _is_number(value):
             v = self.number(value, "mask.fill_value", nullable=False)
             return DEFAULT_FILL if v is None else v
-        self.err(f'mask.fill_value: expected a finite number or "-inf", got {_describe(value)}')
+        self.err(Problem("fill_expected", "mask.fill_value", {"got": _describe(value)}))
         return DEFAULT_FILL
 
     def additive_section(self, value) -> Optional[tuple[int, dict]]:
@@ -411,7 +519,7 @@ class _Reader:
         ndims = {"W_q": 3, "W_k": 3, "w_v": 2}
         given = {k: self.matrix(sec[k], f"additive.{k}", (n,), k) for k, n in ndims.items() if sec.get(k) is not None}
         if sec.get("hidden") is None:
-            self.err("additive.hidden: missing; expected the hidden size (a whole number >= 1)")
+            self.err(Problem("hidden_missing", "additive.hidden"))
             return None
         hidden = self.integer(sec["hidden"], "additive.hidden", 1, None)
         return None if hidden is None else (hidden, given)
@@ -434,8 +542,8 @@ class _Reader:
         fan_in = {"W_q": qw, "W_k": kw, "w_v": hidden}
         need = sum(math.prod(s) for s in shapes.values())
         if need > self.budget:
-            self.err(f"additive.hidden: {hidden} hidden units would need {need:,} generated weights; "
-                     f"at most {self.budget:,} are allowed")
+            self.err(Problem("hidden_too_big", "additive.hidden", {"hidden": hidden, "need": count(need),
+                                                                   "limit": count(self.budget)}))
             return None
         import torch  # only for generated additive weights: loading a file must not wait for torch
 
@@ -471,26 +579,28 @@ def _common_shape(value, ndim: int) -> list[int]:
     return shape + [0] * (ndim - len(shape))
 
 
-def _check_cells(node, shape: list[int], depth: int, path: str, bad: list[str]) -> None:
+def _check_cells(node, shape: list[int], depth: int, path: str, bad: list[Problem]) -> None:
     """Every cell a finite number and every list the right length (ragged rows named)."""
     if len(bad) > 1000:
         return
     n = shape[depth]
     innermost = depth == len(shape) - 1
-    what = "numbers" if innermost else "items"
     if not isinstance(node, list):
-        bad.append(f"{path}: expected a list of {n} {what}, got {_describe(node)}")
+        code = "expected_numbers_list" if innermost else "expected_items_list"
+        bad.append(Problem(code, path, {"n": n, "got": _describe(node)}))
         return
     if len(node) != n:
-        bad.append(f"{path}: expected {n} {what}, got {len(node)}")
+        bad.append(Problem("numbers_count" if innermost else "items_count", path, {"n": n, "got": len(node)}))
         return
     if innermost:
         for i, x in enumerate(node):
             if type(x) not in (int, float):
-                bad.append(f"{path}[{i}]: expected a number, got {_describe(x)}")
+                bad.append(Problem("expected_number", f"{path}[{i}]", {"got": _describe(x)}))
             elif not _is_finite(x):
-                what = _describe(x) if type(x) is float else "a number too large for float64"
-                bad.append(f"{path}[{i}]: expected a finite number, got {what}")
+                what = _describe(x) if type(x) is float else Phrase("got_too_large")
+                bad.append(Problem("expected_finite", f"{path}[{i}]", {"got": what}))
+            if len(bad) > 1000:
+                return
         return
     for i, child in enumerate(node):
         _check_cells(child, shape, depth + 1, f"{path}[{i}]", bad)
@@ -501,20 +611,18 @@ def _check_cells(node, shape: list[int], depth: int, path: str, bad: list[str]) 
 def to_dict(sc: Scenario) -> dict:
     """The JSON document for `sc` (inline numbers), in FIELDS order.  ScenarioError when a
     number cannot be written as standard JSON (NaN or infinity anywhere but fill_value -inf)."""
-    errs: list[str] = []
+    errs: list[Problem] = []
 
     def arr(a, path: str):
         a = np.asarray(a, dtype=np.float64)
         if not np.all(np.isfinite(a)):
-            errs.append(f"{path}: cannot save NaN or infinity; every number must be finite")
+            errs.append(Problem("save_not_finite", path))
         return a.tolist()
 
     def text(value, path: str) -> str:
         value = str(value)
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            errs.append(f"{path}: cannot save; the text holds characters that are not valid Unicode")
+        if _bad_unicode(value) is not None:
+            errs.append(Problem("save_text", path))
         return value
 
     doc: dict = {"format": FORMAT, "version": VERSION,
@@ -540,7 +648,7 @@ def to_dict(sc: Scenario) -> dict:
     doc["projections"] = projections
     doc["scoring"] = sc.scoring
     if sc.scale is not None and not math.isfinite(sc.scale):
-        errs.append("scale: cannot save NaN or infinity")
+        errs.append(Problem("save_scale", "scale"))
     doc["scale"] = None if sc.scale is None else float(sc.scale)
     if sc.additive is not None:
         a = sc.additive
@@ -550,12 +658,12 @@ def to_dict(sc: Scenario) -> dict:
     if fill == -math.inf:
         fill = "-inf"
     elif not math.isfinite(fill):
-        errs.append('mask.fill_value: cannot save; expected a finite number or -inf')
+        errs.append(Problem("save_fill", "mask.fill_value"))
     vl = None
     if sc.valid_lens is not None:
         v = np.asarray(sc.valid_lens, dtype=np.float64)
         if not np.all(np.isfinite(v)) or np.any(v != np.round(v)):
-            errs.append("mask.valid_lens: cannot save; expected whole numbers")
+            errs.append(Problem("save_valid_lens", "mask.valid_lens"))
         else:
             vl = v.astype(np.int64).tolist()
     doc["mask"] = {"causal": bool(sc.causal), "valid_lens": vl, "fill_value": fill}
@@ -609,7 +717,7 @@ def save(sc: Scenario, path) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as e:
-        raise ScenarioError([f"file: cannot save: {e.strerror or e}"]) from None
+        raise ScenarioError([Problem("save_failed", "file", {"reason": e.strerror or str(e)})]) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             for chunk in _chunks(doc):
@@ -622,7 +730,7 @@ def save(sc: Scenario, path) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(e, OSError):
-            raise ScenarioError([f"file: cannot save: {e.strerror or e}"]) from None
+            raise ScenarioError([Problem("save_failed", "file", {"reason": e.strerror or str(e)})]) from None
         raise
     _fsync_dir(folder)
 

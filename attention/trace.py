@@ -58,7 +58,7 @@ class Trace:
     steps: tuple[Step, ...]
     options: dict  # every resolved option (n_heads, d_keys, scale used, ...)
     parameters: dict[str, torch.Tensor]  # queries, keys, values, projection.*.weight/bias, additive.*
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple = field(default=())  # attention.problem.Problem each: notes on a trace that ran
 
     def __getitem__(self, step_id: str) -> Step:
         for s in self.steps:

@@ -27,6 +27,7 @@ from typing import Optional
 
 import numpy as np
 
+from attention.problem import Problem, as_problems
 from attention.scenario import Scenario
 from attention.trace import Step, Trace
 
@@ -92,7 +93,7 @@ def save(trace: Trace, sc: Scenario, path: Path, engine: Optional[str] = None) -
     meta = {
         "version": VERSION, "key": key_for(sc, engine if engine is not None else engine_fingerprint()),
         "steps": [[step.id, list(step.dims)] for step in trace.steps],
-        "options": trace.options, "warnings": list(trace.warnings),
+        "options": trace.options, "warnings": [Problem.to_json(w) for w in as_problems(trace.warnings)],
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".trace-", suffix=".npz", dir=path.parent)
@@ -121,7 +122,7 @@ def load(sc: Scenario, path: Path, engine: Optional[str] = None) -> Optional[Tra
             steps = tuple(Step(sid, data[f"s{i}"], tuple(dims), scoring) for i, (sid, dims) in enumerate(meta["steps"]))
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
         return None
-    return Trace(steps, meta["options"], {}, tuple(meta["warnings"]))
+    return Trace(steps, meta["options"], {}, tuple(Problem.from_json(w) for w in meta["warnings"]))
 
 
 def load_canary(sc: Scenario) -> Optional[Trace]:

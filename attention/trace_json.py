@@ -14,6 +14,7 @@ from typing import Optional
 import numpy as np
 import torch
 
+from attention.problem import Problem
 from attention.scenario import Scenario
 from attention.trace import Trace
 
@@ -76,7 +77,7 @@ def trace_to_dict(trace: Trace, scenario: Optional[Scenario] = None) -> dict:
             }
             for s in trace.steps
         ],
-        "warnings": list(trace.warnings),
+        "warnings": [w.text("en") if isinstance(w, Problem) else str(w) for w in trace.warnings],
     }
 
 

@@ -5,6 +5,7 @@ the tests that read them."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PRESETS = {p.name: p for p, _ in list_presets()}
 TOY = PRESETS["01_tsl_toy.json"]
 SPARSE = PRESETS["07_informer_probsparse.json"]
+HOSTILE = ROOT / "tests" / "hostile"
 
 # The seed's toy (000_*.txt): the inputs, written down from the study note.
 SEED_X = np.array([[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]], dtype=np.float64)
@@ -39,8 +41,14 @@ def _bad_file(folder: Path) -> Path:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """name -> CompletedProcess-like (returncode, stdout, stderr), all started at once."""
-    bad = _bad_file(tmp_path_factory.mktemp("cli"))
+    folder = tmp_path_factory.mktemp("cli")
+    bad = _bad_file(folder)
+    os.mkfifo(folder / "fifo.json")
     commands = {
+        "validate_fifo": ["validate", str(folder / "fifo.json")],
+        "validate_zero": ["validate", "/dev/zero"],
+        "validate_huge": ["validate", str(HOSTILE / "huge_n_heads.json")],
+        "trace_huge_mean": ["trace", str(HOSTILE / "huge_generator_mean.json")],
         "validate_ok": ["validate", str(TOY)],
         "validate_bad": ["validate", str(bad)],
         "trace_toy": ["trace", str(TOY)],
@@ -170,3 +178,78 @@ def test_help_and_bad_options_in_process(capsys):
     assert cli.main(["trace", str(TOY), "--dtype", "float16"]) == 2
     assert "invalid choice: 'float16'" in capsys.readouterr().err
     assert cli.main(["frobnicate"]) == 2
+
+
+# ---- hostile input (issue 13) ---------------------------------------------------------------------
+
+def test_paths_that_are_not_files_are_refused_at_once(runs):
+    """A FIFO would block forever and /dev/zero never ends: both are refused before reading."""
+    for name, what in (("validate_fifo", "a pipe (FIFO)"), ("validate_zero", "a device")):
+        r = runs[name]
+        assert r.returncode == 2 and r.stdout == "", (name, r.stderr)
+        assert r.stderr.endswith(f": file: {what}, not a regular file; open a scenario file (.json)\n"), r.stderr
+
+
+def test_huge_integers_get_the_projects_own_error_naming_the_field(runs):
+    r = runs["validate_huge"]
+    assert r.returncode == 2 and "Error" not in r.stderr
+    assert r.stderr.endswith("n_heads: expected a whole number >= 1 and <= 2147483647, got a very long number\n")
+    r = runs["trace_huge_mean"]
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.endswith("queries.mean: expected a finite number between -1e300 and 1e300, got ~10^400\n")
+
+
+def test_many_problems_are_capped_with_a_count(tmp_path, capsys):
+    doc = json.loads(TOY.read_text(encoding="utf-8"))
+    doc.update({f"field{i}": i for i in range(5000)})
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert cli.main(["validate", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 20 and lines[0].endswith("many.json: field0: unknown field; expected one of format, version, "
+                                                   "title, notes, query_tokens, key_tokens, queries, keys, values, "
+                                                   "n_heads, d_keys, d_values, projections, scoring, scale, additive, "
+                                                   "mask, prob_sparse, seed, device, dtype")
+    assert lines[-1] == f"{path}: \u2026 and 4,981 more"
+
+
+def test_a_megabyte_value_is_quoted_short(tmp_path, capsys):
+    doc = json.loads(TOY.read_text(encoding="utf-8"))
+    doc["scoring"] = "x" * (1 << 20)
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert cli.main(["validate", str(path)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert len(line) < 250 and "\u2026" in line and line.startswith(f"{path}: scoring: unknown kind 'xxx")
+
+
+def test_validate_does_not_print_a_huge_title(tmp_path, capsys):
+    doc = json.loads(TOY.read_text(encoding="utf-8"))
+    doc["title"]["en"] = "T" * 10_000_000
+    path = tmp_path / "title.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert cli.main(["validate", str(path)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert len(line) < 250 and line.startswith('ok: "TTTT') and "\u2026" in line
+
+
+def test_validate_refuses_what_trace_and_the_window_refuse(capsys):
+    """A float32 file with a number beyond float32's range: one check, shared (issue 13 item 9)."""
+    path = HOSTILE / "float32_overflow.json"
+    assert cli.main(["validate", str(path)]) == 2
+    validate = capsys.readouterr().err
+    assert cli.main(["trace", str(path)]) == 2
+    assert capsys.readouterr().err == validate
+    assert validate.endswith("queries: a number is beyond float32's range (about ±3.4e+38); use float64 or smaller "
+                             "numbers\n")
+    from app.pipeline.recompute import compute
+    from attention import scenario_io
+
+    trace, problems = compute(scenario_io.load(path, check=False))
+    assert trace is None and [p.text("en") for p in problems] == [validate.split(": ", 1)[1].rstrip("\n")]
+
+
+def test_a_json_syntax_error_names_line_and_column(capsys):
+    assert cli.main(["validate", str(HOSTILE / "long_number.json")]) == 2
+    assert capsys.readouterr().err.endswith(
+        "file: invalid JSON at line 3, column 10: a number with 5,000 digits; at most 4,300 digits are read\n")

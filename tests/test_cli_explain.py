@@ -53,11 +53,11 @@ def runs(tmp_path_factory):
 def test_explain_prints_the_hand_computed_score(runs):
     r = runs["score"]
     assert r.returncode == 0 and r.stderr == ""
-    by_hand = f"{2 / math.sqrt(2):.4f}"  # 1.4142
+    by_hand = f"{2 / math.sqrt(2):.4g}"  # 1.414: 4 significant digits, as the cell shows it
     lines = r.stdout.splitlines()
     assert lines[0].endswith(f"scores[0, 0, 0, 3] = {by_hand}")
-    assert any(l.strip() == "q[0]·k[0] = 1.0000 × 2.0000 = 2.0000" for l in lines)
-    assert any(l.strip().endswith(f"= {1 / math.sqrt(2):.4f} × 2.0000 = {by_hand}") for l in lines)
+    assert any(l.strip() == "q[0]·k[0] = 1 × 2 = 2" for l in lines)
+    assert any(l.strip().endswith(f"= {1 / math.sqrt(2):.4g} × 2 = {by_hand}") for l in lines)
     zh = runs["score_zh"]
     assert zh.returncode == 0 and "缩放后的分数" in zh.stdout and by_hand in zh.stdout
 

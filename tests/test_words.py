@@ -75,3 +75,54 @@ def test_the_chinese_is_chinese():
             if _WORD.findall(_CODE_TOKEN.sub(" ", zh)):
                 bad.append(f"{name}:{key}: {zh!r}")
     assert bad == []
+
+
+# ---- problems: every code the code base can raise has words -------------------------------------
+
+def _problem_codes() -> set[str]:
+    """Every code written in a Problem(...) or Phrase(...) call under attention/ and app/: the
+    string constants of its first argument (an `x if c else y`, a dict look-up), and of every
+    `code = ...` assignment (a code chosen first, then passed by name)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(words.__file__).resolve().parents[2]
+    codes: set[str] = set()
+
+    def strings(node) -> set[str]:
+        """The codes an expression can give: a string, either side of `a if c else b`, the values
+        of a dict literal it looks up."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return {node.value}
+        if isinstance(node, ast.IfExp):
+            return strings(node.body) | strings(node.orelse)
+        if isinstance(node, ast.Subscript):
+            return strings(node.value)
+        if isinstance(node, ast.Dict):
+            return set().union(*(strings(v) for v in node.values))
+        return set()
+
+    for path in [*(root / "attention").rglob("*.py"), *(root / "app").rglob("*.py")]:
+        if "words" in path.parts or path.name == "problem.py":  # the catalogue and the mechanism
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("Problem", "Phrase") and node.args:
+                codes |= strings(node.args[0])
+            elif isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "code" for t in node.targets):
+                codes |= strings(node.value)
+    return codes
+
+
+def test_every_problem_code_the_code_raises_has_words_in_both_languages():
+    from attention import scenario_io
+    from attention.problem import PREFIX
+
+    codes = _problem_codes()
+    # codes picked from tables rather than written in the call
+    codes |= set(scenario_io._DIMS_MEANING.values())
+    codes |= {scenario_io._kind(m) for m in (0o040000, 0o010000, 0o020000, 0o060000, 0o140000, 0o100000)}
+    assert len(codes) > 80  # the scan found the calls (a broken scan cannot pass by finding none)
+    for lang in words.LANGS:
+        missing = sorted(c for c in codes if PREFIX + c not in words.table(lang))
+        assert missing == [], (lang, missing)

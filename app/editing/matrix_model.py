@@ -17,6 +17,7 @@ from PySide6.QtCore import QAbstractTableModel, QLocale, QModelIndex, QObject, Q
 from app.viewmodel.clipboard import format_number, parse_number
 from app.pipeline.document import Document
 from app.viewmodel.matrix_ref import MatrixRef
+from attention import numbers
 
 _Index = QModelIndex | QPersistentModelIndex
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -120,7 +121,7 @@ class MatrixModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             v = float(self._view[index.row(), index.column()])
             # 4 significant digits keep columns narrow; editing and the tooltip show every digit
-            return format_number(v) if self._ref.integer else f"{v:.4g}"
+            return format_number(v) if self._ref.integer else numbers.rounded(v)
         if role == Qt.ItemDataRole.EditRole:
             return format_number(self._view[index.row(), index.column()])
         if role == Qt.ItemDataRole.TextAlignmentRole:

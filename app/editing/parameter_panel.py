@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from attention import Scenario
+from attention import Scenario, numbers
 from attention.generators import MAX_ELEMENTS
 
 from app.startup.devices import available_devices
@@ -348,12 +348,12 @@ class ParameterPanel(QWidget):
         if combo.count() != len(values):
             combo.clear()
             for v in values:
-                combo.addItem(f"{v:g}", v)
+                combo.addItem(numbers.rounded(v), v)
         for i, v in enumerate(values):
             if combo.itemData(i) != v:
                 combo.setItemData(i, v)
                 if i >= len(FILL_VALUES):  # a file's own fill value: its text follows it
-                    combo.setItemText(i, f"{v:g}")
+                    combo.setItemText(i, numbers.rounded(v))
         _set_index(combo, values.index(sc.fill_value))
 
     def _sync_devices(self, sc: Scenario) -> None:

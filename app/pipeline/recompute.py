@@ -28,6 +28,7 @@ from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QMetaObject, QObjec
 
 import attention
 from attention import Scenario, ScenarioError, Trace
+from attention.problem import Problem
 
 from app.startup import devices
 from app.pipeline.document import Document
@@ -73,26 +74,26 @@ def prepare_display(trace: Trace, sc: Scenario, hints: prepared.DisplayHints) ->
         traceback.print_exc()
 
 
-def compute(sc: Scenario) -> tuple[Optional[Trace], list[str]]:
-    """(trace, []) or (None, problem lines).  Never raises: an engine bug becomes a line too.
+def compute(sc: Scenario) -> tuple[Optional[Trace], list[Problem]]:
+    """(trace, []) or (None, problems).  Never raises: an engine bug becomes a problem too.
     attention.run checks the scenario itself (attention.problems) and raises ScenarioError
     with those lines, so they are not worked out twice per edit."""
     try:
         return attention.run(sc), []
     except ScenarioError as e:
-        return None, list(e.lines)
+        return None, list(e.problems)
     except MemoryError:
-        return None, ["sizes: not enough memory for this trace; reduce B, L, S or n_heads"]
+        return None, [Problem("no_memory", "sizes")]
     except Exception as e:  # pragma: no cover - reported, not hidden
         traceback.print_exc()
-        return None, [f"engine: {type(e).__name__}: {e}"]
+        return None, [Problem("text", "engine", {"text": f"{type(e).__name__}: {e}"})]
 
 
 class Recomputer(QObject):
     """Owns the timer, the worker thread and the generation counter."""
 
     ready = Signal(object, object, float)  # trace, scenario it was computed from, seconds
-    failed = Signal(object, object)  # problem lines (list[str]), scenario
+    failed = Signal(object, object)  # problems (list[attention.problem.Problem]), scenario
     busy_changed = Signal(bool)  # a background computation started / ended
     _delivered = Signal(int, object, object, object, float)  # worker -> GUI thread (queued)
 

@@ -36,10 +36,11 @@ def set_language(lang: str, app: Optional[QCoreApplication] = None) -> str:
     global _current
     app = app or QCoreApplication.instance()
     lang = lang if lang in LANGUAGES else "en"
-    words.set_language(lang)
+    words.set_language(lang)  # the catalogue of the Qt-free code follows the window
     if app is None or (lang == _current and (_installed or lang == "en")):
         _current = lang
         return _current
+    _current = lang  # before the translators change: LanguageChange handlers read it
     for t in _installed:
         app.removeTranslator(t)
     _installed.clear()

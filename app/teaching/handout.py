@@ -26,6 +26,7 @@ from app.startup import i18n
 from app.viewmodel import lessons
 from app.panes.export import PNG_SCALE, export_pane_image
 from app.panes.steps_view import StepsView
+from attention import numbers
 
 if TYPE_CHECKING:
     from attention import Scenario, Trace
@@ -192,7 +193,7 @@ def _setup_line(scenario: "Scenario", trace: "Trace", batch: int) -> str:
     parts = [
         f"B = {o.get('batch')}, L = {o.get('L')}, S = {o.get('S')}, d_model = {o.get('d_model')}, H = {o.get('n_heads')}",
         QCoreApplication.translate("Handout", "scoring: {0}").format(o.get("scoring")),
-        QCoreApplication.translate("Handout", "scale: {0:.6g}").format(float(o.get("scale", 1.0))),
+        QCoreApplication.translate("Handout", "scale: {0}").format(numbers.rounded(o.get("scale", 1.0))),
         QCoreApplication.translate("Handout", "mask: {0}").format(" + ".join(mask) if mask else QCoreApplication.translate("Handout", "none")),
         QCoreApplication.translate("Handout", "numbers: {0}").format(o.get("dtype")),
     ]

@@ -17,6 +17,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from attention import numbers
+
 _GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+$")  # 1,234,567 (comma as thousands separator)
 _MINUS = str.maketrans({"\u2212": "-", "\u2013": "-"})  # typographic minus signs
 
@@ -104,11 +106,9 @@ def _split_rows(text: str, decimal_comma: Optional[bool]) -> list[list[str]]:
 
 
 def format_number(value: float) -> str:
-    """Shortest text that reads back as exactly the same float (whole numbers without .0)."""
-    v = float(value)
-    if v.is_integer() and abs(v) < 1e15 and not (v == 0 and math.copysign(1.0, v) < 0):
-        return str(int(v))
-    return repr(v)
+    """Shortest text that reads back as exactly the same float (attention.numbers.machine:
+    whole numbers without .0, the CSV export's spelling)."""
+    return numbers.machine(value)
 
 
 def format_table(block: np.ndarray | Sequence[Sequence[float]], delimiter: str = "\t") -> str:

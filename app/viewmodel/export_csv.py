@@ -6,9 +6,10 @@ Layout (the same matrices the Steps panes show, see app/viewmodel/pane_data.py):
 - a per-head step (scores, head_split.*, ...): one such block per head, each preceded by a line
   "head 1", "head 2", ... and separated by an empty line.
 Labels are the scenario's tokens where it has them (query_tokens for queries, key_tokens for
-keys), indices otherwise.  Numbers are written at full precision (Python's shortest exact
-repr), NaN as "NaN", infinities as "inf" / "-inf", booleans as "True" / "False"; `float()`
-reads every number back to the identical value.
+keys), indices otherwise.  Numbers are written at full precision by `attention.numbers.machine`
+(the shortest digits that read back exactly, e.g. ``0.7071067811865476``, ``-1e6``), NaN as "NaN",
+infinities as "inf" / "-inf", booleans as "True" / "False"; `float()` reads every number back to
+the identical value.
 """
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from app.viewmodel.cell_format import csv_number
 from app.viewmodel.pane_data import Axis, PaneData, pane_data, tokens_of
+from attention import numbers
 from attention.trace import Trace
 
 
@@ -31,10 +32,10 @@ def _header_label(axis: Axis, i: int) -> str:
 
 def _cell(value: Any, kind: str) -> str:
     if kind == "bool":
-        return "True" if bool(value) else "False"
+        return numbers.flag(bool(value))
     if kind in ("count", "index") and not np.isnan(value):
-        return str(int(value))
-    return csv_number(value)
+        return numbers.whole(value)
+    return numbers.machine(value)
 
 
 def _write_matrix(w, data: PaneData, m: int) -> None:

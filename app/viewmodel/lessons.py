@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from attention import step_registry, words
+from attention import numbers, step_registry, words
 from attention.trace import PIPELINE
 
 #: ProbSparse extras shown in presentation, in the order Informer computes them.
@@ -24,21 +24,13 @@ PROB_SPARSE_LESSONS: tuple[str, ...] = (
 # --- numbers as a teacher writes them --------------------------------------------------------
 
 def format_number(value: Any) -> str:
-    """-1e6 rather than -1e+06, −∞ for -inf, at most 4 significant digits otherwise."""
+    """A number as every text writes it (attention.numbers.rounded: -1e6, -∞, 0.7071); a value
+    that is not a number (a placeholder such as "d_k") is written as it is."""
     try:
         v = float(value)
     except (TypeError, ValueError):
         return str(value)
-    if math.isinf(v):
-        return "−∞" if v < 0 else "∞"
-    if math.isnan(v):
-        return "NaN"
-    if v != 0 and (abs(v) >= 1e5 or abs(v) < 1e-3):
-        mantissa, _, exponent = f"{v:.3e}".partition("e")
-        text = f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
-    else:
-        text = f"{v:.4g}"
-    return text.replace("-", "−", 1) if text.startswith("-") else text
+    return numbers.rounded(v)
 
 
 def _is_neg_inf(fill: Any) -> bool:

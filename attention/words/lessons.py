@@ -45,7 +45,7 @@ EN: dict[str, str] = {
     ),
     "lesson.scores.additive_widths": (
         "Queries and keys may have different widths, since W_q and W_k map both into the same hidden space; tanh keeps "
-        "each feature in [−1, 1], and no scale is applied."
+        "each feature in [-1, 1], and no scale is applied."
     ),
     "lesson.scores.dot": (
         "Each score is the dot product q · k of one query with one key: large when they point the same way."
@@ -85,9 +85,9 @@ EN: dict[str, str] = {
         "Every masked position is replaced by the fill value {fill}: keys at or beyond a row's valid length (d2l's "
         "sequence_mask: keep position s when s < valid_len), and with causal masking every key after the query (s > l)."
     ),
-    "lesson.masked_scores.neg_inf": "Time-Series-Library fills with −∞, so a masked key gets exactly zero weight.",
+    "lesson.masked_scores.neg_inf": "Time-Series-Library fills with -∞, so a masked key gets exactly zero weight.",
     "lesson.masked_scores.finite": (
-        "Like d2l's −1e6, the fill is a very large negative number rather than −∞: its exponential underflows to zero, "
+        "Like d2l's -1e6, the fill is a very large negative number rather than -∞: its exponential underflows to zero, "
         "and the arithmetic never meets an infinity."
     ),
     # attention_weights
@@ -100,12 +100,12 @@ EN: dict[str, str] = {
         "shares its attention among the keys."
     ),
     "lesson.attention_weights.neg_inf": (
-        "Masked keys get weight 0. If every key of a row is masked, the row is all −∞ and softmax gives NaN (0/0) in th"
+        "Masked keys get weight 0. If every key of a row is masked, the row is all -∞ and softmax gives NaN (0/0) in th"
         "at row."
     ),
     "lesson.attention_weights.finite": (
         "Masked keys get weight 0. If every key of a row is masked, the row is all {fill} and softmax gives uniform wei"
-        "ghts 1/{S} over all keys, padding included; with −∞ it would be NaN."
+        "ghts 1/{S} over all keys, padding included; with -∞ it would be NaN."
     ),
     "lesson.attention_weights.prob_sparse": (
         "For queries ProbSparse did not choose, the effective weights are 1/S (their output is the mean of V), or with "
@@ -147,7 +147,7 @@ EN: dict[str, str] = {
     # extra.fully_masked
     "lesson.extra.fully_masked": (
         "These rows have every key masked, for instance a valid length of 0. Their softmax has nothing left to choose f"
-        "rom: uniform weights with a finite fill such as −1e6, NaN with −∞."
+        "rom: uniform weights with a finite fill such as -1e6, NaN with -∞."
     ),
     # extra.sample_index
     "lesson.extra.sample_index": (
@@ -225,7 +225,7 @@ ZH: dict[str, str] = {
         "加性注意力（d2l）用一个小网络给查询和键打分：w_v · tanh(W_q q + W_k k)，隐藏单元数为 {hidden}。"
     ),
     "lesson.scores.additive_widths": (
-        "查询和键的维度可以不同，因为 W_q 和 W_k 把二者映射到同一个隐藏空间；tanh 把每个特征限制在 [−1, 1] 内，且不做缩"
+        "查询和键的维度可以不同，因为 W_q 和 W_k 把二者映射到同一个隐藏空间；tanh 把每个特征限制在 [-1, 1] 内，且不做缩"
         "放。"
     ),
     "lesson.scores.dot": "每个分数是一个查询与一个键的点积 q · k：二者方向越一致，分数越大。",
@@ -254,9 +254,9 @@ ZH: dict[str, str] = {
         "每个被掩蔽的位置都替换为填充值 {fill}：包括超出该行有效长度的键（d2l 的 sequence_mask：当 s < valid_len 时保留"
         "位置 s），以及因果掩码下查询之后的所有键（s > l）。"
     ),
-    "lesson.masked_scores.neg_inf": "Time-Series-Library 用 −∞ 填充，所以被掩蔽的键权重恰好为 0。",
+    "lesson.masked_scores.neg_inf": "Time-Series-Library 用 -∞ 填充，所以被掩蔽的键权重恰好为 0。",
     "lesson.masked_scores.finite": (
-        "和 d2l 的 −1e6 一样，填充值是一个非常大的负数而不是 −∞：它的指数下溢为 0，计算过程中也不会出现无穷大。"
+        "和 d2l 的 -1e6 一样，填充值是一个非常大的负数而不是 -∞：它的指数下溢为 0，计算过程中也不会出现无穷大。"
     ),
     # attention_weights
     "lesson.attention_weights.softmax": (
@@ -267,11 +267,11 @@ ZH: dict[str, str] = {
         "意力分配给各个键。"
     ),
     "lesson.attention_weights.neg_inf": (
-        "被掩蔽的键权重为 0。如果某一行的键全部被掩蔽，这一行全是 −∞，softmax 在这一行得到 NaN（0/0）。"
+        "被掩蔽的键权重为 0。如果某一行的键全部被掩蔽，这一行全是 -∞，softmax 在这一行得到 NaN（0/0）。"
     ),
     "lesson.attention_weights.finite": (
         "被掩蔽的键权重为 0。如果某一行的键全部被掩蔽，这一行全是 {fill}，softmax 会在所有键（包括填充位置）上给出均匀"
-        "权重 1/{S}；若用 −∞ 则得到 NaN。"
+        "权重 1/{S}；若用 -∞ 则得到 NaN。"
     ),
     "lesson.attention_weights.prob_sparse": (
         "对于 ProbSparse 没有选中的查询，等效权重是 1/S（输出为 V 的均值）；在因果掩码下则是对查询及其之前的每个键都取 "
@@ -306,8 +306,8 @@ ZH: dict[str, str] = {
     ),
     # extra.fully_masked
     "lesson.extra.fully_masked": (
-        "这些行的键全部被掩蔽，例如有效长度为 0。它们的 softmax 已经无从选择：用 −1e6 这样的有限填充值得到均匀权重，用 "
-        "−∞ 则得到 NaN。"
+        "这些行的键全部被掩蔽，例如有效长度为 0。它们的 softmax 已经无从选择：用 -1e6 这样的有限填充值得到均匀权重，用 "
+        "-∞ 则得到 NaN。"
     ),
     # extra.sample_index
     "lesson.extra.sample_index": (

@@ -89,8 +89,9 @@ def _only_problem(sc: Scenario) -> str:
     assert len(errs) == 1, errs
     with pytest.raises(ScenarioError) as err:
         run(sc)
-    assert err.value.lines == errs
-    return errs[0]
+    assert err.value.problems == tuple(errs)
+    assert err.value.lines == [p.text("en") for p in errs]
+    return errs[0].text("en")
 
 
 def test_heads_must_divide_d_model_for_the_default_widths():
@@ -103,7 +104,7 @@ def test_heads_must_divide_d_model_for_the_default_widths():
 
 @pytest.mark.parametrize("lens, start", [
     (np.array([1.0, -1.0]), "valid_lens[1]:"),
-    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0, 2]:"),
+    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0][2]:"),
     (np.array([1.0, 2.0, 3.0]), "valid_lens:"),
     (np.array([[1.0, 2.0]]), "valid_lens:"),
     (np.array([1.5, 2.0]), "valid_lens:"),
@@ -222,3 +223,28 @@ def test_huge_but_representable_values_pass_the_scan():
     q = np.full_like(sc.queries, 3e38)  # each fits float32, their sum overflows: checked one by one
     tr = run(dataclasses.replace(sc, queries=q, scoring="dot", scale=0.0), dtype="float32")
     assert np.isfinite(tr.array("projection.query")).all()
+
+
+# ---- numbers that overflow on the way (issue 13 item 14) -------------------------------------------
+
+def test_overflow_to_infinity_adds_a_warning_naming_the_first_step():
+    """Finite float32 inputs whose dot products exceed float32's range: the trace runs, and its
+    warnings say where the numbers first overflowed (computed here: 1e20 * 1e20 * 4 > 3.4e38)."""
+    big = np.full((1, 2, 4), 1e20)
+    sc = Scenario(big, big, np.ones((1, 2, 4)), dtype="float32", scale=1.0)
+    trace = run(sc)
+    scores = trace.array("scores")
+    assert np.isinf(scores).all()  # the premise, from the engine's own step
+    (warning,) = trace.warnings
+    assert warning.code == "overflow" and warning.path == "scores"
+    assert warning.text("en") == ("scores: 4 of 4 numbers overflowed to infinity or NaN in float32 (first at [0][0][0][0]); "
+                                  "the steps after it show inf or NaN: use float64 or smaller numbers")
+    assert "float32" in warning.text("zh") and warning.text("zh").startswith("scores：")
+    assert run(dataclasses.replace(sc, dtype="float64")).warnings == ()
+
+
+def test_a_fully_masked_row_under_minus_infinity_is_not_called_an_overflow():
+    sc = _toy(valid_lens=np.array([0.0, 4.0]), fill_value=-np.inf)
+    assert [w.code for w in run(sc).warnings] == ["fully_masked_nan"]
+    sparse = _toy(scoring="prob_sparse")
+    assert run(sparse).warnings == ()  # its lazy rows' NaN scores are by design

@@ -6,6 +6,7 @@ the toy's inputs by hand); the panes' numbers are read from what they draw."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -56,8 +57,9 @@ def test_difference_panes_show_current_minus_pinned(window, compare):
     # the hover says all three numbers
     text = view.pane("scores").hover_text(0, 0, 2)
     now, pinned = new.array("scores")[0, 0, 0, 2], old.array("scores")[0, 0, 0, 2]
-    for v in (now - pinned, now, pinned):
-        assert repr(float(v)) in text
+    said = re.search(r"= (\S+) \(now (\S+), pinned (\S+)\)$", text)
+    assert said, text  # every digit: each number reads back to the very float
+    assert [float(x) for x in said.groups()] == [float(now - pinned), float(now), float(pinned)]
     assert "pinned" in view.pane("scores").title_text()
 
 

@@ -54,7 +54,7 @@ def test_a_mouse_click_explains_that_exact_cell(shown, qtbot):
     q, k = TOY_Q[2, 2:], TOY_Q[3, 2:]
     want = float(q @ k) / math.sqrt(2)
     text = panel.explanation_text()
-    assert text.splitlines()[0].endswith(f"= {want:.4f}")
+    assert text.splitlines()[0].endswith(f"= {want:.4g}")
     from attention.explain import explain
     assert text == explain(view.current_trace(), "scores", (0, 1, 2, 3)).text("en")
     # the cell and its sources are outlined in their own panes (matrix = head, row = position)
@@ -113,7 +113,7 @@ def test_an_edit_recomputes_the_explanation_for_the_same_cell(window, qtbot):
     qtbot.waitUntil(lambda: panel.explanation is not None and panel.explanation.value != 0.0)
     assert panel.selection == ("scores", (0, 0, 0, 1))
     assert panel.explanation.value == pytest.approx(3.0 / math.sqrt(2), abs=1e-12)  # [1, 3] · [0, 1] / √2
-    assert f"{3 / math.sqrt(2):.4f}" in panel.explanation_text()
+    assert f"{3 / math.sqrt(2):.4g}" in panel.explanation_text()
 
 
 def test_an_index_that_no_longer_exists_clears(window, qtbot):
@@ -171,7 +171,7 @@ def test_prob_sparse_extras_are_explained_and_the_start_up_trace_says_so_in_word
     M = float(trace.array("extra.sparsity")[0, 0, l])
     text = panel.explanation_text()
     assert "no cell-by-cell explanation" not in text
-    assert text.splitlines()[0].endswith(f"= {l}") and f"query {l}: M = {M:.4f}" in text
+    assert text.splitlines()[0].endswith(f"= {l}") and f"query {l}: M = {M:.4g}" in text
     window.document.undo_stack.undo()
     window.recompute.wait_idle()
     sc = window.document.scenario

@@ -178,3 +178,61 @@ def test_export_failures_are_messages(window, tmp_path):
     window.ask_save_path = lambda *a: str(tmp_path / "missing-folder" / "x.png")
     assert not window.export_pane()
     assert "x.png" in window.message_bar.title() and window.message_bar.lines()
+
+
+# ---- hostile files (issue 13) ---------------------------------------------------------------------
+
+def _open_via_dialog(window, path) -> bool:
+    """File > Open as a user does it: the dialog answers `path`."""
+    window.ask_open_path = lambda: str(path)
+    return window.open_file()
+
+
+def test_paths_that_are_not_files_are_refused_at_once(window, tmp_path):
+    """A FIFO would block the window forever, /dev/zero would fill memory: refused before reading."""
+    import os
+    import time
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    before = window.document.scenario
+    for path, what in ((fifo, "a pipe (FIFO)"), ("/dev/zero", "a device"), (tmp_path, "a folder")):
+        start = time.perf_counter()
+        assert not _open_via_dialog(window, path)
+        assert time.perf_counter() - start < 1.0
+        assert window.document.scenario is before
+        assert window.message_bar.lines() == [f"file: {what}, not a regular file; open a scenario file (.json)"]
+
+
+def test_a_file_with_200000_unknown_fields_opens_to_a_short_message(window, tmp_path, qapp):
+    """The window once froze for minutes on such a file: the loader keeps a few hundred problems and
+    the message bar shows at most a dozen lines, the last saying how many more."""
+    import json
+    import time
+
+    from app.editing.message_bar import MAX_LINES
+
+    doc = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))
+    doc.update({f"field{i}": i for i in range(200_000)})
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    start = time.perf_counter()
+    assert not _open_via_dialog(window, path)
+    qapp.processEvents()
+    elapsed = time.perf_counter() - start
+    shown = window.message_bar.label.text().split("<br>")
+    assert len(shown) == 1 + MAX_LINES and shown[-1] == f"\u2022 \u2026 and {200_000 - MAX_LINES + 1:,} more"
+    assert window.message_bar.sizeHint().height() < window.height()
+    assert elapsed < 15, elapsed  # about 1 s on an idle machine; the bound only catches a freeze
+
+
+def test_a_megabyte_value_keeps_the_message_bar_small(window, tmp_path):
+    import json
+
+    doc = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))
+    doc["dtype"] = "x" * (1 << 20)
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert not _open_via_dialog(window, path)
+    assert len(window.message_bar.label.text()) < 500
+    assert window.message_bar.sizeHint().width() < 2000

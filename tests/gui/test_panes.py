@@ -206,7 +206,8 @@ def test_hover_shows_index_tokens_and_the_exact_value(view):
 def test_hover_on_a_head_feature_names_its_head(view):
     trace = show(view, toy())
     text = view.pane("projection.query").hover_text(0, 2, 3)
-    assert "feature 3 (head 2, #1)" in text and repr(float(trace.array("projection.query")[0, 2, 3])) in text
+    assert "feature 3 (head 2, #1)" in text
+    assert float(text.rsplit(" = ", 1)[1]) == float(trace.array("projection.query")[0, 2, 3])  # every digit
 
 
 def test_signed_scale_ends_are_round_numbers_at_or_above_the_largest_value():

@@ -160,7 +160,7 @@ def test_heads_that_do_not_divide_d_model():
 @pytest.mark.parametrize("valid_lens, expected", [
     ([-1], "mask.valid_lens[0]: expected a length between 0 and S = 4, got -1"),
     ([5], "mask.valid_lens[0]: expected a length between 0 and S = 4, got 5"),
-    ([[1, 2, 3, 9]], "mask.valid_lens[0, 3]: expected a length between 0 and S = 4, got 9"),
+    ([[1, 2, 3, 9]], "mask.valid_lens[0][3]: expected a length between 0 and S = 4, got 9"),
     ([1, 2], "mask.valid_lens: expected shape [1] (one length per batch item) or [1, 4] (one per query row), got [2]"),
     ([1.5], "mask.valid_lens[0]: expected a whole number (a count of keys), got 1.5"),
     ([[[1]]], "mask.valid_lens: expected a 1-D or 2-D nested list of numbers"),

@@ -90,7 +90,7 @@ def scenarios(draw) -> Scenario:
         n_heads=H, d_keys=dk, d_values=dv, projections=projections, scoring=scoring,
         scale=draw(st.none() | FINITE), additive=additive, causal=causal, valid_lens=valid,
         fill_value=draw(st.just(-np.inf) | FINITE), factor=draw(st.integers(1, 6)),
-        seed=draw(st.integers(0, 2**63 - 1)), mix=scoring == "prob_sparse" and draw(st.booleans()),
+        seed=draw(st.integers(0, scenario_io.INT_MAX)), mix=scoring == "prob_sparse" and draw(st.booleans()),
         dtype=draw(st.sampled_from(["float32", "float64"])),
         title={"en": draw(st.text(max_size=10)), "zh": draw(st.text(max_size=10))},
         notes={"en": draw(st.text(max_size=10)), "zh": ""},

@@ -25,6 +25,22 @@ def test_schema_fields_equal_the_loader_fields():
     assert props["format"]["const"] == scenario_io.FORMAT and props["version"]["const"] == scenario_io.VERSION
 
 
+def test_schema_integer_limits_equal_the_loaders():
+    """What the schema allows, the loader accepts and the window's spin boxes (C int) can show."""
+    props = SCHEMA["properties"]
+    limits = {name: props[name]["maximum"] for name in ("n_heads", "d_keys", "d_values", "seed")}
+    limits["additive.hidden"] = props["additive"]["properties"]["hidden"]["maximum"]
+    limits["prob_sparse.factor"] = props["prob_sparse"]["properties"]["factor"]["maximum"]
+    assert set(limits.values()) == {scenario_io.INT_MAX} == {2**31 - 1}
+    toy = json.loads(list_presets()[0][0].read_text(encoding="utf-8"))
+    scenario_io.loads(json.dumps({**toy, "seed": scenario_io.INT_MAX, "prob_sparse": {"factor": scenario_io.INT_MAX}}))
+    for field, value in (("seed", {"seed": 2**31}), ("prob_sparse.factor", {"prob_sparse": {"factor": 2**31}}),
+                         ("n_heads", {"n_heads": 2**31})):
+        with pytest.raises(scenario_io.ScenarioError) as e:
+            scenario_io.loads(json.dumps({**toy, **value}))
+        assert [p.path for p in e.value.problems] == [field]
+
+
 def test_schema_generator_kinds_equal_the_generators():
     from attention.generators import COMMON, KINDS
 

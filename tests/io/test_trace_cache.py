@@ -30,6 +30,17 @@ def test_round_trip_gives_back_every_step_exactly(tmp_path):
         assert back.options == trace.options and back.warnings == trace.warnings
 
 
+def test_warnings_come_back_as_problems_in_both_languages(tmp_path):
+    """A kept trace's warnings are problems (code, path, arguments), so the window still shows
+    them in Chinese after a restart, not the English they were written in."""
+    sc = dataclasses.replace(_preset(0), valid_lens=np.array([0.0]))
+    trace = attention.run(sc)
+    assert trace_cache.save(trace, sc, tmp_path / "w.npz")
+    back = trace_cache.load(sc, tmp_path / "w.npz")
+    assert back.warnings == trace.warnings and len(back.warnings) == 1
+    assert back.warnings[0].text("zh") == trace.warnings[0].text("zh") != trace.warnings[0].text("en")
+
+
 def test_another_scenario_or_engine_gets_nothing(tmp_path, monkeypatch):
     sc = _preset(0)
     path = tmp_path / "t.npz"

@@ -97,7 +97,6 @@ class EditDrawer(QFrame):
 
     # ---- engine problems, next to their controls as in the window ------------------------------------
     def show_problems(self, lines: list) -> None:
-        lines = [str(line) for line in lines]
         leftover = self.params.show_problems(lines)
         self.inputs.show_problems(group_by_control(lines))
         self.message.set_lines([line for line in leftover

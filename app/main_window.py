@@ -30,6 +30,7 @@ from app.teaching import handout
 from app.startup import i18n
 from app.teaching import cell_tools
 from app.features import FeatureHost, Result
+from app.models_view import tools as model_tools
 from app.pipeline.document import Document
 from app.panes.export import export_pane_image, step_to_csv
 from app.viewmodel.edits import fresh_scenario
@@ -237,6 +238,8 @@ class MainWindow(QMainWindow):
         self.handout = handout.install(self.host)  # File ▸ Export handout… / Export as Python script…
         self.cell_tools = cell_tools.install(self.host)  # Explain panel, Compare (pin / difference), Quiz
         self.presentation = install_presentation(self.host)  # F5, toolbar button, live slides
+        # not yet through the host: it still takes the window itself
+        self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view
 
     def last_result(self) -> Optional[Result]:
         """The last trace on screen with its scenario and the batch item shown, or None."""
@@ -415,6 +418,12 @@ class MainWindow(QMainWindow):
         self._doc_title = {lang: title.get(lang) or path.stem for lang in i18n.LANGUAGES}
         self.document.load(scenario, None)
         return True
+
+    def load_scenario(self, scenario: Scenario, title: Optional[dict] = None) -> None:
+        """A new, unsaved document made elsewhere (a model's layer): fresh undo history; `title`
+        {"en", "zh"} names it until it is saved.  The caller asks maybe_save first."""
+        self._doc_title = {lang: (title or {}).get(lang) or self.tr("Untitled") for lang in i18n.LANGUAGES}
+        self.document.load(scenario, None)
 
     def open_default(self) -> None:
         """The seed's toy preset (the first preset), else a fresh scenario."""

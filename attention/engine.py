@@ -185,7 +185,8 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         weights = steps.softmax(masked)
     else:  # prob_sparse: only the n_top active rows are scored
         n_sample, n_top = sc.prob_sparse_sizes()
-        parts = prob_sparse.select_queries(q, k, n_sample, n_top, sc.seed)
+        recorded = None if sc.sample_index is None else torch.as_tensor(np.asarray(sc.sample_index, dtype=np.int64))
+        parts = prob_sparse.select_queries(q, k, n_sample, n_top, sc.seed, recorded)
         top = prob_sparse.top_scores(q, k, parts, scale)  # (B, H, n_top, S)
         top_masked = prob_sparse.mask_top(top, mask, parts, sc.fill_value)
         scores = prob_sparse.not_computed(top, parts, L)  # (B, H, L, S), lazy rows NaN
@@ -227,6 +228,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         "scoring": sc.scoring, "scale": scale, "default_scale": sc.default_scale(), "causal": sc.causal,
         "valid_lens": None if sc.valid_lens is None else np.asarray(sc.valid_lens).astype(int).tolist(),
         "fill_value": sc.fill_value, "factor": sc.factor, "seed": sc.seed, "mix": sc.mix,
+        "sample_recorded": sc.sample_index is not None,
         "device": dev.type, "dtype": str(dt).removeprefix("torch."),
         "batch": B, "L": L, "S": S, "d_out": sc.d_out,
         "hidden": sc.additive.hidden if sc.scoring == "additive" else None,

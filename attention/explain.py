@@ -653,6 +653,11 @@ def _sample_index(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     S, seed = int(ctx.opts["S"]), ctx.opts["seed"]
     s = int(ctx.raw(step_id)[idx])
     term = Term(_tx("explain.sample_index.term", j=j, l=l, s=s), float(s))
+    if ctx.opts.get("sample_recorded"):  # a sample recorded by attention.capture, not drawn from the seed
+        return _explanation(
+            step_id, idx, ctx.value(step_id, idx),
+            _tx("capture.explain.recorded_formula", l=l, j=j, s=s), [term], float(s),
+            _tx("capture.explain.recorded_summary", l=l, s=s, last=S - 1), _same(str(s)))
     call = f"torch.randint({S}, ({L}, {n}), generator=torch.Generator().manual_seed({seed}))"
     return _explanation(
         step_id, idx, ctx.value(step_id, idx),

@@ -30,13 +30,21 @@ class ProbSparseParts:
     selected: torch.Tensor  # (B, H, L) bool
 
 
-def select_queries(q: torch.Tensor, k: torch.Tensor, n_sample: int, n_top: int, seed: int) -> ProbSparseParts:
-    """q (B, L, H, E), k (B, S, H, E) -> the sample, M and the chosen queries."""
+def select_queries(q: torch.Tensor, k: torch.Tensor, n_sample: int, n_top: int, seed: int,
+                   sample_index: Optional[torch.Tensor] = None) -> ProbSparseParts:
+    """q (B, L, H, E), k (B, S, H, E) -> the sample, M and the chosen queries.
+
+    `sample_index` (L, n_sample), when given, is the sample itself (recorded from a real
+    model's forward, whose draw came from a generator state we cannot re-seed); else it is
+    drawn from `seed`."""
     B, L, H, _ = q.shape
     S = k.shape[1]
-    # Informer draws from the global CPU generator, on CUDA too: draw on the CPU, then move.
-    gen = torch.Generator(device="cpu").manual_seed(int(seed))
-    idx = torch.randint(S, (L, n_sample), generator=gen).to(q.device)  # (L, n_sample)
+    if sample_index is not None:
+        idx = sample_index.to(device=q.device, dtype=torch.int64)  # (L, n_sample)
+    else:
+        # Informer draws from the global CPU generator, on CUDA too: draw on the CPU, then move.
+        gen = torch.Generator(device="cpu").manual_seed(int(seed))
+        idx = torch.randint(S, (L, n_sample), generator=gen).to(q.device)  # (L, n_sample)
     qh, kh = q.transpose(1, 2), k.transpose(1, 2)  # (B, H, L, E), (B, H, S, E)
     k_sample = kh[:, :, idx, :]  # (B, H, L, n_sample, E), Informer's K_sample
     sampled = (qh.unsqueeze(-2) @ k_sample.transpose(-2, -1)).squeeze(-2)  # (B, H, L, n_sample)

@@ -89,6 +89,9 @@ class Scenario:
     factor: int = 5  # prob_sparse c
     seed: int = 0  # prob_sparse key sampling (and generated additive weights)
     mix: bool = False  # prob_sparse: TSL's view of (B,H,L,D) as (B,L,H*D) without transpose
+    # prob_sparse: the key sample itself (L, n_sample) int, e.g. recorded from a real model's
+    # forward (attention.capture); None -> drawn from `seed`.  Replaces the seeded draw when set.
+    sample_index: Optional[np.ndarray] = None
     device: str = "cpu"
     dtype: str = "float64"
     # Teaching material; never read by the engine.
@@ -300,8 +303,12 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
             errs.append(Problem("prob_sparse_valid_lens", "valid_lens"))
         if sc.causal and L != S:
             errs.append(Problem("prob_sparse_causal", "causal", {"L": L, "S": S}))
+        if sc.sample_index is not None and not errs:
+            errs += _sample_index_problems(sc, L, S)
     elif sc.mix:
         errs.append(Problem("mix_only", "mix"))
+    elif sc.sample_index is not None:
+        errs.append(Problem("sample_index_only", "sample_index"))
     if sc.scale is not None and (isinstance(sc.scale, bool) or not isinstance(sc.scale, numbers.Real)
                                  or not math.isfinite(sc.scale)):
         errs.append(Problem("expected_number_or_null", "scale", {"got": _got(sc.scale)}))
@@ -385,6 +392,20 @@ def _additive_problems(sc: Scenario, check_values: bool = True) -> list[Problem]
             if bad is not None:
                 errs.append(bad)
     return errs
+
+
+def _sample_index_problems(sc: Scenario, L: int, S: int) -> list[Problem]:
+    """A recorded key sample must be (L, n_sample) whole numbers in 0 ... S-1 (n_sample from factor and S)."""
+    idx = np.asarray(sc.sample_index)
+    n_sample = sc.prob_sparse_sizes()[0]
+    if idx.shape != (L, n_sample):
+        return [Problem("sample_index_shape", "sample_index", {"expected": _shape((L, n_sample)), "got": _shape(idx.shape)})]
+    if idx.size and (not np.all(np.isfinite(idx)) or np.any(idx != np.round(idx))):
+        return [Problem("sample_index_whole", "sample_index")]
+    if idx.size and (idx.min() < 0 or idx.max() >= S):
+        bad = tuple(int(i) for i in np.argwhere((idx < 0) | (idx >= S))[0])
+        return [Problem("sample_index_range", index_path("sample_index", bad), {"last": S - 1, "got": int(idx[bad])})]
+    return []
 
 
 def _mask_problems(sc: Scenario, B: int, L: int, S: int) -> list[Problem]:

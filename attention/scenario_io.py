@@ -45,7 +45,7 @@ TEXT_FIELDS = ("en", "zh")
 PROJECTION_FIELDS = ("weight", "bias")
 ADDITIVE_FIELDS = ("hidden", "W_q", "W_k", "w_v")
 MASK_FIELDS = ("causal", "valid_lens", "fill_value")
-PROB_SPARSE_FIELDS = ("factor", "mix")
+PROB_SPARSE_FIELDS = ("factor", "mix", "sample_index")
 DEFAULT_FILL = -1e6
 MAX_DIMS = 8
 #: Per matrix, report at most this many bad cells (then say how many more there are).
@@ -53,12 +53,12 @@ MAX_CELL_LINES = 8
 #: Engine field names (attention.problems) -> where they live in a file.
 _ENGINE_TO_FILE = {
     "valid_lens": "mask.valid_lens", "causal": "mask.causal", "fill_value": "mask.fill_value",
-    "factor": "prob_sparse.factor", "mix": "prob_sparse.mix",
+    "factor": "prob_sparse.factor", "mix": "prob_sparse.mix", "sample_index": "prob_sparse.sample_index",
 }
 _DIMS_MEANING = {
     "queries": "meaning_queries", "keys": "meaning_keys", "values": "meaning_keys", "weight": "meaning_weight",
     "bias": "meaning_bias", "W_q": "meaning_W_q", "W_k": "meaning_W_k", "w_v": "meaning_w_v",
-    "valid_lens": "meaning_valid_lens",
+    "valid_lens": "meaning_valid_lens", "sample_index": "meaning_sample_index",
 }
 #: At most this many problems are kept from one file (the rest are counted): 200,000 unknown
 #: fields give a few hundred problems, not 200,000.
@@ -439,12 +439,14 @@ class _Reader:
         ps = self.section(doc.get("prob_sparse"), "prob_sparse", PROB_SPARSE_FIELDS) or {}
         factor = self.integer(ps.get("factor"), "prob_sparse.factor", 1, 5)
         mix = self.boolean(ps.get("mix"), "prob_sparse.mix", False)
+        sample_index = self.sample_index(ps.get("sample_index"))
         seed = self.integer(doc.get("seed"), "seed", 0, 0, INT_MAX)
         fields = dict(
             n_heads=n_heads, d_keys=d_keys, d_values=d_values, projections=projections,
             scoring=self.string(doc.get("scoring"), "scoring", "scaled_dot", ("scaled_dot", "dot", "additive", "prob_sparse")),
             scale=self.number(doc.get("scale"), "scale"),
             causal=causal, valid_lens=valid_lens, fill_value=fill, factor=factor, seed=seed, mix=mix,
+            sample_index=sample_index,
             device=self.string(doc.get("device"), "device", "cpu", ("cpu", "cuda")),
             dtype=self.string(doc.get("dtype"), "dtype", "float64", ("float32", "float64")),
             title=self.text(doc.get("title"), "title"), notes=self.text(doc.get("notes"), "notes"),
@@ -493,6 +495,24 @@ class _Reader:
             return None
         if np.any(np.abs(v) > 2**53):
             self.err(Problem("valid_lens_huge", "mask.valid_lens"))
+            return None
+        return v.astype(np.int64)
+
+    def sample_index(self, value) -> Optional[np.ndarray]:
+        """ProbSparse's recorded key sample: whole numbers (L, n_sample); null = drawn from seed."""
+        if value is None:
+            return None
+        v = self.matrix(value, "prob_sparse.sample_index", (2,), "sample_index")
+        if v is None:
+            return None
+        whole = v == np.round(v)
+        if not whole.all():
+            idx = tuple(int(i) for i in np.argwhere(~whole)[0])
+            self.err(Problem("sample_index_whole_cell", index_path("prob_sparse.sample_index", idx),
+                             {"got": repr(float(v[idx]))}))
+            return None
+        if np.any(np.abs(v) > 2**53):
+            self.err(Problem("sample_index_huge", "prob_sparse.sample_index"))
             return None
         return v.astype(np.int64)
 
@@ -668,6 +688,8 @@ def to_dict(sc: Scenario) -> dict:
             vl = v.astype(np.int64).tolist()
     doc["mask"] = {"causal": bool(sc.causal), "valid_lens": vl, "fill_value": fill}
     doc["prob_sparse"] = {"factor": int(sc.factor), "mix": bool(sc.mix)}
+    if sc.sample_index is not None:  # written only when recorded: files without it stay as they were
+        doc["prob_sparse"]["sample_index"] = np.asarray(sc.sample_index, dtype=np.int64).tolist()
     doc["seed"] = int(sc.seed)
     doc["device"] = sc.device
     doc["dtype"] = sc.dtype

@@ -169,13 +169,19 @@ class ParameterPanel(QWidget):
         self.sparse_box = QWidget(self)
         pf = QFormLayout(self.sparse_box)
         pf.setContentsMargins(0, 0, 0, 0)
-        self._row(pf, "factor", self._spin(1, 1000, lambda v: self.doc.set_option("factor", int(v), self.tr("Change factor"))))
-        self._row(pf, "seed", self._spin(0, 2**31 - 1, lambda v: self.doc.set_option("seed", int(v), self.tr("Change seed"))))
+        # Through with_fields, not set_option: a sample recorded from a real model (sample_index)
+        # no longer fits another factor, and a new seed means "draw from the seed" again.
+        self._row(pf, "factor", self._spin(1, 1000, lambda v: self._sampling("factor", int(v), self.tr("Change factor"))))
+        self._row(pf, "seed", self._spin(0, 2**31 - 1, lambda v: self._sampling("seed", int(v), self.tr("Change seed"))))
         mix = QCheckBox(self)
         mix.toggled.connect(lambda on: self.doc.set_option("mix", bool(on), self.tr("Change mix")))
         self._row(pf, "mix", mix)
         form.addRow(self.sparse_box)
         return box
+
+    def _sampling(self, field: str, value: int, text: str) -> None:
+        if getattr(self.doc.scenario, field) != value:
+            self.doc.replace(edits.with_fields(self.doc.scenario, **{field: value}), text)
 
     def _build_mask(self) -> QGroupBox:
         box, form = self._group("mask")

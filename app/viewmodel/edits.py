@@ -97,6 +97,9 @@ def conform(new: Scenario, old: Scenario) -> Scenario:
         "query_tokens": _labels(new.query_tokens, L, "q"),
         "key_tokens": _labels(new.key_tokens, S, "k"),
     }
+    if new.sample_index is not None and (new.scoring != "prob_sparse" or (L, S, new.factor, new.seed) !=
+                                         (old.L, old.S, old.factor, old.seed)):
+        changes["sample_index"] = None  # a recorded key sample fits only its own L, S and factor
     vl = new.valid_lens
     if vl is not None and vl.ndim in (1, 2):
         changes["valid_lens"] = resize(vl, (B,) if vl.ndim == 1 else (B, L), fill=S)

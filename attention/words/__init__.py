@@ -20,7 +20,7 @@ from typing import Optional
 LANGS: tuple[str, ...] = ("en", "zh")
 
 #: The topic modules.  A new topic is one more module here and one more name in this tuple.
-TOPICS: tuple[str, ...] = ("steps", "panes", "teaching", "lessons", "explain", "problems")
+TOPICS: tuple[str, ...] = ("steps", "panes", "teaching", "lessons", "explain", "problems", "capture", "models")
 
 _language = "en"
 

@@ -718,6 +718,124 @@
     </message>
   </context>
   <context>
+    <name>ModelPanel</name>
+    <message>
+      <source>Layer {0}</source>
+      <translation>第 {0} 层</translation>
+    </message>
+    <message>
+      <source>Sentence {0}</source>
+      <translation>第 {0} 句</translation>
+    </message>
+    <message>
+      <source>All heads</source>
+      <translation>全部头</translation>
+    </message>
+    <message>
+      <source>Head {0}</source>
+      <translation>头 {0}</translation>
+    </message>
+    <message>
+      <source>(the panes keep the last sentences that ran)</source>
+      <translation>（各步骤面板保留上一次成功运行的句子）</translation>
+    </message>
+    <message>
+      <source>Computing all layers...</source>
+      <translation>正在计算所有层……</translation>
+    </message>
+    <message>
+      <source>{0} tokens</source>
+      <translation>{0} 个词元</translation>
+    </message>
+    <message>
+      <source>{0} positions; the shorter sentence is padded: valid lengths {1}</source>
+      <translation>{0} 个位置；较短的句子已补齐：有效长度 {1}</translation>
+    </message>
+    <message>
+      <source>(one sentence per line; two make a batch)</source>
+      <translation>（每行一句；两句组成一个批次）</translation>
+    </message>
+    <message>
+      <source>Layer {layer}, head {head}: {query} → {key}  weight {weight}</source>
+      <translation>第 {layer} 层，头 {head}：{query} → {key}  权重 {weight}</translation>
+    </message>
+    <message>
+      <source>{0}: {1} layers × {2} heads, d_model {3}</source>
+      <translation>{0}：{1} 层 × {2} 个头，d_model {3}</translation>
+    </message>
+    <message>
+      <source>No model is open</source>
+      <translation>未打开模型</translation>
+    </message>
+    <message>
+      <source>Open a BERT-family model folder (config.json, model.safetensors, tokenizer.json) with File ▸ Open model folder..., or the bundled MiniLM with File ▸ MiniLM (bundled).</source>
+      <translation>用 文件 ▸ 打开模型文件夹... 打开一个 BERT 系列的模型文件夹（config.json、model.safetensors、tokenizer.json），或用 文件 ▸ MiniLM（内置）打开内置的 MiniLM。</translation>
+    </message>
+    <message>
+      <source>Sentences (one per line; two make a padded batch):</source>
+      <translation>句子（每行一句；两句组成一个补齐的批次）：</translation>
+    </message>
+    <message>
+      <source>Layer</source>
+      <translation>层</translation>
+    </message>
+    <message>
+      <source>Head</source>
+      <translation>头</translation>
+    </message>
+    <message>
+      <source>Model view shows</source>
+      <translation>模型视图显示</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelTools</name>
+    <message>
+      <source>Open model folder</source>
+      <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+      <source>Could not open the model folder {0}; the current scenario is unchanged.</source>
+      <translation>无法打开模型文件夹 {0}；当前场景未改变。</translation>
+    </message>
+    <message>
+      <source>Opened the model {0}</source>
+      <translation>已打开模型 {0}</translation>
+    </message>
+    <message>
+      <source>The bundled MiniLM model is not installed</source>
+      <translation>未安装内置的 MiniLM 模型</translation>
+    </message>
+    <message>
+      <source>Sentence</source>
+      <translation>句子</translation>
+    </message>
+    <message>
+      <source>Open layer {0}</source>
+      <translation>打开第 {0} 层</translation>
+    </message>
+    <message>
+      <source>Open model folder...</source>
+      <translation>打开模型文件夹...</translation>
+    </message>
+    <message>
+      <source>Open a BERT-family model folder (config.json, model.safetensors, tokenizer.json) and type sentences through it</source>
+      <translation>打开一个 BERT 系列的模型文件夹（config.json、model.safetensors、tokenizer.json），输入句子让它运行</translation>
+    </message>
+    <message>
+      <source>MiniLM (bundled)</source>
+      <translation>MiniLM（内置）</translation>
+    </message>
+    <message>
+      <source>all-MiniLM-L6-v2: 6 layers x 12 heads, d_model 384 (weights Apache-2.0)</source>
+      <translation>all-MiniLM-L6-v2：6 层 × 12 个头，d_model 384（权重采用 Apache-2.0 许可）</translation>
+    </message>
+    <message>
+      <source>Model view</source>
+      <translation>模型视图</translation>
+    </message>
+  </context>
+  <context>
     <name>ParameterPanel</name>
     <message>
       <source>Change scale</source>

@@ -38,6 +38,10 @@ def _engine_problems(toy, monkeypatch) -> list[Problem]:
         r(toy, scoring="prob_sparse", valid_lens=np.array([2.0])),
         r(toy, scoring="prob_sparse", causal=True, keys=toy.keys[:, :3], values=toy.values[:, :3], key_tokens=None),
         r(toy, scoring="prob_sparse", queries=toy.queries[:, :1], query_tokens=None),
+        r(toy, scoring="prob_sparse", sample_index=np.zeros((2, 2))),  # a recorded sample (attention.capture)
+        r(toy, scoring="prob_sparse", sample_index=np.full((4, 4), 0.5)),
+        r(toy, scoring="prob_sparse", sample_index=np.full((4, 4), 9)),
+        r(toy, sample_index=np.zeros((4, 4))),
     ]
     found = [p for sc in cases for p in attention.problems(sc)]
     monkeypatch.setenv("AE_MEMORY_LIMIT", "1000")

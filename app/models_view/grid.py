@@ -1,0 +1,138 @@
+"""The model view: every layer x head of a loaded model as one small attention-weight heatmap.
+
+What BertViz calls the model view: rows are layers, columns heads, each cell the (query x key)
+weights of the shown sentence.  Each cell is coloured against its own largest weight (the
+patterns differ by orders of magnitude between heads; the hover line gives the real number).
+The grid is painted with one QImage per cell, so a 6 x 12 grid of 128-token heatmaps repaints in
+milliseconds.  Hover: the layer, head, query and key tokens and the weight; click: `cellClicked`.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from app.panes import colormaps
+from app.panes.paint_guard import guarded
+
+LABEL_W = 26  # room for "L6" on the left
+LABEL_H = 16  # room for "H12" on top (numbered from 1, as the step panes number heads)
+GAP = 3
+
+
+class ModelGrid(QWidget):
+    cellClicked = Signal(int, int)  # layer, head
+    hovered = Signal(str)  # the hover line ("" when the pointer leaves the cells)
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setMouseTracking(True)
+        self.setMinimumSize(200, 120)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._images: list[list[QImage]] = []
+        self._buffers: Optional[np.ndarray] = None  # keeps the QImages' memory alive
+        self._layers = self._heads = self._n = 0
+        self._focus = (0, -1)
+        self.describe = lambda layer, head, q, k: ""  # set by the panel: the hover line
+
+    # ---- data ------------------------------------------------------------------------------------
+    def set_weights(self, grid: np.ndarray) -> None:
+        """grid (n_layers, H, n, n) in [0, 1]: recolour every cell and repaint."""
+        NL, H, n, _ = grid.shape
+        self._layers, self._heads, self._n = NL, H, n
+        peak = grid.max(axis=(2, 3), keepdims=True) if n else np.ones((NL, H, 1, 1))
+        idx = colormaps.lut_index(grid / np.where(peak > 0, peak, 1.0), (0.0, 1.0))  # (NL, H, n, n)
+        lut = colormaps.palette("weights").lut.astype(np.uint32)
+        argb = (0xFF000000 | (lut[:, 0] << 16) | (lut[:, 1] << 8) | lut[:, 2]).astype(np.uint32)
+        self._buffers = np.ascontiguousarray(argb[idx])
+        self._images = [[QImage(self._buffers[layer, h].data, n, n, 4 * n, QImage.Format.Format_RGB32)
+                         for h in range(H)] for layer in range(NL)]
+        self.update()
+
+    def set_focus(self, layer: int, head: int) -> None:
+        """Outline the open layer (and the focused head, or the whole row for all heads)."""
+        if (layer, head) != self._focus:
+            self._focus = (layer, head)
+            self.update()
+
+    # ---- geometry -------------------------------------------------------------------------------
+    def cell_size(self) -> int:
+        if not self._layers or not self._heads:
+            return 0
+        w = (self.width() - LABEL_W) // self._heads - GAP
+        h = (self.height() - LABEL_H) // self._layers - GAP
+        return max(4, min(w, h))
+
+    def cell_rect(self, layer: int, head: int) -> QRect:
+        c = self.cell_size()
+        return QRect(LABEL_W + head * (c + GAP), LABEL_H + layer * (c + GAP), c, c)
+
+    def hit(self, pos: QPoint) -> Optional[tuple[int, int, int, int]]:
+        """(layer, head, query, key) under `pos`, or None."""
+        c = self.cell_size()
+        if c <= 0 or self._n == 0:
+            return None
+        x, y = pos.x() - LABEL_W, pos.y() - LABEL_H
+        if x < 0 or y < 0:
+            return None
+        head, layer = x // (c + GAP), y // (c + GAP)
+        dx, dy = x - head * (c + GAP), y - layer * (c + GAP)
+        if head >= self._heads or layer >= self._layers or dx >= c or dy >= c:
+            return None
+        return int(layer), int(head), int(dy * self._n // c), int(dx * self._n // c)
+
+    def sizeHint(self) -> QSize:
+        return QSize(LABEL_W + 12 * (48 + GAP), LABEL_H + 6 * (48 + GAP))
+
+    # ---- painting and the mouse ------------------------------------------------------------------
+    @guarded
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        try:
+            p.fillRect(self.rect(), QColor("#fafafa"))
+            c = self.cell_size()
+            p.setPen(QColor("#555"))
+            for h in range(self._heads):
+                r = self.cell_rect(0, h)
+                p.drawText(QRect(r.x(), 0, c, LABEL_H), Qt.AlignmentFlag.AlignCenter, f"H{h + 1}")
+            for layer in range(self._layers):
+                r = self.cell_rect(layer, 0)
+                p.drawText(QRect(0, r.y(), LABEL_W - 2, c), Qt.AlignmentFlag.AlignCenter, f"L{layer + 1}")
+                for h in range(self._heads):
+                    p.drawImage(self.cell_rect(layer, h), self._images[layer][h])
+            self._paint_focus(p)
+        finally:
+            p.end()
+
+    def _paint_focus(self, p: QPainter) -> None:
+        layer, head = self._focus
+        if not 0 <= layer < self._layers:
+            return
+        p.setPen(QPen(QColor("#d62728"), 2))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        if 0 <= head < self._heads:
+            p.drawRect(self.cell_rect(layer, head).adjusted(-2, -2, 1, 1))
+        else:
+            first, last = self.cell_rect(layer, 0), self.cell_rect(layer, self._heads - 1)
+            p.drawRect(first.united(last).adjusted(-2, -2, 1, 1))
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        where = self.hit(event.position().toPoint())
+        text = self.describe(*where) if where else ""
+        self.setToolTip(text)
+        if text:
+            QToolTip.showText(event.globalPosition().toPoint(), text, self)
+        else:
+            QToolTip.hideText()
+        self.hovered.emit(text)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        where = self.hit(event.position().toPoint())
+        if where is not None and event.button() == Qt.MouseButton.LeftButton:
+            self.cellClicked.emit(where[0], where[1])
+            event.accept()
+            return
+        super().mousePressEvent(event)

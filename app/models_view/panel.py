@@ -1,0 +1,215 @@
+"""The Model dock: the Sentence box, the layer / head / sentence pickers and the model-view grid.
+
+A view only: it shows a ModelSession and says what the person did (signals); app.models_view.tools
+turns that into document edits.  Typing in the Sentence box waits for a short pause
+(`EDIT_PAUSE_MS`) before it asks for a recompute, so a word typed letter by letter is one
+recompute, not five.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.models_view.grid import ModelGrid
+from app.viewmodel.model_session import ModelSession, sentence_lines
+
+EDIT_PAUSE_MS = 300
+
+
+class ModelPanel(QWidget):
+    sentencesEdited = Signal(object)  # tuple[str, ...]
+    layerChosen = Signal(int)
+    headChosen = Signal(int)  # -1 = all heads
+    itemChosen = Signal(int)  # which sentence the grid shows
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.session: Optional[ModelSession] = None
+        self._problem: Optional[object] = None  # a ModelError shown now (re-worded on language change)
+        self._busy = False
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.title.setStyleSheet("font-weight: bold;")
+        self.empty = QLabel()
+        self.empty.setWordWrap(True)
+        self.empty.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.box_label = QLabel()
+        self.box = QPlainTextEdit()
+        self.box.setMaximumHeight(72)
+        self.box.setTabChangesFocus(True)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.layer_label, self.head_label, self.item_label = QLabel(), QLabel(), QLabel()
+        self.layer_box, self.head_box, self.item_box = QComboBox(), QComboBox(), QComboBox()
+        self.grid = ModelGrid()
+        self.grid.describe = self._describe
+        self.hover = QLabel()
+        self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hover.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(EDIT_PAUSE_MS)
+        self._timer.timeout.connect(self.commit_sentences)
+        self._layout()
+        self.box.textChanged.connect(self._timer.start)
+        self.layer_box.activated.connect(lambda i: self.layerChosen.emit(int(self.layer_box.itemData(i))))
+        self.head_box.activated.connect(lambda i: self.headChosen.emit(int(self.head_box.itemData(i))))
+        self.item_box.activated.connect(lambda i: self.itemChosen.emit(int(self.item_box.itemData(i))))
+        self.grid.hovered.connect(self.hover.setText)
+        self.retranslate()
+        self.show_session(None)
+
+    def _layout(self) -> None:
+        v = QVBoxLayout(self)
+        v.setContentsMargins(4, 4, 4, 4)
+        v.addWidget(self.title)
+        v.addWidget(self.empty)
+        v.addWidget(self.box_label)
+        v.addWidget(self.box)
+        v.addWidget(self.status)
+        row = QHBoxLayout()
+        for label, box in ((self.layer_label, self.layer_box), (self.head_label, self.head_box),
+                           (self.item_label, self.item_box)):
+            row.addWidget(label)
+            row.addWidget(box)
+        row.addStretch(1)
+        v.addLayout(row)
+        v.addWidget(self.grid, 1)
+        v.addWidget(self.hover)
+
+    # ---- what it shows ------------------------------------------------------------------------
+    def show_session(self, session: Optional[ModelSession]) -> None:
+        """A newly opened model (or None: nothing open, say how to open one)."""
+        self.session = session
+        self._problem = None
+        has = session is not None
+        for w in (self.box_label, self.box, self.status, self.layer_label, self.layer_box, self.head_label,
+                  self.head_box, self.grid, self.hover):
+            w.setVisible(has)
+        self.empty.setVisible(not has)
+        if has:
+            with QSignalBlocker(self.box):
+                self.box.setPlainText("\n".join(session.sentences))
+            self._timer.stop()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Pickers, title, status and the grid from the session (after a run or a choice)."""
+        s = self.session
+        self.retranslate()
+        if s is None:
+            return
+        with QSignalBlocker(self.layer_box):
+            self.layer_box.clear()
+            for k in range(s.n_layers):
+                self.layer_box.addItem(self.tr("Layer {0}").format(k + 1), k)
+            self.layer_box.setCurrentIndex(s.layer)
+        self._fill_heads()
+        with QSignalBlocker(self.item_box):
+            self.item_box.clear()
+            n = len(s.run.batch.sentences) if s.run is not None else 1
+            for i in range(n):
+                self.item_box.addItem(self.tr("Sentence {0}").format(i + 1), i)
+            self.item_box.setCurrentIndex(s.item)
+        self.item_box.setVisible(n > 1)
+        self.item_label.setVisible(n > 1)
+        self.grid.set_weights(s.grid())
+        self.grid.set_focus(s.layer, s.head)
+
+    def _fill_heads(self) -> None:
+        s = self.session
+        with QSignalBlocker(self.head_box):
+            self.head_box.clear()
+            self.head_box.addItem(self.tr("All heads"), -1)
+            for h in range(s.n_heads):
+                self.head_box.addItem(self.tr("Head {0}").format(h + 1), h)
+            self.head_box.setCurrentIndex(s.head + 1)
+
+    def set_focus(self, layer: int, head: int) -> None:
+        with QSignalBlocker(self.layer_box):
+            self.layer_box.setCurrentIndex(layer)
+        with QSignalBlocker(self.head_box):
+            self.head_box.setCurrentIndex(head + 1)
+        self.grid.set_focus(layer, head)
+
+    def show_problem(self, error: Optional[object]) -> None:
+        """A ModelError for the sentences (None: they ran)."""
+        self._problem = error
+        self._show_status()
+
+    def set_busy(self, busy: bool) -> None:
+        self._busy = busy
+        self._show_status()
+
+    def _show_status(self) -> None:
+        s = self.session
+        if self._problem is not None:
+            from app.startup import i18n
+
+            self.status.setStyleSheet("color: #b00020;")
+            self.status.setText(self._problem.text(i18n.current_language()) + " "
+                                + self.tr("(the panes keep the last sentences that ran)"))
+        elif self._busy:
+            self.status.setStyleSheet("color: #555;")
+            self.status.setText(self.tr("Computing all layers..."))
+        elif s is not None and s.run is not None:
+            self.status.setStyleSheet("color: #555;")
+            b = s.run.batch
+            lens = ", ".join(str(int(n)) for n in b.valid_lens)
+            text = self.tr("{0} tokens").format(b.L) if len(b.sentences) == 1 else \
+                self.tr("{0} positions; the shorter sentence is padded: valid lengths {1}").format(b.L, lens)
+            self.status.setText(text + " " + self.tr("(one sentence per line; two make a batch)"))
+        else:
+            self.status.setText("")
+
+    def _describe(self, layer: int, head: int, q: int, k: int) -> str:
+        if self.session is None:
+            return ""
+        return self.session.cell_text(layer, head, q, k, self.tr("Layer {layer}, head {head}: "
+                                                                 "{query} → {key}  weight {weight}"))
+
+    # ---- the person's actions -------------------------------------------------------------------
+    def commit_sentences(self) -> None:
+        """Ask for the sentences now (the pause after typing ends, or a test)."""
+        self._timer.stop()
+        self.sentencesEdited.emit(sentence_lines(self.box.toPlainText()))
+
+    def set_sentences_text(self, text: str) -> None:
+        """Type into the Sentence box (as a person does: the pause timer starts)."""
+        self.box.setPlainText(text)
+
+    # ---- language --------------------------------------------------------------------------------
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+            if self.session is not None:
+                self.refresh()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        s = self.session
+        if s is not None:
+            c = s.model.config
+            self.title.setText(self.tr("{0}: {1} layers × {2} heads, d_model {3}").format(
+                s.label, c.n_layers, c.n_heads, c.d_model))
+        else:
+            self.title.setText(self.tr("No model is open"))
+        self.empty.setText(self.tr("Open a BERT-family model folder (config.json, model.safetensors, tokenizer.json) "
+                                   "with File ▸ Open model folder..., or the bundled MiniLM with "
+                                   "File ▸ MiniLM (bundled)."))
+        self.box_label.setText(self.tr("Sentences (one per line; two make a padded batch):"))
+        self.layer_label.setText(self.tr("Layer"))
+        self.head_label.setText(self.tr("Head"))
+        self.item_label.setText(self.tr("Model view shows"))
+        self.grid.setToolTip("")
+        self._show_status()

@@ -1,0 +1,250 @@
+"""Real models in the window, wired by one call: `install(window)`.
+
+- File ▸ Open model folder... and File ▸ MiniLM (bundled) open a BERT-family folder;
+- the Model dock (View ▸ Model view) holds the Sentence box, the layer and head pickers and the
+  model-view grid (app.models_view.panel);
+- a sentence edit runs the whole model (attention.models, on a worker thread when the batch is
+  long), repaints the grid and replaces the document's scenario with the open layer on the new
+  hidden states: one undo step, so editing any number afterwards works as for any scenario;
+- a click on a grid cell opens that layer with that head focused in the step panes.
+The engine then computes the open layer as usual (app.pipeline.recompute): this module never
+does attention math itself.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Optional
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog
+
+from app.models_view.panel import ModelPanel
+from app.startup import devices, i18n
+from app.viewmodel.model_session import SYNC_TOKENS, ModelSession
+from attention.models import bundled
+from attention.models.errors import ModelError
+
+
+class ModelTools(QObject):
+    _delivered = Signal(int, object, object)  # generation, ModelRun or None, ModelError or None (queued)
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.session: Optional[ModelSession] = None
+        self.generation = 0
+        self._busy = 0
+        self._pending_head: Optional[int] = None
+        self._shown = None  # the last scenario this module put into the document
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-forward",
+                                            initializer=devices.leave_a_core_for_the_gui)
+        self.panel = ModelPanel()
+        self.dock = QDockWidget(window)
+        self.dock.setObjectName("model_dock")
+        self.dock.setWidget(self.panel)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        self.dock.hide()
+        self.dock_action = self.dock.toggleViewAction()
+        self.open_action = QAction(window)
+        self.open_action.triggered.connect(lambda: self.open_folder())
+        self.bundled_action = QAction(window)
+        self.bundled_action.triggered.connect(self.open_bundled)
+        menu = window.file_menu
+        before = window.preset_menu.menuAction()
+        menu.insertAction(before, self.open_action)
+        menu.insertAction(before, self.bundled_action)
+        window.view_menu.addSeparator()
+        window.view_menu.addAction(self.dock_action)
+        self._delivered.connect(self._on_delivered, Qt.ConnectionType.QueuedConnection)
+        self.panel.sentencesEdited.connect(self.set_sentences)
+        self.panel.layerChosen.connect(lambda k: self.open_layer(k))
+        self.panel.headChosen.connect(self.focus_head)
+        self.panel.itemChosen.connect(self._show_item)
+        window.inputs.batch_changed.connect(self._on_batch_item)
+        self.panel.grid.cellClicked.connect(self.open_layer)
+        window.view.focusHeadChanged.connect(self._on_view_focus)
+        window.recompute.ready.connect(self._apply_pending_head)
+        window.installEventFilter(self)
+        window.destroyed.connect(lambda *_: self._executor.shutdown(wait=False, cancel_futures=True))
+        self.retranslate()
+
+    # ---- opening a model --------------------------------------------------------------------
+    def ask_folder(self) -> Optional[str]:
+        """The folder to open, or None (tests replace this method)."""
+        path = QFileDialog.getExistingDirectory(self.window, self.tr("Open model folder"), str(Path.home()))
+        return path or None
+
+    def open_folder(self, folder: Optional[str | Path] = None, label: Optional[str] = None) -> bool:
+        """Open a BERT-family folder: on success the document becomes its layer 0 on the Sentence box's
+        sentences; on failure one line says why and the current document stays."""
+        folder = folder or self.ask_folder()
+        if not folder:
+            return False
+        if not self.window.maybe_save():
+            return False
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        # many small matmuls per sentence: torch's spinning intra-op threads cost 10x on a busy
+        # 2-core machine (measured: 16 tokens, 50 ms on one thread vs 580 ms on two); the engine's
+        # worker lowers the pool the same way for big traces
+        devices.leave_a_core_for_the_gui()
+        try:
+            session = ModelSession.open(folder, label)
+            session.accept(session.compute(session.sentences))
+            scenario = session.scenario(0)
+        except ModelError as e:
+            self.window.show_messages(self.tr("Could not open the model folder {0}; the current scenario is "
+                                              "unchanged.").format(Path(folder).name),
+                                      [e.text(i18n.current_language())])
+            return False
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.generation += 1  # a sentence run for the previous model is moot now
+        self.session = session
+        self.panel.show_session(session)
+        self.dock.show()
+        self._shown = scenario
+        self.window.load_scenario(scenario, {lang: session.label for lang in i18n.LANGUAGES})
+        self.window.statusBar().showMessage(self.tr("Opened the model {0}").format(session.label), 5000)
+        return True
+
+    def open_bundled(self) -> bool:
+        folder = bundled.folder()
+        if folder is None:
+            self.window.show_messages(self.tr("The bundled MiniLM model is not installed"),
+                                      [bundled.install_hint(i18n.current_language())], "warning")
+            return False
+        return self.open_folder(folder, bundled.LABEL)
+
+    # ---- sentences ----------------------------------------------------------------------------
+    def set_sentences(self, sentences: tuple[str, ...]) -> None:
+        """Run the model on new sentences; short batches here, long ones on the worker thread."""
+        s = self.session
+        if s is None:
+            return
+        self.generation += 1
+        gen = self.generation
+        if s.token_count(sentences) <= SYNC_TOKENS:
+            run, error = self._compute(s, sentences)
+            self._deliver(gen, run, error)
+            return
+        self._set_busy(+1)
+        self._executor.submit(self._work, gen, s, sentences)
+
+    @staticmethod
+    def _compute(session: ModelSession, sentences):
+        try:
+            return session.compute(sentences), None
+        except ModelError as e:
+            return None, e
+
+    def _work(self, gen: int, session: ModelSession, sentences) -> None:
+        run, error = self._compute(session, sentences)
+        self._delivered.emit(gen, run, error)
+
+    @Slot(int, object, object)
+    def _on_delivered(self, gen: int, run, error) -> None:
+        self._set_busy(-1)
+        self._deliver(gen, run, error)
+
+    def _deliver(self, gen: int, run, error) -> None:
+        if gen != self.generation or self.session is None:
+            return  # a newer sentence (or another model) is on its way
+        if error is not None:
+            self.panel.show_problem(error)
+            return
+        self.session.accept(run)
+        self.panel.show_problem(None)
+        self.panel.refresh()
+        self._push(self.session.scenario(), self.tr("Sentence"))
+
+    def _push(self, scenario, text: str) -> None:
+        """The open layer's scenario into the document, as one undo step."""
+        self._shown = scenario
+        self.window.document.replace(scenario, text)
+        self.window._show_notes()  # the notes name the layer and the sentences (the window shows them on load only)
+
+    def _set_busy(self, delta: int) -> None:
+        self._busy += delta
+        self.panel.set_busy(self._busy > 0)
+
+    def is_idle(self) -> bool:
+        return self._busy == 0
+
+    # ---- layer and head ---------------------------------------------------------------------------
+    def open_layer(self, layer: int, head: Optional[int] = None) -> None:
+        """Show `layer` in the step panes (its scenario replaces the document: one undo step);
+        with `head`, focus that head once the panes hold the new layer."""
+        s = self.session
+        if s is None or s.run is None:
+            return
+        shown = self.window.document.scenario
+        if layer != s.layer or self._shown is None or shown.title != self._shown.title:
+            self._push(s.scenario(layer), self.tr("Open layer {0}").format(layer + 1))
+        s.layer = layer
+        if head is not None:
+            self.focus_head(head)
+        self.panel.set_focus(s.layer, s.head)
+
+    def focus_head(self, head: int) -> None:
+        s = self.session
+        if s is None:
+            return
+        s.head = head
+        self._pending_head = head
+        self._apply_pending_head()
+        self.panel.set_focus(s.layer, head)
+
+    def _apply_pending_head(self, *_) -> None:
+        """The view knows a head only once it shows a trace with that many heads."""
+        head = self._pending_head
+        if head is None:
+            return
+        view = self.window.view
+        view.set_focus_head(head)
+        if view.focus_head() == head:
+            self._pending_head = None
+
+    def _on_view_focus(self, head: int) -> None:
+        if self.session is not None:
+            self.session.head = head
+            self._pending_head = None
+            self.panel.set_focus(self.session.layer, head)
+
+    def _show_item(self, item: int) -> None:
+        """The model view and the step panes show the same sentence (the Inputs' batch item)."""
+        if self.session is None or item == self.session.item:
+            return
+        self.session.item = item
+        self.panel.refresh()
+        batch = self.window.inputs.batch
+        if item <= batch.maximum():
+            batch.setValue(item)
+
+    def _on_batch_item(self, b: int) -> None:
+        s = self.session
+        if s is not None and s.run is not None and b < len(s.run.batch.sentences):
+            self._show_item(b)
+
+    # ---- language -------------------------------------------------------------------------------
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.window and event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        return False
+
+    def retranslate(self) -> None:
+        self.open_action.setText(self.tr("Open model folder..."))
+        self.open_action.setStatusTip(self.tr("Open a BERT-family model folder (config.json, model.safetensors, "
+                                              "tokenizer.json) and type sentences through it"))
+        self.bundled_action.setText(self.tr("MiniLM (bundled)"))
+        self.bundled_action.setStatusTip(self.tr("all-MiniLM-L6-v2: 6 layers x 12 heads, d_model 384 "
+                                                 "(weights Apache-2.0)") if bundled.folder() is not None
+                                         else bundled.install_hint(i18n.current_language()))
+        self.dock.setWindowTitle(self.tr("Model view"))
+        self.dock_action.setText(self.tr("Model view"))
+        self.panel.retranslate()
+
+
+def install(window) -> ModelTools:
+    return ModelTools(window)

@@ -1,0 +1,110 @@
+"""A loaded real model and what the person chose: sentences, the open layer, the focused head.
+
+Qt-free half of the model view (app/models_view): the widget draws `grid()` and asks
+`hover_text`; the window turns `scenario()` into the document.  The model, its tokenizer and
+the forward pass live in attention.models and are imported only when a model is opened, so
+the window starts without torch (it imports torch on a thread of its own).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from attention import Scenario
+    from attention.models.sentences import ModelRun
+
+#: what the Sentence box holds when a model is first opened (two sentences: a padded batch)
+DEFAULT_SENTENCES = ("The cat sat on the mat because it was tired.", "Attention is all you need.")
+#: B*L up to which a sentence edit runs on the GUI thread (the whole forward takes a few ms)
+SYNC_TOKENS = 64
+
+
+def sentence_lines(text: str) -> tuple[str, ...]:
+    """The Sentence box's text as sentences: one per non-empty line."""
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+
+@dataclass
+class ModelSession:
+    """One opened model folder and the choices made on it."""
+
+    model: Any  # attention.models.bert.BertModel
+    tokenizer: Any  # attention.models.tokenizer.SentenceTokenizer
+    label: str  # what the window calls it ("MiniLM (bundled)" or the folder's name)
+    run: Optional["ModelRun"] = None
+    layer: int = 0
+    head: int = -1  # -1: all heads side by side
+    item: int = 0  # which sentence the model view shows
+    sentences: tuple[str, ...] = field(default=DEFAULT_SENTENCES)
+
+    @classmethod
+    def open(cls, folder: str | Path, label: Optional[str] = None) -> "ModelSession":
+        """Load weights and tokenizer; attention.models.bert.ModelError (one line) when unusable."""
+        from attention.models.bert import BertModel
+        from attention.models.tokenizer import SentenceTokenizer
+
+        model = BertModel.load(folder)
+        if label:
+            model.name = label  # what titles and notes call it
+        tokenizer = SentenceTokenizer.load(folder, model.config.pad_token_id)
+        return cls(model, tokenizer, label or model.name)
+
+    # ---- sizes ---------------------------------------------------------------------------------
+    @property
+    def n_layers(self) -> int:
+        return self.model.config.n_layers
+
+    @property
+    def n_heads(self) -> int:
+        return self.model.config.n_heads
+
+    # ---- sentences -----------------------------------------------------------------------------
+    def token_count(self, sentences: tuple[str, ...]) -> int:
+        """B * L of a batch of these sentences (to decide where to run it); cheap: tokenizes only."""
+        lens = [len(self.tokenizer.encode(s).ids) for s in sentences]
+        return len(lens) * max(lens, default=0)
+
+    def compute(self, sentences: tuple[str, ...]) -> "ModelRun":
+        """Tokens and the whole forward pass; safe on a worker thread (reads only the weights)."""
+        from attention.models.sentences import run_sentences
+
+        return run_sentences(self.model, self.tokenizer, sentences)
+
+    def accept(self, run: "ModelRun") -> None:
+        """Make `run` the one shown; the sentence picker stays within the new batch."""
+        self.run = run
+        self.sentences = run.batch.sentences
+        self.item = min(self.item, len(run.batch.sentences) - 1)
+
+    def scenario(self, layer: Optional[int] = None) -> "Scenario":
+        """The open layer (or `layer`) on the hidden states entering it, with its real weights."""
+        from attention.models.sentences import layer_scenario
+
+        if layer is not None:
+            self.layer = layer
+        return layer_scenario(self.model, self.run, self.layer, self.tokenizer.pad_token)
+
+    # ---- the model view ------------------------------------------------------------------------
+    def tokens(self) -> tuple[str, ...]:
+        """The shown sentence's tokens (no padding)."""
+        return self.run.batch.tokens[self.item] if self.run is not None else ()
+
+    def grid(self) -> np.ndarray:
+        """(n_layers, H, n, n) attention weights of the shown sentence, padding cut off."""
+        if self.run is None:
+            return np.zeros((self.n_layers, self.n_heads, 0, 0), dtype=np.float32)
+        n = int(self.run.batch.valid_lens[self.item])
+        return self.run.forward.attentions[:, self.item, :, :n, :n]
+
+    def weight(self, layer: int, head: int, q: int, k: int) -> float:
+        return float(self.grid()[layer, head, q, k])
+
+    def cell_text(self, layer: int, head: int, q: int, k: int, template: str) -> str:
+        """The hover line: `template` with {layer} {head} (numbered from 1) {query} {key} {weight} filled."""
+        toks = self.tokens()
+        return template.format(layer=layer + 1, head=head + 1, query=toks[q], key=toks[k],
+                               weight=f"{self.weight(layer, head, q, k):.3f}")

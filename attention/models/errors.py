@@ -1,0 +1,19 @@
+"""ModelError, kept free of torch so the window can name it before torch is imported."""
+from __future__ import annotations
+
+from typing import Optional
+
+from attention import words
+
+
+class ModelError(ValueError):
+    """A folder or sentence the model cannot take: one line that names what was found.
+
+    Holds the catalogue id and its arguments, so the window can word it in either language."""
+
+    def __init__(self, message_id: str, /, **args) -> None:
+        self.message_id, self.fields = message_id, args
+        super().__init__(words.text(message_id, **args))
+
+    def text(self, lang: Optional[str] = None) -> str:
+        return words.text(self.message_id, lang, **self.fields)

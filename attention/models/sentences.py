@@ -1,0 +1,104 @@
+"""Sentences through a BERT-family model: tokens, one forward pass, and a chosen layer as a Scenario.
+
+One or two sentences make a batch.  The shorter is padded with the tokenizer's [PAD] id on the
+right and its length becomes the scenario's `valid_lens`, so the padded keys are masked exactly as
+the model masks them.  The scenario of layer k takes the hidden states entering layer k as
+queries, keys and values (self-attention) and the layer's own weights (attention.models.layer).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from attention import words
+from attention.models.bert import MASK_FILL, BertModel, Forward, ModelError
+from attention.models.layer import to_scenario
+from attention.models.tokenizer import SentenceTokenizer
+from attention.scenario import Scenario
+
+MAX_SENTENCES = 2
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Token ids of one or two sentences, padded to one length L."""
+
+    sentences: tuple[str, ...]
+    tokens: tuple[tuple[str, ...], ...]  # per sentence, without padding
+    ids: np.ndarray  # (B, L) int64
+    type_ids: np.ndarray  # (B, L) int64
+    valid_lens: np.ndarray  # (B,) int64
+
+    @property
+    def L(self) -> int:
+        return int(self.ids.shape[1])
+
+    def padded_tokens(self, b: int, pad: str) -> tuple[str, ...]:
+        """Sentence b's tokens, then `pad` up to L."""
+        toks = self.tokens[b]
+        return toks + (pad,) * (self.L - len(toks))
+
+    def axis_labels(self, pad: str) -> tuple[str, ...]:
+        """One label per position for the step panes: the token, or 'a / b' where two sentences differ."""
+        rows = [self.padded_tokens(b, pad) for b in range(len(self.tokens))]
+        return tuple(col[0] if len(set(col)) == 1 else " / ".join(col) for col in zip(*rows))
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    batch: Batch
+    forward: Forward
+
+
+def encode_batch(tokenizer: SentenceTokenizer, sentences: list[str] | tuple[str, ...], max_len: int) -> Batch:
+    """Tokenize and pad; ModelError names the sentence that is empty of text or too long."""
+    texts = tuple(s for s in sentences)
+    if not 1 <= len(texts) <= MAX_SENTENCES:
+        raise ModelError("sentence_count", count=len(texts), most=MAX_SENTENCES)
+    encoded = []
+    for i, text in enumerate(texts):
+        if not text.strip():
+            raise ModelError("sentence_empty", index=i + 1)
+        e = tokenizer.encode(text)
+        if len(e.ids) > max_len:
+            raise ModelError("sentence_too_long", index=i + 1, count=len(e.ids), most=max_len)
+        encoded.append(e)
+    L = max(len(e.ids) for e in encoded)
+    ids = np.full((len(encoded), L), tokenizer.pad_id, dtype=np.int64)
+    types = np.zeros((len(encoded), L), dtype=np.int64)
+    for b, e in enumerate(encoded):
+        ids[b, :len(e.ids)] = e.ids
+        types[b, :len(e.ids)] = e.type_ids
+    lens = np.array([len(e.ids) for e in encoded], dtype=np.int64)
+    return Batch(texts, tuple(e.tokens for e in encoded), ids, types, lens)
+
+
+def run_sentences(model: BertModel, tokenizer: SentenceTokenizer, sentences) -> ModelRun:
+    """Tokens and the whole forward pass (every hidden state, every layer's attention weights)."""
+    batch = encode_batch(tokenizer, sentences, model.config.max_positions)
+    return ModelRun(batch, model.forward(batch.ids, batch.valid_lens, batch.type_ids))
+
+
+def layer_scenario(model: BertModel, run: ModelRun, layer: int, pad_token: str = "[PAD]",
+                   dtype: str = "float32") -> Scenario:
+    """Layer `layer` of `model` on the hidden states that enter it, as an ordinary Scenario.
+
+    valid_lens is set only when the sentences differ in length (a single sentence has no padding).
+    Layers and heads are numbered from 1 in the words a person reads (as the step panes number heads)."""
+    c = model.config
+    if not 0 <= layer < c.n_layers:
+        raise ModelError("model_layer_range", layer=layer, count=c.n_layers)
+    x = run.forward.hidden[layer].astype(np.float64)  # (B, L, d_model)
+    lens = run.batch.valid_lens
+    labels = run.batch.axis_labels(pad_token)
+    title = {lang: words.text("model_layer_title", lang, model=model.name, layer=layer + 1, count=c.n_layers)
+             for lang in words.LANGS}
+    text = " | ".join(run.batch.sentences)
+    notes = {lang: words.text("model_layer_notes", lang, model=model.name, layer=layer + 1, sentences=text,
+                              heads=c.n_heads, d_model=c.d_model)
+             for lang in words.LANGS}
+    padded: Optional[np.ndarray] = lens.copy() if int(lens.min()) < run.batch.L else None
+    return to_scenario(model.layer_weights(layer), x, valid_lens=padded, fill_value=MASK_FILL,
+                       query_tokens=labels, key_tokens=labels, title=title, notes=notes, dtype=dtype)

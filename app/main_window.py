@@ -4,6 +4,10 @@ Data flow: a control or a cell pushes an undo command -> the Document swaps its 
 emits `changed` -> the Recomputer runs the engine (coalesced, maybe off-thread) -> `ready`
 shows the trace in the StepsView, or `failed` puts each problem line next to the control that
 caused it and marks the last good panes stale.
+
+Features (handout, Explain / Compare / Quiz, presentation, ...) install through the typed
+`app.features.FeatureHost` the window builds (`_feature_host`); a new one is one line in
+`_install_features`.
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QUrl, S
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog, QFrame, QInputDialog, QLabel, QMainWindow, QMessageBox, QScrollArea,
-    QSplitter, QVBoxLayout, QWidget,
+    QSplitter, QToolBar, QVBoxLayout, QWidget,
 )
 
 import resources
@@ -28,6 +32,7 @@ from app.teaching import handout
 from app.models_view import import_layer
 from app.startup import i18n
 from app.teaching import cell_tools
+from app.features import FeatureHost, Result
 from app.models_view import tools as model_tools
 from app.pipeline.autosave import Autosaver, Orphan, find_orphans
 from app.pipeline.document import Document
@@ -67,17 +72,15 @@ class MainWindow(QMainWindow):
         self._failed_lines: Optional[list[str]] = None  # the problems on screen now, if any
         self._undo_state: Optional[tuple] = None  # what the Undo/Redo texts were made from
         self.document = Document(scenario if scenario is not None else fresh_scenario(), parent=self)
-        self.recompute = Recomputer(self.document, self)
+        self.recompute = Recomputer(self.document, self, hints=lambda: self.view.display_hints())
         self._build_central()
         self._build_actions()
         self._build_menus()
-        handout.install(self)  # File ▸ Export handout… / Export as Python script…
-        import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
+        self._build_toolbar()
+        self.host = self._feature_host()
         self.setAcceptDrops(True)
         self._connect()
-        cell_tools.install(self)  # Explain panel, Compare (pin / difference), Quiz
-        self.presentation = install_presentation(self)  # F5, toolbar, live slides
-        self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view
+        self._install_features()
         self.retranslate()
         self._restore_settings()
         if scenario is None:
@@ -207,6 +210,54 @@ class MainWindow(QMainWindow):
         self.language_menu = self.view_menu.addMenu("")
         for a in self.lang_actions.values():
             self.language_menu.addAction(a)
+
+    def _build_toolbar(self) -> None:
+        """The window's toolbar: its own actions; features add theirs through the host."""
+        self.toolbar = QToolBar(self)
+        self.toolbar.setObjectName("MainToolBar")
+        self.toolbar.setMovable(False)
+        for action in (self.open_action, self.save_action, None, self.undo_action, self.redo_action):
+            if action is None:
+                self.toolbar.addSeparator()
+            else:
+                self.toolbar.addAction(action)
+        self.addToolBar(self.toolbar)
+
+    def _feature_host(self) -> FeatureHost:
+        """What features may use of this window (app.features), with the groups of its menus."""
+        # late-bound: the window's dialogs and messages are looked up per call (tests replace them)
+        host = FeatureHost(
+            window=self, document=self.document, recompute=self.recompute, view=self.view, inputs=self.inputs,
+            settings=self.settings, toolbar=self.toolbar, undo_action=self.undo_action, redo_action=self.redo_action,
+            last_result=lambda: self.last_result(), status=lambda text: self.statusBar().showMessage(text, 6000),
+            show_messages=lambda title, lines: self.show_messages(title, lines),
+            show_error=lambda text: self.show_error(text), run_export=lambda write, path: self._export(write, path),
+            ask_save_path=lambda title, name, filters: self.ask_save_path(title, name, filters),
+            dialog_dir=lambda: self._dialog_dir())
+        host.register_menu("file", self.file_menu, {
+            "open": [self.new_action, self.open_action, self.preset_menu.menuAction(), self.recent_menu.menuAction()],
+            "save": [self.save_action, self.save_as_action],
+            "export": [self.export_pane_action, self.export_csv_action],
+            "quit": [self.quit_action]}, last="quit")
+        host.register_menu("edit", self.edit_menu, {"undo": [self.undo_action, self.redo_action],
+                                                    "clipboard": [self.copy_action, self.paste_action]})
+        host.register_menu("view", self.view_menu, {"language": [self.language_menu.menuAction()]})
+        return host
+
+    def _install_features(self) -> None:
+        """Each feature installs through the host (app.features); the controllers stay reachable."""
+        self.handout = handout.install(self.host)  # File ▸ Export handout… / Export as Python script…
+        self.cell_tools = cell_tools.install(self.host)  # Explain panel, Compare (pin / difference), Quiz
+        self.presentation = install_presentation(self.host)  # F5, toolbar button, live slides
+        # not yet through the host: these two still take the window itself
+        self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
+        self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view
+
+    def last_result(self) -> Optional[Result]:
+        """The last trace on screen with its scenario and the batch item shown, or None."""
+        if self.last_trace is None or self.last_scenario is None:
+            return None
+        return Result(self.last_trace, self.last_scenario, self._batch_for(self.last_scenario))
 
     def _connect(self) -> None:
         doc = self.document
@@ -587,8 +638,10 @@ class MainWindow(QMainWindow):
         self.region_titles["params"].setText(self.tr("Parameters"))
         self.region_titles["inputs"].setText(self.tr("Inputs"))
         self.region_titles["steps"].setText(self.tr("Steps"))
+        self.toolbar.setWindowTitle(self.tr("Toolbar"))
         self._rebuild_preset_menu()
         self._update_title()
+        self.host.retranslate()
 
     def _update_undo_texts(self, *_) -> None:
         """"Undo Edit cell (1, 2)": the menu item and the tooltip name the step it takes back, in

@@ -6,7 +6,7 @@
 
 The names are loaded on first use (PEP 562 module `__getattr__`): `attention.Scenario` and
 `attention.scenario_io` do not import torch, so the window can open before torch's import
-(over a second) has finished; `attention.run` imports it.
+(the slowest of all) has finished; `attention.run` imports it.
 """
 import importlib as _importlib
 import typing as _typing

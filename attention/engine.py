@@ -68,8 +68,8 @@ def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype
     """Refuse NaN or infinity in any number, scanning the converted tensors.
 
     One isfinite over all of them at once: this runs on every edit, and a dozen small checks
-    (one per tensor) cost more than the one pass (0.6 -> 0.4 ms at classroom size, measured
-    after an idle pause as between keystrokes).  Only when it fails is each tensor looked at,
+    (one per tensor) cost more than the one pass (measured at classroom size after an idle
+    pause, as between keystrokes).  Only when it fails is each tensor looked at,
     to name it.  A value finite in the scenario but not after conversion is beyond float32's
     range: said so, rather than computing NaNs."""
     flat = torch.cat([t.reshape(-1) for t in params.values()])  # [every number]

@@ -1,16 +1,19 @@
 """A finished trace on disk, so the window can draw the engine's numbers before torch loads.
 
-Importing torch takes two seconds or more; the window's first scenario is usually the one it
-showed last time.  After the engine has computed that scenario, its step arrays are stored
-here (numpy only, no pickle); at the next launch, `load` gives them back as a Trace whose
-steps hold numpy arrays, if and only if both the scenario and the engine's source are exactly
-the same (the key hashes every field of the scenario and the source of the modules that
-compute: `ENGINE_MODULES`).  The fresh trace computed once torch is in replaces it; with
-identical numbers nothing is redrawn.
+Importing torch takes seconds; the window's first scenario is usually the one it showed last
+time.  After the engine has computed that scenario, its step arrays are stored here (numpy
+only, no pickle); at the next launch, `load` gives them back as a Trace whose steps hold numpy
+arrays, if the scenario (every field) and the engine are the same.  The fresh trace computed
+once torch is in replaces it on screen (with identical numbers nothing is redrawn), and a kept
+trace whose numbers turn out to differ is written anew (app.startup.application).
 
-The first preset's trace also ships in resources/ (`resources.startup_trace_path()`), so even
-the very first launch on a machine draws at once; `python -m attention.trace_cache` rebuilds it
-and tests/io/test_trace_cache.py fails while it is stale.
+"The same engine" is judged by what the engine computes, not by its source (a comment or a
+refactor keeps every kept trace valid): `engine_fingerprint` is the digest of the canary, the
+first preset's trace shipped in resources/ (`resources.startup_trace_path()`), which also lets
+the very first launch on a machine draw at once.  tests/io/test_trace_cache.py fails when the
+engine's numbers for that preset change and the canary was not rebuilt
+(`python -m attention.trace_cache`); rebuilding it changes the fingerprint, so every trace
+kept by an older engine is then ignored.  The canary itself is keyed on its scenario only.
 """
 from __future__ import annotations
 
@@ -28,32 +31,34 @@ from attention.problem import Problem, as_problems
 from attention.scenario import Scenario
 from attention.trace import Step, Trace
 
-VERSION = 1
+VERSION = 2
 MAX_BYTES = 32 << 20  # bigger traces are not worth a disk round trip at start-up
+CANARY = "canary"  # the engine tag of the shipped trace (keyed on its scenario alone)
 
 
-#: The modules whose code decides a trace's numbers: engine.py and everything of attention/ it
-#: imports (tests/io/test_trace_cache.py checks this list against engine.py's real imports).
-#: Only these are hashed, so work on the CLI or the explanations keeps kept traces valid.
-ENGINE_MODULES = (
-    "engine.py", "masks.py", "numbers.py", "prob_sparse.py", "problem.py", "scenario.py", "step_registry.py",
-    "steps.py", "trace.py",
-)
+def canary_path() -> Path:
+    import resources
+
+    return resources.startup_trace_path()
 
 
 def engine_fingerprint() -> str:
-    """Hash of the engine's source: a cached trace is only valid for the code that made it."""
+    """What the engine computes, as one hash: the digest of the shipped canary's arrays (see the
+    module docstring); "no canary" when it is missing or unreadable."""
     h = hashlib.sha256()
-    for name in ENGINE_MODULES:
-        h.update(name.encode())
-        h.update((Path(__file__).parent / name).read_bytes())
+    try:
+        with np.load(canary_path(), allow_pickle=False) as data:
+            for name in sorted(data.files):
+                _digest(data[name], h)
+    except (OSError, ValueError):
+        return "no canary"
     return h.hexdigest()
 
 
-def key_for(sc: Scenario) -> str:
+def key_for(sc: Scenario, engine: str) -> str:
     """Hash of every field of `sc` (arrays by dtype, shape and raw bytes: no JSON of big matrices
-    on the start-up path) and of the engine's source."""
-    h = hashlib.sha256(engine_fingerprint().encode())
+    on the start-up path) and of the engine tag."""
+    h = hashlib.sha256(f"{VERSION} {engine}".encode())
     _digest(sc, h)
     return h.hexdigest()
 
@@ -79,13 +84,14 @@ def _digest(value, h) -> None:
         h.update(repr(value).encode())
 
 
-def save(trace: Trace, sc: Scenario, path: Path) -> bool:
-    """Store `trace` (computed from `sc`) at `path`, atomically; False when it is too big."""
+def save(trace: Trace, sc: Scenario, path: Path, engine: Optional[str] = None) -> bool:
+    """Store `trace` (computed from `sc`) at `path`, atomically; False when it is too big.
+    `engine`: the engine tag of the key (default: this engine's fingerprint)."""
     arrays = {f"s{i}": step.numpy() for i, step in enumerate(trace.steps)}
     if sum(a.nbytes for a in arrays.values()) > MAX_BYTES:
         return False
     meta = {
-        "version": VERSION, "key": key_for(sc),
+        "version": VERSION, "key": key_for(sc, engine if engine is not None else engine_fingerprint()),
         "steps": [[step.id, list(step.dims)] for step in trace.steps],
         "options": trace.options, "warnings": [Problem.to_json(w) for w in as_problems(trace.warnings)],
     }
@@ -103,12 +109,14 @@ def save(trace: Trace, sc: Scenario, path: Path) -> bool:
     return True
 
 
-def load(sc: Scenario, path: Path) -> Optional[Trace]:
-    """The trace stored for exactly `sc` and this engine, or None (missing, stale or unreadable)."""
+def load(sc: Scenario, path: Path, engine: Optional[str] = None) -> Optional[Trace]:
+    """The trace stored for exactly `sc` and this engine (or the tag `engine`), or None (missing,
+    stale or unreadable)."""
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
-            if meta.get("version") != VERSION or meta.get("key") != key_for(sc):
+            tag = engine if engine is not None else engine_fingerprint()
+            if meta.get("version") != VERSION or meta.get("key") != key_for(sc, tag):
                 return None
             scoring = meta["options"].get("scoring")
             steps = tuple(Step(sid, data[f"s{i}"], tuple(dims), scoring) for i, (sid, dims) in enumerate(meta["steps"]))
@@ -117,14 +125,33 @@ def load(sc: Scenario, path: Path) -> Optional[Trace]:
     return Trace(steps, meta["options"], {}, tuple(Problem.from_json(w) for w in meta["warnings"]))
 
 
+def load_canary(sc: Scenario) -> Optional[Trace]:
+    """The shipped first preset's trace when `sc` is exactly that preset, else None."""
+    return load(sc, canary_path(), engine=CANARY)
+
+
+def same_numbers(a: Trace, b: Trace) -> bool:
+    """Whether two traces hold the same steps with the same numbers (NaN equal to NaN)."""
+    if a.ids != b.ids:
+        return False
+    for sid in a.ids:
+        x, y = a.array(sid), b.array(sid)
+        if x.dtype != y.dtype or x.shape != y.shape:
+            return False
+        if not np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"):
+            return False
+    return True
+
+
 def ship(path: Optional[Path] = None) -> Path:
-    """Rebuild the first preset's trace kept in resources/ (the very first launch draws it)."""
+    """Rebuild the canary: the first preset's trace kept in resources/ (the very first launch
+    draws it; its digest is `engine_fingerprint`)."""
     import resources
     from attention import engine, scenario_io
 
     sc = scenario_io.load(resources.list_presets()[0][0])
-    path = path or resources.startup_trace_path()
-    save(engine.run(sc), sc, path)
+    path = path or canary_path()
+    save(engine.run(sc), sc, path, engine=CANARY)
     path.chmod(0o644)  # a file of the repository, not a private cache
     return path
 

@@ -17,8 +17,8 @@ def schema_path() -> Path:
 
 
 def startup_trace_path() -> Path:
-    """The first preset's trace as the engine computed it (attention.trace_cache; drawn at the
-    very first launch before torch has loaded, and only while it matches the engine exactly)."""
+    """The first preset's trace as the engine computed it (attention.trace_cache's canary: drawn
+    at the very first launch before torch has loaded; its digest keys every kept trace)."""
     return _HERE / "startup-trace.npz"
 
 

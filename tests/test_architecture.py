@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 GUI_MODULES = ("PySide6", "pyqtgraph", "shiboken6", "superqt", "app")
 #: The one GUI module allowed to import torch: asking which devices exist (cuda available?).
@@ -28,6 +30,7 @@ def _imported_roots(path: Path) -> set[str]:
     return roots
 
 
+@pytest.mark.slow
 def test_importing_the_engine_loads_no_gui():
     code = (
         "import importlib, json, pkgutil, sys\n"
@@ -68,6 +71,7 @@ def test_import_scanner_sees_every_import_form(tmp_path):
     assert _imported_roots(f) == {"os", "PySide6", "pyqtgraph", "torch", "shiboken6"}
 
 
+@pytest.mark.slow
 def test_viewmodel_is_qt_free():
     """app/viewmodel/ is the Qt-free half of the GUI: it imports no Qt (nor any Qt-using part of app)."""
     files = sorted((ROOT / "app" / "viewmodel").rglob("*.py"))
@@ -87,6 +91,44 @@ def test_viewmodel_is_qt_free():
 
 
 def test_app_is_grouped_by_concern():
-    """app/ holds the window and folders, one per concern; no loose modules at its root."""
+    """app/ holds the window, the typed interface its features install through, and folders, one
+    per concern; no loose modules at its root."""
     loose = sorted(p.name for p in (ROOT / "app").glob("*.py"))
-    assert loose == ["__init__.py", "main_window.py"]
+    assert loose == ["__init__.py", "features.py", "main_window.py"]
+
+
+#: The one module that may touch QSettings: every preference has a typed accessor there.
+SETTINGS_MODULE = "app/startup/settings.py"
+
+
+def _qsettings_users(files: list[Path]) -> list[str]:
+    """Files that name QSettings in code (imports or attribute use; comments and strings don't count)."""
+    users = []
+    for f in files:
+        tree = ast.parse(f.read_text(encoding="utf-8"), filename=str(f))
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        names |= {a.name.split(".")[-1] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                  for a in n.names}
+        if "QSettings" in names:
+            users.append(str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else f.name)
+    return users
+
+
+def test_only_the_settings_wrapper_uses_qsettings():
+    """Preferences go through app.startup.settings.Settings' typed accessors: no raw QSettings,
+    and no reaching through the wrapper to its QSettings (`settings.q`) from anywhere else."""
+    files = sorted((ROOT / "app").rglob("*.py")) + [ROOT / "main.py"]
+    assert _qsettings_users(files) == [SETTINGS_MODULE]
+    through = [str(f.relative_to(ROOT)) for f in files if str(f.relative_to(ROOT)) != SETTINGS_MODULE
+               and any(isinstance(n, ast.Attribute) and n.attr in ("q", "_q") and isinstance(n.value, ast.Attribute)
+                       and n.value.attr == "settings" for n in ast.walk(ast.parse(f.read_text(encoding="utf-8"))))]
+    assert through == []
+
+
+def test_the_qsettings_scanner_can_fail(tmp_path):
+    f = tmp_path / "x.py"
+    f.write_text("# QSettings in a comment\nx = 'QSettings'\n")
+    assert _qsettings_users([f]) == []
+    f.write_text("from PySide6 import QtCore\ns = QtCore.QSettings()\n")
+    assert _qsettings_users([f]) == ["x.py"]

@@ -68,6 +68,7 @@ def runs(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_validate_ok_prints_one_summary_line(runs):
     r = runs["validate_ok"]
     assert r.returncode == 0 and r.stderr == ""
@@ -77,6 +78,7 @@ def test_validate_ok_prints_one_summary_line(runs):
         assert part in line.split()
 
 
+@pytest.mark.slow
 def test_validate_bad_lists_every_problem_on_stderr(runs):
     r = runs["validate_bad"]
     assert r.returncode == 2 and r.stdout == ""
@@ -86,12 +88,14 @@ def test_validate_bad_lists_every_problem_on_stderr(runs):
     assert any(l.endswith("bad.json: queries[0][2]: expected 4 numbers, got 3") for l in lines)
 
 
+@pytest.mark.slow
 def test_trace_of_a_bad_file_gives_the_same_lines(runs, capsys):
     assert cli.main(["trace", str(runs["bad_path"])]) == 2
     err = capsys.readouterr()
     assert err.out == "" and err.err == runs["validate_bad"].stderr
 
 
+@pytest.mark.slow
 def test_trace_toy_output_equals_the_seed_hand_computation(runs):
     r = runs["trace_toy"]
     assert r.returncode == 0, r.stderr
@@ -118,6 +122,7 @@ def test_trace_toy_output_equals_the_seed_hand_computation(runs):
     assert doc["warnings"] == []
 
 
+@pytest.mark.slow
 def test_trace_prob_sparse_is_strict_json_with_nan_strings(runs):
     r = runs["trace_sparse"]
     assert r.returncode == 0, r.stderr
@@ -150,6 +155,7 @@ def test_trace_cuda_without_cuda_is_a_clear_error(capsys):
             f"{TOY}: device: CUDA was requested but torch.cuda.is_available() is False on this machine; use 'cpu'"]
 
 
+@pytest.mark.slow
 def test_presets_lists_every_file_with_both_titles(runs):
     r = runs["presets"]
     assert r.returncode == 0

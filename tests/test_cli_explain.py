@@ -49,6 +49,7 @@ def runs(tmp_path_factory):
     return res
 
 
+@pytest.mark.slow
 def test_explain_prints_the_hand_computed_score(runs):
     r = runs["score"]
     assert r.returncode == 0 and r.stderr == ""
@@ -61,6 +62,7 @@ def test_explain_prints_the_hand_computed_score(runs):
     assert zh.returncode == 0 and "缩放后的分数" in zh.stdout and by_hand in zh.stdout
 
 
+@pytest.mark.slow
 def test_explain_json_of_the_seed_output_cell(runs):
     r = runs["output_json"]
     assert r.returncode == 0
@@ -74,12 +76,14 @@ def test_explain_json_of_the_seed_output_cell(runs):
     assert d["terms"][4]["sources"] == [{"ref": "projection.out.bias", "index": [0]}]
 
 
+@pytest.mark.slow
 def test_explain_json_of_a_masked_score(runs):
     d = json.loads(runs["masked_json"].stdout)  # item 0 has valid length 2: key 3 is masked
     assert d["value"] == -1e6 and d["terms"][0]["masked"] is True
     assert "valid length 2" in d["summary"]["en"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, message", [
     ("bad_step", "step id: unknown or not explainable 'scorez'; expected one of projection.query"),
     ("bad_range", "index: dim 1 (H) has size 2; expected 0 ... 1, got 2"),
@@ -95,6 +99,7 @@ def test_errors_are_one_line_exit_2(runs, name, message):
     assert message in line
 
 
+@pytest.mark.slow
 def test_script_to_file_and_stdout(runs):
     r = runs["script_out"]
     assert r.returncode == 0 and r.stdout == "" and r.stderr == ""

@@ -9,8 +9,8 @@ After Qt's FlowLayout example, with height-for-width so it works inside a QScrol
 Qt asks a layout for its height-for-width many times per relayout (scroll area, parents, then
 setGeometry), and every answer walks all panes through Python; the answers and each item's
 hints are therefore memoised until Qt invalidates the layout (which it does whenever a pane's
-size hint may have changed: a label's text, a fixed height...).  Measured: one relayout of 12
-eight-head panes went from about 40 ms to a few ms.
+size hint may have changed: a label's text, a fixed height...), so a relayout of many
+eight-head panes no longer asks each of them again and again.
 """
 from __future__ import annotations
 

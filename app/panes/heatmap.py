@@ -187,9 +187,9 @@ class _ImageItem(pg.ImageItem):
         """pyqtgraph's mapping, then the result in the raster engine's own pixel format.
 
         pyqtgraph maps a matrix through a 256-colour table into an Indexed8 QImage; Qt's raster
-        engine scales such an image to the cells through a slow generic path on every paint
-        (1.7 ms for one 32 x 8 projection pane, measured).  Premultiplied ARGB32 takes the fast
-        scaling path (0.3 ms) and costs one conversion of a small image per change."""
+        engine scales such an image to the cells through a slow generic path on every paint.
+        Premultiplied ARGB32 takes the fast scaling path (several times faster, as bench/gui.py
+        showed) and costs one conversion of a small image per change."""
         super().render()
         self.qimage = fast_format(self.qimage)
 

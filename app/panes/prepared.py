@@ -10,13 +10,14 @@ same way on the GUI thread, inside StepsView.show_trace.
 
 Only numpy and QImage here: QImage may be built on any thread (QPixmap may not).
 
-A prepared trace travels from the worker to the view through `stash` / `claim`, keyed by the
-Trace object (the Recomputer's `ready` signal stays (trace, scenario, seconds)).
+What the view shows now (its batch item, its pictures: `DisplayHints`) travels to the worker
+inside each recompute request; a prepared trace travels back through `stash` / `claim`, keyed by
+the Trace object (the Recomputer's `ready` signal stays (trace, scenario, seconds)).
 """
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
 import numpy as np
@@ -127,7 +128,7 @@ def prepare_pane(trace: Trace, step_id: str, batch: int, frame: tuple, mask: Opt
 def prepare_trace(trace: Trace, scenario, batch: int, previous: Optional[Mapping[str, PanePicture]] = None,
                   qimages: bool = True) -> PreparedTrace:
     """Every pane of `trace` for batch item `batch` (any thread).  `previous`: step id -> the
-    picture on screen, reused where nothing changed (see `drawn_hint`)."""
+    picture on screen, reused where nothing changed (see `DisplayHints.drawn`)."""
     return PreparedTrace(trace, batch, LazyPreparedTrace(trace, scenario, batch, previous, qimages).panes)
 
 
@@ -145,11 +146,16 @@ def picture_of(data: PaneData, levels: Optional[tuple[float, float]] = None, key
 _lock = threading.Lock()
 _stash: list[PreparedTrace] = []  # newest last; a few only (each holds a trace's images)
 STASH_SIZE = 3
-#: what the view showed last (set by StepsView.show_trace, read by the worker): the worker
-#: prepares that batch item and reuses those pictures where nothing changed; a wrong hint
-#: (another view, another batch) costs time, never correctness
-batch_hint = 0
-drawn_hint: Mapping[str, PanePicture] = {}
+
+
+@dataclass(frozen=True)
+class DisplayHints:
+    """What a view shows now, sent with a recompute request (StepsView.display_hints): the worker
+    prepares that batch item and reuses those pictures where nothing changed.  A wrong hint
+    (another view, another batch) costs time, never correctness."""
+
+    batch: int = 0
+    drawn: Mapping[str, PanePicture] = field(default_factory=dict)  # step id -> picture on screen
 
 
 def stash(prepared: PreparedTrace) -> None:

@@ -39,7 +39,7 @@ BAR_LABELS_PX = 50
 MIN_PANE_WIDTH = 380
 TITLE_CSS = "font-size: 21px; font-weight: 600; color: #111;"
 #: the title's colour while stale, set in its text: switching style sheets re-polishes the label
-#: (about 3 ms per pane, and every pane turns stale while a big trace is being computed)
+#: (once per pane, and every pane turns stale while a big trace is being computed)
 STALE_COLOUR = "#888"
 FORMULA_CSS = "font-size: 16px; color: #1a1a1a; font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace;"
 SHAPE_CSS = "font-size: 13px; font-weight: 400; color: #555;"

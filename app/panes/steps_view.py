@@ -19,14 +19,22 @@ from typing import Optional, Protocol
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QGraphicsItem, QHBoxLayout, QLabel, QScrollArea, QSizePolicy,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGraphicsItem,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 import attention
-from app.viewmodel import pane_text
-from app.panes.flow_layout import FlowLayout
 from app.panes import prepared
+from app.panes.flow_layout import FlowLayout
 from app.panes.step_pane import StepPane
+from app.viewmodel import pane_text
 
 #: what a lens gives back per step id: (picture to draw, notice {"en", "zh"} or None)
 Shown = tuple[prepared.PanePicture, Optional[dict]]
@@ -163,7 +171,6 @@ class StepsView(QWidget):
                 self.focusHeadChanged.emit(-1)
         self._last = (trace, batch, ready)
         self._draw()
-        prepared.batch_hint = batch
         self.traceShown.emit()
 
     def _draw(self) -> None:
@@ -195,7 +202,6 @@ class StepsView(QWidget):
                 self._pending.add(sid)
         if self._pending:  # after the paint of the panes just drawn (see _on_pane_painted)
             self._catch_up_timer.start(CATCH_UP_FALLBACK_MS if self._awaiting_paint else 0)
-        prepared.drawn_hint = dict(self._drawn)
 
     def _on_pane_painted(self, viewport) -> None:
         """A pane's canvas is about to paint: once every pane drawn in sight has, the panes out
@@ -225,7 +231,6 @@ class StepsView(QWidget):
                 self._pending.discard(sid)
                 pic = ready.picture(sid)
                 self._show(sid, pic, None, pic)
-        prepared.drawn_hint = dict(self._drawn)
 
     def _catch_up(self) -> None:
         """Draw panes out of sight for up to CATCH_UP_BUDGET_S, then yield to the event loop."""
@@ -284,6 +289,11 @@ class StepsView(QWidget):
 
     def current_batch(self) -> int:
         return 0 if self._last is None else self._last[1]
+
+    def display_hints(self) -> prepared.DisplayHints:
+        """What this view shows now, for the next recompute request (app.pipeline.recompute):
+        a copy, since the worker reads it while the view goes on drawing."""
+        return prepared.DisplayHints(self.current_batch(), dict(self._drawn))
 
     def set_stale(self, stale: bool, reason: str = "") -> None:
         """Keep the last good result on screen, greyed, with the reason in a banner."""

@@ -6,20 +6,23 @@ else when that frame is over, and changes made meanwhile share it.  Small scenar
 once on the GUI thread; big ones (work B*H*L*S above `BACKGROUND_WORK`) run on one worker
 thread, which also prepares what the panes will draw (app.panes.prepared: images, levels,
 colour-mapped QImages, what changed), so the GUI thread only hands finished pieces over.
-Every scenario also runs on the worker while torch is still being imported at start-up (the
-window opens before that import has finished; waiting for it would freeze the window).  Every
-request carries a generation number and only the newest result is delivered, so the panes
-never show numbers that belong to an older scenario (or a mix).  Results come back to the GUI
-thread through a queued Qt signal with a @Slot receiver (PySide6 cross-thread rule).
+Every scenario also runs on the worker until the engine (and torch) has been imported once (at
+start-up the window opens before that import has finished; waiting for it would freeze the
+window).  Every request (`Request`) carries a generation number and what the view shows now
+(`DisplayHints`: which batch item to prepare, which pictures to reuse); only the newest result
+is delivered, so the panes never show numbers that belong to an older scenario (or a mix).
+Results come back to the GUI thread through a queued Qt signal with a @Slot receiver (PySide6
+cross-thread rule).
 """
 from __future__ import annotations
 
 import math
-import sys
+import threading
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Optional
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QMetaObject, QObject, Qt, QThread, QTimer, Signal, Slot
 
@@ -40,20 +43,33 @@ def estimated_work(sc: Scenario) -> int:
     return sc.batch * H * sc.L * sc.S + sc.queries.size + sc.keys.size + sc.values.size
 
 
+#: set once the worker has computed a trace: attention.engine (and so torch) is then imported completely
+_engine_imported = threading.Event()
+
+
 def engine_ready() -> bool:
-    """True once attention.engine (and so torch) is imported completely; False while another
-    thread is still importing it (the module is then in sys.modules, marked initializing)."""
-    module = sys.modules.get("attention.engine")
-    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+    """True once the worker has computed a trace (the engine and torch are then imported
+    completely).  Until then every scenario goes to the worker: importing torch on the GUI
+    thread, or waiting there for another thread's import of it, would freeze the window."""
+    return _engine_imported.is_set()
 
 
-def prepare_display(trace: Trace, sc: Scenario) -> None:
+@dataclass(frozen=True)
+class Request:
+    """One recompute: everything the worker needs travels with it, nothing through globals."""
+
+    generation: int
+    scenario: Scenario
+    hints: prepared.DisplayHints
+
+
+def prepare_display(trace: Trace, sc: Scenario, hints: prepared.DisplayHints) -> None:
     """On the worker thread, right after the engine: turn the trace into what the panes draw
     (images, levels, colour-mapped QImages; app.panes.prepared), so that the GUI thread only
     hands finished pieces over.  A failure here only means the panes make them themselves."""
     try:
-        batch = min(max(prepared.batch_hint, 0), sc.batch - 1)
-        prepared.stash(prepared.prepare_trace(trace, sc, batch, prepared.drawn_hint))
+        batch = min(max(hints.batch, 0), sc.batch - 1)
+        prepared.stash(prepared.prepare_trace(trace, sc, batch, hints.drawn))
     except Exception:  # pragma: no cover - reported, and the GUI thread's own path still works
         traceback.print_exc()
 
@@ -81,9 +97,13 @@ class Recomputer(QObject):
     busy_changed = Signal(bool)  # a background computation started / ended
     _delivered = Signal(int, object, object, object, float)  # worker -> GUI thread (queued)
 
-    def __init__(self, doc: Document, parent: Optional[QObject] = None):
+    def __init__(self, doc: Document, parent: Optional[QObject] = None,
+                 hints: Optional[Callable[[], prepared.DisplayHints]] = None):
+        """`hints`: asked on the GUI thread for each request sent to the worker (what the view
+        shows now, e.g. StepsView.display_hints); without it the worker prepares batch item 0."""
         super().__init__(parent)
         self.doc = doc
+        self._hints = hints or prepared.DisplayHints
         self.generation = 0
         self._pending: Optional[Future] = None
         self._busy = False
@@ -153,7 +173,7 @@ class Recomputer(QObject):
         if self._pending is not None:
             self._pending.cancel()  # not started yet: skip it; running: its result will be dropped
         self._set_busy(True)
-        self._pending = self._executor.submit(self._work, gen, sc)
+        self._pending = self._executor.submit(self._work, Request(gen, sc, self._hints()))
 
     def hold(self) -> None:
         """Start nothing until release() (start-up: the window paints before the engine's thread
@@ -170,12 +190,15 @@ class Recomputer(QObject):
             self._missed = False
             self.schedule()
 
-    def _work(self, gen: int, sc: Scenario) -> None:
+    def _work(self, request: Request) -> None:
+        gen, sc = request.generation, request.scenario
         t0 = time.perf_counter()
         trace, lines = compute(sc)
         seconds = time.perf_counter() - t0
+        if trace is not None:
+            _engine_imported.set()
         if trace is not None and gen == self.generation:  # (a newer request makes this one moot)
-            prepare_display(trace, sc)
+            prepare_display(trace, sc, request.hints)
         self._delivered.emit(gen, sc, trace, lines, seconds)
 
     @Slot(int, object, object, object, float)

@@ -4,13 +4,13 @@
 of the event loop, so `sys.exit(run(...))` is safe.  Errors that escape a slot are shown in the
 window's message area instead of killing the process or printing only a traceback.
 
-Start-up order (torch's import alone takes about two seconds): pyqtgraph is imported and the
+Start-up order (torch's import is the slowest part of a launch): pyqtgraph is imported and the
 window built and shown without torch (attention's torch-free parts suffice for that); torch is
 imported on a background thread from then on, and the first trace is computed on the engine's
 worker thread once that import has finished (see app.pipeline.recompute), so the window appears and
-stays responsive meanwhile.  When the start-up scenario and the engine are exactly those of the
-last launch, the trace the engine computed then (attention.trace_cache) is drawn at once and
-the fresh one replaces it when torch is in.
+stays responsive meanwhile.  When the start-up scenario and the engine are those of the last
+launch, the trace the engine computed then (attention.trace_cache) is drawn at once and the
+fresh one replaces it when torch is in (and the kept one is written anew if its numbers differ).
 """
 from __future__ import annotations
 
@@ -27,7 +27,6 @@ from typing import Callable, Optional
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QStandardPaths, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
-import resources
 from attention import trace_cache
 
 ORGANIZATION = "AttentionExplorer"
@@ -75,8 +74,8 @@ def settle_heap() -> None:
     """Take everything alive now out of the garbage collector's sight (gc.freeze).
 
     Once torch and the panes are loaded the heap holds a few hundred thousand long-lived
-    objects, and each of the collector's full passes walks all of them: about 200 ms with the
-    window frozen, every few dozen edits (measured with bench/gui.py).  run() calls this once
+    objects, and each of the collector's full passes walks all of them: a pause a person can see,
+    every few dozen edits (bench/gui.py's longest UI-thread block shows it).  run() calls this once
     the first trace is on screen; what is frozen is never freed, which is what those objects
     (modules, the window) are for anyway."""
     gc.freeze()
@@ -91,14 +90,14 @@ class _TorchReady(QObject):
 def run(path: Optional[str] = None) -> int:
     """Open the window (on `path` when given) and run the event loop; returns its exit code."""
     app = get_app()
-    from app.startup import devices
     from app.main_window import MainWindow  # after the QApplication: pyqtgraph needs it
+    from app.startup import devices
 
     devices.defer()  # no torch for the device list until the window has been painted
     first = _first_preset()
     window = MainWindow(scenario=first)
     if first is not None:
-        window.open_default()  # the same preset again, now with its title (a few ms)
+        window.open_default()  # the same preset again, now with its title (a small file, just read)
     install_excepthook(window.show_error)
     if path:
         window.load_path(path)
@@ -108,7 +107,7 @@ def run(path: Optional[str] = None) -> int:
     startup, cache = window.document.scenario, _trace_cache_path()
     # the engine's numbers for exactly this scenario, if kept: last launch's, or (the very first
     # launch, on the first preset) the one shipped in resources/
-    cached = trace_cache.load(startup, cache) or trace_cache.load(startup, resources.startup_trace_path())
+    cached = trace_cache.load(startup, cache) or trace_cache.load_canary(startup)
     # torch only after the first paint: importing it on another thread while this one builds
     # and paints the window delays both (one GIL; measured with bench/gui.py)
     window.recompute.hold()
@@ -116,13 +115,14 @@ def run(path: Optional[str] = None) -> int:
     relay.ready.connect(window.params.sync)  # the device list: CUDA is offered once known
     importer: list[threading.Thread] = []
 
+    # (ruff's F821 below: run() ends with `del window`; these closures all run before that)
     def import_torch() -> None:
         if cached is not None:  # draw last launch's trace now, and let it paint before torch takes the GIL
-            window.recompute.show_cached(cached, startup)
+            window.recompute.show_cached(cached, startup)  # noqa: F821
             for _ in range(3):
                 app.processEvents()
         importer.append(devices.import_torch_in_background(relay.ready.emit, also=("attention.engine",)))
-        window.recompute.release()  # the first trace: computed on the engine's thread
+        window.recompute.release()  # noqa: F821 (the first trace: computed on the engine's thread)
 
     _after_first_paint(window, import_torch)
     settled: list[bool] = []
@@ -130,8 +130,8 @@ def run(path: Optional[str] = None) -> int:
     def on_trace(trace, scenario, *_) -> None:
         if not settled and trace is not cached:  # the first fresh trace: torch and the panes are loaded
             settled.append(True)
-            if scenario is startup and cached is None:
-                _store_quietly(trace, scenario, cache)
+            if scenario is startup and (cached is None or not trace_cache.same_numbers(cached, trace)):
+                _store_quietly(trace, scenario, cache)  # none kept, or kept by an engine that computes otherwise
             QTimer.singleShot(0, settle_heap)
 
     window.recompute.ready.connect(on_trace)
@@ -152,7 +152,7 @@ def _trace_cache_path() -> Path:
 
 
 def _store_quietly(trace, scenario, path: Path) -> None:
-    """A cache that cannot be written only costs the next launch two seconds: say so, go on."""
+    """A cache that cannot be written only makes the next launch wait for torch: say so, go on."""
     try:
         trace_cache.save(trace, scenario, path)
     except OSError as e:

@@ -1,7 +1,7 @@
 """Which devices the device menu may offer, and how many threads torch may use.  The only
 module of app/ that imports torch: everything else in the GUI leaves tensors to the engine.
 
-At start-up the window opens before torch is imported (about two seconds), which then happens
+At start-up the window opens before torch is imported (the slowest import of all), which then happens
 on a background thread (`import_torch_in_background`): from `defer()` until that import has
 finished, `available_devices()` answers ("cpu",) at once instead of importing torch, and the
 window asks again when it is told the answer is known.

@@ -1,8 +1,10 @@
-"""Persistent preferences (window geometry, splitter sizes, recent files, language).
+"""Persistent preferences (window geometry, splitter sizes, recent files, language, teaching tools).
 
-A thin wrapper over QSettings that can be pointed at any file, so tests never touch the
-user's real settings.  Lists are read with type=list (QSettings returns a one-item list as a
-plain string otherwise).
+The one module that touches QSettings (tests/test_architecture.py keeps it so): every
+preference has a typed accessor here, so a key is spelled once and a stored value of the wrong
+type (an INI file edited by hand) reads back as the default.  Points at any file, so tests
+never touch the user's real settings.  Lists are read with type=list (QSettings returns a
+one-item list as a plain string otherwise).
 """
 from __future__ import annotations
 
@@ -69,6 +71,26 @@ class Settings:
 
     def set_language(self, lang: str) -> None:
         self.q.setValue("language", lang)
+
+    # ---- teaching tools --------------------------------------------------------------------------
+    def explain_visible(self) -> bool:
+        """Whether the Explain panel was open when the window last closed."""
+        value = self.q.value("explain/visible", False)
+        return value is True or str(value).lower() in ("true", "1")
+
+    def set_explain_visible(self, visible: bool) -> None:
+        self.q.setValue("explain/visible", bool(visible))
+
+    def quiz_tolerance(self, default: float) -> float:
+        """The quiz's tolerance; `default` when unset, not a number or negative."""
+        try:
+            value = float(self.q.value("quiz/tolerance", default))
+        except (TypeError, ValueError):
+            return default
+        return value if value >= 0 else default
+
+    def set_quiz_tolerance(self, value: float) -> None:
+        self.q.setValue("quiz/tolerance", float(value))
 
     def sync(self) -> None:
         self.q.sync()

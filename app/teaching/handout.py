@@ -25,12 +25,13 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 from app.startup import i18n
 from app.viewmodel import lessons
 from app.panes.export import PNG_SCALE, export_pane_image
-from app.panes import prepared
 from app.panes.steps_view import StepsView
 from attention import numbers
 
 if TYPE_CHECKING:
     from attention import Scenario, Trace
+
+    from app.features import FeatureHost
 
 HTML_NAME = "handout.html"
 #: width of the hidden Steps list the pictures are drawn in (wide: a pane is never squeezed)
@@ -60,9 +61,7 @@ def image_name(index: int, step_id: str) -> str:
 
 @contextlib.contextmanager
 def _hidden_view(lang: str):
-    """A StepsView laid out as on screen but never shown there.  The module-wide hints the
-    engine's worker uses to reuse the window's pictures are left as the window set them."""
-    hints = prepared.batch_hint, prepared.drawn_hint
+    """A StepsView laid out as on screen but never shown there."""
     view = StepsView()
     view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
     view.set_language(lang)
@@ -71,7 +70,6 @@ def _hidden_view(lang: str):
     try:
         yield view
     finally:
-        prepared.batch_hint, prepared.drawn_hint = hints
         view.hide()
         view.deleteLater()
 
@@ -297,66 +295,62 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
 class HandoutActions(QObject):
     """"Export handout…" and "Export as Python script…" in the window's File menu, after the
     other exports.  Tests replace `ask_folder` (the folder dialog); the script's file dialog is
-    the window's `ask_save_path`."""
+    the host's `ask_save_path`."""
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
-        self.handout_action = QAction(window)
+    def __init__(self, host: "FeatureHost") -> None:
+        super().__init__(host.window)
+        self.host = host
+        self.handout_action = QAction(host.window)
         self.handout_action.triggered.connect(self.export_handout)
-        self.script_action = QAction(window)
+        self.script_action = QAction(host.window)
         self.script_action.triggered.connect(self.export_script)
-        menu = window.file_menu
-        anchor = _after(menu, window.export_csv_action)
-        menu.insertAction(anchor, self.handout_action)
-        menu.insertAction(anchor, self.script_action)
+        host.add_action(self.handout_action, "file", group="export")
+        host.add_action(self.script_action, "file", group="export")
+        host.on_language_change(self.retranslate)
         self.retranslate()
-        window.installEventFilter(self)
-
-    # LanguageChange reaches the window; an event filter on it retranslates the actions too
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt override)
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        return False
 
     def retranslate(self) -> None:
         for a, text, tip in (
-            (self.handout_action, QCoreApplication.translate("Handout", "Export handout..."), QCoreApplication.translate("Handout", "Write a picture of every step and one HTML page to print or share")),
-            (self.script_action, QCoreApplication.translate("Handout", "Export as Python script..."), QCoreApplication.translate("Handout", "Write a plain torch script that recomputes every step")),
+            (self.handout_action, QCoreApplication.translate("Handout", "Export handout..."),
+             QCoreApplication.translate("Handout", "Write a picture of every step and one HTML page to print or share")),
+            (self.script_action, QCoreApplication.translate("Handout", "Export as Python script..."),
+             QCoreApplication.translate("Handout", "Write a plain torch script that recomputes every step")),
         ):
             a.setText(text)
             a.setStatusTip(tip)
             a.setToolTip(tip)
 
     def ask_folder(self) -> Optional[str]:
-        w = self.window
-        path = QFileDialog.getExistingDirectory(w, QCoreApplication.translate("Handout", "Export handout to folder"), w._dialog_dir())
+        path = QFileDialog.getExistingDirectory(
+            self.host.window, QCoreApplication.translate("Handout", "Export handout to folder"), self.host.dialog_dir())
         return path or None
 
     def export_handout(self) -> bool:
-        w = self.window
-        if w.last_trace is None:
-            w.show_messages(QCoreApplication.translate("Handout", "Nothing to export yet: no step has been computed."), [])
+        host = self.host
+        last = host.last_result()
+        if last is None:
+            host.show_messages(
+                QCoreApplication.translate("Handout", "Nothing to export yet: no step has been computed."), [])
             return False
         folder = self.ask_folder()
         if not folder:
             return False
-        trace, scenario = w.last_trace, w.last_scenario
-        batch = w._batch_for(scenario)
         page: list[Path] = []
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            ok = w._export(lambda: page.append(write_handout(scenario, trace, folder, batch=batch)), folder)
+            ok = host.run_export(
+                lambda: page.append(write_handout(last.scenario, last.trace, folder, batch=last.batch)), folder)
         finally:
             QApplication.restoreOverrideCursor()
         if ok:
-            w.statusBar().showMessage(QCoreApplication.translate("Handout", "Handout written to {0}").format(page[0]), 8000)
+            host.status(QCoreApplication.translate("Handout", "Handout written to {0}").format(page[0]))
         return ok
 
     def export_script(self) -> bool:
-        w = self.window
-        scenario = w.document.scenario
-        path = w.ask_save_path(QCoreApplication.translate("Handout", "Export as Python script"), "attention_steps.py", QCoreApplication.translate("Handout", "Python scripts (*.py)"))
+        host = self.host
+        scenario = host.document.scenario
+        path = host.ask_save_path(QCoreApplication.translate("Handout", "Export as Python script"), "attention_steps.py",
+                                  QCoreApplication.translate("Handout", "Python scripts (*.py)"))
         if not path:
             return False
         if Path(path).suffix.lower() != ".py":
@@ -370,17 +364,9 @@ class HandoutActions(QObject):
             except OSError as e:
                 raise OSError(f"{path}: cannot write the script ({e.strerror or e})") from e
 
-        return w._export(write, path)
+        return host.run_export(write, path)
 
 
-def _after(menu, action):
-    """The menu entry just after `action` (insert before it), or None for the end."""
-    actions = menu.actions()
-    i = actions.index(action) if action in actions else len(actions) - 1
-    return actions[i + 1] if i + 1 < len(actions) else None
-
-
-def install(window) -> HandoutActions:
-    """Add the handout and script exports to `window`'s File menu (kept on window.handout)."""
-    window.handout = HandoutActions(window)
-    return window.handout
+def install(host: "FeatureHost") -> HandoutActions:
+    """Add the handout and script exports to the File menu's export group; returns their controller."""
+    return HandoutActions(host)

@@ -15,11 +15,12 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor
 from PySide6.QtWidgets import QMenu
 
-from app.startup import i18n
 from app.panes import prepared
+from app.panes.steps_view import Shown, StepsView
+from app.startup import i18n
+from app.startup.settings import Settings
 from app.viewmodel.pane_data import cell_position, same_numbers
 from app.viewmodel.quiz_data import DEFAULT_TOLERANCE, Verdict, check_answer, hidden_pane
-from app.panes.steps_view import Shown, StepsView
 from attention.trace import Trace
 
 RIGHT_COLOUR = QColor(46, 125, 50)
@@ -57,7 +58,7 @@ class QuizLens:
 class Quiz(QObject):
     changed = Signal()  # hidden step, answers or reveals changed
 
-    def __init__(self, view: StepsView, settings=None, parent: Optional[QObject] = None) -> None:
+    def __init__(self, view: StepsView, settings: Optional[Settings] = None, parent: Optional[QObject] = None) -> None:
         super().__init__(parent)
         self.view = view
         self.settings = settings
@@ -81,17 +82,11 @@ class Quiz(QObject):
         return self.lens.step_id
 
     def tolerance(self) -> float:
-        if self.settings is None:
-            return DEFAULT_TOLERANCE
-        try:
-            value = float(self.settings.q.value("quiz/tolerance", DEFAULT_TOLERANCE))
-        except (TypeError, ValueError):
-            return DEFAULT_TOLERANCE
-        return value if value >= 0 else DEFAULT_TOLERANCE
+        return DEFAULT_TOLERANCE if self.settings is None else self.settings.quiz_tolerance(DEFAULT_TOLERANCE)
 
     def set_tolerance(self, value: float) -> None:
         if self.settings is not None:
-            self.settings.q.setValue("quiz/tolerance", float(value))
+            self.settings.set_quiz_tolerance(value)
 
     def hide_step(self, step_id: Optional[str]) -> None:
         """Hide the numbers of `step_id` (None: quiz off, every pane shows its numbers)."""

@@ -642,6 +642,10 @@
       <translation>在当前单元格处粘贴电子表格中的一块数据</translation>
     </message>
     <message>
+      <source>Toolbar</source>
+      <translation>工具栏</translation>
+    </message>
+    <message>
       <source>&amp;Undo</source>
       <translation>撤销(&amp;U)</translation>
     </message>
@@ -1307,11 +1311,7 @@
     </message>
   </context>
   <context>
-    <name>PresentationToolBar</name>
-    <message>
-      <source>Toolbar</source>
-      <translation>工具栏</translation>
-    </message>
+    <name>PresentationController</name>
     <message>
       <source>Present</source>
       <translation>演示</translation>

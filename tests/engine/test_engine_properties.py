@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from attention import Additive, Scenario, run
 
+pytestmark = pytest.mark.slow  # hypothesis over random shapes: the big property tests
 KINDS = ("scaled_dot", "dot", "additive", "prob_sparse")
 
 

@@ -14,6 +14,19 @@ import attention  # noqa: E402
 from gui_helpers import expected_matrices  # noqa: E402
 
 
+#: fixtures that build the whole window, or a shown StepsView drawing every step of a trace
+#: (test_panes' `view`, test_export's `shown`): a second or more each, several on a shared machine
+WINDOW_FIXTURES = {"window", "make_window", "view", "shown"}
+
+
+def pytest_collection_modifyitems(items):
+    """A test that builds the whole window or draws a whole trace is slow: `pytest -m "not slow"`,
+    the quick loop for editing, leaves it to CI and to a run of tests/gui."""
+    for item in items:
+        if WINDOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def settings(tmp_path):
     """Settings in tmp_path; QSettings' default locations point there too, never at the user's."""

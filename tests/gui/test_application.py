@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
@@ -37,6 +39,7 @@ def _run(tmp_path, *args):
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_run_opens_the_toy_and_exits_cleanly(tmp_path):
     res = _run(tmp_path)
     assert res.returncode == 0, res.stderr[-2000:]
@@ -44,6 +47,7 @@ def test_run_opens_the_toy_and_exits_cleanly(tmp_path):
     assert "MESSAGES 0" in res.stdout and "PANES 12" in res.stdout
 
 
+@pytest.mark.slow
 def test_run_with_a_bad_file_keeps_the_window_and_says_why(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")

@@ -21,6 +21,7 @@ def toy() -> Scenario:
     return scenario_io.load(resources.list_presets()[0][0])
 
 
+@pytest.mark.slow
 @settings(max_examples=40)
 @given(B=st.integers(1, 3), L=st.integers(2, 7), S=st.integers(2, 7), d=st.integers(1, 8), H=st.integers(1, 8),
        dk=st.sampled_from([None, 1, 3]), scoring=st.sampled_from(["scaled_dot", "dot", "additive", "prob_sparse"]))

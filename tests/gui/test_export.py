@@ -164,6 +164,7 @@ def test_csv_refuses_unknown_steps_and_batch_items(shown, tmp_path):
         step_to_csv(trace, "scores", 0, str(tmp_path / "no" / "x.csv"))
 
 
+@pytest.mark.slow
 def test_csv_export_imports_no_qt():
     code = ("import sys, app.viewmodel.export_csv; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph')]; "

@@ -20,7 +20,7 @@ from app.viewmodel import lessons
 from app.startup import i18n
 from attention import scenario_io
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.slow]  # each test renders a handout
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS = [p for p, _ in resources.list_presets()]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

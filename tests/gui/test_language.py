@@ -54,6 +54,7 @@ def test_every_string_has_a_chinese_translation():
             assert (f"{{{i}" in src) == (f"{{{i}" in t.text), (src, t.text)
 
 
+@pytest.mark.slow
 def test_the_ts_file_matches_the_sources_and_compiles(tmp_path):
     """lupdate on today's sources finds no string the committed .ts lacks; lrelease compiles it."""
     fresh = tmp_path / "app_zh_CN.ts"
@@ -140,7 +141,7 @@ def test_undo_and_redo_speak_the_ui_language(window):
         assert window.undo_action.text().startswith("撤销“编辑单元格") and window.undo_action.text().endswith("(&U)")
         # the toolbar keeps one short word (a button that grew with the step's name moved the
         # buttons after it at every edit); its tooltip names the step, without the mnemonic
-        button = window.presentation.toolbar.widgetForAction(window.undo_action)
+        button = window.toolbar.widgetForAction(window.undo_action)
         assert button.text() == "撤销"
         assert button.toolTip().startswith("撤销“编辑单元格") and "&" not in button.toolTip()
         width = button.sizeHint().width()
@@ -151,7 +152,7 @@ def test_undo_and_redo_speak_the_ui_language(window):
         assert window.redo_action.text().startswith("重做“") and not window.undo_action.isEnabled()
         window.set_language("en")  # the step keeps the name it was given; the verb follows the UI
         assert window.redo_action.text().startswith("&Redo ") and window.undo_action.text() == "&Undo"
-        assert button.text() == "Undo" and window.presentation.toolbar.widgetForAction(window.redo_action).text() == "Redo"
+        assert button.text() == "Undo" and window.toolbar.widgetForAction(window.redo_action).text() == "Redo"
     finally:
         window.set_language("en")
 
@@ -167,9 +168,7 @@ _CODE_TOKEN = __import__("re").compile(r"\S*[_=^(){}\[\]/.\d]\S*")
 def english_left(root, actions) -> list[str]:
     """Texts visible in `root` (were it on screen) with an English word and no Chinese at all
     (names and code excepted)."""
-    from PySide6.QtWidgets import QWidget
-
-    from PySide6.QtWidgets import QAbstractButton, QComboBox, QDockWidget, QGroupBox, QLabel, QTabWidget
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QDockWidget, QGroupBox, QLabel, QTabWidget, QWidget
 
     texts = []
     for a in actions:
@@ -218,7 +217,7 @@ def _all_actions(window):
 def test_no_english_left_on_screen_in_chinese(qtbot, window):
     """In Chinese, every visible word of the window — menus, toolbar, panels, the explain dock with
     a cell explained, the quiz and compare actions, the presentation slides — is Chinese."""
-    from PySide6.QtWidgets import QApplication, QWidget
+    from PySide6.QtWidgets import QApplication
 
     window.set_language("zh")
     try:

@@ -261,6 +261,7 @@ def test_check_false_skips_only_the_engine_checks():
         scenario_io.loads(json.dumps(edit(lambda d: d["queries"][0][2].pop())), check=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(st.text())
 def test_arbitrary_text_raises_only_scenario_errors(text):
@@ -280,6 +281,7 @@ FIELD_PATHS = [("queries",), ("keys",), ("n_heads",), ("d_keys",), ("projections
                ("query_tokens",), ("values", 0, 1)]
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(st.sampled_from(FIELD_PATHS), JSON, st.sampled_from(["scaled_dot", "additive", "prob_sparse"]))
 def test_any_value_in_any_field_gives_a_scenario_or_clear_lines(path, value, scoring):

@@ -98,6 +98,7 @@ def scenarios(draw) -> Scenario:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_generated_scenarios_round_trip_exactly(sc):

@@ -82,6 +82,7 @@ def outputs(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_script_reproduces_the_trace(outputs, name):
     _, stdout = outputs[name]
@@ -93,6 +94,7 @@ def test_script_reproduces_the_trace(outputs, name):
                                    err_msg=f"{name}: {sid}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_script_imports_only_torch(outputs, name):
     text, _ = outputs[name]
@@ -119,6 +121,7 @@ def test_prob_sparse_writes_the_engine_sample():
     assert f"manual_seed({sc.seed})" in text
 
 
+@pytest.mark.slow
 def test_text_mode_prints_every_step(outputs):
     stdout = outputs["__text__"]
     headers = [l for l in stdout.splitlines() if l.startswith("== ")]

@@ -32,6 +32,8 @@ from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
 if TYPE_CHECKING:
     from attention import Scenario, Trace
 
+    from app.features import FeatureHost
+
 #: zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns
 ZOOMS: tuple[float, ...] = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.5, 3.0)
 ZOOM_DEFAULT = 1.25
@@ -61,10 +63,10 @@ class PresentationView(QWidget):
 
     left = Signal()  # presentation mode was left (Esc, F5, the Leave button)
 
-    def __init__(self, window, parent: Optional[QWidget] = None) -> None:
-        super().__init__(parent if parent is not None else window, Qt.WindowType.Window)
+    def __init__(self, host: "FeatureHost", parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent if parent is not None else host.window, Qt.WindowType.Window)
         self.setObjectName("Presentation")
-        self._window = window
+        self._host = host
         self._trace: Optional["Trace"] = None
         self._scenario: Optional["Scenario"] = None
         self._batch = 0
@@ -221,16 +223,16 @@ class PresentationView(QWidget):
         keys(["A"], lambda: self.set_focus_head(-1))
         for n in range(1, 10):
             keys([str(n)], lambda h=n - 1: self.set_focus_head(h))
-        for action in (self._window.undo_action, self._window.redo_action):
+        for action in (self._host.undo_action, self._host.redo_action):
             self.addAction(action)  # Ctrl+Z / Ctrl+Shift+Z undo and redo here too: edits stay live
         QApplication.instance().focusChanged.connect(self._sync_slide_keys)
 
     # ---- entering and leaving --------------------------------------------------------------------
     def enter(self) -> None:
         """Show full screen on the window's current trace, at the slide shown last time."""
-        w = self._window
-        if w.last_trace is not None and w.last_trace is not self._trace:
-            self._set_trace(w.last_trace, w.last_scenario, self._window_batch(w.last_scenario))
+        last = self._host.last_result()
+        if last is not None and last.trace is not self._trace:
+            self._set_trace(last.trace, last.scenario, last.batch)
         self.showFullScreen()
         self.slide.setFocus(Qt.FocusReason.OtherFocusReason)  # the presenter keys work at once
         self._sync_slide_keys()
@@ -243,7 +245,7 @@ class PresentationView(QWidget):
     def leave(self) -> None:
         if self.isVisible():
             self.hide()
-            self._window.activateWindow()
+            self._host.window.activateWindow()
             self.left.emit()
 
     # ---- the edit drawer ------------------------------------------------------------------------
@@ -291,18 +293,17 @@ class PresentationView(QWidget):
 
     def _ensure_drawer(self) -> EditDrawer:
         if self.drawer is None:
-            drawer = EditDrawer(self._window.document, self)
+            drawer = EditDrawer(self._host.document, self)
             drawer.hide()
             drawer.back_to_slide.connect(self.back_to_slide)
             drawer.close_requested.connect(self.close_drawer)
             drawer.set_zoom(self._zoom)
             if self._failed_lines is not None:
                 drawer.show_problems(self._failed_lines)
-            window_inputs = getattr(self._window, "inputs", None)
-            if window_inputs is not None:  # one batch item, chosen in either panel
-                drawer.inputs.batch.setValue(window_inputs.current_batch())
-                drawer.inputs.batch_changed.connect(window_inputs.batch.setValue)
-                window_inputs.batch_changed.connect(drawer.inputs.batch.setValue)
+            window_inputs = self._host.inputs  # one batch item, chosen in either panel
+            drawer.inputs.batch.setValue(window_inputs.current_batch())
+            drawer.inputs.batch_changed.connect(window_inputs.batch.setValue)
+            window_inputs.batch_changed.connect(drawer.inputs.batch.setValue)
             self.outer.addWidget(drawer)
             self.drawer = drawer
         return self.drawer
@@ -363,8 +364,8 @@ class PresentationView(QWidget):
 
     def _window_batch(self, scenario) -> int:
         try:
-            return max(0, min(int(self._window.inputs.current_batch()), int(scenario.batch) - 1))
-        except (AttributeError, TypeError, ValueError):
+            return max(0, min(int(self._host.inputs.current_batch()), int(scenario.batch) - 1))
+        except (TypeError, ValueError):
             return 0
 
     def _set_trace(self, trace: "Trace", scenario: "Scenario", batch: int) -> None:

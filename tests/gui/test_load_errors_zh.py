@@ -111,6 +111,11 @@ BAD_TEXTS = [
     ("prob_sparse + valid_lens", _doc(scoring="prob_sparse", mask__valid_lens=[2])),
     ("prob_sparse causal", _doc(scoring="prob_sparse", mask__causal=True, key_tokens=None,
                                 keys=[TOY["keys"][0][:3]], values=[TOY["values"][0][:3]])),
+    ("recorded sample, wrong shape", _doc(scoring="prob_sparse", prob_sparse={"sample_index": [[0]]})),
+    ("recorded sample, one row only", _doc(scoring="prob_sparse", prob_sparse={"sample_index": "0 1"})),
+    ("recorded sample, a fraction", _doc(scoring="prob_sparse", prob_sparse={"sample_index": [[0.5]]})),
+    ("recorded sample, beyond 2^53", _doc(scoring="prob_sparse", prob_sparse={"sample_index": [[1e17]]})),
+    ("recorded sample without ProbSparse", _doc(prob_sparse={"sample_index": [[0]]})),
     ("prob_sparse one query", _doc(scoring="prob_sparse", query_tokens=None, queries=[TOY["queries"][0][:1]])),
     ("tokens count", _doc(query_tokens=["a", "b"], key_tokens=["a"])),
     ("batch", _doc(keys=TOY["keys"] * 2, values=TOY["values"] * 2)),
@@ -183,11 +188,15 @@ def _other_problems(tmp_path: Path) -> list[Problem]:
     refusals and notes, and the problems of a failed save: shown by the same message bar."""
     toy = scenario_io.loads(_doc())
     r = dataclasses.replace
+    sparse = r(toy, scoring="prob_sparse")
+    shape = (sparse.L, sparse.prob_sparse_sizes()[0])  # (L, n_sample): what a recorded sample must be
+    recorded = [r(sparse, sample_index=np.full(shape, sparse.S)),  # key S: past the last key
+                r(sparse, sample_index=np.full(shape, 0.5))]  # made in code, not read: not whole
     nan = np.full((1, 4, 4), np.nan)
     cases = [r(toy, queries=np.zeros((1, 4))), r(toy, queries=nan), r(toy, d_keys=0),
              r(toy, scoring="additive", projections={}), r(toy, valid_lens=np.array([0.5])),
              r(toy, fill_value=float("nan")), r(toy, dtype="float32", queries=np.full((1, 4, 4), 1e39)),
-             r(toy, device="tpu", dtype="float16"), r(toy, scoring="dot", mix=True, scale=float("inf"))]
+             r(toy, device="tpu", dtype="float16"), r(toy, scoring="dot", mix=True, scale=float("inf")), *recorded]
     found = [p for sc in cases for p in attention.problems(sc)]
     found += attention.run(r(toy, projections={}, queries=np.full((1, 4, 4), 1e30), keys=np.full((1, 4, 4), 1e30),
                              dtype="float32")).warnings

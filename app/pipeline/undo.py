@@ -12,7 +12,7 @@ of the same parameter (spin box arrows) merge the same way.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication
@@ -122,9 +122,15 @@ class SetOption(QUndoCommand):
 
 
 class ReplaceScenario(QUndoCommand):
-    def __init__(self, doc: "Document", old, new, text: str, merge_key: Optional[str] = None):
+    """`companion` (restore, old_state, new_state): state kept outside the scenario that belongs to
+    it (a model's sentences and run, app.models_view.tools); `restore(state)` is called before the
+    scenario is swapped in, so whoever listens to the document sees both already matching."""
+
+    def __init__(self, doc: "Document", old, new, text: str, merge_key: Optional[str] = None,
+                 companion: Optional[tuple[Callable[[Any], None], Any, Any]] = None):
         super().__init__(text)
         self.doc, self.old, self.new, self.merge_key = doc, old, new, merge_key
+        self.companion = companion
 
     def nbytes(self) -> int:
         """The arrays only one of the two scenarios holds (the rest they share)."""
@@ -133,13 +139,14 @@ class ReplaceScenario(QUndoCommand):
         return sum(int(x.nbytes) for x in a if id(x) not in ids_b) + sum(int(x.nbytes) for x in b if id(x) not in ids_a)
 
     def clone(self) -> "ReplaceScenario":
-        return ReplaceScenario(self.doc, self.old, self.new, self.text(), None)
+        return ReplaceScenario(self.doc, self.old, self.new, self.text(), None, self.companion)
 
     def id(self) -> int:
         return REPLACE_ID if self.merge_key else -1
 
     def mergeWith(self, other: QUndoCommand) -> bool:
-        if not (isinstance(other, ReplaceScenario) and other.merge_key == self.merge_key):
+        if not (isinstance(other, ReplaceScenario) and other.merge_key == self.merge_key
+                and self.companion is None and other.companion is None):
             return False
         self.new = other.new
         if same(self.old, self.new):
@@ -148,8 +155,12 @@ class ReplaceScenario(QUndoCommand):
 
     def redo(self) -> None:
         if not self.doc.replaying:
+            if self.companion is not None:
+                self.companion[0](self.companion[2])
             self.doc.apply(self.new)
 
     def undo(self) -> None:
         if not self.doc.replaying:
+            if self.companion is not None:
+                self.companion[0](self.companion[1])
             self.doc.apply(self.old)

@@ -169,7 +169,9 @@ class ModelTools(QObject):
         """The open layer's scenario into the document, as one undo step that carries the model
         view's state before and after it (undo / redo restore both together)."""
         self._shown = scenario
-        self.window.document.replace(scenario, text, companion=(self._restore, before, self._state()))
+        after = self._state()
+        made = after[0].nbytes() if after[0].run is not before[0].run else 0  # a layer change shares the run
+        self.window.document.replace(scenario, text, companion=(self._restore, before, after), companion_bytes=made)
 
     def _restore(self, state: tuple) -> None:
         """Undo / redo of a sentence or layer step: the Sentence box, pickers and grid show what

@@ -39,6 +39,13 @@ class ModelState:
     item: int
     sentences: tuple[str, ...]
 
+    def nbytes(self) -> int:
+        """Bytes of the run's arrays (an undo step keeps them alive: the undo budget counts them)."""
+        if self.run is None:
+            return 0
+        f = self.run.forward
+        return int(f.attentions.nbytes + sum(h.nbytes for h in f.hidden))
+
 
 @dataclass
 class ModelSession:

@@ -261,6 +261,10 @@ def test_undo_and_redo_bring_the_model_view_back_with_the_panes(opened, qtbot, c
     _type(w, qtbot, first)
     _type(w, qtbot, second)
     _assert_model_view_shows(w, minilm_folder, (second,), 0, check_panes)
+    # the run the step keeps for undo counts against the undo budget
+    stack = w.document.undo_stack
+    ref = _reference_forward(minilm_folder, (second,)).forward
+    assert stack.command(stack.index() - 1).nbytes() >= ref.attentions.nbytes + sum(h.nbytes for h in ref.hidden)
     w.view.setFocus()  # Ctrl+Z in the Sentence box is the box's own text undo; here the window's
     qtbot.keyClick(w.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     w.recompute.wait_idle()

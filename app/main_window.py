@@ -264,6 +264,7 @@ class MainWindow(QMainWindow):
         doc.undo_stack.cleanChanged.connect(self._on_clean_changed)
         doc.path_changed.connect(self._update_title)
         doc.loaded.connect(self._on_loaded)
+        doc.changed.connect(self._show_notes)  # undo / redo of a step that changed them (a model's sentence)
         self.recompute.ready.connect(self._on_ready)
         self.recompute.failed.connect(self._on_failed)
         self.recompute.busy_changed.connect(self._on_busy)
@@ -687,6 +688,8 @@ class MainWindow(QMainWindow):
     def _show_notes(self) -> None:
         notes = self.document.scenario.notes or {}
         text = notes.get(i18n.current_language()) or notes.get("en") or ""
+        if text == self.notes.text() and self.notes_scroll.isVisible() == bool(text):
+            return  # the commonest change (a typed number) leaves them as they are
         self.notes.setText(text)
         self.notes_scroll.setVisible(bool(text))
 

@@ -254,7 +254,7 @@ def _script(args) -> int:
 def _layers(args) -> int:
     from attention import words
     from attention.models.checkpoint import CheckpointError
-    from attention.models.importing import nothing_found, open_layers
+    from attention.models.importing import list_header, nothing_found, open_layers
 
     words.set_language(args.lang)
     try:
@@ -264,8 +264,7 @@ def _layers(args) -> int:
     except CheckpointError as e:
         print(e.line(), file=sys.stderr)
         return 2
-    print(words.text("models.list.header", path=source.path.name, count=len(layers),
-                     kind=words.text(f"models.kind.{source.kind}")))
+    print(list_header(source, len(layers)))
     for f in layers:
         print("\t".join([f.name, words.text(f"models.family.{f.family}"), f.shape_text(), _layer_facts(f)]))
     return 0

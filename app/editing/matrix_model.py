@@ -17,6 +17,7 @@ from PySide6.QtCore import QAbstractTableModel, QLocale, QModelIndex, QObject, Q
 from app.viewmodel.clipboard import format_number, parse_number
 from app.pipeline.document import Document
 from app.viewmodel.matrix_ref import MatrixRef
+from app.viewmodel.pane_text import HOVER_CHARS, TICK_CHARS, elide
 from attention import numbers
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -131,10 +132,13 @@ class MatrixModel(QAbstractTableModel):
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        token = orientation == Qt.Orientation.Vertical and self._tokens is not None and section < len(self._tokens)
+        if role == Qt.ItemDataRole.ToolTipRole and token:  # the token in full (up to a cap)
+            return f"{section} {elide(self._tokens[section], HOVER_CHARS)}"
         if role != Qt.ItemDataRole.DisplayRole:
             return None
-        if orientation == Qt.Orientation.Vertical and self._tokens is not None and section < len(self._tokens):
-            return f"{section} {self._tokens[section]}"
+        if token:
+            return f"{section} {elide(self._tokens[section], TICK_CHARS)}"
         if self._ref is not None and self._ref.path == "valid_lens":
             if orientation == Qt.Orientation.Vertical:
                 return self.tr("batch {0}").format(section)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from attention import words
 from attention.models.checkpoint import HF_WEIGHTS, CheckpointError, TensorSource
-from attention.models.importing import DEFAULT_TOKENS, import_layer, nothing_found, open_layers
+from attention.models.importing import DEFAULT_TOKENS, import_layer, list_header, nothing_found, open_layers
 from attention.models.recognise import Found
 
 from app.startup import i18n
@@ -53,8 +53,7 @@ class LayerDialog(QDialog):
         lang = i18n.current_language()
         self.setWindowTitle(self.tr("Import layer"))
         self.setMinimumWidth(960)
-        self.header = QLabel(words.text("models.list.header", lang, path=source.path.name, count=len(layers),
-                                        kind=words.text(f"models.kind.{source.kind}", lang)))
+        self.header = QLabel(list_header(source, len(layers), lang))
         self.header.setWordWrap(True)
         self.tree = QTreeWidget()
         columns = [self.tr("Layer"), self.tr("Kind"), self.tr("Notes"), self.tr("Shapes")]

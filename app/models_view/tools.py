@@ -154,16 +154,37 @@ class ModelTools(QObject):
         if error is not None:
             self.panel.show_problem(error)
             return
+        before = self._state()
         self.session.accept(run)
         self.panel.show_problem(None)
         self.panel.refresh()
-        self._push(self.session.scenario(), self.tr("Sentence"))
+        self._push(self.session.scenario(), self.tr("Sentence"), before)
 
-    def _push(self, scenario, text: str) -> None:
-        """The open layer's scenario into the document, as one undo step."""
+    def _state(self) -> tuple:
+        """What undo must bring back with the document: the session's choices and the scenario
+        this module last put in (open_layer compares against it)."""
+        return self.session.state(), self._shown
+
+    def _push(self, scenario, text: str, before: tuple) -> None:
+        """The open layer's scenario into the document, as one undo step that carries the model
+        view's state before and after it (undo / redo restore both together)."""
         self._shown = scenario
-        self.window.document.replace(scenario, text)
-        self.window._show_notes()  # the notes name the layer and the sentences (the window shows them on load only)
+        after = self._state()
+        made = after[0].nbytes() if after[0].run is not before[0].run else 0  # a layer change shares the run
+        self.window.document.replace(scenario, text, companion=(self._restore, before, after), companion_bytes=made)
+
+    def _restore(self, state: tuple) -> None:
+        """Undo / redo of a sentence or layer step: the Sentence box, pickers and grid show what
+        the document is about to show (called just before the document swaps its scenario)."""
+        if self.session is None:
+            return
+        session_state, self._shown = state
+        self.generation += 1  # a sentence still running on the worker belongs to the undone state
+        self._pending_head = None
+        self.session.restore(session_state)
+        self.panel.show_session(self.session)
+        self._pending_head = session_state.head  # again once the panes hold the restored layer
+        self._apply_pending_head()
 
     def _set_busy(self, delta: int) -> None:
         self._busy += delta
@@ -181,7 +202,8 @@ class ModelTools(QObject):
             return
         shown = self.window.document.scenario
         if layer != s.layer or self._shown is None or shown.title != self._shown.title:
-            self._push(s.scenario(layer), self.tr("Open layer {0}").format(layer + 1))
+            before = self._state()
+            self._push(s.scenario(layer), self.tr("Open layer {0}").format(layer + 1), before)
         s.layer = layer
         if head is not None:
             self.focus_head(head)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
@@ -143,11 +143,14 @@ class Document(QObject):
             return
         self._push(undo.SetOption(self, field, old, value, text))
 
-    def replace(self, new: Scenario, text: str, merge_key: Optional[str] = None) -> None:
-        """A change that may resize arrays (L, S, H, widths, switches): old and new scenarios."""
+    def replace(self, new: Scenario, text: str, merge_key: Optional[str] = None,
+                companion: Optional[tuple[Callable[[Any], None], Any, Any]] = None, companion_bytes: int = 0) -> None:
+        """A change that may resize arrays (L, S, H, widths, switches): old and new scenarios.
+        `companion` (restore, old_state, new_state): state outside the scenario that undo and redo
+        must bring back with it, and the bytes it keeps alive (see undo.ReplaceScenario)."""
         if new is self._scenario:
             return
-        self._push(undo.ReplaceScenario(self, self._scenario, new, text, merge_key))
+        self._push(undo.ReplaceScenario(self, self._scenario, new, text, merge_key, companion, companion_bytes))
 
 
 def _equal(a: Any, b: Any) -> bool:

@@ -12,7 +12,7 @@ of the same parameter (spin box arrows) merge the same way.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication
@@ -122,24 +122,33 @@ class SetOption(QUndoCommand):
 
 
 class ReplaceScenario(QUndoCommand):
-    def __init__(self, doc: "Document", old, new, text: str, merge_key: Optional[str] = None):
+    """`companion` (restore, old_state, new_state): state kept outside the scenario that belongs to
+    it (a model's sentences and run, app.models_view.tools); `restore(state)` is called before the
+    scenario is swapped in, so whoever listens to the document sees both already matching.
+    `companion_bytes`: what the companion states keep alive that no other step counts."""
+
+    def __init__(self, doc: "Document", old, new, text: str, merge_key: Optional[str] = None,
+                 companion: Optional[tuple[Callable[[Any], None], Any, Any]] = None, companion_bytes: int = 0):
         super().__init__(text)
         self.doc, self.old, self.new, self.merge_key = doc, old, new, merge_key
+        self.companion, self.companion_bytes = companion, int(companion_bytes)
 
     def nbytes(self) -> int:
         """The arrays only one of the two scenarios holds (the rest they share)."""
         a, b = scenario_arrays(self.old), scenario_arrays(self.new)
         ids_a, ids_b = {id(x) for x in a}, {id(x) for x in b}
-        return sum(int(x.nbytes) for x in a if id(x) not in ids_b) + sum(int(x.nbytes) for x in b if id(x) not in ids_a)
+        own = sum(int(x.nbytes) for x in a if id(x) not in ids_b) + sum(int(x.nbytes) for x in b if id(x) not in ids_a)
+        return own + self.companion_bytes
 
     def clone(self) -> "ReplaceScenario":
-        return ReplaceScenario(self.doc, self.old, self.new, self.text(), None)
+        return ReplaceScenario(self.doc, self.old, self.new, self.text(), None, self.companion, self.companion_bytes)
 
     def id(self) -> int:
         return REPLACE_ID if self.merge_key else -1
 
     def mergeWith(self, other: QUndoCommand) -> bool:
-        if not (isinstance(other, ReplaceScenario) and other.merge_key == self.merge_key):
+        if not (isinstance(other, ReplaceScenario) and other.merge_key == self.merge_key
+                and self.companion is None and other.companion is None):
             return False
         self.new = other.new
         if same(self.old, self.new):
@@ -148,8 +157,12 @@ class ReplaceScenario(QUndoCommand):
 
     def redo(self) -> None:
         if not self.doc.replaying:
+            if self.companion is not None:
+                self.companion[0](self.companion[2])
             self.doc.apply(self.new)
 
     def undo(self) -> None:
         if not self.doc.replaying:
+            if self.companion is not None:
+                self.companion[0](self.companion[1])
             self.doc.apply(self.old)

@@ -28,6 +28,25 @@ def sentence_lines(text: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 
+@dataclass(frozen=True)
+class ModelState:
+    """What the model view shows, as one value: an undo step keeps the one before and after it,
+    so Undo brings back the sentences, the grid and the pickers together with the step panes."""
+
+    run: Optional["ModelRun"]
+    layer: int
+    head: int
+    item: int
+    sentences: tuple[str, ...]
+
+    def nbytes(self) -> int:
+        """Bytes of the run's arrays (an undo step keeps them alive: the undo budget counts them)."""
+        if self.run is None:
+            return 0
+        f = self.run.forward
+        return int(f.attentions.nbytes + sum(h.nbytes for h in f.hidden))
+
+
 @dataclass
 class ModelSession:
     """One opened model folder and the choices made on it."""
@@ -79,6 +98,14 @@ class ModelSession:
         self.run = run
         self.sentences = run.batch.sentences
         self.item = min(self.item, len(run.batch.sentences) - 1)
+
+    def state(self) -> ModelState:
+        return ModelState(self.run, self.layer, self.head, self.item, self.sentences)
+
+    def restore(self, state: ModelState) -> None:
+        """Show `state` again (undo / redo of a sentence or layer change)."""
+        self.run, self.layer, self.head, self.item, self.sentences = (
+            state.run, state.layer, state.head, state.item, state.sentences)
 
     def scenario(self, layer: Optional[int] = None) -> "Scenario":
         """The open layer (or `layer`) on the hidden states entering it, with its real weights."""

@@ -38,9 +38,9 @@ class Axis:
         return pane_text.dim_name(self.dim, lang)
 
     def tick(self, i: int) -> str:
-        """Short tick label: the token where there is one, else the index (heads from 1)."""
+        """Short tick label: the token where there is one (elided), else the index (heads from 1)."""
         if self.tokens is not None:
-            return str(self.tokens[i])
+            return pane_text.elide(self.tokens[i], pane_text.TICK_CHARS)
         if self.dim == "H":
             return f"h{i + 1}"
         if self.dim == "flag":
@@ -56,7 +56,7 @@ class Axis:
             return ""
         text = words.text("pane.position", lang, noun=noun, i=i)
         if self.tokens is not None:
-            text += f" “{self.tokens[i]}”"
+            text += f" “{pane_text.elide(self.tokens[i], pane_text.HOVER_CHARS)}”"
         if self.group:
             text += f" ({pane_text.ui('head_part', lang, h=i // self.group + 1, i=i % self.group)})"
         return text

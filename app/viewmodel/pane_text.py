@@ -12,6 +12,21 @@ from attention import words
 
 LANGS = words.LANGS
 
+#: characters of a token shown as a tick label or an editor's row header: a scenario file may hold
+#: a token of a megabyte, and a label that long squeezed the heatmap to nothing
+TICK_CHARS = 12
+#: characters of a token in hover text, the explain panel and tooltips (the "full" text, capped)
+HOVER_CHARS = 200
+
+
+def elide(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, an ellipsis marking the cut (line breaks shown
+    as spaces: a label is one line)."""
+    text = str(text)
+    if len(text) > limit:
+        text = text[:max(limit - 1, 0)] + "…"
+    return text.replace("\r", " ").replace("\n", " ")
+
 
 def ui(key: str, lang: str, **fmt) -> str:
     """The pane word `key` (``pane.<key>`` in the catalogue) in `lang`, placeholders filled."""

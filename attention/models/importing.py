@@ -32,6 +32,14 @@ def open_layers(path, notice: Optional[Notice] = None) -> tuple[TensorSource, li
     return source, find_layers(source)
 
 
+def list_header(source: TensorSource, count: int, lang: Optional[str] = None) -> str:
+    """The line above a file's layers ("model.pt: 1 attention layer (PyTorch state dict)"): English
+    needs a singular form; Chinese has none, so both its ids read the same."""
+    key = "models.list.header_one" if count == 1 else "models.list.header"
+    kind = words.text(f"models.kind.{source.kind}", lang)
+    return words.text(key, lang, path=source.path.name, count=count, kind=kind)
+
+
 def nothing_found(source: TensorSource) -> CheckpointError:
     keys = source.keys()
     first = ", ".join(keys[:3]) + (", …" if len(keys) > 3 else "")

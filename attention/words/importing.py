@@ -63,6 +63,7 @@ EN = {
     "models.notice.large_pt": "{path} is {size}: torch reads it whole, this may take a while and that much memory",
     # ---- listing and the imported scenario ---------------------------------------------------------
     "models.list.header": "{path}: {count} attention layers ({kind})",
+    "models.list.header_one": "{path}: {count} attention layer ({kind})",
     "models.list.heads": "{heads} heads",
     "models.list.heads_unknown": "heads: choose ({choices})",
     "models.list.causal": "causal",
@@ -135,6 +136,7 @@ ZH = {
     "models.error.tokens": "--tokens：应为至少 1 的整数，实际是 {got}",
     "models.notice.large_pt": "{path} 有 {size}：torch 会整个读入，这可能需要一些时间和同样多的内存",
     "models.list.header": "{path}：{count} 个注意力层（{kind}）",
+    "models.list.header_one": "{path}：{count} 个注意力层（{kind}）",
     "models.list.heads": "{heads} 个头",
     "models.list.heads_unknown": "头数：自选（{choices}）",
     "models.list.causal": "因果",

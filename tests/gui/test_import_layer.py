@@ -48,6 +48,7 @@ def test_import_a_decoder_layer_through_the_menu_and_dialog(window, qtbot, tmp_p
     action.trigger()
     dialog = window.import_layer.dialog
     assert dialog.isVisible()
+    assert dialog.header.text() == "mixed.pt: 4 attention layers (PyTorch state dict)"
     tree = dialog.tree
     names = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
     assert names == ["encoder.attn_layers.0.attention", "decoder.layers.0.self_attention",
@@ -132,6 +133,16 @@ def test_a_bad_file_is_one_message_and_changes_nothing(window, tmp_path):
     assert window.import_layer.dialog is None
     assert "broken.safetensors" in window.message_bar.title()
     assert len(window.message_bar.lines()) == 1 and window.message_bar.lines()[0].startswith("broken.safetensors:")
+
+
+def test_a_file_with_one_layer_says_so_in_the_singular(window, tmp_path):
+    path = tmp_path / "one.pt"
+    torch.save(torch.nn.MultiheadAttention(8, 2).state_dict(), path)
+    window.import_layer.ask_path = lambda: str(path)
+    window.import_layer.action.trigger()
+    dialog = window.import_layer.dialog
+    assert dialog.header.text().startswith("one.pt: 1 attention layer (")
+    dialog.reject()
 
 
 def test_menu_and_dialog_in_chinese(window, qtbot, tmp_path):

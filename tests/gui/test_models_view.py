@@ -227,3 +227,71 @@ def test_chinese(opened, qtbot):
     panel.commit_sentences()
     assert "句子：应为 1 到 2 句，实际为 0 句" in panel.status.text()
     assert w.models.open_action.text().startswith("打开模型文件夹")
+
+
+def _assert_model_view_shows(w, folder, sentences, layer, check_panes):
+    """Grid, pickers, Sentence box, notes and step panes all belong to `sentences` at `layer`,
+    each compared with a forward pass computed here, apart from the window."""
+    panel, session = w.models.panel, w.models.session
+    run = _reference_forward(folder, sentences)
+    n = int(run.batch.valid_lens[0])
+    assert panel.box.toPlainText() == "\n".join(sentences)
+    assert session.sentences == tuple(sentences)
+    assert np.allclose(session.grid(), run.forward.attentions[:, 0, :, :n, :n], atol=1e-6)
+    from app.models_view.grid import ModelGrid
+    drawn = ModelGrid()  # the colours the reference weights give
+    drawn.set_weights(run.forward.attentions[:, 0, :, :n, :n])
+    assert panel.grid._n == n and np.array_equal(panel.grid._buffers, drawn._buffers)
+    assert panel.layer_box.currentIndex() == layer and session.layer == layer
+    assert panel.item_box.count() == len(sentences)
+    sc = w.document.scenario
+    assert sc.title["en"].endswith(f"layer {layer + 1} of 6")
+    assert np.array_equal(sc.queries[0, :n], run.forward.hidden[layer][0, :n].astype(np.float64))
+    assert sc.query_tokens[:n] == tuple(run.batch.tokens[0])
+    notes = sc.notes["en"]
+    assert w.notes.text() == notes and sentences[0] in notes
+    check_panes(w)
+
+
+def test_undo_and_redo_bring_the_model_view_back_with_the_panes(opened, qtbot, check_panes, minilm_folder):
+    """Ctrl+Z after a sentence change, and the toolbar's Undo after a layer change: the model view,
+    its pickers, the Sentence box and the notes show the restored sentence, never the newest."""
+    w = opened
+    first, second = "A dog barked at the mailman.", "Cats sleep all day long in the sun."
+    _type(w, qtbot, first)
+    _type(w, qtbot, second)
+    _assert_model_view_shows(w, minilm_folder, (second,), 0, check_panes)
+    # the run the step keeps for undo counts against the undo budget
+    stack = w.document.undo_stack
+    ref = _reference_forward(minilm_folder, (second,)).forward
+    assert stack.command(stack.index() - 1).nbytes() >= ref.attentions.nbytes + sum(h.nbytes for h in ref.hidden)
+    w.view.setFocus()  # Ctrl+Z in the Sentence box is the box's own text undo; here the window's
+    qtbot.keyClick(w.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    w.recompute.wait_idle()
+    _assert_model_view_shows(w, minilm_folder, (first,), 0, check_panes)
+    qtbot.keyClick(w.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    w.recompute.wait_idle()
+    _assert_model_view_shows(w, minilm_folder, (second,), 0, check_panes)
+    # a layer change, undone and redone with the toolbar's buttons
+    panel = w.models.panel
+    panel.layer_box.setCurrentIndex(2)
+    panel.layer_box.activated.emit(2)
+    w.recompute.wait_idle()
+    _assert_model_view_shows(w, minilm_folder, (second,), 2, check_panes)
+    bar = w.presentation.toolbar
+    qtbot.mouseClick(bar.widgetForAction(w.undo_action), Qt.MouseButton.LeftButton)
+    w.recompute.wait_idle()
+    _assert_model_view_shows(w, minilm_folder, (second,), 0, check_panes)
+    qtbot.mouseClick(bar.widgetForAction(w.undo_action), Qt.MouseButton.LeftButton)
+    w.recompute.wait_idle()
+    _assert_model_view_shows(w, minilm_folder, (first,), 0, check_panes)
+    qtbot.mouseClick(bar.widgetForAction(w.redo_action), Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(bar.widgetForAction(w.redo_action), Qt.MouseButton.LeftButton)
+    w.recompute.wait_idle()
+    _assert_model_view_shows(w, minilm_folder, (second,), 2, check_panes)
+    # back to the two sentences the model opened with: the batch picker returns too
+    for _ in range(3):
+        w.undo_action.trigger()
+    w.recompute.wait_idle()
+    assert not w.undo_action.isEnabled()
+    assert w.models.panel.item_box.count() == 2 and w.models.session.run.batch.L == w.document.scenario.L

@@ -56,6 +56,15 @@ def test_layers_lists_every_layer_with_shapes_and_the_unsupported_with_their_rea
     assert rc == 0 and "个注意力层" in out and "不能导入：旋转位置编码" in out
 
 
+def test_one_layer_is_named_in_the_singular(tmp_path):
+    path = tmp_path / "one.safetensors"
+    save_file({k: v.contiguous() for k, v in nn.MultiheadAttention(8, 2).state_dict().items()}, str(path))
+    rc, out, _ = cli("layers", path)
+    assert rc == 0 and out.splitlines()[0] == "one.safetensors: 1 attention layer (safetensors, read lazily)"
+    rc, out, _ = cli("layers", path, "--lang", "zh")
+    assert rc == 0 and out.splitlines()[0].startswith("one.safetensors：1 个注意力层")
+
+
 def test_import_writes_a_scenario_that_reproduces_the_layer(tmp_path):
     torch.manual_seed(1)
     layer = AttentionLayer(FullAttention(False), d_model=12, n_heads=3).eval()
@@ -156,4 +165,4 @@ def test_a_big_pt_is_named_with_its_size_on_stderr_before_it_is_read(tmp_path, m
     rc, out, err = cli("layers", weights)
     size = checkpoint.human_size(weights.stat().st_size)
     assert rc == 0 and err == f"big.pt is {size}: torch reads it whole, this may take a while and that much memory\n"
-    assert out.startswith("big.pt: 1 attention layers")
+    assert out.startswith("big.pt: 1 attention layer (")

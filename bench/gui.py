@@ -61,11 +61,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "gui"))  # gui_helpers: what a pane must show, as the tests cut it
 
 # PySide6 before torch and pyqtgraph (pyqtgraph would prefer PyQt6; torch first can segfault at exit)
-from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
 import numpy as np  # noqa: E402
 from gui_helpers import expected_matrices  # noqa: E402
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
 WINDOW = (1600, 1000)
 CLASSROOM = (1, 8, 32, 8)  # B, L = S, d_model, H
@@ -475,8 +474,8 @@ def matplotlib_redraw(window, traces: list, reps: int) -> tuple[float, int]:
 
 
 def size_run(app, size: tuple, edits: int, floor_reps: int, mpl_reps: int, settings_dir: Path) -> dict:
-    from app.startup.application import settle_heap
     from app.main_window import MainWindow
+    from app.startup.application import settle_heap
     from app.startup.settings import Settings
 
     window = MainWindow(Settings.at(settings_dir / f"settings-{size[1]}.ini"))

@@ -43,8 +43,8 @@ def main(argv: list[str]) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="ae-present-"))
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp))
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp))
-    from app.startup import i18n
     from app.main_window import MainWindow
+    from app.startup import i18n
     from app.startup.settings import Settings
 
     if qm_dir is not None:

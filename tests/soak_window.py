@@ -28,11 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "gui"))
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402  (PySide6 before torch)
-from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
-
 import numpy as np  # noqa: E402
 from gui_helpers import expected_matrices  # noqa: E402
+from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402  (PySide6 before torch)
+from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 
 def idle(ms: int) -> None:

@@ -10,11 +10,19 @@ import numpy as np
 import pytest
 import torch
 from torch import nn
+from tsl_layers import (
+    AttentionLayer,
+    Encoder,
+    EncoderLayer,
+    FullAttention,
+    Informer2020AttentionLayer,
+    Informer2020ProbAttention,
+    ProbAttention,
+    TriangularCausalMask,
+)
 
 from attention import run, scenario_io
 from attention.capture import CaptureError, attention_modules, capture, causal_and_lengths
-from tsl_layers import (AttentionLayer, Encoder, EncoderLayer, FullAttention, Informer2020AttentionLayer,
-                        Informer2020ProbAttention, ProbAttention, TriangularCausalMask)
 
 TOL = 1e-6  # fp32 module vs engine
 

@@ -10,15 +10,22 @@ from typing import Optional
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
-    QApplication, QComboBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget,
+    QApplication,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
-from attention import Scenario
-
-from app.pipeline.document import Document, only_input_numbers_changed
-from app.viewmodel.matrix_ref import INPUTS, MatrixRef
 from app.editing.matrix_editor import MatrixEditor
 from app.editing.problems import ProblemLabel
+from app.pipeline.document import Document, only_input_numbers_changed
+from app.viewmodel.matrix_ref import INPUTS, MatrixRef
+from attention import Scenario
 
 SYMBOL = {"query": "Q", "key": "K", "value": "V", "out": "O"}
 

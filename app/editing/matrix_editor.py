@@ -12,14 +12,22 @@ import numpy as np
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMenu, QSpinBox, QTableView, QToolButton,
-    QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QSpinBox,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
 )
 
-from app.viewmodel.clipboard import ClipboardError, format_table, parse_table
-from app.pipeline.document import Document
-from app.viewmodel.edits import fill_block
 from app.editing.matrix_model import MatrixModel
+from app.pipeline.document import Document
+from app.viewmodel.clipboard import ClipboardError, format_table, parse_table
+from app.viewmodel.edits import fill_block
 from app.viewmodel.matrix_ref import MatrixRef
 
 ROW_HEIGHT = 22

@@ -14,8 +14,8 @@ from typing import Any, Optional
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QLocale, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
-from app.viewmodel.clipboard import format_number, parse_number
 from app.pipeline.document import Document
+from app.viewmodel.clipboard import format_number, parse_number
 from app.viewmodel.matrix_ref import MatrixRef
 from attention import numbers
 

@@ -12,21 +12,30 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QLabel,
-    QPushButton, QSpinBox, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
 )
 
-from attention import Scenario, numbers
-from attention.generators import MAX_ELEMENTS
-from attention.scenario_io import INT_MAX
-
-from app.startup.devices import available_devices
-from app.pipeline.document import Document, only_input_numbers_changed
-from app.viewmodel import edits
-from app.viewmodel.matrix_ref import MatrixRef
 from app.editing.matrix_editor import MatrixEditor
 from app.editing.problems import ProblemLabel, group_by_control
 from app.editing.wide_spin import ExactDoubleSpinBox, WideSpinBox
+from app.pipeline.document import Document, only_input_numbers_changed
+from app.startup.devices import available_devices
+from app.viewmodel import edits
+from app.viewmodel.matrix_ref import MatrixRef
+from attention import Scenario, numbers
+from attention.generators import MAX_ELEMENTS
+from attention.scenario_io import INT_MAX
 
 SCORINGS = ("scaled_dot", "dot", "additive", "prob_sparse")
 PROJECTIONS = ("query", "key", "value", "out")

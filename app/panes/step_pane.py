@@ -25,9 +25,9 @@ from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.panes import colormaps
-from app.viewmodel import cell_format, pane_text
 from app.panes.cell_overlay import NO_RUNS, LazyRuns, TextFit, prints_numbers
 from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, AxisLabels, Heatmap, styled_axis
+from app.viewmodel import cell_format, pane_text
 from app.viewmodel.pane_data import PaneData, same_numbers
 
 if TYPE_CHECKING:

@@ -22,16 +22,15 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-from app.startup import i18n
-from app.viewmodel import lessons
 from app.panes.export import PNG_SCALE, export_pane_image
 from app.panes.steps_view import StepsView
+from app.startup import i18n
+from app.viewmodel import lessons
 from attention import numbers
 
 if TYPE_CHECKING:
-    from attention import Scenario, Trace
-
     from app.features import FeatureHost
+    from attention import Scenario, Trace
 
 HTML_NAME = "handout.html"
 #: width of the hidden Steps list the pictures are drawn in (wide: a pane is never squeezed)

@@ -19,7 +19,7 @@ import torch
 from engine_helpers import rand_projection, scenario
 from hypothesis import given, settings
 
-from attention import Additive, PIPELINE, Projection, Scenario, run, scenario_io
+from attention import PIPELINE, Additive, Projection, Scenario, run, scenario_io
 from attention.explain import ExplainError, Explanation, explain, explainable
 from attention.trace import Trace
 from resources import list_presets

@@ -10,10 +10,10 @@ import re
 
 import numpy as np
 import pytest
+from gui_helpers import expected_matrices
 
 import attention
 from app.viewmodel.edits import with_fields
-from gui_helpers import expected_matrices
 
 TOY_Q = np.array([[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]], float)
 

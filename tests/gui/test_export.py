@@ -10,13 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gui_helpers import TOKENS, toy
 from PySide6.QtGui import QImage
 
 import attention
-from attention import Scenario
 from app.panes.export import export_pane_image, step_to_csv
 from app.panes.steps_view import StepsView
-from gui_helpers import TOKENS, toy
+from attention import Scenario
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,10 +18,9 @@ from PySide6.QtGui import QDropEvent
 
 import attention
 import resources
+from app.startup import i18n
 from attention import ScenarioError, generators, scenario_io, words
 from attention.problem import PREFIX, Phrase, Problem
-
-from app.startup import i18n
 
 TOY = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))
 I4 = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]

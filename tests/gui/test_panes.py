@@ -13,12 +13,13 @@ import sys
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from gui_helpers import expected_matrices as cut
+from gui_helpers import random_scenario, toy
 
 import attention
 import resources
-from app.viewmodel import cell_format
 from app.panes.steps_view import StepsView
-from gui_helpers import expected_matrices as cut, random_scenario, toy
+from app.viewmodel import cell_format
 
 pytestmark = pytest.mark.gui
 

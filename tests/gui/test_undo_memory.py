@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention.scenario import same
-
 from app.pipeline.document import UNDO_BYTES
+from attention.scenario import same
 
 
 def test_the_cap_is_stated_and_sane():

@@ -356,8 +356,10 @@ class MainWindow(QMainWindow):
     def ask_save_changes(self) -> QMessageBox.StandardButton:
         """Save / Discard / Cancel for unsaved changes (tests replace this method)."""
         box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Unsaved changes"),
-                          self.tr("\"{0}\" has changes that are not saved. Save them first?").format(self.document_name()),
-                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+                          self.tr("\"{0}\" has changes that are not saved. Save them first?").format(
+                              self.document_name()),
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel,
                           self)
         box.setDefaultButton(QMessageBox.StandardButton.Save)
         return QMessageBox.StandardButton(box.exec())
@@ -632,8 +634,10 @@ class MainWindow(QMainWindow):
             (self.open_action, self.tr("&Open..."), self.tr("Open a scenario file (.json)")),
             (self.save_action, self.tr("&Save"), self.tr("Save the scenario")),
             (self.save_as_action, self.tr("Save &As..."), self.tr("Save the scenario under a new name")),
-            (self.export_pane_action, self.tr("Export pane as PNG or SVG..."), self.tr("Save one step pane as an image")),
-            (self.export_csv_action, self.tr("Export step as CSV..."), self.tr("Save the numbers of one step as a table")),
+            (self.export_pane_action, self.tr("Export pane as PNG or SVG..."),
+             self.tr("Save one step pane as an image")),
+            (self.export_csv_action, self.tr("Export step as CSV..."),
+             self.tr("Save the numbers of one step as a table")),
             (self.quit_action, self.tr("&Quit"), self.tr("Close the window")),
             (self.copy_action, self.tr("&Copy cells"), self.tr("Copy the selected cells as tab-separated text")),
             (self.paste_action, self.tr("&Paste cells"), self.tr("Paste a spreadsheet block at the current cell")),

@@ -48,7 +48,7 @@ def test_tsl_full_attention_is_reproduced(mask_flag):
     with capture(enc, ["attn_layers.0.attention", "attn_layers.1.attention"]) as rec:
         out, attns = enc(x)
     assert [name for name, _ in rec.scenarios] == ["attn_layers.0.attention.call1", "attn_layers.1.attention.call1"]
-    for (name, sc), attn in zip(rec.scenarios, attns):
+    for (_name, sc), attn in zip(rec.scenarios, attns):
         assert sc.causal is mask_flag and sc.valid_lens is None and sc.n_heads == 8 and sc.dtype == "float32"
         trace = run(sc)
         _close(trace.array("attention_weights"), attn)

@@ -106,7 +106,8 @@ class Compare(QObject):
         self.lens.forget()
         self._sync_actions()
         self.view.refresh_lenses()
-        self.message.emit(self.tr("Pinned the current result as the reference. Change anything, then show the difference."))
+        self.message.emit(self.tr("Pinned the current result as the reference. "
+                                  "Change anything, then show the difference."))
         self.changed.emit()
         return True
 

@@ -230,7 +230,8 @@ class ExplainPanel(QDockWidget):
         if hidden or (quiz_step is not None and any(s.ref == quiz_step for s in sources)):
             # the terms would print the hidden numbers: the formula only
             note = (self.tr("The quiz hides this cell: work it out and type your answer, or ask to be shown how.")
-                    if hidden else self.tr("The terms are hidden while the quiz hides one of the steps they come from."))
+                    if hidden
+                    else self.tr("The terms are hidden while the quiz hides one of the steps they come from."))
             self.text.setPlainText(f"{expl.formula[lang]}\n\n{note}")
         else:
             self.text.setPlainText(expl.text(lang))

@@ -132,7 +132,7 @@ def test_csv_writes_nan_as_nan_and_booleans_as_words(tmp_path):
     step_to_csv(trace, "scores", 0, str(path))
     arr = trace.array("scores")[0]
     assert np.isnan(arr).any()
-    for h, (header, *rows) in enumerate(read_blocks(path).values()):
+    for h, (_header, *rows) in enumerate(read_blocks(path).values()):
         cells = [r[1:] for r in rows]
         assert all((c == "NaN") == bool(np.isnan(arr[h][i, j])) for i, r in enumerate(cells) for j, c in enumerate(r))
         got = np.array([[float(x) for x in r] for r in cells])

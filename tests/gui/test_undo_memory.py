@@ -30,7 +30,7 @@ def test_oldest_steps_go_newest_stay_exact(window):
         window.undo_action.trigger()
         assert same(doc.scenario, states[-1 - back]), back
     assert not window.undo_action.isEnabled()  # the dropped steps are gone, not half-there
-    for fwd in range(kept):
+    for _fwd in range(kept):
         window.redo_action.trigger()
     assert same(doc.scenario, states[-1])
     assert window.isWindowModified()  # the saved state was dropped: never "clean" again by undo

@@ -19,33 +19,40 @@ from typing import Optional
 from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog, QFrame, QInputDialog, QLabel, QMainWindow, QMessageBox, QScrollArea,
-    QSplitter, QToolBar, QVBoxLayout, QWidget,
+    QFileDialog,
+    QFrame,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QSplitter,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
 )
 
 import resources
-from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io
-from attention.scenario import DEVICES, DTYPES, SCORINGS
-from attention.scenario import problems as scenario_problems
-
-from app.teaching import handout
-from app.models_view import import_layer
-from app.startup import i18n
-from app.teaching import cell_tools
-from app.features import FeatureHost, Result
-from app.models_view import tools as model_tools
-from app.pipeline.autosave import Autosaver, Orphan, find_orphans
-from app.pipeline.document import Document
-from app.panes.export import export_pane_image, step_to_csv
-from app.viewmodel.edits import fresh_scenario
-from app.panes.steps_view import StepsView
-from app.teaching.presentation import install as install_presentation
-from app.pipeline.recompute import Recomputer
-from app.startup.settings import Settings
 from app.editing.inputs_panel import InputsPanel
 from app.editing.message_bar import MessageBar
 from app.editing.parameter_panel import ParameterPanel
 from app.editing.problems import group_by_control, render
+from app.features import FeatureHost, Result
+from app.models_view import import_layer
+from app.models_view import tools as model_tools
+from app.panes.export import export_pane_image, step_to_csv
+from app.panes.steps_view import StepsView
+from app.pipeline.autosave import Autosaver, Orphan, find_orphans
+from app.pipeline.document import Document
+from app.pipeline.recompute import Recomputer
+from app.startup import i18n
+from app.startup.settings import Settings
+from app.teaching import cell_tools, handout
+from app.teaching.presentation import install as install_presentation
+from app.viewmodel.edits import fresh_scenario
+from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io
+from attention.scenario import DEVICES, DTYPES, SCORINGS
+from attention.scenario import problems as scenario_problems
 
 INPUT_KEYS = ("queries", "keys", "values")
 
@@ -350,8 +357,10 @@ class MainWindow(QMainWindow):
     def ask_save_changes(self) -> QMessageBox.StandardButton:
         """Save / Discard / Cancel for unsaved changes (tests replace this method)."""
         box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Unsaved changes"),
-                          self.tr("\"{0}\" has changes that are not saved. Save them first?").format(self.document_name()),
-                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+                          self.tr("\"{0}\" has changes that are not saved. Save them first?").format(
+                              self.document_name()),
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel,
                           self)
         box.setDefaultButton(QMessageBox.StandardButton.Save)
         return QMessageBox.StandardButton(box.exec())
@@ -626,8 +635,10 @@ class MainWindow(QMainWindow):
             (self.open_action, self.tr("&Open..."), self.tr("Open a scenario file (.json)")),
             (self.save_action, self.tr("&Save"), self.tr("Save the scenario")),
             (self.save_as_action, self.tr("Save &As..."), self.tr("Save the scenario under a new name")),
-            (self.export_pane_action, self.tr("Export pane as PNG or SVG..."), self.tr("Save one step pane as an image")),
-            (self.export_csv_action, self.tr("Export step as CSV..."), self.tr("Save the numbers of one step as a table")),
+            (self.export_pane_action, self.tr("Export pane as PNG or SVG..."),
+             self.tr("Save one step pane as an image")),
+            (self.export_csv_action, self.tr("Export step as CSV..."),
+             self.tr("Save the numbers of one step as a table")),
             (self.quit_action, self.tr("&Quit"), self.tr("Close the window")),
             (self.copy_action, self.tr("&Copy cells"), self.tr("Copy the selected cells as tab-separated text")),
             (self.paste_action, self.tr("&Paste cells"), self.tr("Paste a spreadsheet block at the current cell")),

@@ -65,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--json", action="store_true", help="print the explanation as one JSON object (docs/explain.md)")
     e.add_argument("--dtype", choices=DTYPES, help="override the scenario's dtype")
     s = sub.add_parser("script", help="export a scenario as a standalone plain-torch Python script",
-                       description="Write a standalone .py (imports only torch) that rebuilds the scenario and prints every step.")
+                       description="Write a standalone .py (imports only torch) that rebuilds the scenario "
+                                   "and prints every step.")
     s.add_argument("file", metavar="FILE")
     s.add_argument("--out", metavar="PATH", help="write the script here (default: stdout)")
     ly = sub.add_parser("layers", help="list the attention layers in a weights file or Hugging Face folder",
@@ -136,7 +137,8 @@ def summary(sc: Scenario) -> str:
         mask.append("causal")
     if sc.valid_lens is not None:
         mask.append(f"valid_lens {sc.valid_lens.astype(int).tolist()}")
-    return (f"ok: {json.dumps(title, ensure_ascii=False)} B={sc.batch} L={sc.L} S={sc.S} d_model={sc.d_model} H={sc.n_heads} "
+    return (f"ok: {json.dumps(title, ensure_ascii=False)} B={sc.batch} L={sc.L} S={sc.S} d_model={sc.d_model} "
+            f"H={sc.n_heads} "
             f"scoring={sc.scoring} mask={' + '.join(mask) if mask else 'none'}")
 
 

@@ -59,14 +59,16 @@ class Explanation:
     result: float
     summary: dict[str, str]
     sources: tuple[Source, ...]
-    combine: dict[str, str] = field(default_factory=lambda: {"en": "", "zh": ""})  # how the terms give `result`, with numbers
+    # how the terms give `result`, with numbers
+    combine: dict[str, str] = field(default_factory=lambda: {"en": "", "zh": ""})
 
     def text(self, lang: str = "en") -> str:
         """The whole explanation as printable lines: cell = value, formula, terms, result, summary."""
         lang = "zh" if lang == "zh" else "en"
         title = step_registry.title(self.step_id)[lang] if self.step_id in step_registry.BY_ID else self.step_id
         where = ", ".join(str(i) for i in self.index)
-        lines = [f"{title}: {self.step_id}[{where}] = {_value_text(self.step_id, self.value)}", f"  {self.formula[lang]}"]
+        lines = [f"{title}: {self.step_id}[{where}] = {_value_text(self.step_id, self.value)}",
+                 f"  {self.formula[lang]}"]
         masked_word = words.text("explain.masked_tag", lang)
         for t in self.terms:
             lines.append(f"    {t.text[lang]}{masked_word if t.masked else ''}")

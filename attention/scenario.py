@@ -399,7 +399,8 @@ def _sample_index_problems(sc: Scenario, L: int, S: int) -> list[Problem]:
     idx = np.asarray(sc.sample_index)
     n_sample = sc.prob_sparse_sizes()[0]
     if idx.shape != (L, n_sample):
-        return [Problem("sample_index_shape", "sample_index", {"expected": _shape((L, n_sample)), "got": _shape(idx.shape)})]
+        return [Problem("sample_index_shape", "sample_index",
+                        {"expected": _shape((L, n_sample)), "got": _shape(idx.shape)})]
     if idx.size and (not np.all(np.isfinite(idx)) or np.any(idx != np.round(idx))):
         return [Problem("sample_index_whole", "sample_index")]
     if idx.size and (idx.min() < 0 or idx.max() >= S):
@@ -432,7 +433,8 @@ def same(a: Scenario, b: Scenario) -> bool:
 
     def eq(x, y) -> bool:
         if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
-            return isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape and bool(np.array_equal(x, y))
+            return (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape
+                    and bool(np.array_equal(x, y)))
         if dataclasses.is_dataclass(x) and dataclasses.is_dataclass(y):
             return type(x) is type(y) and all(eq(getattr(x, f.name), getattr(y, f.name)) for f in dataclasses.fields(x))
         if isinstance(x, dict) and isinstance(y, dict):

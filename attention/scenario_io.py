@@ -441,7 +441,8 @@ class _Reader:
         seed = self.integer(doc.get("seed"), "seed", 0, 0, INT_MAX)
         fields = dict(
             n_heads=n_heads, d_keys=d_keys, d_values=d_values, projections=projections,
-            scoring=self.string(doc.get("scoring"), "scoring", "scaled_dot", ("scaled_dot", "dot", "additive", "prob_sparse")),
+            scoring=self.string(doc.get("scoring"), "scoring", "scaled_dot",
+                                ("scaled_dot", "dot", "additive", "prob_sparse")),
             scale=self.number(doc.get("scale"), "scale"),
             causal=causal, valid_lens=valid_lens, fill_value=fill, factor=factor, seed=seed, mix=mix,
             sample_index=sample_index,
@@ -457,7 +458,8 @@ class _Reader:
         additive = self.additive(additive, arrays["queries"], arrays["keys"], n_heads, projections, seed)
         if self.broken:
             return None
-        return Scenario(queries=arrays["queries"], keys=arrays["keys"], values=arrays["values"], additive=additive, **fields)
+        return Scenario(queries=arrays["queries"], keys=arrays["keys"], values=arrays["values"], additive=additive,
+                        **fields)
 
     def projections(self, value) -> dict:
         sec = self.section(value, "projections", PROJECTIONS)

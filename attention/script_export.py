@@ -123,7 +123,8 @@ def _numbers(sc: Scenario) -> str:
            f"d_keys, d_values = {sc.dk}, {sc.dv}  # per-head widths\n",
            f"scale = {_num(scale)}  # {why}\n",
            f"causal = {sc.causal!r}\n",
-           f"fill_value = {_num(float(sc.fill_value))}  # masked scores are replaced by this (d2l: -1e6; Time-Series-Library: -inf)\n\n",
+           f"fill_value = {_num(float(sc.fill_value))}  "
+           "# masked scores are replaced by this (d2l: -1e6; Time-Series-Library: -inf)\n\n",
            _tensor("queries", sc.queries, f"(B, L, d_model) = {tuple(sc.queries.shape)}"),
            _tensor("keys", sc.keys, f"(B, S, key width) = {tuple(sc.keys.shape)}"),
            _tensor("values", sc.values, f"(B, S, value width) = {tuple(sc.values.shape)}")]
@@ -139,14 +140,16 @@ def _numbers(sc: Scenario) -> str:
             out.append(f"W_{sym} = None  # no {name} projection: identity\n")
             out.append(f"b_{sym} = None\n")
             continue
-        out.append(_tensor(f"W_{sym}", p.weight, f"{name} projection weight, nn.Linear layout (out, in) = {tuple(p.weight.shape)}"))
+        out.append(_tensor(f"W_{sym}", p.weight,
+                           f"{name} projection weight, nn.Linear layout (out, in) = {tuple(p.weight.shape)}"))
         if p.bias is None:
             out.append(f"b_{sym} = None  # no bias\n")
         else:
             out.append(_tensor(f"b_{sym}", p.bias, f"{name} projection bias ({p.bias.shape[0]},)"))
     if sc.scoring == "additive":
         a = sc.additive
-        out.append(_tensor("A_W_q", a.W_q, f"additive W_q per head (H, hidden, query head width) = {tuple(a.W_q.shape)}"))
+        out.append(_tensor("A_W_q", a.W_q,
+                           f"additive W_q per head (H, hidden, query head width) = {tuple(a.W_q.shape)}"))
         out.append(_tensor("A_W_k", a.W_k, f"additive W_k per head (H, hidden, key head width) = {tuple(a.W_k.shape)}"))
         out.append(_tensor("A_w_v", a.w_v, f"additive w_v per head (H, hidden) = {tuple(a.w_v.shape)}"))
     return "".join(out)
@@ -196,7 +199,8 @@ def _head_split(sc: Scenario, step_id: str) -> str:
     name, source, n, d = {"query": ("q", "Q", "L", "d_k"), "key": ("k", "K", "S", "d_k"),
                           "value": ("v", "V", "S", "d_v")}[which]
     return (_section(sc, step_id)
-            + f"{name} = {source}.view(B, {n}, H, -1)  # (B, {n}, H, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
+            + f"{name} = {source}.view(B, {n}, H, -1)  "
+              f"# (B, {n}, H, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
             + _show(step_id, name))
 
 
@@ -218,7 +222,8 @@ def _scores(sc: Scenario, step_id: str) -> str:
             + f"# {what}\n"
             "qh = q.transpose(1, 2)  # (B, H, L, d_k)\n"
             "kh = k.transpose(1, 2)  # (B, H, S, d_k)\n"
-            "scores = (qh * scale) @ kh.transpose(-2, -1)  # (B, H, L, S); the scale is applied to q first, as the engine does\n"
+            "scores = (qh * scale) @ kh.transpose(-2, -1)  "
+            "# (B, H, L, S); the scale is applied to q first, as the engine does\n"
             + _show(step_id, "scores"))
 
 
@@ -273,7 +278,8 @@ def _mask(sc: Scenario) -> str:
 def _masked_scores(sc: Scenario, step_id: str) -> str:
     if sc.scoring == "prob_sparse":  # causal only: ProbSparse has no valid lengths
         masked = ("top_masked = top\nmasked_scores = scores  # no mask\n" if not sc.causal else
-                  "top_masked = top.masked_fill(mask[b_i, top_index], fill_value)  # the mask rows of the chosen queries\n"
+                  "top_masked = top.masked_fill(mask[b_i, top_index], fill_value)  "
+                  "# the mask rows of the chosen queries\n"
                   "masked_scores = torch.full((B, H, L, S), float(\"nan\"), dtype=dtype)\n"
                   "masked_scores.scatter_(2, rows, top_masked)\n")
     else:
@@ -284,9 +290,11 @@ def _masked_scores(sc: Scenario, step_id: str) -> str:
 
 def _weights(sc: Scenario, step_id: str) -> str:
     if sc.scoring == "prob_sparse":
-        lazy = ("lazy = torch.ones(L, S, dtype=dtype).tril()  # causal: a lazy query's output is the cumulative sum of V up to l\n"
+        lazy = ("lazy = torch.ones(L, S, dtype=dtype).tril()  "
+                "# causal: a lazy query's output is the cumulative sum of V up to l\n"
                 "base = lazy.expand(B, H, L, S).clone()\n" if sc.causal else
-                "base = torch.full((B, H, L, S), 1.0 / S, dtype=dtype)  # a lazy query's output is the mean of V over all keys\n")
+                "base = torch.full((B, H, L, S), 1.0 / S, dtype=dtype)  "
+                "# a lazy query's output is the mean of V over all keys\n")
         return (_section(sc, step_id)
                 + "# softmax on the chosen rows; the weights the lazy rows really use\n" + lazy
                 + "attention_weights = base.scatter_(2, rows, torch.softmax(top_masked, dim=-1))\n"
@@ -305,7 +313,8 @@ def _weighted_sum(sc: Scenario, step_id: str) -> str:
 
 
 def _concat(sc: Scenario, step_id: str) -> str:
-    concat = ("concat = out.transpose(1, 2).contiguous().view(B, L, -1)  # mix: Time-Series-Library views the (B, H, L, d_v)\n"
+    concat = ("concat = out.transpose(1, 2).contiguous().view(B, L, -1)  "
+              "# mix: Time-Series-Library views the (B, H, L, d_v)\n"
               "# context as (B, L, H*d_v) without a transpose, so one row holds pieces of several positions\n"
               if sc.mix else "concat = out.reshape(B, L, -1)  # heads side by side: (B, L, H*d_v)\n")
     return _section(sc, step_id) + concat + _show(step_id, "concat")

@@ -61,11 +61,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "gui"))  # gui_helpers: what a pane must show, as the tests cut it
 
 # PySide6 before torch and pyqtgraph (pyqtgraph would prefer PyQt6; torch first can segfault at exit)
-from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
 import numpy as np  # noqa: E402
 from gui_helpers import expected_matrices  # noqa: E402
+from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
 WINDOW = (1600, 1000)
 CLASSROOM = (1, 8, 32, 8)  # B, L = S, d_model, H
@@ -279,7 +278,7 @@ class EditRun:
         view = self.window.view
         out = {"latency": [], "set_data": [], "to_ready": [], "paint": [], "every_pane": [], "traces": []}
         heartbeat.start()
-        for i in range(n):
+        for _i in range(n):
             r, c = int(rng.integers(rows)), int(rng.integers(cols))
             text = f"{rng.normal():.3f}"
             if float(text) == float(model.matrix()[r, c]):
@@ -432,7 +431,7 @@ def floor_with_numbers(window, probe: FrameProbe, traces: list, reps: int) -> li
     for i in range(reps):
         t0 = time.perf_counter()
         probe.start(t0)
-        for pane, fns in contents[i % 2]:
+        for _pane, fns in contents[i % 2]:
             fit = TextFit([f[3] for f in fns if f[3] is not None], previous=fns[0][0].overlay.fit)
             for hm, img, lv, text_fn, dark, nc, masked, veil, group in fns:
                 hm.image.setImage(img, levels=lv, autoLevels=False)
@@ -475,8 +474,8 @@ def matplotlib_redraw(window, traces: list, reps: int) -> tuple[float, int]:
 
 
 def size_run(app, size: tuple, edits: int, floor_reps: int, mpl_reps: int, settings_dir: Path) -> dict:
-    from app.startup.application import settle_heap
     from app.main_window import MainWindow
+    from app.startup.application import settle_heap
     from app.startup.settings import Settings
 
     window = MainWindow(Settings.at(settings_dir / f"settings-{size[1]}.ini"))
@@ -551,7 +550,8 @@ def main() -> int:
           f"{small['panes']} panes / {small['heatmaps']} heatmaps, {small['edits']} edits "
           f"(after {WARM_UP_EDITS} not counted)")
     print(row("edit -> repainted, median", ms(s_med)))
-    print(row("edit -> repainted, p95", ms(s_p95), f"<= {T['classroom_p95_ms']:.0f} ms", s_p95 * 1000 <= T["classroom_p95_ms"]))
+    print(row("edit -> repainted, p95", ms(s_p95), f"<= {T['classroom_p95_ms']:.0f} ms",
+              s_p95 * 1000 <= T["classroom_p95_ms"]))
     print(row("edit -> repainted, max", ms(max(small["latency"]))))
     breakdown(small, ms)
     print(row("longest UI-thread block (5 ms timer gap - 5 ms)", ms(small["block"])))
@@ -574,7 +574,8 @@ def main() -> int:
     print(f"large: B={LARGE[0]} L=S={LARGE[1]} d_model={LARGE[2]} H={LARGE[3]}, {large['panes']} panes / "
           f"{large['heatmaps']} heatmaps, {large['edits']} edits (fewer: each takes a few hundred ms; "
           f"after {WARM_UP_EDITS} not counted)")
-    print(row("edit -> repainted, median", ms(l_med), f"<= {T['large_median_ms']:.0f} ms", l_med * 1000 <= T["large_median_ms"]))
+    print(row("edit -> repainted, median", ms(l_med), f"<= {T['large_median_ms']:.0f} ms",
+              l_med * 1000 <= T["large_median_ms"]))
     print(row("edit -> repainted, p95", ms(l_p95)))
     breakdown(large, ms)
     print(row("longest UI-thread block (5 ms timer gap - 5 ms)", ms(large["block"]), f"<= {T['large_block_ms']:.0f} ms",
@@ -586,12 +587,13 @@ def main() -> int:
     cold = [f for f, k in zip(boot["frame"], boot["kinds"]) if k == "file"]
     if default:
         w_med, f_med2 = med([w for w, _ in default]), med([f for _, f in default])
-        print(row(f"launch -> first window painted, median of {len(default)}", f"{w_med:.2f} s", f"<= {T['window_s']} s",
-                  w_med <= T["window_s"]))
+        print(row(f"launch -> first window painted, median of {len(default)}", f"{w_med:.2f} s",
+                  f"<= {T['window_s']} s", w_med <= T["window_s"]))
         print(row("launch -> first window painted, worst", f"{max(w for w, _ in default):.2f} s"))
         print(row(f"launch -> first full frame, median of {len(default)}", f"{f_med2:.2f} s", f"<= {T['frame_s']} s",
                   f_med2 <= T["frame_s"]))
-        print(row("launch -> first full frame, worst (incl. the very first launch)", f"{max(f for _, f in default):.2f} s",
+        print(row("launch -> first full frame, worst (incl. the very first launch)",
+                  f"{max(f for _, f in default):.2f} s",
                   f"<= {T['frame_s']} s", max(f for _, f in default) <= T["frame_s"]))
         kept = sum(k == "kept" for k in boot["kinds"])
         print(f"  ({kept} of {len(default)} default launches drew a kept trace before torch loaded: the one "

@@ -51,7 +51,7 @@ def write_sparse(path: Path, gib: float) -> None:
     torch.manual_seed(0)
     huge = int(gib * 1024 ** 3) // 4
     small = {}
-    for role, key in (("query", "self.query"), ("key", "self.key"), ("value", "self.value"), ("out", "output.dense")):
+    for _role, key in (("query", "self.query"), ("key", "self.key"), ("value", "self.value"), ("out", "output.dense")):
         small[f"encoder.layer.0.attention.{key}.weight"] = torch.randn(384, 384) * 0.05
         small[f"encoder.layer.0.attention.{key}.bias"] = torch.randn(384) * 0.05
     header = {"embeddings.word_embeddings.weight": {"dtype": "F32", "shape": [huge], "data_offsets": [0, 4 * huge]}}

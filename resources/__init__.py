@@ -1,5 +1,6 @@
 """Bundled data: preset scenarios (scenarios/*.json, numbered in teaching order), the scenario
-JSON Schema, translations and the first preset's kept trace.  Paths only; reading scenarios is attention.scenario_io's job."""
+JSON Schema, translations and the first preset's kept trace.  Paths only; reading scenarios is
+attention.scenario_io's job."""
 from __future__ import annotations
 
 import json

@@ -4,8 +4,9 @@
 
 Writes OUT_DIR/presentation.<step>.<lang>.png (default OUT_DIR: build/screenshots/, which git
 ignores) for a few steps, plus one zoomed-in slide and one slide with the edit drawer open
-(presentation.drawer.<lang>.png: heads changed to 1 in the drawer, the slide recomputed).  `--qm DIR` loads app_zh_CN.qm from DIR
-instead of resources/translations (to look at translations not merged yet).
+(presentation.drawer.<lang>.png: heads changed to 1 in the drawer, the slide recomputed).
+`--qm DIR` loads app_zh_CN.qm from DIR instead of resources/translations (to look at translations
+not merged yet).
 """
 from __future__ import annotations
 
@@ -43,8 +44,8 @@ def main(argv: list[str]) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="ae-present-"))
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp))
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp))
-    from app.startup import i18n
     from app.main_window import MainWindow
+    from app.startup import i18n
     from app.startup.settings import Settings
 
     if qm_dir is not None:

@@ -28,11 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "gui"))
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402  (PySide6 before torch)
-from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
-
 import numpy as np  # noqa: E402
 from gui_helpers import expected_matrices  # noqa: E402
+from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402  (PySide6 before torch)
+from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 
 def idle(ms: int) -> None:
@@ -249,7 +248,8 @@ def main() -> int:
                 if args.trace:
                     sc = window.document.scenario
                     print(n_ops, names[k], f"B={sc.batch} L={sc.L} S={sc.S} d={sc.d_model} H={sc.n_heads}",
-                          sc.scoring, f"causal={sc.causal}", "valid=" + str(None if sc.valid_lens is None else sc.valid_lens.shape),
+                          sc.scoring, f"causal={sc.causal}",
+                          "valid=" + str(None if sc.valid_lens is None else sc.valid_lens.shape),
                           f"focus={view.focus_head()} batch={view.current_batch()} quiz={tools.quiz.step_id}",
                           f"pinned={tools.compare.pinned is not None} diff={tools.compare.lens.enabled}", flush=True)
                 ops[k][0]()

@@ -83,7 +83,8 @@ def test_viewmodel_is_qt_free():
         "import importlib, json, pkgutil, sys\n"
         "import app.viewmodel as vm\n"
         "for m in pkgutil.walk_packages(vm.__path__, 'app.viewmodel.'): importlib.import_module(m.name)\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6'))))\n"
+        "print(json.dumps(sorted(m for m in sys.modules"
+        " if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6'))))\n"
     )
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr

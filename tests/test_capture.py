@@ -10,11 +10,19 @@ import numpy as np
 import pytest
 import torch
 from torch import nn
+from tsl_layers import (
+    AttentionLayer,
+    Encoder,
+    EncoderLayer,
+    FullAttention,
+    Informer2020AttentionLayer,
+    Informer2020ProbAttention,
+    ProbAttention,
+    TriangularCausalMask,
+)
 
 from attention import run, scenario_io
 from attention.capture import CaptureError, attention_modules, capture, causal_and_lengths
-from tsl_layers import (AttentionLayer, Encoder, EncoderLayer, FullAttention, Informer2020AttentionLayer,
-                        Informer2020ProbAttention, ProbAttention, TriangularCausalMask)
 
 TOL = 1e-6  # fp32 module vs engine
 
@@ -40,7 +48,7 @@ def test_tsl_full_attention_is_reproduced(mask_flag):
     with capture(enc, ["attn_layers.0.attention", "attn_layers.1.attention"]) as rec:
         out, attns = enc(x)
     assert [name for name, _ in rec.scenarios] == ["attn_layers.0.attention.call1", "attn_layers.1.attention.call1"]
-    for (name, sc), attn in zip(rec.scenarios, attns):
+    for (_name, sc), attn in zip(rec.scenarios, attns):
         assert sc.causal is mask_flag and sc.valid_lens is None and sc.n_heads == 8 and sc.dtype == "float32"
         trace = run(sc)
         _close(trace.array("attention_weights"), attn)

@@ -10,15 +10,22 @@ from typing import Optional
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
-    QApplication, QComboBox, QHBoxLayout, QLabel, QSpinBox, QSplitter, QTabWidget, QVBoxLayout, QWidget,
+    QApplication,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
-from attention import Scenario
-
-from app.pipeline.document import Document, only_input_numbers_changed
-from app.viewmodel.matrix_ref import INPUTS, MatrixRef
 from app.editing.matrix_editor import MatrixEditor
 from app.editing.problems import ProblemLabel
+from app.pipeline.document import Document, only_input_numbers_changed
+from app.viewmodel.matrix_ref import INPUTS, MatrixRef
+from attention import Scenario
 
 SYMBOL = {"query": "Q", "key": "K", "value": "V", "out": "O"}
 
@@ -113,16 +120,19 @@ class InputsPanel(QWidget):
             if p is None:
                 continue
             s = SYMBOL[name]
-            out.append((f"projections.{name}.weight", self.tr("W_{0}: {1} projection weight").format(s, self._proj_name(name))))
+            out.append((f"projections.{name}.weight",
+                        self.tr("W_{0}: {1} projection weight").format(s, self._proj_name(name))))
             if p.bias is not None:
-                out.append((f"projections.{name}.bias", self.tr("b_{0}: {1} projection bias").format(s, self._proj_name(name))))
+                out.append((f"projections.{name}.bias",
+                            self.tr("b_{0}: {1} projection bias").format(s, self._proj_name(name))))
         if sc.scoring == "additive" and sc.additive is not None:
             for name in ("W_q", "W_k", "w_v"):
                 out.append((f"additive.{name}", self.tr("additive {0}").format(name)))
         return out
 
     def _proj_name(self, name: str) -> str:
-        return {"query": self.tr("query"), "key": self.tr("key"), "value": self.tr("value"), "out": self.tr("output")}[name]
+        names = {"query": self.tr("query"), "key": self.tr("key"), "value": self.tr("value"), "out": self.tr("output")}
+        return names[name]
 
     def _weight_chosen(self, *args) -> None:
         path = self.weight_combo.currentData()
@@ -189,7 +199,8 @@ class InputsPanel(QWidget):
         ref = self.editors["weights"].model.ref
         m = self.editors["weights"].model.matrix()
         if ref is None or m is None:
-            text = self.tr("No weights: every projection is off (identity). Switch one on under Parameters > Projections.")
+            text = self.tr("No weights: every projection is off (identity). "
+                           "Switch one on under Parameters > Projections.")
         elif ref.path.startswith("projections.") and ref.path.endswith(".weight"):
             s = SYMBOL[ref.path.split(".")[1]]
             text = self.tr("W_{0}: {1} x {2}, one row per output feature and one column per input feature; "
@@ -198,9 +209,11 @@ class InputsPanel(QWidget):
             s = SYMBOL[ref.path.split(".")[1]]
             text = self.tr("b_{0}: {1} numbers, added to every projected row.").format(s, m.shape[1])
         elif ref.path == "additive.w_v":
-            text = self.tr("additive w_v: one row per head, one column per hidden unit; score = w_v . tanh(W_q q + W_k k).")
+            text = self.tr("additive w_v: one row per head, one column per hidden unit; "
+                           "score = w_v . tanh(W_q q + W_k k).")
         else:
-            text = self.tr("{0} of head {1}: {2} x {3} (hidden x head width).").format(ref.path.replace("additive.", "additive "), ref.index, m.shape[0], m.shape[1])
+            text = self.tr("{0} of head {1}: {2} x {3} (hidden x head width).").format(
+                ref.path.replace("additive.", "additive "), ref.index, m.shape[0], m.shape[1])
         self.editors["weights"].set_caption(text)
 
     # ---- problems ----------------------------------------------------------------------------
@@ -222,12 +235,13 @@ class InputsPanel(QWidget):
         self.tabs.setTabText(0, self.tr("Queries, keys, values"))
         self.tabs.setTabText(1, self.tr("Weights"))
         self.weight_label.setText(self.tr("Matrix"))
-        self.weight_combo.setToolTip(self.tr("Which weight to edit; switch projections on under Parameters > Projections"))
+        self.weight_combo.setToolTip(
+            self.tr("Which weight to edit; switch projections on under Parameters > Projections"))
         self.head_label.setText(self.tr("head"))
         self.head.setToolTip(self.tr("Which head's additive weights to edit"))
         if hasattr(self, "doc"):
             with QSignalBlocker(self.weight_combo):
-                for i, (path, text) in enumerate(self._weight_entries()):
+                for i, (_path, text) in enumerate(self._weight_entries()):
                     if i < self.weight_combo.count():
                         self.weight_combo.setItemText(i, text)
             self._captions()

@@ -12,14 +12,22 @@ import numpy as np
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMenu, QSpinBox, QTableView, QToolButton,
-    QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QSpinBox,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
 )
 
-from app.viewmodel.clipboard import ClipboardError, format_table, parse_table
-from app.pipeline.document import Document
-from app.viewmodel.edits import fill_block
 from app.editing.matrix_model import MatrixModel
+from app.pipeline.document import Document
+from app.viewmodel.clipboard import ClipboardError, format_table, parse_table
+from app.viewmodel.edits import fill_block
 from app.viewmodel.matrix_ref import MatrixRef
 
 ROW_HEIGHT = 22
@@ -55,7 +63,8 @@ class MatrixTable(QTableView):
             self.copy_requested.emit()
         elif event.matches(QKeySequence.StandardKey.Paste):
             self.paste_requested.emit()
-        elif event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and self.state() != QAbstractItemView.State.EditingState:
+        elif (event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace)
+              and self.state() != QAbstractItemView.State.EditingState):
             self.clear_requested.emit()
         else:
             super().keyPressEvent(event)
@@ -149,11 +158,14 @@ class MatrixEditor(QWidget):
 
     def retranslate(self) -> None:
         self.copy_action.setText(self.tr("Copy"))
-        self.copy_action.setToolTip(self.tr("Copy the selected cells as tab-separated text (paste into Excel, LibreOffice or Google Sheets)"))
+        self.copy_action.setToolTip(self.tr("Copy the selected cells as tab-separated text "
+                                            "(paste into Excel, LibreOffice or Google Sheets)"))
         self.paste_action.setText(self.tr("Paste"))
-        self.paste_action.setToolTip(self.tr("Paste a block copied from a spreadsheet (tab- or comma-separated) at the current cell; one undo step"))
+        self.paste_action.setToolTip(self.tr("Paste a block copied from a spreadsheet (tab- or comma-separated) "
+                                             "at the current cell; one undo step"))
         self.fill_button.setText(self.tr("Fill"))
-        self.fill_button.setToolTip(self.tr("Fill the selection or the whole matrix with zeros, ones, identity, 0 1 2 ... or seeded random numbers"))
+        self.fill_button.setToolTip(self.tr("Fill the selection or the whole matrix with zeros, ones, identity, "
+                                            "0 1 2 ... or seeded random numbers"))
         self.fill_selection_menu.setTitle(self.tr("Fill selection"))
         self.fill_all_menu.setTitle(self.tr("Fill whole matrix"))
         names = {

@@ -14,21 +14,23 @@ from typing import Any, Optional
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QLocale, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
-from app.viewmodel.clipboard import format_number, parse_number
 from app.pipeline.document import Document
+from app.viewmodel.clipboard import format_number, parse_number
 from app.viewmodel.matrix_ref import MatrixRef
 from app.viewmodel.pane_text import HOVER_CHARS, TICK_CHARS, elide
 from attention import numbers
 
 _Index = QModelIndex | QPersistentModelIndex
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_NO_PARENT = QModelIndex()  # the default parent of a table model's rows/columns (the invisible root)
 
 
 def locale_decimal_comma() -> bool:
     return QLocale().decimalPoint() == ","
 
 
-def changed_box(old: Optional[np.ndarray], new: Optional[np.ndarray]) -> Optional[tuple[tuple[int, int], tuple[int, int]]]:
+def changed_box(old: Optional[np.ndarray],
+                new: Optional[np.ndarray]) -> Optional[tuple[tuple[int, int], tuple[int, int]]]:
     """((first row, first col), (last row, last col)) bounding every cell that differs between
     two same-shape 2-D matrices, or None when none does: one typed cell then repaints one cell
     of the table, not the whole matrix.  NaN equals NaN here (it is not a change)."""
@@ -110,10 +112,10 @@ class MatrixModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(r0, c0), self.index(r1, c1), roles)
 
     # ---- Qt model API ------------------------------------------------------------------------
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+    def rowCount(self, parent: _Index = _NO_PARENT) -> int:
         return 0 if parent.isValid() or self._view is None else int(self._view.shape[0])
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+    def columnCount(self, parent: _Index = _NO_PARENT) -> int:
         return 0 if parent.isValid() or self._view is None else int(self._view.shape[1])
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -173,9 +175,12 @@ class MatrixModel(QAbstractTableModel):
             if number != number or number in (float("inf"), float("-inf")):
                 raise ValueError
         except ValueError:
-            self.rejected.emit(self.tr("{0}: \"{1}\" is not a finite number; the old value is kept.").format(where, value))
+            self.rejected.emit(
+                self.tr("{0}: \"{1}\" is not a finite number; the old value is kept.").format(where, value))
             return None
         if self._ref.integer and (number < 0 or not number.is_integer()):
-            self.rejected.emit(self.tr("{0}: a valid length must be a whole number >= 0, got {1}; the old value is kept.").format(where, value))
+            self.rejected.emit(
+                self.tr("{0}: a valid length must be a whole number >= 0, got {1}; the old value is kept.").format(
+                    where, value))
             return None
         return number

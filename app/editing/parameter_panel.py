@@ -12,21 +12,30 @@ from typing import Callable, Optional
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QLabel,
-    QPushButton, QSpinBox, QVBoxLayout, QWidget,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
 )
 
-from attention import Scenario, numbers
-from attention.generators import MAX_ELEMENTS
-from attention.scenario_io import INT_MAX
-
-from app.startup.devices import available_devices
-from app.pipeline.document import Document, only_input_numbers_changed
-from app.viewmodel import edits
-from app.viewmodel.matrix_ref import MatrixRef
 from app.editing.matrix_editor import MatrixEditor
 from app.editing.problems import ProblemLabel, group_by_control
 from app.editing.wide_spin import ExactDoubleSpinBox, WideSpinBox
+from app.pipeline.document import Document, only_input_numbers_changed
+from app.startup.devices import available_devices
+from app.viewmodel import edits
+from app.viewmodel.matrix_ref import MatrixRef
+from attention import Scenario, numbers
+from attention.generators import MAX_ELEMENTS
+from attention.scenario_io import INT_MAX
 
 SCORINGS = ("scaled_dot", "dot", "additive", "prob_sparse")
 PROJECTIONS = ("query", "key", "value", "out")
@@ -176,7 +185,8 @@ class ParameterPanel(QWidget):
         self.additive_buttons: dict[str, QPushButton] = {}
         for name in ("W_q", "W_k", "w_v"):
             b = QPushButton(self)
-            b.clicked.connect(lambda _=False, n=name: self.edit_matrix.emit(MatrixRef(f"additive.{n}", 0 if n != "w_v" else None)))
+            b.clicked.connect(
+                lambda _=False, n=name: self.edit_matrix.emit(MatrixRef(f"additive.{n}", 0 if n != "w_v" else None)))
             self.additive_buttons[name] = b
             buttons.addWidget(b)
         af.addRow(buttons)
@@ -252,7 +262,8 @@ class ParameterPanel(QWidget):
     def _build_compute(self) -> QGroupBox:
         box, form = self._group("compute")
         device = QComboBox(self)
-        device.currentIndexChanged.connect(lambda i: self.doc.set_option("device", device.itemData(i), self.tr("Change device")))
+        device.currentIndexChanged.connect(
+            lambda i: self.doc.set_option("device", device.itemData(i), self.tr("Change device")))
         self._row(form, "device", device)
         dtype = QComboBox(self)
         dtype.addItems(["float64", "float32"])
@@ -304,7 +315,8 @@ class ParameterPanel(QWidget):
         if self.doc.scenario.additive is not None:
             if self._refuse_if_too_big("additive", hidden=int(value)):
                 return
-            self.doc.replace(edits.with_hidden(self.doc.scenario, int(value)), self.tr("Change hidden size"), merge_key="hidden")
+            self.doc.replace(edits.with_hidden(self.doc.scenario, int(value)), self.tr("Change hidden size"),
+                             merge_key="hidden")
 
     def _set_scoring(self, index: int) -> None:
         if 0 <= index < len(SCORINGS):
@@ -329,7 +341,8 @@ class ParameterPanel(QWidget):
 
     def _set_projection(self, name: str, on: bool) -> None:
         text = self.tr("Use {0} weight") if on else self.tr("Remove {0} weight")
-        self.doc.replace(edits.with_projection(self.doc.scenario, name, on), text.format(self.labels[f"projections.{name}"].text()))
+        self.doc.replace(edits.with_projection(self.doc.scenario, name, on),
+                         text.format(self.labels[f"projections.{name}"].text()))
 
     def _set_bias(self, name: str, on: bool) -> None:
         self.doc.replace(edits.with_bias(self.doc.scenario, name, on),
@@ -450,31 +463,66 @@ class ParameterPanel(QWidget):
         super().changeEvent(event)
 
     def retranslate(self) -> None:
-        titles = {"sizes": self.tr("Sizes"), "heads": self.tr("Heads"), "scoring": self.tr("Scoring"), "mask": self.tr("Mask"),
+        titles = {"sizes": self.tr("Sizes"), "heads": self.tr("Heads"), "scoring": self.tr("Scoring"),
+                  "mask": self.tr("Mask"),
                   "projections": self.tr("Projections (nn.Linear weights)"), "compute": self.tr("Computation")}
         for key, box in self.groups.items():
             box.setTitle(titles[key])
         texts = {
-            "batch": (self.tr("Batch size B"), self.tr("How many independent examples are computed at once. The editors show one batch item at a time (chosen above them).")),
+            "batch": (self.tr("Batch size B"),
+                      self.tr("How many independent examples are computed at once. "
+                              "The editors show one batch item at a time (chosen above them).")),
             "L": (self.tr("Queries L"), self.tr("Number of query positions: the rows of the queries matrix.")),
-            "S": (self.tr("Keys S"), self.tr("Number of key/value positions: the rows of the keys and values matrices.")),
-            "d_model": (self.tr("d_model (query width)"), self.tr("Width of each query vector. With d_keys and d_values on auto, each head gets d_model / H columns.")),
-            "key_width": (self.tr("Key width"), self.tr("Width of each key vector before the key projection (Time-Series-Library uses d_model).")),
-            "value_width": (self.tr("Value width"), self.tr("Width of each value vector before the value projection (Time-Series-Library uses d_model).")),
-            "n_heads": (self.tr("Heads H"), self.tr("Number of attention heads. Head h owns columns h*d_k to (h+1)*d_k-1 of the projected queries and keys.")),
-            "d_keys": (self.tr("d_keys per head"), self.tr("Query/key width of each head. auto = d_model / H, Time-Series-Library's default.")),
-            "d_values": (self.tr("d_values per head"), self.tr("Value width of each head. auto = d_model / H, Time-Series-Library's default.")),
-            "scoring": (self.tr("Scoring"), self.tr("How a query and a key give a score: scaled dot product q.k/sqrt(d_k), plain dot product q.k, additive w_v^T tanh(W_q q + W_k k) (d2l), or Informer's ProbSparse (only the top queries get full attention).")),
-            "scale": (self.tr("Scale"), self.tr("Number the scores are multiplied by. auto = 1/sqrt(d_k) for scaled dot product and ProbSparse, 1 for dot product and additive. Untick auto to type your own.")),
+            "S": (self.tr("Keys S"),
+                  self.tr("Number of key/value positions: the rows of the keys and values matrices.")),
+            "d_model": (self.tr("d_model (query width)"),
+                        self.tr("Width of each query vector. "
+                                "With d_keys and d_values on auto, each head gets d_model / H columns.")),
+            "key_width": (self.tr("Key width"),
+                          self.tr("Width of each key vector before the key projection "
+                                  "(Time-Series-Library uses d_model).")),
+            "value_width": (self.tr("Value width"),
+                            self.tr("Width of each value vector before the value projection "
+                                    "(Time-Series-Library uses d_model).")),
+            "n_heads": (self.tr("Heads H"),
+                        self.tr("Number of attention heads. "
+                                "Head h owns columns h*d_k to (h+1)*d_k-1 of the projected queries and keys.")),
+            "d_keys": (self.tr("d_keys per head"),
+                       self.tr("Query/key width of each head. auto = d_model / H, Time-Series-Library's default.")),
+            "d_values": (self.tr("d_values per head"),
+                         self.tr("Value width of each head. auto = d_model / H, Time-Series-Library's default.")),
+            "scoring": (self.tr("Scoring"),
+                        self.tr("How a query and a key give a score: scaled dot product q.k/sqrt(d_k), "
+                                "plain dot product q.k, additive w_v^T tanh(W_q q + W_k k) (d2l), "
+                                "or Informer's ProbSparse (only the top queries get full attention).")),
+            "scale": (self.tr("Scale"),
+                      self.tr("Number the scores are multiplied by. "
+                              "auto = 1/sqrt(d_k) for scaled dot product and ProbSparse, "
+                              "1 for dot product and additive. "
+                              "Untick auto to type your own.")),
             "hidden": (self.tr("Hidden size"), self.tr("Additive attention: width of W_q q + W_k k before tanh.")),
-            "factor": (self.tr("Factor c"), self.tr("ProbSparse: samples c*ceil(ln S) keys per query and keeps the top c*ceil(ln L) queries.")),
-            "seed": (self.tr("Sampling seed"), self.tr("ProbSparse: seed of the random key sample; the same seed gives the same sample as torch.manual_seed before Informer's forward.")),
-            "mix": (self.tr("Mix heads (TSL)"), self.tr("ProbSparse: reproduce Time-Series-Library's view of (B,H,L,D) as (B,L,H*D) without a transpose, which mixes positions and heads.")),
+            "factor": (self.tr("Factor c"),
+                       self.tr("ProbSparse: samples c*ceil(ln S) keys per query "
+                               "and keeps the top c*ceil(ln L) queries.")),
+            "seed": (self.tr("Sampling seed"),
+                     self.tr("ProbSparse: seed of the random key sample; "
+                             "the same seed gives the same sample as torch.manual_seed before Informer's forward.")),
+            "mix": (self.tr("Mix heads (TSL)"),
+                    self.tr("ProbSparse: reproduce Time-Series-Library's view of (B,H,L,D) as (B,L,H*D) "
+                            "without a transpose, which mixes positions and heads.")),
             "causal": (self.tr("Causal"), self.tr("Hide later keys: query l may only attend to keys s <= l.")),
-            "valid_mode": (self.tr("Valid lengths"), self.tr("d2l valid lengths: key s is hidden when s >= the length. None, one length per batch item, or one per batch item and query row. Edit them in the small table.")),
-            "fill_value": (self.tr("Fill value"), self.tr("What masked scores become before softmax: -1e6 (d2l; a fully masked row becomes uniform) or -inf (a fully masked row becomes NaN).")),
-            "device": (self.tr("Device"), self.tr("Where the engine computes: CPU, or CUDA when this machine has a usable GPU.")),
-            "dtype": (self.tr("Precision"), self.tr("float64 matches hand calculation; float32 is what models usually run in.")),
+            "valid_mode": (self.tr("Valid lengths"),
+                           self.tr("d2l valid lengths: key s is hidden when s >= the length. "
+                                   "None, one length per batch item, or one per batch item and query row. "
+                                   "Edit them in the small table.")),
+            "fill_value": (self.tr("Fill value"),
+                           self.tr("What masked scores become before softmax: "
+                                   "-1e6 (d2l; a fully masked row becomes uniform) "
+                                   "or -inf (a fully masked row becomes NaN).")),
+            "device": (self.tr("Device"),
+                       self.tr("Where the engine computes: CPU, or CUDA when this machine has a usable GPU.")),
+            "dtype": (self.tr("Precision"),
+                      self.tr("float64 matches hand calculation; float32 is what models usually run in.")),
         }
         for key, (text, tip) in texts.items():
             self.labels[key].setText(text)
@@ -485,17 +533,22 @@ class ParameterPanel(QWidget):
         self.scale_auto.setText(self.tr("auto"))
         self.scale_auto.setToolTip(texts["scale"][1])
         self.scale_spin.setToolTip(texts["scale"][1])
-        for i, text in enumerate((self.tr("Scaled dot product"), self.tr("Dot product"), self.tr("Additive (d2l)"), self.tr("ProbSparse (Informer)"))):
+        scorings = (self.tr("Scaled dot product"), self.tr("Dot product"), self.tr("Additive (d2l)"),
+                    self.tr("ProbSparse (Informer)"))
+        for i, text in enumerate(scorings):
             self.controls["scoring"].setItemText(i, text)
         for i, text in enumerate((self.tr("none"), self.tr("one per batch item"), self.tr("one per query row"))):
             self.controls["valid_mode"].setItemText(i, text)
-        names = {"query": self.tr("Query W_Q"), "key": self.tr("Key W_K"), "value": self.tr("Value W_V"), "out": self.tr("Output W_O")}
+        names = {"query": self.tr("Query W_Q"), "key": self.tr("Key W_K"), "value": self.tr("Value W_V"),
+                 "out": self.tr("Output W_O")}
         self.projection_heads[0].setText(self.tr("use weight"))
         self.projection_heads[1].setText(self.tr("use bias"))
         for name in PROJECTIONS:
             self.labels[f"projections.{name}"].setText(names[name])
             self.weight_checks[name].setAccessibleName(self.tr("use weight"))
-            self.weight_checks[name].setToolTip(self.tr("Off: no projection (identity), as in d2l's scoring functions. On: an nn.Linear weight (out x in) you can edit; it starts as an identity-like matrix."))
+            self.weight_checks[name].setToolTip(self.tr(
+                "Off: no projection (identity), as in d2l's scoring functions. "
+                "On: an nn.Linear weight (out x in) you can edit; it starts as an identity-like matrix."))
             self.bias_checks[name].setAccessibleName(self.tr("use bias"))
             self.bias_checks[name].setToolTip(self.tr("Add a bias vector to this projection (it starts at zero)."))
             self.edit_buttons[name].setText(self.tr("Edit"))

@@ -19,16 +19,27 @@ from typing import Optional
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QBrush, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView, QApplication, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHeaderView,
-    QLabel, QSpinBox, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHeaderView,
+    QLabel,
+    QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
+from app.startup import i18n
 from attention import words
 from attention.models.checkpoint import HF_WEIGHTS, CheckpointError, TensorSource
 from attention.models.importing import DEFAULT_TOKENS, import_layer, list_header, nothing_found, open_layers
 from attention.models.recognise import Found
-
-from app.startup import i18n
 
 #: Pixels for the Notes column (a reason wraps onto more lines rather than hiding the shapes).
 NOTES_WIDTH = 320

@@ -31,7 +31,8 @@ MAX_TEXT_SIDE = 32
 
 def prints_numbers(rows: int, cols: int) -> bool:
     """Whether a matrix gets numbers in its cells (never per-cell items: one paint() for all)."""
-    return (rows <= MAX_TEXT and cols <= MAX_TEXT) or (rows * cols <= MAX_TEXT_CELLS and max(rows, cols) <= MAX_TEXT_SIDE)
+    return ((rows <= MAX_TEXT and cols <= MAX_TEXT)
+            or (rows * cols <= MAX_TEXT_CELLS and max(rows, cols) <= MAX_TEXT_SIDE))
 MIN_FONT_PX = 9
 MAX_FONT_PX = 20
 READABLE_PX = 13
@@ -403,7 +404,8 @@ class CellOverlay(QGraphicsItem):
         if key == self._layout_key:
             return self._layout
         self._layout_key = key
-        fit = self.fit.choose(cell_w, cell_h) if self.fit is not None else TextFit([self._text_fn]).choose(cell_w, cell_h)
+        fit = (self.fit.choose(cell_w, cell_h) if self.fit is not None
+               else TextFit([self._text_fn]).choose(cell_w, cell_h))
         if fit is None:
             self._layout = None
         else:

@@ -49,7 +49,8 @@ def palette(kind: str) -> Palette:
         cmap = pg.ColorMap([0.0, 1.0], [BOOL_COLOURS[0], BOOL_COLOURS[1]])
         name = "grey"
     else:
-        name = {"weights": SEQUENTIAL_WEIGHTS, "count": SEQUENTIAL_COUNTS, "index": SEQUENTIAL_COUNTS}.get(kind, DIVERGING)
+        name = {"weights": SEQUENTIAL_WEIGHTS, "count": SEQUENTIAL_COUNTS,
+                "index": SEQUENTIAL_COUNTS}.get(kind, DIVERGING)
         cmap = pg.colormap.get(name)
     lut = np.ascontiguousarray(cmap.getLookupTable(nPts=256, alpha=False), dtype=np.uint8)
     lum = _luminance(lut.astype(np.float64))

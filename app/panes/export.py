@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 from pyqtgraph.exporters import ImageExporter, SVGExporter
 
-from app.viewmodel.export_csv import step_csv_text, step_to_csv
 from app.panes.steps_view import StepsView
+from app.viewmodel.export_csv import step_csv_text, step_to_csv
 
 __all__ = ["export_pane_image", "step_csv_text", "step_to_csv", "IMAGE_SUFFIXES"]
 

@@ -120,7 +120,8 @@ def prepare_pane(trace: Trace, step_id: str, batch: int, frame: tuple, mask: Opt
     mapped = None
     if qimages and images.size > BIG_PANE:
         lut = colormaps.palette(kind).lut
-        made = tuple(fast_format(functions_qimage.try_make_qimage(images[m], levels=lv, lut=lut)) for m in range(len(images)))
+        made = tuple(fast_format(functions_qimage.try_make_qimage(images[m], levels=lv, lut=lut))
+                     for m in range(len(images)))
         mapped = made if all(q is not None for q in made) else None
     return PanePicture(key, raw, step_mask, data, images, nan, lv, mapped)
 
@@ -138,7 +139,8 @@ def picture_of(data: PaneData, levels: Optional[tuple[float, float]] = None, key
     several panes), else at the kind's own levels."""
     kind = data.layout.kind
     images, nan = colormaps.image_stack(data.block, kind)
-    lv = levels if levels is not None else colormaps.levels(kind, images, data.masked if data.mask_style == "veil" else None)
+    lv = (levels if levels is not None
+          else colormaps.levels(kind, images, data.masked if data.mask_style == "veil" else None))
     return PanePicture(key, data.block, data.masked, data, images, nan, lv, None)
 
 

@@ -25,9 +25,9 @@ from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.panes import colormaps
-from app.viewmodel import cell_format, pane_text
 from app.panes.cell_overlay import NO_RUNS, LazyRuns, TextFit, prints_numbers
 from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, AxisLabels, Heatmap, styled_axis
+from app.viewmodel import cell_format, pane_text
 from app.viewmodel.pane_data import PaneData, same_numbers
 
 if TYPE_CHECKING:
@@ -411,7 +411,8 @@ class StepPane(QFrame):
         d, lang = self._data, self._lang
         title = html.escape(d.step.title[lang])
         if self._stale:
-            title = f"<span style='color: {STALE_COLOUR}'>{title} ({html.escape(pane_text.ui('stale_tag', lang))})</span>"
+            title = (f"<span style='color: {STALE_COLOUR}'>{title} "
+                     f"({html.escape(pane_text.ui('stale_tag', lang))})</span>")
         self.title.setText(f"{title}&nbsp;&nbsp; <span style='{SHAPE_CSS}'>{html.escape(d.shape_text(lang))}</span>")
 
     def title_text(self) -> str:
@@ -428,7 +429,8 @@ class StepPane(QFrame):
         heads = self.visible_heads()
         if d.masked is not None and d.mask_style == "veil" and d.masked.any():
             fill = cell_format.compact(d.fill_value) if d.fill_value is not None else "?"
-            notes.append(pane_text.ui("legend_masked" if d.step.id == "masked_scores" else "legend_masked_weight", lang, fill=fill))
+            notes.append(pane_text.ui("legend_masked" if d.step.id == "masked_scores" else "legend_masked_weight",
+                                      lang, fill=fill))
         if any(self.heatmaps[m].overlay.has_not_computed() for m in heads):
             notes.append(pane_text.ui("legend_not_computed", lang))
         rows, cols = d.layout.rows.size, d.layout.cols.size

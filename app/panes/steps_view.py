@@ -450,7 +450,8 @@ class StepsView(QWidget):
             self.hint.show()
             return
         reason = self._stale_reason.strip()
-        text = pane_text.ui("stale", self._lang, reason=reason) if reason else pane_text.ui("stale_noreason", self._lang)
+        text = (pane_text.ui("stale", self._lang, reason=reason) if reason
+                else pane_text.ui("stale_noreason", self._lang))
         self.banner.setText(text)
         self.banner.setToolTip(text)
         self.hint.hide()

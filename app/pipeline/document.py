@@ -15,11 +15,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from attention import Scenario
-
 from app.pipeline import undo
 from app.viewmodel.matrix_ref import MatrixRef
-
+from attention import Scenario
 
 #: Steps kept for undo.  A cell edit costs two numbers; a paste or fill, its block twice.
 UNDO_LIMIT = 500

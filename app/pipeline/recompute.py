@@ -27,12 +27,11 @@ from typing import Callable, Optional
 from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QMetaObject, QObject, Qt, QThread, QTimer, Signal, Slot
 
 import attention
+from app.panes import prepared
+from app.pipeline.document import Document
+from app.startup import devices
 from attention import Scenario, ScenarioError, Trace
 from attention.problem import Problem
-
-from app.startup import devices
-from app.pipeline.document import Document
-from app.panes import prepared
 
 BACKGROUND_WORK = 200_000  # B*H*L*S (plus input sizes) above which the engine runs off the GUI thread
 FRAME_MS = 16

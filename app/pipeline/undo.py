@@ -18,9 +18,8 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
-from attention.scenario import same
-
 from app.viewmodel.matrix_ref import MatrixRef
+from attention.scenario import same
 
 if TYPE_CHECKING:
     from app.pipeline.document import Document

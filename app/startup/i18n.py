@@ -45,7 +45,8 @@ def set_language(lang: str, app: Optional[QCoreApplication] = None) -> str:
         app.removeTranslator(t)
     _installed.clear()
     if lang == "zh":
-        for name, folder in (("app_zh_CN", TRANSLATIONS), ("qtbase_zh_CN", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath))):
+        for name, folder in (("app_zh_CN", TRANSLATIONS),
+                             ("qtbase_zh_CN", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath))):
             t = QTranslator(app)
             if t.load(name, str(folder)):
                 app.installTranslator(t)

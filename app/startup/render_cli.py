@@ -101,9 +101,8 @@ def _render(args) -> int:
     from app.startup.application import get_app
 
     app = get_app()  # noqa: F841 (kept alive while drawing)
-    from attention import run
-
     from app.teaching import handout
+    from attention import run
 
     trace = run(sc, device=args.device, dtype=args.dtype)
     page = handout.write_handout(sc, trace, out, lang=args.lang, batch=args.batch)

@@ -12,8 +12,8 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
 from app.panes import colormaps, prepared
-from app.viewmodel.compare_data import DiffPaneData, diff_pane, shared_limit
 from app.panes.steps_view import Shown, StepsView
+from app.viewmodel.compare_data import DiffPaneData, diff_pane, shared_limit
 from attention.trace import Trace
 
 
@@ -106,7 +106,8 @@ class Compare(QObject):
         self.lens.forget()
         self._sync_actions()
         self.view.refresh_lenses()
-        self.message.emit(self.tr("Pinned the current result as the reference. Change anything, then show the difference."))
+        self.message.emit(self.tr("Pinned the current result as the reference. "
+                                  "Change anything, then show the difference."))
         self.changed.emit()
         return True
 

@@ -15,12 +15,23 @@ from typing import Optional
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QDockWidget, QMainWindow, QDoubleSpinBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
-                               QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QDoubleSpinBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
+from app.panes.steps_view import StepsView
 from app.startup import i18n
 from app.viewmodel.pane_data import cell_index, cell_position
-from app.panes.steps_view import StepsView
 
 CELL_COLOUR = QColor(20, 90, 200)  # the cell explained
 SOURCE_COLOUR = QColor(200, 30, 130)  # the cells it came from
@@ -219,7 +230,8 @@ class ExplainPanel(QDockWidget):
         if hidden or (quiz_step is not None and any(s.ref == quiz_step for s in sources)):
             # the terms would print the hidden numbers: the formula only
             note = (self.tr("The quiz hides this cell: work it out and type your answer, or ask to be shown how.")
-                    if hidden else self.tr("The terms are hidden while the quiz hides one of the steps they come from."))
+                    if hidden
+                    else self.tr("The terms are hidden while the quiz hides one of the steps they come from."))
             self.text.setPlainText(f"{expl.formula[lang]}\n\n{note}")
         else:
             self.text.setPlainText(expl.text(lang))

@@ -22,16 +22,15 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-from app.startup import i18n
-from app.viewmodel import lessons
 from app.panes.export import PNG_SCALE, export_pane_image
 from app.panes.steps_view import StepsView
+from app.startup import i18n
+from app.viewmodel import lessons
 from attention import numbers
 
 if TYPE_CHECKING:
-    from attention import Scenario, Trace
-
     from app.features import FeatureHost
+    from attention import Scenario, Trace
 
 HTML_NAME = "handout.html"
 #: width of the hidden Steps list the pictures are drawn in (wide: a pane is never squeezed)
@@ -173,7 +172,8 @@ def _wrap_heads(grid: dict, path: Path) -> None:
 
 def _title_of(scenario: "Scenario", lang: str) -> str:
     other = "zh" if lang == "en" else "en"
-    return scenario.title.get(lang) or scenario.title.get(other) or QCoreApplication.translate("Handout", "Untitled scenario")
+    return (scenario.title.get(lang) or scenario.title.get(other)
+            or QCoreApplication.translate("Handout", "Untitled scenario"))
 
 
 def _paragraphs(text: str) -> str:
@@ -191,24 +191,28 @@ def _setup_line(scenario: "Scenario", trace: "Trace", batch: int) -> str:
     if o.get("valid_lens") is not None:
         mask.append(QCoreApplication.translate("Handout", "valid lengths {0}").format(o["valid_lens"]))
     parts = [
-        f"B = {o.get('batch')}, L = {o.get('L')}, S = {o.get('S')}, d_model = {o.get('d_model')}, H = {o.get('n_heads')}",
+        f"B = {o.get('batch')}, L = {o.get('L')}, S = {o.get('S')}, d_model = {o.get('d_model')}, "
+        f"H = {o.get('n_heads')}",
         QCoreApplication.translate("Handout", "scoring: {0}").format(o.get("scoring")),
         QCoreApplication.translate("Handout", "scale: {0}").format(numbers.rounded(o.get("scale", 1.0))),
-        QCoreApplication.translate("Handout", "mask: {0}").format(" + ".join(mask) if mask else QCoreApplication.translate("Handout", "none")),
+        QCoreApplication.translate("Handout", "mask: {0}").format(
+            " + ".join(mask) if mask else QCoreApplication.translate("Handout", "none")),
         QCoreApplication.translate("Handout", "numbers: {0}").format(o.get("dtype")),
     ]
     if int(o.get("batch", 1)) > 1:
-        parts.append(QCoreApplication.translate("Handout", "pictures show batch item {0} of {1}").format(batch, int(o["batch"])))
+        parts.append(QCoreApplication.translate("Handout", "pictures show batch item {0} of {1}").format(
+            batch, int(o["batch"])))
     return " · ".join(html.escape(p) for p in parts)
 
 
-CSS = """
+CSS = ("""
 body { font-family: 'Noto Sans', 'Noto Sans CJK SC', 'DejaVu Sans', sans-serif; color: #111;
        max-width: 1100px; margin: 24px auto; padding: 0 16px; line-height: 1.45; }
 h1 { font-size: 26px; margin: 0 0 8px; }
 .setup { color: #444; font-size: 14px; margin: 0 0 10px; }
 .notes { background: #fbfbf3; border: 1px solid #ddd; padding: 6px 12px; font-size: 15px; }
-section.step { border-top: 1px solid #ccc; margin-top: 22px; padding-top: 10px; page-break-inside: avoid; break-inside: avoid; }
+section.step { border-top: 1px solid #ccc; margin-top: 22px; padding-top: 10px;"""
+       """ page-break-inside: avoid; break-inside: avoid; }
 h2 { font-size: 20px; margin: 0 0 4px; }
 h2 .num { color: #666; font-weight: normal; }
 .formula { font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace; font-size: 15px;
@@ -218,7 +222,7 @@ h2 .num { color: #666; font-weight: normal; }
 .explanation { font-size: 15px; }
 footer { color: #777; font-size: 12px; margin-top: 28px; border-top: 1px solid #ccc; padding-top: 6px; }
 @media print { body { margin: 0; max-width: none; } }
-"""
+""")
 
 
 def _display_size(png: bytes) -> str:
@@ -312,7 +316,8 @@ class HandoutActions(QObject):
     def retranslate(self) -> None:
         for a, text, tip in (
             (self.handout_action, QCoreApplication.translate("Handout", "Export handout..."),
-             QCoreApplication.translate("Handout", "Write a picture of every step and one HTML page to print or share")),
+             QCoreApplication.translate("Handout",
+                                        "Write a picture of every step and one HTML page to print or share")),
             (self.script_action, QCoreApplication.translate("Handout", "Export as Python script..."),
              QCoreApplication.translate("Handout", "Write a plain torch script that recomputes every step")),
         ):
@@ -349,7 +354,8 @@ class HandoutActions(QObject):
     def export_script(self) -> bool:
         host = self.host
         scenario = host.document.scenario
-        path = host.ask_save_path(QCoreApplication.translate("Handout", "Export as Python script"), "attention_steps.py",
+        path = host.ask_save_path(QCoreApplication.translate("Handout", "Export as Python script"),
+                                  "attention_steps.py",
                                   QCoreApplication.translate("Handout", "Python scripts (*.py)"))
         if not path:
             return False

@@ -19,10 +19,9 @@ from typing import Optional
 
 import numpy as np
 
+from app.viewmodel.matrix_ref import set_array
 from attention import Additive, Projection, Scenario
 from attention.generators import generate
-
-from app.viewmodel.matrix_ref import set_array
 
 FILLS = ("zeros", "ones", "identity", "arange", "normal", "uniform", "linear")
 VALID_MODES = ("none", "batch", "row")  # no lengths / one per batch item (B,) / one per query row (B, L)

@@ -256,13 +256,15 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
     elif step_id == "extra.mask":
         masked, style = block[0], "hatch"
     prob_sparse = trace.options.get("scoring") == "prob_sparse"
-    nan_label = cell_format.NOT_COMPUTED if prob_sparse and step_id in ("scores", "masked_scores") else cell_format.NAN_TEXT
+    nan_label = (cell_format.NOT_COMPUTED if prob_sparse and step_id in ("scores", "masked_scores")
+                 else cell_format.NAN_TEXT)
     rec = step_registry.BY_ID.get(step_id)
     points_into = rec.points_into if rec is not None else None
     value_axis = ax(points_into, _index_range(trace, points_into)) if points_into else None
     layout = Layout(step_id, kind, rows, cols, block.shape[0], per_head)
     fill = trace.options.get("fill_value")
-    return PaneData(layout, step, batch, block, masked, style, nan_label, value_axis, None if fill is None else float(fill))
+    return PaneData(layout, step, batch, block, masked, style, nan_label, value_axis,
+                    None if fill is None else float(fill))
 
 
 def _index_range(trace: Trace, dim: str) -> int:

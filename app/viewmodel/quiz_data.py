@@ -112,7 +112,8 @@ def check_answer(answer: str, value: float, tolerance: float, is_bool: bool = Fa
         return Verdict(None, _both("no_value"))
     got = parse_number(s) if math.isfinite(value) else _infinity(s)
     if got is not None and not math.isfinite(value):  # a -inf fill: only -inf is right
-        return Verdict(got == value, _both("right" if got == value else "wrong", answer=s, tol=cell_format.exact(tolerance)))
+        return Verdict(got == value,
+                       _both("right" if got == value else "wrong", answer=s, tol=cell_format.exact(tolerance)))
     if got is None:
         return Verdict(None, _both("not_number", text=s))
     err = abs(got - value)

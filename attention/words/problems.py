@@ -145,9 +145,11 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
      "ProbSparse 至少需要 2 个查询和 2 个键（ln 1 = 0，采不到样本），实际 L = {L}，S = {S}"),
     ("sample_index_shape", "expected shape {expected} (one row of sampled keys per query; n_sample = factor * "
                            "ceil(ln S)), got {got}; remove it to draw the sample from seed",
-     "形状应为 {expected}（每个查询一行采样到的键；n_sample = factor * ceil(ln S)），实际为 {got}；删除它即可改用种子抽样"),
+     "形状应为 {expected}（每个查询一行采样到的键；n_sample = factor * ceil(ln S)），"
+     "实际为 {got}；删除它即可改用种子抽样"),
     ("sample_index_whole", "expected whole numbers (key positions)", "应为整数（键的位置）"),
-    ("sample_index_whole_cell", "expected a whole number (a key position), got {got}", "应为整数（键的位置），实际为 {got}"),
+    ("sample_index_whole_cell", "expected a whole number (a key position), got {got}",
+     "应为整数（键的位置），实际为 {got}"),
     ("sample_index_huge", "expected key positions between 0 and S - 1", "键的位置应在 0 到 S - 1 之间"),
     ("sample_index_range", "expected a key position between 0 and S - 1 = {last}, got {got}",
      "键的位置应在 0 到 S - 1 = {last} 之间，实际为 {got}"),

@@ -48,7 +48,7 @@ def pending() -> dict[tuple[str, str], str]:
                     d = json.loads(line)
                     out[(d["context"], d["source"])] = d["zh"]
                 except (ValueError, KeyError) as e:
-                    raise SystemExit(f"{f.name} line {n}: not a {{context, source, zh}} object ({e})")
+                    raise SystemExit(f"{f.name} line {n}: not a {{context, source, zh}} object ({e})") from e
     return out
 
 

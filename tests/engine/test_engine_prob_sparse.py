@@ -128,7 +128,8 @@ def test_matches_informer(case):
     np.testing.assert_allclose(tr.array("output"), linear(want.reshape(B, L, -1), Wo), rtol=1e-10, atol=1e-12)
     # The weights shown are the ones the context really uses.
     v = tr.array("head_split.value")
-    np.testing.assert_allclose(np.einsum("bhls,bshd->blhd", tr.array("attention_weights"), v), want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.einsum("bhls,bshd->blhd", tr.array("attention_weights"), v), want,
+                               rtol=1e-10, atol=1e-12)
     lazy_w = tr.array("attention_weights")[~selected]  # (n_lazy, S)
     if causal:
         l_of = np.broadcast_to(np.arange(L), (B, H, L))[~selected]

@@ -237,7 +237,8 @@ def test_overflow_to_infinity_adds_a_warning_naming_the_first_step():
     assert np.isinf(scores).all()  # the premise, from the engine's own step
     (warning,) = trace.warnings
     assert warning.code == "overflow" and warning.path == "scores"
-    assert warning.text("en") == ("scores: 4 of 4 numbers overflowed to infinity or NaN in float32 (first at [0][0][0][0]); "
+    assert warning.text("en") == ("scores: 4 of 4 numbers overflowed to infinity or NaN in float32 "
+                                  "(first at [0][0][0][0]); "
                                   "the steps after it show inf or NaN: use float64 or smaller numbers")
     assert "float32" in warning.text("zh") and warning.text("zh").startswith("scores：")
     assert run(dataclasses.replace(sc, dtype="float64")).warnings == ()

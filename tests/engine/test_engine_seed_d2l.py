@@ -192,7 +192,8 @@ def test_d2l_additive_example():
     np.testing.assert_allclose(want, [[[2, 3, 4, 5]], [[10, 11, 12, 13]]], rtol=0)
     np.testing.assert_allclose(tr.array("output"), want, rtol=1e-14)
     with torch.no_grad():
-        np.testing.assert_allclose(tr.array("output"), module(queries, keys, values, torch.tensor([2, 6])).numpy(), rtol=1e-14)
+        np.testing.assert_allclose(tr.array("output"), module(queries, keys, values, torch.tensor([2, 6])).numpy(),
+                                   rtol=1e-14)
     assert tr.options["scale"] == 1.0 and tr.options["d_values"] == 4
 
 

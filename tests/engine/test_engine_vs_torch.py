@@ -156,6 +156,7 @@ def test_causal_and_padding_and_explicit_scale_match_sdpa(shape):
     rng = np.random.default_rng(7 + L + S)
     lens = rng.integers(1, S + 1, size=B).astype(float)
     sc = _heads_scenario(rng, B, L, S, H, E, D, valid_lens=lens, causal=True, scale=0.37)
-    attend = (torch.arange(S)[None, None, :] < torch.as_tensor(lens)[:, None, None]) & torch.ones(L, S, dtype=torch.bool).tril()
+    attend = ((torch.arange(S)[None, None, :] < torch.as_tensor(lens)[:, None, None])
+              & torch.ones(L, S, dtype=torch.bool).tril())
     want = _sdpa(sc, H, attn_mask=attend[:, None], scale=0.37)
     np.testing.assert_allclose(run(sc).array("weighted_sum"), want, **TOL)

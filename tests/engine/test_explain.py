@@ -19,7 +19,7 @@ import torch
 from engine_helpers import rand_projection, scenario
 from hypothesis import given, settings
 
-from attention import Additive, PIPELINE, Projection, Scenario, run, scenario_io
+from attention import PIPELINE, Additive, Projection, Scenario, run, scenario_io
 from attention.explain import ExplainError, Explanation, explain, explainable
 from attention.trace import Trace
 from resources import list_presets
@@ -50,7 +50,8 @@ def _variants() -> dict[str, Scenario]:
     sparse = scenario_io.load(next(p for p in PRESETS if p.name.startswith("07_")))
     out["sparse_causal"] = dataclasses.replace(sparse, causal=True, fill_value=-np.inf)
     out["sparse_mix"] = dataclasses.replace(sparse, mix=True)
-    out["sparse_small_mix_causal"] = scenario(rng, 2, 6, 6, 4, 2, scoring="prob_sparse", factor=1, causal=True, mix=True, seed=3)
+    out["sparse_small_mix_causal"] = scenario(rng, 2, 6, 6, 4, 2, scoring="prob_sparse", factor=1, causal=True,
+                                              mix=True, seed=3)
     return out
 
 
@@ -83,8 +84,9 @@ def _recombine(tr: Trace, ex: Explanation) -> float:
     """The step's rule applied here to the term values (not the module's `result`)."""
     vals = [t.value for t in ex.terms]
     sid = ex.step_id
-    lazy = tr.options["scoring"] == "prob_sparse" and not tr.array("extra.selected")[ex.index[0], ex.index[1], ex.index[2]] \
-        if sid in ("scores", "masked_scores", "attention_weights") else False
+    lazy = (tr.options["scoring"] == "prob_sparse"
+            and not tr.array("extra.selected")[ex.index[0], ex.index[1], ex.index[2]]
+            if sid in ("scores", "masked_scores", "attention_weights") else False)
     if sid in ("scores", "masked_scores") and lazy:
         assert vals == []
         return math.nan
@@ -110,16 +112,20 @@ def _check_extra_sources(tr: Trace, sid: str, idx: tuple[int, ...], ex: Explanat
     """The ProbSparse and mask extras: each term's source cell really says what the term claims."""
     if sid == "extra.fully_masked":
         b, l = idx
-        assert [(s.ref, s.index) for t in ex.terms for s in t.sources] == [("extra.mask", (b, l, s)) for s in range(tr.options["S"])]
-        assert [t.value for t in ex.terms] == [float(_lookup(tr, "extra.mask", (b, l, s))) for s in range(tr.options["S"])]
+        assert ([(s.ref, s.index) for t in ex.terms for s in t.sources]
+                == [("extra.mask", (b, l, s)) for s in range(tr.options["S"])])
+        assert ([t.value for t in ex.terms]
+                == [float(_lookup(tr, "extra.mask", (b, l, s))) for s in range(tr.options["S"])])
     elif sid == "extra.sample_count":
         for t in ex.terms:
             (src,) = t.sources
-            assert src.ref == "extra.sample_index" and src.index[0] == idx[0] and _lookup(tr, src.ref, src.index) == idx[1]
+            assert (src.ref == "extra.sample_index" and src.index[0] == idx[0]
+                    and _lookup(tr, src.ref, src.index) == idx[1])
     elif sid == "extra.selected":
         for t in ex.terms:
             (src,) = t.sources
-            assert src.ref == "extra.top_index" and src.index[:2] == idx[:2] and _lookup(tr, src.ref, src.index) == idx[2]
+            assert (src.ref == "extra.top_index" and src.index[:2] == idx[:2]
+                    and _lookup(tr, src.ref, src.index) == idx[2])
     elif sid == "extra.top_index":
         (t,) = ex.terms
         assert [(s.ref, s.index) for s in t.sources] == [("extra.sparsity", (idx[0], idx[1], int(ex.value)))]
@@ -219,7 +225,8 @@ def test_no_bias_and_identity_projections_say_so(traces):
     assert ex.value == float(tr.parameters["keys"][0, 1, 2])
     assert [s.ref for s in ex.sources] == ["keys"] and "identity" in ex.formula["en"]
     ex = explain(tr, "output", (0, 2, 1))  # out projection without a bias, 3 outputs
-    assert ex.result == pytest.approx(float(tr.array("concat")[0, 2] @ tr.parameters["projection.out.weight"][1].numpy()))
+    assert ex.result == pytest.approx(
+        float(tr.array("concat")[0, 2] @ tr.parameters["projection.out.weight"][1].numpy()))
 
 
 def test_head_split_names_the_projected_column(traces):
@@ -391,7 +398,8 @@ def test_fully_masked_is_all_of_the_mask_row(traces, name):
 
 def test_fully_masked_says_what_the_fill_does(traces):
     ex = explain(traces["lens1_zero_d2l"], "extra.fully_masked", (0, 1))  # item 0: valid length 0, fill -1e6
-    assert ex.value == 1.0 and "uniform" in ex.summary["en"] and "1/S = 1/4" in ex.summary["en"] and "均匀" in ex.summary["zh"]
+    assert (ex.value == 1.0 and "uniform" in ex.summary["en"] and "1/S = 1/4" in ex.summary["en"]
+            and "均匀" in ex.summary["zh"])
     ex = explain(traces["lens2_zero_inf"], "extra.fully_masked", (0, 1))  # row 1 of item 0: length 0, fill -inf
     assert ex.value == 1.0 and "NaN" in ex.summary["en"]
     ex = explain(traces["lens2_zero_inf"], "extra.fully_masked", (0, 0))  # length 1: key 0 is still seen
@@ -413,9 +421,11 @@ def test_seed_toy_by_hand(traces):
 
 def test_errors_name_what_was_wrong(traces):
     tr = traces["01_tsl_toy.json"]
-    with pytest.raises(ExplainError, match=r"unknown or not explainable 'scorez'; expected one of projection.query, .*output"):
+    with pytest.raises(ExplainError,
+                       match=r"unknown or not explainable 'scorez'; expected one of projection.query, .*output"):
         explain(tr, "scorez", (0, 0, 0, 0))
-    with pytest.raises(ExplainError, match=r"scores has 4 dims \(B, H, L, S\) of sizes \[1, 2, 4, 4\]; expected 4 indices, got 3"):
+    with pytest.raises(ExplainError,
+                       match=r"scores has 4 dims \(B, H, L, S\) of sizes \[1, 2, 4, 4\]; expected 4 indices, got 3"):
         explain(tr, "scores", (0, 0, 0))
     with pytest.raises(ExplainError, match=r"dim 1 \(H\) has size 2; expected 0 \.\.\. 1, got 2"):
         explain(tr, "scores", (0, 2, 0, 0))

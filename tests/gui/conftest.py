@@ -7,12 +7,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from gui_helpers import expected_matrices  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 import attention  # noqa: E402
-from gui_helpers import expected_matrices  # noqa: E402
-
 
 #: fixtures that build the whole window, or a shown StepsView drawing every step of a trace
 #: (test_panes' `view`, test_export's `shown`): a second or more each, several on a shared machine

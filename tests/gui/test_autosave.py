@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from app.pipeline import autosave
 from attention import scenario_io
 from attention.scenario import same
-
-from app.pipeline import autosave
 
 ROOT = Path(__file__).resolve().parents[2]
 

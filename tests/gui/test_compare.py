@@ -10,10 +10,10 @@ import re
 
 import numpy as np
 import pytest
+from gui_helpers import expected_matrices
 
 import attention
 from app.viewmodel.edits import with_fields
-from gui_helpers import expected_matrices
 
 TOY_Q = np.array([[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]], float)
 
@@ -69,7 +69,8 @@ def test_a_changed_shape_is_said_in_words(window, compare):
     compare.diff_action.setChecked(True)
     change(window, n_heads=4)  # toy d_model 4: heads of width 1
     split = view.pane("head_split.query")
-    assert split.notice_text() is not None and "(1, 4, 2, 2)" in split.notice_text() and "(1, 4, 4, 1)" in split.notice_text()
+    assert (split.notice_text() is not None and "(1, 4, 2, 2)" in split.notice_text()
+            and "(1, 4, 4, 1)" in split.notice_text())
     assert split.canvas.isHidden()
     # the projections keep their shape: a difference (zero, the heads do not change them)
     proj = view.pane("projection.query")

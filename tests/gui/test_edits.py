@@ -9,11 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import resources
-from attention import Scenario, problems, scenario_io
-
+from app.editing.problems import control_key
 from app.viewmodel import edits
 from app.viewmodel.matrix_ref import set_array
-from app.editing.problems import control_key
+from attention import Scenario, problems, scenario_io
 
 
 @pytest.fixture(scope="module")

@@ -9,14 +9,14 @@ import math
 
 import numpy as np
 import pytest
+from gui_helpers import expected_matrices
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from app.viewmodel.matrix_ref import MatrixRef
-from gui_helpers import expected_matrices
 from app.teaching.explain_panel import CELL_LAYER, SOURCE_LAYER
+from app.viewmodel.matrix_ref import MatrixRef
 
 TOY_Q = np.array([[1, 0, 2, 1], [0, 1, 1, 2], [1, 1, 0, 1], [2, 0, 1, 0]], float)
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gui_helpers import TOKENS, toy
 from PySide6.QtGui import QImage
 
 import attention
-from attention import Scenario
 from app.panes.export import export_pane_image, step_to_csv
 from app.panes.steps_view import StepsView
-from gui_helpers import TOKENS, toy
+from attention import Scenario
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,7 +132,7 @@ def test_csv_writes_nan_as_nan_and_booleans_as_words(tmp_path):
     step_to_csv(trace, "scores", 0, str(path))
     arr = trace.array("scores")[0]
     assert np.isnan(arr).any()
-    for h, (header, *rows) in enumerate(read_blocks(path).values()):
+    for h, (_header, *rows) in enumerate(read_blocks(path).values()):
         cells = [r[1:] for r in rows]
         assert all((c == "NaN") == bool(np.isnan(arr[h][i, j])) for i, r in enumerate(cells) for j, c in enumerate(r))
         got = np.array([[float(x) for x in r] for r in cells])

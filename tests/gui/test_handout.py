@@ -15,9 +15,9 @@ from PySide6.QtGui import QImage
 
 import attention
 import resources
+from app.startup import i18n
 from app.teaching import handout
 from app.viewmodel import lessons
-from app.startup import i18n
 from attention import scenario_io
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]  # each test renders a handout

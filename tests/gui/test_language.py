@@ -46,7 +46,8 @@ def _messages(ts: Path) -> list[tuple[str, str, ET.Element]]:
 def test_every_string_has_a_chinese_translation():
     msgs = _messages(TS)
     assert len(msgs) > 150
-    bad = [(c, s) for c, s, t in msgs if t is None or not (t.text or "").strip() or t.get("type") in ("unfinished", "vanished", "obsolete")]
+    bad = [(c, s) for c, s, t in msgs
+           if t is None or not (t.text or "").strip() or t.get("type") in ("unfinished", "vanished", "obsolete")]
     assert bad == []
     # placeholders survive translation
     for _, src, t in msgs:
@@ -68,7 +69,8 @@ def test_the_ts_file_matches_the_sources_and_compiles(tmp_path):
     assert sources - committed == set(), "run pyside6-lupdate and translate the new strings"
     assert committed - sources == set(), "the .ts holds strings the code no longer uses"
     qm = tmp_path / "app_zh_CN.qm"
-    res = subprocess.run([_tool("pyside6-lrelease"), str(TS), "-qm", str(qm)], capture_output=True, text=True, timeout=120)
+    res = subprocess.run([_tool("pyside6-lrelease"), str(TS), "-qm", str(qm)], capture_output=True, text=True,
+                         timeout=120)
     assert res.returncode == 0 and qm.stat().st_size > 0, res.stdout + res.stderr
     assert "0 unfinished" in res.stdout
     shipped = TS.with_suffix(".qm")

@@ -18,10 +18,9 @@ from PySide6.QtGui import QDropEvent
 
 import attention
 import resources
+from app.startup import i18n
 from attention import ScenarioError, generators, scenario_io, words
 from attention.problem import PREFIX, Phrase, Problem
-
-from app.startup import i18n
 
 TOY = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))
 I4 = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
@@ -122,8 +121,10 @@ BAD_TEXTS = [
     ("positions", _doc(values=[TOY["values"][0][:3]], key_tokens=None)),
     ("empty dimension", _doc(queries=[[[]]], query_tokens=None)),
     ("device", _doc(device="tpu", dtype="float16")),
-    ("sizes", _doc(queries={"generate": "zeros", "shape": [1, 40000, 4]}, keys={"generate": "zeros", "shape": [1, 40000, 4]},
-                   values={"generate": "zeros", "shape": [1, 40000, 4]}, projections=None, query_tokens=None, key_tokens=None)),
+    ("sizes", _doc(queries={"generate": "zeros", "shape": [1, 40000, 4]},
+                   keys={"generate": "zeros", "shape": [1, 40000, 4]},
+                   values={"generate": "zeros", "shape": [1, 40000, 4]},
+                   projections=None, query_tokens=None, key_tokens=None)),
     # generator objects
     ("gen kind", _doc(queries={"generate": "gauss", "shape": [1, 4, 4], "sd": 1})),
     ("gen kind type", _doc(queries={"generate": 3})),
@@ -295,7 +296,8 @@ def test_chinese_keeps_the_field_path_and_what_was_quoted(all_problems):
 
 @pytest.mark.parametrize("text, zh", [
     ('{oops: 1}', "file：JSON 格式错误，位于第 1 行第 2 列：Expecting property name enclosed in double quotes"),
-    (_doc(queries="oops"), 'queries：应为 3 维的嵌套数字列表（批次，查询个数 L，特征）或生成器对象，实际为字符串 "oops"'),
+    (_doc(queries="oops"),
+     'queries：应为 3 维的嵌套数字列表（批次，查询个数 L，特征）或生成器对象，实际为字符串 "oops"'),
     (_doc(n_heads=2.0), "n_heads：应为 ≥ 1 的整数，实际为 2.0"),
     (_doc(mask=[]), "mask：应为包含字段 causal, valid_lens, fill_value 的对象（或 null），实际为一个列表"),
 ])

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention import Scenario
-
-from app.pipeline.document import Document
-from app.editing.matrix_model import MatrixModel
-from app.viewmodel.matrix_ref import MatrixRef
 from app.editing.matrix_editor import MatrixEditor
+from app.editing.matrix_model import MatrixModel
+from app.pipeline.document import Document
+from app.viewmodel.matrix_ref import MatrixRef
+from attention import Scenario
 
 
 def _doc(L=4, d=3, S=2, tokens=None) -> Document:

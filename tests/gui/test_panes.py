@@ -13,12 +13,13 @@ import sys
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from gui_helpers import expected_matrices as cut
+from gui_helpers import random_scenario, toy
 
 import attention
 import resources
-from app.viewmodel import cell_format
 from app.panes.steps_view import StepsView
-from gui_helpers import expected_matrices as cut, random_scenario, toy
+from app.viewmodel import cell_format
 
 pytestmark = pytest.mark.gui
 
@@ -213,7 +214,8 @@ def test_hover_on_a_head_feature_names_its_head(view):
 def test_signed_scale_ends_are_round_numbers_at_or_above_the_largest_value():
     from app.panes.colormaps import nice_ceiling
 
-    assert [nice_ceiling(x) for x in (0.7071, 1.0, 2.83, 3.54, 27.0, 1e6, 0.0011)] == [0.8, 1.0, 3.0, 4.0, 30.0, 1e6, 0.0012]
+    assert ([nice_ceiling(x) for x in (0.7071, 1.0, 2.83, 3.54, 27.0, 1e6, 0.0011)]
+            == [0.8, 1.0, 3.0, 4.0, 30.0, 1e6, 0.0012])
 
 
 def test_an_edit_that_keeps_the_largest_value_keeps_the_colour_scale(view):
@@ -265,7 +267,8 @@ def test_second_trace_redraws_only_the_panes_whose_numbers_changed(view, monkeyp
     second = attention.run(sc2)
     calls = []
     original = pg.ImageItem.setImage
-    monkeypatch.setattr(pg.ImageItem, "setImage", lambda self, *a, **k: (calls.append(self), original(self, *a, **k))[1])
+    monkeypatch.setattr(pg.ImageItem, "setImage",
+                        lambda self, *a, **k: (calls.append(self), original(self, *a, **k))[1])
     view.show_trace(second, sc2)
     for sid in view.pane_ids():
         view.pane(sid)  # panes out of sight are drawn when asked for (or a moment later)
@@ -493,7 +496,7 @@ def test_quick_no_room_for_numbers_agrees_with_the_full_search(qtbot):
                 [tuple(rng.uniform(5, 80, 2)) for _ in range(12)]:
             calls = []
 
-            def full(m, record=False):
+            def full(m, record=False, calls=calls, data=data):
                 def fn(digits):
                     if record:
                         calls.append(digits)
@@ -503,7 +506,7 @@ def test_quick_no_room_for_numbers_agrees_with_the_full_search(qtbot):
             plain = TextFit([full(m) for m in range(n)]).choose(w, h)
             fns = [full(m, record=True) for m in range(n)]
             for m, f in enumerate(fns):
-                f.sample = lambda digits, m=m: data.sample_texts(m, digits)
+                f.sample = lambda digits, m=m, data=data: data.sample_texts(m, digits)
             quick = TextFit(fns).choose(w, h)
             assert quick == plain, (sid, w, h)
             if plain is None and w < 12:  # far too narrow: the sample proves it alone

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from gui_helpers import expected_matrices
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QToolBar
 
@@ -14,7 +15,6 @@ from app.startup import i18n
 from app.viewmodel import lessons
 from attention import words
 from attention.trace import PIPELINE
-from gui_helpers import expected_matrices
 
 
 def enter(qtbot, window):

@@ -12,12 +12,11 @@ import pytest
 
 import attention
 import resources
-from attention import Projection, ScenarioError, scenario_io
-from attention.problem import Problem, raw
-
+from app.editing.problems import ProblemLabel, control_key, group_by_control, render
 from app.startup import i18n
 from app.startup.devices import cuda_available
-from app.editing.problems import ProblemLabel, control_key, group_by_control, render
+from attention import Projection, ScenarioError, scenario_io
+from attention.problem import Problem, raw
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 import resources
-from app.viewmodel import cell_format
 from app.teaching.quiz import LAYER, RIGHT_COLOUR, WRONG_COLOUR
+from app.viewmodel import cell_format
 
 X = torch.tensor([[2, 0, 1, 1], [0, 2, 1, 1], [2, 2, 0, 2]], dtype=torch.float64)  # the preset's queries = keys
 

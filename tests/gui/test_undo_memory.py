@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention.scenario import same
-
 from app.pipeline.document import UNDO_BYTES
+from attention.scenario import same
 
 
 def test_the_cap_is_stated_and_sane():
@@ -31,7 +30,7 @@ def test_oldest_steps_go_newest_stay_exact(window):
         window.undo_action.trigger()
         assert same(doc.scenario, states[-1 - back]), back
     assert not window.undo_action.isEnabled()  # the dropped steps are gone, not half-there
-    for fwd in range(kept):
+    for _fwd in range(kept):
         window.redo_action.trigger()
     assert same(doc.scenario, states[-1])
     assert window.isWindowModified()  # the saved state was dropped: never "clean" again by undo

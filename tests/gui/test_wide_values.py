@@ -55,7 +55,8 @@ def _additive_name():
 
 @pytest.mark.parametrize("seed, factor", [(2**31 - 1, 5), (2**31 - 1, 2**31 - 1), (5, 2**31 - 2)])
 def test_big_seed_and_factor(window, tmp_path, errors, seed, factor, check_panes):
-    path = _file(tmp_path, "big.json", _sparse_name(), seed=seed, **{"prob_sparse.factor": factor, "prob_sparse.mix": True})
+    path = _file(tmp_path, "big.json", _sparse_name(), seed=seed,
+                 **{"prob_sparse.factor": factor, "prob_sparse.mix": True})
     window.params.controls["scoring"].setCurrentIndex(0)  # the panel shows something else first
     window.params.weight_checks["query"].setChecked(False)
     assert window.load_path(path)

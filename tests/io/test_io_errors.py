@@ -53,7 +53,8 @@ def test_not_an_object(text, expected):
 
 @pytest.mark.parametrize("mutate, expected", [
     (lambda d: d.pop("format"), 'format: missing; expected "attention-explorer/scenario"'),
-    (lambda d: d.update(format="something/else"), 'format: expected "attention-explorer/scenario", got the string "something/else"'),
+    (lambda d: d.update(format="something/else"),
+     'format: expected "attention-explorer/scenario", got the string "something/else"'),
     (lambda d: d.pop("version"), "version: missing; expected 1"),
     (lambda d: d.update(version="1"), 'version: expected 1, got the string "1"'),
     (lambda d: d.update(version=2), "version: this file is version 2, but this program reads version 1 files"),
@@ -71,10 +72,13 @@ def test_missing_required_fields_are_all_listed():
 
 
 @pytest.mark.parametrize("mutate, expected", [
-    (lambda d: d["mask"].update(causl=True), "mask.causl: unknown field; expected one of causal, valid_lens, fill_value"),
+    (lambda d: d["mask"].update(causl=True),
+     "mask.causl: unknown field; expected one of causal, valid_lens, fill_value"),
     (lambda d: d.update(heads=2), "heads: unknown field; expected one of format, version, title, notes"),
-    (lambda d: d["projections"].update(qurey=None), "projections.qurey: unknown field; expected one of query, key, value, out"),
-    (lambda d: d["projections"]["query"].update(bais=[0, 0, 0, 0]), "projections.query.bais: unknown field; expected one of weight, bias"),
+    (lambda d: d["projections"].update(qurey=None),
+     "projections.qurey: unknown field; expected one of query, key, value, out"),
+    (lambda d: d["projections"]["query"].update(bais=[0, 0, 0, 0]),
+     "projections.query.bais: unknown field; expected one of weight, bias"),
     (lambda d: d["title"].update(fr="Jouet"), "title.fr: unknown field; expected one of en, zh"),
     (lambda d: d.update(prob_sparse={"factr": 3}), "prob_sparse.factr: unknown field; expected one of factor, mix"),
     (lambda d: d.update(queries={"generate": "normal", "shape": [1, 4, 4], "seed": 0, "sd": 2}),
@@ -92,7 +96,8 @@ def test_unknown_fields_name_their_path(mutate, expected):
     (lambda d: d.update(seed=-1), "seed: expected a whole number >= 0"),
     (lambda d: d.update(scale="big"), 'scale: expected a finite number or null, got the string "big"'),
     (lambda d: d.update(scale=10**400), "scale: expected a finite number or null, got a very long number"),
-    (lambda d: d["values"][0][0].__setitem__(0, -(10**309)), "values[0][0][0]: expected a finite number, got a number too large for float64"),
+    (lambda d: d["values"][0][0].__setitem__(0, -(10**309)),
+     "values[0][0][0]: expected a finite number, got a number too large for float64"),
     (lambda d: d["mask"].update(causal=1), "mask.causal: expected true or false, got 1"),
     (lambda d: d.update(scoring=3), "scoring: expected one of scaled_dot, dot, additive, prob_sparse, got 3"),
     (lambda d: d.update(device=None, dtype=64), "dtype: expected one of float32, float64, got 64"),
@@ -100,8 +105,10 @@ def test_unknown_fields_name_their_path(mutate, expected):
     (lambda d: d["notes"].update(en=5), "notes.en: expected a string, got 5"),
     (lambda d: d.update(query_tokens=["a", 2, "c", "d"]), "query_tokens[1]: expected a string, got 2"),
     (lambda d: d.update(queries="1 0 2 1"), "queries: expected a 3-D nested list of numbers"),
-    (lambda d: d.update(mask=[]), "mask: expected an object with fields causal, valid_lens, fill_value (or null), got a list"),
-    (lambda d: d["projections"].update(key=I4), 'projections.key: expected {"weight": ..., "bias": ... or null} or null (identity), got a list'),
+    (lambda d: d.update(mask=[]),
+     "mask: expected an object with fields causal, valid_lens, fill_value (or null), got a list"),
+    (lambda d: d["projections"].update(key=I4),
+     'projections.key: expected {"weight": ..., "bias": ... or null} or null (identity), got a list'),
     (lambda d: d["projections"]["key"].pop("weight"), "projections.key.weight: missing"),
 ])
 def test_wrong_types(mutate, expected):
@@ -120,7 +127,8 @@ def test_ragged_matrix_names_the_row():
 def test_non_numbers_and_wrong_depth():
     lines = lines_for(edit(lambda d: (d["queries"][0][2].__setitem__(1, "a"), d["keys"][0][0].__setitem__(0, None),
                                       d["values"][0][3].__setitem__(3, False))))
-    assert lines == ['queries[0][2][1]: expected a number, got the string "a"', "keys[0][0][0]: expected a number, got null",
+    assert lines == ['queries[0][2][1]: expected a number, got the string "a"',
+                     "keys[0][0][0]: expected a number, got null",
                      "values[0][3][3]: expected a number, got false"]
     lines = lines_for(edit(lambda d: d.update(queries=d["queries"][0])))
     assert lines == ["queries: expected a 3-D nested list of numbers (batch, queries L, features), got 2-D"]
@@ -140,7 +148,8 @@ def test_fill_value_accepts_only_the_string_minus_inf():
     sc = scenario_io.loads(json.dumps(edit(lambda d: d["mask"].update(fill_value="-inf"))))
     assert sc.fill_value == float("-inf")
     text = json.dumps(toy()).replace('"fill_value": -1000000.0', '"fill_value": -Infinity')
-    assert lines_for(text=text) == ['mask.fill_value: write minus infinity as the string "-inf" (a bare -Infinity is not standard JSON)']
+    assert lines_for(text=text) == ['mask.fill_value: write minus infinity as the string "-inf" '
+                                    '(a bare -Infinity is not standard JSON)']
     assert lines_for(edit(lambda d: d["mask"].update(fill_value="inf"))) == [
         'mask.fill_value: expected a finite number or "-inf", got the string "inf"']
 
@@ -183,19 +192,25 @@ def test_additive_without_its_section():
 
 
 @pytest.mark.parametrize("spec, expected", [
-    ({"generate": "gauss", "shape": [1, 4, 4]}, "queries.generate: unknown generator kind 'gauss'; expected one of normal, uniform, zeros, ones, identity, arange"),
+    ({"generate": "gauss", "shape": [1, 4, 4]},
+     "queries.generate: unknown generator kind 'gauss'; "
+     "expected one of normal, uniform, zeros, ones, identity, arange"),
     ({"shape": [1, 4, 4]}, "queries.generate: missing"),
     ({"generate": "normal", "shape": [1, 4, 4]}, "queries.seed: missing; normal needs a seed"),
     ({"generate": "ones", "shape": [1, 0, 4]}, "queries.shape: expected a list of 1 to 8 whole numbers >= 1"),
-    ({"generate": "ones", "shape": [1, 4, 4], "repeat": [2, 1]}, "queries.repeat: needs at least as many numbers as shape has dimensions (3), got 2"),
+    ({"generate": "ones", "shape": [1, 4, 4], "repeat": [2, 1]},
+     "queries.repeat: needs at least as many numbers as shape has dimensions (3), got 2"),
     ({"generate": "normal", "shape": [100000, 100000, 100000], "seed": 0},
      "queries: this generator would make 1,000,000,000,000,000 numbers (shape [100000, 100000, 100000]); at most"),
-    ({"generate": "ones", "shape": [4], "repeat": [1, 1]}, "queries: expected a 3-D array (batch, queries L, features), but the generator makes shape [1, 4]"),
+    ({"generate": "ones", "shape": [4], "repeat": [1, 1]},
+     "queries: expected a 3-D array (batch, queries L, features), but the generator makes shape [1, 4]"),
     ({"generate": "uniform", "shape": [1, 4, 4], "seed": 0, "low": 1, "high": 0}, "queries.high: expected high >= low"),
     ({"generate": "normal", "shape": [1, 4, 4], "seed": 0, "std": -1}, "queries.std: expected a number >= 0"),
     ({"generate": "arange", "shape": [1, 4, 4], "step": "1"}, "queries.step: expected a finite number"),
-    ({"generate": "normal", "shape": [1, 4, 4], "seed": 0, "mean": 1e308}, "queries.mean: expected a finite number between -1e300 and 1e300"),
-    ({"generate": "zeros", "shape": [2, 4]}, "queries: expected a 3-D array (batch, queries L, features), but the generator makes shape [2, 4]"),
+    ({"generate": "normal", "shape": [1, 4, 4], "seed": 0, "mean": 1e308},
+     "queries.mean: expected a finite number between -1e300 and 1e300"),
+    ({"generate": "zeros", "shape": [2, 4]},
+     "queries: expected a 3-D array (batch, queries L, features), but the generator makes shape [2, 4]"),
 ])
 def test_bad_generators(spec, expected):
     lines = lines_for(edit(lambda d: d.update(queries=spec)))
@@ -213,12 +228,14 @@ def test_generator_total_is_bounded_across_the_file(monkeypatch):
                                   projections={"query": {"weight": {"generate": "identity", "shape": [4, 4]}},
                                                "key": {"weight": {"generate": "identity", "shape": [4, 4]}}}))
     lines = lines_for(doc)  # 16 * 3 + 16 = 64 fit in 70; the last 16 do not
-    assert lines == ["projections.key.weight: this generator would make 16 numbers (shape [4, 4]); at most 6 are allowed (what is left of the 70 a file's generators may make)"]
+    assert lines == ["projections.key.weight: this generator would make 16 numbers (shape [4, 4]); "
+                     "at most 6 are allowed (what is left of the 70 a file's generators may make)"]
 
 
 def test_trace_too_large_is_refused_before_running():
     big = {"generate": "zeros", "shape": [1, 40000, 4]}
-    doc = edit(lambda d: d.update(queries=big, keys=big, values=big, projections=None, query_tokens=None, key_tokens=None))
+    doc = edit(lambda d: d.update(queries=big, keys=big, values=big, projections=None, query_tokens=None,
+                                  key_tokens=None))
     (line,) = lines_for(doc)
     assert line.startswith("sizes: this trace would need about") and "GiB" in line
 

@@ -58,7 +58,8 @@ def test_oversize_is_refused_before_allocating():
         f"queries: this generator would make 1,000,000,000,000,000 numbers (shape [100000, 100000, 100000]); "
         f"at most {MAX_ELEMENTS:,} are allowed"]
     errs, _ = check({"generate": "ones", "shape": [10], "repeat": [10**9]}, "keys")
-    assert errs and str(errs[0]).startswith("keys: this generator would make 10,000,000,000 numbers (shape [10000000000])")
+    assert errs and str(errs[0]).startswith(
+        "keys: this generator would make 10,000,000,000 numbers (shape [10000000000])")
 
 
 def test_check_reports_every_problem():

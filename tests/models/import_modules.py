@@ -16,7 +16,6 @@ from typing import Optional
 import torch
 from torch import nn
 
-
 # ---- Time-Series-Library -------------------------------------------------------------------------
 
 class FullAttention(nn.Module):

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from import_modules import AttentionLayer, FullAttention, TSLTransformer
 from safetensors.torch import save_file
 from torch import nn
 
 from attention import run, scenario_io
 from attention.cli import main
-from import_modules import AttentionLayer, FullAttention, TSLTransformer
 
 ROOT = Path(__file__).resolve().parents[2]
 

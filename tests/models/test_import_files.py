@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 import safetensors
 import torch
+from import_modules import AttentionLayer, FullAttention, TSLTransformer
 from safetensors.torch import save_file
 
 from attention.models import checkpoint
 from attention.models.checkpoint import CheckpointError, open_source
 from attention.models.importing import choose, import_layer, open_layers
-from import_modules import AttentionLayer, FullAttention, TSLTransformer
 
 
 def _tensors(model) -> dict:

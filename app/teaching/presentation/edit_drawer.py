@@ -12,16 +12,15 @@ from __future__ import annotations
 from typing import Optional
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QScrollArea, QTabWidget, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QTabWidget, QToolButton, QVBoxLayout, QWidget
 
-from app.pipeline.document import Document
-from app.viewmodel.matrix_ref import MatrixRef
-from app.teaching.presentation.zoomed_pane import pane_font_px
 from app.editing.inputs_panel import InputsPanel
 from app.editing.matrix_editor import COLUMN_WIDTH, MatrixEditor
 from app.editing.parameter_panel import ParameterPanel
 from app.editing.problems import ProblemLabel, group_by_control
+from app.pipeline.document import Document
+from app.teaching.presentation.zoomed_pane import pane_font_px
+from app.viewmodel.matrix_ref import MatrixRef
 
 # the drawer's font at zoom 1 (the desk-top size); it grows with the presentation's zoom
 BASE_FONT_PX = 13

@@ -18,21 +18,28 @@ from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QApplication, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea,
-                               QSizePolicy, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.startup import i18n
-from app.viewmodel import lessons
-from app.viewmodel import pane_text
-from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
 from app.teaching.presentation.edit_drawer import EditDrawer
-from app.viewmodel.param_steps import parameter_pane_data
 from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
+from app.viewmodel import lessons, pane_text
+from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
+from app.viewmodel.param_steps import parameter_pane_data
 
 if TYPE_CHECKING:
-    from attention import Scenario, Trace
-
     from app.features import FeatureHost
+    from attention import Scenario, Trace
 
 #: zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns
 ZOOMS: tuple[float, ...] = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.5, 3.0)

@@ -114,8 +114,9 @@ class ZoomedPane(StepPane):
         name = self._data.layout.cols.name(self._lang) if self._data is not None else ""
         # the pane decided at its own font size whether every head gets the column name; at
         # this size a name wider than its matrix would run into the next one: first head only
-        crowded = QFontMetricsF(font).horizontalAdvance(name) + 12 > self._data.layout.cols.size * self._cell_size()[1] \
-            if self._data is not None else False
+        crowded = (QFontMetricsF(font).horizontalAdvance(name) + 12
+                   > self._data.layout.cols.size * self._cell_size()[1]
+                   if self._data is not None else False)
         for i, m in enumerate(heads):
             if crowded and i > 0:
                 self.heatmaps[m].bottom.setLabel("")

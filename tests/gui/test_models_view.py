@@ -278,7 +278,7 @@ def test_undo_and_redo_bring_the_model_view_back_with_the_panes(opened, qtbot, c
     panel.layer_box.activated.emit(2)
     w.recompute.wait_idle()
     _assert_model_view_shows(w, minilm_folder, (second,), 2, check_panes)
-    bar = w.presentation.toolbar
+    bar = w.toolbar
     qtbot.mouseClick(bar.widgetForAction(w.undo_action), Qt.MouseButton.LeftButton)
     w.recompute.wait_idle()
     _assert_model_view_shows(w, minilm_folder, (second,), 0, check_panes)

@@ -168,7 +168,7 @@ def test_undo_redo_by_menu_toolbar_and_shortcut(window, qtbot, errors):
     window.edit_menu.popup(window.mapToGlobal(QPoint(10, 10)))
     qtbot.waitUntil(lambda: doc.scenario.queries[0, 0, 0] == 5.0, timeout=3000)
     # toolbar buttons
-    toolbar = window.presentation.toolbar
+    toolbar = window.toolbar
     undo_button = toolbar.widgetForAction(window.undo_action)
     redo_button = toolbar.widgetForAction(window.redo_action)
     assert isinstance(undo_button, QToolButton)

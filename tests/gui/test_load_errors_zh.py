@@ -49,7 +49,7 @@ def _replace(text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
-#: (name, file text) -> each one fails to load; together they make every LOAD_PATTERNS line.
+#: (name, file text) -> each one fails to load; together (with the cases below) they reach every code.
 BAD_TEXTS = [
     ("invalid json", '{oops: 1}'),
     ("empty", ""),

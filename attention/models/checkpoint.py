@@ -24,6 +24,7 @@ import json
 import os
 import re
 import zipfile
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -64,8 +65,10 @@ def human_size(n: int) -> str:
     return f"{size:.1f} TB"  # pragma: no cover - the loop returns at GB
 
 
-class TensorSource:
-    """Names, shapes and (on demand) values of the tensors in one weights file or folder."""
+class TensorSource(ABC):
+    """Names, shapes and (on demand) values of the tensors in one weights file or folder.
+
+    One subclass per kind of file; each answers the four abstract questions from its own format."""
 
     def __init__(self, path: Path, kind: str):
         self.path = path
@@ -75,17 +78,21 @@ class TensorSource:
         self.reads: list[str] = []  # every tensor name read, in order (what "lazy" means, checkable)
         self.ordered = False  # True where keys() follow the model's module order (a torch state dict)
 
+    @abstractmethod
     def keys(self) -> list[str]:
-        raise NotImplementedError
+        """Answered by each kind of file."""
 
+    @abstractmethod
     def shape(self, key: str) -> tuple[int, ...]:
-        raise NotImplementedError
+        """Answered by each kind of file."""
 
+    @abstractmethod
     def dtype(self, key: str) -> str:
-        raise NotImplementedError
+        """Answered by each kind of file."""
 
+    @abstractmethod
     def _tensor(self, key: str):
-        raise NotImplementedError
+        """Answered by each kind of file."""
 
     def read(self, key: str) -> np.ndarray:
         """One tensor as a float64 numpy array (bf16/fp16/fp32/fp64 all convert exactly)."""
@@ -97,8 +104,8 @@ class TensorSource:
             raise CheckpointError("models.error.not_float", path=self.path.name, key=key, dtype=str(t.dtype))
         return t.detach().to(dtype=torch.float64, device="cpu").numpy().copy()
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None:  # noqa: B027 (optional hook: only kinds that hold a file open override it)
+        return None
 
 
 class SafetensorsSource(TensorSource):

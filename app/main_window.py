@@ -40,6 +40,7 @@ from app.editing.problems import group_by_control, render
 from app.features import FeatureHost, Result
 from app.models_view import import_layer
 from app.models_view import tools as model_tools
+from app.panes import pipeline_map
 from app.panes.export import export_pane_image, step_to_csv
 from app.panes.steps_view import StepsView
 from app.pipeline.autosave import Autosaver, Orphan, find_orphans
@@ -256,6 +257,8 @@ class MainWindow(QMainWindow):
         self.handout = handout.install(self.host)  # File ▸ Export handout… / Export as Python script…
         self.cell_tools = cell_tools.install(self.host)  # Explain panel, Compare (pin / difference), Quiz
         self.presentation = install_presentation(self.host)  # F5, toolbar button, live slides
+        self.presentation.view.slide_explain.quiz = self.cell_tools.quiz  # a slide never explains a hidden number
+        self.pipeline_map = pipeline_map.install(self.host, self.centralWidget().layout())  # the steps, "you are here"
         # not yet through the host: these two still take the window itself
         self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
         self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view

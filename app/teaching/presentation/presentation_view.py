@@ -6,7 +6,7 @@ window's own (StepPane, via ZoomedPane); the numbers are the trace the window's 
 delivered, so an edit (Ctrl+Z / Ctrl+Shift+Z here, or any edit made in the window) redraws the
 slide live.  Keys are what presenter clickers send: Right / Page Down / Space forward,
 Left / Page Up / Shift+Space back, Home / End, Esc leaves (the window keeps its state, and the
-next F5 comes back to the same slide).  Ctrl + / Ctrl − / Ctrl 0 zoom; 1–9 show one head,
+next F5 comes back to the same slide; a cell's explanation open on the slide is closed first).  Ctrl + / Ctrl − / Ctrl 0 zoom; 1–9 show one head,
 A all heads.  E (or the Edit button) opens the edit drawer beside the slide: the window's
 Parameters and Inputs (app.teaching.presentation.edit_drawer), live; while the keyboard is in the drawer
 the slide keys are off, and Esc gives them back to the slide.
@@ -32,6 +32,8 @@ from PySide6.QtWidgets import (
 
 from app.startup import i18n
 from app.teaching.presentation.edit_drawer import EditDrawer
+from app.teaching.presentation.slide_explain import SlideExplain
+from app.teaching.presentation.slide_map import SlideMap
 from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
 from app.viewmodel import lessons, pane_text
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
@@ -89,6 +91,9 @@ class PresentationView(QWidget):
         self.drawer: Optional[EditDrawer] = None  # built the first time it is opened
         self._slide_keys: list[QShortcut] = []  # off while the keyboard is in the drawer
         self._build()
+        # on the slide: the map of steps under the header, a clicked cell's arithmetic (Esc closes it)
+        self.map, self.slide_explain = SlideMap(self), SlideExplain(self)
+        self._extras = (self.map, self.slide_explain)
         self._build_keys()
         self.retranslate()
 
@@ -221,7 +226,7 @@ class PresentationView(QWidget):
         keys(["Left", "PgUp", "Shift+Space", "Up", "Backspace"], self.previous)
         keys(["Home"], self.first)
         keys(["End"], self.last)
-        keys(["Esc"], self.leave)  # in the drawer Esc gives the keys back to the slide instead
+        keys(["Esc"], self.escape)  # in the drawer Esc gives the keys back to the slide instead
         keys(["F5"], self.leave, slide=False)
         keys(["Ctrl+=", "Ctrl++", "Ctrl+Shift+="], self.zoom_in, slide=False)
         keys(["Ctrl+-"], self.zoom_out, slide=False)
@@ -248,6 +253,11 @@ class PresentationView(QWidget):
         QTimer.singleShot(0, self, self.activateWindow)  # again once the F5 key event is done
         if self._dirty:
             self._render()
+
+    def escape(self) -> None:
+        """Esc: close what is open on the slide (a cell's explanation), else leave."""
+        if not any(x.close() for x in self._extras):
+            self.leave()
 
     def leave(self) -> None:
         if self.isVisible():
@@ -488,6 +498,7 @@ class PresentationView(QWidget):
             self.title.setText("")
             self.explanation.setText("")
             self.counter.setText("")
+            self._extras_shown()
             return
         lang = self._lang()
         for name in lessons.inputs_of(sid, self._trace):
@@ -510,8 +521,13 @@ class PresentationView(QWidget):
         out.show()
         self._write_texts(sid, data)
         self._dirty = False
+        self._extras_shown()
         self._fit_panes()
         QTimer.singleShot(0, self, self._fit_panes)  # again once the new texts are laid out
+
+    def _extras_shown(self) -> None:
+        for x in self._extras:
+            x.slide_shown()
 
     def _fit_panes(self) -> None:
         self._fit_output()
@@ -630,6 +646,8 @@ class PresentationView(QWidget):
         for b in (self.zoom_out_button, self.zoom_in_button, self.prev_button, self.next_button,
                   self.edit_button, self.close_button):
             b.setStyleSheet(f"font-size: {px(15)}px; padding: 2px 8px;")
+        for x in self._extras:
+            x.apply_fonts(z)
 
     def _update_banner(self) -> None:
         reason = self._stale_reason
@@ -668,3 +686,4 @@ class PresentationView(QWidget):
         if self._trace is not None and sid is not None and sid in self._trace:
             self._write_texts(sid, self._data(sid))
         self._update_banner()
+        self._extras_shown()

@@ -6,10 +6,12 @@ window's own (StepPane, via ZoomedPane); the numbers are the trace the window's 
 delivered, so an edit (Ctrl+Z / Ctrl+Shift+Z here, or any edit made in the window) redraws the
 slide live.  Keys are what presenter clickers send: Right / Page Down / Space forward,
 Left / Page Up / Shift+Space back, Home / End, Esc leaves (the window keeps its state, and the
-next F5 comes back to the same slide; a cell's explanation open on the slide is closed first).  Ctrl + / Ctrl − / Ctrl 0 zoom; 1–9 show one head,
+next F5 comes back to the same slide).  Ctrl + / Ctrl − / Ctrl 0 zoom; 1–9 show one head,
 A all heads.  E (or the Edit button) opens the edit drawer beside the slide: the window's
 Parameters and Inputs (app.teaching.presentation.edit_drawer), live; while the keyboard is in the drawer
-the slide keys are off, and Esc gives them back to the slide.
+the slide keys are off, and Esc gives them back to the slide.  A click on a cell of the result
+writes its arithmetic on the slide (slide_explain; Esc closes it first); under the title, the map
+of steps (slide_map).
 """
 from __future__ import annotations
 

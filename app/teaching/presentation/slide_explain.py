@@ -33,7 +33,7 @@ CELL_LAYER, SOURCE_LAYER = "slide_explain_cell", "slide_explain_source"
 MIN_TEXT_PX = 18
 #: the box's text at zoom 1 (18 px at the slides' default 125 %; the first and last lines 2 px larger)
 TEXT_PX = 14.5
-MONO = "DejaVu Sans Mono, Noto Sans Mono CJK SC, monospace"  # no quotes: it goes inside a style='...' 
+MONO = "DejaVu Sans Mono, Noto Sans Mono CJK SC, monospace"  # no quotes: it goes inside a style='...'
 BOX_CSS = "#SlideExplain {{ background: #f3f7ff; border: 2px solid {border}; border-radius: 6px; }}"
 #: rows of terms at most (more terms: "… n more" and the last one)
 MAX_TERM_ROWS = 4

@@ -79,10 +79,12 @@ def test_slide_lines_are_the_engines_words_and_a_quiz_keeps_the_numbers_back():
     assert hidden.header == "值的加权和: weighted_sum[0, 1, 0, 1]"  # no value
     assert hidden.note == words.text("slide_explain.hidden_cell", "zh")
     srcs = expl.sources
-    assert slide_explain.hidden_reason(None, False, srcs) is None
-    assert slide_explain.hidden_reason("attention_weights", False, srcs) == slide_explain.HIDDEN_SOURCE
-    assert slide_explain.hidden_reason("output", False, srcs) is None
-    assert slide_explain.hidden_reason("weighted_sum", True, srcs) == slide_explain.HIDDEN_CELL
+    assert slide_explain.hidden_reason(lambda sid: False, False, srcs) is None
+    hides = lambda hidden: (lambda sid: sid == hidden)  # noqa: E731
+    assert slide_explain.hidden_reason(hides("attention_weights"), False, srcs) == slide_explain.HIDDEN_SOURCE
+    assert slide_explain.hidden_reason(hides("head_split.value"), False, srcs) == slide_explain.HIDDEN_SOURCE
+    assert slide_explain.hidden_reason(hides("output"), False, srcs) is None
+    assert slide_explain.hidden_reason(hides("weighted_sum"), True, srcs) == slide_explain.HIDDEN_CELL
 
 
 def test_source_cells_land_where_each_pane_draws_them():

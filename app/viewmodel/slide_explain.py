@@ -9,7 +9,7 @@ placed where each pane draws them).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 from app.viewmodel.pane_data import cell_position
 from attention import step_registry, words
@@ -36,12 +36,12 @@ class SlideLines:
         return "\n".join(p for p in parts if p)
 
 
-def hidden_reason(quiz_step: Optional[str], cell_hidden: bool, sources: Sequence) -> Optional[str]:
+def hidden_reason(hides: Callable[[str], bool], cell_hidden: bool, sources: Sequence) -> Optional[str]:
     """HIDDEN_CELL when the quiz hides the clicked cell, HIDDEN_SOURCE when a step its terms
-    read is the quiz's (the terms would print the hidden numbers), else None."""
+    read is hidden (`hides(step id)`: the terms would print the hidden numbers), else None."""
     if cell_hidden:
         return HIDDEN_CELL
-    if quiz_step is not None and any(s.ref == quiz_step for s in sources):
+    if any(hides(s.ref) for s in sources):
         return HIDDEN_SOURCE
     return None
 

@@ -158,9 +158,9 @@ class SlideExplain:
             self._mark(None)
         else:
             sid, index = self.selection
-            quiz = self.quiz
-            hidden = slide_explain.hidden_reason(
-                getattr(quiz, "step_id", None), quiz is not None and quiz.is_hidden(sid, index), expl.sources)
+            quiz = self._quiz()
+            hidden = slide_explain.hidden_reason(self._hides, quiz is not None and quiz.is_hidden(sid, index),
+                                                 expl.sources)
             self._cols = self._columns(expl, lang)
             self.lines = slide_explain.slide_lines(expl, lang, hidden, max_terms=self._cols * MAX_TERM_ROWS)
             self._mark(expl)
@@ -168,6 +168,18 @@ class SlideExplain:
         self.view.explanation.hide()
         self.box.show()
         self._refit()
+
+    def _quiz(self):
+        """The window's quiz: set by the window, or the one its feature host carries."""
+        return self.quiz if self.quiz is not None else getattr(self.view._host, "quiz", None)  # noqa: SLF001
+
+    def _hides(self, step_id: str) -> bool:
+        """Whether the quiz hides numbers of `step_id` (its step, or one repeating it where it says so)."""
+        quiz = self._quiz()
+        if quiz is None:
+            return False
+        hides_step = getattr(quiz, "hides_step", None)
+        return hides_step(step_id) if hides_step is not None else step_id == quiz.step_id
 
     def _columns(self, expl, lang: str) -> int:
         """How many terms fit side by side in the box at its font."""

@@ -258,7 +258,7 @@ class MainWindow(QMainWindow):
         self.cell_tools = cell_tools.install(self.host)  # Explain panel, Compare (pin / difference), Quiz
         self.presentation = install_presentation(self.host)  # F5, toolbar button, live slides
         self.presentation.view.slide_explain.quiz = self.cell_tools.quiz  # a slide never explains a hidden number
-        self.pipeline_map = pipeline_map.install(self.host, self.centralWidget().layout())  # the steps, "you are here"
+        self.pipeline_map = pipeline_map.install(self.host)  # the map of steps above the panels, "you are here"
         # not yet through the host: these two still take the window itself
         self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
         self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view

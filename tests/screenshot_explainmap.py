@@ -72,6 +72,14 @@ def main(argv: list[str]) -> int:
         window.pipeline_map.map.chip("attention_weights").click()
         _settle(app, 20)
         shot(window, f"window.{lang}")
+        window.params.controls["causal"].setChecked(True)  # the mask's steps too, and the Explain panel open
+        window.recompute.wait_idle()
+        window.cell_tools.panel.show()
+        _settle(app, 20)
+        window.pipeline_map.map.chip("extra.mask").click()
+        _settle(app, 20)
+        shot(window, f"window.explain_open.{lang}")
+        window.cell_tools.panel.hide()
         view = window.presentation.view
         for preset, sid, (m, r, c) in SLIDES:
             load(preset)
@@ -82,6 +90,16 @@ def main(argv: list[str]) -> int:
             view.output_pane().click_cell(m, r, c)
             _settle(app, 20)
             shot(view, f"slide.{sid}.{lang}")
+            if sid == "weighted_sum":  # zoomed in, then with the edit drawer open
+                view.zoom_in()
+                view.zoom_in()
+                _settle(app, 20)
+                shot(view, f"slide.{sid}.zoomed.{lang}")
+                view.zoom_reset()
+                view.open_drawer(focus=False)
+                _settle(app, 20)
+                shot(view, f"slide.{sid}.drawer.{lang}")
+                view.close_drawer()
             view.leave()
     window.recompute.shutdown()
     window.close()

@@ -4,16 +4,17 @@
 chip's tooltip gives the step's full title and formula); what the chips are and which is
 current come from app.viewmodel.pipeline_map.  Clicking a chip emits `stepChosen`.
 
-`WindowMap` puts one above the window's panels: the current chip follows the pane being read
-in the Steps region as it scrolls, and a click scrolls that pane to the top of the region and
-outlines it.  Slides have their own (app/teaching/presentation/slide_map.py).
+`WindowMap` puts one above the window's panels (a top dock without a title bar: it spans the
+whole width, above the Explain panel too): the current chip follows the pane being read in the
+Steps region as it scrolls, and a click scrolls that pane to the top of the region and outlines
+it.  Slides have their own (app/teaching/presentation/slide_map.py).
 """
 from __future__ import annotations
 
 from typing import Optional
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import QBoxLayout, QLayout, QPushButton, QSizePolicy, QWidget, QWidgetItem
+from PySide6.QtWidgets import QDockWidget, QLayout, QPushButton, QSizePolicy, QWidget, QWidgetItem
 
 from app.startup import i18n
 from app.viewmodel import pipeline_map
@@ -73,7 +74,7 @@ class ChipFlow(QLayout):
     def minimumSize(self) -> QSize:  # noqa: N802 (Qt override)
         size = QSize()
         for item in self._items:
-            size = size.expandedTo(item.sizeHint())
+            size = size.expandedTo(item.widget().sizeHint() if item.widget() is not None else item.sizeHint())
         m = self.contentsMargins()
         return size + QSize(m.left() + m.right(), m.top() + m.bottom())
 
@@ -82,7 +83,9 @@ class ChipFlow(QLayout):
         area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
         x, y, row_h = area.x(), area.y(), 0
         for item in self._items:
-            hint = item.sizeHint()
+            # the widget's own hint: a chip just added is hidden until the event loop shows it,
+            # and a hidden item's hint is empty (the strip would be measured as one without chips)
+            hint = item.widget().sizeHint() if item.widget() is not None else item.sizeHint()
             if x > area.x() and x + hint.width() > area.right() + 1:  # wrap
                 x, y, row_h = area.x(), y + row_h + self._gap, 0
             if apply:
@@ -133,7 +136,7 @@ class PipelineMap(QWidget):
         self._style()
         current, self._current = self._current, None
         self.set_current(current)
-        self.updateGeometry()
+        self._fit_height()
 
     def set_current(self, step_id: Optional[str]) -> None:
         """Fill the chip of `step_id` (None or an unknown id: no chip is filled)."""
@@ -147,6 +150,7 @@ class PipelineMap(QWidget):
         if px != self._font_px:
             self._font_px = px
             self._style()
+            self._fit_height()
 
     def current(self) -> Optional[str]:
         return self._current
@@ -157,7 +161,17 @@ class PipelineMap(QWidget):
     def chip(self, step_id: str) -> QPushButton:
         return self._chips[step_id]
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit_height()
+
     # ---- internals ---------------------------------------------------------------------------
+    def _fit_height(self) -> None:
+        """As tall as its rows of chips at its width (whatever holds it: a dock, a slide)."""
+        height = self._layout.heightForWidth(max(self.width(), 1)) if self._chips else 0
+        if height != self.maximumHeight() or height != self.minimumHeight():
+            self.setFixedHeight(height)
+
     def _on_click(self, step_id: str) -> None:
         self.set_current(self._current)  # a click toggles the chip: the map decides what is filled
         self.stepChosen.emit(step_id)
@@ -240,9 +254,15 @@ class WindowMap(QObject):
         return False
 
 
-def install(host, layout: QBoxLayout, index: int = 1) -> WindowMap:
-    """Put the map of steps into the window's `layout` at `index` (above the panels)."""
+def install(host) -> WindowMap:
+    """Put the map of steps above the window's panels (app.features: a dock of the top area)."""
     wmap = WindowMap(host.view, host.window)
-    layout.insertWidget(index, wmap.map)
+    dock = QDockWidget(host.window)
+    dock.setObjectName("PipelineMapDock")
+    dock.setTitleBarWidget(QWidget(dock))  # no title, no close button: always there
+    dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
+    dock.setWidget(wmap.map)
+    host.add_dock(dock, Qt.DockWidgetArea.TopDockWidgetArea)
+    wmap.dock = dock
     host.on_language_change(wmap.refresh)
     return wmap

@@ -85,6 +85,9 @@ def test_window_map_fits_1280_with_probsparse_and_a_mask_in_both_languages(qtbot
     w.recompute.wait_idle()
     qtbot.waitUntil(lambda: "extra.mask" in w.pipeline_map.map.step_ids())
     strip = w.pipeline_map.map
+    w.cell_tools.panel.show()  # the Explain panel open on the right: the map still spans the window
+    qtbot.wait(30)
+    assert strip.width() >= w.width() - 8 and strip.height() >= strip.chip("output").height()
     ids = strip.step_ids()
     assert ids.index("extra.sparsity") < ids.index("scores") and ids.index("extra.mask") < ids.index("masked_scores")
     assert set(ids) == set(w.view.pane_ids())

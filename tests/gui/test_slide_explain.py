@@ -254,3 +254,27 @@ def test_the_explanation_follows_the_language(qtbot, window, chinese):
     assert se.text().splitlines()[0] == expl.text("zh").splitlines()[0]
     assert expl.summary["zh"] in se.text() and "Esc 关闭" in se.label.text()
     assert min(box_font_sizes(se)) >= 18
+
+
+def test_outlined_input_cells_are_scrolled_into_sight(qtbot, window):
+    """Zoomed in, the inputs column scrolls: after a click its outlined cells are in sight."""
+    view = enter(qtbot, window)
+    view.go_to(view.lesson_ids().index("weighted_sum"))
+    for _ in range(3):
+        qtbot.keyClick(view, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    qtbot.wait(50)
+    scroll = view.inputs_scroll
+    se = view.slide_explain
+    mouse_click(view.output_pane(), 1, 3, 1)  # head 2, query 3, feature 1: V's column 1 in the second pane
+    qtbot.waitUntil(se.is_open)
+    qtbot.wait(200)
+    assert scroll.verticalScrollBar().maximum() > 0  # the column does scroll at this zoom
+    top = scroll.verticalScrollBar().value()
+    points = se.marked_input_points()
+    assert len(points) == 8  # the weights row (4) and V's column (4)
+    ys = [p.y() - top for p in points]
+    room = scroll.viewport().height()
+    if max(ys) - min(ys) < room:
+        assert all(0 <= y < room for y in ys)
+    else:  # too tall for the column: the first outlined cells
+        assert 0 <= ys[0] < room

@@ -35,6 +35,9 @@ MIN_TEXT_PX = 18
 TEXT_PX = 14.5
 MONO = "DejaVu Sans Mono, Noto Sans Mono CJK SC, monospace"  # no quotes: it goes inside a style='...'
 BOX_CSS = "#SlideExplain {{ background: #f3f7ff; border: 2px solid {border}; border-radius: 6px; }}"
+#: the outlined input cells are scrolled into sight this long after a click (the panes refit first)
+SCROLL_DELAY_MS = 60
+SCROLL_MARGIN = 24
 #: rows of terms at most (more terms: "… n more" and the last one)
 MAX_TERM_ROWS = 4
 
@@ -241,6 +244,32 @@ class SlideExplain:
         for name, marks in cells.items():
             inputs[name].set_marks(SOURCE_LAYER, {cell: SOURCE_COLOUR for cell in marks})
             self._marked.add(inputs[name])
+        if cells:  # once the slide has refitted its panes around the box
+            QTimer.singleShot(SCROLL_DELAY_MS, self.view, self.show_marked_inputs)
+
+    def marked_input_points(self) -> list:
+        """Centres of the outlined input cells in the inputs column's coordinates (heads on screen)."""
+        box = self.view.inputs_box
+        points = []
+        for pane in self.view.input_panes():
+            heads = set(pane.visible_heads())
+            for m, r, c in sorted(pane.marks(SOURCE_LAYER)):
+                if m in heads and m < len(pane.heatmaps):
+                    at = pane.canvas.mapFromScene(pane.cell_scene_pos(m, r, c))
+                    points.append(pane.canvas.viewport().mapTo(box, at))
+        return points
+
+    def show_marked_inputs(self) -> None:
+        """Scroll the inputs column so that the outlined cells are in sight (all of them when they
+        fit, else the first ones): on a crowded slide the inputs scroll."""
+        points = self.marked_input_points() if self.is_open() else []
+        if not points:
+            return
+        scroll = self.view.inputs_scroll
+        room = scroll.viewport().height()
+        top, bottom = min(p.y() for p in points), max(p.y() for p in points)
+        bottom = min(bottom, top + max(room - 2 * SCROLL_MARGIN, 0))
+        scroll.ensureVisible(points[0].x(), (top + bottom) // 2, 0, (bottom - top) // 2 + SCROLL_MARGIN)
 
     def marks_on(self, name: str) -> set[tuple[int, int, int]]:
         """The cells outlined on the slide's pane `name` (tests): the result's cell or the sources."""

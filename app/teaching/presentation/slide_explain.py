@@ -150,10 +150,11 @@ class SlideExplain:
             self.selection = None
         if self.selection is None:
             self.lines = None
-            self.box.hide()
-            self.view.explanation.show()
             self._mark(None)
-            self._refit()
+            if not self.box.isHidden():  # the slide's sentences come back: its panes refit
+                self.box.hide()
+                self.view.explanation.show()
+                self._refit()
             return
         lang = i18n.current_language()
         if expl is None:

@@ -558,6 +558,10 @@ class MainWindow(QMainWindow):
         i = self.ask_choice(self.tr("Export step as CSV"), self.tr("Step"), self._step_names(ids))
         if i is None:
             return False
+        refusal = self.cell_tools.quiz.export_refusal(ids[i])  # a quiz's hidden numbers stay hidden
+        if refusal:
+            self.show_messages(refusal, [])
+            return False
         path = self.ask_save_path(self.tr("Export step as CSV"), f"{ids[i]}.csv", self.tr("CSV files (*.csv)"))
         if not path:
             return False

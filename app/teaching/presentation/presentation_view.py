@@ -91,6 +91,8 @@ class PresentationView(QWidget):
         self._build()
         self._build_keys()
         self.retranslate()
+        if getattr(host, "quiz", None) is not None:  # a hidden step is hidden on the slides too
+            host.quiz.changed.connect(self._on_quiz_changed)
 
     # ---- construction ------------------------------------------------------------------------
     def _build(self) -> None:
@@ -136,6 +138,10 @@ class PresentationView(QWidget):
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet(BANNER_CSS)
         self.banner.hide()
+        self.quiz_note = QLabel()  # what the quiz hides on this slide (the numbers show as "?")
+        self.quiz_note.setObjectName("QuizNote")
+        self.quiz_note.setWordWrap(True)
+        self.quiz_note.hide()
 
         self.inputs_title = QLabel()
         self.inputs_box = QWidget()
@@ -195,6 +201,7 @@ class PresentationView(QWidget):
         lay.addWidget(self.formula)
         lay.addWidget(self.shape)
         lay.addWidget(self.banner)
+        lay.addWidget(self.quiz_note)
         lay.addLayout(body, 1)
         lay.addWidget(self.empty, 1)
         lay.addWidget(self.explanation)
@@ -472,8 +479,25 @@ class PresentationView(QWidget):
     def _data(self, name: str) -> Optional[PaneData]:
         qt, kt = tokens_of(self._scenario)
         if name in self._trace:
-            return pane_data(self._trace, name, self._batch, qt, kt)
+            data = pane_data(self._trace, name, self._batch, qt, kt)
+            quiz = getattr(self._host, "quiz", None)
+            return quiz.shown_data(self._trace, name, data, self._batch) if quiz is not None else data
         return parameter_pane_data(self._trace, name, self._batch, qt, kt)
+
+    def _on_quiz_changed(self) -> None:
+        self._dirty = True
+        if self.isVisible():
+            self._render()
+
+    def _write_quiz_note(self, sid: str) -> None:
+        """Say so on a slide whose output or inputs the quiz hides."""
+        quiz = getattr(self._host, "quiz", None)
+        hidden = quiz is not None and any(quiz.plan_for(self._trace).hides(n) for n in [sid, *self._shown_inputs])
+        text = quiz.note(self._trace, self._lang(), instruction=False) if hidden else ""
+        self.quiz_note.setText(text)
+        self.quiz_note.setVisible(bool(text))
+        self.quiz_note.setStyleSheet(f"#QuizNote {{ background: #eef3ff; color: #102a5c; border: 1px solid #b8c8e8; "
+                                     f"padding: 4px 8px; font-size: {pane_font_px(15, self._zoom)}px; }}")
 
     def _render(self) -> None:
         """Draw the current slide: header texts, input panes, output pane, explanation."""
@@ -592,6 +616,7 @@ class PresentationView(QWidget):
         self.formula.setText(html.escape(step.formula[lang]))
         self.shape.setText(data.shape_text(lang))
         self.explanation.setText(lessons.explanation(sid, self._trace.options, lang))
+        self._write_quiz_note(sid)
         self.counter.setText(f"{self._index + 1} / {len(self._ids)}")
         self.prev_button.setEnabled(self._index > 0)
         self.next_button.setEnabled(self._index < len(self._ids) - 1)

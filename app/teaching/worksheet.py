@@ -45,10 +45,6 @@ KEY_NAME = "answer_key.html"
 DEFAULT_BLANK = "attention_weights"
 
 
-def _t(text: str) -> str:
-    return QCoreApplication.translate("Worksheet", text)
-
-
 def grid_html(data: PaneData, lang: str, answers: bool) -> str:
     """The step as tables (one per head), row and column labels kept; the cells empty unless
     `answers` (then each holds the number the pane prints, from the trace).  A cell the engine
@@ -83,10 +79,11 @@ def _blank_sections(steps: list[HandoutStep], scenario: "Scenario", trace: "Trac
         if not hidden.hides(s.id):
             out.append(s)
             continue
-        note = (_t("Left blank: fill in every empty cell.") if s.id in hidden.chosen
+        note = (QCoreApplication.translate("Worksheet", "Left blank: fill in every empty cell.")
+                if s.id in hidden.chosen
                 else hidden.covered_note(trace, s.id, lang, key="blank_too"))
         if answers:
-            note = _t("Answers (left blank on the worksheet).")
+            note = QCoreApplication.translate("Worksheet", "Answers (left blank on the worksheet).")
         grid = grid_html(pane_data(trace, s.id, batch, qt, kt), lang, answers)
         out.append(HandoutStep(s.id, s.title, s.formula, s.shape, s.explanation, None, note=note, grid=grid))
     return out
@@ -96,10 +93,12 @@ def _intro(trace: "Trace", blanks: Sequence[str], lang: str, answers: bool) -> s
     hidden = plan(trace, blanks)
     names = ", ".join(f"“{trace[s].title[lang]}”" for s in hidden.chosen + tuple(hidden.covered))
     if answers:
-        key = _t("Answer key: the blank cells of the worksheet, filled in: {0}.").format(names)
+        key = QCoreApplication.translate(
+            "Worksheet", "Answer key: the blank cells of the worksheet, filled in: {0}.").format(names)
         return f'<p class="sheet">{html.escape(key)}</p>'
-    name = html.escape(_t("Name:"))
-    task = html.escape(_t("Fill in the empty cells of: {0}. Work each number out from the steps before it.")
+    name = html.escape(QCoreApplication.translate("Worksheet", "Name:"))
+    task = html.escape(QCoreApplication.translate(
+        "Worksheet", "Fill in the empty cells of: {0}. Work each number out from the steps before it.")
                        .format(names))
     return f'<p class="sheet">{name} ______________________</p>\n<p class="sheet">{task}</p>'
 
@@ -135,7 +134,8 @@ def write_worksheet(scenario: "Scenario", trace: "Trace", out_dir, blanks: Seque
         skip = hidden.chosen + tuple(hidden.covered)
         steps = render_steps(scenario, trace, out_dir, lang, batch, skip=skip)
         pages = []
-        for name, answers, heading in ((WORKSHEET_NAME, False, _t("Worksheet")), (KEY_NAME, True, _t("Answer key"))):
+        for name, answers, heading in ((WORKSHEET_NAME, False, QCoreApplication.translate("Worksheet", "Worksheet")),
+                                       (KEY_NAME, True, QCoreApplication.translate("Worksheet", "Answer key"))):
             sections = _blank_sections(steps, scenario, trace, blanks, lang, batch, answers)
             page = out_dir / name
             text = handout_html(scenario, trace, sections, lang, batch, heading=heading,
@@ -156,10 +156,11 @@ class WorksheetDialog(QDialog):
 
     def __init__(self, trace: "Trace", checked: Sequence[str], parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(_t("Export worksheet"))
+        self.setWindowTitle(QCoreApplication.translate("Worksheet", "Export worksheet"))
         lang = i18n.current_language()
-        self.label = QLabel(_t("Leave these steps blank for students to fill in (an answer key is written "
-                               "beside the worksheet):"))
+        self.label = QLabel(QCoreApplication.translate(
+            "Worksheet", "Leave these steps blank for students to fill in "
+                         "(an answer key is written beside the worksheet):"))
         self.label.setWordWrap(True)
         self.steps = QListWidget()
         for sid in trace.ids:
@@ -201,7 +202,8 @@ def export_worksheet(actions) -> bool:
     host = actions.host
     last = host.last_result()
     if last is None:
-        host.show_messages(_t("Nothing to export yet: no step has been computed."), [])
+        host.show_messages(
+            QCoreApplication.translate("Worksheet", "Nothing to export yet: no step has been computed."), [])
         return False
     blanks = actions.ask_worksheet_steps(last.trace)
     if not blanks:
@@ -217,5 +219,6 @@ def export_worksheet(actions) -> bool:
     finally:
         QApplication.restoreOverrideCursor()
     if ok:
-        host.status(_t("Worksheet and answer key written to {0}").format(pages[0].parent))
+        host.status(
+            QCoreApplication.translate("Worksheet", "Worksheet and answer key written to {0}").format(pages[0].parent))
     return ok

@@ -189,6 +189,14 @@
       <translation>把每一步的图和一个 HTML 页面写出来，便于打印或分享</translation>
     </message>
     <message>
+      <source>Export worksheet...</source>
+      <translation>导出练习单...</translation>
+    </message>
+    <message>
+      <source>Write a handout with chosen steps left blank for students to fill in, and its answer key</source>
+      <translation>写出一份讲义：所选步骤留空供学生填写，并附答案</translation>
+    </message>
+    <message>
       <source>Export as Python script...</source>
       <translation>导出为 Python 脚本...</translation>
     </message>
@@ -1378,6 +1386,54 @@
     <message>
       <source>Off (show every number)</source>
       <translation>关闭（显示所有数值）</translation>
+    </message>
+  </context>
+  <context>
+    <name>Worksheet</name>
+    <message>
+      <source>Left blank: fill in every empty cell.</source>
+      <extracomment>the step a worksheet leaves blank unless told otherwise (the one a class works out by hand)</extracomment>
+      <translation>留空：请填写每个空格。</translation>
+    </message>
+    <message>
+      <source>Answers (left blank on the worksheet).</source>
+      <translation>答案（练习单上此处留空）。</translation>
+    </message>
+    <message>
+      <source>Answer key: the blank cells of the worksheet, filled in: {0}.</source>
+      <translation>答案：练习单上留空的单元格已填好：{0}。</translation>
+    </message>
+    <message>
+      <source>Name:</source>
+      <translation>姓名：</translation>
+    </message>
+    <message>
+      <source>Fill in the empty cells of: {0}. Work each number out from the steps before it.</source>
+      <translation>请填写以下步骤的空格：{0}。每个数都由它前面的步骤算出。</translation>
+    </message>
+    <message>
+      <source>Worksheet</source>
+      <translation>练习单</translation>
+    </message>
+    <message>
+      <source>Answer key</source>
+      <translation>答案</translation>
+    </message>
+    <message>
+      <source>Export worksheet</source>
+      <translation>导出练习单</translation>
+    </message>
+    <message>
+      <source>Leave these steps blank for students to fill in (an answer key is written beside the worksheet):</source>
+      <translation>以下步骤留空，供学生填写（答案另存在练习单旁边）：</translation>
+    </message>
+    <message>
+      <source>Nothing to export yet: no step has been computed.</source>
+      <translation>还没有可导出的内容：尚未计算出任何步骤。</translation>
+    </message>
+    <message>
+      <source>Worksheet and answer key written to {0}</source>
+      <translation>练习单和答案已写入 {0}</translation>
     </message>
   </context>
   <context>

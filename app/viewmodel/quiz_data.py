@@ -300,9 +300,10 @@ class QuizPlan:
         lines = []
         titles = ", ".join(f"“{trace[s].title[lang]}”" for s in self.chosen if s in trace)
         lines.append(text("instruction" if instruction else "hidden_steps", lang, steps=titles))
-        for sid, (of, rep) in self.covered.items():
-            lines.append(text("covered", lang, step=trace[sid].title[lang], of=trace[of].title[lang],
-                              why=rep.reason_text(lang)))
+        if self.covered:  # one sentence for them all: the bar stays short on a projector
+            steps = ", ".join(f"“{trace[sid].title[lang]}”" for sid in self.covered)
+            reasons = tuple(dict.fromkeys(r for _, rep in self.covered.values() for r in rep.reasons))
+            lines.append(text("covered_all", lang, steps=steps, why=Repeat("", reasons, 1.0).reason_text(lang)))
         for ref, (of, rep) in self.exposed.items():
             lines.append(text("exposed", lang, ref=_ref_name(ref, lang), of=trace[of].title[lang],
                               why=rep.reason_text(lang)))

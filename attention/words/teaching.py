@@ -18,13 +18,14 @@ EN: dict[str, str] = {
     "quiz.wrong_bool": "Not quite. Try again, or ask to be shown how.",
     "quiz.instruction": (
         "Quiz: the numbers of {steps} are hidden. Double-click a ? and type your answer (Explain panel, "
-        "Enter checks it): a right answer shows the number in its cell, a wrong one is outlined in red "
-        "and the number stays hidden. “Show how” reveals one cell."
+        "Enter checks it): a right answer shows its number, a wrong one gets a red outline. "
+        "“Show how” reveals one cell."
     ),
     "quiz.hidden_steps": "Quiz: the numbers of {steps} are hidden.",
     "quiz.covered": "“{step}” is hidden as well: it repeats the numbers of “{of}” here ({why}).",
     "quiz.exposed": "Careful: the numbers of “{of}” can be read off {ref} here ({why}).",
     "quiz.reason_join": "; ",
+    "quiz.covered_all": "Hidden as well, as they repeat these numbers here: {steps} ({why}).",
     "quiz.blank_too": "“{step}” is left blank as well: it repeats the numbers of “{of}” here ({why}).",
     "quiz.reason.wq": "the query projection W_q changes nothing",
     "quiz.reason.wk": "the key projection W_k changes nothing",
@@ -65,12 +66,13 @@ ZH: dict[str, str] = {
     "quiz.wrong_bool": "不对。再试一次，或点击“演示算法”。",
     "quiz.instruction": (
         "测验：{steps} 的数已隐藏。双击一个 ? 输入你的答案（在“解释”面板中，按回车检查）："
-        "答对后单元格显示这个数，答错则单元格加红框，数仍然隐藏。“演示算法”可揭示一个单元格。"
+        "答对则显示这个数，答错则加红框。“演示算法”可揭示一个单元格。"
     ),
     "quiz.hidden_steps": "测验：{steps} 的数已隐藏。",
     "quiz.covered": "“{step}”也已隐藏：此处它重复了“{of}”的数（{why}）。",
     "quiz.exposed": "注意：此处从{ref}就能读出“{of}”的数（{why}）。",
     "quiz.reason_join": "；",
+    "quiz.covered_all": "以下步骤也已隐藏，因为此处它们重复了这些数：{steps}（{why}）。",
     "quiz.blank_too": "“{step}”也留空：此处它重复了“{of}”的数（{why}）。",
     "quiz.reason.wq": "查询投影 W_q 不改变任何数",
     "quiz.reason.wk": "键投影 W_k 不改变任何数",

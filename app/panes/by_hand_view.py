@@ -385,8 +385,10 @@ class ByHandView(QWidget):
         r = self.rect_px(sheet.arrow)
         px = max(MIN_FONT_PX, self.font_px)
         word = words.text("byhand.softmax", self._lang)
-        lines = [("→", _font(px * 1.4)), (word, _font(MIN_FONT_PX))] if sheet.arrangement == "wide" \
-            else [(f"↓ {word}", _font(px))]
+        if sheet.arrangement == "wide":  # a narrow lane: the word a line at a time under the arrow
+            lines = [("→", _font(px * 1.4))] + [(part, _font(MIN_FONT_PX)) for part in word.split()]
+        else:
+            lines = [(f"↓ {word}", _font(px))]
         heights = [QFontMetricsF(font).height() for _, font in lines]
         y = r.center().y() - sum(heights) / 2
         for (text, font), h in zip(lines, heights):

@@ -10,7 +10,7 @@ EN: dict[str, str] = {
         "Each score sits where its row of Q and its column of Kᵀ meet; "
         "each output where its row of weights and its column of V meet."
     ),
-    "byhand.softmax": "softmax",
+    "byhand.softmax": "softmax by row",
     "byhand.too_big": (
         "The by-hand layout shows matrices of at most {max} rows and columns; this scenario has "
         "L = {L}, S = {S}, d_k = {dk}, d_v = {dv}. Use fewer tokens or features to see it."
@@ -24,7 +24,7 @@ ZH: dict[str, str] = {
     "byhand.block.v": "V，{head}",
     "byhand.heading": "手算布局：{head}（共 {n} 个头）",
     "byhand.how": "每个分数位于 Q 的行与 Kᵀ 的列相交处；每个输出位于权重的行与 V 的列相交处。",
-    "byhand.softmax": "softmax",
+    "byhand.softmax": "按行 softmax",
     "byhand.too_big": (
         "手算布局最多显示 {max} 行 {max} 列的矩阵；本场景为 L = {L}，S = {S}，d_k = {dk}，d_v = {dv}。"
         "减少词元或特征数即可查看。"

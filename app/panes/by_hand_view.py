@@ -48,6 +48,7 @@ HIGHLIGHT = QColor(214, 39, 40)
 EMPHASIS = QColor(30, 30, 30)
 TITLE_COLOUR = "#111"
 LABEL_COLOUR = QColor(70, 70, 70)
+HIDDEN_FILL = (228, 228, 228)  # a hidden block's cells: no colour gives the number away
 
 
 def _font(px: float, bold: bool = False) -> QFont:
@@ -98,6 +99,7 @@ class ByHandView(QWidget):
         self._head = 0
         self._stale = False
         self._emphasis: tuple[str, ...] = ()
+        self._hidden: frozenset[str] = frozenset()  # blocks a quiz hides ("?" in every cell)
         self.plan: Optional[by_hand.Plan] = None
         self.message = ""  # why no sheet is drawn ("" when one is)
         self.cells: dict[tuple[str, int, int], tuple[QGraphicsRectItem, QGraphicsSimpleTextItem]] = {}
@@ -188,6 +190,17 @@ class ByHandView(QWidget):
 
     def emphasis(self) -> tuple[str, ...]:
         return self._emphasis
+
+    def set_hidden_step(self, step_id: Optional[str]) -> None:
+        """A quiz hides `step_id` (None: nothing): every block that shows its numbers, or numbers
+        it is read off, prints "?" on a neutral grey (by_hand.SHOWS_STEP)."""
+        hidden = frozenset(by_hand.SHOWS_STEP.get(step_id or "", ()))
+        if hidden != self._hidden:
+            self._hidden = hidden
+            self._draw()
+
+    def hidden_blocks(self) -> frozenset[str]:
+        return self._hidden
 
     def retranslate(self) -> None:
         self.head_label.setText(self.tr("Head"))
@@ -312,20 +325,21 @@ class ByHandView(QWidget):
         metrics = QFontMetricsF(font)
         pen = QPen(GRID)
         pen.setWidthF(1.0)
+        hidden = block.key in self._hidden
         for i in range(block.rows):
             for j in range(block.cols):
-                rgb = pal.lut[idx[i, j]].astype(float)
+                rgb = np.array(HIDDEN_FILL, float) if hidden else pal.lut[idx[i, j]].astype(float)
                 veiled = block.masked is not None and bool(block.masked[i, j])
                 if veiled:
                     rgb = rgb * (1 - colormaps.VEIL_ALPHA) + 255.0 * colormaps.VEIL_ALPHA
-                dark = (pal.dark_text_veiled if veiled else pal.dark_text)[idx[i, j]]
+                dark = hidden or (pal.dark_text_veiled if veiled else pal.dark_text)[idx[i, j]]
                 rect = self.rect_px(block.cell(i, j))
                 item = QGraphicsRectItem(rect)
                 item.setPen(pen)
                 item.setBrush(QBrush(QColor(int(rgb[0]), int(rgb[1]), int(rgb[2]))))
                 item.setData(0, (block.key, i, j))
                 self.scene.addItem(item)
-                text = QGraphicsSimpleTextItem(block.text(i, j, self.digits))
+                text = QGraphicsSimpleTextItem(by_hand.HIDDEN_TEXT if hidden else block.text(i, j, self.digits))
                 text.setFont(font)
                 text.setBrush(QColor(20, 20, 20) if dark else QColor(250, 250, 250))
                 tw = metrics.horizontalAdvance(text.text())

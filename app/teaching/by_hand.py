@@ -2,11 +2,14 @@
 
 `install(host)` (app.features) places a checkable "By-hand layout" action (Ctrl+Shift+B) in the
 View menu.  While it is checked the Steps region shows the by-hand sheet of the current scenario
-instead of its panes; every recompute (an edit, undo, a preset) and every change of batch item
-redraws it, and a failed recompute leaves it showing the last good numbers, faded, under the
-region's stale banner.  Unchecking it gives the panes back.
+instead of its panes (a step the quiz hides stays hidden there too); every recompute (an edit,
+undo, a preset) and every change of batch item redraws it, and a failed recompute leaves it
+showing the last good numbers, faded, under the region's stale banner.  Unchecking it gives the
+panes back.
 """
 from __future__ import annotations
+
+from typing import Optional
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
@@ -34,6 +37,7 @@ class ByHandLayout(QObject):
         host.inputs.batch_changed.connect(lambda _b: self.refresh())
         host.view.focusHeadChanged.connect(self._follow_head)
         host.on_language_change(self.retranslate)
+        follow_quiz(host, self.view)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -75,6 +79,16 @@ class ByHandLayout(QObject):
     def _follow_head(self, head: int) -> None:
         if head >= 0:
             self.view.set_head(head)
+
+
+def follow_quiz(host: FeatureHost, view: ByHandView) -> Optional[QObject]:
+    """While View ▸ Quiz hides a step, `view` hides the blocks that would give it away.  The quiz
+    is the window's (app.teaching.cell_tools, installed before this feature); None without one."""
+    quiz = getattr(getattr(host.window, "cell_tools", None), "quiz", None)
+    if quiz is not None:
+        quiz.changed.connect(lambda: view.set_hidden_step(quiz.step_id))
+        view.set_hidden_step(quiz.step_id)
+    return quiz
 
 
 def install(host: FeatureHost) -> ByHandLayout:

@@ -37,6 +37,19 @@ STEPS: dict[str, str] = {
     "weights": "attention_weights",
     "output": "weighted_sum",
 }
+#: the blocks that show a step's numbers, or numbers a student reads it off (a quiz hiding the
+#: step hides these: Q is the query projection cut by head, the scores are the masked scores
+#: wherever no key is masked, the output is concat cut by head)
+SHOWS_STEP: dict[str, tuple[str, ...]] = {
+    "projection.query": ("q",), "head_split.query": ("q",),
+    "projection.key": ("kt",), "head_split.key": ("kt",),
+    "projection.value": ("v",), "head_split.value": ("v",),
+    "scores": ("scores",), "masked_scores": ("scores",), "extra.sampled_scores": ("scores",),
+    "attention_weights": ("weights",),
+    "weighted_sum": ("output",), "concat": ("output",),
+}
+#: what a hidden cell prints
+HIDDEN_TEXT = "?"
 #: blocks in reading order
 ORDER: tuple[str, ...] = ("q", "kt", "scores", "weights", "v", "output")
 #: the largest side a block may have: beyond it the numbers could not be read, by hand or on a projector

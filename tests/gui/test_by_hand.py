@@ -185,3 +185,21 @@ def test_b_lays_the_slides_out_by_hand(qtbot, window):
     qtbot.mouseClick(slide.button, Qt.MouseButton.LeftButton)  # the button gives the usual slide back
     assert not slide.on and not slide.sheet.isVisible() and view.output_scroll.isVisible()
     qtbot.keyClick(view, Qt.Key.Key_Escape)
+
+
+def test_a_step_the_quiz_hides_stays_hidden_on_the_sheet_and_the_slide(qtbot, window):
+    quiz = window.cell_tools.quiz
+    window.by_hand.set_shown(True)
+    quiz.hide_step("projection.query")  # Q per head is the projection cut by head: it would tell
+    for sheet in (window.by_hand.view, window.presentation.by_hand.sheet):
+        assert sheet.hidden_blocks() == {"q"}
+    sheet = window.by_hand.view
+    texts = [text.text() for (key, _, _), (_, text) in sheet.cells.items() if key == "q"]
+    assert texts and set(texts) == {"?"}
+    colours = {rect.brush().color().name() for (key, _, _), (rect, _) in sheet.cells.items() if key == "q"}
+    assert len(colours) == 1  # no colour gives a number away
+    assert any(t.text() != "?" for (key, _, _), (_, t) in sheet.cells.items() if key == "scores")
+    quiz.hide_step("attention_weights")
+    assert sheet.hidden_blocks() == {"weights"}
+    quiz.hide_step(None)
+    assert not sheet.hidden_blocks() and "?" not in {t.text() for _, t in sheet.cells.values()}

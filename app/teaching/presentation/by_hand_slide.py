@@ -5,7 +5,7 @@ AI-by-hand worksheets place them (app/panes/by_hand_view.py) instead of the step
 output panes, with the current step's block outlined heavily: the presenter still steps through
 the pipeline (Right / Left ...) and the class sees where each step sits on the sheet.  1-9 choose
 the head, as on every slide; edits (the drawer, the window, undo) redraw it live.  B again, or
-the button, gives the usual slides back.
+the button, gives the usual slides back.  A step the quiz hides stays hidden on the sheet.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QPushButton
 
 from app.panes.by_hand_view import ByHandView
 from app.startup import i18n
+from app.teaching.by_hand import follow_quiz
 
 if TYPE_CHECKING:
     from app.features import FeatureHost
@@ -56,6 +57,7 @@ class ByHandSlide(QObject):
         view.headFocused.connect(self._follow_head)
         host.recompute.failed.connect(lambda *_: self.sheet.set_stale(True))
         host.on_language_change(self.retranslate)
+        follow_quiz(host, self.sheet)  # a step the quiz hides stays hidden on the slide
         self.retranslate()
 
     def retranslate(self) -> None:

@@ -278,13 +278,18 @@ class ByHandView(QWidget):
     def _texts(self, sheet: by_hand.Plan, digits: int) -> list[str]:
         return [b.text(i, j, digits) for b in sheet.blocks.values() for i in range(b.rows) for j in range(b.cols)]
 
+    def _room(self):
+        """The canvas's whole inside: a sheet that fits it needs no scroll bars, so the room they
+        take while an earlier, larger sheet is shown is not lost."""
+        return self.canvas.contentsRect().size()
+
     def _fit(self, sheet: by_hand.Plan) -> tuple[bool, int, int, float, float]:
         """(fits, digits, font px, cell width, cell height) for `sheet` in this view: the most
         digits (4, else 3: a worksheet is worked with them) at the largest font from MAX_FONT_PX
         down to MIN_FONT_PX whose widest number fits a cell of the size that fits the view; if
         none fits, MIN_FONT_PX with 3 digits and cells as large as those numbers need (the view
         then scrolls: numbers are never drawn below MIN_FONT_PX)."""
-        vp = self.canvas.viewport().size()
+        vp = self._room()
         room_w = max(vp.width() - 2 * MARGIN - 2, 50) / sheet.width
         room_h = max(vp.height() - 2 * MARGIN - 2, 50) / sheet.height
         texts = {d: self._texts(sheet, d) for d in (4, 3)}
@@ -302,7 +307,7 @@ class ByHandView(QWidget):
         """The arrangement that shows the numbers best here: one that fits without scrolling,
         then the most digits, then the largest font, then the least to scroll."""
         best, best_key = sheets[0], None
-        vp = self.canvas.viewport().size()
+        vp = self._room()
         for sheet in sheets:
             fit = self._fit(sheet)
             overflow = max(0.0, sheet.width * fit[3] - vp.width()) + max(0.0, sheet.height * fit[4] - vp.height())

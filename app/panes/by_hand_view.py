@@ -15,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QTextOption
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTextOption
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -42,6 +42,9 @@ MIN_FONT_PX = 14
 #: a cell is this much wider than its widest number, and this much taller than the font
 PAD_X, HEIGHT_RATIO = 10, 1.75
 MARGIN = 8
+_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
+#: numbers are measured once at this size and scaled; SLACK_PX (at REF_PX) covers hinting
+REF_PX, SLACK_PX = 100, 4.0
 BACKGROUND = "#f4f4f4"
 GRID = QColor(120, 120, 120)
 HIGHLIGHT = QColor(214, 39, 40)
@@ -106,6 +109,7 @@ class ByHandView(QWidget):
         self.labels: dict[tuple[str, str, int], QGraphicsSimpleTextItem] = {}  # (block, side, i)
         self.titles: dict[str, QGraphicsTextItem] = {}
         self.cell_w = self.cell_h = 0.0
+        self._widest_cache: Optional[dict] = None  # {digits: advance per px} of the sheet being drawn
         self.font_px = 0
         self.digits = 4
         #: "wide" or "stacked" (by_hand.ARRANGEMENTS); None: whichever shows the numbers larger here
@@ -247,6 +251,7 @@ class ByHandView(QWidget):
         self._highlight = []
         self.cells, self.labels, self.titles = {}, {}, {}
         self.plan = None
+        self._widest_cache = None
         if self._trace is None:
             self._show_message(words.text("byhand.nothing", self._lang))
             return
@@ -292,16 +297,28 @@ class ByHandView(QWidget):
         vp = self._room()
         room_w = max(vp.width() - 2 * MARGIN - 2, 50) / sheet.width
         room_h = max(vp.height() - 2 * MARGIN - 2, 50) / sheet.height
-        texts = {d: self._texts(sheet, d) for d in (4, 3)}
+        per_px = self._widest_per_px(sheet)
         for digits in (4, 3):
             for px in range(MAX_FONT_PX, MIN_FONT_PX - 1, -1):
-                need_w = max(QFontMetricsF(_font(px)).horizontalAdvance(t) for t in texts[digits]) + PAD_X
+                need_w = per_px[digits] * px + PAD_X
                 if need_w <= room_w and px * HEIGHT_RATIO <= room_h:
                     cell_h = min(room_h, px * HEIGHT_RATIO * 1.5)
                     return True, digits, px, min(room_w, max(need_w * 1.3, cell_h * 2.2)), cell_h
-        need_w = max(QFontMetricsF(_font(MIN_FONT_PX)).horizontalAdvance(t) for t in texts[3]) + PAD_X
+        need_w = per_px[3] * MIN_FONT_PX + PAD_X
         cell_h = max(min(room_h, MIN_FONT_PX * HEIGHT_RATIO * 1.5), MIN_FONT_PX * HEIGHT_RATIO)
         return False, 3, MIN_FONT_PX, max(room_w, need_w), cell_h
+
+    def _widest_per_px(self, sheet: by_hand.Plan) -> dict[int, float]:
+        """{digits: the widest number's advance per pixel of font size}, measured once at REF_PX
+        (advances grow in proportion to the font size; SLACK_PX covers the hinting): measuring
+        every number at every candidate size cost seconds for a 16 x 16 sheet."""
+        if self._widest_cache is None:  # one sheet's numbers (both arrangements show the same), per draw
+            metrics = QFontMetricsF(_font(REF_PX))
+            # digits share one advance (tabular figures): one text per pattern ("-0.000") is measured
+            shapes = {d: {t.translate(_DIGITS_AS_ZERO) for t in self._texts(sheet, d)} for d in (4, 3)}
+            widths = {d: max((metrics.horizontalAdvance(t) for t in shapes[d]), default=0.0) for d in (4, 3)}
+            self._widest_cache = {d: (w + SLACK_PX) / REF_PX for d, w in widths.items()}
+        return self._widest_cache
 
     def _choose(self, sheets: list[by_hand.Plan]) -> by_hand.Plan:
         """The arrangement that shows the numbers best here: one that fits without scrolling,
@@ -331,24 +348,30 @@ class ByHandView(QWidget):
         pen = QPen(GRID)
         pen.setWidthF(1.0)
         hidden = block.key in self._hidden
+        # colours and text colours of every cell at once (numpy per cell cost ~0.1 ms a cell)
+        rgb = np.broadcast_to(np.array(HIDDEN_FILL, float), idx.shape + (3,)) if hidden else pal.lut[idx].astype(float)
+        veiled = block.masked if block.masked is not None else np.zeros(idx.shape, bool)
+        rgb = np.where(veiled[..., None], rgb * (1 - colormaps.VEIL_ALPHA) + 255.0 * colormaps.VEIL_ALPHA, rgb)
+        dark = np.where(veiled, pal.dark_text_veiled[idx], pal.dark_text[idx]) | hidden
+        rgb, dark = rgb.round().astype(int).tolist(), dark.tolist()
+        light_text, dark_text = QColor(250, 250, 250), QColor(20, 20, 20)
+        advance: dict[str, float] = {}
+        half_h = metrics.height() / 2
         for i in range(block.rows):
             for j in range(block.cols):
-                rgb = np.array(HIDDEN_FILL, float) if hidden else pal.lut[idx[i, j]].astype(float)
-                veiled = block.masked is not None and bool(block.masked[i, j])
-                if veiled:
-                    rgb = rgb * (1 - colormaps.VEIL_ALPHA) + 255.0 * colormaps.VEIL_ALPHA
-                dark = hidden or (pal.dark_text_veiled if veiled else pal.dark_text)[idx[i, j]]
                 rect = self.rect_px(block.cell(i, j))
                 item = QGraphicsRectItem(rect)
                 item.setPen(pen)
-                item.setBrush(QBrush(QColor(int(rgb[0]), int(rgb[1]), int(rgb[2]))))
-                item.setData(0, (block.key, i, j))
+                item.setBrush(QColor(*rgb[i][j]))
                 self.scene.addItem(item)
-                text = QGraphicsSimpleTextItem(by_hand.HIDDEN_TEXT if hidden else block.text(i, j, self.digits))
+                shown = by_hand.HIDDEN_TEXT if hidden else block.text(i, j, self.digits)
+                text = QGraphicsSimpleTextItem(shown)
                 text.setFont(font)
-                text.setBrush(QColor(20, 20, 20) if dark else QColor(250, 250, 250))
-                tw = metrics.horizontalAdvance(text.text())
-                text.setPos(rect.center().x() - tw / 2, rect.center().y() - metrics.height() / 2)
+                text.setBrush(dark_text if dark[i][j] else light_text)
+                if shown not in advance:
+                    advance[shown] = metrics.horizontalAdvance(shown)
+                center = rect.center()
+                text.setPos(center.x() - advance[shown] / 2, center.y() - half_h)
                 self.scene.addItem(text)
                 self.cells[(block.key, i, j)] = (item, text)
         outline = QGraphicsRectItem(self.rect_px(block.rect))

@@ -52,8 +52,9 @@ SHOWS_STEP: dict[str, tuple[str, ...]] = {
 HIDDEN_TEXT = "?"
 #: blocks in reading order
 ORDER: tuple[str, ...] = ("q", "kt", "scores", "weights", "v", "output")
-#: the largest side a block may have: beyond it the numbers could not be read, by hand or on a projector
-MAX_SIDE = 16
+#: the largest side a block may have: beyond it the numbers cannot be read on a projector (nor worked
+#: by hand), and drawing a cell item per number takes a good part of a second per edit
+MAX_SIDE = 12
 #: a lane of labels (tokens or indices) is one unit tall over a block, LANE_X wide beside it
 #: (tokens are elided to it); a block's title lane is one and a half units tall
 LABEL = 1.0

@@ -95,6 +95,7 @@ class ByHandView(QWidget):
         super().__init__(parent)
         self.setObjectName("ByHandView")
         self._large = large  # on a slide: larger texts around the sheet
+        self._zoom = 1.0  # the slide's zoom over its default: numbers and texts grow, never shrink below 14 px
         self._lang = "en"
         self._trace = None
         self._tokens: tuple = (None, None)
@@ -212,7 +213,7 @@ class ByHandView(QWidget):
         self._fill_head_box()
 
     def _style_texts(self) -> None:
-        big = 1.4 if self._large else 1.0
+        big = (1.4 if self._large else 1.0) * self._zoom
         self.head_label.setStyleSheet(f"font-size: {round(15 * big)}px;")
         self.head_box.setStyleSheet(f"font-size: {round(15 * big)}px;")
         self.heading.setStyleSheet(f"font-size: {round(16 * big)}px; font-weight: 600; color: {TITLE_COLOUR};")
@@ -299,14 +300,34 @@ class ByHandView(QWidget):
         room_h = max(vp.height() - 2 * MARGIN - 2, 50) / sheet.height
         per_px = self._widest_per_px(sheet)
         for digits in (4, 3):
-            for px in range(MAX_FONT_PX, MIN_FONT_PX - 1, -1):
+            for px in range(self.max_font_px(), self.min_font_px() - 1, -1):
                 need_w = per_px[digits] * px + PAD_X
                 if need_w <= room_w and px * HEIGHT_RATIO <= room_h:
                     cell_h = min(room_h, px * HEIGHT_RATIO * 1.5)
                     return True, digits, px, min(room_w, max(need_w * 1.3, cell_h * 2.2)), cell_h
-        need_w = per_px[3] * MIN_FONT_PX + PAD_X
-        cell_h = max(min(room_h, MIN_FONT_PX * HEIGHT_RATIO * 1.5), MIN_FONT_PX * HEIGHT_RATIO)
-        return False, 3, MIN_FONT_PX, max(room_w, need_w), cell_h
+        low = self.min_font_px()
+        need_w = per_px[3] * low + PAD_X
+        cell_h = max(min(room_h, low * HEIGHT_RATIO * 1.5), low * HEIGHT_RATIO)
+        return False, 3, low, max(room_w, need_w), cell_h
+
+    def min_font_px(self) -> int:
+        """The smallest the numbers may be: MIN_FONT_PX, more when the slide is zoomed in."""
+        return max(MIN_FONT_PX, round(MIN_FONT_PX * self._zoom))
+
+    def max_font_px(self) -> int:
+        return max(self.min_font_px(), round(MAX_FONT_PX * self._zoom))
+
+    def set_zoom(self, zoom: float) -> None:
+        """The slide's zoom over its default (Ctrl + / Ctrl −): 1.5 makes the numbers and texts half
+        as large again (the sheet scrolls where it no longer fits); below 1 nothing shrinks under 14 px."""
+        zoom = max(float(zoom), 0.1)
+        if abs(zoom - self._zoom) > 1e-9:
+            self._zoom = zoom
+            self._style_texts()
+            self._draw()
+
+    def zoom(self) -> float:
+        return self._zoom
 
     def _widest_per_px(self, sheet: by_hand.Plan) -> dict[int, float]:
         """{digits: the widest number's advance per pixel of font size}, measured once at REF_PX
@@ -383,7 +404,7 @@ class ByHandView(QWidget):
         self._draw_title(block)
 
     def _draw_labels(self, block: by_hand.Block, metrics: QFontMetricsF) -> None:
-        font = _font(max(MIN_FONT_PX, self.font_px * 0.85))
+        font = _font(max(self.min_font_px(), self.font_px * 0.85))
         fm = QFontMetricsF(font)
         for lane in block.labels:
             for i, text in enumerate(lane.texts):
@@ -404,7 +425,7 @@ class ByHandView(QWidget):
 
     def _draw_title(self, block: by_hand.Block) -> None:
         r = self.rect_px(block.title_rect)
-        px = max(MIN_FONT_PX, min(self.font_px, 22))
+        px = max(self.min_font_px(), min(self.font_px, round(22 * self._zoom)))
         item = QGraphicsTextItem()
         item.setFont(_font(px, bold=True))
         item.setDefaultTextColor(QColor(TITLE_COLOUR))
@@ -425,10 +446,10 @@ class ByHandView(QWidget):
     def _draw_arrow(self, sheet: by_hand.Plan) -> None:
         """softmax, from the scores to the weights: "→" over the word beside them, "↓ softmax" under them."""
         r = self.rect_px(sheet.arrow)
-        px = max(MIN_FONT_PX, self.font_px)
+        px = max(self.min_font_px(), self.font_px)
         word = words.text("byhand.softmax", self._lang)
         if sheet.arrangement == "wide":  # a narrow lane: the word a line at a time under the arrow
-            lines = [("→", _font(px * 1.4))] + [(part, _font(MIN_FONT_PX)) for part in word.split()]
+            lines = [("→", _font(px * 1.4))] + [(part, _font(self.min_font_px())) for part in word.split()]
         else:
             lines = [(f"↓ {word}", _font(px))]
         heights = [QFontMetricsF(font).height() for _, font in lines]

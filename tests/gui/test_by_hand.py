@@ -182,6 +182,15 @@ def test_b_lays_the_slides_out_by_hand(qtbot, window):
     qtbot.keyClick(view, Qt.Key.Key_Right)
     qtbot.keyClick(view, Qt.Key.Key_Right)
     assert view.current_step() == "attention_weights" and slide.sheet.emphasis() == ("weights",)
+    # Ctrl + makes the numbers larger (the sheet scrolls if it must); Ctrl − never below 14 px
+    before = slide.sheet.font_px
+    for _ in range(3):
+        qtbot.keyClick(view, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert view.zoom() > 1.25 and slide.sheet.font_px > before
+    for _ in range(12):
+        qtbot.keyClick(view, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert view.zoom() < 1.0 and slide.sheet.font_px >= MIN_FONT_PX
+    qtbot.keyClick(view, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
     qtbot.mouseClick(slide.button, Qt.MouseButton.LeftButton)  # the button gives the usual slide back
     assert not slide.on and not slide.sheet.isVisible() and view.output_scroll.isVisible()
     qtbot.keyClick(view, Qt.Key.Key_Escape)

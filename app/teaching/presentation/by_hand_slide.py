@@ -5,7 +5,8 @@ AI-by-hand worksheets place them (app/panes/by_hand_view.py) instead of the step
 output panes, with the current step's block outlined heavily: the presenter still steps through
 the pipeline (Right / Left ...) and the class sees where each step sits on the sheet.  1-9 choose
 the head, as on every slide; edits (the drawer, the window, undo) redraw it live.  B again, or
-the button, gives the usual slides back.  A step the quiz hides stays hidden on the sheet.
+the button, gives the usual slides back; Ctrl + / Ctrl − make the sheet's numbers larger or
+smaller with the slide (never under 14 px).  A step the quiz hides stays hidden on the sheet.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import QPushButton
 from app.panes.by_hand_view import ByHandView
 from app.startup import i18n
 from app.teaching.by_hand import follow_quiz
+from app.teaching.presentation.presentation_view import ZOOM_DEFAULT
 
 if TYPE_CHECKING:
     from app.features import FeatureHost
@@ -55,6 +57,7 @@ class ByHandSlide(QObject):
         view._slide_keys.append(self.key)  # off while the keyboard is in the edit drawer, like every slide key
         view.rendered.connect(self._apply)
         view.headFocused.connect(self._follow_head)
+        view.zoomed.connect(self._zoom)
         host.recompute.failed.connect(lambda *_: self.sheet.set_stale(True))
         host.on_language_change(self.retranslate)
         follow_quiz(host, self.sheet)  # a step the quiz hides stays hidden on the slide
@@ -91,8 +94,13 @@ class ByHandSlide(QObject):
             self.sheet.show_trace(None)
             return
         self.sheet.set_stale(False)
+        self.sheet.set_zoom(s.zoom() / ZOOM_DEFAULT)  # zoomed before B was pressed
         self.sheet.set_emphasis(BLOCK_OF_STEP.get(s.current_step() or "", ()), redraw=False)
         self.sheet.show_trace(last.trace, last.scenario, last.batch)
+
+    def _zoom(self, zoom: float) -> None:
+        """Ctrl + / Ctrl −: the sheet's numbers grow with the slide (never below 14 px)."""
+        self.sheet.set_zoom(zoom / ZOOM_DEFAULT)
 
     def _follow_head(self, head: int) -> None:
         if head >= 0:

@@ -71,6 +71,7 @@ class PresentationView(QWidget):
     left = Signal()  # presentation mode was left (Esc, F5, the Leave button)
     rendered = Signal()  # a slide was drawn (a layout option such as by_hand_slide re-applies itself)
     headFocused = Signal(int)  # 1-9 / A chose a head (-1: all)
+    zoomed = Signal(float)  # Ctrl + / Ctrl − / Ctrl 0: the new zoom
 
     def __init__(self, host: "FeatureHost", parent: Optional[QWidget] = None) -> None:
         super().__init__(parent if parent is not None else host.window, Qt.WindowType.Window)
@@ -426,6 +427,7 @@ class PresentationView(QWidget):
         if abs(zoom - self._zoom) > 1e-9:
             self._zoom = zoom
             self._apply_zoom()
+            self.zoomed.emit(zoom)
 
     def zoom_in(self) -> None:
         self.set_zoom(next((z for z in ZOOMS if z > self._zoom + 1e-9), ZOOMS[-1]))

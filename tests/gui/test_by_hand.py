@@ -212,3 +212,19 @@ def test_a_step_the_quiz_hides_stays_hidden_on_the_sheet_and_the_slide(qtbot, wi
     assert sheet.hidden_blocks() == {"weights"}
     quiz.hide_step(None)
     assert not sheet.hidden_blocks() and "?" not in {t.text() for _, t in sheet.cells.values()}
+
+
+def test_an_edit_that_cannot_run_leaves_the_last_good_sheet_faded_under_the_banner(qtbot, window):
+    window.by_hand.set_shown(True)
+    sheet = window.by_hand.view
+    good = sheet.plan.block("scores").values.copy()
+    window.params.controls["n_heads"].setValue(3)  # 3 heads do not divide d_model = 4
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: window.view._stale)
+    assert window.view.banner.isVisibleTo(window) and sheet.isVisibleTo(window)
+    assert not sheet.canvas.isEnabled() and np.array_equal(sheet.plan.block("scores").values, good)
+    window.params.controls["n_heads"].setValue(4)
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: not window.view._stale)
+    assert sheet.canvas.isEnabled() and sheet.plan.n_heads == 4
+    assert np.array_equal(sheet.plan.block("weights").values, window.last_trace.array("attention_weights")[0, 0])

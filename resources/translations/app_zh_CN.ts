@@ -2,6 +2,41 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
   <context>
+    <name>ByHandLayout</name>
+    <message>
+      <source>By-hand layout</source>
+      <translation>手算布局</translation>
+    </message>
+    <message>
+      <source>Show one head as the by-hand worksheets lay it out: Kᵀ above and Q to the left of the scores, V above the output (Ctrl+Shift+B)</source>
+      <translation>按手算练习纸的方式排列一个头：Kᵀ 在分数上方，Q 在分数左侧，V 在输出上方（Ctrl+Shift+B）</translation>
+    </message>
+  </context>
+  <context>
+    <name>ByHandSlide</name>
+    <message>
+      <source>By hand</source>
+      <extracomment>which block of the sheet each step of the pipeline is</extracomment>
+      <translation>手算</translation>
+    </message>
+    <message>
+      <source>Lay the slide out as a by-hand worksheet: Kᵀ above and Q to the left of the scores, V above the output (B)</source>
+      <translation>把幻灯片排成手算练习纸：Kᵀ 在分数上方，Q 在分数左侧，V 在输出上方（B）</translation>
+    </message>
+  </context>
+  <context>
+    <name>ByHandView</name>
+    <message>
+      <source>Head</source>
+      <extracomment>numbers are drawn this large at most, and never smaller than MIN_FONT_PX (the view scrolls instead) a cell is this much wider than its widest number, and this much taller than the font numbers are measured once at this size and scaled; SLACK_PX (at REF_PX) covers hinting "wide" or "stacked" (by_hand.ARRANGEMENTS); None: whichever shows the numbers larger here</extracomment>
+      <translation>头</translation>
+    </message>
+    <message>
+      <source>Which head to work by hand</source>
+      <translation>选择要手算的头</translation>
+    </message>
+  </context>
+  <context>
     <name>CellTools</name>
     <message>
       <source>Explain panel</source>

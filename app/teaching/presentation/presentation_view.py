@@ -69,6 +69,9 @@ class PresentationView(QWidget):
     """The full-screen slide show of one window's current trace."""
 
     left = Signal()  # presentation mode was left (Esc, F5, the Leave button)
+    rendered = Signal()  # a slide was drawn (a layout option such as by_hand_slide re-applies itself)
+    headFocused = Signal(int)  # 1-9 / A chose a head (-1: all)
+    zoomed = Signal(float)  # Ctrl + / Ctrl − / Ctrl 0: the new zoom
 
     def __init__(self, host: "FeatureHost", parent: Optional[QWidget] = None) -> None:
         super().__init__(parent if parent is not None else host.window, Qt.WindowType.Window)
@@ -129,6 +132,7 @@ class PresentationView(QWidget):
         header.addSpacing(12)
         header.addWidget(self.edit_button)
         header.addWidget(self.close_button)
+        self.header = header
 
         self.formula = QLabel()
         self.formula.setWordWrap(True)
@@ -430,6 +434,7 @@ class PresentationView(QWidget):
         if abs(zoom - self._zoom) > 1e-9:
             self._zoom = zoom
             self._apply_zoom()
+            self.zoomed.emit(zoom)
 
     def zoom_in(self) -> None:
         self.set_zoom(next((z for z in ZOOMS if z > self._zoom + 1e-9), ZOOMS[-1]))
@@ -447,6 +452,7 @@ class PresentationView(QWidget):
         self._focus = head
         for pane in self._panes.values():
             pane.set_focus(head)
+        self.headFocused.emit(head)
 
     # ---- what is on screen (tests, the screenshot script) -------------------------------------------
     def output_pane(self) -> Optional[ZoomedPane]:
@@ -512,6 +518,7 @@ class PresentationView(QWidget):
             self.title.setText("")
             self.explanation.setText("")
             self.counter.setText("")
+            self.rendered.emit()
             return
         lang = self._lang()
         for name in lessons.inputs_of(sid, self._trace):
@@ -536,6 +543,11 @@ class PresentationView(QWidget):
         self._dirty = False
         self._fit_panes()
         QTimer.singleShot(0, self, self._fit_panes)  # again once the new texts are laid out
+        self.rendered.emit()
+
+    def redraw(self) -> None:
+        """Draw the current slide again (a layout option was switched)."""
+        self._render()
 
     def _fit_panes(self) -> None:
         self._fit_output()

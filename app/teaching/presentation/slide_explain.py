@@ -105,6 +105,16 @@ class SlideExplain:
         if self.selection is not None and self.selection[0] != self.view.current_step():
             self.selection = None
         self.refresh()
+        if self.is_open():
+            QTimer.singleShot(0, self.view, self._follow_layout)
+
+    def _follow_layout(self) -> None:
+        """A layout option drawn over the slide (the by-hand sheet) hid its result: nothing to
+        point at, so the box goes (and the option keeps the slide's sentences as it left them)."""
+        if self.is_open() and self.view.output_scroll.isHidden():
+            self.selection, self.lines = None, None
+            self._mark(None)
+            self.box.hide()
 
     def apply_fonts(self, zoom: float) -> None:
         px = max(MIN_TEXT_PX, pane_font_px(TEXT_PX, zoom))
@@ -153,7 +163,8 @@ class SlideExplain:
             self._mark(None)
             if not self.box.isHidden():  # the slide's sentences come back: its panes refit
                 self.box.hide()
-                self.view.explanation.show()
+                if not self.view.output_scroll.isHidden():  # (not while a by-hand sheet replaces the slide)
+                    self.view.explanation.show()
                 self._refit()
             return
         lang = i18n.current_language()

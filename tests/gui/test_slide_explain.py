@@ -278,3 +278,19 @@ def test_outlined_input_cells_are_scrolled_into_sight(qtbot, window):
         assert all(0 <= y < room for y in ys)
     else:  # too tall for the column: the first outlined cells
         assert 0 <= ys[0] < room
+
+
+def test_the_by_hand_sheet_replacing_the_result_closes_the_explanation(qtbot, window):
+    view = enter(qtbot, window)
+    view.go_to(view.lesson_ids().index("scores"))
+    se = view.slide_explain
+    mouse_click(view.output_pane(), 0, 0, 1)
+    qtbot.waitUntil(se.is_open)
+    qtbot.keyClick(view, Qt.Key.Key_B)  # the by-hand layout: the result pane is no longer on the slide
+    qtbot.waitUntil(lambda: not se.is_open())
+    assert not se.box.isVisible() and se.marks_on("head_split.query") == set()
+    qtbot.keyClick(view, Qt.Key.Key_B)  # back to the usual slide: its sentences, no box
+    qtbot.waitUntil(lambda: view.explanation.isVisible())
+    assert not se.box.isVisible()
+    mouse_click(view.output_pane(), 0, 0, 1)
+    qtbot.waitUntil(se.is_open)

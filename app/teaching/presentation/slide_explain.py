@@ -161,10 +161,13 @@ class SlideExplain:
         if self.selection is None:
             self.lines = None
             self._mark(None)
-            if not self.box.isHidden():  # the slide's sentences come back: its panes refit
-                self.box.hide()
-                if not self.view.output_scroll.isHidden():  # (not while a by-hand sheet replaces the slide)
-                    self.view.explanation.show()
+            was_open = not self.box.isHidden()
+            self.box.hide()
+            # the slide's sentences in the box's place (not while a by-hand sheet replaces the slide)
+            sentences = not self.view.output_scroll.isHidden()
+            if self.view.explanation.isHidden() == sentences:
+                self.view.explanation.setVisible(sentences)
+            if was_open:  # the panes refit to the room the box gave back
                 self._refit()
             return
         lang = i18n.current_language()

@@ -5,7 +5,7 @@
 Writes OUT_DIR/explainmap.<what>.<lang>.png (default OUT_DIR: build/screenshots/, which git
 ignores): the window maximised with the map above its panels after a click on the "Softmax" chip,
 and slides with a clicked cell's arithmetic (scores, weights, weighted sum, output; a masked preset's
-masked scores; ProbSparse's sparsity measure).
+masked scores; ProbSparse's sparsity measure; a weighted sum while the quiz hides the weights).
 """
 from __future__ import annotations
 
@@ -101,6 +101,17 @@ def main(argv: list[str]) -> int:
                 shot(view, f"slide.{sid}.drawer.{lang}")
                 view.close_drawer()
             view.leave()
+        load("01_tsl_toy.json")  # a quiz hides the weights: the weighted sum's terms read them
+        window.cell_tools.quiz.hide_step("attention_weights")
+        window.presentation.enter()
+        view.resize(*SIZE)
+        view.go_to(view.lesson_ids().index("weighted_sum"))
+        _settle(app)
+        view.output_pane().click_cell(1, 2, 0)
+        _settle(app, 20)
+        shot(view, f"slide.quiz.{lang}")
+        view.leave()
+        window.cell_tools.quiz.hide_step(None)
     window.recompute.shutdown()
     window.close()
     print("\n".join(str(p) for p in written))

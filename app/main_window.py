@@ -61,6 +61,7 @@ INPUT_KEYS = ("queries", "keys", "values")
 #: Inputs region and the Explain dock give way first.  With the Explain dock at its narrowest the
 #: window's minimum width still fits a 1280 px screen (tests/gui/test_window_fit.py).
 STEPS_MIN_WIDTH = 380
+INPUTS_WIDTH = 400  # what the Inputs region gets when there is room: a 4-column matrix shown whole
 
 
 def without_mnemonic(text: str) -> str:
@@ -131,8 +132,6 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 3)
         self.splitter.widget(2).setMinimumWidth(STEPS_MIN_WIDTH)
-        # Steps are the show: give them the most room (two small panes side by side at 1600 px).
-        self.splitter.setSizes([300, 420, 880])
         self.message_bar = MessageBar()
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -300,6 +299,7 @@ class MainWindow(QMainWindow):
     # ---- settings ----------------------------------------------------------------------------
     def _restore_settings(self) -> None:
         self._restore_geometry()
+        self._share_regions()
         for name, splitter in self._splitters().items():
             state = self.settings.splitter_state(name)
             if state is not None:
@@ -323,6 +323,19 @@ class MainWindow(QMainWindow):
         self.setGeometry(place.rect)
         if place.maximized:
             self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+
+    def _share_regions(self) -> None:
+        """Parameters | Inputs | Steps for the width the window opens at (a remembered splitter
+        state replaces it): Parameters as narrow as they go, Inputs up to INPUTS_WIDTH (a 4-column
+        matrix whole) while Steps keep STEPS_MIN_WIDTH, Steps the rest."""
+        width = self.geometry().width() - 16  # margins and the splitter's handles
+        panel = self.cell_tools.panel
+        if not panel.isHidden() and not panel.isFloating():
+            width -= panel.sizeHint().width() + 6
+        params = self.splitter.widget(0).minimumSizeHint().width()
+        inputs_min = self.splitter.widget(1).minimumSizeHint().width()
+        inputs = max(inputs_min, min(INPUTS_WIDTH, round(0.3 * width), width - params - STEPS_MIN_WIDTH))
+        self.splitter.setSizes([params, inputs, max(STEPS_MIN_WIDTH, width - params - inputs)])
 
     def _splitters(self) -> dict[str, QSplitter]:
         return {"main": self.splitter, "inputs": self.inputs.splitter}

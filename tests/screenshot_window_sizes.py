@@ -13,8 +13,8 @@ first fresh trace is on screen it saves the whole screen (window manager decorat
     OUT_DIR/window.<W>x<H>.<lang>.launch.png      as the window opens on a first launch
     OUT_DIR/window.<W>x<H>.<lang>.maximized.png   after maximizing it
 
-and prints one line per shot with the window's frame, the screen's available area, whether the
-frame fits in it, and the widths of the Parameters / Inputs / Steps regions and the Explain dock.
+and prints one line per shot with the window's frame and client area, the screen's available
+area, whether the window fits in it, and the widths of the Parameters / Inputs / Steps regions and the Explain dock.
 It exits 1 when a launch failed or a window did not fit.  Look at the PNGs before a release.
 """
 from __future__ import annotations
@@ -124,13 +124,17 @@ class _Shots:
         w = self.window()
         self.app.processEvents()
         screen = w.screen()
-        avail, frame = screen.availableGeometry(), w.frameGeometry()
-        fits = avail.contains(frame)
+        avail, frame, client = screen.availableGeometry(), w.frameGeometry(), w.geometry()
+        # the client area (menus to status bar) wholly on the screen, and the title bar too: a
+        # maximized frame's borders may lie a pixel or a bottom grip outside (openbox)
+        fits = avail.contains(client) and frame.top() >= avail.top() - 2 and frame.left() >= avail.left() - 2 \
+            and frame.right() <= avail.right() + 2
         target = self.out / f"window.{self.size}.{self.lang}.{name}.png"
         screen.grabWindow(0).save(str(target))
         panel = w.cell_tools.panel
         regions = [w.splitter.widget(i).width() for i in range(w.splitter.count())]
-        print(json.dumps({"shot": target.name, "fits": fits, "frame": frame.getRect(), "available": avail.getRect(),
+        print(json.dumps({"shot": target.name, "fits": fits, "frame": frame.getRect(), "client": client.getRect(),
+                          "available": avail.getRect(),
                           "params_inputs_steps": regions, "steps_view": w.view.width(),
                           "explain": panel.width() if panel.isVisible() else 0,
                           "minimum": [w.minimumSizeHint().width(), w.minimumSizeHint().height()]}), flush=True)

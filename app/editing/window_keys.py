@@ -35,6 +35,8 @@ class WindowKeys(QObject):
         return any(a.isEnabled() and sequence in a.shortcuts() for a in self.actions if isValid(a))
 
     def _on_focus(self, _old: Optional[QWidget], new: Optional[QWidget]) -> None:
+        if not isValid(self):  # the window is gone (the application's signal may outlive it)
+            return
         if self._watched is not None and isValid(self._watched):
             self._watched.removeEventFilter(self)
         self._watched = None

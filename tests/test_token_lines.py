@@ -155,3 +155,13 @@ def test_cell_slider_is_linear_around_the_value():
     for p in (0, 1, 250, MIDDLE, 999, STEPS):
         assert r.position(r.value(p)) == p
     assert r.contains(8.9) and not r.contains(9.5) and not r.contains(float("nan"))
+
+
+def test_heads_sit_side_by_side_at_the_tokens():
+    assert tl.head_offset(0, 1, 40.0) == 0.0
+    offsets = [tl.head_offset(h, 4, 40.0) for h in range(4)]
+    assert offsets == sorted(offsets) and sum(offsets) == pytest.approx(0.0)  # centred on the token
+    assert offsets[1] - offsets[0] == pytest.approx(4.0)
+    # with little room the heads' ends stay inside the token's row
+    tight = [tl.head_offset(h, 8, 20.0) for h in range(8)]
+    assert max(tight) - min(tight) < 20.0

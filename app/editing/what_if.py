@@ -20,7 +20,7 @@ from typing import Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QGridLayout, QLabel, QSlider, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QSlider, QVBoxLayout, QWidget
 
 from app.editing.matrix_editor import MatrixEditor
 from app.features import FeatureHost
@@ -43,7 +43,7 @@ def _slider() -> QSlider:
     s.setRange(0, STEPS)
     s.setValue(MIDDLE)
     s.setPageStep(STEPS // 20)
-    s.setMinimumWidth(220)
+    s.setMinimumWidth(160)
     s.setMinimumHeight(28)
     return s
 
@@ -65,28 +65,23 @@ class WhatIfPanel(QDockWidget):
         self._sessions: dict[QSlider, Optional[_Drag]] = {}
 
         body = QWidget(self)
-        grid = QGridLayout()
         self.intro = QLabel(body)
-        self.intro.setWordWrap(True)
         self.scale_title = QLabel(body)
         self.scale_slider = _slider()
         self.scale_value = QLabel(body)
         self.cell_title = QLabel(body)
         self.cell_slider = _slider()
         self.cell_value = QLabel(body)
-        for w in (self.scale_title, self.scale_value, self.cell_title, self.cell_value):
-            w.setStyleSheet(BIG_FONT)
-        self.cell_value.setWordWrap(True)
-        grid.addWidget(self.scale_title, 0, 0)
-        grid.addWidget(self.scale_slider, 0, 1)
-        grid.addWidget(self.scale_value, 1, 1)
-        grid.addWidget(self.cell_title, 2, 0)
-        grid.addWidget(self.cell_slider, 2, 1)
-        grid.addWidget(self.cell_value, 3, 1)
-        grid.setColumnStretch(1, 1)
         v = QVBoxLayout(body)
-        v.addWidget(self.intro)
-        v.addLayout(grid)
+        for w in (self.intro, self.scale_title, self.scale_slider, self.scale_value, self.cell_title,
+                  self.cell_slider, self.cell_value):
+            if isinstance(w, QLabel):  # a narrow dock wraps them rather than squeezing the Steps region
+                w.setWordWrap(True)
+                w.setStyleSheet(BIG_FONT)
+            v.addWidget(w)
+        self.intro.setStyleSheet("")
+        for title in (self.scale_title, self.cell_title):
+            title.setStyleSheet(BIG_FONT + " font-weight: bold; padding-top: 8px;")
         v.addStretch(1)
         self.setWidget(body)
 

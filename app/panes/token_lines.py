@@ -36,7 +36,7 @@ from app.viewmodel.quiz_data import QuizPaneData
 STEP = "attention_weights"
 TOKEN_PX = 18  # token labels: read from the back of a room
 ROW_MIN = 24  # px between two tokens at the least (the canvas scrolls past that)
-ROW_MAX = 44  # px between two tokens at the most (few tokens are not spread over a tall dock)
+ROW_MAX = 90  # px between two tokens at the most (few tokens use the dock's height, up to this)
 MARGIN = 10
 GAP = 14  # between a token's text and the end of its lines
 HOVER_FILL = QColor(255, 236, 160)
@@ -159,15 +159,18 @@ class TokenLinesCanvas(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         g = self.geometry_now()
         x0, x1 = g["x_query"], g["x_key"]
+        heads = self.model.heads
+        offsets = {h: tl.head_offset(i, len(heads), g["pitch"]) for i, h in enumerate(heads)}
         for line in sorted(self.model.lines, key=lambda ln: ln.weight):  # the strongest on top
             if line.alpha * 255 < 1 or line.width <= 0:
                 continue
+            dy = offsets[line.head]
             color = QColor(line.color)
             color.setAlphaF(line.alpha)
             pen = QPen(color, line.width)
             pen.setCapStyle(Qt.PenCapStyle.FlatCap)
             painter.setPen(pen)
-            painter.drawLine(QPointF(x0, g["queries"][line.query]), QPointF(x1, g["keys"][line.key]))
+            painter.drawLine(QPointF(x0, g["queries"][line.query] + dy), QPointF(x1, g["keys"][line.key] + dy))
         painter.setFont(self.font_)
         pitch = g["pitch"]
         for side, labels, ys, x, w, align in (
@@ -198,6 +201,9 @@ class TokenLinesPanel(QDockWidget):
         self.head_box = QComboBox(body)
         self.head_box.setStyleSheet("font-size: 15px;")
         self.head_box.activated.connect(lambda i: self.set_head(self.head_box.itemData(i)))
+        self.legend = QLabel(body)  # a coloured square and the name of each head
+        self.legend.setStyleSheet("font-size: 15px;")
+        self.legend.setWordWrap(True)
         self.caption = QLabel(body)
         self.caption.setStyleSheet("font-size: 15px; color: #333;")
         self.caption.setWordWrap(True)
@@ -212,7 +218,8 @@ class TokenLinesPanel(QDockWidget):
         top = QHBoxLayout()
         top.addWidget(self.heads_label)
         top.addWidget(self.head_box)
-        top.addStretch(1)
+        top.addSpacing(12)
+        top.addWidget(self.legend, 1)
         v = QVBoxLayout(body)
         v.setContentsMargins(4, 4, 4, 4)
         v.addLayout(top)
@@ -264,6 +271,7 @@ class TokenLinesPanel(QDockWidget):
         i = self.head_box.findData(head)
         if i >= 0 and i != self.head_box.currentIndex():
             self.head_box.setCurrentIndex(i)
+        self._fill_legend()
         self._update_caption()
 
     def _fill_head_box(self) -> None:
@@ -278,6 +286,13 @@ class TokenLinesPanel(QDockWidget):
         self.head_box.setCurrentIndex(max(i, 0))
         self.head_box.setEnabled(self._n_heads > 1)
         self.head_box.blockSignals(False)
+        self._fill_legend()
+
+    def _fill_legend(self) -> None:
+        shown = [h for h in range(self._n_heads) if self.canvas.head in (-1, h)]
+        self.legend.setText("&nbsp;&nbsp;".join(
+            f'<span style="color:{tl.head_color(h)}">&#9632;</span>&nbsp;{pane_text.head_name(h, self._lang)}'
+            for h in shown) if self._n_heads > 1 else "")
 
     def _update_caption(self) -> None:
         if self._reason == "quiz":

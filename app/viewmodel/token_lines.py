@@ -105,6 +105,16 @@ def centres(n: int, top: float, height: float) -> list[float]:
     return [top + step * (i + 0.5) for i in range(n)]
 
 
+def head_offset(head: int, n_heads: int, pitch: float) -> float:
+    """How far (px, vertically) the ends of head `head`'s lines sit from the token's centre when
+    every head is drawn: the heads side by side, a few pixels apart, so that two heads attending
+    the same way show both colours instead of one muddy blend.  0 for one head."""
+    if n_heads <= 1:
+        return 0.0
+    gap = min(4.0, pitch / (2.0 * n_heads))
+    return (head - (n_heads - 1) / 2.0) * gap
+
+
 def token_at(y: float, n: int, top: float, height: float) -> Optional[int]:
     """The token whose row holds height y, or None outside the column."""
     if n <= 0 or height <= 0 or not top <= y < top + height:

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import PySide6.QtWidgets  # noqa: F401  (before torch and pyqtgraph)
-from PySide6.QtCore import QEvent, QPointF, QSettings, Qt
+from PySide6.QtCore import QEvent, QSettings, Qt
 from PySide6.QtGui import QMouseEvent
 
 ROOT = Path(__file__).resolve().parents[1]

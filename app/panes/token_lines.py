@@ -337,6 +337,11 @@ class TokenLines(QObject):
         self.action: QAction = self.panel.toggleViewAction()
         self.action.setShortcut(QKeySequence("Ctrl+Shift+L"))
         host.add_action(self.action, "view", group="token_lines")
+        # the weights pane's context menu: "Show as lines" (hooked once, when that pane exists)
+        self.show_action = QAction(self)
+        self.show_action.triggered.connect(self.show_lines)
+        self._hooked_pane: Optional[QWidget] = None
+        host.view.traceShown.connect(self._hook_pane)
         host.view.traceShown.connect(self.refresh)
         host.view.focusHeadChanged.connect(self.panel.set_head)
         host.recompute.failed.connect(self._on_failed)
@@ -344,6 +349,25 @@ class TokenLines(QObject):
         self.panel.visibilityChanged.connect(lambda visible: visible and self.refresh())
         host.on_language_change(self.retranslate)
         self.retranslate()
+
+    def _hook_pane(self) -> None:
+        view = self.host.view
+        if STEP not in view.pane_ids():
+            return
+        pane = view.pane(STEP, current=False)
+        if pane is self._hooked_pane:
+            return
+        if pane.contextMenuPolicy() == Qt.ContextMenuPolicy.DefaultContextMenu:
+            pane.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        pane.addAction(self.show_action)
+        self._hooked_pane = pane
+
+    def show_lines(self) -> None:
+        """Open the dock in front, showing the head the Steps region shows."""
+        self.panel.show()
+        self.panel.raise_()
+        self.panel.set_head(self.host.view.focus_head())
+        self.refresh()
 
     def _on_failed(self, *_) -> None:
         self.stale = True
@@ -371,7 +395,10 @@ class TokenLines(QObject):
 
     def retranslate(self) -> None:
         self.panel.retranslate()
-        self.action.setStatusTip(self.tr("Show the attention weights as lines between query and key tokens"))
+        tip = self.tr("Show the attention weights as lines between query and key tokens")
+        self.action.setStatusTip(tip)
+        self.show_action.setText(self.tr("Show as lines"))
+        self.show_action.setStatusTip(tip)
         self.refresh()
 
 

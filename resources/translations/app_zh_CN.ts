@@ -1386,6 +1386,10 @@
       <source>Show the attention weights as lines between query and key tokens</source>
       <translation>把注意力权重画成查询词元与键词元之间的连线</translation>
     </message>
+    <message>
+      <source>Show as lines</source>
+      <translation>显示为连线</translation>
+    </message>
   </context>
   <context>
     <name>TokenLinesPanel</name>

@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 from gui_helpers import TOKENS, toy
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent, QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -72,6 +72,31 @@ def test_reached_from_the_view_menu_and_its_shortcut(make_window, qtbot):
     qtbot.keyClick(window.inputs.editors["queries"].table, Qt.Key.Key_L,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert not window.token_lines.panel.isVisible()
+
+
+def test_reached_from_the_weights_panes_context_menu(make_window, qtbot):
+    window = make_window(scenario=toy())
+    with qtbot.waitExposed(window):
+        window.show()
+    window.view.set_focus_head(1)
+    pane = window.view.pane("attention_weights")
+    viewport = pane.canvas.viewport()
+    pos = QPoint(viewport.width() // 2, viewport.height() // 2)
+    seen = []
+
+    def choose():  # the menu the right click opened: pick "Show as lines" as a person would
+        menu = QApplication.activePopupWidget()
+        seen.append([a.text() for a in menu.actions()])
+        menu.setActiveAction(window.token_lines.show_action)
+        QTest.keyClick(menu, Qt.Key.Key_Return)
+
+    QTimer.singleShot(50, choose)
+    QApplication.sendEvent(viewport, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos, viewport.mapToGlobal(pos)))
+    qtbot.waitUntil(lambda: bool(seen))
+    assert "Show as lines" in seen[0]
+    panel = window.token_lines.panel
+    assert panel.isVisible() and panel.canvas.head == 1  # the head the Steps region shows
+    assert {ln.head for ln in panel.canvas.model.lines} == {1}
 
 
 def test_lines_are_the_traces_weights_and_follow_an_edit(make_window, qtbot):

@@ -1,6 +1,6 @@
 """What if: sliders that change the scale or the selected cell while a class watches softmax react.
 
-A dock (View ▸ What if…) holds two sliders:
+A dock (View ▸ What if sliders) holds two sliders:
 - Scale: the factor on every score before softmax (1/temperature).  Right sharpens the weights,
   left flattens them.  It writes the scenario's own `scale` field (the one the Parameters panel's
   scale box shows), so a saved file keeps it and "auto" comes back on undo.
@@ -9,22 +9,26 @@ A dock (View ▸ What if…) holds two sliders:
 
 Every frame of a drag is an ordinary document edit: Document -> `changed` -> the Recomputer,
 which throttles to one engine run per frame (off the GUI thread for big scenarios): the panes
-follow the slider live.  The frames of one press-to-release share a drag `session`, so they merge
-into one undo step (app.pipeline.undo.DragCells / DragOption): Undo puts back the value the drag
-started from.  A key press or a wheel turn on a slider is one step of its own.
+follow the slider live.  While the engine is still busy with the last frame, the newest knob
+position waits for its result (a big scenario then shows every result it can, instead of none
+until the mouse stops: bench/what_if.py measures both).  The frames of one press-to-release
+share a drag `session`, so they merge into one undo step (app.pipeline.undo.DragCells /
+DragOption): Undo puts back the value the drag started from.  A key press or a wheel turn on a
+slider is one step of its own.
 The slider ranges are worked out without Qt in app.viewmodel.what_if.
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QLabel, QSlider, QVBoxLayout, QWidget
 
 from app.editing.matrix_editor import MatrixEditor
 from app.features import FeatureHost
 from app.pipeline.document import Document
+from app.pipeline.recompute import Recomputer
 from app.viewmodel.matrix_ref import MatrixRef
 from app.viewmodel.what_if import MIDDLE, STEPS, CellRange, ScaleRange
 
@@ -53,10 +57,13 @@ class _Drag:
 
 
 class WhatIfPanel(QDockWidget):
-    def __init__(self, doc: Document, editors: dict[str, MatrixEditor], parent: Optional[QWidget] = None) -> None:
+    def __init__(self, doc: Document, editors: dict[str, MatrixEditor], parent: Optional[QWidget] = None,
+                 recompute: Optional[Recomputer] = None) -> None:
         super().__init__(parent)
         self.setObjectName("WhatIfDock")
         self.doc = doc
+        self.recompute = recompute
+        self._deferred: dict[QSlider, int] = {}  # a knob position that waits for the engine (see _frame)
         self.editors = editors
         self._scale_range: Optional[ScaleRange] = None
         self._cell_range: Optional[CellRange] = None
@@ -89,7 +96,11 @@ class WhatIfPanel(QDockWidget):
             self._sessions[slider] = None
             slider.sliderPressed.connect(lambda s=slider: self._begin(s))
             slider.sliderReleased.connect(lambda s=slider: self._end(s))
-            slider.valueChanged.connect(frame)
+            slider.valueChanged.connect(lambda pos, s=slider, f=frame: self._frame(s, f, pos))
+        self._frames = {self.scale_slider: self._scale_frame, self.cell_slider: self._cell_frame}
+        if recompute is not None:
+            recompute.ready.connect(self._engine_done)
+            recompute.failed.connect(self._engine_done)
         for editor in editors.values():
             editor.table.selectionModel().currentChanged.connect(lambda *_, e=editor: self._cell_chosen(e))
             editor.model.modelReset.connect(lambda e=editor: self._editor_reset(e))
@@ -102,9 +113,31 @@ class WhatIfPanel(QDockWidget):
     def _begin(self, slider: QSlider) -> None:
         self._sessions[slider] = _Drag()
 
+    def _frame(self, slider: QSlider, apply, pos: int) -> None:
+        """One knob move.  While a drag waits for the engine (a big scenario computes longer than
+        a frame on the worker thread) the newest position waits too and is applied as soon as
+        that result is on screen: the Recomputer shows only the newest request's result, so an
+        edit every 16 ms would otherwise drop every result until the mouse stops."""
+        if slider.isSliderDown() and self.recompute is not None and not self.recompute.is_idle():
+            self._deferred[slider] = pos
+            return
+        self._deferred.pop(slider, None)
+        apply(pos)
+
+    def _engine_done(self, *_) -> None:
+        if self._deferred:
+            QTimer.singleShot(0, self._apply_deferred)  # after the result is handed to every view
+
+    def _apply_deferred(self) -> None:
+        for slider, pos in list(self._deferred.items()):
+            del self._deferred[slider]
+            self._frames[slider](pos)
+
     def _end(self, slider: QSlider) -> None:
         """The drag is over (its frames are one undo step).  A drag that ran to an end of its
         range re-centres the range on where it stopped, so the next drag can go further."""
+        if slider in self._deferred:  # where the knob was let go, in the same undo step
+            self._frames[slider](self._deferred.pop(slider))
         self._sessions[slider] = None
         if slider.value() in (0, STEPS):
             if slider is self.scale_slider and self._scale_range is not None:
@@ -244,7 +277,7 @@ class WhatIf(QObject):
 
     def __init__(self, host: FeatureHost) -> None:
         super().__init__(host.window)
-        self.panel = WhatIfPanel(host.document, host.inputs.editors, host.window)
+        self.panel = WhatIfPanel(host.document, host.inputs.editors, host.window, host.recompute)
         host.add_dock(self.panel)
         self.panel.hide()
         self.action: QAction = self.panel.toggleViewAction()

@@ -209,3 +209,27 @@ def test_words_in_chinese(make_window, qtbot):
     assert panel.windowTitle() != "Token lines" and window.token_lines.action.text() == panel.windowTitle()
     assert not any(c.isascii() and c.isalpha() for c in panel.caption.text())
     assert panel.head_box.itemText(1) == "头 1"
+
+
+def test_a_paint_that_raises_draws_nothing_and_is_reported(make_window, qtbot, monkeypatch):
+    """PySide6 would take the process down if the canvas' paintEvent raised (app.panes.paint_guard)."""
+    import sys
+
+    window = make_window(scenario=toy())
+    with qtbot.waitExposed(window):
+        window.show()
+    window.token_lines.action.trigger()
+    canvas = window.token_lines.panel.canvas
+
+    class PaintBroke(RuntimeError):
+        pass
+
+    def broken(painter):
+        raise PaintBroke("a bad number")
+
+    reported = []
+    monkeypatch.setattr(sys, "excepthook", lambda *info: reported.append(info[0]))
+    monkeypatch.setattr(canvas, "_paint", broken)
+    canvas.repaint()
+    qtbot.waitUntil(lambda: PaintBroke in reported)
+    assert window.isVisible()

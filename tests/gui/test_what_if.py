@@ -225,3 +225,72 @@ def test_words_in_chinese(make_window, qtbot):
     assert "缩放" in panel.scale_value.text() and "缩放" in panel.scale_title.text()
     drag(panel.scale_slider, [700], qtbot)
     assert "缩放" in window.undo_action.text()
+
+
+def test_drag_steps_merge_only_within_one_drag(qtbot):
+    """The undo commands themselves: frames of one session merge; another session, a typed cell or
+    a scale typed in the Parameters panel right after a drag never merge into it."""
+    from app.pipeline.document import Document
+    from app.viewmodel.matrix_ref import MatrixRef
+
+    doc = Document(toy())
+    ref = MatrixRef("queries", 0)
+    first, second = object(), object()
+    for v in (1.5, 2.0, 2.5):
+        doc.drag_cell(first, ref, 0, 1, v, "drag")
+    assert doc.undo_stack.count() == 1 and doc.scenario.queries[0, 0, 1] == 2.5
+    doc.drag_cell(second, ref, 0, 1, 3.0, "drag")
+    assert doc.undo_stack.count() == 2
+    doc.set_cell(ref, 0, 1, 4.0)  # typed into the same cell: a step of its own
+    assert doc.undo_stack.count() == 3
+    doc.drag_option(first, "scale", 0.5, "drag scale")
+    doc.drag_option(first, "scale", 0.25, "drag scale")
+    doc.set_option("scale", 0.3, "Change scale")
+    assert doc.undo_stack.count() == 5
+    for want_scale, want_cell in ((0.25, 4.0), (None, 4.0), (None, 3.0), (None, 2.5), (None, 0.0)):
+        doc.undo_stack.undo()
+        assert doc.scenario.scale == want_scale and doc.scenario.queries[0, 0, 1] == want_cell
+    # a drag that ends where it began leaves nothing to undo
+    doc.drag_option(second, "scale", 2.0, "drag scale")
+    doc.drag_option(second, "scale", None, "drag scale")
+    assert not doc.undo_stack.canUndo() and doc.scenario.scale is None
+
+
+
+def test_a_slow_engine_still_shows_frames_while_dragging(make_window, qtbot, monkeypatch):
+    """An engine slower than the mouse (a big scenario on the worker thread; here the toy on the
+    worker with 100 ms added to each run): results keep reaching the screen during the drag,
+    the knob's last position is applied at release, and the drag is still one undo step."""
+    import time
+
+    from app.pipeline import recompute
+
+    window = make_window(scenario=toy())
+    panel = open_panel(window, qtbot)
+    real = recompute.compute
+
+    def slow(sc):
+        time.sleep(0.1)
+        return real(sc)
+
+    monkeypatch.setattr(recompute, "compute", slow)
+    window.recompute.background_threshold = -1  # every scenario on the worker thread
+    shown = []
+    window.recompute.ready.connect(lambda trace, sc, s: shown.append(sc.scale))
+    stack = window.document.undo_stack
+    n = stack.count()
+    slider = panel.scale_slider
+    slider.setSliderDown(True)
+    for pos in range(510, 810, 10):  # 30 moves, one every 20 ms
+        slider.setValue(pos)
+        qtbot.wait(20)
+    during = list(shown)
+    slider.setSliderDown(False)
+    assert window.recompute.wait_idle()
+    assert len(set(during)) >= 3  # live: without waiting for the engine, no result would arrive mid-drag
+    sc = window.document.scenario
+    assert sc.scale == panel._scale_range.value(800) and shown[-1] == sc.scale
+    np.testing.assert_allclose(shown_weights(window), hand_weights(sc), rtol=1e-12, atol=1e-15)
+    assert stack.count() == n + 1
+    stack.undo()
+    assert window.document.scenario.scale is None

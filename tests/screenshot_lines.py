@@ -4,7 +4,8 @@
 
 Writes OUT_DIR/lines.<what>.<lang>.png (default OUT_DIR: screenshots/, ignored by git): the
 window with View ▸ Token lines floated beside it on the causal preset (all heads, one head,
-a hovered query) and the What if dock after a scale drag.  Look at them before a release.
+a hovered query), eight heads, a trained model's 12 tokens, and the What if dock after a scale
+drag.  Look at them before a release.
 """
 from __future__ import annotations
 
@@ -74,6 +75,10 @@ def main(argv: list[str]) -> int:
                                           Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier))
         shot(panel, "hover", lang)
         app.sendEvent(canvas, QEvent(QEvent.Type.Leave))
+        for preset, name in (("02_tsl_real_config.json", "eight_heads"), ("10_trained_reverse_digits.json", "trained")):
+            window.open_preset(*presets[preset])
+            shot(panel, name, lang)
+        window.open_preset(*presets["06_causal_self_attention.json"])
         lines.action.trigger()  # closed again
         what_if.action.trigger()
         slider = what_if.panel.scale_slider

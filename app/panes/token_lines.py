@@ -9,6 +9,7 @@ hides the weights step the lines are hidden too (they would give the answers awa
 """
 from __future__ import annotations
 
+import html
 from typing import Optional
 
 import numpy as np
@@ -290,8 +291,9 @@ class TokenLinesPanel(QDockWidget):
 
     def _fill_legend(self) -> None:
         shown = [h for h in range(self._n_heads) if self.canvas.head in (-1, h)]
-        self.legend.setText("&nbsp;&nbsp;".join(
-            f'<span style="color:{tl.head_color(h)}">&#9632;</span>&nbsp;{pane_text.head_name(h, self._lang)}'
+        self.legend.setText("&nbsp; ".join(  # breaks only between heads
+            f'<span style="color:{tl.head_color(h)}">&#9632;</span>&nbsp;'
+            + html.escape(pane_text.head_name(h, self._lang)).replace(" ", "&nbsp;")  # never "Head" | "5"
             for h in shown) if self._n_heads > 1 else "")
 
     def _update_caption(self) -> None:

@@ -785,6 +785,10 @@
       <translation>随机填充的种子：相同的种子得到相同的数</translation>
     </message>
     <message>
+      <source>Select the cells to copy first. Nothing was copied.</source>
+      <translation>请先选择要复制的单元格。未复制任何内容。</translation>
+    </message>
+    <message>
       <source>Copied {0} x {1} cells</source>
       <translation>已复制 {0} × {1} 个单元格</translation>
     </message>

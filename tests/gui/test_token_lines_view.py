@@ -117,6 +117,25 @@ def test_lines_are_the_traces_weights_and_follow_an_edit(make_window, qtbot):
         assert w == pytest.approx(want[h, r, c], rel=1e-12)
 
 
+def test_lines_show_the_batch_item_on_screen(make_window, qtbot):
+    base = toy()
+    q2 = np.concatenate([base.queries, base.queries[:, ::-1] * 2.0])  # item 1: other numbers
+    sc = toy(queries=q2, keys=q2.copy(), values=np.concatenate([base.values, base.values]))
+    window = make_window(scenario=sc)
+    panel = open_lines(window, qtbot)
+    window.inputs.batch.setValue(1)  # the Inputs region's batch box, as a person sets it
+    window.recompute.wait_idle()
+    from attention import Scenario
+
+    item1 = Scenario(queries=q2[1:], keys=q2[1:].copy(), values=sc.values[1:], n_heads=2)
+    want = hand_weights(item1)
+    got = line_weights(panel)
+    assert len(got) == 32
+    for (h, r, c), w in got.items():
+        assert w == pytest.approx(want[h, r, c], rel=1e-12)
+    assert not np.allclose(want, hand_weights(sc))  # item 0 would differ
+
+
 def test_head_box_shows_one_head_or_all(make_window, qtbot):
     window = make_window(scenario=toy())
     panel = open_lines(window, qtbot)

@@ -250,9 +250,9 @@ class TokenLinesPanel(QDockWidget):
             self._axes = (axis_for("L", L, query_tokens=tokens[0]), axis_for("S", S, key_tokens=tokens[1]))
             if H != self._n_heads:
                 self._n_heads = H
-                self._fill_head_box()
-                if self.canvas.head >= H:
+                if self.canvas.head >= H:  # that head is gone: all of them
                     self.canvas.set_head(-1)
+                self._fill_head_box()
             self.canvas.show_weights(weights, mask, tokens)
             if mask is not None and mask.any():
                 notes.append(self.tr("Masked pairs have no line."))

@@ -145,12 +145,20 @@ def test_head_box_shows_one_head_or_all(make_window, qtbot):
     box.activated.emit(2)  # what choosing an item with the mouse emits
     assert {ln.head for ln in panel.canvas.model.lines} == {1}
     assert {ln.color for ln in panel.canvas.model.lines} == {tl.HEAD_COLORS[1]}
+    legend = panel.legend.text().replace("&nbsp;", " ")
+    assert "Head 2" in legend and "Head 1" not in legend and tl.HEAD_COLORS[1] in legend
     box.setCurrentIndex(0)
     box.activated.emit(0)
     assert {ln.head for ln in panel.canvas.model.lines} == {0, 1}
     window.view.set_focus_head(0)  # the Steps region's own head box
     window.view.focusHeadChanged.emit(0)
     assert {ln.head for ln in panel.canvas.model.lines} == {0} and box.currentData() == 0
+    box.setCurrentIndex(2)
+    box.activated.emit(2)
+    window.document.set_option("n_heads", 1, "heads")  # head 2 is gone: every head (the one) again
+    window.recompute.wait_idle()
+    assert box.count() == 2 and box.currentData() == -1 and {ln.head for ln in panel.canvas.model.lines} == {0}
+    assert panel.legend.text() == ""  # one head: no legend to read
 
 
 def test_hovering_a_token_isolates_its_lines(make_window, qtbot):

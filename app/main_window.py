@@ -49,7 +49,7 @@ from app.pipeline.document import Document
 from app.pipeline.recompute import Recomputer
 from app.startup import i18n
 from app.startup.settings import Settings
-from app.teaching import cell_tools, handout
+from app.teaching import by_hand, cell_tools, handout
 from app.teaching.presentation import install as install_presentation
 from app.viewmodel.edits import fresh_scenario
 from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io
@@ -260,6 +260,7 @@ class MainWindow(QMainWindow):
         self.presentation = install_presentation(self.host)  # F5, toolbar button, live slides
         self.token_lines = token_lines.install(self.host)  # View ▸ Token lines (BertViz's head view of the weights)
         self.what_if = what_if.install(self.host)  # View ▸ What if sliders (scale, selected cell; one undo per drag)
+        self.by_hand = by_hand.install(self.host)  # View ▸ By-hand layout (Ctrl+Shift+B)
         # not yet through the host: these two still take the window itself
         self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
         self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view
@@ -561,6 +562,10 @@ class MainWindow(QMainWindow):
         ids = list(self.last_trace.ids)
         i = self.ask_choice(self.tr("Export step as CSV"), self.tr("Step"), self._step_names(ids))
         if i is None:
+            return False
+        refusal = self.cell_tools.quiz.export_refusal(ids[i])  # a quiz's hidden numbers stay hidden
+        if refusal:
+            self.show_messages(refusal, [])
             return False
         path = self.ask_save_path(self.tr("Export step as CSV"), f"{ids[i]}.csv", self.tr("CSV files (*.csv)"))
         if not path:

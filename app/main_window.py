@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 import resources
+from app.editing import what_if
 from app.editing.inputs_panel import InputsPanel
 from app.editing.message_bar import MessageBar
 from app.editing.parameter_panel import ParameterPanel
@@ -41,6 +42,7 @@ from app.editing.window_keys import WindowKeys
 from app.features import FeatureHost, Result
 from app.models_view import import_layer
 from app.models_view import tools as model_tools
+from app.panes import token_lines
 from app.panes.export import export_pane_image, step_to_csv
 from app.panes.steps_view import StepsView
 from app.pipeline.autosave import Autosaver, Orphan, find_orphans
@@ -262,6 +264,8 @@ class MainWindow(QMainWindow):
         self.handout = handout.install(self.host)  # File ▸ Export handout… / Export as Python script…
         self.cell_tools = cell_tools.install(self.host)  # Explain panel, Compare (pin / difference), Quiz
         self.presentation = install_presentation(self.host)  # F5, toolbar button, live slides
+        self.token_lines = token_lines.install(self.host)  # View ▸ Token lines (BertViz's head view of the weights)
+        self.what_if = what_if.install(self.host)  # View ▸ What if sliders (scale, selected cell; one undo per drag)
         self.by_hand = by_hand.install(self.host)  # View ▸ By-hand layout (Ctrl+Shift+B)
         # not yet through the host: these two still take the window itself
         self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)

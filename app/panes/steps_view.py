@@ -1,4 +1,4 @@
-"""The "Steps" region: every step of a Trace as a pane, top to bottom, in a scrollable list.
+"""The "Steps" region: every step of a Trace as a pane, in pipeline order, in a scrollable list.
 
 Panes are built once per step id and kept (also while a step is absent, e.g. the mask when
 causal is switched off), so an edit only feeds new numbers to existing images, and only to the
@@ -35,6 +35,7 @@ from app.panes import prepared
 from app.panes.flow_layout import FlowLayout
 from app.panes.step_pane import StepPane
 from app.viewmodel import pane_text
+from attention import step_registry
 
 #: what a lens gives back per step id: (picture to draw, notice {"en", "zh"} or None)
 Shown = tuple[prepared.PanePicture, Optional[dict]]
@@ -74,7 +75,7 @@ class StepsView(QWidget):
         self._stale = False
         self._stale_reason = ""
         self._panes: dict[str, StepPane] = {}  # every pane ever built, by step id
-        self._order: list[str] = []  # the ones shown, in trace order
+        self._order: list[str] = []  # the ones shown, in pipeline order (step_registry.ORDER)
         self._drawn: dict[str, prepared.PanePicture] = {}  # step id -> the picture on screen
         self._paint_held = False  # the list's updates are held until the next pass (_painted_once)
         self._lenses: list[Lens] = []
@@ -156,7 +157,7 @@ class StepsView(QWidget):
         ready = prepared.claim(trace, batch)
         if ready is None:  # small traces, another batch item: made here, pane by pane
             ready = prepared.LazyPreparedTrace(trace, scenario, batch, self._drawn)
-        ids = list(trace.ids)
+        ids = step_registry.in_order(trace.ids)  # pipeline order, as the slides (lessons.lesson_ids)
         if ids != self._order:
             self._set_order(ids)
             self._drawn = {sid: pic for sid, pic in self._drawn.items() if sid in ids}

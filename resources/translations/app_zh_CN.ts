@@ -1381,6 +1381,17 @@
     </message>
   </context>
   <context>
+    <name>ScaleLocks</name>
+    <message>
+      <source>Lock all colour scales</source>
+      <translation>锁定全部颜色刻度</translation>
+    </message>
+    <message>
+      <source>Keep every pane's colours as they are now while numbers are edited</source>
+      <translation>编辑数字时，保持每个面板现在的颜色刻度不变</translation>
+    </message>
+  </context>
+  <context>
     <name>undo</name>
     <message>
       <source>Edit cell ({0}, {1})</source>

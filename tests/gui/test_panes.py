@@ -119,13 +119,15 @@ def test_fill_value_does_not_set_the_masked_score_scale(view):
     unmasked = np.triu(np.ones((4, 4), bool), 1) == 0  # causal: key s <= query l
     m = float(np.max(np.abs(scores[:, unmasked])))
     assert m == pytest.approx(5 / math.sqrt(2))  # the seed's head-2 Gram diagonal 5, scaled by 1/sqrt(2)
-    assert view.pane("masked_scores").levels() == (-4.0, 4.0)  # 3.54 rounded up to a round 4, not 1e6
+    assert scores[:, unmasked].min() >= 0  # every unmasked score of the toy is >= 0: a one-signed scale from 0
+    assert view.pane("masked_scores").levels() == (0.0, 4.0)  # 3.54 rounded up to a round 4, not 1e6
+    assert view.pane("masked_scores").colour_map() == "positive"
 
 
 def test_minus_infinity_fill_is_shown_as_the_lowest_colour_not_rescaled(view):
     trace = show(view, toy(causal=True, fill_value=-math.inf))
     lo, hi = view.pane("masked_scores").levels()
-    assert math.isfinite(lo) and lo == -hi
+    assert math.isfinite(lo) and (lo, hi) == (0.0, 4.0)  # the -inf fills are masked: the unmasked scores set it
     img = view.displayed_arrays("masked_scores")[0]
     assert np.isneginf(img[0, 1]) and np.isneginf(trace.array("masked_scores")[0, 0, 0, 1])
     assert view.pane("masked_scores").data.cell_text(0, 0, 1) == "-∞"

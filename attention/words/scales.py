@@ -24,8 +24,8 @@ ZH: dict[str, str] = {
     "pane.scale_button": "锁定色标",
     "pane.scale_locked": "色标已锁定",
     "pane.scale_locked_outside": "色标已锁定 · {n} 个超出",
-    "pane.scale_free_tip": "每次编辑后颜色刻度都会重新适配这些数字。锁定后，编辑时每种颜色的含义保持不变（右键单击面板，"
-                           "或 视图 ▸ 锁定全部颜色刻度）。",
+    "pane.scale_free_tip": "每次编辑后颜色刻度都会重新适配这些数字。锁定后，编辑时每种颜色的含义保持不变"
+                           "（右键单击面板，或 视图 ▸ 锁定全部颜色刻度）。",
     "pane.scale_locked_tip": "颜色刻度已锁定在 {lo} … {hi}：每次编辑后同一颜色代表同一个数。单击可让刻度重新适配数字。",
     "pane.scale_outside_tip": "有 {n} 个数超出锁定的刻度 {lo} … {hi}：它们以较近一端的颜色绘制（颜色条上的 ≤ {lo}、"
                               "≥ {hi}）。",

@@ -327,8 +327,8 @@
       <translation>批次项</translation>
     </message>
     <message>
-      <source>Which batch item the editors and the step panes show (0 = the first)</source>
-      <translation>编辑器和各步骤面板显示哪一个批次项（0 = 第一个）</translation>
+      <source>Which batch item the editors and the step panes show (1 = the first)</source>
+      <translation>编辑器和各步骤面板显示哪一个批次项（1 = 第一个）</translation>
     </message>
     <message>
       <source>Queries, keys, values</source>
@@ -1126,10 +1126,6 @@
       <translation>头数 H</translation>
     </message>
     <message>
-      <source>Number of attention heads. Head h owns columns h*d_k to (h+1)*d_k-1 of the projected queries and keys.</source>
-      <translation>注意力头的个数。第 h 个头拥有投影后查询和键的第 h*d_k 到 (h+1)*d_k-1 列。</translation>
-    </message>
-    <message>
       <source>d_keys per head</source>
       <translation>每头 d_keys</translation>
     </message>
@@ -1288,6 +1284,10 @@
     <message>
       <source>use bias</source>
       <translation>使用偏置</translation>
+    </message>
+    <message>
+      <source>Number of attention heads. Head h owns columns (h-1)*d_k+1 to h*d_k of the projected queries and keys (head 1 the first d_k).</source>
+      <translation>注意力头的个数。第 h 个头拥有投影后查询和键的第 (h-1)*d_k+1 到 h*d_k 列（第 1 个头拥有前 d_k 列）。</translation>
     </message>
     <message>
       <source>Add a bias vector to this projection (it starts at zero).</source>

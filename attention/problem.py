@@ -125,10 +125,10 @@ def strip_indices(path: str) -> str:
 _POSITION_NOUNS: dict[str, tuple[str, ...]] = {
     "queries": ("batch", "row", "column"), "keys": ("batch", "row", "column"), "values": ("batch", "row", "column"),
     "valid_lens": ("batch", "query"), "query_tokens": ("token",), "key_tokens": ("token",),
-    "bias": ("entry",), "w_v": ("entry",),
+    "bias": ("entry",), "W_q": ("head", "row", "column"), "W_k": ("head", "row", "column"), "w_v": ("head", "entry"),
 }
 _BY_DEPTH: dict[int, tuple[str, ...]] = {1: ("entry",), 2: ("row", "column"), 3: ("batch", "row", "column")}
-_PLACEHOLDER = {"batch": "b", "row": "r", "column": "c", "query": "l", "token": "i", "entry": "i"}
+_PLACEHOLDER = {"batch": "b", "head": "h", "row": "r", "column": "c", "query": "l", "token": "i", "entry": "i"}
 
 
 def positions_of(path: str, lang: Optional[str] = None) -> str:

@@ -13,6 +13,11 @@ from attention import numbers
 
 
 class PositionSpinBox(QSpinBox):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # QSpinBox wrote its first text before this class's textFromValue could answer
+        self.lineEdit().setText(self.textFromValue(self.value()))
+
     def textFromValue(self, value: int) -> str:  # noqa: N802 (Qt override)
         return numbers.position(value)
 

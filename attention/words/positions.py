@@ -10,6 +10,7 @@ EN: dict[str, str] = {
     "pane.index_value": "index {index} → {where}",
     # a problem's cell path (queries[0][2][1]) followed by the positions a person reads
     "position.batch": "batch item {b}",
+    "position.head": "head {h}",
     "position.row": "row {r}",
     "position.column": "column {c}",
     "position.query": "query {l}",
@@ -22,6 +23,7 @@ EN: dict[str, str] = {
 ZH: dict[str, str] = {
     "pane.index_value": "索引 {index} → {where}",
     "position.batch": "批次第 {b} 项",
+    "position.head": "第 {h} 头",
     "position.row": "第 {r} 行",
     "position.column": "第 {c} 列",
     "position.query": "查询 {l}",

@@ -194,9 +194,9 @@ def test_text_is_dark_on_light_cells_and_light_on_dark_ones(view, qtbot):
 def test_hover_shows_index_tokens_and_the_exact_value(view):
     trace = show(view, toy())
     pane = view.pane("scores")
-    value = float(trace.array("scores")[0, 1, 0, 3])  # head 2, query 0, key 3
+    value = float(trace.array("scores")[0, 1, 0, 3])  # head index 1, query index 0, key index 3
     text = pane.hover_text(1, 0, 3)
-    for part in ("Head 2", "query 0", "t1", "key 3", "t4", repr(value)):
+    for part in ("Head 2", "query 1", "t1", "key 4", "t4", repr(value)):  # positions from 1
         assert part in text
     # driven through the scene, as the mouse does
     pos = pane.heatmaps[1].scene_pos_of(0, 3)
@@ -209,7 +209,7 @@ def test_hover_shows_index_tokens_and_the_exact_value(view):
 def test_hover_on_a_head_feature_names_its_head(view):
     trace = show(view, toy())
     text = view.pane("projection.query").hover_text(0, 2, 3)
-    assert "feature 3 (head 2, #1)" in text
+    assert "feature 4 (head 2, #2)" in text  # column index 3: the 4th feature, head 2's 2nd (from 1)
     assert float(text.rsplit(" = ", 1)[1]) == float(trace.array("projection.query")[0, 2, 3])  # every digit
 
 

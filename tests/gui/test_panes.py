@@ -251,7 +251,7 @@ def test_batch_switch_shows_the_other_items_numbers(view):
     for sid in trace.ids:
         for s, w in zip(view.displayed_arrays(sid), cut(trace, sid, 1)):
             np.testing.assert_array_equal(s, w.astype(np.float32), err_msg=sid)
-    assert "batch item 1" in view.pane("scores").title_text()
+    assert "batch item 2" in view.pane("scores").title_text()  # index 1: the second item, counted from 1
     view.show_trace(trace, sc, 0)
     np.testing.assert_array_equal(view.displayed_arrays("output")[0], trace.array("output")[0].astype(np.float32))
     with pytest.raises(ValueError, match="batch"):
@@ -446,9 +446,9 @@ def test_moving_the_mouse_over_a_cell_shows_its_value(view, qtbot):
     ev = QMouseEvent(QEvent.Type.MouseMove, target, QPointF(vp.mapToGlobal(target.toPoint())),
                      Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(vp, ev)
-    qtbot.waitUntil(lambda: "query 2" in pane.hover.text())
+    qtbot.waitUntil(lambda: "query 3" in pane.hover.text())  # row index 2: query 3, counted from 1
     assert repr(float(trace.array("attention_weights")[0, 0, 2, 1])) in pane.hover.text()
-    assert "Head 1" in pane.hover.text() and "key 1 “t2”" in pane.hover.text()
+    assert "Head 1" in pane.hover.text() and "key 2 “t2”" in pane.hover.text()
     assert pane.heatmaps[0].overlay._hover == (2, 1)  # the cell is outlined
 
 

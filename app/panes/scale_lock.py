@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QToolButton, QWidget
 
 from app.panes import prepared
 from app.viewmodel import pane_text
@@ -48,12 +48,6 @@ class ScaleLockControls(QObject):
         self.button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.button.clicked.connect(lambda *_: self.toggled.emit(self.button.isChecked()))
         self._retext()
-
-    def menu(self, parent: Optional[QWidget] = None) -> QMenu:
-        """The pane's right-click menu."""
-        menu = QMenu(parent)
-        menu.addAction(self.action)
-        return menu
 
     def show_state(self, locked: bool, outside: int, levels: tuple[float, float], lang: str) -> None:
         if (locked, outside, tuple(levels)) != self._state or lang != self._lang:

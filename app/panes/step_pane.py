@@ -178,6 +178,9 @@ class StepPane(QFrame):
         self.title.setStyleSheet(TITLE_CSS)
         self.scale_lock = ScaleLockControls(self)
         self.scale_lock.toggled.connect(self.lockRequested.emit)
+        # a right click anywhere on the pane (the canvas passes it on) lists the pane's actions
+        self.addAction(self.scale_lock.action)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.formula = _WrapLabel()
         self.formula.setStyleSheet(FORMULA_CSS)
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -355,13 +358,11 @@ class StepPane(QFrame):
         return self._outside
 
     def context_menu(self) -> QMenu:
-        """The pane's right-click menu: Lock colour scale / Unlock colour scale."""
-        return self.scale_lock.menu(self)
-
-    def contextMenuEvent(self, event) -> None:  # noqa: N802 (Qt override; the canvas passes right clicks on)
-        menu = self.context_menu()
-        menu.exec(event.globalPos())
-        menu.deleteLater()
+        """What a right click on the pane shows: its actions (Lock colour scale / Unlock colour
+        scale first, then any a feature added, e.g. the weights pane's "Show as lines")."""
+        menu = QMenu(self)
+        menu.addActions(self.actions())
+        return menu
 
     def _show_lock(self) -> None:
         self.scale_lock.show_state(self._locked, sum(self._outside), self._levels, self._lang)

@@ -150,3 +150,13 @@ def test_a_locked_scale_holds_on_the_slides_too(window, qtbot):
     assert view.locked_scale(Q) is None
     assert slides.output_pane().levels() == (0.0, 2.0) and view.pane(Q).levels() == (0.0, 2.0)
     slides.leave()
+
+
+def test_the_weights_pane_menu_offers_the_lock_beside_show_as_lines(window, qtbot):
+    view = window.view
+    pane = view.pane("attention_weights")
+    entries = [a.text().replace("&", "") for a in pane.context_menu().actions()]
+    assert entries[0] == "Lock colour scale" and "Show as lines" in entries
+    _right_click(qtbot, pane, "Lock colour scale")
+    qtbot.waitUntil(lambda: view.locked_scale("attention_weights") is not None, timeout=3000)
+    assert view.locked_scale("attention_weights") == ColourScale("weights", (0.0, 1.0))

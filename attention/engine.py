@@ -104,7 +104,8 @@ def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Op
     n = int(where.shape[0])
     if n == 0:
         return None
-    rows = tuple(Phrase("masked_row", {"b": b, "l": q}) for b, q in where[:shown].tolist())
+    rows = tuple(Phrase("masked_row", {"b": numbers.position(b), "l": numbers.position(q)})  # counted from 1
+                 for b, q in where[:shown].tolist())
     if n > shown:
         rows += (Phrase("and_more", {"n": n - shown}),)
     code = "fully_masked_uniform" if math.isfinite(fill) else "fully_masked_nan"

@@ -14,14 +14,6 @@ from typing import Iterable, Optional, Sequence
 
 from attention import step_registry, words
 
-#: extras drawn just before (or after) a step of the main pipeline: where they are computed
-BEFORE: dict[str, tuple[str, ...]] = {
-    "scores": ("extra.sample_index", "extra.sample_count", "extra.sampled_scores", "extra.sparsity",
-               "extra.top_index", "extra.selected"),
-    "masked_scores": ("extra.mask",),
-}
-AFTER: dict[str, tuple[str, ...]] = {"attention_weights": ("extra.fully_masked",)}
-
 
 @dataclass(frozen=True)
 class Chip:
@@ -32,18 +24,9 @@ class Chip:
 
 
 def map_order(ids: Iterable[str]) -> list[str]:
-    """`ids` (the steps a trace holds, any order) in pipeline order; ids the pipeline does not
-    place (a step added later) keep their given order, at the end."""
-    given = list(dict.fromkeys(ids))
-    present = set(given)
-    out: list[str] = []
-    for sid in step_registry.PIPELINE:
-        out += [e for e in BEFORE.get(sid, ()) if e in present]
-        if sid in present:
-            out.append(sid)
-        out += [e for e in AFTER.get(sid, ()) if e in present]
-    placed = set(out)
-    return out + [sid for sid in given if sid not in placed]
+    """`ids` (the steps a trace holds, any order) in pipeline order, the order of the Steps region
+    and the slides (step_registry.in_order); ids no record has keep their given order, at the end."""
+    return step_registry.in_order(list(dict.fromkeys(ids)))
 
 
 def chip_label(step_id: str, lang: str) -> str:

@@ -103,8 +103,8 @@ def test_heads_must_divide_d_model_for_the_default_widths():
 
 
 @pytest.mark.parametrize("lens, start", [
-    (np.array([1.0, -1.0]), "valid_lens[1]:"),
-    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0][2]:"),
+    (np.array([1.0, -1.0]), "valid_lens[1] (batch item 2):"),  # the path from 0, the positions from 1
+    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0][2] (batch item 1, query 3):"),
     (np.array([1.0, 2.0, 3.0]), "valid_lens:"),
     (np.array([[1.0, 2.0]]), "valid_lens:"),
     (np.array([1.5, 2.0]), "valid_lens:"),

@@ -178,9 +178,11 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         masked = steps.apply_mask(scores, mask, sc.fill_value)
         weights = steps.softmax(masked)
     elif sc.scoring == "additive":
-        features = steps.additive_features(q, k, params["additive.W_q"], params["additive.W_k"])  # (B, H, L, S, N)
-        scores = steps.additive_scores(features, params["additive.w_v"], scale)
-        del features  # the largest temporary, (B, H, L, S, N); not part of the trace contract
+        features = steps.additive_features(q, k, params["additive.W_q"], params["additive.W_k"])  # (B, H, L, N, S)
+        scores = steps.additive_scores(features, params["additive.w_v"], scale)  # (B, H, L, S)
+        N = features.shape[3]
+        # kept in the trace as (B, H, L, N*S), a view: one L x S block per hidden unit, laid out as the scores
+        extras.append(step("extra.additive_features", features.view(B, H, L, N * S)))
         masked = steps.apply_mask(scores, mask, sc.fill_value)
         weights = steps.softmax(masked)
     else:  # prob_sparse: only the n_top active rows are scored

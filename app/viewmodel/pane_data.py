@@ -43,6 +43,8 @@ class Axis:
             return pane_text.elide(self.tokens[i], pane_text.TICK_CHARS)
         if self.dim == "H":
             return f"h{i + 1}"
+        if self.dim == "N*S" and self.group:  # the key within its hidden unit's block
+            return str(i % self.group)
         if self.dim == "flag":
             return ""
         return str(i)

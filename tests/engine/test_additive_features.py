@@ -165,6 +165,8 @@ def test_the_features_pane_shows_one_block_per_hidden_unit(case):
     cols = d.layout.cols
     assert (cols.dim, cols.size, cols.group) == ("N*S", N * S, S)
     assert cols.tick(S + 2) == "c"  # unit 1, key 2
+    no_tokens = pane_data(trace, "extra.additive_features").layout.cols
+    assert [no_tokens.tick(j) for j in (0, S - 1, S, S + 2)] == ["0", str(S - 1), "0", "2"]  # keys within a block
     assert "hidden unit 1, key 2" in cols.describe(S + 2, "en") and "隐藏单元 1，键 2" in cols.describe(S + 2, "zh")
     assert cell_index(trace["extra.additive_features"], 1, 1, 2, S + 2) == (1, 1, 2, S + 2)
     np.testing.assert_array_equal(d.block[1], trace.array("extra.additive_features")[1, 1])

@@ -191,7 +191,7 @@ def estimate_trace_bytes(
     """Upper estimate of the bytes a trace keeps (plus the largest temporary)."""
     bhls = B * H * L * S
     per_row = B * (L * (d_q + 3 * H * dk + 2 * H * dv + d_out) + S * (d_k + d_v + 4 * H * max(dk, dv)))
-    temp = B * H * L * S * hidden if hidden else 0  # additive: tanh features (B,H,L,S,hidden)
+    temp = B * H * L * S * hidden if hidden else 0  # additive: tanh features (B,H,L,hidden,S), kept in the trace
     temp += B * H * L * n_sample * (dk + 1)  # prob_sparse: sampled keys (B,H,L,n_sample,dk) and scores
     return itemsize * (4 * bhls + per_row + temp)
 

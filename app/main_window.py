@@ -47,7 +47,7 @@ from app.pipeline.document import Document
 from app.pipeline.recompute import Recomputer
 from app.startup import i18n
 from app.startup.settings import Settings
-from app.teaching import cell_tools, handout
+from app.teaching import by_hand, cell_tools, handout
 from app.teaching.presentation import install as install_presentation
 from app.viewmodel.edits import fresh_scenario
 from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io
@@ -256,6 +256,7 @@ class MainWindow(QMainWindow):
         self.handout = handout.install(self.host)  # File ▸ Export handout… / Export as Python script…
         self.cell_tools = cell_tools.install(self.host)  # Explain panel, Compare (pin / difference), Quiz
         self.presentation = install_presentation(self.host)  # F5, toolbar button, live slides
+        self.by_hand = by_hand.install(self.host)  # View ▸ By-hand layout (Ctrl+Shift+B)
         # not yet through the host: these two still take the window itself
         self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
         self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view
@@ -557,6 +558,10 @@ class MainWindow(QMainWindow):
         ids = list(self.last_trace.ids)
         i = self.ask_choice(self.tr("Export step as CSV"), self.tr("Step"), self._step_names(ids))
         if i is None:
+            return False
+        refusal = self.cell_tools.quiz.export_refusal(ids[i])  # a quiz's hidden numbers stay hidden
+        if refusal:
+            self.show_messages(refusal, [])
             return False
         path = self.ask_save_path(self.tr("Export step as CSV"), f"{ids[i]}.csv", self.tr("CSV files (*.csv)"))
         if not path:

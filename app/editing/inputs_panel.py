@@ -36,6 +36,7 @@ class InputsPanel(QWidget):
     def __init__(self, doc: Document, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.doc = doc
+        self._last_editor: Optional[MatrixEditor] = None  # where Edit ▸ Copy/Paste go once focus has left
         self.batch = QSpinBox(self)
         self.batch.setRange(0, 0)
         self.batch.valueChanged.connect(self._set_batch)
@@ -71,6 +72,7 @@ class InputsPanel(QWidget):
             v.addWidget(extra)
         editor = MatrixEditor(self.doc, ref, caption_above=True, parent=page)
         self.editors[key] = editor
+        editor.used.connect(lambda e=editor: self._remember(e))
         v.addWidget(editor, 1)
         label = ProblemLabel(page)
         self.problem_labels[key] = label
@@ -98,12 +100,32 @@ class InputsPanel(QWidget):
         return self.batch.value()
 
     def current_editor(self) -> MatrixEditor:
-        """The editor holding the keyboard focus, else the one on the visible tab."""
-        focus = QApplication.focusWidget()
-        for editor in self.editors.values():
-            if focus is not None and editor.isAncestorOf(focus):
-                return editor
+        """The editor holding the keyboard focus, else the one a person last worked in, else the
+        one on the visible tab.
+
+        Why the middle step: opening a menu or clicking a toolbar button can take the focus away
+        from the table (a popup menu grabs it, a window manager may deactivate the window), and
+        Edit ▸ Copy cells must still copy the cells the person selected.
+        """
+        editor = self._editor_holding(QApplication.focusWidget())
+        if editor is not None:
+            self._last_editor = editor
+            return editor
+        last = self._last_editor
+        if last is not None and last.isVisibleTo(self) and last.model.matrix() is not None:
+            return last
         return self.editors["weights"] if self.tabs.currentIndex() == 1 else self.editors["queries"]
+
+    def _editor_holding(self, widget: Optional[QWidget]) -> Optional[MatrixEditor]:
+        if widget is None:
+            return None
+        for editor in self.editors.values():
+            if editor.isAncestorOf(widget):
+                return editor
+        return None
+
+    def _remember(self, editor: MatrixEditor) -> None:
+        self._last_editor = editor
 
     def _set_batch(self, b: int) -> None:
         for path in INPUTS:

@@ -74,6 +74,7 @@ class MatrixEditor(QWidget):
     """Caption + toolbar + table + message line for one MatrixRef of the document."""
 
     message = Signal(str)  # also shown in the status bar by the window
+    used = Signal()  # its table took the focus or its selection changed: the editor a person works in
 
     def __init__(self, doc: Document, ref: Optional[MatrixRef] = None, compact: bool = False,
                  caption_above: bool = False, parent: Optional[QWidget] = None):
@@ -116,7 +117,14 @@ class MatrixEditor(QWidget):
             self._fit_height()
         self.model.rejected.connect(self.show_message)
         self.model.dataChanged.connect(self._clear_message)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self.used.emit())
+        self.table.installEventFilter(self)
         self.retranslate()
+
+    def eventFilter(self, watched, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.table and event.type() == QEvent.Type.FocusIn:
+            self.used.emit()
+        return super().eventFilter(watched, event)
 
     # ---- construction ------------------------------------------------------------------------
     def _build_actions(self) -> None:
@@ -231,7 +239,10 @@ class MatrixEditor(QWidget):
     def copy(self) -> None:
         m = self.model.matrix()
         rect = self.selected_rect()
-        if m is None or rect is None:
+        if m is None:
+            return
+        if rect is None:
+            self.show_message(self.tr("Select the cells to copy first. Nothing was copied."))
             return
         r, c, h, w = rect
         QGuiApplication.clipboard().setText(format_table(m[r:r + h, c:c + w]))

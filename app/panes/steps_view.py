@@ -369,6 +369,22 @@ class StepsView(QWidget):
     def focus_head(self) -> int:
         return self._focus
 
+    def show_instead(self, widget: Optional[QWidget]) -> None:
+        """Show `widget` where the list of panes is, or the panes again (None).  The stale banner
+        stays; the head selector and hint, which are about the panes, go with them.  (The by-hand
+        layout, app/teaching/by_hand.py, is shown this way.)"""
+        lay = self.layout()
+        if widget is not None and lay.indexOf(widget) < 0:
+            lay.addWidget(widget, 1)
+        for i in range(2, lay.count()):  # the bar, the list, then the widgets shown instead
+            other = lay.itemAt(i).widget()
+            if other is not None and other is not widget:
+                other.hide()
+        for w in (self.scroll, self.heads_label, self.head_box, self.hint):
+            w.setVisible(widget is None)
+        if widget is not None:
+            widget.show()
+
     def pane_ids(self) -> list[str]:
         return list(self._order)
 

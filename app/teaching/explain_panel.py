@@ -215,9 +215,9 @@ class ExplainPanel(QDockWidget):
         hidden = self.quiz is not None and self.quiz.is_hidden(sid, index)
         in_quiz = self.quiz is not None and sid == self.quiz.step_id
         self.quiz_box.setVisible(in_quiz)
-        self.answer_edit.setEnabled(hidden)
-        self.check_button.setEnabled(hidden)
-        self.show_button.setEnabled(hidden)
+        self.answer_edit.setEnabled(hidden and in_quiz)
+        self.check_button.setEnabled(hidden and in_quiz)
+        self.show_button.setEnabled(hidden and in_quiz)
         expl, error = self._explain(trace, sid, index)
         sources = expl.sources if expl is not None else ()
         self._highlight(trace, (sid, index), sources)
@@ -226,10 +226,11 @@ class ExplainPanel(QDockWidget):
             self.sources.clear()
             return
         self.explanation = expl
-        quiz_step = self.quiz.step_id if self.quiz is not None else None
-        if hidden or (quiz_step is not None and any(s.ref == quiz_step for s in sources)):
+        if hidden or (self.quiz is not None and any(self.quiz.hides_step(s.ref) for s in sources)):
             # the terms would print the hidden numbers: the formula only
-            note = (self.tr("The quiz hides this cell: work it out and type your answer, or ask to be shown how.")
+            covered = self.quiz.current_plan().covered_note(trace, sid, lang) if hidden and not in_quiz else ""
+            note = (covered if covered
+                    else self.tr("The quiz hides this cell: work it out and type your answer, or ask to be shown how.")
                     if hidden
                     else self.tr("The terms are hidden while the quiz hides one of the steps they come from."))
             self.text.setPlainText(f"{expl.formula[lang]}\n\n{note}")

@@ -2,6 +2,41 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
   <context>
+    <name>ByHandLayout</name>
+    <message>
+      <source>By-hand layout</source>
+      <translation>手算布局</translation>
+    </message>
+    <message>
+      <source>Show one head as the by-hand worksheets lay it out: Kᵀ above and Q to the left of the scores, V above the output (Ctrl+Shift+B)</source>
+      <translation>按手算练习纸的方式排列一个头：Kᵀ 在分数上方，Q 在分数左侧，V 在输出上方（Ctrl+Shift+B）</translation>
+    </message>
+  </context>
+  <context>
+    <name>ByHandSlide</name>
+    <message>
+      <source>By hand</source>
+      <extracomment>which block of the sheet each step of the pipeline is</extracomment>
+      <translation>手算</translation>
+    </message>
+    <message>
+      <source>Lay the slide out as a by-hand worksheet: Kᵀ above and Q to the left of the scores, V above the output (B)</source>
+      <translation>把幻灯片排成手算练习纸：Kᵀ 在分数上方，Q 在分数左侧，V 在输出上方（B）</translation>
+    </message>
+  </context>
+  <context>
+    <name>ByHandView</name>
+    <message>
+      <source>Head</source>
+      <extracomment>numbers are drawn this large at most, and never smaller than MIN_FONT_PX (the view scrolls instead) a cell is this much wider than its widest number, and this much taller than the font numbers are measured once at this size and scaled; SLACK_PX (at REF_PX) covers hinting "wide" or "stacked" (by_hand.ARRANGEMENTS); None: whichever shows the numbers larger here</extracomment>
+      <translation>头</translation>
+    </message>
+    <message>
+      <source>Which head to work by hand</source>
+      <translation>选择要手算的头</translation>
+    </message>
+  </context>
+  <context>
     <name>CellTools</name>
     <message>
       <source>Explain panel</source>
@@ -187,6 +222,14 @@
     <message>
       <source>Write a picture of every step and one HTML page to print or share</source>
       <translation>把每一步的图和一个 HTML 页面写出来，便于打印或分享</translation>
+    </message>
+    <message>
+      <source>Export worksheet...</source>
+      <translation>导出练习单...</translation>
+    </message>
+    <message>
+      <source>Write a handout with chosen steps left blank for students to fill in, and its answer key</source>
+      <translation>写出一份讲义：所选步骤留空供学生填写，并附答案</translation>
     </message>
     <message>
       <source>Export as Python script...</source>
@@ -785,6 +828,10 @@
       <translation>随机填充的种子：相同的种子得到相同的数</translation>
     </message>
     <message>
+      <source>Select the cells to copy first. Nothing was copied.</source>
+      <translation>请先选择要复制的单元格。未复制任何内容。</translation>
+    </message>
+    <message>
       <source>Copied {0} x {1} cells</source>
       <translation>已复制 {0} × {1} 个单元格</translation>
     </message>
@@ -1378,6 +1425,54 @@
     <message>
       <source>Off (show every number)</source>
       <translation>关闭（显示所有数值）</translation>
+    </message>
+  </context>
+  <context>
+    <name>Worksheet</name>
+    <message>
+      <source>Left blank: fill in every empty cell.</source>
+      <extracomment>the step a worksheet leaves blank unless told otherwise (the one a class works out by hand)</extracomment>
+      <translation>留空：请填写每个空格。</translation>
+    </message>
+    <message>
+      <source>Answers (left blank on the worksheet).</source>
+      <translation>答案（练习单上此处留空）。</translation>
+    </message>
+    <message>
+      <source>Answer key: the blank cells of the worksheet, filled in: {0}.</source>
+      <translation>答案：练习单上留空的单元格已填好：{0}。</translation>
+    </message>
+    <message>
+      <source>Name:</source>
+      <translation>姓名：</translation>
+    </message>
+    <message>
+      <source>Fill in the empty cells of: {0}. Work each number out from the steps before it.</source>
+      <translation>请填写以下步骤的空格：{0}。每个数都由它前面的步骤算出。</translation>
+    </message>
+    <message>
+      <source>Worksheet</source>
+      <translation>练习单</translation>
+    </message>
+    <message>
+      <source>Answer key</source>
+      <translation>答案</translation>
+    </message>
+    <message>
+      <source>Export worksheet</source>
+      <translation>导出练习单</translation>
+    </message>
+    <message>
+      <source>Leave these steps blank for students to fill in (an answer key is written beside the worksheet):</source>
+      <translation>以下步骤留空，供学生填写（答案另存在练习单旁边）：</translation>
+    </message>
+    <message>
+      <source>Nothing to export yet: no step has been computed.</source>
+      <translation>还没有可导出的内容：尚未计算出任何步骤。</translation>
+    </message>
+    <message>
+      <source>Worksheet and answer key written to {0}</source>
+      <translation>练习单和答案已写入 {0}</translation>
     </message>
   </context>
   <context>

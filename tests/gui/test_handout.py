@@ -203,7 +203,8 @@ def test_cli_bad_input_is_one_clear_line_and_exit_2(tmp_path, args, expect):
 def test_file_menu_writes_a_handout_in_the_window_language(window, tmp_path):
     actions = window.file_menu.actions()
     i = actions.index(window.export_csv_action)
-    assert actions[i + 1 : i + 3] == [window.handout.handout_action, window.handout.script_action]
+    assert actions[i + 1 : i + 4] == [window.handout.handout_action, window.handout.worksheet_action,
+                                      window.handout.script_action]
     window.handout.ask_folder = lambda: str(tmp_path / "ho")
     window.set_language("zh")
     try:

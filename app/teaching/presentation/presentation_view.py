@@ -69,6 +69,9 @@ class PresentationView(QWidget):
     """The full-screen slide show of one window's current trace."""
 
     left = Signal()  # presentation mode was left (Esc, F5, the Leave button)
+    rendered = Signal()  # a slide was drawn (a layout option such as by_hand_slide re-applies itself)
+    headFocused = Signal(int)  # 1-9 / A chose a head (-1: all)
+    zoomed = Signal(float)  # Ctrl + / Ctrl − / Ctrl 0: the new zoom
 
     def __init__(self, host: "FeatureHost", parent: Optional[QWidget] = None) -> None:
         super().__init__(parent if parent is not None else host.window, Qt.WindowType.Window)
@@ -91,6 +94,8 @@ class PresentationView(QWidget):
         self._build()
         self._build_keys()
         self.retranslate()
+        if getattr(host, "quiz", None) is not None:  # a hidden step is hidden on the slides too
+            host.quiz.changed.connect(self._on_quiz_changed)
 
     # ---- construction ------------------------------------------------------------------------
     def _build(self) -> None:
@@ -127,6 +132,7 @@ class PresentationView(QWidget):
         header.addSpacing(12)
         header.addWidget(self.edit_button)
         header.addWidget(self.close_button)
+        self.header = header
 
         self.formula = QLabel()
         self.formula.setWordWrap(True)
@@ -136,6 +142,10 @@ class PresentationView(QWidget):
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet(BANNER_CSS)
         self.banner.hide()
+        self.quiz_note = QLabel()  # what the quiz hides on this slide (the numbers show as "?")
+        self.quiz_note.setObjectName("QuizNote")
+        self.quiz_note.setWordWrap(True)
+        self.quiz_note.hide()
 
         self.inputs_title = QLabel()
         self.inputs_box = QWidget()
@@ -195,6 +205,7 @@ class PresentationView(QWidget):
         lay.addWidget(self.formula)
         lay.addWidget(self.shape)
         lay.addWidget(self.banner)
+        lay.addWidget(self.quiz_note)
         lay.addLayout(body, 1)
         lay.addWidget(self.empty, 1)
         lay.addWidget(self.explanation)
@@ -423,6 +434,7 @@ class PresentationView(QWidget):
         if abs(zoom - self._zoom) > 1e-9:
             self._zoom = zoom
             self._apply_zoom()
+            self.zoomed.emit(zoom)
 
     def zoom_in(self) -> None:
         self.set_zoom(next((z for z in ZOOMS if z > self._zoom + 1e-9), ZOOMS[-1]))
@@ -440,6 +452,7 @@ class PresentationView(QWidget):
         self._focus = head
         for pane in self._panes.values():
             pane.set_focus(head)
+        self.headFocused.emit(head)
 
     # ---- what is on screen (tests, the screenshot script) -------------------------------------------
     def output_pane(self) -> Optional[ZoomedPane]:
@@ -472,8 +485,25 @@ class PresentationView(QWidget):
     def _data(self, name: str) -> Optional[PaneData]:
         qt, kt = tokens_of(self._scenario)
         if name in self._trace:
-            return pane_data(self._trace, name, self._batch, qt, kt)
+            data = pane_data(self._trace, name, self._batch, qt, kt)
+            quiz = getattr(self._host, "quiz", None)
+            return quiz.shown_data(self._trace, name, data, self._batch) if quiz is not None else data
         return parameter_pane_data(self._trace, name, self._batch, qt, kt)
+
+    def _on_quiz_changed(self) -> None:
+        self._dirty = True
+        if self.isVisible():
+            self._render()
+
+    def _write_quiz_note(self, sid: str) -> None:
+        """Say so on a slide whose output or inputs the quiz hides."""
+        quiz = getattr(self._host, "quiz", None)
+        hidden = quiz is not None and any(quiz.plan_for(self._trace).hides(n) for n in [sid, *self._shown_inputs])
+        text = quiz.note(self._trace, self._lang(), instruction=False) if hidden else ""
+        self.quiz_note.setText(text)
+        self.quiz_note.setVisible(bool(text))
+        self.quiz_note.setStyleSheet(f"#QuizNote {{ background: #eef3ff; color: #102a5c; border: 1px solid #b8c8e8; "
+                                     f"padding: 4px 8px; font-size: {pane_font_px(15, self._zoom)}px; }}")
 
     def _render(self) -> None:
         """Draw the current slide: header texts, input panes, output pane, explanation."""
@@ -488,6 +518,7 @@ class PresentationView(QWidget):
             self.title.setText("")
             self.explanation.setText("")
             self.counter.setText("")
+            self.rendered.emit()
             return
         lang = self._lang()
         for name in lessons.inputs_of(sid, self._trace):
@@ -512,6 +543,11 @@ class PresentationView(QWidget):
         self._dirty = False
         self._fit_panes()
         QTimer.singleShot(0, self, self._fit_panes)  # again once the new texts are laid out
+        self.rendered.emit()
+
+    def redraw(self) -> None:
+        """Draw the current slide again (a layout option was switched)."""
+        self._render()
 
     def _fit_panes(self) -> None:
         self._fit_output()
@@ -592,6 +628,7 @@ class PresentationView(QWidget):
         self.formula.setText(html.escape(step.formula[lang]))
         self.shape.setText(data.shape_text(lang))
         self.explanation.setText(lessons.explanation(sid, self._trace.options, lang))
+        self._write_quiz_note(sid)
         self.counter.setText(f"{self._index + 1} / {len(self._ids)}")
         self.prev_button.setEnabled(self._index > 0)
         self.next_button.setEnabled(self._index < len(self._ids) - 1)

@@ -145,10 +145,14 @@ def _overflow_warning(out: list[Step], masked_nan: Optional[torch.Tensor],
     (the dtype's range) and the query rows of the output it turned into inf or NaN; None when
     every step is finite (NaN the engine makes on purpose aside: `_not_finite`).
 
-    One isfinite pass per step, stopping at the first step that has any."""
+    This runs on every edit: a step is looked at cell by cell only when its sum is not finite
+    (any inf or NaN makes it so; one reduction, no boolean temporary the size of the step)."""
     steps = {s.id: s for s in out}
     for sid in _OVERFLOW_STEPS:
-        wrong = _not_finite(sid, steps[sid].tensor, masked_nan, selected)
+        t = steps[sid].tensor
+        if bool(torch.isfinite(t.sum())):
+            continue
+        wrong = _not_finite(sid, t, masked_nan, selected)
         if not bool(wrong.any()):
             continue
         first = tuple(int(i) for i in wrong.nonzero()[0].tolist())

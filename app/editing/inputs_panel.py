@@ -85,6 +85,9 @@ class InputsPanel(QWidget):
         h.setContentsMargins(0, 0, 0, 0)
         self.weight_label = QLabel(bar)
         self.weight_combo = QComboBox(bar)
+        # as wide as its longest entry would make the whole Inputs region (and the window) that wide
+        self.weight_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.weight_combo.setMinimumContentsLength(10)
         self.weight_combo.currentIndexChanged.connect(self._weight_chosen)
         self.head_label = QLabel(bar)
         self.head = QSpinBox(bar)

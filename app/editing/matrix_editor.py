@@ -189,12 +189,27 @@ class MatrixEditor(QWidget):
         self.seed.setToolTip(self.tr("Seed of the random fills: the same seed gives the same numbers"))
 
     def _fit_height(self) -> None:
-        """A compact editor (valid lengths) is only as tall as its few rows, up to 6 of them."""
+        """A compact editor (valid lengths) is only as tall as its few rows, up to 6 of them, plus
+        the horizontal scroll bar whenever its columns are wider than the table (one length per
+        query row: L columns).  Reserving the bar only above 4 columns left 3 or 4 columns in the
+        narrow Parameters region a ~4 px slit: the bar took the row's place."""
         rows = min(max(self.model.rowCount(), 1), 6)
         frame = 2 * self.table.frameWidth()
         header = self.table.horizontalHeader().sizeHint().height()
-        scroll = self.table.horizontalScrollBar().sizeHint().height() if self.model.columnCount() > 4 else 0
+        content = self.table.verticalHeader().sizeHint().width() + self.table.horizontalHeader().length() + frame
+        wide = content > self.table.width() or not self.table.isVisible() and self.model.columnCount() > 1
+        scroll = self.table.horizontalScrollBar().sizeHint().height() if wide else 0
         self.table.setFixedHeight(header + rows * ROW_HEIGHT + frame + scroll)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self.compact:
+            self._fit_height()  # wider or narrower: the scroll bar comes or goes
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self.compact:
+            self._fit_height()
 
     # ---- binding -----------------------------------------------------------------------------
     def set_ref(self, ref: Optional[MatrixRef]) -> None:

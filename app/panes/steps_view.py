@@ -466,8 +466,9 @@ class StepsView(QWidget):
             self.hint.show()
             return
         reason = self._stale_reason.strip()
-        text = (pane_text.ui("stale", self._lang, reason=reason) if reason
-                else pane_text.ui("stale_noreason", self._lang))
+        key = "stale" if self._last is not None else "no_result"  # no "last good result" before the first
+        text = (pane_text.ui(key, self._lang, reason=reason) if reason
+                else pane_text.ui(f"{key}_noreason", self._lang))
         self.banner.setText(text)
         self.banner.setToolTip(text)
         self.hint.hide()

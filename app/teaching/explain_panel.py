@@ -37,6 +37,8 @@ CELL_COLOUR = QColor(20, 90, 200)  # the cell explained
 SOURCE_COLOUR = QColor(200, 30, 130)  # the cells it came from
 CELL_LAYER, SOURCE_LAYER = "explain_cell", "explain_source"
 TEXT_CSS = "font-size: 14px; font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace;"
+PREFERRED_WIDTH, MIN_WIDTH = 440, 250  # px; a narrow panel wraps its term lines
+WINDOW_SHARE = 0.22  # the most of the window's width the panel asks for when it opens
 VERDICT_CSS = {True: "color: #1b5e20; font-weight: 600;", False: "color: #b71c1c; font-weight: 600;",
                None: "color: #8a5a00;"}
 
@@ -110,7 +112,7 @@ class ExplainPanel(QDockWidget):
         lay.addWidget(self.text, 1)
         lay.addWidget(self.sources)
         self.setWidget(body)
-        self.setMinimumWidth(340)
+        self.setMinimumWidth(MIN_WIDTH)
 
         for owner in (view, self):
             esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), owner, self.clear)
@@ -124,8 +126,11 @@ class ExplainPanel(QDockWidget):
 
     # ---- public ------------------------------------------------------------------------------
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        """Wide enough that a term line ("q[0]·k[0] = 1.0000 × 1.0000 = 1.0000") does not wrap."""
-        return QSize(max(440, self.minimumWidth()), super().sizeHint().height())
+        """Wide enough that a term line ("q[0]·k[0] = 1.0000 × 1.0000 = 1.0000") does not wrap, but
+        at most a share of the window: on a 1366 px laptop a 440 px panel left the Steps ~210 px."""
+        window = self.parentWidget()
+        share = int(window.width() * WINDOW_SHARE) if isinstance(window, QMainWindow) else PREFERRED_WIDTH
+        return QSize(max(min(PREFERRED_WIDTH, share), self.minimumWidth()), super().sizeHint().height())
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
         """The first time it opens, at its preferred width (a dock shown after the window keeps

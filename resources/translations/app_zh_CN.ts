@@ -1428,6 +1428,123 @@
     </message>
   </context>
   <context>
+    <name>TokenLines</name>
+    <message>
+      <source>Show the attention weights as lines between query and key tokens</source>
+      <translation>把注意力权重画成查询词元与键词元之间的连线</translation>
+    </message>
+    <message>
+      <source>Show as lines</source>
+      <translation>显示为连线</translation>
+    </message>
+  </context>
+  <context>
+    <name>TokenLinesPanel</name>
+    <message>
+      <source>Masked pairs have no line.</source>
+      <translation>被掩码的位置对没有连线。</translation>
+    </message>
+    <message>
+      <source>Only the first {0} queries and keys are drawn (L = {1}, S = {2}).</source>
+      <translation>只画出前 {0} 个查询和键（L = {1}，S = {2}）。</translation>
+    </message>
+    <message>
+      <source>Weights that are not numbers have no line.</source>
+      <translation>不是数字的权重没有连线。</translation>
+    </message>
+    <message>
+      <source>The current edit cannot be computed: showing the last good result.</source>
+      <translation>当前的修改无法计算：显示的是上一次正确的结果。</translation>
+    </message>
+    <message>
+      <source>The quiz hides the attention weights: their lines are hidden too.</source>
+      <translation>测验隐藏了注意力权重：它们的连线也一并隐藏。</translation>
+    </message>
+    <message>
+      <source>No attention weights yet.</source>
+      <translation>还没有注意力权重。</translation>
+    </message>
+    <message>
+      <source>Only the lines of {0}.</source>
+      <translation>只显示{0}的连线。</translation>
+    </message>
+    <message>
+      <source>Line width and opacity = attention weight; one colour per head. Hover a token to see only its lines.</source>
+      <translation>线宽和不透明度 = 注意力权重；每个头一种颜色。将鼠标停在词元上只看它的连线。</translation>
+    </message>
+    <message>
+      <source>Token lines</source>
+      <translation>词元连线</translation>
+    </message>
+  </context>
+  <context>
+    <name>WhatIf</name>
+    <message>
+      <source>Sliders for the scale and the selected cell: drag and watch softmax react</source>
+      <translation>缩放系数和所选单元格的滑块：拖动并观察 softmax 的反应</translation>
+    </message>
+  </context>
+  <context>
+    <name>WhatIfPanel</name>
+    <message>
+      <source>Drag scale</source>
+      <extracomment>the symbol each input or weight goes by (the same in both languages: it is a formula's name)</extracomment>
+      <translation>拖动缩放系数</translation>
+    </message>
+    <message>
+      <source>Drag cell {0} ({1}, {2})</source>
+      <translation>拖动单元格 {0} ({1}, {2})</translation>
+    </message>
+    <message>
+      <source>The scale cannot be worked out for these sizes.</source>
+      <translation>按这些尺寸无法算出缩放系数。</translation>
+    </message>
+    <message>
+      <source> (auto)</source>
+      <translation>（自动）</translation>
+    </message>
+    <message>
+      <source>scale = {0:.4g}{1}, {2:.3g} × the default {3:.4g}</source>
+      <translation>缩放系数 = {0:.4g}{1}，为默认值 {3:.4g} 的 {2:.3g} 倍</translation>
+    </message>
+    <message>
+      <source>Cell</source>
+      <translation>单元格</translation>
+    </message>
+    <message>
+      <source>Click a cell of Q, K, V or a weight under Inputs to drag it here.</source>
+      <translation>在“输入”中点击 Q、K、V 或某个权重的单元格，即可在这里拖动它。</translation>
+    </message>
+    <message>
+      <source>Cell {0} ({1}, {2})</source>
+      <translation>单元格 {0} ({1}, {2})</translation>
+    </message>
+    <message>
+      <source>value = {0:.6g}   (slider from {1:.4g} to {2:.4g})</source>
+      <translation>值 = {0:.6g}   （滑块范围 {1:.4g} 到 {2:.4g}）</translation>
+    </message>
+    <message>
+      <source>What if sliders</source>
+      <translation>假设滑块</translation>
+    </message>
+    <message>
+      <source>Drag a slider and watch the weights: every step follows while you drag. Undo takes back a whole drag at once.</source>
+      <translation>拖动滑块并观察权重：拖动时每一步都随之更新。撤销会一次撤回整个拖动。</translation>
+    </message>
+    <message>
+      <source>Scale</source>
+      <translation>缩放系数</translation>
+    </message>
+    <message>
+      <source>The factor on every score before softmax (1/temperature): drag right to sharpen the attention weights, left to flatten them.</source>
+      <translation>softmax 之前乘在每个分数上的系数（1/温度）：向右拖使注意力权重更尖锐，向左拖使其更平缓。</translation>
+    </message>
+    <message>
+      <source>Drag to change the selected input cell and watch every step follow.</source>
+      <translation>拖动以改变所选的输入单元格，观察每一步随之变化。</translation>
+    </message>
+  </context>
+  <context>
     <name>Worksheet</name>
     <message>
       <source>Left blank: fill in every empty cell.</source>

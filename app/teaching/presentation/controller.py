@@ -28,6 +28,7 @@ class PresentationController(QObject):
         host.recompute.ready.connect(self.view.show_trace)
         host.recompute.failed.connect(self.view.show_failed)
         host.inputs.batch_changed.connect(self.view.show_batch)
+        host.document.loaded.connect(self.view.restart)  # another scenario: F5 starts at its first slide
         host.on_language_change(self.retranslate)
         self.retranslate()
 

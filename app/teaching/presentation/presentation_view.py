@@ -82,6 +82,7 @@ class PresentationView(QWidget):
         self._batch = 0
         self._ids: list[str] = []
         self._index = 0
+        self._restart = False  # restart(): the next trace starts at the first slide
         self._zoom = ZOOM_DEFAULT
         self._focus = -1
         self._stale_reason: Optional[str] = None
@@ -386,8 +387,15 @@ class PresentationView(QWidget):
         except (TypeError, ValueError):
             return 0
 
+    def restart(self) -> None:
+        """A different scenario was opened (not an edit): its first trace starts at the first
+        slide, rather than at the step the last scenario's show had reached."""
+        self._restart = True
+
     def _set_trace(self, trace: "Trace", scenario: "Scenario", batch: int) -> None:
-        current = self.current_step()
+        current = None if self._restart else self.current_step()
+        if current is None:
+            self._index, self._restart = 0, False
         self._trace, self._scenario, self._batch = trace, scenario, batch
         self._ids = lessons.lesson_ids(trace)
         if current in self._ids:

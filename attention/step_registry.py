@@ -44,9 +44,9 @@ class StepRecord:
     lesson: str  # function in app/viewmodel/lessons.py: (step_id, options, values, lang) -> str
     script: Optional[str]  # function in attention/script_export.py: (scenario, step_id) -> code; None: not exported
     inputs: tuple[str, ...] = ()
+    titles: dict[str, str] = field(default_factory=dict)  # scoring function -> title key, where it differs
     points_into: Optional[str] = None  # kind "index": the dim its values are positions of
     veiled: bool = False  # the pane draws extra.mask over it (masked cells veiled)
-    titles: dict[str, str] = field(default_factory=dict)  # scoring function -> title key, where it differs
 
     @property
     def extra(self) -> bool:

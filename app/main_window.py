@@ -50,7 +50,7 @@ from app.pipeline.document import Document
 from app.pipeline.recompute import Recomputer
 from app.startup import i18n, window_fit
 from app.startup.settings import Settings
-from app.teaching import by_hand, cell_tools, handout
+from app.teaching import by_hand, cell_tools, handout, scale_locks
 from app.teaching.presentation import install as install_presentation
 from app.viewmodel.edits import fresh_scenario
 from app.viewmodel.file_names import safe_file_name
@@ -267,6 +267,7 @@ class MainWindow(QMainWindow):
         self.token_lines = token_lines.install(self.host)  # View ▸ Token lines (BertViz's head view of the weights)
         self.what_if = what_if.install(self.host)  # View ▸ What if sliders (scale, selected cell; one undo per drag)
         self.by_hand = by_hand.install(self.host)  # View ▸ By-hand layout (Ctrl+Shift+B)
+        self.scale_locks = scale_locks.install(self.host)  # View ▸ Lock all colour scales
         # not yet through the host: these two still take the window itself
         self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
         self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view

@@ -104,7 +104,8 @@ def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Op
     n = int(where.shape[0])
     if n == 0:
         return None
-    rows = tuple(Phrase("masked_row", {"b": b, "l": q}) for b, q in where[:shown].tolist())
+    rows = tuple(Phrase("masked_row", {"b": numbers.position(b), "l": numbers.position(q)})  # counted from 1
+                 for b, q in where[:shown].tolist())
     if n > shown:
         rows += (Phrase("and_more", {"n": n - shown}),)
     code = "fully_masked_uniform" if math.isfinite(fill) else "fully_masked_nan"
@@ -121,7 +122,7 @@ _ROW_AXES = {"attention_weights": (slice(None), None, slice(None), None),
              "weighted_sum": (slice(None), slice(None), None, None),
              "concat": (slice(None), slice(None), None), "output": (slice(None), slice(None), None)}
 #: Words for the dims an overflowed cell is named by (attention/words/problems.py: problem.cell_<dim>;
-#: any other dim is a column: problem.cell_column).  Heads are named from 1, as on screen.
+#: any other dim is a column: problem.cell_column).  Positions count from 1, as everything a person reads.
 _CELL_DIMS = ("B", "H", "L", "S")
 
 
@@ -157,7 +158,7 @@ def _overflow_warning(out: list[Step], masked_nan: Optional[torch.Tensor],
             continue
         first = tuple(int(i) for i in wrong.nonzero()[0].tolist())
         dims = steps[sid].dims
-        parts = [Phrase(f"cell_{d}" if d in _CELL_DIMS else "cell_column", {"i": i + (d == "H")})
+        parts = [Phrase(f"cell_{d}" if d in _CELL_DIMS else "cell_column", {"i": numbers.position(i)})
                  for d, i in zip(dims, first)]
         where = parts[-1]
         for part in reversed(parts[:-1]):  # "batch 0, head 1, query 0, key 3", commas in each language
@@ -166,7 +167,8 @@ def _overflow_warning(out: list[Step], masked_nan: Optional[torch.Tensor],
         rows = out_bad.nonzero()
         n_rows = int(rows.shape[0])
         if n_rows:
-            shown = tuple(Phrase("masked_row", {"b": b, "l": q}) for b, q in rows[:6].tolist())
+            shown = tuple(Phrase("masked_row", {"b": numbers.position(b), "l": numbers.position(q)})  # from 1
+                          for b, q in rows[:6].tolist())
             if n_rows > 6:
                 shown += (Phrase("and_more", {"n": n_rows - 6}),)
             effect = Phrase("overflow_row" if n_rows == 1 else "overflow_rows", {"n": n_rows, "rows": shown})

@@ -47,6 +47,7 @@ class StepRecord:
     titles: dict[str, str] = field(default_factory=dict)  # scoring function -> title key, where it differs
     points_into: Optional[str] = None  # kind "index": the dim its values are positions of
     veiled: bool = False  # the pane draws extra.mask over it (masked cells veiled)
+    before: Optional[str] = None  # an extra: the main step it is shown just before (see ORDER)
 
     @property
     def extra(self) -> bool:
@@ -97,24 +98,46 @@ RECORDS: tuple[StepRecord, ...] = (
     _main("concat", ("B", "L", "H*dv"), "signed", "_concat", "_concat", "_concat", ("weighted_sum",)),
     _main("output", ("B", "L", "d_out"), "signed", "_projection", "_sentences", "_output",
           ("concat", "projection.out.weight")),
-    _extra("extra.mask", ("B", "L", "S"), "bool", "_mask_cell", ()),
-    _extra("extra.fully_masked", ("B", "L"), "bool", "_fully_masked", ("extra.mask",)),
+    _extra("extra.mask", ("B", "L", "S"), "bool", "_mask_cell", (), before="masked_scores"),
+    _extra("extra.fully_masked", ("B", "L"), "bool", "_fully_masked", ("extra.mask",), before="weighted_sum"),
     # additive scoring only: d2l's hidden features, one L x S block per hidden unit (N*S: unit-major)
     _extra("extra.additive_features", ("B", "H", "L", "N*S"), "signed", "_additive_features",
-           ("head_split.query", "head_split.key")),
-    _extra("extra.sample_index", ("L", "n_sample"), "index", "_sample_index", (), points_into="S"),
-    _extra("extra.sample_count", ("L", "S"), "count", "_sample_count", ("extra.sample_index",)),
+           ("head_split.query", "head_split.key"), before="scores"),
+    _extra("extra.sample_index", ("L", "n_sample"), "index", "_sample_index", (), points_into="S", before="scores"),
+    _extra("extra.sample_count", ("L", "S"), "count", "_sample_count", ("extra.sample_index",), before="scores"),
     _extra("extra.sampled_scores", ("B", "H", "L", "n_sample"), "signed", "_sampled_scores",
-           ("head_split.query", "head_split.key")),
-    _extra("extra.sparsity", ("B", "H", "L"), "signed", "_sparsity", ("extra.sampled_scores",)),
-    _extra("extra.top_index", ("B", "H", "n_top"), "index", "_top_index", ("extra.sparsity",), points_into="L"),
-    _extra("extra.selected", ("B", "H", "L"), "bool", "_selected", ("extra.sparsity",)),
+           ("head_split.query", "head_split.key"), before="scores"),
+    _extra("extra.sparsity", ("B", "H", "L"), "signed", "_sparsity", ("extra.sampled_scores",), before="scores"),
+    _extra("extra.top_index", ("B", "H", "n_top"), "index", "_top_index", ("extra.sparsity",), points_into="L",
+           before="scores"),
+    _extra("extra.selected", ("B", "H", "L"), "bool", "_selected", ("extra.sparsity",), before="scores"),
 )
 
 BY_ID: dict[str, StepRecord] = {r.id: r for r in RECORDS}
 
 #: The main pipeline, in order: every trace has these steps, whatever its scoring.
 PIPELINE: tuple[str, ...] = tuple(r.id for r in RECORDS if not r.extra)
+
+
+def _order() -> tuple[str, ...]:
+    out: list[str] = []
+    for sid in PIPELINE:
+        out += [r.id for r in RECORDS if r.extra and r.before == sid]  # in the order they are computed
+        out.append(sid)
+    return tuple(out)
+
+
+#: Every step in the order the computation needs them, extras included: each extra just before
+#: the main step it feeds (the mask before the masked scores, ProbSparse's sampling and selection
+#: before the scores, the fully-masked rows after the weights).  The Steps region and the slides
+#: both show their steps in this order (`in_order`).
+ORDER: tuple[str, ...] = _order()
+
+
+def in_order(step_ids) -> list[str]:
+    """`step_ids` sorted into pipeline order (ORDER); ids no record has go last, as given."""
+    rank = {sid: i for i, sid in enumerate(ORDER)}
+    return sorted(step_ids, key=lambda sid: rank.get(sid, len(ORDER)))
 
 
 def record(step_id: str) -> StepRecord:

@@ -103,7 +103,7 @@ def test_labels_are_the_tokens_and_the_feature_indices():
     lanes = {(b.key, lane.side): lane.texts for b in sheet.blocks.values() for lane in b.labels}
     assert lanes[("q", "left")] == lanes[("weights", "left")] == ("q0", "q1", "q2")
     assert lanes[("kt", "top")] == lanes[("v", "left")] == ("k0", "k1", "k2", "k3")
-    assert lanes[("q", "top")] == lanes[("kt", "left")] == ("0", "1")
+    assert lanes[("q", "top")] == lanes[("kt", "left")] == ("1", "2")  # feature positions count from 1 (numbers.md)
     assert sheet.block("q").title == "Q, Head 2" and sheet.heading == "By hand: Head 2 of 2"
     zh = by_hand.plan(attention.run(sc), 0, 1, "zh", arrangement="wide")
     assert zh.block("kt").title == "Kᵀ，头 2" and zh.block("scores").title == attention.run(sc)["scores"].title["zh"]

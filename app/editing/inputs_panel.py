@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QSpinBox,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -22,10 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.editing.matrix_editor import MatrixEditor
+from app.editing.position_spin import PositionSpinBox
 from app.editing.problems import ProblemLabel
 from app.pipeline.document import Document, only_input_numbers_changed
 from app.viewmodel.matrix_ref import INPUTS, MatrixRef
-from attention import Scenario
+from attention import Scenario, numbers
 
 SYMBOL = {"query": "Q", "key": "K", "value": "V", "out": "O"}
 
@@ -37,7 +37,7 @@ class InputsPanel(QWidget):
         super().__init__(parent)
         self.doc = doc
         self._last_editor: Optional[MatrixEditor] = None  # where Edit ▸ Copy/Paste go once focus has left
-        self.batch = QSpinBox(self)
+        self.batch = PositionSpinBox(self)  # value(): the index from 0; shown from 1
         self.batch.setRange(0, 0)
         self.batch.valueChanged.connect(self._set_batch)
         self.batch_label = QLabel(self)
@@ -90,7 +90,7 @@ class InputsPanel(QWidget):
         self.weight_combo.setMinimumContentsLength(10)
         self.weight_combo.currentIndexChanged.connect(self._weight_chosen)
         self.head_label = QLabel(bar)
-        self.head = QSpinBox(bar)
+        self.head = PositionSpinBox(bar)  # head 1 is index 0, as the panes name heads
         self.head.setRange(0, 0)
         self.head.valueChanged.connect(self._weight_chosen)
         for w in (self.weight_label, self.weight_combo, self.head_label, self.head):
@@ -220,7 +220,7 @@ class InputsPanel(QWidget):
             editor.caption.setToolTip(self.tr(
                 "{0} of batch item {1}: one row per position, one column per feature. "
                 "Type a number, paste a block from a spreadsheet, or use Fill."
-            ).format(title, b))
+            ).format(title, numbers.position(b)))
         ref = self.editors["weights"].model.ref
         m = self.editors["weights"].model.matrix()
         if ref is None or m is None:
@@ -254,7 +254,7 @@ class InputsPanel(QWidget):
 
     def retranslate(self) -> None:
         self.batch_label.setText(self.tr("Batch item"))
-        tip = self.tr("Which batch item the editors and the step panes show (0 = the first)")
+        tip = self.tr("Which batch item the editors and the step panes show (1 = the first)")
         self.batch.setToolTip(tip)
         self.batch_label.setToolTip(tip)
         self.tabs.setTabText(0, self.tr("Queries, keys, values"))

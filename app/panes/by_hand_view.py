@@ -361,8 +361,8 @@ class ByHandView(QWidget):
 
     def _draw_block(self, block: by_hand.Block) -> None:
         images, _ = colormaps.image_stack(np.asarray(block.values)[None], block.kind)
-        lv = colormaps.levels(block.kind, images, block.masked)
-        pal = colormaps.palette(block.kind)
+        sc = colormaps.scale(block.kind, images, block.masked)  # one-signed numbers: a sequential map
+        lv, pal = sc.levels, colormaps.palette(sc.cmap)
         idx = colormaps.lut_index(images[0], lv)
         font = _font(self.font_px)
         metrics = QFontMetricsF(font)

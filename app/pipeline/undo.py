@@ -20,6 +20,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
 from app.viewmodel.matrix_ref import MatrixRef
+from attention import numbers
 from attention.scenario import same
 
 if TYPE_CHECKING:
@@ -55,7 +56,8 @@ class SetCells(QUndoCommand):
         self.old = np.array(view[row:row + h, col:col + w], dtype=np.float64, copy=True)
         self.new = np.array(block, dtype=np.float64, copy=True)
         self.mergeable = merge and block.shape == (1, 1)
-        self.setText(text or QCoreApplication.translate("undo", "Edit cell ({0}, {1})").format(row, col))
+        self.setText(text or QCoreApplication.translate("undo", "Edit cell ({0}, {1})").format(
+            numbers.position(row), numbers.position(col)))  # rows and columns count from 1, as the editor's
 
     def nbytes(self) -> int:
         return int(self.old.nbytes + self.new.nbytes)

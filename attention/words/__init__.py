@@ -22,7 +22,7 @@ LANGS: tuple[str, ...] = ("en", "zh")
 #: The topic modules.  A new topic is one more module here and one more name in this tuple.
 TOPICS: tuple[str, ...] = (
     "steps", "panes", "teaching", "lessons", "explain", "problems", "capture", "models", "importing", "cli",
-    "by_hand",
+    "by_hand", "scales", "positions",
 )
 
 _language = "en"

@@ -32,7 +32,7 @@ EN: dict[str, str] = {
     ),
     "lesson.head_split.cut": (
         "The {heads} heads do not get new weights: the projected row is cut into {heads} blocks of {width} columns, hea"
-        "d h owning columns h·{width} … (h+1)·{width}−1."
+        "d h owning columns (h−1)·{width}+1 … h·{width} (head 1 the first {width})."
     ),
     "lesson.head_split.shared": (
         "So d_model is shared out rather than copied: {heads} heads of width {width} cost the same as one wide head, "
@@ -222,8 +222,8 @@ ZH: dict[str, str] = {
         "为 2 或更大，就能看到 d_model 如何分给各个头。"
     ),
     "lesson.head_split.cut": (
-        "{heads} 个头并没有各自新的权重：投影后的每一行被切成 {heads} 段，每段 {width} 列，第 h 头取第 h·{width} 到 (h+"
-        "1)·{width}−1 列。"
+        "{heads} 个头并没有各自新的权重：投影后的每一行被切成 {heads} 段，每段 {width} 列，第 h 头取第 (h−1)·{width}+1 "
+        "到 h·{width} 列（第 1 头取前 {width} 列）。"
     ),
     "lesson.head_split.shared": (
         "所以 d_model 是被分给各个头，而不是复制给每个头：{heads} 个宽 {width} 的头，计算量和一个宽头相同，但每个头可以"

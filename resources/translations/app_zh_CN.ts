@@ -370,8 +370,8 @@
       <translation>批次项</translation>
     </message>
     <message>
-      <source>Which batch item the editors and the step panes show (0 = the first)</source>
-      <translation>编辑器和各步骤面板显示哪一个批次项（0 = 第一个）</translation>
+      <source>Which batch item the editors and the step panes show (1 = the first)</source>
+      <translation>编辑器和各步骤面板显示哪一个批次项（1 = 第一个）</translation>
     </message>
     <message>
       <source>Queries, keys, values</source>
@@ -454,6 +454,7 @@
     <name>MainWindow</name>
     <message>
       <source>Note</source>
+      <extracomment>the Steps region never gets narrower than this (a pane and the hover hint stay readable); the Inputs region and the Explain dock give way first. With the Explain dock at its narrowest the window's minimum width still fits a 1280 px screen (tests/gui/test_window_fit.py).</extracomment>
       <translation>提示</translation>
     </message>
     <message>
@@ -1173,10 +1174,6 @@
       <translation>头数 H</translation>
     </message>
     <message>
-      <source>Number of attention heads. Head h owns columns h*d_k to (h+1)*d_k-1 of the projected queries and keys.</source>
-      <translation>注意力头的个数。第 h 个头拥有投影后查询和键的第 h*d_k 到 (h+1)*d_k-1 列。</translation>
-    </message>
-    <message>
       <source>d_keys per head</source>
       <translation>每头 d_keys</translation>
     </message>
@@ -1337,6 +1334,10 @@
       <translation>使用偏置</translation>
     </message>
     <message>
+      <source>Number of attention heads. Head h owns columns (h-1)*d_k+1 to h*d_k of the projected queries and keys (head 1 the first d_k).</source>
+      <translation>注意力头的个数。第 h 个头拥有投影后查询和键的第 (h-1)*d_k+1 到 h*d_k 列（第 1 个头拥有前 d_k 列）。</translation>
+    </message>
+    <message>
       <source>Add a bias vector to this projection (it starts at zero).</source>
       <translation>为此投影加上偏置向量（初始为零）。</translation>
     </message>
@@ -1425,6 +1426,17 @@
     <message>
       <source>Off (show every number)</source>
       <translation>关闭（显示所有数值）</translation>
+    </message>
+  </context>
+  <context>
+    <name>ScaleLocks</name>
+    <message>
+      <source>Lock all colour scales</source>
+      <translation>锁定全部颜色刻度</translation>
+    </message>
+    <message>
+      <source>Keep every pane's colours as they are now while numbers are edited</source>
+      <translation>编辑数字时，保持每个面板现在的颜色刻度不变</translation>
     </message>
   </context>
   <context>

@@ -118,7 +118,9 @@ def test_every_feature_cell_is_explained_with_the_traces_numbers(case):
                                                      "head_split.key"}
         assert all(src.index[:2] == (1, n) for src in ex.sources if src.ref.startswith("additive."))
         assert {src.index[1] for src in ex.sources if src.ref == "head_split.key"} == {s}
-        assert f"key {s}" in ex.text("en") and "tanh" in ex.text("en") and f"键 {s}" in ex.text("zh")
+        # sentences count positions from 1 (unit n + 1, key s + 1); the formula keeps the code's index
+        assert f"hidden unit {n + 1} of key {s + 1}" in ex.text("en") and f"[1,1,2,{n}·S+{s}]" in ex.text("en")
+        assert "tanh" in ex.text("en") and f"键 {s + 1} 的隐藏单元 {n + 1}" in ex.text("zh")
     score = explain.explain(trace, "scores", (0, 1, 2, 3))
     assert ("extra.additive_features", (0, 1, 2, 1 * S + 3)) in {(src.ref, src.index) for src in score.sources}
 
@@ -164,10 +166,10 @@ def test_the_features_pane_shows_one_block_per_hidden_unit(case):
     assert (d.layout.rows.dim, d.layout.rows.size) == ("L", L)
     cols = d.layout.cols
     assert (cols.dim, cols.size, cols.group) == ("N*S", N * S, S)
-    assert cols.tick(S + 2) == "c"  # unit 1, key 2
+    assert cols.tick(S + 2) == "c"  # unit index 1, key index 2
     no_tokens = pane_data(trace, "extra.additive_features").layout.cols
-    assert [no_tokens.tick(j) for j in (0, S - 1, S, S + 2)] == ["0", str(S - 1), "0", "2"]  # keys within a block
-    assert "hidden unit 1, key 2" in cols.describe(S + 2, "en") and "隐藏单元 1，键 2" in cols.describe(S + 2, "zh")
+    assert [no_tokens.tick(j) for j in (0, S - 1, S, S + 2)] == ["1", str(S), "1", "3"]  # keys within a block, from 1
+    assert "hidden unit 2, key 3" in cols.describe(S + 2, "en") and "隐藏单元 2，键 3" in cols.describe(S + 2, "zh")
     assert cell_index(trace["extra.additive_features"], 1, 1, 2, S + 2) == (1, 1, 2, S + 2)
     np.testing.assert_array_equal(d.block[1], trace.array("extra.additive_features")[1, 1])
 

@@ -104,8 +104,8 @@ def test_heads_must_divide_d_model_for_the_default_widths():
 
 
 @pytest.mark.parametrize("lens, start", [
-    (np.array([1.0, -1.0]), "valid_lens[1]:"),
-    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0][2]:"),
+    (np.array([1.0, -1.0]), "valid_lens[1] (batch item 2):"),  # the path from 0, the positions from 1
+    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0][2] (batch item 1, query 3):"),
     (np.array([1.0, 2.0, 3.0]), "valid_lens:"),
     (np.array([[1.0, 2.0]]), "valid_lens:"),
     (np.array([1.5, 2.0]), "valid_lens:"),
@@ -240,8 +240,8 @@ def test_overflow_to_infinity_adds_a_warning_naming_the_first_step():
     assert warning.code == "overflow" and warning.path == "scores"
     assert warning.text("en") == (
         "scores: 4 of 4 numbers overflow the float32 range (beyond ±3.403e38) and became inf or NaN, "
-        "first at [0][0][0][0] (batch 0, head 1, query 0, key 0); "
-        "so 2 query rows of the output are inf or NaN (batch 0, query 0; batch 0, query 1); "
+        "first at [0][0][0][0] (batch 1, head 1, query 1, key 1); "
+        "so 2 query rows of the output are inf or NaN (batch 1, query 1; batch 1, query 2); "
         "use float64 or smaller numbers")
     assert "float32" in warning.text("zh") and warning.text("zh").startswith("scores：")
     assert run(dataclasses.replace(sc, dtype="float64")).warnings == ()
@@ -279,11 +279,12 @@ def test_an_overflow_that_makes_a_row_nan_is_said_with_its_step_cell_and_cause(d
     en, zh = overflow[0].text("en"), overflow[0].text("zh")
     total = trace.array("scores").size  # B * H * L * S
     assert en.startswith(f"scores: {len(over)} of {total} numbers overflow the {dtype} range (beyond ±{limit})")
-    assert f"(batch 0, head 1, query 0, key {over[0][1]})" in en
-    assert "1 query row of the output is inf or NaN (batch 0, query 0)" in en
+    # the code's index from 0, then the positions a person reads, from 1
+    assert f"first at [0][0][0][{over[0][1]}] (batch 1, head 1, query 1, key {over[0][1] + 1})" in en
+    assert "1 query row of the output is inf or NaN (batch 1, query 1)" in en
     assert en.endswith("use smaller numbers" if dtype == "float64" else "use float64 or smaller numbers")
     assert zh.startswith(f"scores：有 {len(over)} / {total} 个数超出了 {dtype} 的范围")
-    assert f"键 {over[0][1]}" in zh and "批次 0 的查询 0" in zh
+    assert f"键 {over[0][1] + 1}" in zh and "批次 1 的查询 1" in zh
 
 
 @pytest.mark.parametrize("dtype, big", [("float64", -1.7e308), ("float32", -3e38)])
@@ -303,8 +304,8 @@ def test_a_projection_that_overflows_is_named_by_its_column():
     sc = dataclasses.replace(sc, projections={"query": Projection(w, None)})
     (warning,) = [w for w in run(sc).warnings if w.code == "overflow"]
     assert warning.path == "projection.query"
-    assert "first at [0][0][1] (batch 0, query 0, column 1)" in warning.text("en")
-    assert "第 1 列" in warning.text("zh")
+    assert "first at [0][0][1] (batch 1, query 1, column 2)" in warning.text("en")
+    assert "第 2 列" in warning.text("zh")
 
 
 def test_a_fully_masked_row_under_minus_infinity_is_not_called_an_overflow():

@@ -15,8 +15,8 @@ def test_typing_a_number_whose_score_overflows_shows_why_the_row_is_nan(window):
     assert np.isnan(trace.array("attention_weights")[0, 0, 0]).all()  # the NaN row the issue saw
     (line,) = [x for x in window.message_bar.lines() if "overflow" in x]
     assert line.startswith("scores: ") and "overflow the float64 range" in line
-    assert "(batch 0, head 1, query 0, key 3)" in line and "(batch 0, query 0)" in line
+    assert "[0][0][0][3] (batch 1, head 1, query 1, key 4)" in line and "(batch 1, query 1)" in line
     (problem,) = [p for p in window.message_bar.problems() if getattr(p, "code", "") == "overflow"]
-    assert "超出了 float64 的范围" in problem.text("zh") and "键 3" in problem.text("zh")
+    assert "超出了 float64 的范围" in problem.text("zh") and "键 4" in problem.text("zh")
     window.set_language("zh")
     assert "超出了 float64 的范围" in window.message_bar.label.text()

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.panes import scale_lock
 from app.startup import i18n
 from app.teaching.presentation.edit_drawer import EditDrawer
 from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
@@ -97,6 +98,7 @@ class PresentationView(QWidget):
         self.retranslate()
         if getattr(host, "quiz", None) is not None:  # a hidden step is hidden on the slides too
             host.quiz.changed.connect(self._on_quiz_changed)
+        host.view.locksChanged.connect(self.show_batch_again)  # a locked colour scale shows on the slide too
 
     # ---- construction ------------------------------------------------------------------------
     def _build(self) -> None:
@@ -374,6 +376,9 @@ class PresentationView(QWidget):
         for pane in self._panes.values():
             pane.set_stale(True)
 
+    def show_batch_again(self) -> None:
+        self.show_batch(self._batch)
+
     def show_batch(self, batch: int) -> None:
         if self._trace is not None and 0 <= batch < int(self._trace.options.get("batch", 1)):
             self._batch = batch
@@ -482,6 +487,7 @@ class PresentationView(QWidget):
         if pane is None:
             pane = ZoomedPane(name, zoom, show_header=header)
             pane.focusRequested.connect(self.set_focus_head)
+            pane.lockRequested.connect(lambda on, n=name: self._host.view.lock_scale(n, on))
             self._panes[name] = pane
         pane.title.setVisible(header)
         pane.hover.setVisible(not header)  # hovering is for the output; inputs stay compact
@@ -535,7 +541,7 @@ class PresentationView(QWidget):
                 continue
             pane = self._pane(name, self._zoom * INPUT_RATIO, header=True)
             pane.set_stale(False)
-            pane.show_data(data, lang, self._focus)
+            pane.show_data(data, lang, self._focus, scale_lock.slide_picture(self._host.view, name, data))
             self.inputs_layout.insertWidget(self.inputs_layout.count() - 1, pane)
             pane.show()
             self._shown_inputs.append(name)
@@ -544,7 +550,7 @@ class PresentationView(QWidget):
         out = self._pane(sid, self._zoom, header=False)
         out.set_stale(False)
         data = self._data(sid)
-        out.show_data(data, lang, self._focus)
+        out.show_data(data, lang, self._focus, scale_lock.slide_picture(self._host.view, sid, data))
         self.output_layout.insertWidget(0, out)
         out.show()
         self._write_texts(sid, data)

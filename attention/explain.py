@@ -22,6 +22,7 @@ written by `attention.numbers.rounded`, so a number reads as in the cell it expl
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
@@ -63,11 +64,13 @@ class Explanation:
     sources: tuple[Source, ...]
     # how the terms give `result`, with numbers
     combine: dict[str, str] = field(default_factory=lambda: {"en": "", "zh": ""})
+    scoring: Optional[str] = None  # the trace's scoring function: the title is that kind's own
 
     def text(self, lang: str = "en") -> str:
         """The whole explanation as printable lines: cell = value, formula, terms, result, summary."""
         lang = "zh" if lang == "zh" else "en"
-        title = step_registry.title(self.step_id)[lang] if self.step_id in step_registry.BY_ID else self.step_id
+        known = self.step_id in step_registry.BY_ID
+        title = step_registry.title(self.step_id, self.scoring)[lang] if known else self.step_id
         where = ", ".join(str(i) for i in self.index)
         lines = [f"{title}: {self.step_id}[{where}] = {_value_text(self.step_id, self.value)}",
                  f"  {self.formula[lang]}"]
@@ -115,7 +118,7 @@ def explain(trace: Trace, step_id: str, index: Sequence[int]) -> Explanation:
     ctx = _Ctx(trace)
     # the step's record names its explainer, one of the functions below (attention/step_registry.py)
     explainer: Callable[[_Ctx, str, tuple[int, ...]], Explanation] = globals()[step_registry.record(step_id).explain]
-    return explainer(ctx, step_id, idx)
+    return dataclasses.replace(explainer(ctx, step_id, idx), scoring=trace.options.get("scoring"))
 
 
 def _check_index(step_id: str, dims: tuple[str, ...], shape: tuple[int, ...], index: Sequence[int]) -> tuple[int, ...]:
@@ -416,7 +419,9 @@ def _additive_score(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanatio
                 + [Source("head_split.query", (b, l, h, e)) for e in range(q.shape[0])]
                 + [Source("additive.W_k", (h, n, e)) for e in range(k.shape[0])]
                 + [Source("head_split.key", (b, s, h, e)) for e in range(k.shape[0])]
-                + [Source("additive.w_v", (h, n))])
+                + [Source("additive.w_v", (h, n))]
+                + ([Source("extra.additive_features", (b, h, l, n * int(ctx.opts["S"]) + s))]
+                   if ctx.has("extra.additive_features") else []))
         rest = (f"w_v[{n}] · tanh((W_q q)[{n}] + (W_k k)[{n}]) = {fmt(wv[n])} × "
                 f"tanh({fmt(fq)} + {fmt(fk)} = {fmt(arg)}) = {fmt(wv[n])} × {fmt(th)} = {fmt(wv[n] * th)}")
         terms.append(Term(_tx("explain.additive.unit", n=n, rest=rest), float(wv[n]) * th, tuple(srcs),
@@ -433,6 +438,35 @@ def _additive_score(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanatio
         _tx("explain.additive.summary_scaled" if scaled else "explain.additive.summary",
             h1=P(h), l=P(l), s=P(s), units=len(terms), scale=fmt(scale)),
         _same(combine))
+
+
+def _additive_features(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    """One hidden feature of d2l's additive attention: column j = n * S + s (unit n, key s)."""
+    b, h, l, j = idx
+    S = int(ctx.opts["S"])
+    n, s = divmod(j, S)
+    q = ctx.a("head_split.query")[b, l, h]
+    k = ctx.a("head_split.key")[b, s, h]
+    Wq, Wk = ctx.param("additive.W_q")[h, n], ctx.param("additive.W_k")[h, n]
+    terms = []
+    for sym, W, x, ref, pos in (("q", Wq, q, "head_split.query", (b, l, h)), ("k", Wk, k, "head_split.key", (b, s, h))):
+        for e in range(x.shape[0]):
+            p = float(W[e] * x[e])
+            terms.append(Term(_same(f"W_{sym}[{n},{e}]·{sym}[{e}] = {fmt(W[e])} × {fmt(x[e])} = {fmt(p)}"), p,
+                              (Source(f"additive.W_{sym}", (h, n, e)), Source(ref, pos + (e,))),
+                              factors=(float(W[e]), float(x[e]))))
+    fq_vals = [t.value for t in terms[:q.shape[0]]]
+    fk_vals = [t.value for t in terms[q.shape[0]:]]
+    fq, fk = _fsum(fq_vals), _fsum(fk_vals)
+    result = math.tanh(fq + fk)
+    parts = _cat(_tx("explain.features.query_part", n=n, sum=_sum_text(fq_vals), v=fmt(fq)), "; ",
+                 _tx("explain.features.key_part", n=n, sum=_sum_text(fk_vals), v=fmt(fk)), "; ",
+                 f"tanh({fmt(fq)} + {fmt(fk)}) = tanh({fmt(fq + fk)}) = {fmt(result)}")
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx), _tx("explain.features.formula", b=b, h=h, l=l, n=n, s=s),
+        terms, result,
+        _tx("explain.features.summary", h1=P(h), n=P(n), l=P(l), s=P(s), units=ctx.param("additive.w_v").shape[1]),
+        parts)
 
 
 # ---- masks -------------------------------------------------------------------------------------

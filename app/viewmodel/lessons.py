@@ -19,6 +19,9 @@ from attention.trace import PIPELINE
 PROB_SPARSE_LESSONS: tuple[str, ...] = (
     "extra.sample_count", "extra.sampled_scores", "extra.sparsity", "extra.selected",
 )
+#: Extras shown just before the scores they lead to: additive attention's hidden features, then
+#: ProbSparse's sampling and selection.
+BEFORE_SCORES: tuple[str, ...] = ("extra.additive_features",) + PROB_SPARSE_LESSONS
 
 
 # --- numbers as a teacher writes them --------------------------------------------------------
@@ -158,10 +161,10 @@ def lesson_ids(trace: Any) -> list[str]:
     order of the Steps region too).
 
     The pipeline, the mask (just before the masked scores), the fully-masked rows (after the
-    weights) when some row has every key masked, and ProbSparse's sampling and selection before
-    the scores (the order Informer computes them in)."""
+    weights) when some row has every key masked, and additive attention's hidden features and
+    ProbSparse's sampling and selection before the scores (the order they are computed in)."""
     ids = [sid for sid in trace.ids
-           if sid in PIPELINE or sid in PROB_SPARSE_LESSONS or sid == "extra.mask"
+           if sid in PIPELINE or sid in BEFORE_SCORES or sid == "extra.mask"
            or (sid == "extra.fully_masked" and _any_true(trace, sid))]
     return step_registry.in_order(ids)
 

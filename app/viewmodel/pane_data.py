@@ -44,6 +44,8 @@ class Axis:
             return pane_text.elide(self.tokens[i], pane_text.TICK_CHARS)
         if self.dim == "H":
             return f"h{numbers.position(i)}"
+        if self.dim == "N*S" and self.group:  # the key within its hidden unit's block
+            return numbers.position(i % self.group)
         if self.dim == "flag":
             return ""
         return numbers.position(i)
@@ -58,7 +60,11 @@ class Axis:
         text = words.text("pane.position", lang, noun=noun, i=numbers.position(i))
         if self.tokens is not None:
             text += f" “{pane_text.elide(self.tokens[i], pane_text.HOVER_CHARS)}”"
-        if self.group:
+        if self.group and self.dim == "N*S":  # additive features: blocks of S keys, one per hidden unit
+            part = pane_text.ui("unit_part", lang, n=numbers.position(i // self.group),
+                                s=numbers.position(i % self.group))
+            text += f" ({part})"
+        elif self.group:
             part = pane_text.ui("head_part", lang, h=numbers.position(i // self.group),
                                 i=numbers.position(i % self.group))
             text += f" ({part})"
@@ -212,11 +218,14 @@ def _tokens(tokens: Optional[Sequence], n: int) -> Optional[tuple[str, ...]]:
     return tuple(str(t) for t in tokens)
 
 
-def axis_for(dim: str, size: int, query_tokens=None, key_tokens=None, n_heads: int = 1) -> Axis:
+def axis_for(dim: str, size: int, query_tokens=None, key_tokens=None, n_heads: int = 1, n_keys: int = 0) -> Axis:
     if dim == "L":
         return Axis("L", size, _tokens(query_tokens, size))
     if dim == "S":
         return Axis("S", size, _tokens(key_tokens, size))
+    if dim == "N*S" and n_keys > 0 and size % n_keys == 0:  # one block of the S keys per hidden unit
+        keys = _tokens(key_tokens, n_keys)
+        return Axis(dim, size, None if keys is None else keys * (size // n_keys), n_keys)
     if dim in ("H*dk", "H*dv") and n_heads > 1 and size % n_heads == 0:
         return Axis(dim, size, None, size // n_heads)
     return Axis(dim, size)
@@ -234,7 +243,7 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
         arr = arr[(slice(None),) * dims.index("B") + (batch,)]  # a view, no copy
         dims.remove("B")
     H = int(trace.options.get("n_heads", 1))
-    ax = lambda d, n: axis_for(d, n, query_tokens, key_tokens, H)  # noqa: E731
+    ax = lambda d, n: axis_for(d, n, query_tokens, key_tokens, H, int(trace.options.get("S", 0)))  # noqa: E731
     per_head = "H" in dims and len(dims) == 3
     if per_head:
         hpos = dims.index("H")

@@ -54,6 +54,12 @@ EN: dict[str, str] = {
                                        "multiplied by the scale {scale}.",
     "explain.additive.summary": "d2l additive attention, head {h1}: query {l} and key {s} are each mapped to {units} "
                                 "hidden units, added, squashed by tanh and weighed by w_v (no scale).",
+    "explain.features.formula": "features[{b},{h},{l},{n}·S+{s}] = tanh(Σ_e W_q[{n},e] q[e] + Σ_e W_k[{n},e] k[e])",
+    "explain.features.query_part": "(W_q q)[{n}] = {sum} = {v}",
+    "explain.features.key_part": "(W_k k)[{n}] = {sum} = {v}",
+    "explain.features.summary": "d2l additive attention, head {h1}: hidden unit {n} of query {l} (W_q q) plus "
+                                "hidden unit {n} of key {s} (W_k k), squashed into (−1, 1) by tanh. The score of "
+                                "query {l} and key {s} is w_v · these {units} features.",
     # masks
     "explain.mask.of_row": "batch {b}, query row {l}",
     "explain.mask.of_item": "batch item {b}",
@@ -187,6 +193,12 @@ ZH: dict[str, str] = {
                                        "相加、经 tanh 压缩、再用 w_v 加权，最后乘以缩放 {scale}。",
     "explain.additive.summary": "d2l 加性注意力，第 {h1} 头：查询 {l} 和键 {s} 各自映射到 {units} 个隐藏单元，相加、经"
                                 " tanh 压缩、再用 w_v 加权（不缩放）。",
+    "explain.features.formula": "特征[{b},{h},{l},{n}·S+{s}] = tanh(Σ_e W_q[{n},e] q[e] + Σ_e W_k[{n},e] k[e])",
+    "explain.features.query_part": "(W_q q)[{n}] = {sum} = {v}",
+    "explain.features.key_part": "(W_k k)[{n}] = {sum} = {v}",
+    "explain.features.summary": "d2l 加性注意力，第 {h1} 头：查询 {l} 的隐藏单元 {n}（W_q q）"
+                                "加上键 {s} 的隐藏单元 {n}（W_k k），再由 tanh 压缩到 (−1, 1)。"
+                                "查询 {l} 与键 {s} 的分数是 w_v 与这 {units} 个特征的点积。",
     "explain.mask.of_row": "批次 {b} 查询行 {l} ",
     "explain.mask.of_item": "批次 {b} ",
     "explain.mask.beyond_length": "键 {s} > {of}的有效长度 {n}",

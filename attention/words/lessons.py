@@ -154,6 +154,15 @@ EN: dict[str, str] = {
         "ProbSparse draws {n_sample} random keys for every query (with replacement, from the seeded generator); the "
         "same draw serves every batch item and head."
     ),
+    # extra.additive_features
+    "lesson.extra.additive_features.what": (
+        "Additive attention (d2l) first maps the query with W_q and the key with W_k into {hidden} hidden units, adds "
+        "the two and squashes the sum with tanh into (−1, 1): one feature per hidden unit for every query and key."
+    ),
+    "lesson.extra.additive_features.layout": (
+        "Each block is one hidden unit, laid out as the scores (queries down, keys across); the score of a query and a "
+        "key is w_v · their {hidden} features, one from each block."
+    ),
     # extra.sample_count
     "lesson.extra.sample_count.samples": (
         "ProbSparse (Informer) does not score every query against every key at first: it samples {n_sample} keys per "
@@ -315,6 +324,14 @@ ZH: dict[str, str] = {
         "次抽样。"
     ),
     # extra.sample_count
+    "lesson.extra.additive_features.what": (
+        "加性注意力（d2l）先用 W_q 把查询、用 W_k 把键映射到 {hidden} 个隐藏单元，两者相加后经 tanh 压缩到 (−1, 1)："
+        "每个查询与键的组合在每个隐藏单元上都有一个特征。"
+    ),
+    "lesson.extra.additive_features.layout": (
+        "每一块是一个隐藏单元，排布与分数相同（查询向下，键向右）；"
+        "查询与键的分数是 w_v 与它们的 {hidden} 个特征（每块一个）的点积。"
+    ),
     "lesson.extra.sample_count.samples": (
         "ProbSparse（Informer）一开始并不计算每个查询与每个键的分数：它为每个查询采样 {n_sample} 个键。这里显示每个键被"
         "每个查询抽中的次数。"

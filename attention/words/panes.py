@@ -30,6 +30,8 @@ EN: dict[str, str] = {
     "dim.flag.noun": "flag",
     "dim.rows_mixed.axis": "rows (TSL view: positions mixed across heads)",
     "dim.rows_mixed.noun": "row",
+    "dim.N*S.axis": "hidden units × keys: one block of S keys per unit",
+    "dim.N*S.noun": "feature",
     # around the numbers: head names, hover phrases, legends, banners
     "pane.head": "Head {n}",
     "pane.all_heads": "All heads",
@@ -62,6 +64,7 @@ EN: dict[str, str] = {
     "pane.false": "False",
     "pane.times_sampled": "sampled {n} times",
     "pane.head_part": "head {h}, #{i}",
+    "pane.unit_part": "hidden unit {n}, key {s}",
     "pane.position": "{noun} {i}",
     "pane.cell": "{row}, {column}",
 }
@@ -92,6 +95,8 @@ ZH: dict[str, str] = {
     "dim.flag.noun": "标记",
     "dim.rows_mixed.axis": "行（TSL 视图：位置与头混合）",
     "dim.rows_mixed.noun": "行",
+    "dim.N*S.axis": "隐藏单元 × 键：每个单元一块 S 个键",
+    "dim.N*S.noun": "特征",
     # around the numbers: head names, hover phrases, legends, banners
     "pane.head": "头 {n}",
     "pane.all_heads": "全部头",
@@ -124,6 +129,7 @@ ZH: dict[str, str] = {
     "pane.false": "False",
     "pane.times_sampled": "被采样 {n} 次",
     "pane.head_part": "第 {h} 头，第 {i} 个",
+    "pane.unit_part": "隐藏单元 {n}，键 {s}",
     "pane.position": "{noun}{i}",
     "pane.cell": "{row}，{column}",
 }

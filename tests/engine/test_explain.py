@@ -96,6 +96,8 @@ def _recombine(tr: Trace, ex: Explanation) -> float:
         return vals[ex.index[3]] / sum(vals)
     if sid == "extra.sparsity":
         return max(vals) - sum(vals) / tr.options["S"]
+    if sid == "extra.additive_features":  # tanh of (W_q q)[n] + (W_k k)[n]: every product one term
+        return math.tanh(math.fsum(vals))
     if sid in ("weighted_sum", "extra.sampled_scores") or sid.startswith("projection.") or sid == "output":
         return math.fsum(vals) if all(map(math.isfinite, vals)) else sum(vals)
     if sid == "extra.fully_masked":  # all of the row's mask cells

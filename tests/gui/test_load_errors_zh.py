@@ -241,6 +241,7 @@ ELSEWHERE = {
     "a_divisor", "both", "identity_width", "identity_divisible", "fully_masked_uniform", "fully_masked_nan",
     "row_has", "rows_have", "masked_row", "and_more",  # the engine: tests/gui/test_problem_text.py
     "prob_sparse_causal", "prob_sparse_small", "prob_sparse_valid_lens", "heads_divide",
+    "overflow_row", "overflow_output_finite", "overflow_smaller", "cell_column",  # tests/engine/test_engine_problems.py
 }
 
 

@@ -12,7 +12,7 @@ from typing import Optional
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
+    QGridLayout,
     QLabel,
     QPlainTextEdit,
     QSizePolicy,
@@ -45,6 +45,7 @@ class ModelPanel(QWidget):
         self.empty.setWordWrap(True)
         self.empty.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.box_label = QLabel()
+        self.box_label.setWordWrap(True)
         self.box = QPlainTextEdit()
         self.box.setMaximumHeight(72)
         self.box.setTabChangesFocus(True)
@@ -78,13 +79,15 @@ class ModelPanel(QWidget):
         v.addWidget(self.box_label)
         v.addWidget(self.box)
         v.addWidget(self.status)
-        row = QHBoxLayout()
-        for label, box in ((self.layer_label, self.layer_box), (self.head_label, self.head_box),
-                           (self.item_label, self.item_box)):
-            row.addWidget(label)
-            row.addWidget(box)
-        row.addStretch(1)
-        v.addLayout(row)
+        # one picker a row, label beside box: side by side they made the dock 451 px wide at least,
+        # and with it the window too wide for a 1280 px screen (issue 12, defect 8)
+        pickers = QGridLayout()
+        for r, (label, box) in enumerate(((self.layer_label, self.layer_box), (self.head_label, self.head_box),
+                                          (self.item_label, self.item_box))):
+            pickers.addWidget(label, r, 0)
+            pickers.addWidget(box, r, 1)
+        pickers.setColumnStretch(2, 1)
+        v.addLayout(pickers)
         v.addWidget(self.grid, 1)
         v.addWidget(self.hover)
 

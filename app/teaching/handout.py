@@ -95,8 +95,9 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
         ids = view.pane_ids()
         for i, sid in enumerate(ids):
             path = out_dir / image_name(i, sid)
-            grid = _head_grid(view.pane(sid))
-            export_pane_image(view, sid, str(path))
+            with view.pane(sid).heads_in_one_row():  # the strip that _wrap_heads cuts into rows of four
+                grid = _head_grid(view.pane(sid))
+                export_pane_image(view, sid, str(path))
             if grid is not None:
                 _wrap_heads(grid, path)
             step = trace[sid]

@@ -158,6 +158,8 @@ class _WrapLabel(QLabel):
 class StepPane(QFrame):
     """Header plus heatmaps of one step.  StepsView feeds it PaneData."""
 
+    wrap_slack = WRAP_SLACK  # how much narrower cells may be before heads wrap
+    head_gap = 8  # pixels beside each head's matrix (grid spacing)
     focusRequested = Signal(int)  # a head title was clicked: that head, or -1 to show all again
     cellClicked = Signal(int, int, int, bool)  # (matrix, row, col, double click) of a clicked cell
 
@@ -587,17 +589,22 @@ class StepPane(QFrame):
             left_w = min(left_w, laid_out + 8)
         room = self._room - 22 - left_w - bar_w  # the pane's margins, as in _size_canvas
         # cells may narrow a little (the flow layout's MAX_SHRINK) before a head moves down
-        return int(max(1, min(k, room // (cols * cell_w * (1 - WRAP_SLACK) + 8))))
+        return int(max(1, min(k, room // (cols * cell_w * (1 - self.wrap_slack) + self.head_gap))))
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
         width = event.size().width()
         if width == self._room:
             return
+        first = self._room is None  # the heads were placed before any width was known
+        wider = first or width > self._room
         self._room = width
         if self._data is not None and self._data.layout.per_head:
             heads = self.visible_heads()
-            if self._heads_per_row(len(heads)) != self._per_row:
+            per_row = self._heads_per_row(len(heads))
+            # only in the direction the width moved: more heads a row when wider, fewer when
+            # narrower (a re-arranged pane changes size itself, which must not undo the change)
+            if per_row != self._per_row and (first or (per_row > self._per_row) == wider):
                 self._arranged_key = None
                 self._arrange()
                 self.canvas.ci.layout.activate()  # the heads at their new places now, not at the next event

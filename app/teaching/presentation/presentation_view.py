@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 ZOOMS: tuple[float, ...] = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.5, 3.0)
 ZOOM_DEFAULT = 1.25
 #: the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area
-INPUT_CAP, OUTPUT_CAP = 1.0, 1.6
+INPUT_CAP, OUTPUT_CAP = 1.0, 2.0
 #: the inputs column takes the width its panes need, at most this share of the slide
 INPUTS_SHARE, INPUTS_SHARE_DRAWER = 0.45, 0.36
 BACKGROUND = "#f4f4f4"
@@ -89,6 +89,7 @@ class PresentationView(QWidget):
         self._failed_lines: Optional[list] = None  # the engine's problems while the slide is stale
         self.drawer: Optional[EditDrawer] = None  # built the first time it is opened
         self._slide_keys: list[QShortcut] = []  # off while the keyboard is in the drawer
+        self._digits_pending = False  # a pane was resized: the shared precision is due again
         self._build()
         self._build_keys()
         self.retranslate()
@@ -466,6 +467,7 @@ class PresentationView(QWidget):
         if pane is None:
             pane = ZoomedPane(name, zoom, show_header=header)
             pane.focusRequested.connect(self.set_focus_head)
+            pane.installEventFilter(self)  # its cells' final size decides the slide's precision
             self._panes[name] = pane
         pane.title.setVisible(header)
         pane.hover.setVisible(not header)  # hovering is for the output; inputs stay compact
@@ -585,13 +587,17 @@ class PresentationView(QWidget):
             self.inputs_column.setMaximumWidth(width)
             self._refit_soon()  # the output's area has changed
 
+    def _share_digits_later(self) -> None:
+        self._digits_pending = False
+        self._share_digits()
+
     def _share_digits(self) -> None:
         """One precision on the whole slide: the most digits that every pane's cells hold at a
         legible size (0.7071 in the output beside 0.71 in an input read as two different values)."""
         panes = [p for p in [self.output_pane(), *self.input_panes()] if p is not None]
         for pane in panes:
             pane.set_max_digits(4)
-        chosen = [c for c in (p.number_choice() for p in panes) if c is not None]
+        chosen = [c for c in (p.designed_choice() for p in panes) if c is not None]
         digits = min((d for _, d in chosen), default=4)
         for pane in panes:
             pane.set_max_digits(digits)
@@ -605,6 +611,9 @@ class PresentationView(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if watched is self.slide and event.type() == QEvent.Type.Resize:
             self._fit_panes()  # the drawer opened or closed: the slide's room changed
+        elif isinstance(watched, ZoomedPane) and event.type() == QEvent.Type.Resize and not self._digits_pending:
+            self._digits_pending = True  # once for all the panes the layout resizes together
+            QTimer.singleShot(0, self, self._share_digits_later)
         return super().eventFilter(watched, event)
 
     def _clear_body(self) -> None:

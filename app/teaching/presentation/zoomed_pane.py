@@ -23,6 +23,7 @@ HEAD_TITLE_PX, AXIS_ROW_PX, HEAD_TITLE_FONT_PX, AXIS_NAME_PX = 26, 50, 15, 14
 LEGIBLE_DIGIT_PX = 14
 #: on a slide the numbers may fill this share of the cell height (0.5 on the desk)
 SLIDE_TEXT_RATIO = 0.6
+DIGITS_MOST, DIGITS_FEWEST = 4, 2
 #: zooms searched for the smallest one at which a pane's numbers are legible
 _ZOOM_STEPS = [0.3 + 0.025 * i for i in range(149)]
 
@@ -43,6 +44,9 @@ def legible_font_px(digit_px: float = LEGIBLE_DIGIT_PX) -> int:
 class ZoomedPane(StepPane):
     """StepPane at `zoom` (1.0 = the window's size).  `show_header=False` hides the pane's own
     title and formula (the presentation shows them once, large, above the output)."""
+
+    wrap_slack = 0.0  # a slide's cells keep their designed width: heads wrap (or the area scrolls) first
+    head_gap = 14  # the grid's 6-px spacing and the matrix frame
 
     def __init__(self, step_id: str, zoom: float = 1.0, show_header: bool = True) -> None:
         super().__init__(step_id)
@@ -102,14 +106,21 @@ class ZoomedPane(StepPane):
         super()._size_canvas(k)
         _, cell_w = self._cell_size()
         _, _, left_w, bar_w = self._frame_sizes()
-        self.canvas.setMinimumWidth(int(left_w + self._data.layout.cols.size * cell_w + 8 + bar_w + 20))
+        cols = self._data.layout.cols.size
+        per_row = min(max(self._per_row, 1), k)
+        frame = left_w + bar_w + 8 + 6  # the canvas's margins and the grid's spacing
+        self.canvas.setMaximumWidth(int(frame + per_row * (cols * cell_w + self.head_gap)))
+        self.canvas.setMinimumWidth(int(frame + cols * cell_w + self.head_gap))
+        self._natural_width = int(frame + k * (cols * cell_w + self.head_gap)) + 22
 
     def _frame_sizes(self) -> tuple[int, int, float, float]:
         """StepPane's fixed heights and widths, scaled by the zoom."""
         d, z = self._data, self._zoom
         ticks = [len(d.layout.rows.tick(i)) for i in range(min(d.layout.rows.size, 64))]
         title_h = int(HEAD_TITLE_PX * z) if d.layout.per_head else 0
-        return title_h, int(AXIS_ROW_PX * z), (30 + 8 * max(ticks, default=1)) * z, (BAR_WIDTH + BAR_LABELS_PX) * z
+        # the colour bar's labels at this font take a little more than the desk-top estimate
+        left_w, bar_w = (30 + 8 * max(ticks, default=1)) * z, (BAR_WIDTH + BAR_LABELS_PX + 12) * z
+        return title_h, int(AXIS_ROW_PX * z), left_w, bar_w
 
     # ---- fonts -------------------------------------------------------------------------------
     def _px(self, base: float) -> int:
@@ -154,18 +165,18 @@ class ZoomedPane(StepPane):
 
     # ---- what the numbers look like (the slide's fitting, tests) ---------------------------------
     def cell_px(self) -> Optional[tuple[float, float]]:
-        """(width, height) of one cell on screen: the designed size, narrower when the canvas
-        has been given less than its heads need."""
+        """(width, height) of one cell on screen: measured on the first heatmap once the canvas
+        is laid out, else the designed size."""
         if self._data is None:
             return None
         d = self._data
+        heads = self.visible_heads()
+        if self.canvas.isVisible() and heads:
+            self.canvas.ci.layout.activate()
+            rect = self.heatmaps[heads[0]].vb.geometry()
+            if rect.width() > 0 and rect.height() > 0:
+                return rect.width() / d.layout.cols.size, rect.height() / d.layout.rows.size
         h, cell_w = self._cell_size()
-        per_row = min(max(self._per_row, 1), len(self.visible_heads()))
-        _, _, left_w, bar_w = self._frame_sizes()
-        given = self.canvas.width()
-        if self.canvas.isVisible() and given > 0:
-            room = (given - 8 - left_w - bar_w - per_row * 8 - 6 * (per_row + 1)) / (per_row * d.layout.cols.size)
-            cell_w = min(cell_w, room)
         return cell_w, h / d.layout.rows.size
 
     def number_choice(self) -> Optional[tuple[int, int]]:
@@ -175,6 +186,16 @@ class ZoomedPane(StepPane):
         if self._fit is None or cell is None or not self._fit._fns:
             return None
         return self._fit.choose(*cell)
+
+    def designed_choice(self) -> Optional[tuple[int, int]]:
+        """(font px, digits) at the cells' designed size (what the slide lays out), None without
+        numbers or when the precision makes no difference (True/False, whole numbers)."""
+        if self._fit is None or self._data is None or not self._fit._fns:
+            return None
+        if all(f(DIGITS_MOST) == f(DIGITS_FEWEST) for f in self._fit._fns):
+            return None
+        h, cell_w = self._cell_size()
+        return self._fit.choose(cell_w, h / self._data.layout.rows.size)
 
     def legible_zoom(self) -> float:
         """The smallest zoom at which the numbers are drawn at least legible_font_px() tall

@@ -105,6 +105,8 @@ class FeatureHost:
     run_export: Callable[[Callable[[], object], str], bool]
     ask_save_path: Callable[[str, str, str], Optional[str]]
     dialog_dir: Callable[[], str]
+    #: the quiz (app.teaching.quiz.Quiz) once installed: slides and exports ask it what is hidden
+    quiz: Optional[object] = None
     _menus: dict[str, _MenuGroups] = field(default_factory=dict)
     _retranslators: list[Callable[[], None]] = field(default_factory=list)
     _toolbar_used: bool = False

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QUrl, Slot
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -33,29 +33,38 @@ from PySide6.QtWidgets import (
 )
 
 import resources
+from app.editing import what_if
 from app.editing.inputs_panel import InputsPanel
 from app.editing.message_bar import MessageBar
 from app.editing.parameter_panel import ParameterPanel
 from app.editing.problems import group_by_control, render
+from app.editing.window_keys import WindowKeys
 from app.features import FeatureHost, Result
 from app.models_view import import_layer
 from app.models_view import tools as model_tools
+from app.panes import pipeline_map, token_lines
 from app.panes.export import export_pane_image, step_to_csv
 from app.panes.steps_view import StepsView
 from app.pipeline.autosave import Autosaver, Orphan, find_orphans
 from app.pipeline.document import Document
 from app.pipeline.recompute import Recomputer
-from app.startup import i18n
+from app.startup import i18n, window_fit
 from app.startup.settings import Settings
-from app.teaching import cell_tools, handout
+from app.teaching import by_hand, cell_tools, handout, scale_locks
 from app.teaching.notes_box import NotesBox
 from app.teaching.presentation import install as install_presentation
 from app.viewmodel.edits import fresh_scenario
+from app.viewmodel.file_names import safe_file_name
 from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io
 from attention.scenario import DEVICES, DTYPES, SCORINGS
 from attention.scenario import problems as scenario_problems
 
 INPUT_KEYS = ("queries", "keys", "values")
+#: the Steps region never gets narrower than this (a pane and the hover hint stay readable); the
+#: Inputs region and the Explain dock give way first.  With the Explain dock at its narrowest the
+#: window's minimum width still fits a 1280 px screen (tests/gui/test_window_fit.py).
+STEPS_MIN_WIDTH = 380
+INPUTS_WIDTH = 400  # what the Inputs region gets when there is room: a 4-column matrix shown whole
 
 
 def without_mnemonic(text: str) -> str:
@@ -120,8 +129,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 3)
-        # Steps are the show: give them the most room (two small panes side by side at 1600 px).
-        self.splitter.setSizes([300, 420, 880])
+        self.splitter.widget(2).setMinimumWidth(STEPS_MIN_WIDTH)
         self.message_bar = MessageBar()
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -252,9 +260,16 @@ class MainWindow(QMainWindow):
         self.handout = handout.install(self.host)  # File ▸ Export handout… / Export as Python script…
         self.cell_tools = cell_tools.install(self.host)  # Explain panel, Compare (pin / difference), Quiz
         self.presentation = install_presentation(self.host)  # F5, toolbar button, live slides
+        self.token_lines = token_lines.install(self.host)  # View ▸ Token lines (BertViz's head view of the weights)
+        self.what_if = what_if.install(self.host)  # View ▸ What if sliders (scale, selected cell; one undo per drag)
+        self.by_hand = by_hand.install(self.host)  # View ▸ By-hand layout (Ctrl+Shift+B)
+        self.scale_locks = scale_locks.install(self.host)  # View ▸ Lock all colour scales
+        self.pipeline_map = pipeline_map.install(self.host)  # the map of steps above the panels, "you are here"
         # not yet through the host: these two still take the window itself
         self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
         self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view
+        self.window_keys = WindowKeys(self)  # Ctrl+E also while a spin box or text field has the focus
+        self.window_keys.claim(self.cell_tools.panel_action)
 
     def last_result(self) -> Optional[Result]:
         """The last trace on screen with its scenario and the batch item shown, or None."""
@@ -286,9 +301,8 @@ class MainWindow(QMainWindow):
 
     # ---- settings ----------------------------------------------------------------------------
     def _restore_settings(self) -> None:
-        geometry = self.settings.geometry()
-        if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(1600, 950)
+        self._restore_geometry()
+        self._share_regions()
         for name, splitter in self._splitters().items():
             state = self.settings.splitter_state(name)
             if state is not None:
@@ -296,6 +310,35 @@ class MainWindow(QMainWindow):
         lang = self.settings.language() or i18n.system_language()
         self.set_language(lang, remember=False)
         self._rebuild_recent_menu()
+
+    def _restore_geometry(self) -> None:
+        """The remembered size and place when they still fit a screen attached now, else the
+        window fitted to its screen (app.startup.window_fit): never title-bar buttons or a status
+        bar off-screen."""
+        geometry = self.settings.geometry()
+        if geometry is not None and self.restoreGeometry(geometry):
+            normal = self.normalGeometry() if self.normalGeometry().isValid() else self.geometry()
+            if window_fit.fits_a_screen(normal, [s.availableGeometry() for s in QGuiApplication.screens()]):
+                return
+            self.setWindowState(self.windowState() & ~Qt.WindowState.WindowMaximized)
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        place = window_fit.first_placement(screen.availableGeometry())
+        self.setGeometry(place.rect)
+        if place.maximized:
+            self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+
+    def _share_regions(self) -> None:
+        """Parameters | Inputs | Steps for the width the window opens at (a remembered splitter
+        state replaces it): Parameters as narrow as they go, Inputs up to INPUTS_WIDTH (a 4-column
+        matrix whole) while Steps keep STEPS_MIN_WIDTH, Steps the rest."""
+        width = self.geometry().width() - 16  # margins and the splitter's handles
+        panel = self.cell_tools.panel
+        if not panel.isHidden() and not panel.isFloating():
+            width -= panel.sizeHint().width() + 6
+        params = self.splitter.widget(0).minimumSizeHint().width()
+        inputs_min = self.splitter.widget(1).minimumSizeHint().width()
+        inputs = max(inputs_min, min(INPUTS_WIDTH, round(0.3 * width), width - params - STEPS_MIN_WIDTH))
+        self.splitter.setSizes([params, inputs, max(STEPS_MIN_WIDTH, width - params - inputs)])
 
     def _splitters(self) -> dict[str, QSplitter]:
         return {"main": self.splitter, "inputs": self.inputs.splitter}
@@ -339,7 +382,10 @@ class MainWindow(QMainWindow):
 
     def _on_busy(self, busy: bool) -> None:
         self.busy_label.setText(self.tr("Computing...") if busy else "")
-        if busy:
+        # grey the panes only when they show another scenario's numbers: before the first result
+        # there are none to call "the last good result", and a start-up trace kept from the last
+        # launch (attention.trace_cache) is this very scenario's
+        if busy and self.view.current_trace() is not None and self.last_scenario is not self.document.scenario:
             self.view.set_stale(True, self.tr("computing"))
 
     def _batch_for(self, scenario: Scenario) -> int:
@@ -470,9 +516,7 @@ class MainWindow(QMainWindow):
         return self.write(self.document.path)
 
     def save_as(self) -> bool:
-        name = self.document_name().replace("/", "-")
-        if not name.endswith(".json"):
-            name += ".json"
+        name = safe_file_name(self.document_name(), ".json")  # a preset's title may hold a ':' (not on Windows)
         path = self.ask_save_path(self.tr("Save scenario as"), name, self.tr("Scenario files (*.json)"))
         if not path:
             return False
@@ -553,6 +597,10 @@ class MainWindow(QMainWindow):
         ids = list(self.last_trace.ids)
         i = self.ask_choice(self.tr("Export step as CSV"), self.tr("Step"), self._step_names(ids))
         if i is None:
+            return False
+        refusal = self.cell_tools.quiz.export_refusal(ids[i])  # a quiz's hidden numbers stay hidden
+        if refusal:
+            self.show_messages(refusal, [])
             return False
         path = self.ask_save_path(self.tr("Export step as CSV"), f"{ids[i]}.csv", self.tr("CSV files (*.csv)"))
         if not path:
@@ -687,7 +735,10 @@ class MainWindow(QMainWindow):
         self.setWindowModified(self.document.is_modified())
 
     def _on_loaded(self) -> None:
+        """Another scenario: its steps are read from the top (the old scroll position belonged
+        to the old one)."""
         self.last_trace = None
+        self.view.scroll.verticalScrollBar().setValue(0)
         self.message_bar.clear()
         self._update_title()
         self._show_notes()

@@ -57,7 +57,8 @@ def _parser() -> argparse.ArgumentParser:
                    description="List the bundled preset scenarios: file name, English title, Chinese title.")
     e = sub.add_parser("explain", help="show how one cell of one step was computed, term by term",
                        description="Run a scenario and explain one cell: STEP is a step id (e.g. scores), INDEX its "
-                                   "index, one whole number per dim (e.g. 0 1 2 3 for batch, head, query, key).")
+                                   "index as code counts it, from 0, one whole number per dim (e.g. 0 1 2 3 for "
+                                   "batch item 1, head 2, query 3, key 4; the text counts from 1).")
     e.add_argument("file", metavar="FILE")
     e.add_argument("step", metavar="STEP")
     e.add_argument("index", metavar="INDEX", nargs="+")

@@ -104,7 +104,8 @@ def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Op
     n = int(where.shape[0])
     if n == 0:
         return None
-    rows = tuple(Phrase("masked_row", {"b": b, "l": q}) for b, q in where[:shown].tolist())
+    rows = tuple(Phrase("masked_row", {"b": numbers.position(b), "l": numbers.position(q)})  # counted from 1
+                 for b, q in where[:shown].tolist())
     if n > shown:
         rows += (Phrase("and_more", {"n": n - shown}),)
     code = "fully_masked_uniform" if math.isfinite(fill) else "fully_masked_nan"
@@ -116,31 +117,69 @@ def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Op
 #: the fill value, -inf included, by design).
 _OVERFLOW_STEPS = ("projection.query", "projection.key", "projection.value", "scores", "attention_weights",
                    "weighted_sum", "concat", "output")
+#: Per step: how the (B, L) rows of a fully masked query broadcast over it (B, H, L, S / B, L, H, D / B, L, X).
+_ROW_AXES = {"attention_weights": (slice(None), None, slice(None), None),
+             "weighted_sum": (slice(None), slice(None), None, None),
+             "concat": (slice(None), slice(None), None), "output": (slice(None), slice(None), None)}
+#: Words for the dims an overflowed cell is named by (attention/words/problems.py: problem.cell_<dim>;
+#: any other dim is a column: problem.cell_column).  Positions count from 1, as everything a person reads.
+_CELL_DIMS = ("B", "H", "L", "S")
 
 
-def _overflow_warning(out: list[Step], full: Optional[torch.Tensor], fill: float, sparse: bool) -> Optional[Problem]:
-    """A warning when finite inputs overflowed to inf or NaN on the way (a float32 product beyond
-    about 3.4e38, say), naming the first step where it happened; None when the output is finite.
+def _not_finite(sid: str, t: torch.Tensor, masked_nan: Optional[torch.Tensor],
+                selected: Optional[torch.Tensor]) -> torch.Tensor:
+    """Where step `sid` holds inf or NaN the engine did not make on purpose: not the NaN rows of a
+    fully masked query under a -inf fill (`masked_nan` (B, L)), nor ProbSparse's scores of the
+    queries it never computed (`selected` (B, H, L) false)."""
+    wrong = ~torch.isfinite(t)
+    if masked_nan is not None and sid in _ROW_AXES:
+        wrong &= ~masked_nan[_ROW_AXES[sid]]
+    if selected is not None and sid == "scores":
+        wrong &= selected[..., None]
+    return wrong
 
-    NaN the engine makes on purpose is not counted: the rows of a fully masked row under a -inf
-    fill (warned about separately) and ProbSparse's rows it does not compute."""
-    steps = {s.id: s.tensor for s in out}
-    output = steps["output"]  # (B, L, d_out)
-    bad = ~torch.isfinite(output)
-    if full is not None and not math.isfinite(fill):
-        bad &= ~full[..., None]
-    if not bool(bad.any()):
-        return None
+
+def _overflow_warning(out: list[Step], masked_nan: Optional[torch.Tensor],
+                      selected: Optional[torch.Tensor], dt: torch.dtype) -> Optional[Problem]:
+    """A warning when finite inputs overflowed on the way (a float32 product beyond about 3.4e38,
+    a float64 one beyond 1.8e308), naming the first step and cell where it happened, the cause
+    (the dtype's range) and the query rows of the output it turned into inf or NaN; None when
+    every step is finite (NaN the engine makes on purpose aside: `_not_finite`).
+
+    This runs on every edit: a step is looked at cell by cell only when its sum is not finite
+    (any inf or NaN makes it so; one reduction, no boolean temporary the size of the step)."""
+    steps = {s.id: s for s in out}
     for sid in _OVERFLOW_STEPS:
-        if sparse and sid == "scores":
+        t = steps[sid].tensor
+        if bool(torch.isfinite(t.sum())):
             continue
-        t = steps[sid]
-        wrong = ~torch.isfinite(t)
-        if bool(wrong.any()):
-            first = tuple(int(i) for i in wrong.nonzero()[0].tolist())
-            return Problem("overflow", sid, {
-                "n": int(wrong.sum()), "total": t.numel(), "dtype": str(t.dtype).removeprefix("torch."),
-                "first": Phrase("overflow_first", {"index": index_path("", first)})})
+        wrong = _not_finite(sid, t, masked_nan, selected)
+        if not bool(wrong.any()):
+            continue
+        first = tuple(int(i) for i in wrong.nonzero()[0].tolist())
+        dims = steps[sid].dims
+        parts = [Phrase(f"cell_{d}" if d in _CELL_DIMS else "cell_column", {"i": numbers.position(i)})
+                 for d, i in zip(dims, first)]
+        where = parts[-1]
+        for part in reversed(parts[:-1]):  # "batch 0, head 1, query 0, key 3", commas in each language
+            where = Phrase("cell_and", {"first": part, "rest": where})
+        out_bad = _not_finite("output", steps["output"].tensor, masked_nan, selected).any(dim=-1)  # (B, L)
+        rows = out_bad.nonzero()
+        n_rows = int(rows.shape[0])
+        if n_rows:
+            shown = tuple(Phrase("masked_row", {"b": numbers.position(b), "l": numbers.position(q)})  # from 1
+                          for b, q in rows[:6].tolist())
+            if n_rows > 6:
+                shown += (Phrase("and_more", {"n": n_rows - 6}),)
+            effect = Phrase("overflow_row" if n_rows == 1 else "overflow_rows", {"n": n_rows, "rows": shown})
+        else:
+            effect = Phrase("overflow_output_finite")
+        dtype = str(dt).removeprefix("torch.")
+        return Problem("overflow", sid, {
+            "n": int(wrong.sum()), "total": wrong.numel(), "dtype": dtype,
+            "limit": numbers.rounded(float(torch.finfo(dt).max)),
+            "index": index_path("", first), "where": where, "effect": effect,
+            "advice": Phrase("overflow_smaller" if dt == torch.float64 else "overflow_use_float64")})
     return None
 
 
@@ -178,9 +217,11 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         masked = steps.apply_mask(scores, mask, sc.fill_value)
         weights = steps.softmax(masked)
     elif sc.scoring == "additive":
-        features = steps.additive_features(q, k, params["additive.W_q"], params["additive.W_k"])  # (B, H, L, S, N)
-        scores = steps.additive_scores(features, params["additive.w_v"], scale)
-        del features  # the largest temporary, (B, H, L, S, N); not part of the trace contract
+        features = steps.additive_features(q, k, params["additive.W_q"], params["additive.W_k"])  # (B, H, L, N, S)
+        scores = steps.additive_scores(features, params["additive.w_v"], scale)  # (B, H, L, S)
+        N = features.shape[3]
+        # kept in the trace as (B, H, L, N*S), a view: one L x S block per hidden unit, laid out as the scores
+        extras.append(step("extra.additive_features", features.view(B, H, L, N * S)))
         masked = steps.apply_mask(scores, mask, sc.fill_value)
         weights = steps.softmax(masked)
     else:  # prob_sparse: only the n_top active rows are scored
@@ -211,14 +252,17 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     add("concat", cat)
     add("output", proj("out", cat))
 
-    full = None
+    masked_nan = None  # (B, L): rows NaN by design (every key masked, -inf fill)
     if mask is not None:
         full = mask.all(dim=-1)  # (B, L)
         extras[:0] = [step("extra.mask", mask), step("extra.fully_masked", full)]
         warning = _fully_masked_warning(full, sc.fill_value)
         if warning:
             warnings.append(warning)
-    overflow = _overflow_warning(out, full, sc.fill_value, sc.scoring == "prob_sparse")
+        if not math.isfinite(sc.fill_value):
+            masked_nan = full
+    selected = parts.selected if sc.scoring == "prob_sparse" else None  # (B, H, L)
+    overflow = _overflow_warning(out, masked_nan, selected, dt)
     if overflow:
         warnings.append(overflow)
 

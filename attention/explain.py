@@ -15,11 +15,14 @@ value up to float rounding; `value` is the trace's number itself.  No torch impo
 tensors are read through numpy (`Step.numpy()`), so traces read back from disk work too.
 
 Every sentence comes from the catalogue (attention/words/explain.py, English and Chinese); only
-notation that reads the same in both (``q[0]·k[0] = 1 × 2 = 2``) is built here.  Numbers are
+notation that reads the same in both (``q[0]·k[0] = 1 × 2 = 2``) is built here.  Sentences name
+positions counted from 1 ("query 3 against key 1 in head 2"); formulas and terms are code and
+keep its indices from 0 (``scores[0,1,2,0]``), as `main.py explain STEP INDEX...` takes them.  Numbers are
 written by `attention.numbers.rounded`, so a number reads as in the cell it explains.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
@@ -61,11 +64,13 @@ class Explanation:
     sources: tuple[Source, ...]
     # how the terms give `result`, with numbers
     combine: dict[str, str] = field(default_factory=lambda: {"en": "", "zh": ""})
+    scoring: Optional[str] = None  # the trace's scoring function: the title is that kind's own
 
     def text(self, lang: str = "en") -> str:
         """The whole explanation as printable lines: cell = value, formula, terms, result, summary."""
         lang = "zh" if lang == "zh" else "en"
-        title = step_registry.title(self.step_id)[lang] if self.step_id in step_registry.BY_ID else self.step_id
+        known = self.step_id in step_registry.BY_ID
+        title = step_registry.title(self.step_id, self.scoring)[lang] if known else self.step_id
         where = ", ".join(str(i) for i in self.index)
         lines = [f"{title}: {self.step_id}[{where}] = {_value_text(self.step_id, self.value)}",
                  f"  {self.formula[lang]}"]
@@ -113,7 +118,7 @@ def explain(trace: Trace, step_id: str, index: Sequence[int]) -> Explanation:
     ctx = _Ctx(trace)
     # the step's record names its explainer, one of the functions below (attention/step_registry.py)
     explainer: Callable[[_Ctx, str, tuple[int, ...]], Explanation] = globals()[step_registry.record(step_id).explain]
-    return explainer(ctx, step_id, idx)
+    return dataclasses.replace(explainer(ctx, step_id, idx), scoring=trace.options.get("scoring"))
 
 
 def _check_index(step_id: str, dims: tuple[str, ...], shape: tuple[int, ...], index: Sequence[int]) -> tuple[int, ...]:
@@ -192,6 +197,11 @@ def _as64(a: np.ndarray) -> np.ndarray:
 def fmt(x: float) -> str:
     """A number in the text: `attention.numbers.rounded`, so it reads as in the cell it explains."""
     return numbers.rounded(x)
+
+
+#: A position in a sentence ("query 3", "head 1"): counted from 1, as everything a person reads;
+#: formulas and terms written as code keep the index from 0 (``scores[0,0,2,1]``).
+P = numbers.position
 
 
 #: steps whose cells are whole numbers (indices, counts) or flags: printed as such (15, True)
@@ -298,7 +308,7 @@ def _projection(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         term = Term(_same(f"{xs}[{b},{n},{o}] = {fmt(x[o])}"), float(x[o]), (Source(inp_ref, (b, n, o)),))
         return _explanation(
             step_id, idx, value, _tx("explain.proj.identity_formula", ys=ys, xs=xs, name=proj_name),
-            [term], float(x[o]), _tx("explain.proj.identity_summary", name=proj_name, o=o), _same(fmt(x[o])))
+            [term], float(x[o]), _tx("explain.proj.identity_summary", name=proj_name, o=P(o)), _same(fmt(x[o])))
     terms = [Term(_same(f"{xs}[{i}]·{ws}[{o},{i}] = {fmt(x[i])} × {fmt(W[o, i])} = {fmt(x[i] * W[o, i])}"),
                   float(x[i] * W[o, i]), (Source(inp_ref, (b, n, i)), Source(wref, (o, i))),
                   factors=(float(x[i]), float(W[o, i])))
@@ -316,7 +326,7 @@ def _projection(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         note = _tx("explain.proj.no_bias")
     return _explanation(
         step_id, idx, value, _same(f"{ys}[{b},{n},{o}] = Σ_i {xs}[{b},{n},i] · {ws}[{o},i] + {bs}[{o}]"),
-        terms, result, _tx("explain.proj.summary", n=n, b=b, o=o, name=proj_name, note=note), combine)
+        terms, result, _tx("explain.proj.summary", n=P(n), b=P(b), o=P(o), name=proj_name, note=note), combine)
 
 
 # ---- head split ----------------------------------------------------------------------------------
@@ -333,7 +343,8 @@ def _head_split(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     term = Term(_same(f"{sym}[{b},{n},{col}] = {fmt(v)}"), v, (src,))
     return _explanation(
         step_id, idx, value, _same(f"{sym.lower()}[b,n,h,e] = {sym}[b,n,h·{E}+e]"), [term], v,
-        _tx("explain.head_split.summary", h1=h + 1, first=h * E, last=h * E + E - 1, name=name, e=e, col=col, E=E, h=h),
+        _tx("explain.head_split.summary", h1=P(h), first=P(h * E), last=P(h * E + E - 1), name=name, e=P(e),
+            col=P(col), E=E, h=h, e0=e, col0=col),
         _same(fmt(v)))
 
 
@@ -352,7 +363,7 @@ def _not_computed(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Optional[Exp
     u = len(top)
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), _tx("explain.lazy.formula"), [], math.nan,
-        _tx("explain.lazy.summary", nan=fmt(math.nan), l=l, h1=h + 1, u=u, m=fmt(M[b, h, l]), floor=fmt(floor)),
+        _tx("explain.lazy.summary", nan=fmt(math.nan), l=P(l), h1=P(h), u=u, m=fmt(M[b, h, l]), floor=fmt(floor)),
         _same(fmt(math.nan)),
         (Source("extra.sparsity", (b, h, l)), Source("extra.selected", (b, h, l))))
 
@@ -388,7 +399,7 @@ def _scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     sums = _sum_text([t.value for t in terms])
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), formula, terms, result,
-        _tx("explain.scores.summary", l=l, s=s, h1=h + 1, b=b, why=why),
+        _tx("explain.scores.summary", l=P(l), s=P(s), h1=P(h), b=P(b), why=why),
         _same(f"{fmt(scale)} × ({sums}) = {fmt(scale)} × {fmt(dot)} = {fmt(result)}"))
 
 
@@ -408,7 +419,9 @@ def _additive_score(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanatio
                 + [Source("head_split.query", (b, l, h, e)) for e in range(q.shape[0])]
                 + [Source("additive.W_k", (h, n, e)) for e in range(k.shape[0])]
                 + [Source("head_split.key", (b, s, h, e)) for e in range(k.shape[0])]
-                + [Source("additive.w_v", (h, n))])
+                + [Source("additive.w_v", (h, n))]
+                + ([Source("extra.additive_features", (b, h, l, n * int(ctx.opts["S"]) + s))]
+                   if ctx.has("extra.additive_features") else []))
         rest = (f"w_v[{n}] · tanh((W_q q)[{n}] + (W_k k)[{n}]) = {fmt(wv[n])} × "
                 f"tanh({fmt(fq)} + {fmt(fk)} = {fmt(arg)}) = {fmt(wv[n])} × {fmt(th)} = {fmt(wv[n] * th)}")
         terms.append(Term(_tx("explain.additive.unit", n=n, rest=rest), float(wv[n]) * th, tuple(srcs),
@@ -423,8 +436,37 @@ def _additive_score(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanatio
         _cat(_tx("explain.additive.formula", b=b, h=h, l=l, s=s), " × scale" if scaled else ""),
         terms, result,
         _tx("explain.additive.summary_scaled" if scaled else "explain.additive.summary",
-            h1=h + 1, l=l, s=s, units=len(terms), scale=fmt(scale)),
+            h1=P(h), l=P(l), s=P(s), units=len(terms), scale=fmt(scale)),
         _same(combine))
+
+
+def _additive_features(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    """One hidden feature of d2l's additive attention: column j = n * S + s (unit n, key s)."""
+    b, h, l, j = idx
+    S = int(ctx.opts["S"])
+    n, s = divmod(j, S)
+    q = ctx.a("head_split.query")[b, l, h]
+    k = ctx.a("head_split.key")[b, s, h]
+    Wq, Wk = ctx.param("additive.W_q")[h, n], ctx.param("additive.W_k")[h, n]
+    terms = []
+    for sym, W, x, ref, pos in (("q", Wq, q, "head_split.query", (b, l, h)), ("k", Wk, k, "head_split.key", (b, s, h))):
+        for e in range(x.shape[0]):
+            p = float(W[e] * x[e])
+            terms.append(Term(_same(f"W_{sym}[{n},{e}]·{sym}[{e}] = {fmt(W[e])} × {fmt(x[e])} = {fmt(p)}"), p,
+                              (Source(f"additive.W_{sym}", (h, n, e)), Source(ref, pos + (e,))),
+                              factors=(float(W[e]), float(x[e]))))
+    fq_vals = [t.value for t in terms[:q.shape[0]]]
+    fk_vals = [t.value for t in terms[q.shape[0]:]]
+    fq, fk = _fsum(fq_vals), _fsum(fk_vals)
+    result = math.tanh(fq + fk)
+    parts = _cat(_tx("explain.features.query_part", n=n, sum=_sum_text(fq_vals), v=fmt(fq)), "; ",
+                 _tx("explain.features.key_part", n=n, sum=_sum_text(fk_vals), v=fmt(fk)), "; ",
+                 f"tanh({fmt(fq)} + {fmt(fk)}) = tanh({fmt(fq + fk)}) = {fmt(result)}")
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx), _tx("explain.features.formula", b=b, h=h, l=l, n=n, s=s),
+        terms, result,
+        _tx("explain.features.summary", h1=P(h), n=P(n), l=P(l), s=P(s), units=ctx.param("additive.w_v").shape[1]),
+        parts)
 
 
 # ---- masks -------------------------------------------------------------------------------------
@@ -436,16 +478,16 @@ def _mask_reasons(ctx: _Ctx, b: int, l: int, s: int) -> tuple[list[dict[str, str
     if lens is not None:
         two_d = isinstance(lens[0], list)
         n = lens[b][l] if two_d else lens[b]
-        of = _tx("explain.mask.of_row", b=b, l=l) if two_d else _tx("explain.mask.of_item", b=b)
-        if s >= n:
-            masked.append(_tx("explain.mask.beyond_length", s=s, n=n, of=of))
+        of = _tx("explain.mask.of_row", b=P(b), l=P(l)) if two_d else _tx("explain.mask.of_item", b=P(b))
+        if s >= n:  # index s from 0: key s + 1 (a position from 1) lies beyond the length n
+            masked.append(_tx("explain.mask.beyond_length", s=P(s), n=n, of=of))
         else:
-            kept.append(_tx("explain.mask.within_length", s=s, n=n, of=of))
+            kept.append(_tx("explain.mask.within_length", s=P(s), n=n, of=of))
     if ctx.opts.get("causal"):
         if s > l:
-            masked.append(_tx("explain.mask.after_query", s=s, l=l))
+            masked.append(_tx("explain.mask.after_query", s=P(s), l=P(l)))
         else:
-            kept.append(_tx("explain.mask.not_after_query", s=s, l=l))
+            kept.append(_tx("explain.mask.not_after_query", s=P(s), l=P(l)))
     return masked, kept
 
 
@@ -487,8 +529,8 @@ def _lazy_row(ctx: _Ctx, b: int, h: int, l: int) -> bool:
 
 def _lazy_weight_text(ctx: _Ctx, h: int, l: int, S: int) -> dict[str, str]:
     if ctx.opts.get("causal"):
-        return _tx("explain.lazy.causal", l=l, h1=h + 1)
-    return _tx("explain.lazy.mean", l=l, h1=h + 1, S=S)
+        return _tx("explain.lazy.causal", l=P(l), h1=P(h))
+    return _tx("explain.lazy.mean", l=P(l), h1=P(h), S=S)
 
 
 def _weights(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
@@ -525,7 +567,7 @@ def _weights(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     else:
         n_masked = sum(t.masked for t in terms)
         extra = _tx("explain.weights.masked_keys", n=n_masked) if n_masked else _same("")
-        summ = _tx("explain.weights.summary", S=S, l=l, h1=h + 1, m=fmt(m), extra=extra)
+        summ = _tx("explain.weights.summary", S=S, l=P(l), h1=P(h), m=fmt(m), extra=extra)
     return _explanation(
         step_id, idx, value, _tx("explain.weights.formula", b=b, h=h, l=l, s=s), terms, result, summ,
         _same(f"{fmt(exps[s])} / ({_sum_text(exps)}) = {fmt(exps[s])} / {fmt(denom)} = {fmt(result)}"))
@@ -550,7 +592,7 @@ def _weighted_sum(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     if _lazy_row(ctx, b, h, l):
         summ = _tx("explain.lazy.terms_note", lazy=_lazy_weight_text(ctx, h, l, A.shape[0]))
     else:
-        summ = _tx("explain.weighted.summary", d=d, h1=h + 1, l=l)
+        summ = _tx("explain.weighted.summary", d=P(d), h1=P(h), l=P(l))
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), _tx("explain.weighted.formula", b=b, l=l, h=h, d=d),
         terms, result, summ, _same(f"{_sum_text(vals)} = {fmt(result)}"))
@@ -564,12 +606,12 @@ def _concat(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         h, rest = divmod(p, L * D)
         l_src, d = divmod(rest, D)
         summ = _tx("explain.concat.mix_moved" if l_src != l else "explain.concat.mix",
-                   c=c, l=l, d=d, h1=h + 1, src=l_src)
+                   c=P(c), l=P(l), d=P(d), h1=P(h), src=P(l_src))
         formula = _tx("explain.concat.mix_formula")
     else:
         h, d = divmod(c, D)
         l_src = l
-        summ = _tx("explain.concat.summary", c=c, D=D, h=h, d=d, h1=h + 1, l=l)
+        summ = _tx("explain.concat.summary", c=P(c), D=D, h=h, d=P(d), h1=P(h), l=P(l), d0=d, c0=c)
         formula = _tx("explain.concat.formula", D=D)
     src = Source("weighted_sum", (b, l_src, h, d))
     v = ctx.value("weighted_sum", src.index)
@@ -593,7 +635,7 @@ def _sampled_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanatio
     result = _fsum(vals)
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), _tx("explain.sampled.formula", b=b, h=h, l=l, j=j, s=s),
-        terms, result, _tx("explain.sampled.summary", j=j, l=l, s=s, h1=h + 1),
+        terms, result, _tx("explain.sampled.summary", j=P(j), l=P(l), s=P(s), h1=P(h)),
         _same(f"{_sum_text(vals)} = {fmt(result)}"), (Source("extra.sample_index", (l, j)),))
 
 
@@ -602,7 +644,7 @@ def _sparsity(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     row = ctx.a("extra.sampled_scores")[b, h, l]
     S = int(ctx.opts["S"])
     mx = float(np.max(row))
-    terms = [Term(_tx("explain.sparsity.term", j=j, v=fmt(x)), float(x),
+    terms = [Term(_tx("explain.sparsity.term", j=P(j), v=fmt(x)), float(x),
                   (Source("extra.sampled_scores", (b, h, l, j)),))
              for j, x in enumerate(row)]
     total = _fsum([t.value for t in terms])
@@ -610,7 +652,7 @@ def _sparsity(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     chosen = bool(ctx.raw("extra.selected")[b, h, l])
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), _tx("explain.sparsity.formula", S=S), terms, result,
-        _tx("explain.sparsity.chosen" if chosen else "explain.sparsity.left_out", l=l, h1=h + 1),
+        _tx("explain.sparsity.chosen" if chosen else "explain.sparsity.left_out", l=P(l), h1=P(h)),
         _same(f"{fmt(mx)} − {fmt(total)} / {S} = {fmt(result)}"))
 
 
@@ -637,13 +679,13 @@ def _fully_masked(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     cells = _same(", ".join(numbers.flag(m) for m in row)) if S <= 12 else _tx("explain.n_cells", n=S)
     fill = float(ctx.opts.get("fill_value", -1e6))
     if full and math.isfinite(fill):
-        summ = _tx("explain.fully.uniform", l=l, b=b, fill=fmt(fill), S=S)
+        summ = _tx("explain.fully.uniform", l=P(l), b=P(b), fill=fmt(fill), S=S)
     elif full:
-        summ = _tx("explain.fully.nan", l=l, b=b)
+        summ = _tx("explain.fully.nan", l=P(l), b=P(b))
     else:
         kept = [s for s, m in enumerate(row) if not m]
-        shown = ", ".join(str(s) for s in kept[:6]) + (" …" if len(kept) > 6 else "")
-        summ = _tx("explain.fully.partly", l=l, b=b, kept=len(kept), S=S, shown=shown)
+        shown = numbers.positions(kept[:6]) + (" …" if len(kept) > 6 else "")
+        summ = _tx("explain.fully.partly", l=P(l), b=P(b), kept=len(kept), S=S, shown=shown)
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), _tx("explain.fully.formula", b=b, l=l),
         terms, result, summ, _cat("all(", cells, f") = {numbers.flag(full)}"))
@@ -654,30 +696,31 @@ def _sample_index(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     L, n = ctx.raw(step_id).shape
     S, seed = int(ctx.opts["S"]), ctx.opts["seed"]
     s = int(ctx.raw(step_id)[idx])
-    term = Term(_tx("explain.sample_index.term", j=j, l=l, s=s), float(s))
+    term = Term(_tx("explain.sample_index.term", j=P(j), l=P(l), s=P(s)), float(s))
     if ctx.opts.get("sample_recorded"):  # a sample recorded by attention.capture, not drawn from the seed
         return _explanation(
             step_id, idx, ctx.value(step_id, idx),
             _tx("capture.explain.recorded_formula", l=l, j=j, s=s), [term], float(s),
-            _tx("capture.explain.recorded_summary", l=l, s=s, last=S - 1), _same(str(s)))
+            _tx("capture.explain.recorded_summary", l=P(l), s=P(s), S=S, i=s), _same(str(s)))
     call = f"torch.randint({S}, ({L}, {n}), generator=torch.Generator().manual_seed({seed}))"
     return _explanation(
         step_id, idx, ctx.value(step_id, idx),
         _tx("explain.sample_index.formula", call=call, l=l, j=j, n=n, pos=l * n + j), [term], float(s),
-        _tx("explain.sample_index.summary", s=s, last=S - 1, seed=seed), _same(str(s)))
+        _tx("explain.sample_index.summary", s=P(s), S=S, i=s, seed=seed), _same(str(s)))
 
 
 def _sample_count(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     l, s = idx
     draws = ctx.raw("extra.sample_index")[l]
     hits = [j for j, k in enumerate(draws) if int(k) == s]
-    terms = [Term(_tx("explain.sample_count.term", j=j, l=l, s=s), 1.0, (Source("extra.sample_index", (l, j)),))
+    terms = [Term(_tx("explain.sample_count.term", jp=P(j), j=j, l=l, s=s), 1.0,
+                  (Source("extra.sample_index", (l, j)),))
              for j in hits]
     count = float(len(hits))
     combine = _same(" + ".join("1" for _ in hits) + f" = {len(hits)}") if hits else _tx("explain.sample_count.never")
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), _same(f"count[{l},{s}] = #{{j : sample_index[{l},j] = {s}}}"),
-        terms, count, _tx("explain.sample_count.summary", l=l, n=len(draws), hits=len(hits), s=s), combine)
+        terms, count, _tx("explain.sample_count.summary", l=P(l), n=len(draws), hits=len(hits), s=P(s)), combine)
 
 
 def _cut(M: np.ndarray, top: np.ndarray) -> tuple[float, Optional[float]]:
@@ -697,13 +740,13 @@ def _top_index(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     low, out = _cut(M, top)
     u, L = len(top), len(M)
     after = _tx("explain.top.left_out", m=fmt(out)) if out is not None else _tx("explain.top.all_chosen")
-    term = Term(_tx("explain.top.term", l=l, m=fmt(M[l]), rank=rank, L=L), float(l),
+    term = Term(_tx("explain.top.term", l=P(l), m=fmt(M[l]), rank=rank, L=L), float(l),
                 (Source("extra.sparsity", (b, h, l)),))
     return _explanation(
         step_id, idx, ctx.value(step_id, idx),
         _same(f"top_index[{b},{h},:] = topk(M[{b},{h},:], u = {u}, sorted=False).indices"),
         [term], float(l),
-        _tx("explain.top.summary", r=r, h1=h + 1, l=l, m=fmt(M[l]), rank=rank, L=L, u=u, low=fmt(low), next=after),
+        _tx("explain.top.summary", r=P(r), h1=P(h), l=P(l), m=fmt(M[l]), rank=rank, L=L, u=u, low=fmt(low), next=after),
         _same(str(l)))
 
 
@@ -715,12 +758,12 @@ def _selected(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     hits = [r for r, t in enumerate(top) if int(t) == l]
     terms = [Term(_same(f"top_index[{b},{h},{r}] = {l}"), 1.0, (Source("extra.top_index", (b, h, r)),)) for r in hits]
     chosen = bool(hits)
-    listed = ", ".join(str(int(t)) for t in top[:12]) + (", …" if len(top) > 12 else "")
+    listed = numbers.positions(int(t) for t in top[:12]) + (", …" if len(top) > 12 else "")
     if chosen:
-        summ = _tx("explain.selected.active", l=l, r=hits[0], h1=h + 1, m=fmt(M[l]), low=fmt(low))
+        summ = _tx("explain.selected.active", l=P(l), r=P(hits[0]), h1=P(h), m=fmt(M[l]), low=fmt(low))
         combine = _same(f"{l} ∈ top_index[{b},{h},:] → {numbers.flag(True)}")
     else:
-        summ = _tx("explain.selected.lazy", l=l, h1=h + 1, listed=listed, m=fmt(M[l]), low=fmt(low))
+        summ = _tx("explain.selected.lazy", l=P(l), h1=P(h), listed=listed, m=fmt(M[l]), low=fmt(low))
         combine = _same(f"{l} ∉ top_index[{b},{h},:] → {numbers.flag(False)}")
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), _same(f"selected[{b},{h},{l}] = ({l} ∈ top_index[{b},{h},:])"),

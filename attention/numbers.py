@@ -28,6 +28,10 @@ The spelling, the same for all three:
 - whole numbers (counts, indices): ``whole(v)`` -> ``3``; flags: ``flag(v)`` -> ``True`` / ``False``
   (``T`` / ``F`` in a cell).
 
+Positions (rows, columns, heads, queries, keys, batch items) are counted from 1 wherever a person
+reads them, from 0 wherever code is shown: ``position(i)`` is the one place that turns the
+code's index into the number a person reads (see "Positions" in docs/numbers.md).
+
 ``read(text)`` reads every form written here back to a float (∞ included).  docs/numbers.md
 says the same for users.  Pure Python: the engine, the CLI and the Qt-free view-model use it.
 """
@@ -164,6 +168,30 @@ def flag(value, short: bool = False) -> str:
     if short:
         return "T" if value else "F"
     return "True" if value else "False"
+
+
+# ---- positions -------------------------------------------------------------------------------------
+
+#: What the first row, column, head, query, key or batch item is called where a person reads it:
+#: 1, as in a spreadsheet, a worksheet and a classroom ("head 1", "row 3").  Code keeps its own
+#: index from 0 wherever code is shown: the exported script, a trace or file path such as
+#: ``queries[0][2]``, a formula's brackets ``scores[b,h,l,s]``, ``main.py explain STEP INDEX...``.
+FIRST = 1
+
+
+def position(index: int) -> str:
+    """The code's 0-based `index` as the position a person reads: ``position(2)`` -> ``"3"``."""
+    return str(int(index) + FIRST)
+
+
+def positions(index) -> str:
+    """Several indices as positions, comma-separated: ``(0, 2)`` -> ``"1, 3"``."""
+    return ", ".join(position(i) for i in index)
+
+
+def index_of(position_text: str) -> int:
+    """A position a person typed back to the code's index: ``"3"`` -> ``2`` (ValueError if not whole)."""
+    return int(str(position_text).strip()) - FIRST
 
 
 # ---- reading back ----------------------------------------------------------------------------------

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from attention import words
+from attention import numbers, words
 
 #: A quoted value is cut to this many characters ("…" marks the cut): a 1 MB string in a file
 #: gives a short line, not a 1 MB one.
@@ -57,11 +58,18 @@ class Problem:
     args: Mapping[str, Any] = field(default_factory=dict)
 
     def text(self, lang: Optional[str] = None) -> str:
-        """The whole line, `path: sentence`, in `lang` (default: the catalogue's current language)."""
+        """The whole line, `path: sentence`, in `lang` (default: the catalogue's current language).
+
+        A path into a matrix keeps the file's 0-based indices (``queries[0][2][1]``, what a
+        scenario file and code write) and names the positions a person reads next to it, from 1:
+        ``queries[0][2][1] (batch item 1, row 3, column 2): ...`` (see `positions_of`)."""
         lang = words.normalize(lang)
         body = _fill(self.code, self.args, lang)
         sep = ": " if self.code == "text" else words.text(PREFIX + "sep", lang)  # a line written as text stays so
-        return f"{self.path}{sep}{body}" if self.path else body
+        where = positions_of(self.path, lang)
+        if where:
+            where = words.text("position.suffix", lang, where=where)
+        return f"{self.path}{where}{sep}{body}" if self.path else body
 
     def __str__(self) -> str:
         return self.text()
@@ -111,6 +119,32 @@ def strip_indices(path: str) -> str:
         elif depth == 0:
             out.append(ch)
     return "".join(out)
+
+
+#: what each index of a field's path counts, by the field's last name (others: by depth, `_BY_DEPTH`)
+_POSITION_NOUNS: dict[str, tuple[str, ...]] = {
+    "queries": ("batch", "row", "column"), "keys": ("batch", "row", "column"), "values": ("batch", "row", "column"),
+    "valid_lens": ("batch", "query"), "query_tokens": ("token",), "key_tokens": ("token",),
+    "bias": ("entry",), "W_q": ("head", "row", "column"), "W_k": ("head", "row", "column"), "w_v": ("head", "entry"),
+}
+_BY_DEPTH: dict[int, tuple[str, ...]] = {1: ("entry",), 2: ("row", "column"), 3: ("batch", "row", "column")}
+_PLACEHOLDER = {"batch": "b", "head": "h", "row": "r", "column": "c", "query": "l", "token": "i", "entry": "i"}
+
+
+def positions_of(path: str, lang: Optional[str] = None) -> str:
+    """The positions a person reads (from 1, attention.numbers.position) of a path's indices:
+    'queries[0][2][1]' -> 'batch item 1, row 3, column 2'; '' for a path without indices."""
+    index = [int(i) for i in re.findall(r"\[(\d+)\]", path)]
+    if not index:
+        return ""
+    lang = words.normalize(lang)
+    name = strip_indices(path).rsplit(".", 1)[-1]
+    nouns = _POSITION_NOUNS.get(name, _BY_DEPTH.get(len(index), ()))
+    if len(nouns) < len(index):
+        return numbers.positions(index)
+    return words.text("position.sep", lang).join(
+        words.text(f"position.{noun}", lang, **{_PLACEHOLDER[noun]: numbers.position(i)})
+        for noun, i in zip(nouns, index))
 
 
 def index_path(path: str, index: Iterable[int]) -> str:

@@ -99,6 +99,12 @@ class Scenario:
     notes: dict = field(default_factory=lambda: {"en": "", "zh": ""})
     query_tokens: Optional[tuple] = None
     key_tokens: Optional[tuple] = None
+    # Where the numbers came from in the file this was loaded from (attention.scenario_io): a
+    # matrix's file path -> the generator object that made it, or scenario_io.DRAWN for additive
+    # weights the file left to the seed.  Edits keep it (dataclasses.replace) and saving writes a
+    # recipe again only while the matrix is still bitwise what the recipe makes, so a stale entry
+    # can never change a number.  Not part of a scenario's identity: never compared or hashed.
+    recipes: dict = field(default_factory=dict, compare=False, repr=False)
 
     # ---- sizes ---------------------------------------------------------------------------
     @property
@@ -185,7 +191,7 @@ def estimate_trace_bytes(
     """Upper estimate of the bytes a trace keeps (plus the largest temporary)."""
     bhls = B * H * L * S
     per_row = B * (L * (d_q + 3 * H * dk + 2 * H * dv + d_out) + S * (d_k + d_v + 4 * H * max(dk, dv)))
-    temp = B * H * L * S * hidden if hidden else 0  # additive: tanh features (B,H,L,S,hidden)
+    temp = B * H * L * S * hidden if hidden else 0  # additive: tanh features (B,H,L,hidden,S), kept in the trace
     temp += B * H * L * n_sample * (dk + 1)  # prob_sparse: sampled keys (B,H,L,n_sample,dk) and scores
     return itemsize * (4 * bhls + per_row + temp)
 
@@ -436,7 +442,8 @@ def same(a: Scenario, b: Scenario) -> bool:
             return (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.shape == y.shape
                     and bool(np.array_equal(x, y)))
         if dataclasses.is_dataclass(x) and dataclasses.is_dataclass(y):
-            return type(x) is type(y) and all(eq(getattr(x, f.name), getattr(y, f.name)) for f in dataclasses.fields(x))
+            return type(x) is type(y) and all(eq(getattr(x, f.name), getattr(y, f.name))
+                                              for f in dataclasses.fields(x) if f.compare)
         if isinstance(x, dict) and isinstance(y, dict):
             keys = {k for k, v in x.items() if v is not None} | {k for k, v in y.items() if v is not None}
             return all(eq(x.get(k), y.get(k)) for k in keys)

@@ -7,8 +7,11 @@ the file (`mask.valid_lens[1][2]`), and raised together as
 come from the catalogue).  After the structural checks, `attention.scenario.problems` runs on the
 result and its problems are reported too, with engine field names mapped to their place in the file.
 
-Saving writes inline numbers (a `Scenario` holds arrays, not recipes) with repr-exact floats, so
-save -> load gives back exactly the same scenario, and it is atomic (attention.safe_write: a
+Saving writes inline numbers with repr-exact floats, so save -> load gives back exactly the same
+scenario, except where the scenario was loaded from a file of recipes: a matrix still bitwise
+what its generator object makes (or additive weights still what the seed draws) is written as
+that recipe again (`Scenario.recipes`), so saving over a compact file keeps it compact.  Saving is
+atomic (attention.safe_write: a
 temporary file in the same folder, flushed and fsync'ed, then `os.replace`d over the target).
 """
 from __future__ import annotations
@@ -267,6 +270,7 @@ class _Reader:
     (at most MAX_PROBLEMS of them are kept; the rest are only counted)."""
 
     def __init__(self):
+        self.recipes: dict = {}  # file path -> generator object (or DRAWN): Scenario.recipes
         self.errs: list[Problem] = []
         self.omitted = 0
         self.broken = False  # something the Scenario needs could not be read
@@ -396,7 +400,9 @@ class _Reader:
                 self.err(Problem("generator_dims", path, {"dims": want, "meaning": meaning, "shape": literal(shape)}))
                 return None
             self.budget -= math.prod(shape)
-            return generators.generate(value, path)
+            made = generators.generate(value, path)
+            self.recipes[path] = json.loads(json.dumps(value))  # a copy, plain JSON data
+            return made
         if not isinstance(value, list):
             self.err(Problem("expected_matrix_or_generator", path,
                              {"dims": want, "meaning": meaning, "got": _describe(value)}))
@@ -459,7 +465,7 @@ class _Reader:
         if self.broken:
             return None
         return Scenario(queries=arrays["queries"], keys=arrays["keys"], values=arrays["values"], additive=additive,
-                        **fields)
+                        recipes=self.recipes, **fields)
 
     def projections(self, value) -> dict:
         sec = self.section(value, "projections", PROJECTIONS)
@@ -546,31 +552,48 @@ class _Reader:
 
     def additive(self, section: Optional[tuple[int, dict]], queries: np.ndarray, keys: np.ndarray,
                  n_heads: int, projections: dict, seed: int) -> Optional[Additive]:
-        """The additive weights, omitted ones drawn with nn.Linear's default distribution.
-
-        One generator seeded with the scenario seed always draws all three in order (W_q, W_k,
-        w_v), so giving one of them in the file never changes the others."""
+        """The additive weights, omitted ones drawn with nn.Linear's default distribution
+        (`draw_additive`)."""
         if section is None:
             return None
         hidden, given = section
         if len(given) == 3:
             return Additive(hidden, given["W_q"], given["W_k"], given["w_v"])
         H = max(n_heads, 1)
-        qw = (projections["query"].weight.shape[0] if "query" in projections else queries.shape[2]) // H
-        kw = (projections["key"].weight.shape[0] if "key" in projections else keys.shape[2]) // H
-        shapes = {"W_q": (H, hidden, qw), "W_k": (H, hidden, kw), "w_v": (H, hidden)}
-        fan_in = {"W_q": qw, "W_k": kw, "w_v": hidden}
-        need = sum(math.prod(s) for s in shapes.values())
+        qw, kw = additive_widths(H, projections, queries, keys)
+        need = H * hidden * (qw + kw + 1)
         if need > self.budget:
             self.err(Problem("hidden_too_big", "additive.hidden", {"hidden": hidden, "need": count(need),
                                                                    "limit": count(self.budget)}))
             return None
-        import torch  # only for generated additive weights: loading a file must not wait for torch
-
-        gen = torch.Generator(device="cpu").manual_seed(seed)
-        drawn = {k: generators.linear_init(shapes[k], fan_in[k], gen) for k in ("W_q", "W_k", "w_v")}
+        drawn = draw_additive(H, hidden, qw, kw, seed)
+        self.recipes.update({f"additive.{k}": DRAWN for k in drawn if k not in given})
         drawn.update(given)
         return Additive(hidden, drawn["W_q"], drawn["W_k"], drawn["w_v"])
+
+
+def additive_widths(H: int, projections: dict, queries: np.ndarray, keys: np.ndarray) -> tuple[int, int]:
+    """One head's query and key widths: what the additive W_q and W_k a file leaves out map from."""
+    qw = (projections["query"].weight.shape[0] if projections.get("query") is not None else queries.shape[2]) // H
+    kw = (projections["key"].weight.shape[0] if projections.get("key") is not None else keys.shape[2]) // H
+    return qw, kw
+
+
+#: Scenario.recipes' mark for an additive weight the file left out (drawn from the scenario seed).
+DRAWN = "drawn from the seed"
+
+
+def draw_additive(H: int, hidden: int, qw: int, kw: int, seed: int) -> dict[str, np.ndarray]:
+    """The additive weights a file leaves out, drawn with nn.Linear's default distribution.
+
+    One generator seeded with the scenario seed always draws all three in order (W_q, W_k, w_v),
+    so giving one of them in the file never changes the others."""
+    import torch  # only for generated additive weights: loading a file must not wait for torch
+
+    shapes = {"W_q": (H, hidden, qw), "W_k": (H, hidden, kw), "w_v": (H, hidden)}
+    fan_in = {"W_q": qw, "W_k": kw, "w_v": hidden}
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    return {k: generators.linear_init(shapes[k], fan_in[k], gen) for k in ("W_q", "W_k", "w_v")}
 
 
 def _first_shape(value) -> list[int]:
@@ -629,14 +652,20 @@ def _check_cells(node, shape: list[int], depth: int, path: str, bad: list[Proble
 # ---- saving ----------------------------------------------------------------------------------
 
 def to_dict(sc: Scenario) -> dict:
-    """The JSON document for `sc` (inline numbers), in FIELDS order.  ScenarioError when a
-    number cannot be written as standard JSON (NaN or infinity anywhere but fill_value -inf)."""
+    """The JSON document for `sc`, in FIELDS order: inline numbers, or the generator object a
+    matrix was loaded from while it still makes exactly these numbers (`Scenario.recipes`).
+    ScenarioError when a number cannot be written as standard JSON (NaN or infinity anywhere
+    but fill_value -inf)."""
     errs: list[Problem] = []
+    recipes = getattr(sc, "recipes", None) or {}
 
     def arr(a, path: str):
         a = np.asarray(a, dtype=np.float64)
         if not np.all(np.isfinite(a)):
             errs.append(Problem("save_not_finite", path))
+        spec = recipes.get(path)
+        if isinstance(spec, dict) and _makes(spec, a, path):
+            return json.loads(json.dumps(spec))
         return a.tolist()
 
     def text(value, path: str) -> str:
@@ -674,6 +703,8 @@ def to_dict(sc: Scenario) -> dict:
         a = sc.additive
         doc["additive"] = {"hidden": int(a.hidden), "W_q": arr(a.W_q, "additive.W_q"),
                            "W_k": arr(a.W_k, "additive.W_k"), "w_v": arr(a.w_v, "additive.w_v")}
+        for name in _still_drawn(sc, recipes):  # left out again: loading draws the very same numbers
+            del doc["additive"][name]
     fill = float(sc.fill_value)
     if fill == -math.inf:
         fill = "-inf"
@@ -685,17 +716,45 @@ def to_dict(sc: Scenario) -> dict:
         if not np.all(np.isfinite(v)) or np.any(v != np.round(v)):
             errs.append(Problem("save_valid_lens", "mask.valid_lens"))
         else:
-            vl = v.astype(np.int64).tolist()
+            spec = recipes.get("mask.valid_lens")
+            made = isinstance(spec, dict) and _makes(spec, v, "mask.valid_lens")
+            vl = json.loads(json.dumps(spec)) if made else v.astype(np.int64).tolist()
     doc["mask"] = {"causal": bool(sc.causal), "valid_lens": vl, "fill_value": fill}
     doc["prob_sparse"] = {"factor": int(sc.factor), "mix": bool(sc.mix)}
     if sc.sample_index is not None:  # written only when recorded: files without it stay as they were
-        doc["prob_sparse"]["sample_index"] = np.asarray(sc.sample_index, dtype=np.int64).tolist()
+        index = np.asarray(sc.sample_index, dtype=np.int64)
+        spec = recipes.get("prob_sparse.sample_index")
+        made = isinstance(spec, dict) and _makes(spec, index.astype(np.float64), "prob_sparse.sample_index")
+        doc["prob_sparse"]["sample_index"] = json.loads(json.dumps(spec)) if made else index.tolist()
     doc["seed"] = int(sc.seed)
     doc["device"] = sc.device
     doc["dtype"] = sc.dtype
     if errs:
         raise ScenarioError(errs)
     return doc
+
+
+def _makes(spec: dict, a: np.ndarray, path: str) -> bool:
+    """Whether generator object `spec` makes exactly the numbers of `a` (float64, bit for bit)."""
+    try:
+        made = generators.generate(spec, path)
+    except ScenarioError:
+        return False
+    return made.shape == a.shape and made.tobytes() == np.ascontiguousarray(a, dtype=np.float64).tobytes()
+
+
+def _still_drawn(sc: Scenario, recipes: dict) -> list[str]:
+    """The additive weights the file left out that still hold what loading it would draw again
+    (the same seed, hidden size and widths: `draw_additive`), bit for bit."""
+    names = [k for k in ("W_q", "W_k", "w_v") if recipes.get(f"additive.{k}") == DRAWN]
+    if not names:
+        return []
+    a, H = sc.additive, max(int(sc.n_heads), 1)
+    qw, kw = additive_widths(H, sc.projections, sc.queries, sc.keys)  # as loading computes them
+    drawn = draw_additive(H, int(a.hidden), qw, kw, int(sc.seed))
+    current = {"W_q": a.W_q, "W_k": a.W_k, "w_v": a.w_v}
+    return [k for k in names if np.shape(current[k]) == drawn[k].shape
+            and np.ascontiguousarray(current[k], dtype=np.float64).tobytes() == drawn[k].tobytes()]
 
 
 def dumps(sc: Scenario) -> str:
@@ -714,7 +773,8 @@ def _chunks(value, indent: int = 0) -> Iterator[str]:
     pad, inner = "  " * indent, "  " * (indent + 1)
     if isinstance(value, dict):
         flat = json.dumps(value, ensure_ascii=False, allow_nan=False)
-        if indent > 0 and len(flat) <= 100 and not any(isinstance(v, (list, dict)) for v in value.values()):
+        simple = not any(isinstance(v, (list, dict)) for v in value.values()) or "generate" in value  # a recipe
+        if indent > 0 and len(flat) <= 100 and simple:
             yield flat
             return
         yield "{\n"

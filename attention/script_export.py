@@ -16,6 +16,7 @@ attention/step_registry.py names), headed by its id and formula, in pipeline ord
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
 
@@ -170,9 +171,10 @@ if AS_JSON:  # NaN and infinities are written as NaN / Infinity / -Infinity (Pyt
 """
 
 
-def _section(sc: Scenario, step_id: str) -> str:
-    """The comment that heads a step's snippet: its id and its formula."""
-    title = f"# ---- {step_id}: {step_registry.formula(step_id, sc.scoring)['en']} "
+def _section(sc: Scenario, step_id: str, formula: Optional[str] = None) -> str:
+    """The comment that heads a step's snippet: its id and its formula (`formula`: the code's own
+    words where the window's formula counts positions from 1 and the code counts from 0)."""
+    title = f"# ---- {step_id}: {formula or step_registry.formula(step_id, sc.scoring)['en']} "
     return "\n" + title + "-" * max(4, 100 - len(title)) + "\n"
 
 
@@ -198,7 +200,7 @@ def _head_split(sc: Scenario, step_id: str) -> str:
     which = step_id.split(".", 1)[1]
     name, source, n, d = {"query": ("q", "Q", "L", "d_k"), "key": ("k", "K", "S", "d_k"),
                           "value": ("v", "V", "S", "d_v")}[which]
-    return (_section(sc, step_id)
+    return (_section(sc, step_id, f"{source}.view(B, {n}, H, {d})")
             + f"{name} = {source}.view(B, {n}, H, -1)  "
               f"# (B, {n}, H, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
             + _show(step_id, name))

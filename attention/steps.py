@@ -37,18 +37,26 @@ def dot_scores(q: torch.Tensor, k: torch.Tensor, scale: float) -> torch.Tensor:
 
 
 def additive_features(q: torch.Tensor, k: torch.Tensor, W_q: torch.Tensor, W_k: torch.Tensor) -> torch.Tensor:
-    """d2l's tanh(W_q q + W_k k) for every head, query and key: (B, L, H, Eq), (B, S, H, Ek),
-    W_q (H, N, Eq), W_k (H, N, Ek) -> (B, H, L, S, N).  W_q q is computed once per query and
-    W_k k once per key; only the sum and tanh are done per (query, key) pair."""
+    """d2l's hidden features tanh(W_q q + W_k k) for every head, query, hidden unit and key:
+    (B, L, H, Eq), (B, S, H, Ek), W_q (H, N, Eq), W_k (H, N, Ek) -> (B, H, L, N, S).
+
+    W_q q is computed once per query and W_k k once per key; only the sum and tanh are done per
+    (query, key) pair.  Unit-major (N before S) so that one hidden unit's features form an L x S
+    block laid out as the scores are: scores = sum_n w_v[n] * features[..., n, :]."""
     fq = torch.einsum("blhe,hne->bhln", q, W_q)  # (B, H, L, N)
-    fk = torch.einsum("bshe,hne->bhsn", k, W_k)  # (B, H, S, N)
-    features = fq[:, :, :, None, :] + fk[:, :, None, :, :]  # (B, H, L, S, N)
+    fk = torch.einsum("bshe,hne->bhns", k, W_k)  # (B, H, N, S)
+    B, H, L, N = fq.shape
+    S = fk.shape[-1]
+    # written into a contiguous buffer (a broadcast sum may pick another memory order), so the
+    # trace can keep it as a (B, H, L, N*S) view without a copy
+    features = torch.add(fq[:, :, :, :, None], fk[:, :, None, :, :],
+                         out=torch.empty(B, H, L, N, S, dtype=fq.dtype, device=fq.device))  # (B, H, L, N, S)
     return features.tanh_()
 
 
 def additive_scores(features: torch.Tensor, w_v: torch.Tensor, scale: float) -> torch.Tensor:
-    """w_v^T features per head: (B, H, L, S, N), w_v (H, N) -> scores (B, H, L, S)."""
-    scores = (features @ w_v[None, :, None, :, None]).squeeze(-1)  # (B, H, L, S)
+    """w_v^T features per head: (B, H, L, N, S), w_v (H, N) -> scores (B, H, L, S)."""
+    scores = (w_v[None, :, None, None, :] @ features).squeeze(-2)  # (1, H, 1, 1, N) @ (B, H, L, N, S) -> (B, H, L, S)
     return scores * scale if scale != 1.0 else scores
 
 

@@ -30,8 +30,8 @@ class Step:
 
     @property
     def title(self) -> dict[str, str]:
-        """{language: title}, from the step's record and the catalogue of words."""
-        return step_registry.title(self.id)
+        """{language: title}, as the trace's scoring function names this step (its record, the catalogue)."""
+        return step_registry.title(self.id, self.scoring)
 
     @property
     def formula(self) -> dict[str, str]:

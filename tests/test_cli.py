@@ -86,7 +86,7 @@ def test_validate_bad_lists_every_problem_on_stderr(runs):
     assert len(lines) == 2  # the weight shape comes from the engine checks, which need a parsed file
     assert any(l.endswith("bad.json: mask.causl: unknown field; expected one of causal, valid_lens, fill_value")
                for l in lines)
-    assert any(l.endswith("bad.json: queries[0][2]: expected 4 numbers, got 3") for l in lines)
+    assert any(l.endswith("bad.json: queries[0][2] (batch item 1, row 3): expected 4 numbers, got 3") for l in lines)
 
 
 @pytest.mark.slow

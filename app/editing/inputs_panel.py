@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QSpinBox,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -22,10 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from app.editing.matrix_editor import MatrixEditor
+from app.editing.position_spin import PositionSpinBox
 from app.editing.problems import ProblemLabel
 from app.pipeline.document import Document, only_input_numbers_changed
 from app.viewmodel.matrix_ref import INPUTS, MatrixRef
-from attention import Scenario
+from attention import Scenario, numbers
 
 SYMBOL = {"query": "Q", "key": "K", "value": "V", "out": "O"}
 
@@ -36,7 +36,8 @@ class InputsPanel(QWidget):
     def __init__(self, doc: Document, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.doc = doc
-        self.batch = QSpinBox(self)
+        self._last_editor: Optional[MatrixEditor] = None  # where Edit ▸ Copy/Paste go once focus has left
+        self.batch = PositionSpinBox(self)  # value(): the index from 0; shown from 1
         self.batch.setRange(0, 0)
         self.batch.valueChanged.connect(self._set_batch)
         self.batch_label = QLabel(self)
@@ -71,6 +72,7 @@ class InputsPanel(QWidget):
             v.addWidget(extra)
         editor = MatrixEditor(self.doc, ref, caption_above=True, parent=page)
         self.editors[key] = editor
+        editor.used.connect(lambda e=editor: self._remember(e))
         v.addWidget(editor, 1)
         label = ProblemLabel(page)
         self.problem_labels[key] = label
@@ -83,9 +85,12 @@ class InputsPanel(QWidget):
         h.setContentsMargins(0, 0, 0, 0)
         self.weight_label = QLabel(bar)
         self.weight_combo = QComboBox(bar)
+        # as wide as its longest entry would make the whole Inputs region (and the window) that wide
+        self.weight_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.weight_combo.setMinimumContentsLength(10)
         self.weight_combo.currentIndexChanged.connect(self._weight_chosen)
         self.head_label = QLabel(bar)
-        self.head = QSpinBox(bar)
+        self.head = PositionSpinBox(bar)  # head 1 is index 0, as the panes name heads
         self.head.setRange(0, 0)
         self.head.valueChanged.connect(self._weight_chosen)
         for w in (self.weight_label, self.weight_combo, self.head_label, self.head):
@@ -98,12 +103,32 @@ class InputsPanel(QWidget):
         return self.batch.value()
 
     def current_editor(self) -> MatrixEditor:
-        """The editor holding the keyboard focus, else the one on the visible tab."""
-        focus = QApplication.focusWidget()
-        for editor in self.editors.values():
-            if focus is not None and editor.isAncestorOf(focus):
-                return editor
+        """The editor holding the keyboard focus, else the one a person last worked in, else the
+        one on the visible tab.
+
+        Why the middle step: opening a menu or clicking a toolbar button can take the focus away
+        from the table (a popup menu grabs it, a window manager may deactivate the window), and
+        Edit ▸ Copy cells must still copy the cells the person selected.
+        """
+        editor = self._editor_holding(QApplication.focusWidget())
+        if editor is not None:
+            self._last_editor = editor
+            return editor
+        last = self._last_editor
+        if last is not None and last.isVisibleTo(self) and last.model.matrix() is not None:
+            return last
         return self.editors["weights"] if self.tabs.currentIndex() == 1 else self.editors["queries"]
+
+    def _editor_holding(self, widget: Optional[QWidget]) -> Optional[MatrixEditor]:
+        if widget is None:
+            return None
+        for editor in self.editors.values():
+            if editor.isAncestorOf(widget):
+                return editor
+        return None
+
+    def _remember(self, editor: MatrixEditor) -> None:
+        self._last_editor = editor
 
     def _set_batch(self, b: int) -> None:
         for path in INPUTS:
@@ -195,7 +220,7 @@ class InputsPanel(QWidget):
             editor.caption.setToolTip(self.tr(
                 "{0} of batch item {1}: one row per position, one column per feature. "
                 "Type a number, paste a block from a spreadsheet, or use Fill."
-            ).format(title, b))
+            ).format(title, numbers.position(b)))
         ref = self.editors["weights"].model.ref
         m = self.editors["weights"].model.matrix()
         if ref is None or m is None:
@@ -229,7 +254,7 @@ class InputsPanel(QWidget):
 
     def retranslate(self) -> None:
         self.batch_label.setText(self.tr("Batch item"))
-        tip = self.tr("Which batch item the editors and the step panes show (0 = the first)")
+        tip = self.tr("Which batch item the editors and the step panes show (1 = the first)")
         self.batch.setToolTip(tip)
         self.batch_label.setToolTip(tip)
         self.tabs.setTabText(0, self.tr("Queries, keys, values"))

@@ -74,6 +74,7 @@ class MatrixEditor(QWidget):
     """Caption + toolbar + table + message line for one MatrixRef of the document."""
 
     message = Signal(str)  # also shown in the status bar by the window
+    used = Signal()  # its table took the focus or its selection changed: the editor a person works in
 
     def __init__(self, doc: Document, ref: Optional[MatrixRef] = None, compact: bool = False,
                  caption_above: bool = False, parent: Optional[QWidget] = None):
@@ -116,7 +117,14 @@ class MatrixEditor(QWidget):
             self._fit_height()
         self.model.rejected.connect(self.show_message)
         self.model.dataChanged.connect(self._clear_message)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self.used.emit())
+        self.table.installEventFilter(self)
         self.retranslate()
+
+    def eventFilter(self, watched, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.table and event.type() == QEvent.Type.FocusIn:
+            self.used.emit()
+        return super().eventFilter(watched, event)
 
     # ---- construction ------------------------------------------------------------------------
     def _build_actions(self) -> None:
@@ -181,12 +189,27 @@ class MatrixEditor(QWidget):
         self.seed.setToolTip(self.tr("Seed of the random fills: the same seed gives the same numbers"))
 
     def _fit_height(self) -> None:
-        """A compact editor (valid lengths) is only as tall as its few rows, up to 6 of them."""
+        """A compact editor (valid lengths) is only as tall as its few rows, up to 6 of them, plus
+        the horizontal scroll bar whenever its columns are wider than the table (one length per
+        query row: L columns).  Reserving the bar only above 4 columns left 3 or 4 columns in the
+        narrow Parameters region a ~4 px slit: the bar took the row's place."""
         rows = min(max(self.model.rowCount(), 1), 6)
         frame = 2 * self.table.frameWidth()
         header = self.table.horizontalHeader().sizeHint().height()
-        scroll = self.table.horizontalScrollBar().sizeHint().height() if self.model.columnCount() > 4 else 0
+        content = self.table.verticalHeader().sizeHint().width() + self.table.horizontalHeader().length() + frame
+        wide = content > self.table.width() or not self.table.isVisible() and self.model.columnCount() > 1
+        scroll = self.table.horizontalScrollBar().sizeHint().height() if wide else 0
         self.table.setFixedHeight(header + rows * ROW_HEIGHT + frame + scroll)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self.compact:
+            self._fit_height()  # wider or narrower: the scroll bar comes or goes
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self.compact:
+            self._fit_height()
 
     # ---- binding -----------------------------------------------------------------------------
     def set_ref(self, ref: Optional[MatrixRef]) -> None:
@@ -231,7 +254,10 @@ class MatrixEditor(QWidget):
     def copy(self) -> None:
         m = self.model.matrix()
         rect = self.selected_rect()
-        if m is None or rect is None:
+        if m is None:
+            return
+        if rect is None:
+            self.show_message(self.tr("Select the cells to copy first. Nothing was copied."))
             return
         r, c, h, w = rect
         QGuiApplication.clipboard().setText(format_table(m[r:r + h, c:c + w]))

@@ -136,18 +136,18 @@ class MatrixModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         token = orientation == Qt.Orientation.Vertical and self._tokens is not None and section < len(self._tokens)
         if role == Qt.ItemDataRole.ToolTipRole and token:  # the token in full (up to a cap)
-            return f"{section} {elide(self._tokens[section], HOVER_CHARS)}"
+            return f"{numbers.position(section)} {elide(self._tokens[section], HOVER_CHARS)}"
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if token:
-            return f"{section} {elide(self._tokens[section], TICK_CHARS)}"
+            return f"{numbers.position(section)} {elide(self._tokens[section], TICK_CHARS)}"
         if self._ref is not None and self._ref.path == "valid_lens":
             if orientation == Qt.Orientation.Vertical:
-                return self.tr("batch {0}").format(section)
+                return self.tr("batch {0}").format(numbers.position(section))
             if self._source is not None and self._source.ndim == 1:
                 return self.tr("length")
-            return self.tr("query {0}").format(section)
-        return str(section)
+            return self.tr("query {0}").format(numbers.position(section))
+        return numbers.position(section)  # rows and columns count from 1, as the heatmaps' axes
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
@@ -169,7 +169,7 @@ class MatrixModel(QAbstractTableModel):
     # ---- helpers -----------------------------------------------------------------------------
     def parse(self, value: Any, row: int, col: int) -> Optional[float]:
         """The number `value` means, or None after emitting `rejected` with the reason."""
-        where = self.tr("Cell ({0}, {1})").format(row, col)
+        where = self.tr("Cell ({0}, {1})").format(numbers.position(row), numbers.position(col))  # from 1
         try:
             number = float(value) if isinstance(value, (int, float)) else parse_number(str(value), self.decimal_comma)
             if number != number or number in (float("inf"), float("-inf")):

@@ -486,7 +486,8 @@ class ParameterPanel(QWidget):
                                     "(Time-Series-Library uses d_model).")),
             "n_heads": (self.tr("Heads H"),
                         self.tr("Number of attention heads. "
-                                "Head h owns columns h*d_k to (h+1)*d_k-1 of the projected queries and keys.")),
+                                "Head h owns columns (h-1)*d_k+1 to h*d_k of the projected queries and keys "
+                                "(head 1 the first d_k).")),
             "d_keys": (self.tr("d_keys per head"),
                        self.tr("Query/key width of each head. auto = d_model / H, Time-Series-Library's default.")),
             "d_values": (self.tr("d_values per head"),

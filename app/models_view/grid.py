@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from app.panes import colormaps
 from app.panes.paint_guard import guarded
+from attention import numbers
 
 LABEL_W = 26  # room for "L6" on the left
 LABEL_H = 16  # room for "H12" on top (numbered from 1, as the step panes number heads)
@@ -97,10 +98,10 @@ class ModelGrid(QWidget):
             p.setPen(QColor("#555"))
             for h in range(self._heads):
                 r = self.cell_rect(0, h)
-                p.drawText(QRect(r.x(), 0, c, LABEL_H), Qt.AlignmentFlag.AlignCenter, f"H{h + 1}")
+                p.drawText(QRect(r.x(), 0, c, LABEL_H), Qt.AlignmentFlag.AlignCenter, f"H{numbers.position(h)}")
             for layer in range(self._layers):
                 r = self.cell_rect(layer, 0)
-                p.drawText(QRect(0, r.y(), LABEL_W - 2, c), Qt.AlignmentFlag.AlignCenter, f"L{layer + 1}")
+                p.drawText(QRect(0, r.y(), LABEL_W - 2, c), Qt.AlignmentFlag.AlignCenter, f"L{numbers.position(layer)}")
                 for h in range(self._heads):
                     p.drawImage(self.cell_rect(layer, h), self._images[layer][h])
             self._paint_focus(p)

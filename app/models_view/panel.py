@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.models_view.grid import ModelGrid
 from app.viewmodel.model_session import ModelSession, sentence_lines
+from attention import numbers
 
 EDIT_PAUSE_MS = 300
 
@@ -112,14 +113,14 @@ class ModelPanel(QWidget):
         with QSignalBlocker(self.layer_box):
             self.layer_box.clear()
             for k in range(s.n_layers):
-                self.layer_box.addItem(self.tr("Layer {0}").format(k + 1), k)
+                self.layer_box.addItem(self.tr("Layer {0}").format(numbers.position(k)), k)
             self.layer_box.setCurrentIndex(s.layer)
         self._fill_heads()
         with QSignalBlocker(self.item_box):
             self.item_box.clear()
             n = len(s.run.batch.sentences) if s.run is not None else 1
             for i in range(n):
-                self.item_box.addItem(self.tr("Sentence {0}").format(i + 1), i)
+                self.item_box.addItem(self.tr("Sentence {0}").format(numbers.position(i)), i)
             self.item_box.setCurrentIndex(s.item)
         self.item_box.setVisible(n > 1)
         self.item_label.setVisible(n > 1)
@@ -132,7 +133,7 @@ class ModelPanel(QWidget):
             self.head_box.clear()
             self.head_box.addItem(self.tr("All heads"), -1)
             for h in range(s.n_heads):
-                self.head_box.addItem(self.tr("Head {0}").format(h + 1), h)
+                self.head_box.addItem(self.tr("Head {0}").format(numbers.position(h)), h)
             self.head_box.setCurrentIndex(s.head + 1)
 
     def set_focus(self, layer: int, head: int) -> None:

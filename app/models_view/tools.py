@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog
 from app.models_view.panel import ModelPanel
 from app.startup import devices, i18n
 from app.viewmodel.model_session import SYNC_TOKENS, ModelSession
+from attention import numbers
 from attention.models import bundled
 from attention.models.errors import ModelError
 
@@ -203,7 +204,7 @@ class ModelTools(QObject):
         shown = self.window.document.scenario
         if layer != s.layer or self._shown is None or shown.title != self._shown.title:
             before = self._state()
-            self._push(s.scenario(layer), self.tr("Open layer {0}").format(layer + 1), before)
+            self._push(s.scenario(layer), self.tr("Open layer {0}").format(numbers.position(layer)), before)
         s.layer = layer
         if head is not None:
             self.focus_head(head)

@@ -1,18 +1,18 @@
-"""Colour maps, levels and the image array handed to pyqtgraph, per kind of step.
+"""Colour maps and the image array handed to pyqtgraph; which map and levels a pane gets is
+decided Qt-free in app/viewmodel/color_scale.py (`scale_for`), one palette per map it names:
 
-- signed numbers (projections, scores, outputs, M): CET-CBD1, a colour-blind-safe diverging map
-  (blue - grey - gold), on symmetric levels (-m, m) so that 0 is always the neutral middle;
-  m is the largest finite, unmasked magnitude (a -1e6 fill cannot flatten the scale) rounded
-  up to a round number (see nice_ceiling).
-- softmax weights: viridis on the fixed levels (0, 1), so every weight pane reads the same way.
-- counts and indices: CET-L12 (white to blue), from 0.
+- signed numbers of both signs: CET-CBD1, a colour-blind-safe diverging map (blue - grey - gold),
+  on symmetric levels (-m, m) so that 0 is always the neutral middle;
+- numbers of one sign: CET-L18 (white - yellow - red) from 0 up for all >= 0, CET-L12 (blue -
+  white) up to 0 for all <= 0: white is 0 and the colour grows with the magnitude;
+- softmax weights: viridis on the fixed levels (0, 1), so every weight pane reads the same way;
+- counts and indices: CET-L12 (white to blue), from 0;
 - booleans (mask, selected): light grey for False, dark grey for True.
 Images are float32, C-contiguous and NaN-free (pyqtgraph's fast path); NaN cells are painted
 over as "not computed" by the cell overlay; infinities (a -inf fill) are clipped by pyqtgraph.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
@@ -20,9 +20,13 @@ from typing import Optional
 import numpy as np
 import pyqtgraph as pg
 
+from app.viewmodel import color_scale
+
 DIVERGING = "CET-CBD1"
 SEQUENTIAL_WEIGHTS = "viridis"
 SEQUENTIAL_COUNTS = "CET-L12"
+SEQUENTIAL_POSITIVE = "CET-L18"
+SEQUENTIAL_NEGATIVE = "CET-L12"  # reversed: full colour at -m, white at 0
 BOOL_COLOURS = ((242, 242, 242), (95, 95, 95))
 #: text is dark on a cell whose colour is lighter than this (relative luminance, 0..255)
 LIGHT_CELL = 140.0
@@ -44,54 +48,39 @@ def _luminance(rgb: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def palette(kind: str) -> Palette:
-    if kind == "bool":
-        cmap = pg.ColorMap([0.0, 1.0], [BOOL_COLOURS[0], BOOL_COLOURS[1]])
+def palette(cmap: str) -> Palette:
+    """The palette of a map color_scale names (a step kind is one: "signed", "weights", ...)."""
+    if cmap == "bool":
+        cm = pg.ColorMap([0.0, 1.0], [BOOL_COLOURS[0], BOOL_COLOURS[1]])
         name = "grey"
+    elif cmap == "negative":
+        base = pg.colormap.get(SEQUENTIAL_NEGATIVE).getLookupTable(nPts=256, alpha=False)  # not .reverse():
+        cm = pg.ColorMap(np.linspace(0.0, 1.0, 256), base[::-1])  # pyqtgraph hands out one shared map object
+        name = SEQUENTIAL_NEGATIVE + " (reversed)"
     else:
-        name = {"weights": SEQUENTIAL_WEIGHTS, "count": SEQUENTIAL_COUNTS,
-                "index": SEQUENTIAL_COUNTS}.get(kind, DIVERGING)
-        cmap = pg.colormap.get(name)
-    lut = np.ascontiguousarray(cmap.getLookupTable(nPts=256, alpha=False), dtype=np.uint8)
+        name = {"weights": SEQUENTIAL_WEIGHTS, "count": SEQUENTIAL_COUNTS, "index": SEQUENTIAL_COUNTS,
+                "positive": SEQUENTIAL_POSITIVE}.get(cmap, DIVERGING)
+        cm = pg.colormap.get(name)
+    lut = np.ascontiguousarray(cm.getLookupTable(nPts=256, alpha=False), dtype=np.uint8)
     lum = _luminance(lut.astype(np.float64))
     veiled = lut.astype(np.float64) * (1 - VEIL_ALPHA) + 255.0 * VEIL_ALPHA
-    return Palette(name, cmap, lut, lum > LIGHT_CELL, _luminance(veiled) > LIGHT_CELL)
+    return Palette(name, cm, lut, lum > LIGHT_CELL, _luminance(veiled) > LIGHT_CELL)
 
 
-def levels(kind: str, images: np.ndarray, masked: Optional[np.ndarray] = None) -> tuple[float, float]:
-    """Colour levels shared by every matrix of a pane.
+def scale(kind: str, images: np.ndarray, masked: Optional[np.ndarray] = None) -> color_scale.ColourScale:
+    """The map and levels shared by every matrix of a pane (color_scale.scale_for).
 
     images (n, rows, cols) as image_stack made them (NaN-free); masked (rows, cols) True where
     the value is a fill, not data (it must not set the scale)."""
-    if kind in ("weights", "bool"):
-        return 0.0, 1.0
-    if images.size == 0:
-        return (0.0, 1.0) if kind in ("count", "index") else (-1.0, 1.0)
-    if kind in ("count", "index"):
-        return 0.0, float(max(float(images.max()), 1.0))
-    a = images if masked is None else np.where(masked[None], np.float32(0), images)
-    m = float(max(a.max(), -a.min()))
-    if not math.isfinite(m):  # infinities outside the mask: scale by the finite values
-        m = float(np.max(np.abs(a), where=np.isfinite(a), initial=0.0))
-    if not m > 0:
-        m = 1.0
-    m = nice_ceiling(m)
-    return -m, m
+    return color_scale.scale_for(kind, images, masked)
 
 
-NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+def levels(kind: str, images: np.ndarray, masked: Optional[np.ndarray] = None) -> tuple[float, float]:
+    """The levels of `scale`."""
+    return scale(kind, images, masked).levels
 
 
-def nice_ceiling(x: float) -> float:
-    """The smallest 'round' number >= x (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of 10).
-
-    The colour scale then stays put while a class edits one number (colours of untouched cells
-    do not drift, the colour bar does not redraw) and its ends read as round numbers."""
-    mag = 10.0 ** math.floor(math.log10(x))
-    for step in NICE_STEPS:
-        if step * mag >= x * (1 - 1e-12):
-            return float(f"{step * mag:.12g}")
-    return 10.0 * mag
+nice_ceiling = color_scale.nice_ceiling
 
 
 def image_stack(block: np.ndarray, kind: str) -> tuple[np.ndarray, Optional[np.ndarray]]:

@@ -25,6 +25,7 @@ from pyqtgraph import functions_qimage
 from PySide6.QtGui import QImage
 
 from app.panes import colormaps
+from app.viewmodel import color_scale
 from app.viewmodel.pane_data import PaneData, pane_data, same_numbers, tokens_of, veiled
 from attention.trace import Trace
 
@@ -53,6 +54,13 @@ class PanePicture:
     nan: Optional[np.ndarray]  # (n, rows, cols) bool where the value is NaN, or None
     levels: tuple[float, float]
     qimages: Optional[tuple]  # one QImage per matrix (big panes), else None: the ImageItem maps
+    cmap: str = ""  # the palette (app.viewmodel.color_scale.MAPS); "" for the kind's own
+    locked: bool = False  # drawn on a scale the person locked (see `locked_picture`)
+    outside: tuple[int, int] = (0, 0)  # numbers below / above a locked scale's levels, drawn at its ends
+
+    @property
+    def palette_name(self) -> str:
+        return self.cmap or self.data.layout.kind
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,14 +124,30 @@ def prepare_pane(trace: Trace, step_id: str, batch: int, frame: tuple, mask: Opt
     data = pane_data(trace, step_id, batch, frame[1], frame[2])
     kind = data.layout.kind
     images, nan = colormaps.image_stack(data.block, kind)
-    lv = colormaps.levels(kind, images, data.masked if data.mask_style == "veil" else None)
+    sc = colormaps.scale(kind, images, _fills(data))
+    lv = sc.levels
     mapped = None
     if qimages and images.size > BIG_PANE:
-        lut = colormaps.palette(kind).lut
+        lut = colormaps.palette(sc.cmap).lut
         made = tuple(fast_format(functions_qimage.try_make_qimage(images[m], levels=lv, lut=lut))
                      for m in range(len(images)))
         mapped = made if all(q is not None for q in made) else None
-    return PanePicture(key, raw, step_mask, data, images, nan, lv, mapped)
+    return PanePicture(key, raw, step_mask, data, images, nan, lv, mapped, sc.cmap)
+
+
+def _fills(data: PaneData) -> Optional[np.ndarray]:
+    """Cells whose value is a fill, not data (they set no scale)."""
+    return data.masked if data.mask_style == "veil" else None
+
+
+def locked_picture(picture: PanePicture, scale: color_scale.ColourScale) -> PanePicture:
+    """`picture` drawn on a locked scale: the same numbers, the locked map and levels, and how
+    many numbers fall outside them (drawn at the ends)."""
+    images = picture.images
+    out = color_scale.outside(scale, np.where(picture.nan, np.float32(np.nan), images) if picture.nan is not None
+                              else images, _fills(picture.data))
+    return PanePicture(picture.key, picture.raw, picture.mask, picture.data, images, picture.nan, scale.levels,
+                       None, scale.cmap, True, out)
 
 
 def prepare_trace(trace: Trace, scenario, batch: int, previous: Optional[Mapping[str, PanePicture]] = None,
@@ -139,9 +163,10 @@ def picture_of(data: PaneData, levels: Optional[tuple[float, float]] = None, key
     several panes), else at the kind's own levels."""
     kind = data.layout.kind
     images, nan = colormaps.image_stack(data.block, kind)
-    lv = (levels if levels is not None
-          else colormaps.levels(kind, images, data.masked if data.mask_style == "veil" else None))
-    return PanePicture(key, data.block, data.masked, data, images, nan, lv, None)
+    if levels is not None:  # a shared scale (compare's differences): the kind's own map
+        return PanePicture(key, data.block, data.masked, data, images, nan, tuple(levels), None, kind)
+    sc = colormaps.scale(kind, images, _fills(data))
+    return PanePicture(key, data.block, data.masked, data, images, nan, sc.levels, None, sc.cmap)
 
 
 # ---- worker -> view hand-over ---------------------------------------------------------------------

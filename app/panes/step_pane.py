@@ -25,11 +25,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QSizePolicy, QVBoxLayout, QWidget
 
 from app.panes import colormaps
 from app.panes.cell_overlay import NO_RUNS, LazyRuns, TextFit, prints_numbers
 from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, AxisLabels, Heatmap, styled_axis, wrapped_name
+from app.panes.scale_lock import ScaleLockControls, clipped_ticks
 from app.viewmodel import cell_format, pane_text
 from app.viewmodel.nowrap import keep_together
 from app.viewmodel.pane_data import PaneData, same_numbers
@@ -161,6 +162,7 @@ class StepPane(QFrame):
     wrap_slack = WRAP_SLACK  # how much narrower cells may be before heads wrap
     head_gap = 8  # pixels beside each head's matrix (grid spacing)
     focusRequested = Signal(int)  # a head title was clicked: that head, or -1 to show all again
+    lockRequested = Signal(bool)  # the person locked / unlocked the colour scale (button or right-click menu)
     cellClicked = Signal(int, int, int, bool)  # (matrix, row, col, double click) of a clicked cell
 
     def __init__(self, step_id: str, parent: Optional[QWidget] = None) -> None:
@@ -185,13 +187,21 @@ class StepPane(QFrame):
         self._levels = (0.0, 1.0)
         self._natural_width = MIN_PANE_WIDTH
         self._masked_runs = NO_RUNS  # kept while the mask stays the same
-        self._bar_key = None  # (kind, levels) the colour bar shows
+        self._bar_key = None  # (map, levels, clipped ends) the colour bar shows
+        self._cmap = ""  # the palette drawn (app.viewmodel.color_scale.MAPS)
+        self._locked = False
+        self._outside = (0, 0)  # numbers below / above a locked scale
         self._fit: Optional[TextFit] = None
         self.redraw_count = 0  # how many times new numbers were drawn (tests, benchmarks)
 
         self.title = _WrapLabel()
         self.title.setTextFormat(Qt.TextFormat.RichText)  # its own markup; the words escaped in _apply_title
         self.title.setStyleSheet(TITLE_CSS)
+        self.scale_lock = ScaleLockControls(self)
+        self.scale_lock.toggled.connect(self.lockRequested.emit)
+        # a right click anywhere on the pane (the canvas passes it on) lists the pane's actions
+        self.addAction(self.scale_lock.action)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.formula = _WrapLabel()
         self.formula.setTextFormat(Qt.TextFormat.PlainText)  # "s > l" as written, never read as markup
         self.formula.setStyleSheet(FORMULA_CSS)
@@ -224,7 +234,11 @@ class StepPane(QFrame):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(10, 6, 10, 6)
         lay.setSpacing(2)
-        lay.addWidget(self.title)
+        header = QHBoxLayout()
+        header.setContentsMargins(0, 0, 0, 0)
+        header.addWidget(self.title, 1)
+        header.addWidget(self.scale_lock.button, 0, Qt.AlignmentFlag.AlignTop)
+        lay.addLayout(header)
         lay.addWidget(self.formula)
         lay.addLayout(row)
         lay.addWidget(self.notice)
@@ -265,16 +279,17 @@ class StepPane(QFrame):
         lay = data.layout
         self._ensure_heatmaps(lay.n_matrices)
         kind = lay.kind
-        pal = colormaps.palette(kind)
         # whole-pane arrays at once (a handful of numpy calls per pane, not per head); what
         # only the painting needs (text colours, runs of marked cells) waits for a paint
         if picture is not None:
             images, nan, lv, qimages = picture.images, picture.nan, picture.levels, picture.qimages
+            cmap, self._locked, self._outside = picture.palette_name, picture.locked, picture.outside
         else:
             images, nan = colormaps.image_stack(data.block, kind)
-            lv = colormaps.levels(kind, images, data.masked if data.mask_style == "veil" else None)
-            qimages = None
-        self._levels = lv
+            sc = colormaps.scale(kind, images, data.masked if data.mask_style == "veil" else None)
+            lv, cmap, qimages, self._locked, self._outside = sc.levels, sc.cmap, None, False, (0, 0)
+        pal = colormaps.palette(cmap)
+        self._levels, self._cmap = lv, cmap
         text_fns = [self._text_fn(data, m) for m in range(lay.n_matrices)]
         dark = _LazyDark(data, images, nan, lv, pal) if text_fns[0] is not None else None
         if not same_numbers(data.masked, self._masked_runs.mask):
@@ -289,12 +304,15 @@ class StepPane(QFrame):
                 text_fns[m], None if dark is None else functools.partial(dark.get, m),
                 LazyRuns(nan[m]) if nan is not None and nan[m].any() else NO_RUNS,
                 self._masked_runs, veil, lay.cols.group)
-        if self._bar_key != (kind, lv):
+        clipped = (self._outside[0] > 0, self._outside[1] > 0)
+        if self._bar_key != (cmap, lv, clipped):
             if self.bar.colorMap() is not pal.cmap:
                 self.bar.setColorMap(pal.cmap)
             self.bar.setLevels(lv)
-            self.bar.axis.setTicks(bar_ticks(kind, lv))
-            self._bar_key = (kind, lv)
+            self.bar.axis.setTicks(clipped_ticks(lv, *clipped) if any(clipped) and kind != "bool"
+                                   else bar_ticks(kind, lv))
+            self._bar_key = (cmap, lv, clipped)
+        self._show_lock()
         if old is None or old.layout != lay:
             self._apply_texts()
         elif old.batch != data.batch or type(old) is not type(data):  # a lens's title (compare)
@@ -309,6 +327,7 @@ class StepPane(QFrame):
     def set_language(self, lang: str) -> None:
         if lang != self._lang:
             self._lang = lang
+            self._show_lock()
             if self._data is not None:
                 self._apply_texts()
                 self._arrange()
@@ -353,6 +372,28 @@ class StepPane(QFrame):
 
     def levels(self) -> tuple[float, float]:
         return self._levels
+
+    def colour_map(self) -> str:
+        """The palette drawn: "signed" (diverging), "positive", "negative", "weights", ... (color_scale.MAPS)."""
+        return self._cmap
+
+    def scale_locked(self) -> bool:
+        return self._locked
+
+    def scale_outside(self) -> tuple[int, int]:
+        """How many numbers lie below / above the locked scale (drawn in its ends' colours)."""
+        return self._outside
+
+    def context_menu(self) -> QMenu:
+        """What a right click on the pane shows: its actions (Lock colour scale / Unlock colour
+        scale first, then any a feature added, e.g. the weights pane's "Show as lines")."""
+        menu = QMenu(self)
+        menu.addActions(self.actions())
+        return menu
+
+    def _show_lock(self) -> None:
+        self.scale_lock.show_state(self._locked, sum(self._outside), self._levels, self._lang)
+        self.scale_lock.button.setVisible(self._data is not None and not getattr(self._data, "hides_values", False))
 
     def hover_text(self, m: int, r: int, c: int) -> str:
         """What hovering cell (r, c) of matrix m shows (index, labels, exact value)."""

@@ -1,4 +1,4 @@
-"""The "Steps" region: every step of a Trace as a pane, top to bottom, in a scrollable list.
+"""The "Steps" region: every step of a Trace as a pane, in pipeline order, in a scrollable list.
 
 Panes are built once per step id and kept (also while a step is absent, e.g. the mask when
 causal is switched off), so an edit only feeds new numbers to existing images, and only to the
@@ -10,6 +10,11 @@ Lenses (`add_lens`) change what panes show without touching the trace: a quiz hi
 numbers, compare shows the difference to a pinned trace.  A lens gets every pane's picture and
 gives back pictures (the same objects where nothing changed, so nothing is redrawn) and, where
 a pane cannot be drawn, a notice in words ({"en", "zh"}).
+
+Colour scales may be locked (`lock_scale`, `set_lock_all`): a locked pane keeps the map and
+levels it had when locked, whatever the numbers become, until it is unlocked; numbers beyond
+them are drawn at its ends and the pane says how many.  Locks are view state, not edits: no
+undo step, and they outlast recomputes, a new scenario and a language switch.
 """
 from __future__ import annotations
 
@@ -34,7 +39,8 @@ import attention
 from app.panes import prepared
 from app.panes.flow_layout import FlowLayout
 from app.panes.step_pane import StepPane
-from app.viewmodel import pane_text
+from app.viewmodel import color_scale, pane_text
+from attention import step_registry
 
 #: what a lens gives back per step id: (picture to draw, notice {"en", "zh"} or None)
 Shown = tuple[prepared.PanePicture, Optional[dict]]
@@ -62,6 +68,7 @@ class StepsView(QWidget):
     """Scrollable list of StepPanes plus a head selector and a stale banner."""
 
     focusHeadChanged = Signal(int)  # -1 = all heads side by side
+    locksChanged = Signal()  # a colour scale was locked or unlocked
     cellClicked = Signal(str, int, int, int, bool)  # step id, matrix, row, col, double click
     traceShown = Signal()  # a new trace, batch item or lens view is on screen (after the lenses)
     caughtUp = Signal()  # the panes that waited out of sight show the last trace too now
@@ -74,13 +81,17 @@ class StepsView(QWidget):
         self._stale = False
         self._stale_reason = ""
         self._panes: dict[str, StepPane] = {}  # every pane ever built, by step id
-        self._order: list[str] = []  # the ones shown, in trace order
+        self._order: list[str] = []  # the ones shown, in pipeline order (step_registry.ORDER)
         self._drawn: dict[str, prepared.PanePicture] = {}  # step id -> the picture on screen
         self._paint_held = False  # the list's updates are held until the next pass (_painted_once)
         self._lenses: list[Lens] = []
         self._last: Optional[tuple[attention.Trace, int, prepared.PreparedTrace | prepared.LazyPreparedTrace]] = None
         self._shown: dict[str, prepared.PanePicture] = {}  # step id -> the picture the pane got
         self._notices: dict[str, Optional[dict]] = {}
+        self._locks: dict[str, color_scale.ColourScale] = {}  # step id -> its locked colour scale
+        self._lock_all = False  # every pane's scale is locked as it is first drawn
+        self._free: set[str] = set()  # panes unlocked one by one while "lock all" is on
+        self._locked_pics: dict[str, tuple] = {}  # step id -> (own picture, scale, locked picture)
         # panes out of sight that still show an older trace: drawn in the next idle passes
         # (`_catch_up`), or at once when they scroll or move into sight or are asked for (`pane`)
         self._pending: set[str] = set()
@@ -156,7 +167,7 @@ class StepsView(QWidget):
         ready = prepared.claim(trace, batch)
         if ready is None:  # small traces, another batch item: made here, pane by pane
             ready = prepared.LazyPreparedTrace(trace, scenario, batch, self._drawn)
-        ids = list(trace.ids)
+        ids = step_registry.in_order(trace.ids)  # pipeline order, as the slides (lessons.lesson_ids)
         if ids != self._order:
             self._set_order(ids)
             self._drawn = {sid: pic for sid, pic in self._drawn.items() if sid in ids}
@@ -183,7 +194,7 @@ class StepsView(QWidget):
         at once (compare shares one colour scale across them), so with one active all are drawn."""
         trace, batch, ready = self._last
         if any(getattr(lens, "active", True) for lens in self._lenses):
-            shown: dict[str, Shown] = {sid: (ready.picture(sid), None) for sid in self._order}
+            shown: dict[str, Shown] = {sid: (self._scaled(sid, ready.picture(sid)), None) for sid in self._order}
             for lens in self._lenses:
                 shown = lens.apply(trace, batch, shown)
             self._pending.clear()
@@ -196,7 +207,7 @@ class StepsView(QWidget):
             if sight is None or sid in sight:
                 self._pending.discard(sid)
                 pic = ready.picture(sid)
-                if self._show(sid, pic, None, pic) and sight is not None:
+                if self._show(sid, self._scaled(sid, pic), None, pic) and sight is not None:
                     self._awaiting_paint.add(self._panes[sid].canvas.viewport())
             else:
                 self._pending.add(sid)
@@ -230,7 +241,7 @@ class StepsView(QWidget):
             if sid in self._pending:
                 self._pending.discard(sid)
                 pic = ready.picture(sid)
-                self._show(sid, pic, None, pic)
+                self._show(sid, self._scaled(sid, pic), None, pic)
 
     def _catch_up(self) -> None:
         """Draw panes out of sight for up to CATCH_UP_BUDGET_S, then yield to the event loop."""
@@ -272,6 +283,63 @@ class StepsView(QWidget):
     def is_current(self, step_id: str) -> bool:
         """Whether pane `step_id` already shows the last trace (False while it waits out of sight)."""
         return step_id not in self._pending
+
+    # ---- colour scale locks ------------------------------------------------------------------
+    def _scaled(self, sid: str, pic: prepared.PanePicture) -> prepared.PanePicture:
+        """`pic` on the pane's locked colour scale, if it has one (the same object while neither
+        the picture nor the lock changed: nothing is redrawn)."""
+        lock = self._locks.get(sid)
+        if lock is None and self._lock_all and sid not in self._free:
+            lock = self._locks[sid] = color_scale.ColourScale(pic.palette_name, pic.levels)
+        if lock is None:
+            return pic
+        cached = self._locked_pics.get(sid)
+        if cached is not None and cached[0] is pic and cached[1] == lock:
+            return cached[2]
+        out = prepared.locked_picture(pic, lock)
+        self._locked_pics[sid] = (pic, lock, out)
+        return out
+
+    def lock_scale(self, step_id: str, locked: bool = True) -> None:
+        """Lock pane `step_id`'s colour scale at the map and levels it shows now (the trace's
+        own, not a lens's), or unlock it (it fits its numbers again)."""
+        if locked and step_id not in self._locks and step_id in self._drawn:
+            pic = self._drawn[step_id]
+            self._locks[step_id] = color_scale.ColourScale(pic.palette_name, pic.levels)
+            self._free.discard(step_id)
+        elif not locked and step_id in self._locks:
+            del self._locks[step_id]
+            self._locked_pics.pop(step_id, None)
+            if self._lock_all:
+                self._free.add(step_id)
+        else:
+            return
+        self.refresh_lenses()
+        self.locksChanged.emit()
+
+    def locked_scale(self, step_id: str) -> Optional[color_scale.ColourScale]:
+        """The locked scale of pane `step_id`, or None when it fits its numbers."""
+        return self._locks.get(step_id)
+
+    def set_lock_all(self, on: bool) -> None:
+        """Lock every pane's colour scale as it is now (and each new pane's as it is first
+        drawn) for a lesson; off unlocks them all."""
+        on = bool(on)
+        if on == self._lock_all and (not on or all(s in self._locks for s in self._drawn)):
+            return
+        self._lock_all = on
+        self._free.clear()
+        if on:
+            for sid, pic in self._drawn.items():
+                self._locks.setdefault(sid, color_scale.ColourScale(pic.palette_name, pic.levels))
+        else:
+            self._locks.clear()
+            self._locked_pics.clear()
+        self.refresh_lenses()
+        self.locksChanged.emit()
+
+    def lock_all(self) -> bool:
+        return self._lock_all
 
     # ---- lenses ------------------------------------------------------------------------------
     def add_lens(self, lens: Lens) -> None:
@@ -369,6 +437,22 @@ class StepsView(QWidget):
     def focus_head(self) -> int:
         return self._focus
 
+    def show_instead(self, widget: Optional[QWidget]) -> None:
+        """Show `widget` where the list of panes is, or the panes again (None).  The stale banner
+        stays; the head selector and hint, which are about the panes, go with them.  (The by-hand
+        layout, app/teaching/by_hand.py, is shown this way.)"""
+        lay = self.layout()
+        if widget is not None and lay.indexOf(widget) < 0:
+            lay.addWidget(widget, 1)
+        for i in range(2, lay.count()):  # the bar, the list, then the widgets shown instead
+            other = lay.itemAt(i).widget()
+            if other is not None and other is not widget:
+                other.hide()
+        for w in (self.scroll, self.heads_label, self.head_box, self.hint):
+            w.setVisible(widget is None)
+        if widget is not None:
+            widget.show()
+
     def pane_ids(self) -> list[str]:
         return list(self._order)
 
@@ -405,6 +489,7 @@ class StepsView(QWidget):
                 pane.installEventFilter(self._sight_watch)  # moved or resized by the list's layout
                 pane.canvas.viewport().installEventFilter(self._paint_watch)
                 pane.focusRequested.connect(self._on_focus_requested)
+                pane.lockRequested.connect(lambda on, s=sid: self.lock_scale(s, on))
                 pane.cellClicked.connect(lambda m, r, c, dbl, s=sid: self.cellClicked.emit(s, m, r, c, dbl))
                 pane.set_stale(self._stale)
                 self._panes[sid] = pane
@@ -450,8 +535,9 @@ class StepsView(QWidget):
             self.hint.show()
             return
         reason = self._stale_reason.strip()
-        text = (pane_text.ui("stale", self._lang, reason=reason) if reason
-                else pane_text.ui("stale_noreason", self._lang))
+        key = "stale" if self._last is not None else "no_result"  # no "last good result" before the first
+        text = (pane_text.ui(key, self._lang, reason=reason) if reason
+                else pane_text.ui(f"{key}_noreason", self._lang))
         self.banner.setText(text)
         self.banner.setToolTip(text)
         self.hint.hide()

@@ -141,6 +141,19 @@ class Document(QObject):
             return
         self._push(undo.SetOption(self, field, old, value, text))
 
+    def drag_cell(self, session: object, ref: MatrixRef, row: int, col: int, value: float, text: str) -> None:
+        """One frame of a slider drag on a cell: the frames of one `session` make one undo step."""
+        if float(ref.view(self._scenario)[row, col]) == float(value):
+            return
+        self._push(undo.DragCells(self, ref, row, col, value, session, text))
+
+    def drag_option(self, session: object, field: str, value: Any, text: str) -> None:
+        """One frame of a slider drag on an option (the scale); one undo step per `session`."""
+        old = getattr(self._scenario, field)
+        if _equal(old, value):
+            return
+        self._push(undo.DragOption(self, field, old, value, text, session))
+
     def replace(self, new: Scenario, text: str, merge_key: Optional[str] = None,
                 companion: Optional[tuple[Callable[[Any], None], Any, Any]] = None, companion_bytes: int = 0) -> None:
         """A change that may resize arrays (L, S, H, widths, switches): old and new scenarios.

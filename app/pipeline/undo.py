@@ -7,7 +7,8 @@
 
 Consecutive typing into the SAME cell merges into one step (and disappears when it returns to
 the original value); edits of different cells, pastes and fills never merge.  Repeated changes
-of the same parameter (spin box arrows) merge the same way.
+of the same parameter (spin box arrows) merge the same way.  Every frame of one drag of a what-if
+slider (app.editing.what_if) merges into one step (DragCells, DragOption: same `session` only).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
 from app.viewmodel.matrix_ref import MatrixRef
+from attention import numbers
 from attention.scenario import same
 
 if TYPE_CHECKING:
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 CELL_ID = 1001
 OPTION_ID = 1002
 REPLACE_ID = 1003
+DRAG_ID = 1004
 
 
 def scenario_arrays(sc) -> list[np.ndarray]:
@@ -53,7 +56,8 @@ class SetCells(QUndoCommand):
         self.old = np.array(view[row:row + h, col:col + w], dtype=np.float64, copy=True)
         self.new = np.array(block, dtype=np.float64, copy=True)
         self.mergeable = merge and block.shape == (1, 1)
-        self.setText(text or QCoreApplication.translate("undo", "Edit cell ({0}, {1})").format(row, col))
+        self.setText(text or QCoreApplication.translate("undo", "Edit cell ({0}, {1})").format(
+            numbers.position(row), numbers.position(col)))  # rows and columns count from 1, as the editor's
 
     def nbytes(self) -> int:
         return int(self.old.nbytes + self.new.nbytes)
@@ -165,3 +169,44 @@ class ReplaceScenario(QUndoCommand):
             if self.companion is not None:
                 self.companion[0](self.companion[1])
             self.doc.apply(self.old)
+
+
+class DragCells(SetCells):
+    """One cell set by every frame of one slider drag: the frames of the same `session` (one
+    press-to-release) merge, so undo takes the whole drag back to its start value at once."""
+
+    def __init__(self, doc: "Document", ref: MatrixRef, row: int, col: int, value: float, session: object,
+                 text: str):
+        super().__init__(doc, ref, row, col, np.array([[float(value)]]), text=text)
+        self.session = session
+
+    def id(self) -> int:
+        return DRAG_ID
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not (isinstance(other, DragCells) and other.session is self.session and other.ref == self.ref
+                and (other.row, other.col) == (self.row, self.col)):
+            return False
+        self.new = other.new
+        if np.array_equal(self.new, self.old):
+            self.setObsolete(True)
+        return True
+
+
+class DragOption(SetOption):
+    """One option (the scale) set by every frame of one slider drag; see DragCells."""
+
+    def __init__(self, doc: "Document", field: str, old: Any, new: Any, text: str, session: object):
+        super().__init__(doc, field, old, new, text)
+        self.session = session
+
+    def id(self) -> int:
+        return DRAG_ID
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not (isinstance(other, DragOption) and other.session is self.session and other.field == self.field):
+            return False
+        self.new = other.new
+        if self.new == self.old and type(self.new) is type(self.old):
+            self.setObsolete(True)
+        return True

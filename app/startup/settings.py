@@ -92,5 +92,13 @@ class Settings:
     def set_quiz_tolerance(self, value: float) -> None:
         self.q.setValue("quiz/tolerance", float(value))
 
+    def lock_all_scales(self) -> bool:
+        """Whether View ▸ Lock all colour scales was on when the window last closed."""
+        value = self.q.value("view/lock_all_scales", False)
+        return value is True or str(value).lower() in ("true", "1")
+
+    def set_lock_all_scales(self, on: bool) -> None:
+        self.q.setValue("view/lock_all_scales", bool(on))
+
     def sync(self) -> None:
         self.q.sync()

@@ -24,6 +24,7 @@ class CellTools(QObject):
         view = host.view
         self.compare = Compare(view, self)
         self.quiz = Quiz(view, host.settings, self)
+        host.quiz = self.quiz  # the slides and the exports hide what the quiz hides
         self.panel = ExplainPanel(view, self.quiz, host.window, inputs=host.inputs)
         host.add_dock(self.panel)
         self.panel.setVisible(host.settings.explain_visible())

@@ -37,6 +37,8 @@ CELL_COLOUR = QColor(20, 90, 200)  # the cell explained
 SOURCE_COLOUR = QColor(200, 30, 130)  # the cells it came from
 CELL_LAYER, SOURCE_LAYER = "explain_cell", "explain_source"
 TEXT_CSS = "font-size: 14px; font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace;"
+PREFERRED_WIDTH, MIN_WIDTH = 440, 250  # px; a narrow panel wraps its term lines
+WINDOW_SHARE = 0.22  # the most of the window's width the panel asks for when it opens
 VERDICT_CSS = {True: "color: #1b5e20; font-weight: 600;", False: "color: #b71c1c; font-weight: 600;",
                None: "color: #8a5a00;"}
 
@@ -110,7 +112,7 @@ class ExplainPanel(QDockWidget):
         lay.addWidget(self.text, 1)
         lay.addWidget(self.sources)
         self.setWidget(body)
-        self.setMinimumWidth(340)
+        self.setMinimumWidth(MIN_WIDTH)
 
         for owner in (view, self):
             esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), owner, self.clear)
@@ -124,8 +126,11 @@ class ExplainPanel(QDockWidget):
 
     # ---- public ------------------------------------------------------------------------------
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        """Wide enough that a term line ("q[0]·k[0] = 1.0000 × 1.0000 = 1.0000") does not wrap."""
-        return QSize(max(440, self.minimumWidth()), super().sizeHint().height())
+        """Wide enough that a term line ("q[0]·k[0] = 1.0000 × 1.0000 = 1.0000") does not wrap, but
+        at most a share of the window: on a 1366 px laptop a 440 px panel left the Steps ~210 px."""
+        window = self.parentWidget()
+        share = int(window.width() * WINDOW_SHARE) if isinstance(window, QMainWindow) else PREFERRED_WIDTH
+        return QSize(max(min(PREFERRED_WIDTH, share), self.minimumWidth()), super().sizeHint().height())
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
         """The first time it opens, at its preferred width (a dock shown after the window keeps
@@ -215,9 +220,9 @@ class ExplainPanel(QDockWidget):
         hidden = self.quiz is not None and self.quiz.is_hidden(sid, index)
         in_quiz = self.quiz is not None and sid == self.quiz.step_id
         self.quiz_box.setVisible(in_quiz)
-        self.answer_edit.setEnabled(hidden)
-        self.check_button.setEnabled(hidden)
-        self.show_button.setEnabled(hidden)
+        self.answer_edit.setEnabled(hidden and in_quiz)
+        self.check_button.setEnabled(hidden and in_quiz)
+        self.show_button.setEnabled(hidden and in_quiz)
         expl, error = self._explain(trace, sid, index)
         sources = expl.sources if expl is not None else ()
         self._highlight(trace, (sid, index), sources)
@@ -226,10 +231,11 @@ class ExplainPanel(QDockWidget):
             self.sources.clear()
             return
         self.explanation = expl
-        quiz_step = self.quiz.step_id if self.quiz is not None else None
-        if hidden or (quiz_step is not None and any(s.ref == quiz_step for s in sources)):
+        if hidden or (self.quiz is not None and any(self.quiz.hides_step(s.ref) for s in sources)):
             # the terms would print the hidden numbers: the formula only
-            note = (self.tr("The quiz hides this cell: work it out and type your answer, or ask to be shown how.")
+            covered = self.quiz.current_plan().covered_note(trace, sid, lang) if hidden and not in_quiz else ""
+            note = (covered if covered
+                    else self.tr("The quiz hides this cell: work it out and type your answer, or ask to be shown how.")
                     if hidden
                     else self.tr("The terms are hidden while the quiz hides one of the steps they come from."))
             self.text.setPlainText(f"{expl.formula[lang]}\n\n{note}")

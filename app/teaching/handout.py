@@ -7,6 +7,10 @@ the picture (embedded as a base64 data URI, so the one file can be mailed or pri
 formula, the shape and the step's explanation from app.viewmodel.lessons; the scenario's title and notes
 come first.  Nothing here computes attention: every number is the engine's trace.
 
+A quiz's hidden steps stay hidden here (`hide`: their pictures show "?", and so do the steps that
+repeat their numbers, app.viewmodel.quiz_data.plan).  A worksheet (app.teaching.worksheet) is this
+page with chosen steps as empty grids, and its answer key the same grids filled in.
+
 Used by `python main.py render` (app.startup.render_cli) and by the window's File menu (`install`).
 """
 from __future__ import annotations
@@ -16,7 +20,7 @@ import contextlib
 import html
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
@@ -43,14 +47,16 @@ HEADS_PER_ROW = 4
 
 @dataclass(frozen=True)
 class HandoutStep:
-    """What the page says about one step."""
+    """What the page says about one step (`png` None: the page shows `grid` instead, HTML)."""
 
     id: str
     title: str
     formula: str
     shape: str
     explanation: str
-    png: Path
+    png: Optional[Path]
+    note: str = ""  # a line above the picture (what the quiz hides, and why)
+    grid: str = ""  # HTML in place of the picture (a worksheet's empty grid or its answers)
 
 
 def image_name(index: int, step_id: str) -> str:
@@ -81,32 +87,60 @@ def _settle() -> None:
         app.processEvents()
 
 
-def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str, batch: int = 0) -> list[HandoutStep]:
+def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str, batch: int = 0,
+                 hide: Sequence[str] = (), skip: Sequence[str] = ()) -> list[HandoutStep]:
     """Write one PNG per step of `trace` (batch item `batch`) into `out_dir`; return what the
-    page says about each.  Raises OSError when a file cannot be written."""
+    page says about each.  Steps in `hide` (a quiz's) are drawn with their numbers hidden, as are
+    the steps that repeat them; steps in `skip` get no picture at all (a worksheet's grids).
+    Raises OSError when a file cannot be written."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise OSError(f"{out_dir}: cannot create the folder ({e.strerror or e})") from e
     steps: list[HandoutStep] = []
     with _hidden_view(lang) as view:
+        lens = _quiz_lens(view, hide)
         view.show_trace(trace, scenario, batch=batch)
         _settle()
+        hidden = lens.plan(trace) if lens is not None else None
         ids = view.pane_ids()
         for i, sid in enumerate(ids):
-            path = out_dir / image_name(i, sid)
-            with view.pane(sid).heads_in_one_row():  # the strip that _wrap_heads cuts into rows of four
-                grid = _head_grid(view.pane(sid))
-                export_pane_image(view, sid, str(path))
-            if grid is not None:
-                _wrap_heads(grid, path)
+            path: Optional[Path] = out_dir / image_name(i, sid)
+            stale = path
+            if sid in skip:
+                path = None
+            else:
+                with view.pane(sid).heads_in_one_row():  # the strip that _wrap_heads cuts into rows of four
+                    grid = _head_grid(view.pane(sid))
+                    export_pane_image(view, sid, str(path))
+                if grid is not None:
+                    _wrap_heads(grid, path)
+            if path is None and stale.exists():  # an earlier handout's picture of a step now left blank
+                stale.unlink()
             step = trace[sid]
             pane = view.pane(sid)
+            note = ""
+            if hidden is not None and sid in hidden.chosen:
+                note = hidden.note(trace, lang, instruction=False).split("\n")[0]
+            elif hidden is not None:
+                note = hidden.covered_note(trace, sid, lang)
             steps.append(HandoutStep(
                 id=sid, title=step.title[lang], formula=step.formula[lang],
                 shape=pane.data.shape_text(lang) if pane.data is not None else "",
-                explanation=lessons.explanation(sid, trace.options, lang), png=path))
+                explanation=lessons.explanation(sid, trace.options, lang), png=path, note=note))
     return steps
+
+
+def _quiz_lens(view: StepsView, hide: Sequence[str]):
+    """The quiz's lens on the handout's own view, hiding the first step of `hide` (None: none)."""
+    if not hide:
+        return None
+    from app.teaching.quiz import QuizLens
+
+    lens = QuizLens()
+    lens.step_id = hide[0]
+    view.add_lens(lens)
+    return lens
 
 
 def _head_grid(pane) -> Optional[dict]:
@@ -221,6 +255,13 @@ h2 .num { color: #666; font-weight: normal; }
 .shape { color: #555; font-size: 13px; margin: 4px 0; }
 .step img { max-width: 100%; height: auto; display: block; margin: 6px 0; }
 .explanation { font-size: 15px; }
+.quiz { background: #eef3ff; border: 1px solid #b8c8e8; padding: 4px 10px; font-size: 15px; }
+.sheet { font-size: 16px; margin: 6px 0 0; }
+.grid-head { font-size: 15px; font-weight: 600; margin: 8px 0 2px; }
+table.grid { border-collapse: collapse; margin: 2px 0 10px; }
+table.grid th { font-weight: normal; color: #444; font-size: 13px; padding: 2px 6px; }
+table.grid td { border: 1px solid #333; min-width: 64px; height: 34px; text-align: center;
+                font-family: 'DejaVu Sans Mono', monospace; font-size: 15px; }
 footer { color: #777; font-size: 12px; margin-top: 28px; border-top: 1px solid #ccc; padding-top: 6px; }
 @media print { body { margin: 0; max-width: none; } }
 """)
@@ -234,9 +275,13 @@ def _display_size(png: bytes) -> str:
     return f'width="{w}" height="{h}"'
 
 
-def handout_html(scenario: "Scenario", trace: "Trace", steps: list[HandoutStep], lang: str, batch: int = 0) -> str:
-    """The page: scenario title, setup and notes, then one section per step."""
+def handout_html(scenario: "Scenario", trace: "Trace", steps: list[HandoutStep], lang: str, batch: int = 0,
+                 heading: str = "", intro: str = "") -> str:
+    """The page: scenario title, setup and notes, then one section per step.  `heading` goes
+    before the title ("Worksheet"), `intro` (HTML) after the notes."""
     title = _title_of(scenario, lang)
+    if heading:
+        title = f"{heading}: {title}"
     notes = scenario.notes.get(lang) or ""
     out = [
         "<!DOCTYPE html>",
@@ -249,27 +294,33 @@ def handout_html(scenario: "Scenario", trace: "Trace", steps: list[HandoutStep],
     ]
     if notes.strip():
         out.append(f'<div class="notes">{_paragraphs(notes)}</div>')
+    if intro:
+        out.append(intro)
     for i, s in enumerate(steps):
-        raw = s.png.read_bytes()
-        data = base64.b64encode(raw).decode("ascii")
         num = html.escape(QCoreApplication.translate("Handout", "Step {0} of {1}").format(i + 1, len(steps)))
         out += [
             f'<section class="step" id="{html.escape(s.id)}">',
             f'<h2><span class="num">{num} ·</span> {html.escape(s.title)}</h2>',
             f'<div class="formula">{html.escape(s.formula)}</div>',
             f'<p class="shape">{html.escape(s.shape)}</p>',
-            f'<img src="data:image/png;base64,{data}" {_display_size(raw)} alt="{html.escape(s.title)}">',
-            f'<div class="explanation">{_paragraphs(s.explanation)}</div>',
-            "</section>",
         ]
+        if s.note:
+            out.append(f'<p class="quiz">{html.escape(s.note)}</p>')
+        if s.png is not None:
+            raw = s.png.read_bytes()
+            data = base64.b64encode(raw).decode("ascii")
+            out.append(f'<img src="data:image/png;base64,{data}" {_display_size(raw)} alt="{html.escape(s.title)}">')
+        out += [s.grid, f'<div class="explanation">{_paragraphs(s.explanation)}</div>', "</section>"]
     footer = QCoreApplication.translate("Handout", "Made with Attention Explorer: every number is the engine's trace.")
     out += [f"<footer>{html.escape(footer)}</footer>",
             "</body>", "</html>", ""]
     return "\n".join(out)
 
 
-def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[str] = None, batch: int = 0) -> Path:
+def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[str] = None, batch: int = 0,
+                  hide: Sequence[str] = ()) -> Path:
     """Write the PNGs and handout.html into `out_dir` (created if missing); return the page's path.
+    `hide`: a quiz's step, whose numbers (and those of the steps repeating them) show as "?".
 
     `lang` None: the language now installed (app.startup.i18n).  Otherwise that language is installed
     for the duration (step explanations and the page's own words are Qt-translated) and the
@@ -284,7 +335,7 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
         raise OSError(f"{out_dir}: expected a folder, found a file")
     i18n.set_language(lang)
     try:
-        steps = render_steps(scenario, trace, out_dir, lang, batch)
+        steps = render_steps(scenario, trace, out_dir, lang, batch, hide=hide)
         page = out_dir / HTML_NAME
         try:
             page.write_text(handout_html(scenario, trace, steps, lang, batch), encoding="utf-8")
@@ -307,9 +358,12 @@ class HandoutActions(QObject):
         self.host = host
         self.handout_action = QAction(host.window)
         self.handout_action.triggered.connect(self.export_handout)
+        self.worksheet_action = QAction(host.window)
+        self.worksheet_action.triggered.connect(self.export_worksheet)
         self.script_action = QAction(host.window)
         self.script_action.triggered.connect(self.export_script)
         host.add_action(self.handout_action, "file", group="export")
+        host.add_action(self.worksheet_action, "file", group="export")
         host.add_action(self.script_action, "file", group="export")
         host.on_language_change(self.retranslate)
         self.retranslate()
@@ -319,6 +373,9 @@ class HandoutActions(QObject):
             (self.handout_action, QCoreApplication.translate("Handout", "Export handout..."),
              QCoreApplication.translate("Handout",
                                         "Write a picture of every step and one HTML page to print or share")),
+            (self.worksheet_action, QCoreApplication.translate("Handout", "Export worksheet..."),
+             QCoreApplication.translate("Handout", "Write a handout with chosen steps left blank for students "
+                                                   "to fill in, and its answer key")),
             (self.script_action, QCoreApplication.translate("Handout", "Export as Python script..."),
              QCoreApplication.translate("Handout", "Write a plain torch script that recomputes every step")),
         ):
@@ -330,6 +387,17 @@ class HandoutActions(QObject):
         path = QFileDialog.getExistingDirectory(
             self.host.window, QCoreApplication.translate("Handout", "Export handout to folder"), self.host.dialog_dir())
         return path or None
+
+    def ask_worksheet_steps(self, trace: "Trace") -> Optional[list[str]]:
+        """The steps to leave blank (a dialog; tests replace this)."""
+        from app.teaching.worksheet import ask_steps
+
+        return ask_steps(self.host, trace)
+
+    def export_worksheet(self) -> bool:
+        from app.teaching import worksheet
+
+        return worksheet.export_worksheet(self)
 
     def export_handout(self) -> bool:
         host = self.host
@@ -344,8 +412,10 @@ class HandoutActions(QObject):
         page: list[Path] = []
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
+            hide = host.quiz.hidden_steps() if getattr(host, "quiz", None) is not None else ()  # a quiz stays a quiz
             ok = host.run_export(
-                lambda: page.append(write_handout(last.scenario, last.trace, folder, batch=last.batch)), folder)
+                lambda: page.append(write_handout(last.scenario, last.trace, folder, batch=last.batch, hide=hide)),
+                folder)
         finally:
             QApplication.restoreOverrideCursor()
         if ok:

@@ -4,7 +4,14 @@ right or wrong (within a tolerance the teacher sets) and reveal a cell's value o
 QuizLens hides the step in its pane (app.viewmodel.quiz_data builds the hidden picture); Quiz owns
 the menu, the tolerance, the answers given (right / wrong outlines) and the revealed cells.
 Answers and reveals are keyed by the full index into the step's tensor and forgotten when the
-hidden step's numbers change (an edit made them stale).
+hidden step's numbers change (an edit made them stale).  A right answer shows its number in the
+cell; a wrong one is outlined red and the number stays hidden.
+
+Steps that repeat the hidden numbers here (V = I makes the weighted sum equal the weights; a head
+split is the projection rearranged) are hidden as well, and inputs that repeat them are named on
+screen: app.viewmodel.quiz_data.plan decides which.  A bar above the panes says how to answer and
+why other steps are hidden.  The slides (`shown_data`), the handout export (`hidden_steps`) and the
+CSV export (`export_refusal`) ask the quiz too, so a hidden number is hidden wherever it is read.
 """
 from __future__ import annotations
 
@@ -13,45 +20,70 @@ from typing import Optional
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QActionGroup, QColor
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QLabel, QMenu
 
 from app.panes import prepared
 from app.panes.steps_view import Shown, StepsView
 from app.startup import i18n
 from app.startup.settings import Settings
-from app.viewmodel.pane_data import cell_position, same_numbers
-from app.viewmodel.quiz_data import DEFAULT_TOLERANCE, Verdict, check_answer, hidden_pane
+from app.viewmodel.pane_data import PaneData, cell_position, same_numbers
+from app.viewmodel.quiz_data import DEFAULT_TOLERANCE, QuizPlan, Verdict, check_answer, hidden_pane, plan
+from app.viewmodel.quiz_data import text as quiz_text
 from attention.trace import Trace
 
 RIGHT_COLOUR = QColor(46, 125, 50)
 WRONG_COLOUR = QColor(198, 40, 40)
 LAYER = "quiz"
+BAR_CSS = "background: #eef3ff; color: #102a5c; border: 1px solid #b8c8e8; padding: 4px 8px; font-size: 14px;"
 
 
 class QuizLens:
-    """Hides the numbers of `step_id` except the revealed cells (full indices)."""
+    """Hides the numbers of `step_id` except the revealed cells (full indices), and every step
+    that repeats them (quiz_data.plan)."""
 
     def __init__(self) -> None:
         self.step_id: Optional[str] = None
         self.revealed: set[tuple[int, ...]] = set()
-        self._cache: Optional[tuple] = None  # (source picture, cells, picture)
+        self._cache: dict[str, tuple] = {}  # step id -> (source picture, cells, picture)
+        self._plan: Optional[tuple] = None  # (trace, step id, QuizPlan)
 
     @property
     def active(self) -> bool:
         return self.step_id is not None
 
+    def plan(self, trace: Optional[Trace]) -> QuizPlan:
+        """What is hidden in `trace` (computed once per trace and hidden step)."""
+        if trace is None or self.step_id is None:
+            return QuizPlan(())
+        if self._plan is None or self._plan[0] is not trace or self._plan[1] != self.step_id:
+            self._plan = (trace, self.step_id, plan(trace, [self.step_id]))
+        return self._plan[2]
+
+    def _cells(self, step, batch: int) -> frozenset:
+        return frozenset(pos[1:] for pos in (cell_position(step, i) for i in self.revealed if len(i) == len(step.dims))
+                         if pos[0] == batch)
+
+    def hide(self, trace: Trace, sid: str, data: PaneData, batch: int) -> Optional[PaneData]:
+        """`data` of step `sid` as the quiz shows it; None when the quiz leaves it as it is."""
+        if not self.plan(trace).hides(sid):
+            return None
+        cells = self._cells(trace[sid], batch) if sid == self.step_id else frozenset()
+        return hidden_pane(data, set(cells))
+
     def apply(self, trace: Trace, batch: int, shown: dict[str, Shown]) -> dict[str, Shown]:
-        sid = self.step_id
-        if sid is None or sid not in shown or shown[sid][1] is not None:
+        if self.step_id is None:
             return shown
-        pic = shown[sid][0]
-        step = trace[sid]
-        cells = frozenset(pos[1:] for pos in (cell_position(step, i) for i in self.revealed if len(i) == len(step.dims))
-                          if pos[0] == batch)
-        if self._cache is None or self._cache[0] is not pic or self._cache[1] != cells:
-            self._cache = (pic, cells, prepared.picture_of(hidden_pane(pic.data, set(cells))))
         out = dict(shown)
-        out[sid] = (self._cache[2], None)
+        for sid in self.plan(trace).chosen + tuple(self.plan(trace).covered):
+            if sid not in shown or shown[sid][1] is not None:
+                continue
+            pic = shown[sid][0]
+            cells = self._cells(trace[sid], batch) if sid == self.step_id else frozenset()
+            cached = self._cache.get(sid)
+            if cached is None or cached[0] is not pic or cached[1] != cells:
+                cached = (pic, cells, prepared.picture_of(hidden_pane(pic.data, set(cells))))
+                self._cache[sid] = cached
+            out[sid] = (cached[2], None)
         return out
 
 
@@ -73,6 +105,12 @@ class Quiz(QObject):
         self.group.addAction(self.off_action)
         self._step_actions: dict[str, QAction] = {}
         self._ids: tuple[str, ...] = ()
+        self.bar = QLabel()  # how to answer, and what else is hidden: above the panes while a quiz runs
+        self.bar.setObjectName("QuizBar")
+        self.bar.setWordWrap(True)
+        self.bar.setStyleSheet(BAR_CSS)
+        self.bar.hide()
+        view.layout().insertWidget(1, self.bar)  # under the heads bar, above the list of panes
         view.traceShown.connect(self._on_trace_shown)
         self.retranslate()
 
@@ -99,10 +137,46 @@ class Quiz(QObject):
         self._check_action()
         self.view.refresh_lenses()
         self._show_marks()
+        self._show_bar()
         self.changed.emit()
 
     def is_hidden(self, step_id: str, index: tuple[int, ...]) -> bool:
-        return step_id == self.lens.step_id and tuple(index) not in self.lens.revealed
+        """True for a cell whose number the quiz hides (the quiz's step, or a step repeating it)."""
+        if step_id == self.lens.step_id:
+            return tuple(index) not in self.lens.revealed
+        return self.hides_step(step_id)
+
+    def hides_step(self, step_id: str) -> bool:
+        """True when the quiz hides (some of) the numbers of `step_id` on screen."""
+        return self.lens.plan(self.view.current_trace()).hides(step_id)
+
+    def current_plan(self) -> QuizPlan:
+        return self.lens.plan(self.view.current_trace())
+
+    def plan_for(self, trace: Optional[Trace]) -> QuizPlan:
+        """What the quiz hides in `trace` (the slides' trace may be a newer one than the window's)."""
+        return self.lens.plan(trace)
+
+    def hidden_steps(self) -> tuple[str, ...]:
+        """The steps a handout made now must hide: the quiz's step (none while the quiz is off)."""
+        return (self.lens.step_id,) if self.lens.step_id is not None else ()
+
+    def shown_data(self, trace: Optional[Trace], step_id: str, data: Optional[PaneData], batch: int):
+        """`data` of step `step_id` as the quiz shows it (the slides draw their panes through this)."""
+        if data is None or trace is None or step_id not in trace:
+            return data
+        hidden = self.lens.hide(trace, step_id, data, batch)
+        return data if hidden is None else hidden
+
+    def note(self, trace: Optional[Trace], lang: str, instruction: bool = True) -> str:
+        return self.lens.plan(trace).note(trace, lang, instruction) if trace is not None else ""
+
+    def export_refusal(self, step_id: str) -> Optional[str]:
+        """Why the numbers of `step_id` may not be exported now (None: they may)."""
+        trace = self.view.current_trace()
+        if trace is None or step_id not in trace or not self.hides_step(step_id):
+            return None
+        return quiz_text("no_export", i18n.current_language(), step=trace[step_id].title[i18n.current_language()])
 
     def answer(self, step_id: str, index: tuple[int, ...], text: str) -> Verdict:
         """Check a typed answer for one cell of the hidden step; mark it right or wrong."""
@@ -112,6 +186,9 @@ class Quiz(QObject):
         verdict = check_answer(text, float(value), self.tolerance(), is_bool=step.numpy().dtype == np.bool_)
         if verdict.right is not None:
             self.answers[tuple(index)] = verdict.right
+            if verdict.right:  # found: the cell shows its number (a wrong answer leaves the "?")
+                self.lens.revealed.add(tuple(index))
+                self.view.refresh_lenses()
             self._show_marks()
             self.changed.emit()
         return verdict
@@ -144,6 +221,12 @@ class Quiz(QObject):
             self._numbers = numbers
             self.changed.emit()
         self._show_marks()
+        self._show_bar()
+
+    def _show_bar(self) -> None:
+        text = self.note(self.view.current_trace(), i18n.current_language())
+        self.bar.setText(text)
+        self.bar.setVisible(bool(text))
 
     def _show_marks(self) -> None:
         trace = self.view.current_trace()
@@ -190,3 +273,4 @@ class Quiz(QObject):
         self.off_action.setText(self.tr("Off (show every number)"))
         if self._ids:
             self._rebuild_menu()
+        self._show_bar()

@@ -77,7 +77,8 @@ def parse_table(text: str, decimal_comma: Optional[bool] = None) -> np.ndarray:
     for r, row in enumerate(rows):
         if len(row) != width:
             raise ClipboardError(
-                f"row {r + 1} has {len(row)} cells but row 1 has {width}; copy a rectangular block"
+                f"row {numbers.position(r)} has {len(row)} cells but row {numbers.position(0)} has {width}; "
+                "copy a rectangular block"
             )
     out = np.empty((len(rows), width), dtype=np.float64)
     for r, row in enumerate(rows):
@@ -85,7 +86,7 @@ def parse_table(text: str, decimal_comma: Optional[bool] = None) -> np.ndarray:
             try:
                 out[r, c] = parse_number(cell, decimal_comma)
             except ValueError as e:
-                raise ClipboardError(f"row {r + 1}, column {c + 1}: {e}") from None
+                raise ClipboardError(f"row {numbers.position(r)}, column {numbers.position(c)}: {e}") from None
     return out
 
 

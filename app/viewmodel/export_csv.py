@@ -59,7 +59,7 @@ def step_csv_text(trace: Trace, step_id: str, batch: int = 0, labels: Optional[A
         for m in range(data.layout.n_matrices):
             if m:
                 w.writerow([])
-            w.writerow([f"head {m + 1}"])
+            w.writerow([f"head {numbers.position(m)}"])
             _write_matrix(w, data, m)
     else:
         _write_matrix(w, data, 0)

@@ -19,6 +19,9 @@ from attention.trace import PIPELINE
 PROB_SPARSE_LESSONS: tuple[str, ...] = (
     "extra.sample_count", "extra.sampled_scores", "extra.sparsity", "extra.selected",
 )
+#: Extras shown just before the scores they lead to: additive attention's hidden features, then
+#: ProbSparse's sampling and selection.
+BEFORE_SCORES: tuple[str, ...] = ("extra.additive_features",) + PROB_SPARSE_LESSONS
 
 
 # --- numbers as a teacher writes them --------------------------------------------------------
@@ -154,21 +157,16 @@ def _any_true(trace: Any, step_id: str) -> bool:
 
 
 def lesson_ids(trace: Any) -> list[str]:
-    """The steps presentation mode shows, in teaching order.
+    """The steps presentation mode shows, in pipeline order (attention.step_registry.ORDER, the
+    order of the Steps region too).
 
-    The pipeline, with the mask just before the masked scores, the fully-masked rows after the
-    weights when some row has every key masked, and ProbSparse's sampling and selection before
-    the scores (the order Informer computes them in)."""
-    ids: list[str] = []
-    for step_id in PIPELINE:
-        if step_id == "scores":
-            ids += [s for s in PROB_SPARSE_LESSONS if s in trace]
-        if step_id == "masked_scores" and "extra.mask" in trace:
-            ids.append("extra.mask")
-        ids.append(step_id)
-        if step_id == "attention_weights" and _any_true(trace, "extra.fully_masked"):
-            ids.append("extra.fully_masked")
-    return ids
+    The pipeline, the mask (just before the masked scores), the fully-masked rows (after the
+    weights) when some row has every key masked, and additive attention's hidden features and
+    ProbSparse's sampling and selection before the scores (the order they are computed in)."""
+    ids = [sid for sid in trace.ids
+           if sid in PIPELINE or sid in BEFORE_SCORES or sid == "extra.mask"
+           or (sid == "extra.fully_masked" and _any_true(trace, sid))]
+    return step_registry.in_order(ids)
 
 
 def inputs_of(step_id: str, trace: Any) -> list[str]:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
+from attention import numbers
+
 if TYPE_CHECKING:
     from attention import Scenario
     from attention.models.sentences import ModelRun
@@ -133,5 +135,5 @@ class ModelSession:
     def cell_text(self, layer: int, head: int, q: int, k: int, template: str) -> str:
         """The hover line: `template` with {layer} {head} (numbered from 1) {query} {key} {weight} filled."""
         toks = self.tokens()
-        return template.format(layer=layer + 1, head=head + 1, query=toks[q], key=toks[k],
+        return template.format(layer=numbers.position(layer), head=numbers.position(head), query=toks[q], key=toks[k],
                                weight=f"{self.weight(layer, head, q, k):.3f}")

@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from app.viewmodel import cell_format, pane_text
-from attention import step_registry, words
+from attention import numbers, step_registry, words
 from attention.trace import Step, Trace
 
 PER_HEAD_KINDS = ("signed", "weights")
@@ -38,27 +38,36 @@ class Axis:
         return pane_text.dim_name(self.dim, lang)
 
     def tick(self, i: int) -> str:
-        """Short tick label: the token where there is one (elided), else the index (heads from 1)."""
+        """Short tick label: the token where there is one (elided), else the position, counted
+        from 1 as everything a person reads (attention.numbers.position; heads "h1", "h2")."""
         if self.tokens is not None:
             return pane_text.elide(self.tokens[i], pane_text.TICK_CHARS)
         if self.dim == "H":
-            return f"h{i + 1}"
+            return f"h{numbers.position(i)}"
+        if self.dim == "N*S" and self.group:  # the key within its hidden unit's block
+            return numbers.position(i % self.group)
         if self.dim == "flag":
             return ""
-        return str(i)
+        return numbers.position(i)
 
     def describe(self, i: int, lang: str) -> str:
-        """Hover phrase for position i: 'query 2 “t3”', 'feature 3 (head 2, #1)', 'head 2'."""
+        """Hover phrase for index i, counted from 1: 'query 3 “t3”', 'feature 4 (head 2, #2)', 'head 2'."""
         noun = pane_text.dim_noun(self.dim, lang)
         if self.dim == "H":
             return pane_text.head_name(i, lang)
         if self.dim == "flag":
             return ""
-        text = words.text("pane.position", lang, noun=noun, i=i)
+        text = words.text("pane.position", lang, noun=noun, i=numbers.position(i))
         if self.tokens is not None:
             text += f" “{pane_text.elide(self.tokens[i], pane_text.HOVER_CHARS)}”"
-        if self.group:
-            text += f" ({pane_text.ui('head_part', lang, h=i // self.group + 1, i=i % self.group)})"
+        if self.group and self.dim == "N*S":  # additive features: blocks of S keys, one per hidden unit
+            part = pane_text.ui("unit_part", lang, n=numbers.position(i // self.group),
+                                s=numbers.position(i % self.group))
+            text += f" ({part})"
+        elif self.group:
+            part = pane_text.ui("head_part", lang, h=numbers.position(i // self.group),
+                                i=numbers.position(i % self.group))
+            text += f" ({part})"
         return text
 
 
@@ -97,7 +106,7 @@ class PaneData:
         dims = "(" + ", ".join(self.step.dims) + ")"
         sizes = "(" + ", ".join(str(n) for n in self.step.shape) + ")"
         if "B" in self.step.dims:
-            return pane_text.ui("shape", lang, dims=dims, sizes=sizes, b=self.batch)
+            return pane_text.ui("shape", lang, dims=dims, sizes=sizes, b=numbers.position(self.batch))
         return pane_text.ui("shape_nobatch", lang, dims=dims, sizes=sizes)
 
     def cell_text(self, m: int, r: int, c: int, digits: int = 4) -> str:
@@ -160,7 +169,8 @@ class PaneData:
         if np.isnan(v):
             return pane_text.ui("not_computed" if self.nan_label == cell_format.NOT_COMPUTED else "nan", lang)
         if kind == "index" and self.value_axis is not None and 0 <= int(v) < self.value_axis.size:
-            return f"{int(v)} → {self.value_axis.describe(int(v), lang)}"
+            # the cell holds the code's index (the trace's number); the hover names the position
+            return pane_text.ui("index_value", lang, index=int(v), where=self.value_axis.describe(int(v), lang))
         if kind == "count":
             return f"{int(v)} ({pane_text.ui('times_sampled', lang, n=int(v))})"
         text = cell_format.exact(v)
@@ -208,11 +218,14 @@ def _tokens(tokens: Optional[Sequence], n: int) -> Optional[tuple[str, ...]]:
     return tuple(str(t) for t in tokens)
 
 
-def axis_for(dim: str, size: int, query_tokens=None, key_tokens=None, n_heads: int = 1) -> Axis:
+def axis_for(dim: str, size: int, query_tokens=None, key_tokens=None, n_heads: int = 1, n_keys: int = 0) -> Axis:
     if dim == "L":
         return Axis("L", size, _tokens(query_tokens, size))
     if dim == "S":
         return Axis("S", size, _tokens(key_tokens, size))
+    if dim == "N*S" and n_keys > 0 and size % n_keys == 0:  # one block of the S keys per hidden unit
+        keys = _tokens(key_tokens, n_keys)
+        return Axis(dim, size, None if keys is None else keys * (size // n_keys), n_keys)
     if dim in ("H*dk", "H*dv") and n_heads > 1 and size % n_heads == 0:
         return Axis(dim, size, None, size // n_heads)
     return Axis(dim, size)
@@ -230,7 +243,7 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
         arr = arr[(slice(None),) * dims.index("B") + (batch,)]  # a view, no copy
         dims.remove("B")
     H = int(trace.options.get("n_heads", 1))
-    ax = lambda d, n: axis_for(d, n, query_tokens, key_tokens, H)  # noqa: E731
+    ax = lambda d, n: axis_for(d, n, query_tokens, key_tokens, H, int(trace.options.get("S", 0)))  # noqa: E731
     per_head = "H" in dims and len(dims) == 3
     if per_head:
         hpos = dims.index("H")

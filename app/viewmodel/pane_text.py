@@ -8,7 +8,7 @@ themselves are in the catalogue, attention/words/panes.py (``dim.<dim>.axis``, `
 """
 from __future__ import annotations
 
-from attention import words
+from attention import numbers, words
 
 LANGS = words.LANGS
 
@@ -47,4 +47,4 @@ def dim_noun(dim: str, lang: str) -> str:
 
 def head_name(h: int, lang: str) -> str:
     """Heads are numbered from 1 on screen (head 1 owns the first d_k columns)."""
-    return ui("head", lang, n=h + 1)
+    return ui("head", lang, n=numbers.position(h))

@@ -12,7 +12,7 @@ from typing import Optional
 
 import numpy as np
 
-from attention import words
+from attention import numbers, words
 from attention.models.bert import MASK_FILL, BertModel, Forward, ModelError
 from attention.models.layer import to_scenario
 from attention.models.tokenizer import SentenceTokenizer
@@ -60,10 +60,10 @@ def encode_batch(tokenizer: SentenceTokenizer, sentences: list[str] | tuple[str,
     encoded = []
     for i, text in enumerate(texts):
         if not text.strip():
-            raise ModelError("sentence_empty", index=i + 1)
+            raise ModelError("sentence_empty", index=numbers.position(i))
         e = tokenizer.encode(text)
         if len(e.ids) > max_len:
-            raise ModelError("sentence_too_long", index=i + 1, count=len(e.ids), most=max_len)
+            raise ModelError("sentence_too_long", index=numbers.position(i), count=len(e.ids), most=max_len)
         encoded.append(e)
     L = max(len(e.ids) for e in encoded)
     ids = np.full((len(encoded), L), tokenizer.pad_id, dtype=np.int64)

@@ -22,6 +22,8 @@ LANGS: tuple[str, ...] = ("en", "zh")
 #: The topic modules.  A new topic is one more module here and one more name in this tuple.
 TOPICS: tuple[str, ...] = (
     "steps", "panes", "teaching", "lessons", "explain", "problems", "capture", "models", "importing", "cli",
+    "by_hand", "scales", "positions",
+    "pipeline_map",
 )
 
 _language = "en"

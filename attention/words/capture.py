@@ -43,9 +43,9 @@ EN: dict[str, str] = {
     "capture.no_module": "names: give at least one module name (or None for every attention module)",
     "capture.explain.recorded_formula": "sample_index[{l},{j}] = recorded key {s}",
     "capture.explain.recorded_summary": (
-        "A recorded draw, not a computation: the model this layer was captured from drew key {s} of 0 … {last} "
-        "(torch.randint on its own random state) for query {l}; the scenario keeps that sample, so the seed is "
-        "not used. One draw is shared by every batch item and head."),
+        "A recorded draw, not a computation: the model this layer was captured from drew key {s} of 1 … {S} "
+        "(index {i}; torch.randint on its own random state) for query {l}; the scenario keeps that sample, so the "
+        "seed is not used. One draw is shared by every batch item and head."),
 }
 
 ZH: dict[str, str] = {
@@ -89,5 +89,5 @@ ZH: dict[str, str] = {
     "capture.explain.recorded_formula": "sample_index[{l},{j}] = 记录下的键 {s}",
     "capture.explain.recorded_summary": (
         "这是记录下的抽取，不是计算：捕获这一层的模型（用它自己的随机状态调用 torch.randint）为查询 {l} "
-        "在 0 … {last} 中抽到了键 {s}；场景保存了这次抽样，所以不使用种子。所有批次和所有头共用这一次抽取。"),
+        "在 1 … {S} 中抽到了键 {s}（下标 {i}）；场景保存了这次抽样，所以不使用种子。所有批次和所有头共用这一次抽取。"),
 }

@@ -3,8 +3,12 @@
 Placeholders are filled by attention/explain.py; numbers arrive already written by
 `attention.numbers` (so a translation never formats a number itself).  Pure notation that reads
 the same in both languages (``q[0]·k[0] = 1 × 2 = 2``) is not a word and is built in explain.py.
-Common placeholders: b (batch item), h (head index, from 0), h1 (head number, from 1), l (query),
-s (key), n, o (rows / columns), m (a number M), S (number of keys).
+Positions and indices (attention.numbers.position): in a sentence, b (batch item), h1 (head), l
+(query), s (key), n, o, c, d, e, j, r (rows, columns, elements, draws, entries) are positions a
+person reads, counted from 1; in a formula or a term written as code (``scores[{b},{h},{l},{s}]``,
+``bias {bs}[{o}]``) the same names are the code's indices, from 0.  Where a sentence names both,
+the index has its own placeholder (h, col0, c0, e0, d0, i: "index h = 0").  m: a number M; S: the
+number of keys.
 """
 from __future__ import annotations
 
@@ -28,8 +32,9 @@ EN: dict[str, str] = {
     "explain.proj.no_bias": "no bias (the projection has none)",
     "explain.proj.summary": "Row {n} of the input (batch {b}) dotted with row {o} of the {name} weight, {note}.",
     # head split
-    "explain.head_split.summary": "Head {h1} owns columns {first} … {last} of projection.{name}; element {e} of it is "
-                                  "column {col} = h·{E}+e with index h = {h}, copied (a view, nothing computed).",
+    "explain.head_split.summary": "Head {h1} owns columns {first} … {last} of projection.{name}; its element {e} is "
+                                  "column {col} there (index h·{E}+e = {h}·{E}+{e0} = {col0}, counted from 0), copied "
+                                  "(a view, nothing computed).",
     # ProbSparse: a score never computed
     "explain.lazy.formula": "not computed (ProbSparse scores only the top-u queries by M)",
     "explain.lazy.summary": "Never computed ({nan}): query {l} of head {h1} is not among the u = {u} queries chosen "
@@ -49,11 +54,17 @@ EN: dict[str, str] = {
                                        "multiplied by the scale {scale}.",
     "explain.additive.summary": "d2l additive attention, head {h1}: query {l} and key {s} are each mapped to {units} "
                                 "hidden units, added, squashed by tanh and weighed by w_v (no scale).",
+    "explain.features.formula": "features[{b},{h},{l},{n}·S+{s}] = tanh(Σ_e W_q[{n},e] q[e] + Σ_e W_k[{n},e] k[e])",
+    "explain.features.query_part": "(W_q q)[{n}] = {sum} = {v}",
+    "explain.features.key_part": "(W_k k)[{n}] = {sum} = {v}",
+    "explain.features.summary": "d2l additive attention, head {h1}: hidden unit {n} of query {l} (W_q q) plus "
+                                "hidden unit {n} of key {s} (W_k k), squashed into (−1, 1) by tanh. The score of "
+                                "query {l} and key {s} is w_v · these {units} features.",
     # masks
     "explain.mask.of_row": "batch {b}, query row {l}",
     "explain.mask.of_item": "batch item {b}",
-    "explain.mask.beyond_length": "key {s} ≥ valid length {n} of {of}",
-    "explain.mask.within_length": "key {s} < valid length {n} of {of}",
+    "explain.mask.beyond_length": "key {s} > valid length {n} of {of}",
+    "explain.mask.within_length": "key {s} ≤ valid length {n} of {of}",
     "explain.mask.after_query": "causal: key {s} comes after query {l}",
     "explain.mask.not_after_query": "causal: key {s} ≤ query {l}",
     "explain.masked.score_term": "scores[{b},{h},{l},{s}] = {v}",
@@ -109,8 +120,8 @@ EN: dict[str, str] = {
     "explain.concat.mix_moved": "mix (Time-Series-Library's quirk): the (B, H, L, D) context is viewed as (B, L, H·D) "
                                 "without a transpose, so column {c} of row {l} is element {d} of head {h1} at "
                                 "position {src} (another position!).",
-    "explain.concat.summary": "Column {c} = h·{D}+d with index h = {h}, d = {d}: element {d} of head {h1}'s output "
-                              "for query {l} (heads side by side, nothing computed).",
+    "explain.concat.summary": "Column {c} is element {d} of head {h1}'s output for query {l} (index h·{D}+d = "
+                              "{h}·{D}+{d0} = {c0}, counted from 0; heads side by side, nothing computed).",
     "explain.concat.term": "out[{b},{l},{h},{d}] = {v}",
     "explain.concat.mix_formula": "concat = out.transpose(1, 2).view(B, L, H·D) (mix)",
     "explain.concat.formula": "concat[b,l,h·{D}+d] = out[b,l,h,d]",
@@ -127,11 +138,12 @@ EN: dict[str, str] = {
     "explain.sample_index.term": "draw {j} of query {l}: key {s}",
     "explain.sample_index.formula": "sample_index = {call}; sample_index[{l},{j}] = the drawn number at position "
                                     "{l}·{n}+{j} = {pos} (row-major, from 0)",
-    "explain.sample_index.summary": "A random draw, not a computation: key {s} of 0 … {last}, drawn uniformly (with "
+    "explain.sample_index.summary": "A random draw, not a computation: index {i}, key {s} of 1 … {S}, drawn "
+                                    "uniformly (with "
                                     "replacement) by the generator seeded with {seed}, as Informer's torch.randint. "
                                     "One draw is shared by every batch item and head; the same seed gives the same "
                                     "keys.",
-    "explain.sample_count.term": "draw {j}: sample_index[{l},{j}] = {s}",
+    "explain.sample_count.term": "draw {jp}: sample_index[{l},{j}] = {s}",
     "explain.sample_count.never": "0 (no draw picked this key)",
     "explain.sample_count.summary": "Of query {l}'s {n} draws, {hits} picked key {s}. The draws are with replacement, "
                                     "so a key can be sampled more than once or never; row {l} adds up to n_sample = "
@@ -164,8 +176,9 @@ ZH: dict[str, str] = {
     "explain.proj.plus_bias": "加上偏置 {bs}[{o}]",
     "explain.proj.no_bias": "无偏置（该投影没有偏置）",
     "explain.proj.summary": "输入第 {n} 行（批次 {b}）与{name}投影权重第 {o} 行的点积，{note}。",
-    "explain.head_split.summary": "第 {h1} 头拥有 projection.{name} 的第 {first} … {last} 列；其第 {e} 个元素就是第 {c"
-                                  "ol} = h·{E}+e 列（下标 h = {h}），原样复制（只是 view，不做计算）。",
+    "explain.head_split.summary": "第 {h1} 头拥有 projection.{name} 的第 {first} … {last} 列；"
+                                  "其第 {e} 个元素就是其中第 {col} 列（下标 h·{E}+e = {h}·{E}+{e0} = {col0}，"
+                                  "从 0 数），原样复制（只是 view，不做计算）。",
     "explain.lazy.formula": "未计算（ProbSparse 只对 M 最大的 u 个查询打分）",
     "explain.lazy.summary": "从未计算（{nan}）：第 {h1} 头的查询 {l} 不在按稀疏度量 M 选出的 u = {u} 个查询之中（它的 "
                             "M = {m}；被选查询中最小的 M = {floor}）。它的输出直接由 V 得到。",
@@ -180,10 +193,16 @@ ZH: dict[str, str] = {
                                        "相加、经 tanh 压缩、再用 w_v 加权，最后乘以缩放 {scale}。",
     "explain.additive.summary": "d2l 加性注意力，第 {h1} 头：查询 {l} 和键 {s} 各自映射到 {units} 个隐藏单元，相加、经"
                                 " tanh 压缩、再用 w_v 加权（不缩放）。",
+    "explain.features.formula": "特征[{b},{h},{l},{n}·S+{s}] = tanh(Σ_e W_q[{n},e] q[e] + Σ_e W_k[{n},e] k[e])",
+    "explain.features.query_part": "(W_q q)[{n}] = {sum} = {v}",
+    "explain.features.key_part": "(W_k k)[{n}] = {sum} = {v}",
+    "explain.features.summary": "d2l 加性注意力，第 {h1} 头：查询 {l} 的隐藏单元 {n}（W_q q）"
+                                "加上键 {s} 的隐藏单元 {n}（W_k k），再由 tanh 压缩到 (−1, 1)。"
+                                "查询 {l} 与键 {s} 的分数是 w_v 与这 {units} 个特征的点积。",
     "explain.mask.of_row": "批次 {b} 查询行 {l} ",
     "explain.mask.of_item": "批次 {b} ",
-    "explain.mask.beyond_length": "键 {s} ≥ {of}的有效长度 {n}",
-    "explain.mask.within_length": "键 {s} < {of}的有效长度 {n}",
+    "explain.mask.beyond_length": "键 {s} > {of}的有效长度 {n}",
+    "explain.mask.within_length": "键 {s} ≤ {of}的有效长度 {n}",
     "explain.mask.after_query": "因果：键 {s} 在查询 {l} 之后",
     "explain.mask.not_after_query": "因果：键 {s} ≤ 查询 {l}",
     "explain.masked.score_term": "分数[{b},{h},{l},{s}] = {v}",
@@ -230,8 +249,8 @@ ZH: dict[str, str] = {
                           "以第 {l} 行第 {c} 列是第 {h1} 头位置 {src} 的第 {d} 个元素。",
     "explain.concat.mix_moved": "mix（Time-Series-Library 的怪癖）：(B, H, L, D) 的上下文不转置直接 view 成 (B, L, H·D"
                                 ")，所以第 {l} 行第 {c} 列是第 {h1} 头位置 {src} 的第 {d} 个元素（另一个位置！）。",
-    "explain.concat.summary": "第 {c} 列 = h·{D}+d（下标 h = {h}，d = {d}）：第 {h1} 头对查询 {l} 输出的第 {d} 个元素"
-                              "（多头并排，不做计算）。",
+    "explain.concat.summary": "第 {c} 列是第 {h1} 头对查询 {l} 输出的第 {d} 个元素"
+                              "（下标 h·{D}+d = {h}·{D}+{d0} = {c0}，从 0 数；多头并排，不做计算）。",
     "explain.concat.term": "输出[{b},{l},{h},{d}] = {v}",
     "explain.concat.mix_formula": "拼接 = out.transpose(1, 2).view(B, L, H·D)（mix）",
     "explain.concat.formula": "拼接[b,l,h·{D}+d] = 输出[b,l,h,d]",
@@ -246,10 +265,10 @@ ZH: dict[str, str] = {
     "explain.sample_index.term": "查询 {l} 的第 {j} 次抽取：键 {s}",
     "explain.sample_index.formula": "sample_index = {call}；sample_index[{l},{j}] = 抽出的第 {l}·{n}+{j} = {pos} 个数"
                                     "（按行优先，从 0 数起）",
-    "explain.sample_index.summary": "这是随机抽取，不是计算：由种子为 {seed} 的生成器在 0 … {last} 中均匀（有放回）抽"
-                                    "到键 {s}，同 Informer 的 torch.randint。所有批次和所有头共用这一次抽取；种子相同"
-                                    "，抽到的键也相同。",
-    "explain.sample_count.term": "第 {j} 次抽取：sample_index[{l},{j}] = {s}",
+    "explain.sample_index.summary": "这是随机抽取，不是计算：由种子为 {seed} 的生成器在 1 … {S} 中均匀（有放回）抽"
+                                    "到键 {s}（下标 {i}），同 Informer 的 torch.randint。"
+                                    "所有批次和所有头共用这一次抽取；种子相同，抽到的键也相同。",
+    "explain.sample_count.term": "第 {jp} 次抽取：sample_index[{l},{j}] = {s}",
     "explain.sample_count.never": "0（没有一次抽到这个键）",
     "explain.sample_count.summary": "查询 {l} 的 {n} 次抽取中有 {hits} 次抽到键 {s}。抽取是有放回的，所以一个键可能被"
                                     "抽到多次，也可能一次都没有；第 {l} 行之和为 n_sample = {n}。",

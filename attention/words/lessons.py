@@ -32,7 +32,7 @@ EN: dict[str, str] = {
     ),
     "lesson.head_split.cut": (
         "The {heads} heads do not get new weights: the projected row is cut into {heads} blocks of {width} columns, hea"
-        "d h owning columns h·{width} … (h+1)·{width}−1."
+        "d h owning columns (h−1)·{width}+1 … h·{width} (head 1 the first {width})."
     ),
     "lesson.head_split.shared": (
         "So d_model is shared out rather than copied: {heads} heads of width {width} cost the same as one wide head, "
@@ -154,6 +154,15 @@ EN: dict[str, str] = {
         "ProbSparse draws {n_sample} random keys for every query (with replacement, from the seeded generator); the "
         "same draw serves every batch item and head."
     ),
+    # extra.additive_features
+    "lesson.extra.additive_features.what": (
+        "Additive attention (d2l) first maps the query with W_q and the key with W_k into {hidden} hidden units, adds "
+        "the two and squashes the sum with tanh into (−1, 1): one feature per hidden unit for every query and key."
+    ),
+    "lesson.extra.additive_features.layout": (
+        "Each block is one hidden unit, laid out as the scores (queries down, keys across); the score of a query and a "
+        "key is w_v · their {hidden} features, one from each block."
+    ),
     # extra.sample_count
     "lesson.extra.sample_count.samples": (
         "ProbSparse (Informer) does not score every query against every key at first: it samples {n_sample} keys per "
@@ -213,8 +222,8 @@ ZH: dict[str, str] = {
         "为 2 或更大，就能看到 d_model 如何分给各个头。"
     ),
     "lesson.head_split.cut": (
-        "{heads} 个头并没有各自新的权重：投影后的每一行被切成 {heads} 段，每段 {width} 列，第 h 头取第 h·{width} 到 (h+"
-        "1)·{width}−1 列。"
+        "{heads} 个头并没有各自新的权重：投影后的每一行被切成 {heads} 段，每段 {width} 列，第 h 头取第 (h−1)·{width}+1 "
+        "到 h·{width} 列（第 1 头取前 {width} 列）。"
     ),
     "lesson.head_split.shared": (
         "所以 d_model 是被分给各个头，而不是复制给每个头：{heads} 个宽 {width} 的头，计算量和一个宽头相同，但每个头可以"
@@ -315,6 +324,14 @@ ZH: dict[str, str] = {
         "次抽样。"
     ),
     # extra.sample_count
+    "lesson.extra.additive_features.what": (
+        "加性注意力（d2l）先用 W_q 把查询、用 W_k 把键映射到 {hidden} 个隐藏单元，两者相加后经 tanh 压缩到 (−1, 1)："
+        "每个查询与键的组合在每个隐藏单元上都有一个特征。"
+    ),
+    "lesson.extra.additive_features.layout": (
+        "每一块是一个隐藏单元，排布与分数相同（查询向下，键向右）；"
+        "查询与键的分数是 w_v 与它们的 {hidden} 个特征（每块一个）的点积。"
+    ),
     "lesson.extra.sample_count.samples": (
         "ProbSparse（Informer）一开始并不计算每个查询与每个键的分数：它为每个查询采样 {n_sample} 个键。这里显示每个键被"
         "每个查询抽中的次数。"

@@ -30,6 +30,8 @@ EN: dict[str, str] = {
     "dim.flag.noun": "flag",
     "dim.rows_mixed.axis": "rows (TSL view: positions mixed across heads)",
     "dim.rows_mixed.noun": "row",
+    "dim.N*S.axis": "hidden units × keys: one block of S keys per unit",
+    "dim.N*S.noun": "feature",
     # around the numbers: head names, hover phrases, legends, banners
     "pane.head": "Head {n}",
     "pane.all_heads": "All heads",
@@ -46,6 +48,8 @@ EN: dict[str, str] = {
     "pane.shape_nobatch": "{dims} = {sizes}, same for every batch item",
     "pane.stale": "Not updated: {reason}. Showing the last good result.",
     "pane.stale_noreason": "Not updated. Showing the last good result.",
+    "pane.no_result": "Nothing to show yet: {reason}.",
+    "pane.no_result_noreason": "Nothing to show yet.",
     "pane.stale_tag": "stale",
     "pane.value": "value",
     "pane.row": "row",
@@ -60,6 +64,7 @@ EN: dict[str, str] = {
     "pane.false": "False",
     "pane.times_sampled": "sampled {n} times",
     "pane.head_part": "head {h}, #{i}",
+    "pane.unit_part": "hidden unit {n}, key {s}",
     "pane.position": "{noun} {i}",
     "pane.cell": "{row}, {column}",
 }
@@ -90,6 +95,8 @@ ZH: dict[str, str] = {
     "dim.flag.noun": "标记",
     "dim.rows_mixed.axis": "行（TSL 视图：位置与头混合）",
     "dim.rows_mixed.noun": "行",
+    "dim.N*S.axis": "隐藏单元 × 键：每个单元一块 S 个键",
+    "dim.N*S.noun": "特征",
     # around the numbers: head names, hover phrases, legends, banners
     "pane.head": "头 {n}",
     "pane.all_heads": "全部头",
@@ -106,6 +113,8 @@ ZH: dict[str, str] = {
     "pane.shape_nobatch": "{dims} = {sizes}，所有批次项相同",
     "pane.stale": "未更新：{reason}。显示的是上一次有效的结果。",
     "pane.stale_noreason": "未更新。显示的是上一次有效的结果。",
+    "pane.no_result": "暂无结果：{reason}。",
+    "pane.no_result_noreason": "暂无结果。",
     "pane.stale_tag": "已过期",
     "pane.value": "值",
     "pane.row": "行",
@@ -120,6 +129,7 @@ ZH: dict[str, str] = {
     "pane.false": "False",
     "pane.times_sampled": "被采样 {n} 次",
     "pane.head_part": "第 {h} 头，第 {i} 个",
+    "pane.unit_part": "隐藏单元 {n}，键 {s}",
     "pane.position": "{noun}{i}",
     "pane.cell": "{row}，{column}",
 }

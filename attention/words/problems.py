@@ -242,11 +242,23 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("rows_have", "query rows have", "查询行"),
     ("masked_row", "batch {b}, query {l}", "批次 {b} 的查询 {l}"),
     ("and_more", "and {n} more", "另有 {n} 行"),
-    ("overflow", "{n} of {total} numbers overflowed to infinity or NaN in {dtype}{first}; the steps after it show inf "
-                 "or NaN: use float64 or smaller numbers",
-     "在 {dtype} 下有 {n} / {total} 个数溢出为无穷大或 NaN{first}；之后的步骤会显示 inf 或 NaN：请改用 float64 "
-     "或更小的数"),
-    ("overflow_first", " (first at {index})", "（第一个在 {index}）"),
+    ("overflow", "{n} of {total} numbers overflow the {dtype} range (beyond ±{limit}) and became inf or NaN, first "
+                 "at {index} ({where}){effect}; {advice}",
+     "有 {n} / {total} 个数超出了 {dtype} 的范围（超过 ±{limit}），变成了 inf 或 NaN，第一个在 {index}（{where}）"
+     "{effect}；{advice}"),
+    ("overflow_row", "; so {n} query row of the output is inf or NaN ({rows})",
+     "；因此输出中有 {n} 个查询行是 inf 或 NaN（{rows}）"),
+    ("overflow_rows", "; so {n} query rows of the output are inf or NaN ({rows})",
+     "；因此输出中有 {n} 个查询行是 inf 或 NaN（{rows}）"),
+    ("overflow_output_finite", "; the output is still finite", "；输出仍然是有限数"),
+    ("overflow_use_float64", "use float64 or smaller numbers", "请改用 float64 或更小的数"),
+    ("overflow_smaller", "use smaller numbers", "请改用更小的数"),
+    ("cell_and", "{first}, {rest}", "{first}，{rest}"),
+    ("cell_B", "batch {i}", "批次 {i}"),
+    ("cell_H", "head {i}", "第 {i} 头"),
+    ("cell_L", "query {i}", "查询 {i}"),
+    ("cell_S", "key {i}", "键 {i}"),
+    ("cell_column", "column {i}", "第 {i} 列"),
 )
 
 EN: dict[str, str] = {_P + code: en for code, en, _ in _ROWS}

@@ -15,13 +15,15 @@ EN: dict[str, str] = {
     "step.projection.value.title": "Value projection",
     "step.projection.value.formula": "V = X_v W_v^T + b_v",
     "step.head_split.query.title": "Queries split into heads",
-    "step.head_split.query.formula": "Q.view(B, L, H, d_k): head h owns columns h*d_k ... (h+1)*d_k-1",
+    "step.head_split.query.formula": "Q.view(B, L, H, d_k): head h owns columns (h-1)*d_k+1 ... h*d_k",
     "step.head_split.key.title": "Keys split into heads",
     "step.head_split.key.formula": "K.view(B, S, H, d_k)",
     "step.head_split.value.title": "Values split into heads",
     "step.head_split.value.formula": "V.view(B, S, H, d_v)",
     "step.scores.title": "Scaled scores",
     "step.scores.formula": "scores[b,h,l,s] = scale * q_l . k_s",
+    "step.scores.title.additive": "Additive scores",
+    "step.scores.title.dot": "Scores (dot product, unscaled)",
     "step.scores.formula.additive": "scores[b,h,l,s] = w_v . tanh(W_q q_l + W_k k_s) * scale",
     "step.scores.formula.prob_sparse": (
         "scores[b,h,l,s] = scale * q_l . k_s for the top-u queries l by M; the other rows are never computed"
@@ -39,11 +41,15 @@ EN: dict[str, str] = {
     "step.concat.formula": "concat = out.view(B, L, H*d_v)",
     "step.output.title": "Output projection",
     "step.output.formula": "Y = concat W_o^T + b_o",
-    # extras: the mask and ProbSparse's sampling and selection
+    # extras: the mask, additive attention's hidden features, ProbSparse's sampling and selection
     "step.extra.mask.title": "Mask (True = masked)",
     "step.extra.mask.formula": "masked if s >= valid_len or (causal and s > l)",
     "step.extra.fully_masked.title": "Rows with every key masked",
     "step.extra.fully_masked.formula": "all(mask[b,l,:])",
+    "step.extra.additive_features.title": "Additive: hidden features",
+    "step.extra.additive_features.formula": (
+        "features[b,h,l,n,s] = tanh((W_q q_l)[n] + (W_k k_s)[n]): one L x S block per hidden unit n"
+    ),
     "step.extra.sample_index.title": "ProbSparse: sampled key indices",
     "step.extra.sample_index.formula": "torch.randint(S, (L, n_sample)) from the seeded generator",
     "step.extra.sample_count.title": "ProbSparse: sampled keys per query",
@@ -67,13 +73,15 @@ ZH: dict[str, str] = {
     "step.projection.value.title": "值投影",
     "step.projection.value.formula": "V = X_v W_v^T + b_v（无投影时 V = X_v）",
     "step.head_split.query.title": "查询拆分为多头",
-    "step.head_split.query.formula": "Q.view(B, L, H, d_k)：第 h 头取第 h*d_k 到 (h+1)*d_k-1 列",
+    "step.head_split.query.formula": "Q.view(B, L, H, d_k)：第 h 头取第 (h-1)*d_k+1 到 h*d_k 列",
     "step.head_split.key.title": "键拆分为多头",
     "step.head_split.key.formula": "K.view(B, S, H, d_k)",
     "step.head_split.value.title": "值拆分为多头",
     "step.head_split.value.formula": "V.view(B, S, H, d_v)",
     "step.scores.title": "缩放后的分数",
     "step.scores.formula": "分数 = scale × q_l · k_s",
+    "step.scores.title.additive": "加性分数",
+    "step.scores.title.dot": "分数（点积，不缩放）",
     "step.scores.formula.additive": "分数 = w_v · tanh(W_q q_l + W_k k_s) × scale",
     "step.scores.formula.prob_sparse": "分数 = scale × q_l · k_s，只算 M 最大的 u 个查询 l；其余行从未计算",
     "step.masked_scores.title": "掩蔽后的分数",
@@ -94,6 +102,10 @@ ZH: dict[str, str] = {
     "step.extra.mask.formula": "s ≥ 有效长度或（因果时）s > l 则被掩蔽",
     "step.extra.fully_masked.title": "所有键都被掩蔽的行",
     "step.extra.fully_masked.formula": "mask[b,l,:] 全为 True",
+    "step.extra.additive_features.title": "加性注意力：隐藏特征",
+    "step.extra.additive_features.formula": (
+        "特征[b,h,l,n,s] = tanh((W_q q_l)[n] + (W_k k_s)[n])：每个隐藏单元 n 一块 L × S"
+    ),
     "step.extra.sample_index.title": "ProbSparse：采样的键下标",
     "step.extra.sample_index.formula": "由种子生成器 torch.randint(S, (L, n_sample))",
     "step.extra.sample_count.title": "ProbSparse：每个查询采样到的键",

@@ -2,6 +2,41 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
   <context>
+    <name>ByHandLayout</name>
+    <message>
+      <source>By-hand layout</source>
+      <translation>手算布局</translation>
+    </message>
+    <message>
+      <source>Show one head as the by-hand worksheets lay it out: Kᵀ above and Q to the left of the scores, V above the output (Ctrl+Shift+B)</source>
+      <translation>按手算练习纸的方式排列一个头：Kᵀ 在分数上方，Q 在分数左侧，V 在输出上方（Ctrl+Shift+B）</translation>
+    </message>
+  </context>
+  <context>
+    <name>ByHandSlide</name>
+    <message>
+      <source>By hand</source>
+      <extracomment>which block of the sheet each step of the pipeline is</extracomment>
+      <translation>手算</translation>
+    </message>
+    <message>
+      <source>Lay the slide out as a by-hand worksheet: Kᵀ above and Q to the left of the scores, V above the output (B)</source>
+      <translation>把幻灯片排成手算练习纸：Kᵀ 在分数上方，Q 在分数左侧，V 在输出上方（B）</translation>
+    </message>
+  </context>
+  <context>
+    <name>ByHandView</name>
+    <message>
+      <source>Head</source>
+      <extracomment>numbers are drawn this large at most, and never smaller than MIN_FONT_PX (the view scrolls instead) a cell is this much wider than its widest number, and this much taller than the font numbers are measured once at this size and scaled; SLACK_PX (at REF_PX) covers hinting "wide" or "stacked" (by_hand.ARRANGEMENTS); None: whichever shows the numbers larger here</extracomment>
+      <translation>头</translation>
+    </message>
+    <message>
+      <source>Which head to work by hand</source>
+      <translation>选择要手算的头</translation>
+    </message>
+  </context>
+  <context>
     <name>CellTools</name>
     <message>
       <source>Explain panel</source>
@@ -189,6 +224,14 @@
       <translation>把每一步的图和一个 HTML 页面写出来，便于打印或分享</translation>
     </message>
     <message>
+      <source>Export worksheet...</source>
+      <translation>导出练习单...</translation>
+    </message>
+    <message>
+      <source>Write a handout with chosen steps left blank for students to fill in, and its answer key</source>
+      <translation>写出一份讲义：所选步骤留空供学生填写，并附答案</translation>
+    </message>
+    <message>
       <source>Export as Python script...</source>
       <translation>导出为 Python 脚本...</translation>
     </message>
@@ -327,8 +370,8 @@
       <translation>批次项</translation>
     </message>
     <message>
-      <source>Which batch item the editors and the step panes show (0 = the first)</source>
-      <translation>编辑器和各步骤面板显示哪一个批次项（0 = 第一个）</translation>
+      <source>Which batch item the editors and the step panes show (1 = the first)</source>
+      <translation>编辑器和各步骤面板显示哪一个批次项（1 = 第一个）</translation>
     </message>
     <message>
       <source>Queries, keys, values</source>
@@ -411,6 +454,7 @@
     <name>MainWindow</name>
     <message>
       <source>Note</source>
+      <extracomment>the Steps region never gets narrower than this (a pane and the hover hint stay readable); the Inputs region and the Explain dock give way first. With the Explain dock at its narrowest the window's minimum width still fits a 1280 px screen (tests/gui/test_window_fit.py).</extracomment>
       <translation>提示</translation>
     </message>
     <message>
@@ -785,6 +829,10 @@
       <translation>随机填充的种子：相同的种子得到相同的数</translation>
     </message>
     <message>
+      <source>Select the cells to copy first. Nothing was copied.</source>
+      <translation>请先选择要复制的单元格。未复制任何内容。</translation>
+    </message>
+    <message>
       <source>Copied {0} x {1} cells</source>
       <translation>已复制 {0} × {1} 个单元格</translation>
     </message>
@@ -1126,10 +1174,6 @@
       <translation>头数 H</translation>
     </message>
     <message>
-      <source>Number of attention heads. Head h owns columns h*d_k to (h+1)*d_k-1 of the projected queries and keys.</source>
-      <translation>注意力头的个数。第 h 个头拥有投影后查询和键的第 h*d_k 到 (h+1)*d_k-1 列。</translation>
-    </message>
-    <message>
       <source>d_keys per head</source>
       <translation>每头 d_keys</translation>
     </message>
@@ -1290,6 +1334,10 @@
       <translation>使用偏置</translation>
     </message>
     <message>
+      <source>Number of attention heads. Head h owns columns (h-1)*d_k+1 to h*d_k of the projected queries and keys (head 1 the first d_k).</source>
+      <translation>注意力头的个数。第 h 个头拥有投影后查询和键的第 (h-1)*d_k+1 到 h*d_k 列（第 1 个头拥有前 d_k 列）。</translation>
+    </message>
+    <message>
       <source>Add a bias vector to this projection (it starts at zero).</source>
       <translation>为此投影加上偏置向量（初始为零）。</translation>
     </message>
@@ -1378,6 +1426,182 @@
     <message>
       <source>Off (show every number)</source>
       <translation>关闭（显示所有数值）</translation>
+    </message>
+  </context>
+  <context>
+    <name>ScaleLocks</name>
+    <message>
+      <source>Lock all colour scales</source>
+      <translation>锁定全部颜色刻度</translation>
+    </message>
+    <message>
+      <source>Keep every pane's colours as they are now while numbers are edited</source>
+      <translation>编辑数字时，保持每个面板现在的颜色刻度不变</translation>
+    </message>
+  </context>
+  <context>
+    <name>TokenLines</name>
+    <message>
+      <source>Show the attention weights as lines between query and key tokens</source>
+      <translation>把注意力权重画成查询词元与键词元之间的连线</translation>
+    </message>
+    <message>
+      <source>Show as lines</source>
+      <translation>显示为连线</translation>
+    </message>
+  </context>
+  <context>
+    <name>TokenLinesPanel</name>
+    <message>
+      <source>Masked pairs have no line.</source>
+      <translation>被掩码的位置对没有连线。</translation>
+    </message>
+    <message>
+      <source>Only the first {0} queries and keys are drawn (L = {1}, S = {2}).</source>
+      <translation>只画出前 {0} 个查询和键（L = {1}，S = {2}）。</translation>
+    </message>
+    <message>
+      <source>Weights that are not numbers have no line.</source>
+      <translation>不是数字的权重没有连线。</translation>
+    </message>
+    <message>
+      <source>The current edit cannot be computed: showing the last good result.</source>
+      <translation>当前的修改无法计算：显示的是上一次正确的结果。</translation>
+    </message>
+    <message>
+      <source>The quiz hides the attention weights: their lines are hidden too.</source>
+      <translation>测验隐藏了注意力权重：它们的连线也一并隐藏。</translation>
+    </message>
+    <message>
+      <source>No attention weights yet.</source>
+      <translation>还没有注意力权重。</translation>
+    </message>
+    <message>
+      <source>Only the lines of {0}.</source>
+      <translation>只显示{0}的连线。</translation>
+    </message>
+    <message>
+      <source>Line width and opacity = attention weight; one colour per head. Hover a token to see only its lines.</source>
+      <translation>线宽和不透明度 = 注意力权重；每个头一种颜色。将鼠标停在词元上只看它的连线。</translation>
+    </message>
+    <message>
+      <source>Token lines</source>
+      <translation>词元连线</translation>
+    </message>
+  </context>
+  <context>
+    <name>WhatIf</name>
+    <message>
+      <source>Sliders for the scale and the selected cell: drag and watch softmax react</source>
+      <translation>缩放系数和所选单元格的滑块：拖动并观察 softmax 的反应</translation>
+    </message>
+  </context>
+  <context>
+    <name>WhatIfPanel</name>
+    <message>
+      <source>Drag scale</source>
+      <extracomment>the symbol each input or weight goes by (the same in both languages: it is a formula's name)</extracomment>
+      <translation>拖动缩放系数</translation>
+    </message>
+    <message>
+      <source>Drag cell {0} ({1}, {2})</source>
+      <translation>拖动单元格 {0} ({1}, {2})</translation>
+    </message>
+    <message>
+      <source>The scale cannot be worked out for these sizes.</source>
+      <translation>按这些尺寸无法算出缩放系数。</translation>
+    </message>
+    <message>
+      <source> (auto)</source>
+      <translation>（自动）</translation>
+    </message>
+    <message>
+      <source>scale = {0:.4g}{1}, {2:.3g} × the default {3:.4g}</source>
+      <translation>缩放系数 = {0:.4g}{1}，为默认值 {3:.4g} 的 {2:.3g} 倍</translation>
+    </message>
+    <message>
+      <source>Cell</source>
+      <translation>单元格</translation>
+    </message>
+    <message>
+      <source>Click a cell of Q, K, V or a weight under Inputs to drag it here.</source>
+      <translation>在“输入”中点击 Q、K、V 或某个权重的单元格，即可在这里拖动它。</translation>
+    </message>
+    <message>
+      <source>Cell {0} ({1}, {2})</source>
+      <translation>单元格 {0} ({1}, {2})</translation>
+    </message>
+    <message>
+      <source>value = {0:.6g}   (slider from {1:.4g} to {2:.4g})</source>
+      <translation>值 = {0:.6g}   （滑块范围 {1:.4g} 到 {2:.4g}）</translation>
+    </message>
+    <message>
+      <source>What if sliders</source>
+      <translation>假设滑块</translation>
+    </message>
+    <message>
+      <source>Drag a slider and watch the weights: every step follows while you drag. Undo takes back a whole drag at once.</source>
+      <translation>拖动滑块并观察权重：拖动时每一步都随之更新。撤销会一次撤回整个拖动。</translation>
+    </message>
+    <message>
+      <source>Scale</source>
+      <translation>缩放系数</translation>
+    </message>
+    <message>
+      <source>The factor on every score before softmax (1/temperature): drag right to sharpen the attention weights, left to flatten them.</source>
+      <translation>softmax 之前乘在每个分数上的系数（1/温度）：向右拖使注意力权重更尖锐，向左拖使其更平缓。</translation>
+    </message>
+    <message>
+      <source>Drag to change the selected input cell and watch every step follow.</source>
+      <translation>拖动以改变所选的输入单元格，观察每一步随之变化。</translation>
+    </message>
+  </context>
+  <context>
+    <name>Worksheet</name>
+    <message>
+      <source>Left blank: fill in every empty cell.</source>
+      <extracomment>the step a worksheet leaves blank unless told otherwise (the one a class works out by hand)</extracomment>
+      <translation>留空：请填写每个空格。</translation>
+    </message>
+    <message>
+      <source>Answers (left blank on the worksheet).</source>
+      <translation>答案（练习单上此处留空）。</translation>
+    </message>
+    <message>
+      <source>Answer key: the blank cells of the worksheet, filled in: {0}.</source>
+      <translation>答案：练习单上留空的单元格已填好：{0}。</translation>
+    </message>
+    <message>
+      <source>Name:</source>
+      <translation>姓名：</translation>
+    </message>
+    <message>
+      <source>Fill in the empty cells of: {0}. Work each number out from the steps before it.</source>
+      <translation>请填写以下步骤的空格：{0}。每个数都由它前面的步骤算出。</translation>
+    </message>
+    <message>
+      <source>Worksheet</source>
+      <translation>练习单</translation>
+    </message>
+    <message>
+      <source>Answer key</source>
+      <translation>答案</translation>
+    </message>
+    <message>
+      <source>Export worksheet</source>
+      <translation>导出练习单</translation>
+    </message>
+    <message>
+      <source>Leave these steps blank for students to fill in (an answer key is written beside the worksheet):</source>
+      <translation>以下步骤留空，供学生填写（答案另存在练习单旁边）：</translation>
+    </message>
+    <message>
+      <source>Nothing to export yet: no step has been computed.</source>
+      <translation>还没有可导出的内容：尚未计算出任何步骤。</translation>
+    </message>
+    <message>
+      <source>Worksheet and answer key written to {0}</source>
+      <translation>练习单和答案已写入 {0}</translation>
     </message>
   </context>
   <context>

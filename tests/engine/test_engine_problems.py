@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -103,8 +104,8 @@ def test_heads_must_divide_d_model_for_the_default_widths():
 
 
 @pytest.mark.parametrize("lens, start", [
-    (np.array([1.0, -1.0]), "valid_lens[1]:"),
-    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0][2]:"),
+    (np.array([1.0, -1.0]), "valid_lens[1] (batch item 2):"),  # the path from 0, the positions from 1
+    (np.array([[1.0, 2.0, 5.0, 0.0], [1.0, 1.0, 1.0, 1.0]]), "valid_lens[0][2] (batch item 1, query 3):"),
     (np.array([1.0, 2.0, 3.0]), "valid_lens:"),
     (np.array([[1.0, 2.0]]), "valid_lens:"),
     (np.array([1.5, 2.0]), "valid_lens:"),
@@ -237,11 +238,74 @@ def test_overflow_to_infinity_adds_a_warning_naming_the_first_step():
     assert np.isinf(scores).all()  # the premise, from the engine's own step
     (warning,) = trace.warnings
     assert warning.code == "overflow" and warning.path == "scores"
-    assert warning.text("en") == ("scores: 4 of 4 numbers overflowed to infinity or NaN in float32 "
-                                  "(first at [0][0][0][0]); "
-                                  "the steps after it show inf or NaN: use float64 or smaller numbers")
+    assert warning.text("en") == (
+        "scores: 4 of 4 numbers overflow the float32 range (beyond ±3.403e38) and became inf or NaN, "
+        "first at [0][0][0][0] (batch 1, head 1, query 1, key 1); "
+        "so 2 query rows of the output are inf or NaN (batch 1, query 1; batch 1, query 2); "
+        "use float64 or smaller numbers")
     assert "float32" in warning.text("zh") and warning.text("zh").startswith("scores：")
     assert run(dataclasses.replace(sc, dtype="float64")).warnings == ()
+
+
+# ---- issue 12, defect 12: overflow says why the rows are NaN, in float32 and in float64 ------------
+
+def _toy_with(q00: float, dtype: str) -> Scenario:
+    """The toy with one query number replaced: in float64 1.7e308 is finite, and so is 3e38 in
+    float32, but q . k / sqrt(2) with a key component of 2 overflows either range."""
+    sc = _toy(dtype=dtype)
+    q, k = sc.queries.copy(), sc.keys.copy()
+    q[0, 0, 0] = q00
+    k[0, :, 0] = [0.5, -0.25, 1.0, 2.0]  # head 1: only key 3 lifts q . k / sqrt(2) past the range
+    return dataclasses.replace(sc, queries=q, keys=k)
+
+
+@pytest.mark.parametrize("dtype, big, limit", [("float64", 1.7e308, "1.798e308"), ("float32", 3e38, "3.403e38")])
+def test_an_overflow_that_makes_a_row_nan_is_said_with_its_step_cell_and_cause(dtype, big, limit):
+    sc = _toy_with(big, dtype)
+    trace = run(sc)
+    finfo = np.finfo(dtype)
+    # which cells overflow, worked out here: score (h, l=0, s) = scale * sum_e q[0, e] k[s, e] with |.| > max
+    # exactly (fractions: no overflow of the reference itself), from the numbers as the dtype holds them
+    q = [Fraction(float(x)) for x in sc.queries[0, 0].astype(dtype)]
+    k = [[Fraction(float(x)) for x in row] for row in sc.keys[0].astype(dtype)]
+    scale = Fraction(float(np.asarray(1 / np.sqrt(2), dtype=dtype)))
+    over = [(h, s) for h in range(2) for s in range(4)
+            if abs(scale * sum(q[e] * k[s][e] for e in (2 * h, 2 * h + 1))) > Fraction(float(finfo.max))]
+    assert over and over[0][0] == 0  # the premise: head 1 (index 0) of query 0 overflows
+    weights = trace.array("attention_weights")
+    assert np.isnan(weights[0, 0, 0]).any()  # the row the issue saw turn into NaN
+    overflow = [w for w in trace.warnings if w.code == "overflow"]
+    assert len(overflow) == 1
+    en, zh = overflow[0].text("en"), overflow[0].text("zh")
+    total = trace.array("scores").size  # B * H * L * S
+    assert en.startswith(f"scores: {len(over)} of {total} numbers overflow the {dtype} range (beyond ±{limit})")
+    # the code's index from 0, then the positions a person reads, from 1
+    assert f"first at [0][0][0][{over[0][1]}] (batch 1, head 1, query 1, key {over[0][1] + 1})" in en
+    assert "1 query row of the output is inf or NaN (batch 1, query 1)" in en
+    assert en.endswith("use smaller numbers" if dtype == "float64" else "use float64 or smaller numbers")
+    assert zh.startswith(f"scores：有 {len(over)} / {total} 个数超出了 {dtype} 的范围")
+    assert f"键 {over[0][1] + 1}" in zh and "批次 1 的查询 1" in zh
+
+
+@pytest.mark.parametrize("dtype, big", [("float64", -1.7e308), ("float32", -3e38)])
+def test_a_score_overflowing_to_minus_infinity_is_said_although_the_output_stays_finite(dtype, big):
+    """-inf scores get weight 0: no NaN anywhere, but the scores pane shows -inf: say why."""
+    trace = run(_toy_with(big, dtype))
+    assert np.isfinite(trace.array("output")).all() and np.isneginf(trace.array("scores")).any()
+    (warning,) = trace.warnings
+    assert warning.path == "scores" and "the output is still finite" in warning.text("en")
+    assert "输出仍然是有限数" in warning.text("zh")
+
+
+def test_a_projection_that_overflows_is_named_by_its_column():
+    sc = _toy_with(3e38, "float32")
+    w = np.eye(4)
+    w[1, 0] = 10.0  # projected column 1 = 10 * 3e38 > float32's max
+    sc = dataclasses.replace(sc, projections={"query": Projection(w, None)})
+    (warning,) = [w for w in run(sc).warnings if w.code == "overflow"]
+    assert warning.path == "projection.query"
+    assert "first at [0][0][1] (batch 1, query 1, column 2)" in warning.text("en")
+    assert "第 2 列" in warning.text("zh")
 
 
 def test_a_fully_masked_row_under_minus_infinity_is_not_called_an_overflow():

@@ -139,7 +139,7 @@ def test_valid_len_zero_finite_fill_is_uniform_and_flagged():
     np.testing.assert_allclose(w[:, 0], want.numpy(), rtol=1e-12)
     np.testing.assert_array_equal(tr.array("extra.fully_masked"), [[True, True], [False, False]])
     assert len(tr.warnings) == 1
-    assert "uniform" in tr.warnings[0].text("en") and "batch 0, query 1" in tr.warnings[0].text("en")
+    assert "uniform" in tr.warnings[0].text("en") and "batch 1, query 2" in tr.warnings[0].text("en")  # from 1
 
 
 def test_valid_len_zero_minus_inf_is_nan_and_flagged():

@@ -96,6 +96,8 @@ def _recombine(tr: Trace, ex: Explanation) -> float:
         return vals[ex.index[3]] / sum(vals)
     if sid == "extra.sparsity":
         return max(vals) - sum(vals) / tr.options["S"]
+    if sid == "extra.additive_features":  # tanh of (W_q q)[n] + (W_k k)[n]: every product one term
+        return math.tanh(math.fsum(vals))
     if sid in ("weighted_sum", "extra.sampled_scores") or sid.startswith("projection.") or sid == "output":
         return math.fsum(vals) if all(map(math.isfinite, vals)) else sum(vals)
     if sid == "extra.fully_masked":  # all of the row's mask cells
@@ -271,9 +273,9 @@ def test_masked_scores_say_why(traces):
     assert "valid length 2" in ex.summary["en"] and "causal" in ex.summary["en"] and "因果" in ex.summary["zh"]
     ex = explain(tr, "masked_scores", (1, 0, 3, 2))
     assert ex.value == float(tr.array("scores")[1, 0, 3, 2]) and ex.summary["en"].startswith("Kept")
-    tr = traces["lens2_zero_inf"]  # 2-D: row 1 of item 0 has length 0
+    tr = traces["lens2_zero_inf"]  # 2-D: row index 1 of item 0 has length 0
     ex = explain(tr, "masked_scores", (0, 0, 1, 0))
-    assert "query row 1" in ex.summary["en"] and "valid length 0" in ex.summary["en"]
+    assert "query row 2" in ex.summary["en"] and "valid length 0" in ex.summary["en"]  # positions from 1
     ex = explain(traces["lens1_zero_d2l"], "masked_scores", (0, 1, 2, 0))
     assert ex.value == -1e6 and "-1e6" in ex.summary["en"]
     ex = explain(traces[PRESETS[0].name], "masked_scores", (0, 0, 0, 0))  # the toy: no mask
@@ -402,8 +404,8 @@ def test_fully_masked_says_what_the_fill_does(traces):
             and "均匀" in ex.summary["zh"])
     ex = explain(traces["lens2_zero_inf"], "extra.fully_masked", (0, 1))  # row 1 of item 0: length 0, fill -inf
     assert ex.value == 1.0 and "NaN" in ex.summary["en"]
-    ex = explain(traces["lens2_zero_inf"], "extra.fully_masked", (0, 0))  # length 1: key 0 is still seen
-    assert ex.value == 0.0 and "sees 1 of 4 keys (0)" in ex.summary["en"]
+    ex = explain(traces["lens2_zero_inf"], "extra.fully_masked", (0, 0))  # length 1: key index 0 is still seen
+    assert ex.value == 0.0 and "sees 1 of 4 keys (1)" in ex.summary["en"]  # key 1, counted from 1
 
 # ---- the seed's toy by hand --------------------------------------------------------------------------
 

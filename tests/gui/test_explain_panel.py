@@ -171,7 +171,8 @@ def test_prob_sparse_extras_are_explained_and_the_start_up_trace_says_so_in_word
     M = float(trace.array("extra.sparsity")[0, 0, l])
     text = panel.explanation_text()
     assert "no cell-by-cell explanation" not in text
-    assert text.splitlines()[0].endswith(f"= {l}") and f"query {l}: M = {M:.4g}" in text
+    # the cell holds the index l (code, from 0); the sentence names query l + 1 (positions from 1)
+    assert text.splitlines()[0].endswith(f"= {l}") and f"query {l + 1}: M = {M:.4g}" in text
     window.document.undo_stack.undo()
     window.recompute.wait_idle()
     sc = window.document.scenario

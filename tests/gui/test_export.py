@@ -118,7 +118,8 @@ def test_csv_of_a_2d_step_without_labels_uses_indices(shown, tmp_path):
     path = tmp_path / "output.csv"
     step_to_csv(trace, "output", 0, str(path))
     (header, *rows), = read_blocks(path).values()
-    assert header[1:] == ["0", "1", "2", "3"] and [r[0] for r in rows] == ["0", "1", "2", "3"]
+    # row and column labels are positions, counted from 1 (a spreadsheet's, the panes' axes)
+    assert header[1:] == ["1", "2", "3", "4"] and [r[0] for r in rows] == ["1", "2", "3", "4"]
     got = np.array([[float(x) for x in r[1:]] for r in rows])
     np.testing.assert_array_equal(got, trace.array("output")[0])
 

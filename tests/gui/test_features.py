@@ -76,9 +76,10 @@ def test_a_new_group_in_file_stays_above_quit_and_a_known_one_grows(window):
     feature = _install(window)
     items = window.file_menu.actions()
     assert items[-1] is window.quit_action
-    # File's export group: the window's two exports, the handout's two, then this feature's
+    # File's export group: the window's two exports, the handout's three, then this feature's
     i = items.index(window.export_csv_action)
-    assert items[i + 1: i + 4] == [window.handout.handout_action, window.handout.script_action, feature.export]
+    assert items[i + 1: i + 5] == [window.handout.handout_action, window.handout.worksheet_action,
+                                   window.handout.script_action, feature.export]
     extra = QAction("Late", window)
     window.host.add_action(extra, "file", group="late")
     items = window.file_menu.actions()

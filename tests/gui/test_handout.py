@@ -18,7 +18,7 @@ import resources
 from app.startup import i18n
 from app.teaching import handout
 from app.viewmodel import lessons
-from attention import scenario_io
+from attention import scenario_io, step_registry
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]  # each test renders a handout
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def _sections(page: str) -> list[str]:
 def check_handout(folder: Path, sc, trace, lang: str) -> str:
     """Every step: one PNG file named for it, one embedded image, its title, formula and
     explanation in `lang`; the scenario's title and notes before the first step."""
-    ids = list(trace.ids)
+    ids = step_registry.in_order(trace.ids)  # the Steps region's order, the pipeline's
     pngs = sorted(folder.glob("*.png"))
     assert len(pngs) == len(ids)
     for png, sid in zip(pngs, ids):
@@ -114,14 +114,14 @@ def test_eight_heads_wrap_into_rows_of_four(qtbot, tmp_path):
         with view.pane(sid).heads_in_one_row():  # the window's pane wraps its heads itself when narrow
             export_pane_image(view, sid, str(tmp_path / "strip.png"))
         strip = QImage(str(tmp_path / "strip.png"))
-        wrapped = QImage(str(tmp_path / "ho" / handout.image_name(list(trace.ids).index(sid), sid)))
+        wrapped = QImage(str(tmp_path / "ho" / handout.image_name(step_registry.in_order(trace.ids).index(sid), sid)))
         assert wrapped.width() < 0.65 * strip.width(), sid
         assert wrapped.height() > 1.5 * strip.height(), sid
     # one-row steps (concat: heads as column groups of one matrix) are left as the window draws them
     sid = "concat"
     export_pane_image(view, sid, str(tmp_path / "strip.png"))
     strip = QImage(str(tmp_path / "strip.png"))
-    same = QImage(str(tmp_path / "ho" / handout.image_name(list(trace.ids).index(sid), sid)))
+    same = QImage(str(tmp_path / "ho" / handout.image_name(step_registry.in_order(trace.ids).index(sid), sid)))
     assert (same.width(), same.height()) == (strip.width(), strip.height())
 
 
@@ -139,10 +139,10 @@ def test_a_later_batch_item_is_drawn_and_named(qapp, tmp_path):
     sc = scenario_io.load(path)
     trace = attention.run(sc)
     page = handout.write_handout(sc, trace, tmp_path / "b1", lang="en", batch=1).read_text(encoding="utf-8")
-    assert "batch item 1" in page
+    assert "batch item 2" in page  # index 1: the second batch item, counted from 1
     b0 = handout.write_handout(sc, trace, tmp_path / "b0", lang="en", batch=0)
     # item 1 keeps 3 keys, item 0 only 2: the weights' pictures differ
-    name = handout.image_name(list(trace.ids).index("attention_weights"), "attention_weights")
+    name = handout.image_name(step_registry.in_order(trace.ids).index("attention_weights"), "attention_weights")
     assert (tmp_path / "b1" / name).read_bytes() != (b0.parent / name).read_bytes()
     with pytest.raises(ValueError, match="batch"):
         handout.write_handout(sc, trace, tmp_path / "b2", lang="en", batch=2)
@@ -204,7 +204,8 @@ def test_cli_bad_input_is_one_clear_line_and_exit_2(tmp_path, args, expect):
 def test_file_menu_writes_a_handout_in_the_window_language(window, tmp_path):
     actions = window.file_menu.actions()
     i = actions.index(window.export_csv_action)
-    assert actions[i + 1 : i + 3] == [window.handout.handout_action, window.handout.script_action]
+    assert actions[i + 1 : i + 4] == [window.handout.handout_action, window.handout.worksheet_action,
+                                      window.handout.script_action]
     window.handout.ask_folder = lambda: str(tmp_path / "ho")
     window.set_language("zh")
     try:

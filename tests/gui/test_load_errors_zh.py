@@ -20,7 +20,7 @@ import attention
 import resources
 from app.startup import i18n
 from attention import ScenarioError, generators, scenario_io, words
-from attention.problem import PREFIX, Phrase, Problem
+from attention.problem import PREFIX, Phrase, Problem, positions_of
 
 TOY = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))
 I4 = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
@@ -241,6 +241,7 @@ ELSEWHERE = {
     "a_divisor", "both", "identity_width", "identity_divisible", "fully_masked_uniform", "fully_masked_nan",
     "row_has", "rows_have", "masked_row", "and_more",  # the engine: tests/gui/test_problem_text.py
     "prob_sparse_causal", "prob_sparse_small", "prob_sparse_valid_lens", "heads_divide",
+    "overflow_row", "overflow_output_finite", "overflow_smaller", "cell_column",  # tests/engine/test_engine_problems.py
 }
 
 
@@ -263,7 +264,7 @@ def test_english_stays_as_it_was(all_problems):
         "seed: expected a whole number >= 0 and <= 2147483647, got -1",
         "queries.generate: unknown generator kind 'gauss'; expected one of normal, uniform, zeros, ones, identity, "
         "arange",
-        "mask.valid_lens[0][3]: expected a length between 0 and S = 4, got 9",
+        "mask.valid_lens[0][3] (batch item 1, query 4): expected a length between 0 and S = 4, got 9",
         "file: invalid JSON at line 2, column 13: a number with 5,000 digits; at most 4,300 digits are read",
         "n_heads: expected a whole number >= 1 and <= 2147483647, got a very long number",
         "queries.mean: expected a finite number between -1e300 and 1e300, got ~10^400",
@@ -289,8 +290,10 @@ def test_chinese_keeps_the_field_path_and_what_was_quoted(all_problems):
     for p in all_problems:
         line, zh = p.text("en"), p.text("zh")
         assert zh != line and _cjk(zh), line
-        assert zh.startswith(p.path + "："), (line, zh)
-        assert line.startswith(p.path + ": "), line
+        # the field path stays as written; a path into a matrix is followed by its positions (from 1)
+        where_en, where_zh = positions_of(p.path, "en"), positions_of(p.path, "zh")
+        assert zh.startswith(p.path + (f"（{where_zh}）" if where_zh else "") + "："), (line, zh)
+        assert line.startswith(p.path + (f" ({where_en})" if where_en else "") + ": "), line
         assert all(k in zh for k in _kept(line)), (line, zh, [k for k in _kept(line) if k not in zh])
 
 

@@ -121,3 +121,24 @@ def test_a_file_that_does_not_parse_still_changes_nothing(window, tmp_path):
     before = window.document.scenario
     assert not window.load_path(bad)
     assert window.document.scenario is before
+
+
+def test_saving_a_valid_length_longer_than_s_warns_and_reopens_with_it_flagged(window, tmp_path, make_window):
+    """Issue 12 item 4's own example: valid length 5 with S = 4 was saved with a plain "Saved"."""
+    import numpy as np
+
+    from app.viewmodel.matrix_ref import MatrixRef
+
+    window.params.controls["valid_mode"].setCurrentIndex(1)  # one length per batch item
+    window.document.set_block(MatrixRef("valid_lens"), 0, 0, np.array([[5.0]]), "valid length 5")
+    window.recompute.wait_idle()
+    assert window.document.scenario.S == 4 and window.view._stale
+    target = tmp_path / "valid five.json"
+    window.ask_save_path = lambda *a: str(target)
+    assert window.save_as() and target.exists()
+    assert window.message_bar.level == "warning" and "cannot be computed" in window.message_bar.title()
+    assert any(line.startswith("valid_lens") for line in window.message_bar.lines())
+    other = make_window()
+    assert other.load_path(target)  # opens, with the problem next to the valid-lengths control
+    other.recompute.wait_idle()
+    assert other.view._stale and other.params.problem_labels["valid_lens"].lines()

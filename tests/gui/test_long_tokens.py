@@ -71,5 +71,5 @@ def test_a_megabyte_token_is_elided_and_the_heatmap_keeps_its_size(window, qtbot
     model = window.inputs.editors["queries"].model
     header = model.headerData(1, Qt.Orientation.Vertical, Qt.ItemDataRole.DisplayRole)
     tip = model.headerData(1, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole)
-    assert header.startswith("1 wide") and len(header) <= LABEL_BOUND
-    assert tip.startswith("1 wide") and len(header) < len(tip) <= HOVER_BOUND
+    assert header.startswith("2 wide") and len(header) <= LABEL_BOUND  # row index 1 is row 2 (from 1)
+    assert tip.startswith("2 wide") and len(header) < len(tip) <= HOVER_BOUND

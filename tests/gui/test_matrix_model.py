@@ -21,7 +21,7 @@ def test_model_contract(qtmodeltester):
     doc = _doc(tokens=("a", "b", "c", "d"))
     model = MatrixModel(doc, MatrixRef("queries", 1))
     qtmodeltester.check(model, force_py=True)
-    assert model.headerData(2, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Vertical) == "2 c"
+    assert model.headerData(2, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Vertical) == "3 c"  # row 3 (from 1)
     model.setData(model.index(1, 2), "4.5")
     assert doc.scenario.queries[1, 1, 2] == 4.5 and doc.scenario.queries[0, 1, 2] != 4.5
     qtmodeltester.check(model, force_py=True)

@@ -50,12 +50,12 @@ def show(view, sc, batch=0):
 
 
 # ---- what is on screen --------------------------------------------------------------------------
-def test_every_step_gets_a_pane_in_trace_order(view):
-    trace = show(view, toy())
+def test_every_step_gets_a_pane_in_pipeline_order(view):
+    show(view, toy())
     assert view.pane_ids() == list(attention.PIPELINE)
-    trace = show(view, toy(causal=True))
-    assert view.pane_ids() == list(trace.ids)
-    assert view.pane_ids()[-2:] == ["extra.mask", "extra.fully_masked"]
+    show(view, toy(causal=True))
+    assert view.pane_ids()[6:9] == ["scores", "extra.mask", "masked_scores"]
+    assert view.pane_ids()[10:12] == ["extra.fully_masked", "weighted_sum"]
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -120,13 +120,15 @@ def test_fill_value_does_not_set_the_masked_score_scale(view):
     unmasked = np.triu(np.ones((4, 4), bool), 1) == 0  # causal: key s <= query l
     m = float(np.max(np.abs(scores[:, unmasked])))
     assert m == pytest.approx(5 / math.sqrt(2))  # the seed's head-2 Gram diagonal 5, scaled by 1/sqrt(2)
-    assert view.pane("masked_scores").levels() == (-4.0, 4.0)  # 3.54 rounded up to a round 4, not 1e6
+    assert scores[:, unmasked].min() >= 0  # every unmasked score of the toy is >= 0: a one-signed scale from 0
+    assert view.pane("masked_scores").levels() == (0.0, 4.0)  # 3.54 rounded up to a round 4, not 1e6
+    assert view.pane("masked_scores").colour_map() == "positive"
 
 
 def test_minus_infinity_fill_is_shown_as_the_lowest_colour_not_rescaled(view):
     trace = show(view, toy(causal=True, fill_value=-math.inf))
     lo, hi = view.pane("masked_scores").levels()
-    assert math.isfinite(lo) and lo == -hi
+    assert math.isfinite(lo) and (lo, hi) == (0.0, 4.0)  # the -inf fills are masked: the unmasked scores set it
     img = view.displayed_arrays("masked_scores")[0]
     assert np.isneginf(img[0, 1]) and np.isneginf(trace.array("masked_scores")[0, 0, 0, 1])
     assert view.pane("masked_scores").data.cell_text(0, 0, 1) == "-∞"
@@ -193,9 +195,9 @@ def test_text_is_dark_on_light_cells_and_light_on_dark_ones(view, qtbot):
 def test_hover_shows_index_tokens_and_the_exact_value(view):
     trace = show(view, toy())
     pane = view.pane("scores")
-    value = float(trace.array("scores")[0, 1, 0, 3])  # head 2, query 0, key 3
+    value = float(trace.array("scores")[0, 1, 0, 3])  # head index 1, query index 0, key index 3
     text = pane.hover_text(1, 0, 3)
-    for part in ("Head 2", "query 0", "t1", "key 3", "t4", repr(value)):
+    for part in ("Head 2", "query 1", "t1", "key 4", "t4", repr(value)):  # positions from 1
         assert part in text
     # driven through the scene, as the mouse does
     pos = pane.heatmaps[1].scene_pos_of(0, 3)
@@ -208,7 +210,7 @@ def test_hover_shows_index_tokens_and_the_exact_value(view):
 def test_hover_on_a_head_feature_names_its_head(view):
     trace = show(view, toy())
     text = view.pane("projection.query").hover_text(0, 2, 3)
-    assert "feature 3 (head 2, #1)" in text
+    assert "feature 4 (head 2, #2)" in text  # column index 3: the 4th feature, head 2's 2nd (from 1)
     assert float(text.rsplit(" = ", 1)[1]) == float(trace.array("projection.query")[0, 2, 3])  # every digit
 
 
@@ -250,7 +252,7 @@ def test_batch_switch_shows_the_other_items_numbers(view):
     for sid in trace.ids:
         for s, w in zip(view.displayed_arrays(sid), cut(trace, sid, 1)):
             np.testing.assert_array_equal(s, w.astype(np.float32), err_msg=sid)
-    assert "batch item 1" in view.pane("scores").title_text()
+    assert "batch item 2" in view.pane("scores").title_text()  # index 1: the second item, counted from 1
     view.show_trace(trace, sc, 0)
     np.testing.assert_array_equal(view.displayed_arrays("output")[0], trace.array("output")[0].astype(np.float32))
     with pytest.raises(ValueError, match="batch"):
@@ -445,9 +447,9 @@ def test_moving_the_mouse_over_a_cell_shows_its_value(view, qtbot):
     ev = QMouseEvent(QEvent.Type.MouseMove, target, QPointF(vp.mapToGlobal(target.toPoint())),
                      Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(vp, ev)
-    qtbot.waitUntil(lambda: "query 2" in pane.hover.text())
+    qtbot.waitUntil(lambda: "query 3" in pane.hover.text())  # row index 2: query 3, counted from 1
     assert repr(float(trace.array("attention_weights")[0, 0, 2, 1])) in pane.hover.text()
-    assert "Head 1" in pane.hover.text() and "key 1 “t2”" in pane.hover.text()
+    assert "Head 1" in pane.hover.text() and "key 2 “t2”" in pane.hover.text()
     assert pane.heatmaps[0].overlay._hover == (2, 1)  # the cell is outlined
 
 

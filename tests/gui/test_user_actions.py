@@ -186,3 +186,26 @@ def test_undo_redo_by_menu_toolbar_and_shortcut(window, qtbot, errors):
     assert doc.scenario.queries[0, 0, 0] == start.queries[0, 0, 0]
     qtbot.keyClick(table, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
     assert np.array_equal(doc.scenario.queries, edited.queries) and not errors
+
+
+def test_edit_menu_copy_reaches_the_editor_worked_in_after_focus_left(window, qtbot, errors):
+    """Focus may leave the table (a popup, a toolbar click, the window deactivated): Edit ▸ Copy
+    cells still copies the cells selected in the editor the person last worked in, not Q's."""
+    keys = window.inputs.editors["keys"]
+    keys.select_rect(0, 1, 2, 1)
+    window.inputs.batch.setFocus()  # focus elsewhere, as after clicking a spin box
+    QGuiApplication.clipboard().setText("")
+    window.copy_action.trigger()
+    want = _keys(window)[0:2, 1:2]
+    got = [[float(x) for x in r.split("\t")] for r in QGuiApplication.clipboard().text().splitlines()]
+    assert got == want.tolist() and not errors
+
+
+def test_copy_with_nothing_selected_says_so(window, qtbot, errors):
+    editor = window.inputs.editors["keys"]
+    editor.table.clearSelection()
+    editor.table.setCurrentIndex(editor.model.index(-1, -1))
+    QGuiApplication.clipboard().setText("before")
+    editor.copy_action.trigger()
+    assert QGuiApplication.clipboard().text() == "before"
+    assert not editor.message_label.isHidden() and "Select" in editor.message_label.text() and not errors

@@ -97,13 +97,13 @@ def test_unknown_fields_name_their_path(mutate, expected):
     (lambda d: d.update(scale="big"), 'scale: expected a finite number or null, got the string "big"'),
     (lambda d: d.update(scale=10**400), "scale: expected a finite number or null, got a very long number"),
     (lambda d: d["values"][0][0].__setitem__(0, -(10**309)),
-     "values[0][0][0]: expected a finite number, got a number too large for float64"),
+     "values[0][0][0] (batch item 1, row 1, column 1): expected a finite number, got a number too large for float64"),
     (lambda d: d["mask"].update(causal=1), "mask.causal: expected true or false, got 1"),
     (lambda d: d.update(scoring=3), "scoring: expected one of scaled_dot, dot, additive, prob_sparse, got 3"),
     (lambda d: d.update(device=None, dtype=64), "dtype: expected one of float32, float64, got 64"),
     (lambda d: d.update(title="Toy"), 'title: expected an object {"en": "...", "zh": "..."}, got the string "Toy"'),
     (lambda d: d["notes"].update(en=5), "notes.en: expected a string, got 5"),
-    (lambda d: d.update(query_tokens=["a", 2, "c", "d"]), "query_tokens[1]: expected a string, got 2"),
+    (lambda d: d.update(query_tokens=["a", 2, "c", "d"]), "query_tokens[1] (token 2): expected a string, got 2"),
     (lambda d: d.update(queries="1 0 2 1"), "queries: expected a 3-D nested list of numbers"),
     (lambda d: d.update(mask=[]),
      "mask: expected an object with fields causal, valid_lens, fill_value (or null), got a list"),
@@ -117,19 +117,20 @@ def test_wrong_types(mutate, expected):
 
 def test_ragged_matrix_names_the_row():
     lines = lines_for(edit(lambda d: d["queries"][0][2].pop()))
-    assert lines == ["queries[0][2]: expected 4 numbers, got 3"]
+    # the file's path counts from 0; the positions a person reads, from 1
+    assert lines == ["queries[0][2] (batch item 1, row 3): expected 4 numbers, got 3"]
     lines = lines_for(edit(lambda d: d["values"].append(d["values"][0][:3])))  # 2nd batch item short
-    assert lines == ["values[1]: expected 4 items, got 3"]
+    assert lines == ["values[1] (batch item 2): expected 4 items, got 3"]
     lines = lines_for(edit(lambda d: d["keys"][0].__setitem__(1, 7)))
-    assert lines == ["keys[0][1]: expected a list of 4 numbers, got 7"]
+    assert lines == ["keys[0][1] (batch item 1, row 2): expected a list of 4 numbers, got 7"]
 
 
 def test_non_numbers_and_wrong_depth():
     lines = lines_for(edit(lambda d: (d["queries"][0][2].__setitem__(1, "a"), d["keys"][0][0].__setitem__(0, None),
                                       d["values"][0][3].__setitem__(3, False))))
-    assert lines == ['queries[0][2][1]: expected a number, got the string "a"',
-                     "keys[0][0][0]: expected a number, got null",
-                     "values[0][3][3]: expected a number, got false"]
+    assert lines == ['queries[0][2][1] (batch item 1, row 3, column 2): expected a number, got the string "a"',
+                     "keys[0][0][0] (batch item 1, row 1, column 1): expected a number, got null",
+                     "values[0][3][3] (batch item 1, row 4, column 4): expected a number, got false"]
     lines = lines_for(edit(lambda d: d.update(queries=d["queries"][0])))
     assert lines == ["queries: expected a 3-D nested list of numbers (batch, queries L, features), got 2-D"]
 
@@ -139,8 +140,8 @@ def test_non_finite_literals_are_refused_with_their_cell():
     text = text.replace('"queries": [[[1, 0, 2, 1]', '"queries": [[[1, NaN, 2, Infinity]')
     text = text.replace('"scale": null', '"scale": -Infinity')
     lines = lines_for(text=text)
-    assert lines == ["queries[0][0][1]: expected a finite number, got NaN",
-                     "queries[0][0][3]: expected a finite number, got Infinity",
+    assert lines == ["queries[0][0][1] (batch item 1, row 1, column 2): expected a finite number, got NaN",
+                     "queries[0][0][3] (batch item 1, row 1, column 4): expected a finite number, got Infinity",
                      "scale: expected a finite number or null, got -Infinity"]
 
 
@@ -167,11 +168,11 @@ def test_heads_that_do_not_divide_d_model():
 
 
 @pytest.mark.parametrize("valid_lens, expected", [
-    ([-1], "mask.valid_lens[0]: expected a length between 0 and S = 4, got -1"),
-    ([5], "mask.valid_lens[0]: expected a length between 0 and S = 4, got 5"),
-    ([[1, 2, 3, 9]], "mask.valid_lens[0][3]: expected a length between 0 and S = 4, got 9"),
+    ([-1], "mask.valid_lens[0] (batch item 1): expected a length between 0 and S = 4, got -1"),
+    ([5], "mask.valid_lens[0] (batch item 1): expected a length between 0 and S = 4, got 5"),
+    ([[1, 2, 3, 9]], "mask.valid_lens[0][3] (batch item 1, query 4): expected a length between 0 and S = 4, got 9"),
     ([1, 2], "mask.valid_lens: expected shape [1] (one length per batch item) or [1, 4] (one per query row), got [2]"),
-    ([1.5], "mask.valid_lens[0]: expected a whole number (a count of keys), got 1.5"),
+    ([1.5], "mask.valid_lens[0] (batch item 1): expected a whole number (a count of keys), got 1.5"),
     ([[[1]]], "mask.valid_lens: expected a 1-D or 2-D nested list of numbers"),
 ])
 def test_bad_valid_lengths(valid_lens, expected):
@@ -249,9 +250,9 @@ def test_all_problems_are_collected_at_once():
     lines = lines_for(edit(many))
     assert sorted(lines) == sorted([
         "mask.causl: unknown field; expected one of causal, valid_lens, fill_value",
-        "queries[0][2]: expected 4 numbers, got 3",
+        "queries[0][2] (batch item 1, row 3): expected 4 numbers, got 3",
         'n_heads: expected a whole number >= 1, got the string "two"',
-        'projections.out.bias[1]: expected a number, got the string "x"',
+        'projections.out.bias[1] (entry 2): expected a number, got the string "x"',
     ])
 
 
@@ -323,9 +324,9 @@ def test_additive_problems_are_collected_with_the_others():
         d["queries"][0][0].pop()
         d.update(scoring="additive", additive={"hidden": 0, "W_Q": [], "w_v": [[1, "a"]]})
     assert sorted(lines_for(edit(bad))) == sorted([
-        "queries[0][0]: expected 4 numbers, got 3",
+        "queries[0][0] (batch item 1, row 1): expected 4 numbers, got 3",
         "additive.W_Q: unknown field; expected one of hidden, W_q, W_k, w_v",
-        'additive.w_v[0][1]: expected a number, got the string "a"',
+        'additive.w_v[0][1] (head 1, entry 2): expected a number, got the string "a"',
         "additive.hidden: expected a whole number >= 1, got 0",
     ])
 
@@ -345,4 +346,4 @@ def test_additive_weights_given_in_the_file_are_used_and_the_rest_drawn():
 
 def test_the_odd_row_out_is_the_one_reported():
     lines = lines_for(edit(lambda d: d["queries"][0][0].pop()))  # the FIRST row is the short one
-    assert lines == ["queries[0][0]: expected 4 numbers, got 3"]
+    assert lines == ["queries[0][0] (batch item 1, row 1): expected 4 numbers, got 3"]

@@ -45,13 +45,18 @@ def test_same_notices_a_changed_number():
 
 
 def test_saved_text_is_strict_json_with_inline_numbers():
-    """Generators are expanded on load, so the saved file holds the numbers themselves."""
-    sc = scenario_io.load(next(p for p in PRESETS if p.name.startswith("04_")))
+    """A scenario that remembers no recipes (built in code, or its recipes dropped) is saved with
+    the numbers themselves, generated additive weights included; with its recipes, the generator
+    objects are written back (tests/io/test_io_recipes.py)."""
+    loaded = scenario_io.load(next(p for p in PRESETS if p.name.startswith("04_")))
+    sc = dataclasses.replace(loaded, recipes={})
     text = scenario_io.dumps(sc)
     doc = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
     assert "generate" not in text
     assert np.array_equal(np.array(doc["values"]), sc.values)
     assert np.array_equal(np.array(doc["additive"]["W_q"]), sc.additive.W_q)  # generated weights kept
+    kept = json.loads(scenario_io.dumps(loaded), parse_constant=lambda c: pytest.fail(f"non-standard {c}"))
+    assert kept["values"]["generate"] == "arange" and "W_q" not in kept["additive"]
 
 
 def test_minus_infinity_fill_round_trips():

@@ -9,7 +9,9 @@ Left / Page Up / Shift+Space back, Home / End, Esc leaves (the window keeps its 
 next F5 comes back to the same slide).  Ctrl + / Ctrl − / Ctrl 0 zoom; 1–9 show one head,
 A all heads.  E (or the Edit button) opens the edit drawer beside the slide: the window's
 Parameters and Inputs (app.teaching.presentation.edit_drawer), live; while the keyboard is in the drawer
-the slide keys are off, and Esc gives them back to the slide.
+the slide keys are off, and Esc gives them back to the slide.  A click on a cell of the result
+writes its arithmetic on the slide (slide_explain; Esc closes it first); under the title, the map
+of steps (slide_map).
 """
 from __future__ import annotations
 
@@ -29,8 +31,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.panes import scale_lock
 from app.startup import i18n
 from app.teaching.presentation.edit_drawer import EditDrawer
+from app.teaching.presentation.slide_explain import SlideExplain
+from app.teaching.presentation.slide_map import SlideMap
 from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
 from app.viewmodel import lessons, pane_text
 from app.viewmodel.nowrap import keep_together
@@ -70,6 +75,9 @@ class PresentationView(QWidget):
     """The full-screen slide show of one window's current trace."""
 
     left = Signal()  # presentation mode was left (Esc, F5, the Leave button)
+    rendered = Signal()  # a slide was drawn (a layout option such as by_hand_slide re-applies itself)
+    headFocused = Signal(int)  # 1-9 / A chose a head (-1: all)
+    zoomed = Signal(float)  # Ctrl + / Ctrl − / Ctrl 0: the new zoom
 
     def __init__(self, host: "FeatureHost", parent: Optional[QWidget] = None) -> None:
         super().__init__(parent if parent is not None else host.window, Qt.WindowType.Window)
@@ -80,6 +88,7 @@ class PresentationView(QWidget):
         self._batch = 0
         self._ids: list[str] = []
         self._index = 0
+        self._restart = False  # restart(): the next trace starts at the first slide
         self._zoom = ZOOM_DEFAULT
         self._focus = -1
         self._stale_reason: Optional[str] = None
@@ -91,8 +100,14 @@ class PresentationView(QWidget):
         self._slide_keys: list[QShortcut] = []  # off while the keyboard is in the drawer
         self._digits_pending = False  # a pane was resized: the shared precision is due again
         self._build()
+        # on the slide: the map of steps under the header, a clicked cell's arithmetic (Esc closes it)
+        self.map, self.slide_explain = SlideMap(self), SlideExplain(self)
+        self._extras = (self.map, self.slide_explain)
         self._build_keys()
         self.retranslate()
+        if getattr(host, "quiz", None) is not None:  # a hidden step is hidden on the slides too
+            host.quiz.changed.connect(self._on_quiz_changed)
+        host.view.locksChanged.connect(self.show_batch_again)  # a locked colour scale shows on the slide too
 
     # ---- construction ------------------------------------------------------------------------
     def _build(self) -> None:
@@ -130,6 +145,7 @@ class PresentationView(QWidget):
         header.addSpacing(12)
         header.addWidget(self.edit_button)
         header.addWidget(self.close_button)
+        self.header = header
 
         self.formula = QLabel()
         self.formula.setWordWrap(True)
@@ -140,6 +156,10 @@ class PresentationView(QWidget):
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet(BANNER_CSS)
         self.banner.hide()
+        self.quiz_note = QLabel()  # what the quiz hides on this slide (the numbers show as "?")
+        self.quiz_note.setObjectName("QuizNote")
+        self.quiz_note.setWordWrap(True)
+        self.quiz_note.hide()
 
         self.inputs_title = QLabel()
         self.inputs_box = QWidget()
@@ -200,6 +220,7 @@ class PresentationView(QWidget):
         lay.addWidget(self.formula)
         lay.addWidget(self.shape)
         lay.addWidget(self.banner)
+        lay.addWidget(self.quiz_note)
         lay.addLayout(body, 1)
         lay.addWidget(self.empty, 1)
         lay.addWidget(self.explanation)
@@ -226,7 +247,7 @@ class PresentationView(QWidget):
         keys(["Left", "PgUp", "Shift+Space", "Up", "Backspace"], self.previous)
         keys(["Home"], self.first)
         keys(["End"], self.last)
-        keys(["Esc"], self.leave)  # in the drawer Esc gives the keys back to the slide instead
+        keys(["Esc"], self.escape)  # in the drawer Esc gives the keys back to the slide instead
         keys(["F5"], self.leave, slide=False)
         keys(["Ctrl+=", "Ctrl++", "Ctrl+Shift+="], self.zoom_in, slide=False)
         keys(["Ctrl+-"], self.zoom_out, slide=False)
@@ -253,6 +274,11 @@ class PresentationView(QWidget):
         QTimer.singleShot(0, self, self.activateWindow)  # again once the F5 key event is done
         if self._dirty:
             self._render()
+
+    def escape(self) -> None:
+        """Esc: close what is open on the slide (a cell's explanation), else leave."""
+        if not any(x.close() for x in self._extras):
+            self.leave()
 
     def leave(self) -> None:
         if self.isVisible():
@@ -367,6 +393,9 @@ class PresentationView(QWidget):
         for pane in self._panes.values():
             pane.set_stale(True)
 
+    def show_batch_again(self) -> None:
+        self.show_batch(self._batch)
+
     def show_batch(self, batch: int) -> None:
         if self._trace is not None and 0 <= batch < int(self._trace.options.get("batch", 1)):
             self._batch = batch
@@ -380,8 +409,15 @@ class PresentationView(QWidget):
         except (TypeError, ValueError):
             return 0
 
+    def restart(self) -> None:
+        """A different scenario was opened (not an edit): its first trace starts at the first
+        slide, rather than at the step the last scenario's show had reached."""
+        self._restart = True
+
     def _set_trace(self, trace: "Trace", scenario: "Scenario", batch: int) -> None:
-        current = self.current_step()
+        current = None if self._restart else self.current_step()
+        if current is None:
+            self._index, self._restart = 0, False
         self._trace, self._scenario, self._batch = trace, scenario, batch
         self._ids = lessons.lesson_ids(trace)
         if current in self._ids:
@@ -429,6 +465,7 @@ class PresentationView(QWidget):
             ratio = zoom / self._zoom
             self._zoom = zoom
             self._apply_zoom(ratio)
+            self.zoomed.emit(zoom)
 
     def zoom_in(self) -> None:
         self.set_zoom(next((z for z in ZOOMS if z > self._zoom + 1e-9), ZOOMS[-1]))
@@ -446,6 +483,7 @@ class PresentationView(QWidget):
         self._focus = head
         for pane in self._panes.values():
             pane.set_focus(head)
+        self.headFocused.emit(head)
 
     # ---- what is on screen (tests, the screenshot script) -------------------------------------------
     def output_pane(self) -> Optional[ZoomedPane]:
@@ -468,6 +506,7 @@ class PresentationView(QWidget):
             pane = ZoomedPane(name, zoom, show_header=header)
             pane.focusRequested.connect(self.set_focus_head)
             pane.installEventFilter(self)  # its cells' final size decides the slide's precision
+            pane.lockRequested.connect(lambda on, n=name: self._host.view.lock_scale(n, on))
             self._panes[name] = pane
         pane.title.setVisible(header)
         pane.hover.setVisible(not header)  # hovering is for the output; inputs stay compact
@@ -479,8 +518,25 @@ class PresentationView(QWidget):
     def _data(self, name: str) -> Optional[PaneData]:
         qt, kt = tokens_of(self._scenario)
         if name in self._trace:
-            return pane_data(self._trace, name, self._batch, qt, kt)
+            data = pane_data(self._trace, name, self._batch, qt, kt)
+            quiz = getattr(self._host, "quiz", None)
+            return quiz.shown_data(self._trace, name, data, self._batch) if quiz is not None else data
         return parameter_pane_data(self._trace, name, self._batch, qt, kt)
+
+    def _on_quiz_changed(self) -> None:
+        self._dirty = True
+        if self.isVisible():
+            self._render()
+
+    def _write_quiz_note(self, sid: str) -> None:
+        """Say so on a slide whose output or inputs the quiz hides."""
+        quiz = getattr(self._host, "quiz", None)
+        hidden = quiz is not None and any(quiz.plan_for(self._trace).hides(n) for n in [sid, *self._shown_inputs])
+        text = quiz.note(self._trace, self._lang(), instruction=False) if hidden else ""
+        self.quiz_note.setText(text)
+        self.quiz_note.setVisible(bool(text))
+        self.quiz_note.setStyleSheet(f"#QuizNote {{ background: #eef3ff; color: #102a5c; border: 1px solid #b8c8e8; "
+                                     f"padding: 4px 8px; font-size: {pane_font_px(15, self._zoom)}px; }}")
 
     def _render(self) -> None:
         """Draw the current slide: header texts, input panes, output pane, explanation."""
@@ -495,6 +551,8 @@ class PresentationView(QWidget):
             self.title.setText("")
             self.explanation.setText("")
             self.counter.setText("")
+            self._extras_shown()
+            self.rendered.emit()
             return
         lang = self._lang()
         for name in lessons.inputs_of(sid, self._trace):
@@ -503,7 +561,7 @@ class PresentationView(QWidget):
                 continue
             pane = self._pane(name, self._zoom * INPUT_CAP, header=True)
             pane.set_stale(False)
-            pane.show_data(data, lang, self._focus)
+            pane.show_data(data, lang, self._focus, scale_lock.slide_picture(self._host.view, name, data))
             self.inputs_layout.insertWidget(self.inputs_layout.count() - 1, pane)
             pane.show()
             self._shown_inputs.append(name)
@@ -512,13 +570,23 @@ class PresentationView(QWidget):
         out = self._pane(sid, self._zoom, header=False)
         out.set_stale(False)
         data = self._data(sid)
-        out.show_data(data, lang, self._focus)
+        out.show_data(data, lang, self._focus, scale_lock.slide_picture(self._host.view, sid, data))
         self.output_layout.insertWidget(0, out)
         out.show()
         self._write_texts(sid, data)
         self._dirty = False
+        self._extras_shown()
         self._fit_panes()
         QTimer.singleShot(0, self, self._fit_panes)  # again once the new texts are laid out
+        self.rendered.emit()
+
+    def redraw(self) -> None:
+        """Draw the current slide again (a layout option was switched)."""
+        self._render()
+
+    def _extras_shown(self) -> None:
+        for x in self._extras:
+            x.slide_shown()
 
     def _fit_panes(self) -> None:
         """Size the panes to the slide: each as large as its area allows (up to a cap), never
@@ -634,6 +702,7 @@ class PresentationView(QWidget):
         self.formula.setText(keep_together(step.formula[lang]))
         self.shape.setText(keep_together(data.shape_text(lang)))
         self.explanation.setText(lessons.explanation(sid, self._trace.options, lang))
+        self._write_quiz_note(sid)
         self.counter.setText(f"{self._index + 1} / {len(self._ids)}")
         self.prev_button.setEnabled(self._index > 0)
         self.next_button.setEnabled(self._index < len(self._ids) - 1)
@@ -673,6 +742,8 @@ class PresentationView(QWidget):
         for b in (self.zoom_out_button, self.zoom_in_button, self.prev_button, self.next_button,
                   self.edit_button, self.close_button):
             b.setStyleSheet(f"font-size: {px(15)}px; padding: 2px 8px;")
+        for x in self._extras:
+            x.apply_fonts(z)
 
     def _update_banner(self) -> None:
         reason = self._stale_reason
@@ -711,3 +782,4 @@ class PresentationView(QWidget):
         if self._trace is not None and sid is not None and sid in self._trace:
             self._write_texts(sid, self._data(sid))
         self._update_banner()
+        self._extras_shown()

@@ -1,0 +1,268 @@
+"""The map of steps, "you are here": one chip per step in pipeline order, the current one filled.
+
+`PipelineMap` is the strip of chips (it wraps onto a second row rather than cut a chip off; a
+chip's tooltip gives the step's full title and formula); what the chips are and which is
+current come from app.viewmodel.pipeline_map.  Clicking a chip emits `stepChosen`.
+
+`WindowMap` puts one above the window's panels (a top dock without a title bar: it spans the
+whole width, above the Explain panel too): the current chip follows the pane being read in the
+Steps region as it scrolls, and a click scrolls that pane to the top of the region and outlines
+it.  Slides have their own (app/teaching/presentation/slide_map.py).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import QDockWidget, QLayout, QPushButton, QSizePolicy, QWidget, QWidgetItem
+
+from app.startup import i18n
+from app.viewmodel import pipeline_map
+
+CHIP_CSS = ("QPushButton {{ font-size: {px}px; color: #1f2d3d; background: #eef2f7; border: 1px solid #c3ccd8;"
+            " border-radius: {r}px; padding: 1px {pad}px; }}"
+            " QPushButton:hover {{ background: #dde6f2; }}"
+            " QPushButton:checked {{ color: white; background: #1565c0; border: 1px solid #0d47a1; }}")
+#: the outline of the pane a chip was clicked for (the Steps region)
+PANE_HIGHLIGHT_CSS = "#StepPane { background: white; border: 3px solid #1565c0; border-radius: 4px; }"
+#: a chip's label longer than this is elided (the tooltip has the whole title)
+MAX_LABEL_CHARS = 22
+
+
+class ChipFlow(QLayout):
+    """Chips left to right at their natural width, wrapping to a new row when one does not fit
+    (never narrower: a chip's words stay whole); height-for-width, so the strip grows a row."""
+
+    def __init__(self, parent: Optional[QWidget] = None, spacing: int = 4) -> None:
+        super().__init__(parent)
+        self._items: list = []
+        self._gap = spacing
+
+    def addItem(self, item) -> None:  # noqa: N802 (Qt override)
+        self._items.append(item)
+
+    def addWidget(self, widget: QWidget) -> None:  # noqa: N802 (Qt override)
+        self.addChildWidget(widget)
+        self.addItem(QWidgetItem(widget))
+        self.invalidate()
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int):  # noqa: N802 (Qt override)
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int):  # noqa: N802 (Qt override)
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:  # noqa: N802 (Qt override)
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt override)
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt override)
+        return self._place(QRect(0, 0, width, 0), apply=False)
+
+    def setGeometry(self, rect: QRect) -> None:  # noqa: N802 (Qt override)
+        super().setGeometry(rect)
+        self._place(rect, apply=True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return self.minimumSize()
+
+    def minimumSize(self) -> QSize:  # noqa: N802 (Qt override)
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.widget().sizeHint() if item.widget() is not None else item.sizeHint())
+        m = self.contentsMargins()
+        return size + QSize(m.left() + m.right(), m.top() + m.bottom())
+
+    def _place(self, rect: QRect, apply: bool) -> int:
+        m = self.contentsMargins()
+        area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
+        x, y, row_h = area.x(), area.y(), 0
+        for item in self._items:
+            # the widget's own hint: a chip just added is hidden until the event loop shows it,
+            # and a hidden item's hint is empty (the strip would be measured as one without chips)
+            hint = item.widget().sizeHint() if item.widget() is not None else item.sizeHint()
+            if x > area.x() and x + hint.width() > area.right() + 1:  # wrap
+                x, y, row_h = area.x(), y + row_h + self._gap, 0
+            if apply:
+                item.setGeometry(QRect(QPoint(x, y), hint))
+            x += hint.width() + self._gap
+            row_h = max(row_h, hint.height())
+        return y + row_h - rect.y() + m.bottom()
+
+
+class PipelineMap(QWidget):
+    """A strip of chips, one per step; `set_steps` fills it, `set_current` fills one chip."""
+
+    stepChosen = Signal(str)
+
+    def __init__(self, parent: Optional[QWidget] = None, font_px: int = 13) -> None:
+        super().__init__(parent)
+        self.setObjectName("PipelineMap")
+        self._layout = ChipFlow(self, spacing=4)
+        self._layout.setContentsMargins(2, 2, 2, 2)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self._chips: dict[str, QPushButton] = {}
+        self._key: Optional[tuple] = None  # (ids, lang, scoring) the chips were made for
+        self._current: Optional[str] = None
+        self._font_px = font_px
+
+    # ---- public ------------------------------------------------------------------------------
+    def set_steps(self, ids: list[str], lang: str, scoring: Optional[str] = None) -> None:
+        """One chip per id, in the order given (rebuilt only when the ids or words change)."""
+        key = (tuple(ids), lang, scoring)
+        if key == self._key:
+            return
+        self._key = key
+        for chip in self._chips.values():
+            self._layout.removeWidget(chip)
+            chip.hide()
+            chip.deleteLater()
+        self._chips = {}
+        for c in pipeline_map.chips(ids, lang, scoring):
+            label = c.label if len(c.label) <= MAX_LABEL_CHARS else c.label[: MAX_LABEL_CHARS - 1] + "…"
+            chip = QPushButton(label, self)
+            chip.setCheckable(True)
+            chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrow keys stay with the slide / the panes
+            chip.setCursor(Qt.CursorShape.PointingHandCursor)
+            chip.setProperty("tips", (c.tooltip, c.tooltip_here))
+            chip.clicked.connect(lambda _=False, s=c.step_id: self._on_click(s))
+            self._layout.addWidget(chip)
+            self._chips[c.step_id] = chip
+        self._style()
+        current, self._current = self._current, None
+        self.set_current(current)
+        self._fit_height()
+
+    def set_current(self, step_id: Optional[str]) -> None:
+        """Fill the chip of `step_id` (None or an unknown id: no chip is filled)."""
+        self._current = step_id if step_id in self._chips else None
+        for sid, chip in self._chips.items():
+            here = sid == self._current
+            chip.setChecked(here)
+            chip.setToolTip(chip.property("tips")[1 if here else 0])
+
+    def set_font_px(self, px: int) -> None:
+        if px != self._font_px:
+            self._font_px = px
+            self._style()
+            self._fit_height()
+
+    def current(self) -> Optional[str]:
+        return self._current
+
+    def step_ids(self) -> list[str]:
+        return list(self._chips)
+
+    def chip(self, step_id: str) -> QPushButton:
+        return self._chips[step_id]
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._fit_height()
+
+    # ---- internals ---------------------------------------------------------------------------
+    def _fit_height(self) -> None:
+        """As tall as its rows of chips at its width (whatever holds it: a dock, a slide)."""
+        height = self._layout.heightForWidth(max(self.width(), 1)) if self._chips else 0
+        if height != self.maximumHeight() or height != self.minimumHeight():
+            self.setFixedHeight(height)
+
+    def _on_click(self, step_id: str) -> None:
+        self.set_current(self._current)  # a click toggles the chip: the map decides what is filled
+        self.stepChosen.emit(step_id)
+
+    def _style(self) -> None:
+        px = self._font_px
+        self.setStyleSheet(CHIP_CSS.format(px=px, r=max(px // 2 + 3, 6), pad=max(px // 2, 5)))
+
+
+class WindowMap(QObject):
+    """The map above the window's panels, following and steering the Steps region (`view`)."""
+
+    def __init__(self, view, parent: Optional[QObject] = None) -> None:
+        super().__init__(parent)
+        self.view = view
+        self.map = PipelineMap()
+        self.map.stepChosen.connect(self.go_to)
+        self.chosen: Optional[str] = None  # the step last clicked on the map
+        self._outlined: Optional[tuple] = None  # (pane, its style sheet before the outline)
+        self._later = QTimer(self)  # once the list has laid out the panes (after a new trace)
+        self._later.setSingleShot(True)
+        self._later.setInterval(0)
+        self._later.timeout.connect(self.update_current)
+        view.traceShown.connect(self.refresh)
+        view.scroll.verticalScrollBar().valueChanged.connect(self.update_current)
+        view.scroll.viewport().installEventFilter(self)
+
+    def refresh(self) -> None:
+        """The chips of the trace on screen, in the current language."""
+        trace = self.view.current_trace()
+        ids = pipeline_map.map_order(self.view.pane_ids()) if trace is not None else []
+        scoring = trace.options.get("scoring") if trace is not None else None
+        self.map.set_steps(ids, i18n.current_language(), scoring)
+        self.update_current()
+        self._later.start()
+
+    def go_to(self, step_id: str) -> None:
+        """Scroll the Steps region so that pane `step_id` is at its top, and outline it."""
+        if step_id not in self.view.pane_ids():
+            return
+        pane = self.view.pane(step_id)
+        self.chosen = step_id
+        bar = self.view.scroll.verticalScrollBar()
+        bar.setValue(max(pane.geometry().top() - 6, 0))
+        self._outline(pane)
+        self.update_current()
+
+    def update_current(self, *_args) -> None:
+        view = self.view
+        top = view.scroll.verticalScrollBar().value()
+        bottom = top + view.scroll.viewport().height()
+        boxes = []
+        for sid in view.pane_ids():
+            g = view.pane(sid, current=False).geometry()
+            boxes.append((sid, g.top(), g.bottom()))
+        current = pipeline_map.current_in_sight(boxes, top, bottom, self.chosen)
+        if current != self.chosen:
+            self.chosen = None
+            self._outline(None)
+        self.map.set_current(current)
+
+    def outlined(self) -> Optional[str]:
+        """The step whose pane is outlined (the one last chosen on the map, while in sight)."""
+        return self._outlined[0].step_id if self._outlined is not None else None
+
+    def _outline(self, pane) -> None:
+        if self._outlined is not None:
+            old, css = self._outlined
+            if old is pane:
+                return
+            old.setStyleSheet(css)
+            self._outlined = None
+        if pane is not None:
+            self._outlined = (pane, pane.styleSheet())
+            pane.setStyleSheet(PANE_HIGHLIGHT_CSS)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.Resize:
+            self._later.start()
+        return False
+
+
+def install(host) -> WindowMap:
+    """Put the map of steps above the window's panels (app.features: a dock of the top area)."""
+    wmap = WindowMap(host.view, host.window)
+    dock = QDockWidget(host.window)
+    dock.setObjectName("PipelineMapDock")
+    dock.setTitleBarWidget(QWidget(dock))  # no title, no close button: always there
+    dock.setFeatures(QDockWidget.DockWidgetFeature.NoDockWidgetFeatures)
+    dock.setWidget(wmap.map)
+    host.add_dock(dock, Qt.DockWidgetArea.TopDockWidgetArea)
+    wmap.dock = dock
+    host.on_language_change(wmap.refresh)
+    return wmap

@@ -1,0 +1,224 @@
+"""Printable worksheets: the handout with chosen steps left blank, and its answer key.
+
+A worksheet is the handout page (app.teaching.handout) where each chosen step shows an empty grid
+of the step's own shape instead of its picture: one table per head, the row and column labels
+kept (tokens or indices, as on screen), every cell empty for a student to fill in by hand.  Steps
+that repeat a chosen step's numbers (app.viewmodel.quiz_data.plan: V = I makes the weighted sum
+equal the weights) are left blank as well, with a line saying why, so the page never gives an
+answer away.  The answer key is the same page with the grids filled in from the engine's trace.
+No picture is written for a blank step, so the folder holds no answer either.
+
+Both pages go into one folder: worksheet.html and answer_key.html (plus the other steps' PNGs).
+Reached from File ▸ Export worksheet… (a dialog to choose the steps) and from
+`python main.py render FILE --out DIR --blank STEP[,STEP]` (app.startup.render_cli).
+"""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional, Sequence
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.startup import i18n
+from app.teaching.handout import HandoutStep, handout_html, render_steps
+from app.viewmodel import pane_text
+from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
+from app.viewmodel.quiz_data import plan
+
+if TYPE_CHECKING:
+    from attention import Scenario, Trace
+
+WORKSHEET_NAME = "worksheet.html"
+KEY_NAME = "answer_key.html"
+#: the step a worksheet leaves blank unless told otherwise (the one a class works out by hand)
+DEFAULT_BLANK = "attention_weights"
+
+
+def grid_html(data: PaneData, lang: str, answers: bool) -> str:
+    """The step as tables (one per head), row and column labels kept; the cells empty unless
+    `answers` (then each holds the number the pane prints, from the trace).  A cell the engine
+    never computed (ProbSparse's "n/c") says so in both: that is structure, not an answer."""
+    lay = data.layout
+    n, rows, cols = data.block.shape
+    corner = html.escape(f"{lay.rows.name(lang)} \\ {lay.cols.name(lang)}")
+    out = []
+    for m in range(n):
+        if lay.per_head and n > 1:
+            out.append(f'<p class="grid-head">{html.escape(pane_text.head_name(m, lang))}</p>')
+        head = "".join(f"<th>{html.escape(lay.cols.tick(c))}</th>" for c in range(cols))
+        body = []
+        for r in range(rows):
+            cells = []
+            for c in range(cols):
+                value = data.block[m, r, c]
+                shown = data.cell_text(m, r, c) if answers or (value != value) else ""
+                cells.append(f"<td>{html.escape(shown)}</td>")
+            body.append(f"<tr><th>{html.escape(lay.rows.tick(r))}</th>{''.join(cells)}</tr>")
+        out.append(f'<table class="grid" data-step="{html.escape(data.step.id)}" data-matrix="{m}">'
+                   f"<tr><th>{corner}</th>{head}</tr>{''.join(body)}</table>")
+    return "\n".join(out)
+
+
+def _blank_sections(steps: list[HandoutStep], scenario: "Scenario", trace: "Trace", blanks: Sequence[str],
+                    lang: str, batch: int, answers: bool) -> list[HandoutStep]:
+    qt, kt = tokens_of(scenario)
+    hidden = plan(trace, blanks)
+    out = []
+    for s in steps:
+        if not hidden.hides(s.id):
+            out.append(s)
+            continue
+        note = (QCoreApplication.translate("Worksheet", "Left blank: fill in every empty cell.")
+                if s.id in hidden.chosen
+                else hidden.covered_note(trace, s.id, lang, key="blank_too"))
+        if answers:
+            note = QCoreApplication.translate("Worksheet", "Answers (left blank on the worksheet).")
+        grid = grid_html(pane_data(trace, s.id, batch, qt, kt), lang, answers)
+        out.append(HandoutStep(s.id, s.title, s.formula, s.shape, s.explanation, None, note=note, grid=grid))
+    return out
+
+
+def _intro(trace: "Trace", blanks: Sequence[str], lang: str, answers: bool) -> str:
+    hidden = plan(trace, blanks)
+    names = ", ".join(f"“{trace[s].title[lang]}”" for s in hidden.chosen + tuple(hidden.covered))
+    if answers:
+        key = QCoreApplication.translate(
+            "Worksheet", "Answer key: the blank cells of the worksheet, filled in: {0}.").format(names)
+        return f'<p class="sheet">{html.escape(key)}</p>'
+    name = html.escape(QCoreApplication.translate("Worksheet", "Name:"))
+    task = html.escape(QCoreApplication.translate(
+        "Worksheet", "Fill in the empty cells of: {0}. Work each number out from the steps before it.")
+                       .format(names))
+    return f'<p class="sheet">{name} ______________________</p>\n<p class="sheet">{task}</p>'
+
+
+def check_blanks(trace: "Trace", blanks: Sequence[str]) -> list[str]:
+    """The chosen steps, checked: a ValueError naming each step id the trace does not have."""
+    blanks = [b.strip() for b in blanks if b.strip()]
+    unknown = [b for b in blanks if b not in trace]
+    if unknown:
+        raise ValueError(f"no step {', '.join(repr(u) for u in unknown)} "
+                         f"(steps: {', '.join(trace.ids)})")
+    if not blanks:
+        raise ValueError("choose at least one step to leave blank")
+    return blanks
+
+
+def write_worksheet(scenario: "Scenario", trace: "Trace", out_dir, blanks: Sequence[str],
+                    lang: Optional[str] = None, batch: int = 0) -> tuple[Path, Path]:
+    """Write worksheet.html and answer_key.html (and the PNGs of the steps that are not blank)
+    into `out_dir`; return both pages' paths.  `lang` as handout.write_handout.  Raises
+    ValueError for a step the trace does not have, OSError when a file cannot be written."""
+    blanks = check_blanks(trace, blanks)
+    out_dir = Path(out_dir)
+    previous = i18n.current_language()
+    lang = lang or previous
+    if lang not in i18n.LANGUAGES:
+        raise ValueError(f"language: expected one of {', '.join(i18n.LANGUAGES)}, got {lang!r}")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OSError(f"{out_dir}: expected a folder, found a file")
+    i18n.set_language(lang)
+    try:
+        hidden = plan(trace, blanks)
+        skip = hidden.chosen + tuple(hidden.covered)
+        steps = render_steps(scenario, trace, out_dir, lang, batch, skip=skip)
+        pages = []
+        for name, answers, heading in ((WORKSHEET_NAME, False, QCoreApplication.translate("Worksheet", "Worksheet")),
+                                       (KEY_NAME, True, QCoreApplication.translate("Worksheet", "Answer key"))):
+            sections = _blank_sections(steps, scenario, trace, blanks, lang, batch, answers)
+            page = out_dir / name
+            text = handout_html(scenario, trace, sections, lang, batch, heading=heading,
+                                intro=_intro(trace, blanks, lang, answers))
+            try:
+                page.write_text(text, encoding="utf-8")
+            except OSError as e:
+                raise OSError(f"{page}: cannot write the page ({e.strerror or e})") from e
+            pages.append(page)
+        return pages[0], pages[1]
+    finally:
+        if lang != previous:
+            i18n.set_language(previous)
+
+
+class WorksheetDialog(QDialog):
+    """Choose the steps to leave blank (each step of the trace, with a check box)."""
+
+    def __init__(self, trace: "Trace", checked: Sequence[str], parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(QCoreApplication.translate("Worksheet", "Export worksheet"))
+        lang = i18n.current_language()
+        self.label = QLabel(QCoreApplication.translate(
+            "Worksheet", "Leave these steps blank for students to fill in "
+                         "(an answer key is written beside the worksheet):"))
+        self.label.setWordWrap(True)
+        self.steps = QListWidget()
+        for sid in trace.ids:
+            item = QListWidgetItem(f"{trace[sid].title[lang]}  ({sid})")
+            item.setData(Qt.ItemDataRole.UserRole, sid)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if sid in checked else Qt.CheckState.Unchecked)
+            self.steps.addItem(item)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.steps.itemChanged.connect(self._sync)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.label)
+        lay.addWidget(self.steps, 1)
+        lay.addWidget(self.buttons)
+        self.resize(520, 420)
+        self._sync()
+
+    def chosen(self) -> list[str]:
+        items = (self.steps.item(i) for i in range(self.steps.count()))
+        return [it.data(Qt.ItemDataRole.UserRole) for it in items if it.checkState() == Qt.CheckState.Checked]
+
+    def _sync(self, *_) -> None:
+        """OK only with at least one step chosen."""
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(self.chosen()))
+
+
+def ask_steps(host, trace: "Trace") -> Optional[list[str]]:
+    """The dialog, modal; the chosen step ids, or None when cancelled."""
+    quiz = getattr(host, "quiz", None)
+    checked = list(quiz.hidden_steps()) if quiz is not None and quiz.hidden_steps() else [DEFAULT_BLANK]
+    dialog = WorksheetDialog(trace, checked, host.window)
+    return dialog.chosen() if dialog.exec() == QDialog.DialogCode.Accepted else None
+
+
+def export_worksheet(actions) -> bool:
+    """File ▸ Export worksheet…: choose the steps, then the folder; write both pages."""
+    host = actions.host
+    last = host.last_result()
+    if last is None:
+        host.show_messages(
+            QCoreApplication.translate("Worksheet", "Nothing to export yet: no step has been computed."), [])
+        return False
+    blanks = actions.ask_worksheet_steps(last.trace)
+    if not blanks:
+        return False
+    folder = actions.ask_folder()
+    if not folder:
+        return False
+    pages: list[Path] = []
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        ok = host.run_export(lambda: pages.extend(write_worksheet(last.scenario, last.trace, folder, blanks,
+                                                                  batch=last.batch)), folder)
+    finally:
+        QApplication.restoreOverrideCursor()
+    if ok:
+        host.status(
+            QCoreApplication.translate("Worksheet", "Worksheet and answer key written to {0}").format(pages[0].parent))
+    return ok

@@ -1,0 +1,63 @@
+"""Defect 14: the Steps region and the slides show the steps in one order, the pipeline's.
+
+The expected orders are written out here by hand (what Informer and d2l compute first), not taken
+from attention/step_registry.py; the registry's ORDER is checked against them too."""
+from __future__ import annotations
+
+import pytest
+
+from app.panes.steps_view import StepsView
+from app.viewmodel import lessons
+from attention import run, scenario_io, step_registry
+from resources import scenarios_dir
+
+pytestmark = pytest.mark.gui
+
+MAIN = ["projection.query", "projection.key", "projection.value", "head_split.query", "head_split.key",
+        "head_split.value", "scores", "masked_scores", "attention_weights", "weighted_sum", "concat", "output"]
+
+
+def _with(before: str, extras: list[str], base: list[str] = MAIN) -> list[str]:
+    i = base.index(before)
+    return base[:i] + extras + base[i:]
+
+
+MASKED = _with("weighted_sum", ["extra.fully_masked"], _with("masked_scores", ["extra.mask"]))
+PROB_SPARSE = _with("scores", ["extra.sample_index", "extra.sample_count", "extra.sampled_scores", "extra.sparsity",
+                               "extra.top_index", "extra.selected"])
+
+#: one preset of each kind: scoring function, with and without a mask
+KINDS = {
+    "01_tsl_toy.json": MAIN,                        # scaled dot, no mask
+    "03b_d2l_masked_softmax_2d.json": MASKED,       # dot, 2-D valid lengths
+    "04_d2l_additive.json": MASKED,                 # additive, valid lengths
+    "06_causal_self_attention.json": MASKED,        # scaled dot, causal
+    "07_informer_probsparse.json": PROB_SPARSE,     # ProbSparse: sampling and selection before the scores
+}
+
+
+def test_the_registry_order_is_the_pipeline_order():
+    assert list(step_registry.ORDER) == _with("weighted_sum", ["extra.fully_masked"], _with(
+        "masked_scores", ["extra.mask"], PROB_SPARSE))
+    assert step_registry.in_order(["output", "extra.mask", "scores", "no.such.step"]) == [
+        "scores", "extra.mask", "output", "no.such.step"]
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_steps_region_draws_panes_in_pipeline_order_like_the_slides(qtbot, name):
+    sc = scenario_io.load(scenarios_dir() / name)
+    trace = run(sc)
+    view = StepsView()
+    qtbot.addWidget(view)
+    view.resize(1400, 900)
+    view.show()
+    view.show_trace(trace, sc)
+    assert view.pane_ids() == KINDS[name]
+    assert view.pane_ids() == step_registry.in_order(trace.ids)
+    # the order a person sees: the panes' places in the list's layout, top to bottom
+    laid = [view._list.itemAt(i).widget().step_id for i in range(view._list.count())]
+    assert laid == KINDS[name]
+    # the slides show a subset of the steps, in the same order
+    slides = lessons.lesson_ids(trace)
+    assert slides == [sid for sid in view.pane_ids() if sid in slides]
+    assert "output" == slides[-1] == view.pane_ids()[-1]

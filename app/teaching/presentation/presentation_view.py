@@ -99,6 +99,7 @@ class PresentationView(QWidget):
         self.drawer: Optional[EditDrawer] = None  # built the first time it is opened
         self._slide_keys: list[QShortcut] = []  # off while the keyboard is in the drawer
         self._digits_pending = False  # a pane was resized: the shared precision is due again
+        self._width_refits = 0  # the inputs column's width changes since the slide was drawn
         self._build()
         # on the slide: the map of steps under the header, a clicked cell's arithmetic (Esc closes it)
         self.map, self.slide_explain = SlideMap(self), SlideExplain(self)
@@ -540,6 +541,7 @@ class PresentationView(QWidget):
 
     def _render(self) -> None:
         """Draw the current slide: header texts, input panes, output pane, explanation."""
+        self._width_refits = 0
         sid = self.current_step()
         has_slide = self._trace is not None and sid is not None
         self.empty.setVisible(not has_slide)
@@ -651,7 +653,10 @@ class PresentationView(QWidget):
         need = max(p.sizeHint().width() for p in panes) + bar + 4
         share = int(self.slide.width() * (INPUTS_SHARE_DRAWER if self.drawer_open() else INPUTS_SHARE))
         width = max(min(need, share), 200)
-        if self.inputs_column.maximumWidth() != width:
+        # at most twice per slide or size: a width that depends on the fit it changes must not
+        # send the slide round in circles
+        if self.inputs_column.maximumWidth() != width and self._width_refits < 2:
+            self._width_refits += 1
             self.inputs_column.setMaximumWidth(width)
             self._refit_soon()  # the output's area has changed
 
@@ -674,6 +679,7 @@ class PresentationView(QWidget):
         super().resizeEvent(event)
         if self.drawer is not None:
             self.drawer.setFixedWidth(self._drawer_width())
+        self._width_refits = 0
         self._fit_panes()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)

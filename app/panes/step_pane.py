@@ -181,6 +181,7 @@ class StepPane(QFrame):
         self._placement = None  # (visible heads, per-head, heads per row) currently in the grid
         self._room: Optional[int] = None  # the width the pane was last given (None: not laid out yet)
         self._one_row = False  # heads_in_one_row()
+        self._axis_known = False  # the row axis had been laid out when the heads were last placed
         self._per_row = 0  # heads in one row of the grid
         self._bands_sized = 1  # rows of heads whose grid rows have fixed heights
         self._hover: Optional[tuple[int, int, int]] = None
@@ -625,19 +626,26 @@ class StepPane(QFrame):
         cols = self._data.layout.cols.size
         _, cell_w = self._cell_size()
         _, _, left_w, bar_w = self._frame_sizes()
-        laid_out = self.left.geometry().width()  # the row axis as drawn (the estimate counts characters)
-        if laid_out > 0:
-            left_w = min(left_w, laid_out + 8)
+        left_w = self._left_width(left_w)
         room = self._room - 22 - left_w - bar_w  # the pane's margins, as in _size_canvas
         # cells may narrow a little (the flow layout's MAX_SHRINK) before a head moves down
         return int(max(1, min(k, room // (cols * cell_w * (1 - self.wrap_slack) + self.head_gap))))
 
+    def _left_width(self, estimate: float) -> float:
+        """The row axis's width: as drawn once laid out (the estimate counts characters, and an
+        elided long token counts many more than it shows)."""
+        laid_out = self.left.geometry().width()
+        return min(estimate, laid_out + 8) if laid_out > 0 else estimate
+
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
         width = event.size().width()
-        if width == self._room:
+        provisional = self.left.geometry().width() <= 0 or not self._axis_known
+        if width == self._room and not provisional:
             return
-        first = self._room is None  # the heads were placed before any width was known
+        self._axis_known = self.left.geometry().width() > 0
+        # the heads were placed before any width was known, or before the row axis was laid out
+        first = self._room is None or provisional
         wider = first or width > self._room
         self._room = width
         if self._data is not None and self._data.layout.per_head:
@@ -666,6 +674,7 @@ class StepPane(QFrame):
         cols = d.layout.cols.size
         h, cell_w = self._cell_size()
         title_h, axis_h, left_w, bar_w = self._frame_sizes()
+        left_w = self._left_width(left_w)
         gl = self.canvas.ci.layout
         bands = self._bands(k)
         for band in range(max(bands, self._bands_sized)):

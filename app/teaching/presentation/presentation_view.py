@@ -662,16 +662,19 @@ class PresentationView(QWidget):
 
     def _share_digits_later(self) -> None:
         self._digits_pending = False
-        self._share_digits()
+        self._share_digits(more=False)
 
-    def _share_digits(self) -> None:
+    def _share_digits(self, more: bool = True) -> None:
         """One precision on the whole slide: the most digits that every pane's cells hold at a
         legible size (0.7071 in the output beside 0.71 in an input read as two different values)."""
         panes = [p for p in [self.output_pane(), *self.input_panes()] if p is not None]
+        before = min((p.max_digits for p in panes), default=4)
         for pane in panes:
             pane.set_max_digits(4)
         chosen = [c for c in (p.designed_choice() for p in panes) if c is not None]
         digits = min((d for _, d in chosen), default=4)
+        if not more:  # after a resize (a zoom): never more digits, which would draw them smaller
+            digits = min(digits, before)
         for pane in panes:
             pane.set_max_digits(digits)
 

@@ -51,6 +51,7 @@ from app.pipeline.recompute import Recomputer
 from app.startup import i18n, window_fit
 from app.startup.settings import Settings
 from app.teaching import by_hand, cell_tools, handout, scale_locks
+from app.teaching.notes_box import NotesBox
 from app.teaching.presentation import install as install_presentation
 from app.viewmodel.edits import fresh_scenario
 from app.viewmodel.file_names import safe_file_name
@@ -120,12 +121,7 @@ class MainWindow(QMainWindow):
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.notes_scroll = QScrollArea()
-        self.notes_scroll.setWidget(self.notes)
-        self.notes_scroll.setWidgetResizable(True)
-        self.notes_scroll.setMaximumHeight(120)
-        self.notes_scroll.setStyleSheet("QScrollArea { background: #fbfbf3; border: 1px solid #ddd; }"
-                                        " QLabel { background: #fbfbf3; color: #333; padding: 4px; }")
+        self.notes_scroll = NotesBox(self.notes)  # as tall as the notes, up to a share of the window
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setChildrenCollapsible(False)
         for key, widget in (("params", self.params_scroll), ("inputs", self.inputs), ("steps", self.view)):
@@ -752,7 +748,7 @@ class MainWindow(QMainWindow):
         text = notes.get(i18n.current_language()) or notes.get("en") or ""
         if text == self.notes.text() and self.notes_scroll.isVisible() == bool(text):
             return  # the commonest change (a typed number) leaves them as they are
-        self.notes.setText(text)
+        self.notes_scroll.set_text(text)
         self.notes_scroll.setVisible(bool(text))
 
     # ---- drag and drop -------------------------------------------------------------------------

@@ -138,6 +138,12 @@ class TextFit:
         self._ref_width: dict[int, float] = {}
         self._widest: dict[int, list[str]] = {}
         self.scale = 1.0  # export resolution scale: the font cap grows with it
+        # slides (app.teaching.presentation): a font size numbers should not go below while some
+        # precision still fits (None: the desk-top rule), the most digits allowed (one precision
+        # for every pane of a slide) and the font's share of the cell height
+        self.floor_px: Optional[int] = None
+        self.max_digits = DIGITS[0]
+        self.height_ratio = 0.5
 
     def _candidates(self, digits: int) -> list[str]:
         """The few longest labels, one per digit pattern: only they can be the widest.
@@ -156,7 +162,7 @@ class TextFit:
         return max((_advance(s, px) for s in self._candidates(digits)), default=0.0)
 
     def choose(self, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
-        key = (round(cell_w, 1), round(cell_h, 1), self.scale)
+        key = (round(cell_w, 1), round(cell_h, 1), self.scale, self.floor_px, self.max_digits, self.height_ratio)
         if key not in self._cache:
             self._cache[key] = self._reuse(key, cell_w, cell_h) or self._choose(cell_w, cell_h)
             self._previous = None
@@ -169,7 +175,7 @@ class TextFit:
         if not self._fns or old is None:
             return None
         px, digits = old
-        ideal = int(min(cell_h * 0.5, MAX_FONT_PX * self.scale))
+        ideal = int(min(cell_h * self.height_ratio, MAX_FONT_PX * self.scale))
         if digits == DIGITS[0] and px == ideal and self._max_width(digits, px) <= cell_w - 8:
             return old
         return None
@@ -190,12 +196,15 @@ class TextFit:
     def _choose(self, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
         if not self._fns:
             return None
-        ideal = int(min(cell_h * 0.5, MAX_FONT_PX * self.scale))
+        ideal = int(min(cell_h * self.height_ratio, MAX_FONT_PX * self.scale))
         room = cell_w - 8
         if self._nothing_fits(room):
             return None
         options = []
-        for digits in DIGITS:
+        wanted = min(ideal, READABLE_PX * self.scale)
+        if self.floor_px is not None:
+            wanted = max(wanted, self.floor_px)  # fewer digits rather than smaller ones
+        for digits in [d for d in DIGITS if d <= self.max_digits] or [DIGITS[-1]]:
             if digits not in self._ref_width:
                 self._ref_width[digits] = self._max_width(digits, self.REF_PX)
             ref = self._ref_width[digits]
@@ -204,7 +213,7 @@ class TextFit:
                 px -= 1  # hinting makes widths not quite proportional
             if px >= MIN_FONT_PX:
                 options.append((px, digits))
-                if px >= min(ideal, READABLE_PX * self.scale):
+                if px >= wanted:
                     return px, digits
         return max(options) if options else None
 

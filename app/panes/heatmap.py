@@ -11,6 +11,7 @@ same size (StepPane lays them out in one grid).
 """
 from __future__ import annotations
 
+import html
 import math
 from typing import Optional
 
@@ -30,16 +31,18 @@ TICK_FONT_PX = 13
 #: when every other word is missing; an index axis does not)
 MIN_TOKEN_FONT_PX = 10
 LABEL_STYLE = {"color": AXIS_COLOUR, "font-size": "14px"}
-#: pixels kept free between two neighbouring tick labels
+#: pixels kept free between two neighbouring tick labels side by side (a bottom axis) and one
+#: above the other (a row axis: a line's height already holds its own leading)
 TICK_GAP_PX = 8
+ROW_TICK_GAP_PX = 1
 #: labels measured to size the stride: the first ones and the last ones (the widest index)
 _MEASURED = 128
 
 
-def tick_stride(n: int, cell_px: float, label_px: float) -> int:
+def tick_stride(n: int, cell_px: float, label_px: float, gap: float = TICK_GAP_PX) -> int:
     """The smallest round stride (1, 2, 5, 10, 20, 50, ...) at which labels `label_px` wide,
-    one every `stride` cells of `cell_px`, leave TICK_GAP_PX between them."""
-    need = label_px + TICK_GAP_PX
+    one every `stride` cells of `cell_px`, leave `gap` pixels between them."""
+    need = label_px + gap
     if cell_px <= 0 or n <= 1:
         return 1
     mag = 1
@@ -140,7 +143,8 @@ class IndexAxis(pg.AxisItem):
             font = QFont(self.style["tickFont"] or QFont())
             font.setPixelSize(px)
             widths[px] = label_extent(axis, font, horizontal)
-        return tick_stride(axis.size, length / max(axis.size, 1), widths[px]) if length > 0 else 1
+        gap = TICK_GAP_PX if horizontal else ROW_TICK_GAP_PX
+        return tick_stride(axis.size, length / max(axis.size, 1), widths[px], gap) if length > 0 else 1
 
     def tick_font_px(self) -> int:
         font = self.style["tickFont"]
@@ -157,6 +161,29 @@ def styled_axis(orientation: str) -> IndexAxis:
     axis.setStyle(tickFont=font, tickLength=-4, textFillLimits=[(0, 0.98)])
     axis.enableAutoSIPrefix(False)  # a (-0.5, 0.5) range would otherwise read "(x0.001)"
     return axis
+
+
+def wrapped_name(name: str, font_px: int, length: float) -> str:
+    """An axis name as HTML, broken into lines no longer than `length` pixels at `font_px`
+    (a row axis's name runs along the matrix height: "chosen queries, by rank" was cut off
+    beside a short matrix).  Breaks at spaces, or anywhere in text without them (Chinese)."""
+    font = QFont()
+    font.setPixelSize(font_px)
+    metrics = QFontMetricsF(font)
+    if length <= 0 or metrics.horizontalAdvance(name) <= length:
+        return html.escape(name)
+    pieces = name.split(" ") if " " in name else list(name)
+    glue = " " if " " in name else ""
+    lines, line = [], ""
+    for piece in pieces:
+        candidate = f"{line}{glue}{piece}" if line else piece
+        if line and metrics.horizontalAdvance(candidate) > length:
+            lines.append(line)
+            line = piece
+        else:
+            line = candidate
+    lines.append(line)
+    return "<br>".join(html.escape(x) for x in lines)
 
 
 class AxisLabels:

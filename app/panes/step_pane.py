@@ -10,6 +10,9 @@ Grid of the GraphicsLayout (rows):
   1  head titles ("Head 1", ...; per-head steps only; click one to show that head alone)
   2  row axis | head 1 | head 2 | ... | colour bar
   3           | axis   | axis   | ...
+When the pane is narrower than its heads side by side (eight heads at 1366 px), the heads wrap
+into further rows of three grid rows each (4-6, 7-9, ...), each with its own row axis, so that
+no head and never the colour bar is cut off; the pane grows taller instead.
 """
 from __future__ import annotations
 
@@ -26,15 +29,20 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMenu, QSizePolicy, Q
 
 from app.panes import colormaps
 from app.panes.cell_overlay import NO_RUNS, LazyRuns, TextFit, prints_numbers
-from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, AxisLabels, Heatmap, styled_axis
+from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, AxisLabels, Heatmap, styled_axis, wrapped_name
 from app.panes.scale_lock import ScaleLockControls, clipped_ticks
 from app.viewmodel import cell_format, pane_text
+from app.viewmodel.nowrap import keep_together
 from app.viewmodel.pane_data import PaneData, same_numbers
 
 if TYPE_CHECKING:
     from app.panes.prepared import PanePicture
 
 R_EXPORT, R_TITLE, R_VIEW, R_AXIS = 0, 1, 2, 3
+#: grid rows taken by one row of heads (title, view, axis)
+ROWS_PER_BAND = 3
+#: how much narrower than their natural width cells may be before heads wrap into another row
+WRAP_SLACK = 0.1
 BAR_WIDTH = 16
 BAR_LABELS_PX = 50
 MIN_PANE_WIDTH = 380
@@ -45,6 +53,7 @@ STALE_COLOUR = "#888"
 FORMULA_CSS = "font-size: 16px; color: #1a1a1a; font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace;"
 SHAPE_CSS = "font-size: 13px; font-weight: 400; color: #555;"
 HOVER_CSS = "font-size: 14px; color: #333;"
+NAME_PX = 14  # an axis name's font (heatmap.LABEL_STYLE)
 NOTICE_CSS = "font-size: 15px; color: #5c4400; background: #fff3cd; border: 1px solid #e0c060; padding: 8px;"
 
 
@@ -63,6 +72,11 @@ def bar_ticks(kind: str, lv: tuple[float, float]):
     if kind in ("count", "index") and lv[1] <= 10:
         return [[(float(i), str(i)) for i in range(int(lv[1]) + 1)], []]
     return None
+
+
+def _bar_tick_strings(values, scale, spacing) -> list[str]:
+    """Colour bar labels by attention.numbers' rule (via cell_format), like every other number."""
+    return [cell_format.compact(float(v) * scale) for v in values]
 
 
 @functools.lru_cache(maxsize=1)
@@ -145,6 +159,8 @@ class _WrapLabel(QLabel):
 class StepPane(QFrame):
     """Header plus heatmaps of one step.  StepsView feeds it PaneData."""
 
+    wrap_slack = WRAP_SLACK  # how much narrower cells may be before heads wrap
+    head_gap = 8  # pixels beside each head's matrix (grid spacing)
     focusRequested = Signal(int)  # a head title was clicked: that head, or -1 to show all again
     lockRequested = Signal(bool)  # the person locked / unlocked the colour scale (button or right-click menu)
     cellClicked = Signal(int, int, int, bool)  # (matrix, row, col, double click) of a clicked cell
@@ -162,7 +178,12 @@ class StepPane(QFrame):
         self._title_pending = False  # the stale tag is still to be put on (or off) the title
         self._placed: list = []
         self._arranged_key = None
-        self._placement = None  # (visible heads, per-head) currently in the grid
+        self._placement = None  # (visible heads, per-head, heads per row) currently in the grid
+        self._room: Optional[int] = None  # the width the pane was last given (None: not laid out yet)
+        self._one_row = False  # heads_in_one_row()
+        self._axis_known = False  # the row axis had been laid out when the heads were last placed
+        self._per_row = 0  # heads in one row of the grid
+        self._bands_sized = 1  # rows of heads whose grid rows have fixed heights
         self._hover: Optional[tuple[int, int, int]] = None
         self._levels = (0.0, 1.0)
         self._natural_width = MIN_PANE_WIDTH
@@ -175,6 +196,7 @@ class StepPane(QFrame):
         self.redraw_count = 0  # how many times new numbers were drawn (tests, benchmarks)
 
         self.title = _WrapLabel()
+        self.title.setTextFormat(Qt.TextFormat.RichText)  # its own markup; the words escaped in _apply_title
         self.title.setStyleSheet(TITLE_CSS)
         self.scale_lock = ScaleLockControls(self)
         self.scale_lock.toggled.connect(self.lockRequested.emit)
@@ -182,6 +204,7 @@ class StepPane(QFrame):
         self.addAction(self.scale_lock.action)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.formula = _WrapLabel()
+        self.formula.setTextFormat(Qt.TextFormat.PlainText)  # "s > l" as written, never read as markup
         self.formula.setStyleSheet(FORMULA_CSS)
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hover = _WrapLabel()
@@ -199,6 +222,7 @@ class StepPane(QFrame):
         self.canvas.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.left = styled_axis("left")
         self.left_labels = AxisLabels(self.left)
+        self.extra_lefts: list = []  # the row axes of the second and later rows of heads
         self.bar = pg.ColorBarItem(values=(0.0, 1.0), width=BAR_WIDTH, interactive=False, colorMapMenu=False)
         self._style_bar()
         self.heatmaps: list[Heatmap] = []
@@ -234,6 +258,8 @@ class StepPane(QFrame):
             ax.setPen(pg.mkPen(AXIS_COLOUR))
             ax.setTextPen(pg.mkPen(AXIS_COLOUR))
         self.bar.axis.setStyle(tickFont=font)
+        # the scale's numbers written as the cells write theirs ("1", not "1.0" beside a cell's "1")
+        self.bar.axis.tickStrings = _bar_tick_strings
         for side in ("left", "right", "top", "bottom"):  # else every resize re-renders HTML labels
             self.bar.getAxis(side).enableAutoSIPrefix(False)
 
@@ -247,6 +273,8 @@ class StepPane(QFrame):
         numbers already turned into images and levels (app.panes.prepared), else made here."""
         old = self._data
         self._data = data
+        if old is None:
+            self._room = None  # a width given before there was anything to show says nothing yet
         self._lang = lang
         self._focus = focus
         lay = data.layout
@@ -439,7 +467,7 @@ class StepPane(QFrame):
     def _apply_texts(self) -> None:
         d, lang = self._data, self._lang
         self._apply_title()
-        self.formula.setText(d.step.formula[lang])
+        self.formula.setText(keep_together(d.step.formula[lang]))
         for m, hm in enumerate(self.heatmaps[: d.layout.n_matrices]):
             hm.set_title(pane_text.head_name(m, lang) if d.layout.per_head else "")
         self._arranged_key = None  # axis names depend on the language
@@ -454,7 +482,8 @@ class StepPane(QFrame):
         if self._stale:
             title = (f"<span style='color: {STALE_COLOUR}'>{title} "
                      f"({html.escape(pane_text.ui('stale_tag', lang))})</span>")
-        self.title.setText(f"{title}&nbsp;&nbsp; <span style='{SHAPE_CSS}'>{html.escape(d.shape_text(lang))}</span>")
+        shape = html.escape(keep_together(d.shape_text(lang)))  # "(B, H, L, S) = (1, 2, 4, 4)" stays on one line
+        self.title.setText(f"{title}&nbsp;&nbsp; <span style='{SHAPE_CSS}'>{shape}</span>")
 
     def title_text(self) -> str:
         """The title line as plain text (tests)."""
@@ -492,24 +521,31 @@ class StepPane(QFrame):
             return
         self._arranged_key = key
         lay, lang = d.layout, self._lang
-        placement = (tuple(heads), lay.per_head)
+        per_row = self._heads_per_row(len(heads))
+        placement = (tuple(heads), lay.per_head, per_row)
         if placement != self._placement:
             self._placement = placement
-            self._place(heads, lay.per_head)
-        self.left_labels.set(lay.rows, lay.rows.name(lang))
+            self._per_row = per_row
+            self._place(heads, lay.per_head, per_row)
+        row_name = wrapped_name(lay.rows.name(lang), NAME_PX, self._cell_size()[0])
+        self.left_labels.set(lay.rows, row_name)
+        for _axis, labels in self.extra_lefts[: self._bands(len(heads)) - 1]:
+            labels.set(lay.rows, row_name)
         col_name = lay.cols.name(lang)
         # with many heads, or heads too narrow for it, the column name under the first one
         # speaks for all (two names side by side would run together)
         name_px = _name_font_metrics().horizontalAdvance(col_name) + 12
         every = len(heads) <= 3 and name_px <= lay.cols.size * self._cell_size()[1]
-        for col, m in enumerate(heads, start=1):
-            self.heatmaps[m].bottom_labels.set(lay.cols, col_name if every or col == 1 else "")
+        for i, m in enumerate(heads):
+            first_of_row = i % max(self._per_row, 1) == 0
+            self.heatmaps[m].bottom_labels.set(lay.cols, col_name if every or first_of_row else "")
         self._size_canvas(len(heads))
         self._set_hint()
 
-    def _place(self, heads: list[int], per_head: bool) -> None:
+    def _place(self, heads: list[int], per_head: bool, per_row: int) -> None:
         """Re-place items in the grid directly (pyqtgraph's GraphicsLayout.addItem re-solves
-        the whole layout after every item); items out of the grid are hidden, never deleted."""
+        the whole layout after every item); items out of the grid are hidden, never deleted.
+        `per_row` heads a row: head i goes to row band i // per_row, column 1 + i % per_row."""
         grid = self.canvas.ci.layout
         for item in self._placed:
             for i in range(grid.count()):
@@ -524,19 +560,103 @@ class StepPane(QFrame):
             item.show()
             self._placed.append(item)
 
-        place(self.left, R_VIEW, 0)
-        for col, m in enumerate(heads, start=1):
+        per_row = max(per_row, 1)
+        bands = self._bands(len(heads), per_row)
+        while len(self.extra_lefts) < bands - 1:
+            axis = styled_axis("left")
+            self.extra_lefts.append((axis, AxisLabels(axis)))
+        lefts = [self.left] + [axis for axis, _ in self.extra_lefts[: bands - 1]]
+        for band, axis in enumerate(lefts):
+            place(axis, R_VIEW + ROWS_PER_BAND * band, 0)
+        for i, m in enumerate(heads):
+            band, col = divmod(i, per_row)
             hm = self.heatmaps[m]
+            off = ROWS_PER_BAND * band
             if per_head:
-                place(hm.title, R_TITLE, col)
+                place(hm.title, R_TITLE + off, col + 1)
                 hm.title.setCursor(Qt.CursorShape.PointingHandCursor)
-            place(hm.vb, R_VIEW, col)
-            place(hm.bottom, R_AXIS, col)
+            place(hm.vb, R_VIEW + off, col + 1)
+            place(hm.bottom, R_AXIS + off, col + 1)
             hm.overlay.on_numbers_hidden = lambda _hidden: self._hover is None and self._set_hint()
-            grid.setColumnStretchFactor(col, 1)
-        place(self.bar, R_VIEW, len(heads) + 1)
-        grid.setColumnStretchFactor(len(heads) + 1, 0)
-        self.left.linkToView(self.heatmaps[heads[0]].vb)
+            grid.setColumnStretchFactor(col + 1, 1)
+            if col == 0:
+                lefts[band].linkToView(hm.vb)
+        n_cols = min(per_row, len(heads))
+        place(self.bar, R_VIEW, n_cols + 1)
+        grid.setColumnStretchFactor(n_cols + 1, 0)
+
+    @contextlib.contextmanager
+    def heads_in_one_row(self):
+        """Within this block every head sits in one row whatever the pane's width (the handout
+        cuts that strip into rows of its own)."""
+        self._one_row = True
+        self._arranged_key = None
+        if self._data is not None:
+            self._arrange()
+            self.canvas.ci.layout.activate()
+        try:
+            yield self
+        finally:
+            self._one_row = False
+            self._arranged_key = None
+            if self._data is not None:
+                self._arrange()
+                self.canvas.ci.layout.activate()
+
+    def heads_per_row(self) -> int:
+        """How many heads sit side by side (fewer than visible_heads() when they wrap)."""
+        return min(max(self._per_row, 1), max(len(self.visible_heads()), 1))
+
+    def _bands(self, k: int, per_row: Optional[int] = None) -> int:
+        """Rows of heads needed for k heads."""
+        per_row = max(per_row if per_row is not None else self._per_row, 1)
+        return max(-(-k // per_row), 1)
+
+    def _frame_sizes(self) -> tuple[int, int, float, float]:
+        """(head title row, axis row, row-axis width, colour bar with labels) in pixels."""
+        d = self._data
+        ticks = [len(d.layout.rows.tick(i)) for i in range(min(d.layout.rows.size, 64))]
+        return (26 if d.layout.per_head else 0, 50, 30 + 8 * max(ticks, default=1), BAR_WIDTH + BAR_LABELS_PX)
+
+    def _heads_per_row(self, k: int) -> int:
+        """As many heads side by side as the pane's width holds at the cell width (at least one):
+        all of them until the pane has been given a width narrower than that."""
+        if k <= 1 or self._room is None or self._data is None or self._one_row:
+            return max(k, 1)
+        cols = self._data.layout.cols.size
+        _, cell_w = self._cell_size()
+        _, _, left_w, bar_w = self._frame_sizes()
+        left_w = self._left_width(left_w)
+        room = self._room - 22 - left_w - bar_w  # the pane's margins, as in _size_canvas
+        # cells may narrow a little (the flow layout's MAX_SHRINK) before a head moves down
+        return int(max(1, min(k, room // (cols * cell_w * (1 - self.wrap_slack) + self.head_gap))))
+
+    def _left_width(self, estimate: float) -> float:
+        """The row axis's width: as drawn once laid out (the estimate counts characters, and an
+        elided long token counts many more than it shows)."""
+        laid_out = self.left.geometry().width()
+        return min(estimate, laid_out + 8) if laid_out > 0 else estimate
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        width = event.size().width()
+        provisional = self.left.geometry().width() <= 0 or not self._axis_known
+        if width == self._room and not provisional:
+            return
+        self._axis_known = self.left.geometry().width() > 0
+        # the heads were placed before any width was known, or before the row axis was laid out
+        first = self._room is None or provisional
+        wider = first or width > self._room
+        self._room = width
+        if self._data is not None and self._data.layout.per_head:
+            heads = self.visible_heads()
+            per_row = self._heads_per_row(len(heads))
+            # only in the direction the width moved: more heads a row when wider, fewer when
+            # narrower (a re-arranged pane changes size itself, which must not undo the change)
+            if per_row != self._per_row and (first or (per_row > self._per_row) == wider):
+                self._arranged_key = None
+                self._arrange()
+                self.canvas.ci.layout.activate()  # the heads at their new places now, not at the next event
 
     def _cell_size(self) -> tuple[int, float]:
         """(matrix height, cell width) in pixels for the current layout."""
@@ -551,20 +671,25 @@ class StepPane(QFrame):
 
     def _size_canvas(self, k: int) -> None:
         d = self._data
-        rows, cols = d.layout.rows.size, d.layout.cols.size
+        cols = d.layout.cols.size
         h, cell_w = self._cell_size()
+        title_h, axis_h, left_w, bar_w = self._frame_sizes()
+        left_w = self._left_width(left_w)
         gl = self.canvas.ci.layout
-        gl.setRowFixedHeight(R_VIEW, h)
-        title_h = 26 if d.layout.per_head else 0
-        gl.setRowFixedHeight(R_TITLE, title_h)
-        gl.setRowFixedHeight(R_AXIS, 50)
-        self.canvas.setFixedHeight(int(h + title_h + 50 + 10))
-        ticks = [len(d.layout.rows.tick(i)) for i in range(min(rows, 64))]
-        left_w = 30 + 8 * max(ticks, default=1)
+        bands = self._bands(k)
+        for band in range(max(bands, self._bands_sized)):
+            on = band < bands
+            off = ROWS_PER_BAND * band
+            gl.setRowFixedHeight(R_VIEW + off, h if on else 0)
+            gl.setRowFixedHeight(R_TITLE + off, title_h if on else 0)
+            gl.setRowFixedHeight(R_AXIS + off, axis_h if on else 0)
+        self._bands_sized = bands
+        self.canvas.setFixedHeight(int(bands * (h + title_h + axis_h) + 10))
+        per_row = min(max(self._per_row, 1), k)
         # the colour bar, its tick labels (~"-0.75") and the canvas margins
-        width = int(left_w + k * (cols * cell_w + 8) + BAR_WIDTH + BAR_LABELS_PX)
+        width = int(left_w + per_row * (cols * cell_w + 8) + bar_w)
         self.canvas.setMaximumWidth(width)
-        self._natural_width = max(width + 22, MIN_PANE_WIDTH)
+        self._natural_width = max(int(left_w + k * (cols * cell_w + 8) + bar_w) + 22, MIN_PANE_WIDTH)
         self.updateGeometry()
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override): the flow layout reads the width
@@ -627,10 +752,10 @@ class StepPane(QFrame):
         label = pg.LabelItem("", color=AXIS_COLOUR, justify="left")
         title = d.step.title[self._lang] if d is not None else self.step_id
         formula = d.step.formula[self._lang] if d is not None else ""
-        label.setText(f"<span style='font-size:18px; font-weight:600'>{title}</span>"
-                      f"<br><span style='font-size:14px'>{formula}</span>")
+        label.setText(f"<span style='font-size:18px; font-weight:600'>{html.escape(title)}</span>"
+                      f"<br><span style='font-size:14px'>{html.escape(formula)}</span>")
         ci = self.canvas.ci
-        n_cols = len(self.visible_heads()) + 2
+        n_cols = min(max(self._per_row, 1), len(self.visible_heads())) + 2
         ci.addItem(label, row=R_EXPORT, col=0, colspan=n_cols)
         self._export_label = label
         old_h = self.canvas.height()

@@ -110,8 +110,9 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
             if sid in skip:
                 path = None
             else:
-                grid = _head_grid(view.pane(sid))
-                export_pane_image(view, sid, str(path))
+                with view.pane(sid).heads_in_one_row():  # the strip that _wrap_heads cuts into rows of four
+                    grid = _head_grid(view.pane(sid))
+                    export_pane_image(view, sid, str(path))
                 if grid is not None:
                     _wrap_heads(grid, path)
             if path is None and stale.exists():  # an earlier handout's picture of a step now left blank

@@ -20,6 +20,7 @@ import attention
 import resources
 from app.panes.steps_view import StepsView
 from app.viewmodel import cell_format
+from app.viewmodel.nowrap import plain
 
 pytestmark = pytest.mark.gui
 
@@ -356,13 +357,13 @@ def test_the_additive_scores_pane_shows_the_additive_formula(view):
 
     sc = scenario_io.load(resources.scenarios_dir() / "04_d2l_additive.json")
     show(view, sc)
-    assert "w_v . tanh(W_q q_l + W_k k_s)" in view.pane("scores").formula.text()
-    assert "q_l . k_s" not in view.pane("scores").formula.text()
+    assert "w_v . tanh(W_q q_l + W_k k_s)" in plain(view.pane("scores").formula.text())
+    assert "q_l . k_s" not in plain(view.pane("scores").formula.text())
     view.set_language("zh")
-    assert "w_v · tanh(W_q q_l + W_k k_s)" in view.pane("scores").formula.text()
+    assert "w_v · tanh(W_q q_l + W_k k_s)" in plain(view.pane("scores").formula.text())
     view.set_language("en")
     show(view, toy())
-    assert view.pane("scores").formula.text() == "scores[b,h,l,s] = scale * q_l . k_s"
+    assert plain(view.pane("scores").formula.text()) == "scores[b,h,l,s] = scale * q_l . k_s"
 
 
 def test_language_switch_changes_titles_axes_and_hover(view):
@@ -370,7 +371,7 @@ def test_language_switch_changes_titles_axes_and_hover(view):
     view.set_language("zh")
     pane = view.pane("attention_weights")
     assert trace["attention_weights"].title["zh"] in pane.title_text()
-    assert pane.formula.text() == trace["attention_weights"].formula["zh"]
+    assert plain(pane.formula.text()) == trace["attention_weights"].formula["zh"]
     assert "查询" in pane.left.labelText and "键" in pane.heatmaps[0].bottom.labelText
     assert pane.hover_text(0, 0, 0).startswith("头 1")
     view.set_language("en")

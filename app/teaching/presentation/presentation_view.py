@@ -15,7 +15,6 @@ of steps (slide_map).
 """
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
@@ -39,6 +38,7 @@ from app.teaching.presentation.slide_explain import SlideExplain
 from app.teaching.presentation.slide_map import SlideMap
 from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
 from app.viewmodel import lessons, pane_text
+from app.viewmodel.nowrap import keep_together
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
 from app.viewmodel.param_steps import parameter_pane_data
 
@@ -49,9 +49,10 @@ if TYPE_CHECKING:
 #: zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns
 ZOOMS: tuple[float, ...] = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.5, 3.0)
 ZOOM_DEFAULT = 1.25
-#: input panes are drawn this much smaller than the output
-INPUT_RATIO = 0.8
-MIN_INPUT_ZOOM = 0.5
+#: the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area
+INPUT_CAP, OUTPUT_CAP = 1.0, 2.0
+#: the inputs column takes the width its panes need, at most this share of the slide
+INPUTS_SHARE, INPUTS_SHARE_DRAWER = 0.45, 0.36
 BACKGROUND = "#f4f4f4"
 BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 4px 8px;"
 #: the edit drawer's width: this share of the screen, within these bounds (px)
@@ -97,6 +98,8 @@ class PresentationView(QWidget):
         self._failed_lines: Optional[list] = None  # the engine's problems while the slide is stale
         self.drawer: Optional[EditDrawer] = None  # built the first time it is opened
         self._slide_keys: list[QShortcut] = []  # off while the keyboard is in the drawer
+        self._digits_pending = False  # a pane was resized: the shared precision is due again
+        self._width_refits = 0  # the inputs column's width changes since the slide was drawn
         self._build()
         # on the slide: the map of steps under the header, a clicked cell's arithmetic (Esc closes it)
         self.map, self.slide_explain = SlideMap(self), SlideExplain(self)
@@ -112,6 +115,7 @@ class PresentationView(QWidget):
         self.setStyleSheet(f"#Presentation {{ background: {BACKGROUND}; }}")
         self.title = QLabel()
         self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)  # an engine text, shown as written ("s > l")
         self.counter = QLabel()
         self.counter.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.zoom_out_button = QPushButton("−")
@@ -146,6 +150,7 @@ class PresentationView(QWidget):
 
         self.formula = QLabel()
         self.formula.setWordWrap(True)
+        self.formula.setTextFormat(Qt.TextFormat.PlainText)
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.shape = QLabel()
         self.banner = QLabel()
@@ -191,6 +196,7 @@ class PresentationView(QWidget):
 
         self.explanation = QLabel()
         self.explanation.setWordWrap(True)
+        self.explanation.setTextFormat(Qt.TextFormat.PlainText)
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.explanation.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
         self.explanation.setObjectName("Explanation")
@@ -457,8 +463,9 @@ class PresentationView(QWidget):
     def set_zoom(self, zoom: float) -> None:
         zoom = min(max(float(zoom), ZOOMS[0]), ZOOMS[-1])
         if abs(zoom - self._zoom) > 1e-9:
+            ratio = zoom / self._zoom
             self._zoom = zoom
-            self._apply_zoom()
+            self._apply_zoom(ratio)
             self.zoomed.emit(zoom)
 
     def zoom_in(self) -> None:
@@ -499,6 +506,7 @@ class PresentationView(QWidget):
         if pane is None:
             pane = ZoomedPane(name, zoom, show_header=header)
             pane.focusRequested.connect(self.set_focus_head)
+            pane.installEventFilter(self)  # its cells' final size decides the slide's precision
             pane.lockRequested.connect(lambda on, n=name: self._host.view.lock_scale(n, on))
             self._panes[name] = pane
         pane.title.setVisible(header)
@@ -533,6 +541,7 @@ class PresentationView(QWidget):
 
     def _render(self) -> None:
         """Draw the current slide: header texts, input panes, output pane, explanation."""
+        self._width_refits = 0
         sid = self.current_step()
         has_slide = self._trace is not None and sid is not None
         self.empty.setVisible(not has_slide)
@@ -552,7 +561,7 @@ class PresentationView(QWidget):
             data = self._data(name)
             if data is None:
                 continue
-            pane = self._pane(name, self._zoom * INPUT_RATIO, header=True)
+            pane = self._pane(name, self._zoom * INPUT_CAP, header=True)
             pane.set_stale(False)
             pane.show_data(data, lang, self._focus, scale_lock.slide_picture(self._host.view, name, data))
             self.inputs_layout.insertWidget(self.inputs_layout.count() - 1, pane)
@@ -582,66 +591,106 @@ class PresentationView(QWidget):
             x.slide_shown()
 
     def _fit_panes(self) -> None:
+        """Size the panes to the slide: each as large as its area allows (up to a cap), never
+        below the zoom at which its numbers are legible (the column or the output then scrolls
+        instead), then one precision for all of them."""
         self._fit_output()
         self._fit_inputs()
+        self._share_digits()
+
+    def _floor(self, pane: ZoomedPane) -> float:
+        """The smallest zoom for `pane`: legible at the default zoom, scaled by the user's zoom."""
+        return pane.legible_zoom() * self._zoom / ZOOM_DEFAULT
+
+    @staticmethod
+    def _largest_fitting(fits, low: float, high: float) -> float:
+        """The largest zoom in [low, high] for which fits(zoom) holds, to 2 % (low when none)."""
+        if high <= low or fits(high):
+            return max(low, high)
+        if not fits(low):
+            return low
+        while high - low > 0.02:
+            mid = (low + high) / 2
+            low, high = (mid, high) if fits(mid) else (low, mid)
+        return low
 
     def _fit_output(self) -> None:
-        """While the drawer is open the slide is narrower and its texts wrap taller: shrink the
-        output pane (never below MIN_INPUT_ZOOM) until it fits its area, rather than cut it."""
+        """The output fills its area (the empty space under it is used), up to OUTPUT_CAP times
+        the zoom, and never below its legible zoom."""
         out = self.output_pane()
         if out is None or not self.isVisible():
-            return
-        out.set_zoom(self._zoom)
-        if not self.drawer_open():
             return
         room_h = self.output_scroll.viewport().height()
 
         def fits(zoom: float) -> bool:
             out.set_zoom(zoom)
             hover = out.hover.minimumHeight() + out.layout().spacing() if out.hover.isVisibleTo(out) else 0
-            return _pane_height(out) + hover <= room_h  # its width follows the area's (cells narrow)
+            return _pane_height(out) + hover <= room_h  # its width follows the area's (heads wrap)
 
-        if room_h <= 0 or fits(self._zoom):
-            return
-        low, high = MIN_INPUT_ZOOM, self._zoom
-        while high - low > 0.02:
-            mid = (low + high) / 2
-            low, high = (mid, high) if fits(mid) else (low, mid)
-        fits(low)
+        low = self._floor(out)
+        out.set_zoom(self._largest_fitting(fits, low, self._zoom * OUTPUT_CAP) if room_h > 0 else low)
 
     def _fit_inputs(self) -> None:
-        """Shrink the input panes (never below MIN_INPUT_ZOOM) until they fit the column's
-        height, so that a slide's inputs are seen together without scrolling."""
+        """The input panes as large as the column's height allows (up to INPUT_CAP times the zoom),
+        each never below its legible zoom: when they do not all fit, the column scrolls."""
         panes = self.input_panes()
         if not panes or not self.isVisible():
             return
         room = self.inputs_scroll.viewport().height()
         spacing = self.inputs_layout.spacing() * (len(panes) - 1)
+        floors = [self._floor(p) for p in panes]
 
         def fits(zoom: float) -> bool:
-            for pane in panes:
-                pane.set_zoom(zoom)
+            for pane, floor in zip(panes, floors):
+                pane.set_zoom(max(zoom, floor))
             return sum(_pane_height(p) for p in panes) + spacing <= room
 
-        out = self.output_pane()
-        target = min(self._zoom, out.zoom if out is not None else self._zoom) * INPUT_RATIO
-        if room <= 0 or fits(target):
-            return
-        low, high = MIN_INPUT_ZOOM, target  # the largest zoom that fits, to 2 %
-        while high - low > 0.02:
-            mid = (low + high) / 2
-            low, high = (mid, high) if fits(mid) else (low, mid)
-        fits(low)
+        zoom = self._largest_fitting(fits, min(floors), self._zoom * INPUT_CAP) if room > 0 else min(floors)
+        fits(zoom)
+        # the column as wide as its widest pane needs (up to INPUTS_SHARE of the body): what
+        # the inputs leave goes to the output, whose heads then stay side by side
+        bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
+        need = max(p.sizeHint().width() for p in panes) + bar + 4
+        share = int(self.slide.width() * (INPUTS_SHARE_DRAWER if self.drawer_open() else INPUTS_SHARE))
+        width = max(min(need, share), 200)
+        # at most twice per slide or size: a width that depends on the fit it changes must not
+        # send the slide round in circles
+        if self.inputs_column.maximumWidth() != width and self._width_refits < 2:
+            self._width_refits += 1
+            self.inputs_column.setMaximumWidth(width)
+            self._refit_soon()  # the output's area has changed
+
+    def _share_digits_later(self) -> None:
+        self._digits_pending = False
+        self._share_digits(more=False)
+
+    def _share_digits(self, more: bool = True) -> None:
+        """One precision on the whole slide: the most digits that every pane's cells hold at a
+        legible size (0.7071 in the output beside 0.71 in an input read as two different values)."""
+        panes = [p for p in [self.output_pane(), *self.input_panes()] if p is not None]
+        before = min((p.max_digits for p in panes), default=4)
+        for pane in panes:
+            pane.set_max_digits(4)
+        chosen = [c for c in (p.designed_choice() for p in panes) if c is not None]
+        digits = min((d for _, d in chosen), default=4)
+        if not more:  # after a resize (a zoom): never more digits, which would draw them smaller
+            digits = min(digits, before)
+        for pane in panes:
+            pane.set_max_digits(digits)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
         if self.drawer is not None:
             self.drawer.setFixedWidth(self._drawer_width())
-        self._fit_inputs()
+        self._width_refits = 0
+        self._fit_panes()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if watched is self.slide and event.type() == QEvent.Type.Resize:
             self._fit_panes()  # the drawer opened or closed: the slide's room changed
+        elif isinstance(watched, ZoomedPane) and event.type() == QEvent.Type.Resize and not self._digits_pending:
+            self._digits_pending = True  # once for all the panes the layout resizes together
+            QTimer.singleShot(0, self, self._share_digits_later)
         return super().eventFilter(watched, event)
 
     def _clear_body(self) -> None:
@@ -656,22 +705,25 @@ class PresentationView(QWidget):
     def _write_texts(self, sid: str, data: PaneData) -> None:
         lang = self._lang()
         step = self._trace[sid]
-        self.title.setText(html.escape(step.title[lang]))
-        self.formula.setText(html.escape(step.formula[lang]))
-        self.shape.setText(data.shape_text(lang))
+        # plain-text labels: the words exactly as the engine wrote them (escaping them for HTML
+        # showed "&gt;" on a label that Qt then judged to be plain text)
+        self.title.setText(step.title[lang])
+        self.formula.setText(keep_together(step.formula[lang]))
+        self.shape.setText(keep_together(data.shape_text(lang)))
         self.explanation.setText(lessons.explanation(sid, self._trace.options, lang))
         self._write_quiz_note(sid)
         self.counter.setText(f"{self._index + 1} / {len(self._ids)}")
         self.prev_button.setEnabled(self._index > 0)
         self.next_button.setEnabled(self._index < len(self._ids) - 1)
 
-    def _apply_zoom(self) -> None:
+    def _apply_zoom(self, ratio: float) -> None:
+        """Every pane `ratio` times its size: zooming in only ever makes things bigger (the
+        panes are not fitted to the area again, which the larger texts have made smaller; the
+        areas scroll instead)."""
         self._apply_fonts()
-        out = self.output_pane()
-        if out is not None:
-            out.set_zoom(self._zoom)
-        self._fit_panes()
-        QTimer.singleShot(0, self, self._fit_panes)  # again once the bigger texts are laid out
+        for pane in [self.output_pane(), *self.input_panes()]:
+            if pane is not None:
+                pane.set_zoom(pane.zoom * ratio)  # the same precision: the same digits, larger
 
     def _apply_fonts(self) -> None:
         z = self._zoom

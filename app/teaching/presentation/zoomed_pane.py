@@ -7,23 +7,51 @@ the cells instead of staying at their desk-top size.
 """
 from __future__ import annotations
 
+import functools
+from typing import Optional
+
 from PySide6.QtGui import QFont, QFontMetricsF
 
 from app.panes import step_pane
 from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX
-from app.panes.step_pane import BAR_LABELS_PX, BAR_WIDTH, MIN_PANE_WIDTH, R_AXIS, R_TITLE, R_VIEW, StepPane
+from app.panes.step_pane import BAR_LABELS_PX, BAR_WIDTH, StepPane
+from app.viewmodel.nowrap import slide_decimal
 
 #: the desk-top pane's fixed sizes (step_pane._size_canvas), scaled here
 HEAD_TITLE_PX, AXIS_ROW_PX, HEAD_TITLE_FONT_PX, AXIS_NAME_PX = 26, 50, 15, 14
+#: a number on a slide is legible from the back row when its digits are this tall on screen (px)
+LEGIBLE_DIGIT_PX = 14
+#: on a slide the numbers may fill this share of the cell height (0.5 on the desk)
+SLIDE_TEXT_RATIO = 0.6
+DIGITS_MOST, DIGITS_FEWEST = 4, 2
+#: zooms searched for the smallest one at which a pane's numbers are legible
+_ZOOM_STEPS = [0.3 + 0.025 * i for i in range(149)]
+
+
+def digit_height(px: int) -> float:
+    """How tall digits are on screen (ink, not line height) in the default font at `px` pixels."""
+    font = QFont()
+    font.setPixelSize(px)
+    return QFontMetricsF(font).tightBoundingRect("0123456789").height()
+
+
+@functools.lru_cache(maxsize=4)
+def legible_font_px(digit_px: float = LEGIBLE_DIGIT_PX) -> int:
+    """The smallest font size whose digits are `digit_px` tall."""
+    return next(px for px in range(6, 200) if digit_height(px) >= digit_px)
 
 
 class ZoomedPane(StepPane):
     """StepPane at `zoom` (1.0 = the window's size).  `show_header=False` hides the pane's own
     title and formula (the presentation shows them once, large, above the output)."""
 
+    wrap_slack = 0.0  # a slide's cells keep their designed width: heads wrap (or the area scrolls) first
+    head_gap = 14  # the grid's 6-px spacing and the matrix frame
+
     def __init__(self, step_id: str, zoom: float = 1.0, show_header: bool = True) -> None:
         super().__init__(step_id)
         self._zoom = float(zoom)
+        self.max_digits = 4  # one precision for every pane of a slide (PresentationView sets it)
         self.title.setVisible(show_header)
         self.formula.setVisible(False)  # the presentation writes the operation once, above
         self._apply_fonts()
@@ -47,6 +75,23 @@ class ZoomedPane(StepPane):
         super().show_data(data, lang, focus, picture)
         self._scale_numbers()
 
+    @staticmethod
+    def _text_fn(data, m: int):
+        """StepPane's labels with small numbers written as decimals where that costs at most a
+        character ("0.00045", not "4.5e-4", on a classroom slide)."""
+        base = StepPane._text_fn(data, m)
+        if base is None:
+            return None
+        memo: dict[int, list[str]] = {}
+
+        def text_fn(digits: int) -> list[str]:
+            if digits not in memo:
+                memo[digits] = [slide_decimal(t) for t in base(digits)]
+            return memo[digits]
+
+        text_fn.sample = lambda digits, *a: [slide_decimal(t) for t in base.sample(digits, *a)]
+        return text_fn
+
     def _cell_size(self) -> tuple[int, float]:
         h, cell_w = super()._cell_size()
         return int(round(h * self._zoom)), cell_w * self._zoom
@@ -56,23 +101,26 @@ class ZoomedPane(StepPane):
         self._scale_axis_names()
 
     def _size_canvas(self, k: int) -> None:
-        """StepPane's sizing with every fixed height and width scaled by the zoom."""
+        """StepPane's sizing, and never narrower than one head: a slide's area scrolls rather
+        than squeeze the cells until their numbers no longer fit."""
+        super()._size_canvas(k)
+        _, cell_w = self._cell_size()
+        _, _, left_w, bar_w = self._frame_sizes()
+        cols = self._data.layout.cols.size
+        per_row = min(max(self._per_row, 1), k)
+        frame = left_w + bar_w + 8 + 6  # the canvas's margins and the grid's spacing
+        self.canvas.setMaximumWidth(int(frame + per_row * (cols * cell_w + self.head_gap)))
+        self.canvas.setMinimumWidth(int(frame + cols * cell_w + self.head_gap))
+        self._natural_width = int(frame + k * (cols * cell_w + self.head_gap)) + 22
+
+    def _frame_sizes(self) -> tuple[int, int, float, float]:
+        """StepPane's fixed heights and widths, scaled by the zoom."""
         d, z = self._data, self._zoom
-        rows, cols = d.layout.rows.size, d.layout.cols.size
-        h, cell_w = self._cell_size()
-        gl = self.canvas.ci.layout
-        gl.setRowFixedHeight(R_VIEW, h)
+        ticks = [len(d.layout.rows.tick(i)) for i in range(min(d.layout.rows.size, 64))]
         title_h = int(HEAD_TITLE_PX * z) if d.layout.per_head else 0
-        gl.setRowFixedHeight(R_TITLE, title_h)
-        axis_h = int(AXIS_ROW_PX * z)
-        gl.setRowFixedHeight(R_AXIS, axis_h)
-        self.canvas.setFixedHeight(int(h + title_h + axis_h + 10))
-        ticks = [len(d.layout.rows.tick(i)) for i in range(min(rows, 64))]
-        left_w = (30 + 8 * max(ticks, default=1)) * z
-        width = int(left_w + k * (cols * cell_w + 8) + (BAR_WIDTH + BAR_LABELS_PX) * z)
-        self.canvas.setMaximumWidth(width)
-        self._natural_width = max(width + 22, MIN_PANE_WIDTH)
-        self.updateGeometry()
+        # the colour bar's labels at this font take a little more than the desk-top estimate
+        left_w, bar_w = (30 + 8 * max(ticks, default=1)) * z, (BAR_WIDTH + BAR_LABELS_PX + 12) * z
+        return title_h, int(AXIS_ROW_PX * z), left_w, bar_w
 
     # ---- fonts -------------------------------------------------------------------------------
     def _px(self, base: float) -> int:
@@ -84,7 +132,7 @@ class ZoomedPane(StepPane):
         self.hover.setMinimumHeight(int(2 * self._px(14) * 1.4) + 6)
         font = QFont()
         font.setPixelSize(self._px(TICK_FONT_PX))
-        axes = [self.left, self.bar.axis] + [hm.bottom for hm in self.heatmaps]
+        axes = [self.left, self.bar.axis] + [a for a, _ in self.extra_lefts] + [hm.bottom for hm in self.heatmaps]
         for axis in axes:
             axis.setStyle(tickFont=font)
             if hasattr(axis, "_extent"):  # an IndexAxis: measure its labels again for the stride
@@ -103,8 +151,75 @@ class ZoomedPane(StepPane):
     def _scale_numbers(self) -> None:
         if self._fit is not None:
             self._fit.scale = self._zoom
+            self._fit.floor_px = legible_font_px()
+            self._fit.height_ratio = SLIDE_TEXT_RATIO
+            self._fit.max_digits = self.max_digits
             for hm in self.heatmaps:
+                hm.overlay._layout_key = None  # the same cell size may now get another font
                 hm.overlay.update()
+
+    def set_max_digits(self, digits: int) -> None:
+        if digits != self.max_digits:
+            self.max_digits = digits
+            self._scale_numbers()
+
+    # ---- what the numbers look like (the slide's fitting, tests) ---------------------------------
+    def cell_px(self) -> Optional[tuple[float, float]]:
+        """(width, height) of one cell on screen: measured on the first heatmap once the canvas
+        is laid out, else the designed size."""
+        if self._data is None:
+            return None
+        d = self._data
+        heads = self.visible_heads()
+        if self.canvas.isVisible() and heads:
+            self.canvas.ci.layout.activate()
+            rect = self.heatmaps[heads[0]].vb.geometry()
+            if rect.width() > 0 and rect.height() > 0:
+                return rect.width() / d.layout.cols.size, rect.height() / d.layout.rows.size
+        h, cell_w = self._cell_size()
+        return cell_w, h / d.layout.rows.size
+
+    def number_choice(self) -> Optional[tuple[int, int]]:
+        """(font px, digits) the cells' numbers are drawn with, None when no number fits (or the
+        matrix is too big to print numbers)."""
+        cell = self.cell_px()
+        if self._fit is None or cell is None or not self._fit._fns:
+            return None
+        return self._fit.choose(*cell)
+
+    def designed_choice(self) -> Optional[tuple[int, int]]:
+        """(font px, digits) at the cells' designed size (what the slide lays out), None without
+        numbers or when the precision makes no difference (True/False, whole numbers)."""
+        if self._fit is None or self._data is None or not self._fit._fns:
+            return None
+        if all(f(DIGITS_MOST) == f(DIGITS_FEWEST) for f in self._fit._fns):
+            return None
+        h, cell_w = self._cell_size()
+        return self._fit.choose(cell_w, h / self._data.layout.rows.size)
+
+    def legible_zoom(self) -> float:
+        """The smallest zoom at which the numbers are drawn at least legible_font_px() tall
+        (with any precision), given the cells their designed width; the largest zoom tried
+        when none is."""
+        if self._fit is None or self._data is None or not self._fit._fns:
+            return _ZOOM_STEPS[0]
+        self._scale_numbers()
+        rows = self._data.layout.rows.size
+        floor = legible_font_px()
+        saved = self._zoom
+        try:
+            for z in _ZOOM_STEPS:
+                self._zoom = z
+                self._fit.scale = z
+                h, cell_w = self._cell_size()
+                # a little narrower than designed: the canvas's spacing takes a few pixels
+                got = self._fit.choose(cell_w * 0.96, h / rows)
+                if got is not None and got[0] >= floor:
+                    return z
+            return _ZOOM_STEPS[-1]
+        finally:
+            self._zoom = saved
+            self._fit.scale = saved
 
     def _scale_axis_names(self) -> None:
         style = {"color": AXIS_COLOUR, "font-size": f"{self._px(AXIS_NAME_PX)}px"}
@@ -122,7 +237,7 @@ class ZoomedPane(StepPane):
                 self.heatmaps[m].bottom.setLabel("")
                 self.heatmaps[m].bottom.showLabel(False)
                 self.heatmaps[m].bottom_labels._name = ""
-        axes = [self.left] + [self.heatmaps[m].bottom for m in heads]
+        axes = [self.left] + [a for a, _ in self.extra_lefts] + [self.heatmaps[m].bottom for m in heads]
         for axis in axes:
             text = axis.labelText
             if text and axis.label.isVisible():

@@ -85,8 +85,8 @@ def test_labels_are_the_tokens_else_the_positions():
     w = hand_weights()
     model = tl.build(w, query_tokens=("the", "cat", "sat"), key_tokens=None)
     assert model.query_labels == ("the", "cat", "sat")
-    assert model.key_labels == ("0", "1", "2")
-    assert tl.build(w, query_tokens=("only", "two")).query_labels == ("0", "1", "2")  # wrong count: positions
+    assert model.key_labels == ("1", "2", "3")  # positions count from 1 (docs/numbers.md)
+    assert tl.build(w, query_tokens=("only", "two")).query_labels == ("1", "2", "3")  # wrong count: positions
 
 
 def test_many_tokens_are_clipped_and_said_so():

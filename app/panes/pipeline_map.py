@@ -29,6 +29,10 @@ PANE_HIGHLIGHT_CSS = "#StepPane { background: white; border: 3px solid #1565c0; 
 MAX_LABEL_CHARS = 22
 
 
+#: the most rows of chips the map takes (1280 px holds every pipeline in two)
+MAX_ROWS = 3
+
+
 class ChipFlow(QLayout):
     """Chips left to right at their natural width, wrapping to a new row when one does not fit
     (never narrower: a chip's words stay whole); height-for-width, so the strip grows a row."""
@@ -167,8 +171,14 @@ class PipelineMap(QWidget):
 
     # ---- internals ---------------------------------------------------------------------------
     def _fit_height(self) -> None:
-        """As tall as its rows of chips at its width (whatever holds it: a dock, a slide)."""
-        height = self._layout.heightForWidth(max(self.width(), 1)) if self._chips else 0
+        """As tall as its rows of chips at its width (whatever holds it: a dock, a slide), but
+        never more than MAX_ROWS rows: while a window is still being built its docks are a few
+        pixels wide, and a map one chip per row tall made the window taller than the screen."""
+        if not self._chips:
+            height = 0
+        else:
+            one_row = self._layout.heightForWidth(1 << 20)
+            height = min(self._layout.heightForWidth(max(self.width(), 1)), MAX_ROWS * one_row)
         if height != self.maximumHeight() or height != self.minimumHeight():
             self.setFixedHeight(height)
 

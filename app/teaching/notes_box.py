@@ -6,7 +6,7 @@ window's height, beyond which it scrolls).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QWidget
 
 #: the most of the window's height the notes take before they scroll
@@ -21,12 +21,14 @@ class NotesBox(QScrollArea):
 
     def __init__(self, label: QLabel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._want = MIN_HEIGHT  # the height the text asks for (within the cap)
         self.label = label
         self.setWidget(label)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setStyleSheet(CSS)
+        self.setMinimumHeight(MIN_HEIGHT)  # never more: a short window squeezes the notes, not the numbers
         label.installEventFilter(self)
 
     def set_text(self, text: str) -> None:
@@ -41,8 +43,16 @@ class NotesBox(QScrollArea):
         window = self.window()
         cap = int(window.height() * MAX_SHARE) if window is not None and window is not self else 240
         height = max(min(content, max(cap, MIN_HEIGHT)), MIN_HEIGHT)
-        if height != self.height() or self.minimumHeight() != height:
-            self.setFixedHeight(height)
+        if height != self._want or self.maximumHeight() != height:
+            self._want = height
+            self.setMaximumHeight(height)
+            self.updateGeometry()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override): the layout gives the text its height when it can
+        return QSize(super().sizeHint().width(), self._want)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return QSize(super().minimumSizeHint().width(), MIN_HEIGHT)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)

@@ -149,12 +149,15 @@ def test_hover_names_tokens_and_the_weight(opened, qtbot):
     n = len(w.models.session.tokens())
     q, k = 2, 1  # the cell's query row 2, key column 1
     pos = QPoint(r.x() + int((k + 0.5) * r.width() / n), r.y() + int((q + 0.5) * r.height() / n))
-    # the test screen (offscreen, 800 px) is narrower than the window with the model dock open:
-    # slide the window so the cell is on the screen, where a pointer can reach it
-    screen, spot = w.screen().geometry(), grid.mapToGlobal(pos)
-    w.move(w.x() - max(0, spot.x() - screen.right() + 50), w.y() - max(0, spot.y() - screen.bottom() + 50))
-    qtbot.waitUntil(lambda: screen.contains(grid.mapToGlobal(pos)))
-    qtbot.mouseMove(grid, pos)
+    # the test screen (offscreen, 800 px) is narrower than the window with the model dock open, so
+    # the pointer cannot reach the grid there: hand the grid the move event Qt would deliver
+    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.sendEvent(grid, QMouseEvent(QMouseEvent.Type.MouseMove, QPointF(pos), QPointF(grid.mapToGlobal(pos)),
+                                             Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
+                                             Qt.KeyboardModifier.NoModifier))
     qtbot.waitUntil(lambda: w.models.panel.hover.text() != "")
     toks = w.models.session.tokens()
     weight = w.models.session.run.forward.attentions[1, 0, 2, q, k]

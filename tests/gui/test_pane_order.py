@@ -25,12 +25,14 @@ def _with(before: str, extras: list[str], base: list[str] = MAIN) -> list[str]:
 MASKED = _with("weighted_sum", ["extra.fully_masked"], _with("masked_scores", ["extra.mask"]))
 PROB_SPARSE = _with("scores", ["extra.sample_index", "extra.sample_count", "extra.sampled_scores", "extra.sparsity",
                                "extra.top_index", "extra.selected"])
+#: additive scoring: the hidden features tanh(W_q q + W_k k) come before the scores they sum into
+ADDITIVE = _with("scores", ["extra.additive_features"], MASKED)
 
 #: one preset of each kind: scoring function, with and without a mask
 KINDS = {
     "01_tsl_toy.json": MAIN,                        # scaled dot, no mask
     "03b_d2l_masked_softmax_2d.json": MASKED,       # dot, 2-D valid lengths
-    "04_d2l_additive.json": MASKED,                 # additive, valid lengths
+    "04_d2l_additive.json": ADDITIVE,               # additive, valid lengths
     "06_causal_self_attention.json": MASKED,        # scaled dot, causal
     "07_informer_probsparse.json": PROB_SPARSE,     # ProbSparse: sampling and selection before the scores
 }
@@ -38,7 +40,7 @@ KINDS = {
 
 def test_the_registry_order_is_the_pipeline_order():
     assert list(step_registry.ORDER) == _with("weighted_sum", ["extra.fully_masked"], _with(
-        "masked_scores", ["extra.mask"], PROB_SPARSE))
+        "masked_scores", ["extra.mask"], _with("extra.sample_index", ["extra.additive_features"], PROB_SPARSE)))
     assert step_registry.in_order(["output", "extra.mask", "scores", "no.such.step"]) == [
         "scores", "extra.mask", "output", "no.such.step"]
 

@@ -183,6 +183,9 @@ class StepPane(QFrame):
         self._one_row = False  # heads_in_one_row()
         self._axis_known = False  # the row axis had been laid out when the heads were last placed
         self._per_row = 0  # heads in one row of the grid
+        #: the last change of heads a row made by a resize: (heads a row before, after, the width
+        #: before); see _undoes_last_switch
+        self._switched: Optional[tuple[int, int, int]] = None
         self._bands_sized = 1  # rows of heads whose grid rows have fixed heights
         self._hover: Optional[tuple[int, int, int]] = None
         self._levels = (0.0, 1.0)
@@ -566,6 +569,8 @@ class StepPane(QFrame):
             axis = styled_axis("left")
             self.extra_lefts.append((axis, AxisLabels(axis)))
         lefts = [self.left] + [axis for axis, _ in self.extra_lefts[: bands - 1]]
+        for axis, _ in self.extra_lefts[bands - 1:]:
+            axis.unlinkFromView()  # out of the grid: no longer follows (or answers) a head's view
         for band, axis in enumerate(lefts):
             place(axis, R_VIEW + ROWS_PER_BAND * band, 0)
         for i, m in enumerate(heads):
@@ -647,16 +652,32 @@ class StepPane(QFrame):
         # the heads were placed before any width was known, or before the row axis was laid out
         first = self._room is None or provisional
         wider = first or width > self._room
-        self._room = width
+        previous, self._room = self._room, width
         if self._data is not None and self._data.layout.per_head:
             heads = self.visible_heads()
             per_row = self._heads_per_row(len(heads))
             # only in the direction the width moved: more heads a row when wider, fewer when
             # narrower (a re-arranged pane changes size itself, which must not undo the change)
-            if per_row != self._per_row and (first or (per_row > self._per_row) == wider):
+            if per_row != self._per_row and (first or (per_row > self._per_row) == wider) \
+                    and not (not first and self._undoes_last_switch(per_row, width)):
+                self._switched = (self._per_row, per_row, previous) if previous is not None else None
                 self._arranged_key = None
                 self._arrange()
                 self.canvas.ci.layout.activate()  # the heads at their new places now, not at the next event
+
+    def _undoes_last_switch(self, per_row: int, width: int) -> bool:
+        """Whether going to `per_row` heads a row at `width` would undo the last such change before
+        the width has gone back past where it was made.  A re-placed pane changes its own width (its
+        canvas, a scroll bar coming or going), and that width can land on the other side of the
+        threshold: heads went 1 -> 2 a row at 743 px, the pane then got 729 px, 1 a row, 743 px
+        again, ... for ever (thousands of re-placements a second, and a segfault inside pyqtgraph's
+        axis updates on a Chinese slide).  Only a width beyond the one before the change undoes it."""
+        if self._switched is None:
+            return False
+        before, after, at = self._switched
+        if after != self._per_row or per_row != before:
+            return False
+        return width >= at if after > before else width <= at
 
     def _cell_size(self) -> tuple[int, float]:
         """(matrix height, cell width) in pixels for the current layout."""

@@ -327,6 +327,21 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
     previous one put back.  Raises OSError when the folder or a file cannot be written,
     ValueError for a batch item the trace does not have."""
     out_dir = Path(out_dir)
+    with pages_in_language(out_dir, lang) as lang:
+        steps = render_steps(scenario, trace, out_dir, lang, batch, hide=hide)
+        page = out_dir / HTML_NAME
+        try:
+            page.write_text(handout_html(scenario, trace, steps, lang, batch), encoding="utf-8")
+        except OSError as e:
+            raise OSError(f"{page}: cannot write the handout ({e.strerror or e})") from e
+        return page
+
+
+@contextlib.contextmanager
+def pages_in_language(out_dir: Path, lang: Optional[str]):
+    """Install `lang` (None: the one installed now) while printed pages are written into
+    `out_dir`, and put the previous language back after; yields the language used.  The handout
+    and the worksheet share this so that both refuse the same bad language and folder alike."""
     previous = i18n.current_language()
     lang = lang or previous
     if lang not in i18n.LANGUAGES:
@@ -335,13 +350,7 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
         raise OSError(f"{out_dir}: expected a folder, found a file")
     i18n.set_language(lang)
     try:
-        steps = render_steps(scenario, trace, out_dir, lang, batch, hide=hide)
-        page = out_dir / HTML_NAME
-        try:
-            page.write_text(handout_html(scenario, trace, steps, lang, batch), encoding="utf-8")
-        except OSError as e:
-            raise OSError(f"{page}: cannot write the handout ({e.strerror or e})") from e
-        return page
+        yield lang
     finally:
         if lang != previous:
             i18n.set_language(previous)

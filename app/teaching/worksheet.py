@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.startup import i18n
-from app.teaching.handout import HandoutStep, handout_html, render_steps
+from app.teaching.handout import HandoutStep, handout_html, pages_in_language, render_steps
 from app.viewmodel import pane_text
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
 from app.viewmodel.quiz_data import plan
@@ -122,14 +122,7 @@ def write_worksheet(scenario: "Scenario", trace: "Trace", out_dir, blanks: Seque
     ValueError for a step the trace does not have, OSError when a file cannot be written."""
     blanks = check_blanks(trace, blanks)
     out_dir = Path(out_dir)
-    previous = i18n.current_language()
-    lang = lang or previous
-    if lang not in i18n.LANGUAGES:
-        raise ValueError(f"language: expected one of {', '.join(i18n.LANGUAGES)}, got {lang!r}")
-    if out_dir.exists() and not out_dir.is_dir():
-        raise OSError(f"{out_dir}: expected a folder, found a file")
-    i18n.set_language(lang)
-    try:
+    with pages_in_language(out_dir, lang) as lang:
         hidden = plan(trace, blanks)
         skip = hidden.chosen + tuple(hidden.covered)
         steps = render_steps(scenario, trace, out_dir, lang, batch, skip=skip)
@@ -146,9 +139,6 @@ def write_worksheet(scenario: "Scenario", trace: "Trace", out_dir, blanks: Seque
                 raise OSError(f"{page}: cannot write the page ({e.strerror or e})") from e
             pages.append(page)
         return pages[0], pages[1]
-    finally:
-        if lang != previous:
-            i18n.set_language(previous)
 
 
 class WorksheetDialog(QDialog):

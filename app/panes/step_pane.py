@@ -588,6 +588,7 @@ class StepPane(QFrame):
                 lefts[band].linkToView(hm.vb)
         n_cols = min(per_row, len(heads))
         place(self.bar, R_VIEW, n_cols + 1)
+        self.bar.setVisible(not getattr(self._data, "hides_values", False))  # a quiz: no scale to read
         grid.setColumnStretchFactor(n_cols + 1, 0)
 
     @contextlib.contextmanager

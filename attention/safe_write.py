@@ -10,7 +10,7 @@ file or the complete new one.  Around that:
 - the temporary's name stays within 255 bytes however long the target's name is;
 - a crash leaves its temporary behind, so the next write (or `remove_stale`, when a file is
   opened) deletes this project's own stale temporaries for that target: names it made itself
-  (`.NAME.XXXXXXXX.tmp`) that no running save holds.  A running save holds an exclusive
+  (`.NAME.<8 random characters>.tmp`) that no running save holds.  A running save holds an exclusive
   `flock` on its temporary; one nobody holds belongs to a save that died.  Nothing else in the
   folder is ever touched.
 """

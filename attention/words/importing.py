@@ -78,6 +78,17 @@ EN = {
     "models.notes.inputs_random": ("The inputs are seeded random numbers (seed {seed}, {tokens} tokens): replace "
                                    "them with your own to see what the trained weights do to them."),
     "models.notes.inputs_given": "The inputs come from {path}.",
+    # ---- modern decoder families (attention/models/families.py) ------------------------------------
+    "models.error.family_no_config": ("{path}: no config.json beside the weights; a decoder family's heads, "
+                                      "rotary positions and window come from it (pass the config)"),
+    "models.error.family_unknown": "{path}: config.json model_type is {value}; expected one of {known}",
+    "models.error.family_field": "{path}: config.json {field} is {value}; expected {expected}",
+    "models.error.family_tensor": "{path}: no tensor {tensor}; a {family} layer needs it",
+    "models.error.family_shape": "{path}: {tensor} has shape {shape}; expected {expected}",
+    "models.error.family_layer": "{path}: no {family} attention layer {layer}; the file holds layers {found}",
+    "models.error.falcon_alibi": ("{path}: config.json alibi is true: Falcon's ALiBi layout is not imported "
+                                  "(transformers 5.24's eager and sdpa paths disagree on it: eager adds the "
+                                  "bias twice)"),
 }
 
 ZH = {
@@ -151,4 +162,13 @@ ZH = {
     "models.notes.inputs_random": ("输入是带种子的随机数（种子 {seed}，{tokens} 个词元）："
                                    "换成你自己的输入，看看训练好的权重如何处理它们。"),
     "models.notes.inputs_given": "输入取自 {path}。",
+    "models.error.family_no_config": ("{path}：权重旁边没有 config.json；解码器系列的头数、旋转位置编码和窗口"
+                                      "都来自它（请提供配置）"),
+    "models.error.family_unknown": "{path}：config.json 的 model_type 是 {value}；应为 {known} 之一",
+    "models.error.family_field": "{path}：config.json 的 {field} 是 {value}；应为 {expected}",
+    "models.error.family_tensor": "{path}：没有张量 {tensor}；{family} 层需要它",
+    "models.error.family_shape": "{path}：{tensor} 的形状为 {shape}；应为 {expected}",
+    "models.error.family_layer": "{path}：没有第 {layer} 个 {family} 注意力层；文件里的层：{found}",
+    "models.error.falcon_alibi": ("{path}：config.json 的 alibi 为 true：不导入 Falcon 的 ALiBi 布局"
+                                  "（transformers 5.24 的 eager 与 sdpa 两条路径对它的结果不一致：eager 把偏置加了两次）"),
 }

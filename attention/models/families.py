@@ -60,6 +60,19 @@ FAMILIES: dict[str, str] = {
     "gemma3_text": "gemma3", "gemma3": "gemma3", "gpt_neox": "gpt_neox", "phi": "phi", "bloom": "bloom",
     "falcon": "falcon", "RefinedWeb": "falcon", "RefinedWebModel": "falcon",
 }
+#: transformers 5.24's config defaults for the keys read here, where a config.json leaves one out (a key
+#: present with null stays null: Mistral's "sliding_window": null means no window, its absence means 4096).
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "mistral": {"num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096, "sliding_window": 4096},
+    "gemma2": {"num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "hidden_size": 2304,
+               "sliding_window": 4096, "query_pre_attn_scalar": 256, "attn_logit_softcapping": 50.0},
+    "gemma3": {"num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "hidden_size": 2304,
+               "sliding_window": 4096, "query_pre_attn_scalar": 256},
+    "gpt_neox": {"num_attention_heads": 64, "hidden_size": 6144},
+    "phi": {"num_attention_heads": 32, "hidden_size": 2048},
+    "bloom": {"n_head": 8, "hidden_size": 64},
+    "falcon": {"num_attention_heads": 71, "hidden_size": 4544, "multi_query": True, "alibi": False},
+}
 #: RoPE variants whose only effect is on the frequencies (cos/sin multiplier 1).
 ROPE_TYPES = ("default", "linear", "llama3")
 SPLIT = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3", "phi")  # separate q/k/v projections
@@ -150,7 +163,7 @@ def read_attention(path_or_source, layer: int = 0, config: Optional[dict] = None
     if family is None:
         raise CheckpointError("models.error.family_unknown", path=where, value=model_type or "(none)",
                               known=", ".join(sorted(set(FAMILIES))))
-    reader = _Reader(source, cfg, where, family, model_type)
+    reader = _Reader(source, {**DEFAULTS.get(family, {}), **cfg}, where, family, model_type)
     return reader.layer(int(layer))
 
 
@@ -158,13 +171,14 @@ def layer_count(path_or_source, config: Optional[dict] = None) -> int:
     """How many decoder layers' attention the file holds (by tensor names)."""
     source = path_or_source if isinstance(path_or_source, TensorSource) else open_source(Path(path_or_source))
     cfg = dict(config if config is not None else source.config)
-    family = FAMILIES.get(str(cfg.get("model_type", "")), "llama")
+    family = FAMILIES.get(str(cfg.get("model_type", "")), "llama")  # an unknown type: counted as split q/k/v
     return len(_layer_prefixes(source.keys(), family))
 
 
 # ---- tensor names ----------------------------------------------------------------------------------
 
-_SPLIT_KEY = re.compile(r"^(?P<p>(?:.*\.)?layers\.(?P<i>\d+)\.self_attn)\.(?:q_proj|k_proj|v_proj|o_proj|dense)\.weight$")
+_SPLIT_KEY = re.compile(r"^(?P<p>(?:.*\.)?layers\.(?P<i>\d+)\.self_attn)"
+                        r"\.(?:q_proj|k_proj|v_proj|o_proj|dense)\.weight$")
 _FUSED_KEY = re.compile(r"^(?P<p>(?:.*\.)?(?:layers|h)\.(?P<i>\d+)\.(?:attention|self_attention))"
                         r"\.query_key_value\.weight$")
 
@@ -180,8 +194,9 @@ def _layer_prefixes(keys: list[str], family: str) -> dict[int, str]:
             found.setdefault(int(m.group("i")), [])
             if m.group("p") not in found[int(m.group("i"))]:
                 found[int(m.group("i"))].append(m.group("p"))
-    return {i: sorted(ps, key=lambda p: ("language_model" not in p, "vision" in p, len(p)))[0]
-            for i, ps in sorted(found.items())}
+    if any("language_model" in p for ps in found.values() for p in ps):
+        found = {i: [p for p in ps if "language_model" in p] for i, ps in found.items()}
+    return {i: sorted(ps, key=len)[0] for i, ps in sorted(found.items()) if ps}
 
 
 # ---- the reader --------------------------------------------------------------------------------------
@@ -294,9 +309,10 @@ class _Reader:
             raise CheckpointError("models.error.family_shape", path=self.where, tensor=key, shape=str(tuple(w.shape)),
                                   expected=f"({rows}, {E}) [{layout}]")
         q, k, v = _unfuse(w, layout, H, n_kv, hd)
-        qb, kb, vb = _unfuse(b[:, None], layout, H, n_kv, hd) if b is not None else (None, None, None)
-        flat = (lambda a: None if a is None else a[:, 0])
-        return {"n_kv": n_kv, "head_dim": hd, "q": (q, flat(qb)), "k": (k, flat(kb)), "v": (v, flat(vb)),
+        qb = kb = vb = None
+        if b is not None:
+            qb, kb, vb = (part[:, 0] for part in _unfuse(b[:, None], layout, H, n_kv, hd))
+        return {"n_kv": n_kv, "head_dim": hd, "q": (q, qb), "k": (k, kb), "v": (v, vb),
                 "o": (self.tensor(f"{prefix}.dense.weight"), self.maybe(f"{prefix}.dense.bias"))}
 
     def layer_type(self, index: int) -> Optional[str]:
@@ -339,7 +355,7 @@ class _Reader:
     def softcap(self) -> Optional[float]:
         if self.family != "gemma2":  # Gemma 3's attention never passes attn_logit_softcapping on
             return None
-        value = self.cfg.get("attn_logit_softcapping", 50.0) if "attn_logit_softcapping" in self.cfg else 50.0
+        value = self.cfg.get("attn_logit_softcapping")
         return None if value is None else self.number("attn_logit_softcapping", value)
 
     def causal(self) -> bool:

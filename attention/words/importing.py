@@ -170,5 +170,6 @@ ZH = {
     "models.error.family_shape": "{path}：{tensor} 的形状为 {shape}；应为 {expected}",
     "models.error.family_layer": "{path}：没有第 {layer} 个 {family} 注意力层；文件里的层：{found}",
     "models.error.falcon_alibi": ("{path}：config.json 的 alibi 为 true：不导入 Falcon 的 ALiBi 布局"
-                                  "（transformers 5.24 的 eager 与 sdpa 两条路径对它的结果不一致：eager 把偏置加了两次）"),
+                                  "（transformers 5.24 的 eager 与 sdpa 两条路径对它的结果不一致："
+                                  "eager 把偏置加了两次）"),
 }

@@ -26,12 +26,12 @@ Float64 throughout.  transformers computes some parts in float32 on purpose even
 (softmax(dtype=float32), RMSNorm's `x.float()`, RoPE's inv_freq and cos/sin, which are upcasts for fp16/bf16
 models).  Those float32 islands put ~1e-7..1e-6 of rounding into a float64 run, so `output`/`weights` are made
 with `float64_throughout()`, which turns every float32 request into float64 during the build and the
-forward (nothing else changes: the same transformers code runs).
+forward (nothing else changes: the same transformers code runs).  `*_plain` keep the unmodified run, so a
+test can also check that the difference is float32 rounding only (this script prints it per family).
 
 Not made: Falcon with alibi=True.  In transformers 5.24 FalconModel folds alibi/sqrt(head_dim) into the mask
 it hands every layer, and the eager attention adds alibi again before scaling, so eager counts the bias twice
-(the sdpa path counts it once); there is no single truth to pin, and families.py refuses that layout.  `*_plain` keep the unmodified run, so a
-test can also check that the difference is float32 rounding only (this script prints it per family).
+(the sdpa path counts it once); there is no single truth to pin, and families.py refuses that layout.
 """
 from __future__ import annotations
 
@@ -250,7 +250,8 @@ def make(family: str, model_type: str, overrides: dict, index: int) -> dict:
     np.savez_compressed(folder / "golden.npz", **golden)
     size = sum(p.stat().st_size for p in folder.iterdir())
     print(f"{family:15s} {size / 1000:6.1f} KB  layers {len(wide)}  "
-          + "  ".join(f"[{i}] plain-vs-f64 out {o:.1e} w {w:.1e}, mean row max {m:.2f}" for i, (o, w, m) in worst.items()))
+          + "  ".join(f"[{i}] plain-vs-f64 out {o:.1e} w {w:.1e}, mean row max {m:.2f}"
+                      for i, (o, w, m) in worst.items()))
     return {"family": family, "bytes": size}
 
 

@@ -292,3 +292,32 @@ def test_refusals_name_the_field(tmp_path, family, edit, words):
 def test_a_missing_layer_names_the_layers_there():
     with pytest.raises(CheckpointError, match="holds layers 0, 1"):
         read_attention(GOLDEN / "gemma2", 5)
+
+
+def test_a_multimodal_gemma3_reads_its_language_model_with_transformers_defaults(tmp_path):
+    """Gemma 3 4B+ nests the text settings in text_config and keeps a vision tower (also `self_attn`) beside."""
+    from safetensors.torch import load_file, save_file
+
+    state = load_file(str(GOLDEN / "gemma3" / "model.safetensors"))
+    renamed = {"language_model." + k: v for k, v in state.items()}
+    for i in range(3):  # a deeper vision encoder whose layers must not be taken for the text's
+        for r in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            renamed[f"vision_tower.vision_model.encoder.layers.{i}.self_attn.{r}.weight"] = torch.zeros(4, 4)
+    folder = tmp_path / "gemma3_mm"
+    folder.mkdir()
+    save_file(renamed, str(folder / "model.safetensors"))
+    text = json.loads((GOLDEN / "gemma3" / "config.json").read_text())
+    del text["query_pre_attn_scalar"]  # left out: transformers' default 256 applies
+    (folder / "config.json").write_text(json.dumps({"model_type": "gemma3", "text_config": text}))
+    assert layer_count(folder, {"model_type": "gemma3_text"}) == 2
+    d = read_attention(folder, 1)
+    assert d.prefix == "language_model.model.layers.1.self_attn" and d.family == "gemma3"
+    assert d.scale == 256 ** -0.5 and d.window is None and d.rope.rope_type == "linear"
+    np.testing.assert_array_equal(d.k_weight, read_attention(GOLDEN / "gemma3", 1).k_weight)
+    with pytest.raises(CheckpointError, match="no gemma3 attention layer 2"):
+        read_attention(folder, 2)
+
+
+def test_mistral_window_null_means_none_and_absent_means_the_default(tmp_path):
+    assert read_attention(_copy(tmp_path / "a", "mistral", lambda c: c.update(sliding_window=None)), 0).window is None
+    assert read_attention(_copy(tmp_path / "b", "mistral", lambda c: c.pop("sliding_window")), 0).window == 4096

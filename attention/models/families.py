@@ -60,18 +60,15 @@ FAMILIES: dict[str, str] = {
     "gemma3_text": "gemma3", "gemma3": "gemma3", "gpt_neox": "gpt_neox", "phi": "phi", "bloom": "bloom",
     "falcon": "falcon", "RefinedWeb": "falcon", "RefinedWebModel": "falcon",
 }
-#: transformers 5.24's config defaults for the keys read here, where a config.json leaves one out (a key
-#: present with null stays null: Mistral's "sliding_window": null means no window, its absence means 4096).
+#: transformers 5.24's config defaults where a config.json leaves a key out (a key present with null stays
+#: null: Mistral's "sliding_window": null means no window, its absence means 4096).  Only for keys that have
+#: no alias: head counts of BLOOM/Falcon come as n_head or num_attention_heads, so they get no default.
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "mistral": {"num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096, "sliding_window": 4096},
+    "mistral": {"sliding_window": 4096},
     "gemma2": {"num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "hidden_size": 2304,
                "sliding_window": 4096, "query_pre_attn_scalar": 256, "attn_logit_softcapping": 50.0},
     "gemma3": {"num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "hidden_size": 2304,
                "sliding_window": 4096, "query_pre_attn_scalar": 256},
-    "gpt_neox": {"num_attention_heads": 64, "hidden_size": 6144},
-    "phi": {"num_attention_heads": 32, "hidden_size": 2048},
-    "bloom": {"n_head": 8, "hidden_size": 64},
-    "falcon": {"num_attention_heads": 71, "hidden_size": 4544, "multi_query": True, "alibi": False},
 }
 #: RoPE variants whose only effect is on the frequencies (cos/sin multiplier 1).
 ROPE_TYPES = ("default", "linear", "llama3")

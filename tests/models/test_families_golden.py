@@ -321,3 +321,19 @@ def test_a_multimodal_gemma3_reads_its_language_model_with_transformers_defaults
 def test_mistral_window_null_means_none_and_absent_means_the_default(tmp_path):
     assert read_attention(_copy(tmp_path / "a", "mistral", lambda c: c.update(sliding_window=None)), 0).window is None
     assert read_attention(_copy(tmp_path / "b", "mistral", lambda c: c.pop("sliding_window")), 0).window == 4096
+
+
+def test_falcon_remote_code_configs_read_the_same(tmp_path):
+    """Falcon-7B/40B's first config.json files (model_type RefinedWebModel / RefinedWeb, n_head, n_head_kv)."""
+    def old_7b(cfg):
+        cfg.update(model_type="RefinedWebModel", n_head=cfg.pop("num_attention_heads"))
+        del cfg["new_decoder_architecture"], cfg["num_kv_heads"]
+
+    def old_40b(cfg):
+        cfg.update(model_type="RefinedWeb", n_head=cfg.pop("num_attention_heads"), n_head_kv=cfg.pop("num_kv_heads"))
+        del cfg["new_decoder_architecture"]
+
+    for family, edit in (("falcon", old_7b), ("falcon_grouped", old_40b)):
+        got, want = read_attention(_copy(tmp_path, family, edit), 0), read_attention(GOLDEN / family, 0)
+        _same(got, want)
+        np.testing.assert_array_equal(got.k_weight, want.k_weight)

@@ -95,6 +95,34 @@ FAMILIES: dict[str, tuple[str, dict]] = {
 }
 
 
+README = """\
+# Golden attention of modern decoder families
+
+Made by tests/models/make_golden_modern.py with transformers {version}, torch {torch} (format: that script's
+docstring); checked by tests/models/test_families_golden.py against a float64 reference fed from
+attention/models/families.py.  Semantics pinned here, which the engine's kinds must match:
+
+- RoPE pairs dims in *halves* in every family here (dim i with i + r/2); GPT-J, CodeGen, Cohere, GLM pair
+  adjacent dims (2i, 2i+1).  Partial rotary (GPT-NeoX rotary_pct, Phi partial_rotary_factor) rotates the first
+  r = int(head_dim * fraction) dims; the frequencies use r, not head_dim: inv_freq_i = base^(-2i/r).
+- Rotation uses the given position ids (batch row 1 starts at 3 here), not 0..L-1.
+- GQA: query head h reads kv head h // (H / H_kv) (repeat_interleave, not tile).
+- Gemma 2/3 scale by query_pre_attn_scalar^-1/2, not head_dim^-1/2.  Gemma 2 soft-caps cap*tanh(s/cap) after
+  scaling, before the mask; Gemma 3 ignores attn_logit_softcapping (its attention never passes it on).
+- Window W: query l sees key s iff l - W < s <= l (W keys, itself included).  Mistral: every layer
+  (sliding_window null = none, absent = 4096); Qwen2/3: layers marked sliding, old configs: index >=
+  max_window_layers and use_sliding_window; Gemma 2: even layers; Gemma 3: all but every 6th.
+- QK-norm (Qwen3, Gemma 3): RMS over head_dim of each head's q and k, before RoPE; Gemma multiplies by 1 + w.
+- Gemma 3: sliding layers rotate with rope_local_base_freq, full layers with rope_theta and rope_scaling.
+- BLOOM: ALiBi adds slope_h * key_position to the scaled scores (= slope_h * (k - q) after softmax); its module
+  returns dense(out) + residual.  Fused query_key_value rows are per head (H, 3, hd) in GPT-NeoX and BLOOM;
+  Falcon multi-query (H + 2, hd); Falcon new_decoder_architecture (H_kv, H/H_kv + 2, hd).
+- transformers runs softmax, RMSNorm and RoPE in float32 even in a float64 model: its plain float64 output is
+  off by up to ~1e-5 from exact math (`*_plain`); `output`/`weights` are float64 throughout.
+- Falcon alibi=True is not here: transformers 5.24's eager path adds the bias twice (sdpa once).
+"""
+
+
 @contextlib.contextmanager
 def float64_throughout():
     """Inside: every float32 request (Tensor.float, .to(float32), arange/full/tensor(dtype=float32),
@@ -258,10 +286,8 @@ def make(family: str, model_type: str, overrides: dict, index: int) -> dict:
 def main() -> None:
     OUT.mkdir(exist_ok=True)
     total = sum(make(f, mt, kw, i)["bytes"] for i, (f, (mt, kw)) in enumerate(FAMILIES.items()))
-    (OUT / "README.md").write_text(
-        "Golden files made by tests/models/make_golden_modern.py with transformers "
-        f"{transformers.__version__}, torch {torch.__version__}; see that script's docstring for the format.\n",
-        encoding="utf-8")
+    (OUT / "README.md").write_text(README.format(version=transformers.__version__, torch=torch.__version__),
+                                   encoding="utf-8")
     print(f"total {total / 1000:.1f} KB in {OUT}")
 
 

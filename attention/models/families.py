@@ -72,8 +72,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 #: RoPE variants whose only effect is on the frequencies (cos/sin multiplier 1).
 ROPE_TYPES = ("default", "linear", "llama3")
-SPLIT = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3", "phi")  # separate q/k/v projections
-FUSED = ("gpt_neox", "bloom", "falcon")
+FUSED = ("gpt_neox", "bloom", "falcon")  # one query_key_value tensor; the rest have q/k/v_proj
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from app.editing.matrix_editor import MatrixEditor
 from app.editing.problems import ProblemLabel, group_by_control
 from app.editing.wide_spin import ExactDoubleSpinBox, WideSpinBox
 from app.pipeline.document import Document, only_input_numbers_changed
-from app.startup.devices import available_devices
+from app.services.devices import available_devices
 from app.viewmodel import edits
 from app.viewmodel.matrix_ref import MatrixRef
 from attention import Scenario, numbers

@@ -91,7 +91,7 @@ def run(path: Optional[str] = None) -> int:
     """Open the window (on `path` when given) and run the event loop; returns its exit code."""
     app = get_app()
     from app.main_window import MainWindow  # after the QApplication: pyqtgraph needs it
-    from app.startup import devices
+    from app.services import devices
 
     devices.defer()  # no torch for the device list until the window has been painted
     first = _first_preset()

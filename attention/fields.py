@@ -171,7 +171,8 @@ def docs_type(f: Field) -> str:
 
 
 def docs_default(f: Field) -> str:
-    """The "default" column: the value a file that leaves the field out gets."""
+    """The "default" column: the value a file that leaves the field out gets (numbers and null
+    plain, strings and booleans as JSON in code)."""
     if f.required:
         return "**required**"
     if f.default is None:
@@ -181,9 +182,72 @@ def docs_default(f: Field) -> str:
     if isinstance(f.default, str):
         return f'`"{f.default}"`'
     if isinstance(f.default, float) and f.default.is_integer() and abs(f.default) >= 1e5:
-        return f"`{f.default:.0e}`".replace("e+0", "e").replace("e+", "e")
-    return f"`{f.default}`"
+        mantissa, exponent = f"{f.default:.0e}".split("e")
+        return f"{mantissa}e{int(exponent)}"  # -1e6, as a person writes it
+    return str(f.default)
 
 
 def docs_row(f: Field, meaning: str) -> str:
     return f"| `{f.file_path}` | {docs_type(f)} | {docs_default(f)} | {meaning} |"
+
+
+# ---- keeping resources/scenario.schema.json and docs/scenario-format.md in step ---------------
+def schema_node(schema: dict, f: Field) -> dict:
+    """The node of `f` in the version-1 schema (nested parts: mask, prob_sparse, additive)."""
+    *parts, last = f.file_path.split(".")
+    props = schema["properties"]
+    for part in parts:
+        props = props[part]["properties"]
+    return props[last]
+
+
+def docs_cells(line: str) -> Optional[list[str]]:
+    """The cells of one row of a markdown table (None: the line is not a row)."""
+    line = line.strip()
+    if not (line.startswith("|") and line.endswith("|")):
+        return None
+    return [cell.strip() for cell in line[1:-1].split(" | ")]
+
+
+def rewritten(schema: dict, docs: str) -> tuple[dict, str]:
+    """The schema and the docs with every plain field's node, type and default taken from its
+    record (hand-written descriptions and meanings kept)."""
+    for f in SCENARIO_FIELDS:
+        node, new = schema_node(schema, f), schema_of(f)
+        merged = {k: new.get(k, v) for k, v in node.items() if k in new or k == "description"}
+        merged.update({k: v for k, v in new.items() if k not in merged})
+        node.clear()
+        node.update(merged)
+    by_path = {f"`{f.file_path}`": f for f in SCENARIO_FIELDS}
+    lines = docs.split("\n")
+    for i, line in enumerate(lines):
+        cells = docs_cells(line)
+        if cells and len(cells) == 4 and cells[0] in by_path:
+            lines[i] = docs_row(by_path[cells[0]], cells[3])
+    return schema, "\n".join(lines)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """python -m attention.fields [--write]: report (or rewrite) the schema and docs rows that
+    differ from the records."""
+    import json
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    schema_path, docs_path = root / "resources" / "scenario.schema.json", root / "docs" / "scenario-format.md"
+    schema_text, docs_text = schema_path.read_text(encoding="utf-8"), docs_path.read_text(encoding="utf-8")
+    schema, docs = rewritten(json.loads(schema_text), docs_text)
+    new_schema = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+    stale = [p for p, old, new in ((schema_path, schema_text, new_schema), (docs_path, docs_text, docs))
+             if old != new]
+    if "--write" in (argv if argv is not None else sys.argv[1:]):
+        schema_path.write_text(new_schema, encoding="utf-8")
+        docs_path.write_text(docs, encoding="utf-8")
+    for p in stale:
+        print(f"{p.relative_to(root)}: differs from attention/fields.py")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

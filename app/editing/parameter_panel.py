@@ -108,7 +108,7 @@ class ParameterPanel(QWidget):
         super().__init__(parent)
         self.doc = doc
         self.fields = FieldControls(self, self._edit, lambda: self.doc.scenario,
-                                    offered={"device": available_devices})
+                                    offered={"device": lambda: available_devices()})
         # one dict per kind of thing, the generated controls' and the hand-written ones together
         self.labels: dict[str, QLabel] = self.fields.labels
         self.controls: dict[str, QWidget] = self.fields.controls

@@ -144,3 +144,18 @@ def test_a_kinds_options_show_while_it_is_chosen(panel):
         for kind_of in panel.kind_boxes:
             for f in field_values.fields_for_scoring(kind_of):
                 assert panel.controls[f.name].isVisibleTo(panel) == (kind_of == kind), (kind, f.name)
+
+
+def test_cuda_is_offered_once_known(panel, monkeypatch):
+    """Start-up forces a sync when torch has loaded: the scenario is unchanged, the devices not."""
+    from app.editing import parameter_panel
+
+    combo = panel.controls["device"]
+    monkeypatch.setattr(parameter_panel, "available_devices", lambda: ("cpu",))
+    panel.sync(force=True)
+    assert [combo.itemText(i) for i in range(combo.count())] == ["CPU"]
+    monkeypatch.setattr(parameter_panel, "available_devices", lambda: ("cpu", "cuda"))
+    panel.sync()  # nothing changed in the scenario: skipped
+    assert combo.count() == 1
+    panel.sync(force=True)
+    assert [combo.itemText(i) for i in range(combo.count())] == ["CPU", "CUDA"] and combo.currentText() == "CPU"

@@ -283,7 +283,8 @@ class ParameterPanel(QWidget):
     def _edit(self, f: Field, value: Any) -> None:
         """A plain option edited: one undo command (none when the value is already there)."""
         sc = self.doc.scenario
-        if field_values.value(sc, f) == value and type(field_values.value(sc, f)) is type(value):
+        old = field_values.value(sc, f)
+        if old == value and type(old) is type(value):
             return
         if f.name in GROWS_WEIGHTS and self._refuse_if_too_big(PROBLEM_KEY.get(f.name, f.name), **{f.name: value}):
             return

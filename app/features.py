@@ -14,7 +14,7 @@ feature).  Everything the feature may use of the window comes through the host:
   group="quiz")` places a submenu, `host.add_dock(widget)` a dock;
 - the model: `host.document` (edits go through its undo stack), `host.recompute` (`ready`,
   `failed`), `host.view` (the StepsView), `host.inputs` (the batch item), `host.last_result()`;
-- preferences only through `host.settings`: typed accessors in app/startup/settings.py (add one
+- preferences only through `host.settings`: typed accessors in app/services/settings.py (add one
   there for a new preference; a test keeps QSettings out of every other module);
 - telling the person: `host.status(text)`, `host.show_messages(title, lines)`,
   `host.show_error(line)`; writing a file: `host.run_export(write, path)` (an OSError or a
@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover - types only
     from app.panes.steps_view import StepsView
     from app.pipeline.document import Document
     from app.pipeline.recompute import Recomputer
-    from app.startup.settings import Settings
+    from app.services.settings import Settings
     from attention import Scenario, Trace
 
 

@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
 )
 
 import resources
-from app.editing import what_if
 from app.editing.inputs_panel import InputsPanel
 from app.editing.message_bar import MessageBar
 from app.editing.parameter_panel import ParameterPanel
@@ -42,15 +41,15 @@ from app.editing.window_keys import WindowKeys
 from app.features import FeatureHost, Result
 from app.models_view import import_layer
 from app.models_view import tools as model_tools
-from app.panes import pipeline_map, token_lines
+from app.panes import pipeline_map
 from app.panes.export import export_pane_image, step_to_csv
 from app.panes.steps_view import StepsView
 from app.pipeline.autosave import Autosaver, Orphan, find_orphans
 from app.pipeline.document import Document
 from app.pipeline.recompute import Recomputer
-from app.startup import i18n, window_fit
-from app.startup.settings import Settings
-from app.teaching import by_hand, cell_tools, handout, scale_locks
+from app.services import i18n, window_fit
+from app.services.settings import Settings
+from app.teaching import by_hand, cell_tools, handout, scale_locks, token_lines, what_if
 from app.teaching.notes_box import NotesBox
 from app.teaching.presentation import install as install_presentation
 from app.viewmodel.edits import fresh_scenario
@@ -313,7 +312,7 @@ class MainWindow(QMainWindow):
 
     def _restore_geometry(self) -> None:
         """The remembered size and place when they still fit a screen attached now, else the
-        window fitted to its screen (app.startup.window_fit): never title-bar buttons or a status
+        window fitted to its screen (app.services.window_fit): never title-bar buttons or a status
         bar off-screen."""
         geometry = self.settings.geometry()
         if geometry is not None and self.restoreGeometry(geometry):

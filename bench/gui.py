@@ -475,8 +475,8 @@ def matplotlib_redraw(window, traces: list, reps: int) -> tuple[float, int]:
 
 def size_run(app, size: tuple, edits: int, floor_reps: int, mpl_reps: int, settings_dir: Path) -> dict:
     from app.main_window import MainWindow
+    from app.services.settings import Settings
     from app.startup.application import settle_heap
-    from app.startup.settings import Settings
 
     window = MainWindow(Settings.at(settings_dir / f"settings-{size[1]}.ini"))
     window.resize(*WINDOW)

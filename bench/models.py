@@ -130,7 +130,7 @@ def main() -> int:
         return 2
     app = QApplication.instance() or QApplication([])
     from app.main_window import MainWindow
-    from app.startup.settings import Settings
+    from app.services.settings import Settings
 
     with tempfile.TemporaryDirectory() as tmp:
         window = MainWindow(Settings.at(Path(tmp) / "settings.ini"))

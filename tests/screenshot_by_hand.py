@@ -27,7 +27,7 @@ def main(argv: list[str]) -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.panes.by_hand_view import MIN_FONT_PX
-    from app.startup.settings import Settings
+    from app.services.settings import Settings
 
     out = Path(argv[0] if argv else ROOT / "build" / "screenshots")
     out.mkdir(parents=True, exist_ok=True)

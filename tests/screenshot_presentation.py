@@ -56,8 +56,8 @@ def main(argv: list[str]) -> int:
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp))
     QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp))
     from app.main_window import MainWindow
-    from app.startup import i18n
-    from app.startup.settings import Settings
+    from app.services import i18n
+    from app.services.settings import Settings
 
     if qm_dir is not None:
         i18n.TRANSLATIONS = Path(qm_dir)

@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
         QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp))
     import resources
     from app.main_window import MainWindow
-    from app.startup.settings import Settings
+    from app.services.settings import Settings
 
     window = MainWindow(Settings.at(tmp / "settings.ini"))
     window.ask_save_changes = lambda: PySide6.QtWidgets.QMessageBox.StandardButton.Discard

@@ -142,7 +142,7 @@ def main() -> int:
     args = ap.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (alive for the run)
     from app.main_window import MainWindow
-    from app.startup.settings import Settings
+    from app.services.settings import Settings
 
     errors: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:

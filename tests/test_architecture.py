@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 GUI_MODULES = ("PySide6", "pyqtgraph", "shiboken6", "superqt", "app")
 #: The one GUI module allowed to import torch: asking which devices exist (cuda available?).
-TORCH_ALLOWED_IN_APP = {"app/startup/devices.py"}
+TORCH_ALLOWED_IN_APP = {"app/services/devices.py"}
 
 
 def _imported_roots(path: Path) -> set[str]:
@@ -55,7 +55,7 @@ def test_engine_sources_import_no_gui():
 
 
 def test_gui_does_no_torch_math():
-    """app/ shows what the trace holds; only app/startup/devices.py may import torch (device availability).
+    """app/ shows what the trace holds; only app/services/devices.py may import torch (device availability).
     Passes trivially while app/ has no Python files yet."""
     files = sorted((ROOT / "app").rglob("*.py")) if (ROOT / "app").exists() else []
     offenders = [str(f.relative_to(ROOT)) for f in files
@@ -91,6 +91,116 @@ def test_viewmodel_is_qt_free():
     assert json.loads(res.stdout.strip().splitlines()[-1]) == []
 
 
+def _app_part(module: str) -> str | None:
+    """The node of the app's folder graph a module belongs to: its folder under app/
+    ("app.teaching" for app.teaching.presentation.slide_map), or the module itself for the few
+    at app/'s root ("app.main_window", "app.features"); None outside app/."""
+    parts = module.split(".")
+    if parts[0] != "app":
+        return None
+    if len(parts) == 1:
+        return "app"
+    return f"app.{parts[1]}"
+
+
+def _module_name(path: Path, root: Path) -> str:
+    rel = path.relative_to(root).with_suffix("")
+    names = list(rel.parts[:-1]) if rel.name == "__init__" else list(rel.parts)
+    return ".".join(names)
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module a file names in an import, in full (`from a.b import c` gives a.b and a.b.c,
+    since c may be a module), lazy and TYPE_CHECKING imports included: a cycle through a
+    function-level import is still a cycle in the design."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def app_import_graph(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
+    """Part -> part it imports -> the files that do: the folder-level import graph of app/."""
+    existing = {_module_name(f, root) for f in (root / "app").rglob("*.py")}
+    graph: dict[str, dict[str, set[str]]] = {}
+    for f in sorted((root / "app").rglob("*.py")):
+        source = _app_part(_module_name(f, root))
+        for name in _imported_modules(f):
+            if name not in existing:  # `from app.teaching import handout` names app.teaching.handout too
+                continue
+            target = _app_part(name)
+            if target and target != source:
+                graph.setdefault(source, {}).setdefault(target, set()).add(str(f.relative_to(root)))
+    return graph
+
+
+def find_cycle(graph: dict[str, dict[str, set[str]]]) -> list[str]:
+    """One cycle of the graph as a path [a, b, ..., a], or [] when it has none (depth-first search)."""
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, {})):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        state[node] = 2
+        path.pop()
+        return []
+
+    for start in sorted(graph):
+        if start not in state:
+            found = visit(start)
+            if found:
+                return found
+    return []
+
+
+def test_app_folders_import_without_a_cycle():
+    """The folders of app/ form a layered graph: the start-up on top, shared services
+    (app/services) and the Qt-free viewmodel at the bottom.  A cycle (as when i18n lived in
+    app/startup beside application.py, which imports the window) ties every folder in it into
+    one unit that can only be understood, tested and moved together."""
+    graph = app_import_graph()
+    assert graph, "no imports between app folders found: the scanner is broken"
+    cycle = find_cycle(graph)
+    via = [sorted(graph[a][b]) for a, b in zip(cycle, cycle[1:])]
+    assert cycle == [], f"import cycle {' -> '.join(cycle)} via {via}"
+
+
+def test_nothing_imports_the_start_up():
+    """app/startup is the top: it builds the window; nothing in app/ imports it back."""
+    graph = app_import_graph()
+    users = {source: sorted(targets["app.startup"]) for source, targets in graph.items() if "app.startup" in targets}
+    assert users == {}
+    assert set(graph.get("app.services", {})) == set(), "services import no other app folder"
+    assert set(graph.get("app.viewmodel", {})) == set(), "the viewmodel imports no other app folder"
+
+
+def test_the_cycle_finder_can_fail(tmp_path):
+    """Two folders importing each other, one lazily, are a cycle; a chain is not."""
+    (tmp_path / "app" / "a").mkdir(parents=True)
+    (tmp_path / "app" / "b").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "a" / "__init__.py").write_text("")
+    (tmp_path / "app" / "b" / "__init__.py").write_text("")
+    (tmp_path / "app" / "a" / "x.py").write_text("from app.b import y\n")
+    (tmp_path / "app" / "b" / "y.py").write_text("import os\n")
+    assert find_cycle(app_import_graph(tmp_path)) == []
+    (tmp_path / "app" / "b" / "y.py").write_text("def f():\n    from app.a.x import g\n")
+    assert find_cycle(app_import_graph(tmp_path)) == ["app.a", "app.b", "app.a"]
+
+
 def test_app_is_grouped_by_concern():
     """app/ holds the window, the typed interface its features install through, and folders, one
     per concern; no loose modules at its root."""
@@ -99,7 +209,7 @@ def test_app_is_grouped_by_concern():
 
 
 #: The one module that may touch QSettings: every preference has a typed accessor there.
-SETTINGS_MODULE = "app/startup/settings.py"
+SETTINGS_MODULE = "app/services/settings.py"
 
 
 def _qsettings_users(files: list[Path]) -> list[str]:
@@ -117,7 +227,7 @@ def _qsettings_users(files: list[Path]) -> list[str]:
 
 
 def test_only_the_settings_wrapper_uses_qsettings():
-    """Preferences go through app.startup.settings.Settings' typed accessors: no raw QSettings,
+    """Preferences go through app.services.settings.Settings' typed accessors: no raw QSettings,
     and no reaching through the wrapper to its QSettings (`settings.q`) from anywhere else."""
     files = sorted((ROOT / "app").rglob("*.py")) + [ROOT / "main.py"]
     assert _qsettings_users(files) == [SETTINGS_MODULE]

@@ -23,7 +23,7 @@ def test_every_package_data_pattern_matches_a_file():
 
 def test_what_the_program_reads_from_resources_ships():
     import resources
-    from app.startup import i18n
+    from app.services import i18n
 
     shipped = {p.resolve() for pattern in _package_data()["resources"] for p in (ROOT / "resources").glob(pattern)}
     needed = [resources.schema_path(), resources.startup_trace_path(), *(p for p, _ in resources.list_presets()),

@@ -57,8 +57,9 @@ def test_text_fills_placeholders_and_follows_the_language():
         words.set_language(before)
 
 
-#: Chinese texts allowed to read exactly as the English: Python's own words
-SAME_IN_BOTH = {"True", "False"}
+#: Chinese texts allowed to read exactly as the English: Python's own words, and names (a device,
+#: a model) that the Chinese writes the same (with Chinese parentheses)
+SAME_IN_BOTH = {"True", "False", "CPU", "CUDA", "ProbSparse（Informer）"}
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _WORD = re.compile(r"[A-Za-z]{3,}")
 _CODE_TOKEN = re.compile(r"\S*[_=^(){}\[\]/.\d]\S*")  # K.view(B,, W_q, d_model, topk(M, ...: code, not words

@@ -1,5 +1,13 @@
 """The Parameters region: sizes, heads, scoring and its options, mask, projections, device.
 
+The plain options (heads, scoring, scale, a scoring kind's own options, causal, fill value,
+device, precision) are generated from their Field records (attention/fields.py) by
+app/editing/field_controls.py: labels, tooltips, choice words and undo words come from the
+catalogue (attention/words/fields.py).  Which kind options show is decided by
+`field_values.fields_for_scoring` alone.  What stays written here is what is not a plain option:
+the sizes (they reshape the inputs), the valid lengths (a matrix), the projections (weights) and
+the additive kind's weight buttons.
+
 Every control pushes one undo command through the document; `sync` puts the scenario's values
 back into the controls (signals blocked, so syncing never edits).  `show_problems` places each
 `attention.problems` line under the control that caused it and returns the lines it could not
@@ -7,8 +15,7 @@ place.
 """
 from __future__ import annotations
 
-import math
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
@@ -26,24 +33,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.editing.field_controls import FieldControls, undo_words
 from app.editing.matrix_editor import MatrixEditor
 from app.editing.problems import ProblemLabel, group_by_control
-from app.editing.wide_spin import ExactDoubleSpinBox, WideSpinBox
+from app.editing.wide_spin import WideSpinBox
 from app.pipeline.document import Document, only_input_numbers_changed
-from app.startup.devices import available_devices
-from app.viewmodel import edits
+from app.services.devices import available_devices
+from app.viewmodel import edits, field_values
 from app.viewmodel.matrix_ref import MatrixRef
-from attention import Scenario, numbers
+from attention import Scenario
+from attention.fields import COMPUTE_FIELDS, HEADS_FIELDS, MASK_FIELDS, SCORING_FIELDS, Field
 from attention.generators import MAX_ELEMENTS
-from attention.scenario_io import INT_MAX
 
-SCORINGS = ("scaled_dot", "dot", "additive", "prob_sparse")
+SCORINGS: tuple[str, ...] = SCORING_FIELDS[0].choices
 PROJECTIONS = ("query", "key", "value", "out")
-FILL_VALUES = (-1e6, -math.inf)
 SIZE_FIELDS = ("batch", "L", "S", "d_model", "key_width", "value_width")
-#: Every whole number of the format is at most scenario_io.INT_MAX (2**31 - 1): the controls
-#: hold exactly that range, so whatever a file holds shows unclamped and whatever is typed saves.
-UNBOUNDED = INT_MAX
+#: The fields whose new value changes how many numbers the weights hold: checked against
+#: MAX_ELEMENTS before anything is allocated.
+GROWS_WEIGHTS = ("n_heads", "d_keys", "d_values", "hidden")
+#: Where a field's refusal or problem line shows, where that is not its own label: the additive
+#: kind's problems sit under its weight buttons (app.editing.problems.control_key: "additive").
+PROBLEM_KEY = {"hidden": "additive"}
 
 
 def _set_value(spin: QSpinBox | QDoubleSpinBox | WideSpinBox, value: float) -> None:
@@ -97,10 +107,14 @@ class ParameterPanel(QWidget):
     def __init__(self, doc: Document, parent: Optional[QWidget] = None):
         super().__init__(parent)
         self.doc = doc
-        self.labels: dict[str, QLabel] = {}
-        self.controls: dict[str, QWidget] = {}
-        self.problem_labels: dict[str, ProblemLabel] = {}
+        self.fields = FieldControls(self, self._edit, lambda: self.doc.scenario,
+                                    offered={"device": lambda: available_devices()})
+        # one dict per kind of thing, the generated controls' and the hand-written ones together
+        self.labels: dict[str, QLabel] = self.fields.labels
+        self.controls: dict[str, QWidget] = self.fields.controls
+        self.problem_labels: dict[str, ProblemLabel] = self.fields.problem_labels
         self.groups: dict[str, QGroupBox] = {}
+        self.kind_boxes: dict[str, QWidget] = {}  # scoring kind -> the box of its own options
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         for build in (self._build_sizes, self._build_heads, self._build_scoring, self._build_mask,
@@ -134,13 +148,11 @@ class ParameterPanel(QWidget):
         form.addRow(p) if isinstance(form, QFormLayout) else form.addWidget(p)
         return p
 
-    def _spin(self, lo: int, hi: int, on_change: Callable[[int], None], special: str = "") -> WideSpinBox:
+    def _spin(self, lo: int, hi: int, on_change: Callable[[int], None]) -> WideSpinBox:
         s = WideSpinBox(self)
         s.setRange(lo, hi)
         s.setKeyboardTracking(False)  # one edit per committed number, not per keystroke
         s.setAccelerated(True)
-        if special:
-            s.setSpecialValueText(special)
         s.valueChanged.connect(on_change)
         return s
 
@@ -154,33 +166,31 @@ class ParameterPanel(QWidget):
 
     def _build_heads(self) -> QGroupBox:
         box, form = self._group("heads")
-        self._row(form, "n_heads", self._spin(1, UNBOUNDED, self._set_heads))
-        self._row(form, "d_keys", self._spin(0, UNBOUNDED, lambda v: self._set_head_width("d_keys", v), special="auto"))
-        self._row(form, "d_values", self._spin(0, UNBOUNDED, lambda v: self._set_head_width("d_values", v),
-                                               special="auto"))
+        self.fields.add(form, HEADS_FIELDS)
         return box
 
     def _build_scoring(self) -> QGroupBox:
         box, form = self._group("scoring")
-        combo = QComboBox(self)
-        combo.addItems([""] * len(SCORINGS))
-        combo.currentIndexChanged.connect(self._set_scoring)
-        self._row(form, "scoring", combo)
-        scale_row = QWidget(self)
-        h = QHBoxLayout(scale_row)
-        h.setContentsMargins(0, 0, 0, 0)
-        self.scale_auto = QCheckBox(self)
-        self.scale_auto.toggled.connect(self._set_scale_auto)
-        self.scale_spin = ExactDoubleSpinBox(self)  # every finite double, shown exactly
-        self.scale_spin.setKeyboardTracking(False)
-        self.scale_spin.valueChanged.connect(lambda v: self.doc.set_option("scale", float(v), self.tr("Change scale")))
-        h.addWidget(self.scale_auto)
-        h.addWidget(self.scale_spin, 1)
-        self._row(form, "scale", scale_row)
-        self.additive_box = QWidget(self)
-        af = QFormLayout(self.additive_box)
-        af.setContentsMargins(0, 0, 0, 0)
-        self._row(af, "hidden", self._spin(1, UNBOUNDED, self._set_hidden), problem=False)
+        self.fields.add(form, SCORING_FIELDS)
+        self.scale_auto = self.fields.auto_boxes["scale"]
+        self.scale_spin = self.fields.number_boxes["scale"]  # every finite double, shown exactly
+        for kind in SCORINGS:  # each kind's own options in a box shown while that kind is chosen
+            own = field_values.fields_for_scoring(kind)
+            if not own and kind != "additive":
+                continue
+            kind_box = QWidget(self)
+            kf = QFormLayout(kind_box)
+            kf.setContentsMargins(0, 0, 0, 0)
+            self.fields.add(kf, own, problems=kind != "additive")
+            if kind == "additive":
+                self._additive_weights(kf)
+            self.kind_boxes[kind] = kind_box
+            form.addRow(kind_box)
+        self.additive_box, self.sparse_box = self.kind_boxes["additive"], self.kind_boxes["prob_sparse"]
+        return box
+
+    def _additive_weights(self, form: QFormLayout) -> None:
+        """The additive kind's weights W_q, W_k, w_v: matrices, edited in the spreadsheet editor."""
         buttons = QHBoxLayout()
         self.additive_buttons: dict[str, QPushButton] = {}
         for name in ("W_q", "W_k", "w_v"):
@@ -189,32 +199,13 @@ class ParameterPanel(QWidget):
                 lambda _=False, n=name: self.edit_matrix.emit(MatrixRef(f"additive.{n}", 0 if n != "w_v" else None)))
             self.additive_buttons[name] = b
             buttons.addWidget(b)
-        af.addRow(buttons)
-        self._problem(af, "additive")
-        form.addRow(self.additive_box)
-        self.sparse_box = QWidget(self)
-        pf = QFormLayout(self.sparse_box)
-        pf.setContentsMargins(0, 0, 0, 0)
-        # Through with_fields, not set_option: a sample recorded from a real model (sample_index)
-        # no longer fits another factor, and a new seed means "draw from the seed" again.
-        self._row(pf, "factor", self._spin(1, UNBOUNDED, lambda v: self._sampling("factor", int(v),
-                                                                                  self.tr("Change factor"))))
-        self._row(pf, "seed", self._spin(0, INT_MAX, lambda v: self._sampling("seed", int(v), self.tr("Change seed"))))
-        mix = QCheckBox(self)
-        mix.toggled.connect(lambda on: self.doc.set_option("mix", bool(on), self.tr("Change mix")))
-        self._row(pf, "mix", mix)
-        form.addRow(self.sparse_box)
-        return box
-
-    def _sampling(self, field: str, value: int, text: str) -> None:
-        if getattr(self.doc.scenario, field) != value:
-            self.doc.replace(edits.with_fields(self.doc.scenario, **{field: value}), text)
+        form.addRow(buttons)
+        self._problem(form, "additive")
 
     def _build_mask(self) -> QGroupBox:
         box, form = self._group("mask")
-        causal = QCheckBox(self)
-        causal.toggled.connect(lambda on: self.doc.set_option("causal", bool(on), self.tr("Change causal mask")))
-        self._row(form, "causal", causal)
+        causal, fill = MASK_FIELDS
+        self.fields.add(form, [causal])
         mode = QComboBox(self)
         mode.addItems([""] * len(edits.VALID_MODES))
         mode.currentIndexChanged.connect(self._set_valid_mode)
@@ -222,10 +213,7 @@ class ParameterPanel(QWidget):
         self.valid_editor = MatrixEditor(self.doc, MatrixRef("valid_lens"), compact=True, parent=self)
         form.addRow(self.valid_editor)
         self._problem(form, "valid_lens")
-        fill = QComboBox(self)
-        fill.addItems(["-1e6", "-inf"])
-        fill.currentIndexChanged.connect(self._set_fill)
-        self._row(form, "fill_value", fill)
+        self.fields.add(form, [fill])
         return box
 
     def _build_projections(self) -> QGroupBox:
@@ -261,14 +249,7 @@ class ParameterPanel(QWidget):
 
     def _build_compute(self) -> QGroupBox:
         box, form = self._group("compute")
-        device = QComboBox(self)
-        device.currentIndexChanged.connect(
-            lambda i: self.doc.set_option("device", device.itemData(i), self.tr("Change device")))
-        self._row(form, "device", device)
-        dtype = QComboBox(self)
-        dtype.addItems(["float64", "float32"])
-        dtype.currentTextChanged.connect(lambda t: self.doc.set_option("dtype", t, self.tr("Change precision")))
-        self._row(form, "dtype", dtype)
+        self.fields.add(form, COMPUTE_FIELDS)
         return box
 
     # ---- edits -------------------------------------------------------------------------------
@@ -299,45 +280,25 @@ class ParameterPanel(QWidget):
         self.sync(force=True)
         return True
 
-    def _set_heads(self, value: int) -> None:
-        if self._refuse_if_too_big("n_heads", n_heads=int(value)):
-            return
-        new = edits.with_fields(self.doc.scenario, n_heads=int(value))
-        self.doc.replace(new, self.tr("Change heads to {0}").format(value), merge_key="n_heads")
-
-    def _set_head_width(self, field: str, value: int) -> None:
-        if self._refuse_if_too_big(field, **{field: int(value) or None}):
-            return
-        new = edits.with_fields(self.doc.scenario, **{field: int(value) or None})
-        self.doc.replace(new, self.tr("Change {0}").format(self.labels[field].text()), merge_key=field)
-
-    def _set_hidden(self, value: int) -> None:
-        if self.doc.scenario.additive is not None:
-            if self._refuse_if_too_big("additive", hidden=int(value)):
-                return
-            self.doc.replace(edits.with_hidden(self.doc.scenario, int(value)), self.tr("Change hidden size"),
-                             merge_key="hidden")
-
-    def _set_scoring(self, index: int) -> None:
-        if 0 <= index < len(SCORINGS):
-            kind = SCORINGS[index]
-            self.doc.replace(edits.with_scoring(self.doc.scenario, kind), self.tr("Change scoring"))
-
-    def _set_scale_auto(self, auto: bool) -> None:
+    def _edit(self, f: Field, value: Any) -> None:
+        """A plain option edited: one undo command (none when the value is already there)."""
         sc = self.doc.scenario
-        try:
-            value = None if auto else sc.resolved_scale()
-        except (ZeroDivisionError, ValueError):
-            value = None if auto else 1.0
-        self.doc.set_option("scale", value, self.tr("Change scale"))
+        old = field_values.value(sc, f)
+        if old == value and type(old) is type(value):
+            return
+        if f.name in GROWS_WEIGHTS and self._refuse_if_too_big(PROBLEM_KEY.get(f.name, f.name), **{f.name: value}):
+            return
+        text = undo_words(f, value)
+        if field_values.reshapes(f):
+            # spin boxes merge: holding an arrow is one undo step, as typing one number is
+            merge = f.name if f.type == "int" else None
+            self.doc.replace(field_values.with_value(sc, f, value), text, merge_key=merge)
+        else:
+            self.doc.set_option(f.name, value, text)
 
     def _set_valid_mode(self, index: int) -> None:
         mode = edits.VALID_MODES[index]
         self.doc.replace(edits.with_valid_mode(self.doc.scenario, mode), self.tr("Change valid lengths"))
-
-    def _set_fill(self, index: int) -> None:
-        value = self.controls["fill_value"].itemData(index)
-        self.doc.set_option("fill_value", float(value), self.tr("Change fill value"))
 
     def _set_projection(self, name: str, on: bool) -> None:
         text = self.tr("Use {0} weight") if on else self.tr("Remove {0} weight")
@@ -363,36 +324,20 @@ class ParameterPanel(QWidget):
         try:
             c = self.controls
             for key, value in (("batch", sc.batch), ("L", sc.L), ("S", sc.S), ("d_model", sc.d_model),
-                               ("key_width", sc.keys.shape[2]), ("value_width", sc.values.shape[2]),
-                               ("n_heads", sc.n_heads), ("d_keys", sc.d_keys or 0), ("d_values", sc.d_values or 0),
-                               ("factor", sc.factor), ("seed", sc.seed)):
+                               ("key_width", sc.keys.shape[2]), ("value_width", sc.values.shape[2])):
                 _set_value(c[key], int(value))
-            _set_index(c["scoring"], SCORINGS.index(sc.scoring) if sc.scoring in SCORINGS else -1)
-            _set_checked(self.scale_auto, sc.scale is None)
-            _set_enabled(self.scale_spin, sc.scale is not None)
-            try:
-                _set_value(self.scale_spin, sc.resolved_scale())
-            except (ZeroDivisionError, ValueError):
-                pass
-            _set_visible(self.additive_box, sc.scoring == "additive")
-            _set_visible(self.sparse_box, sc.scoring == "prob_sparse")
-            if sc.additive is not None:
-                _set_value(c["hidden"], int(sc.additive.hidden))
-            _set_checked(c["mix"], bool(sc.mix))
-            _set_checked(c["causal"], bool(sc.causal))
+            self.fields.sync(sc)
+            for kind, box in self.kind_boxes.items():
+                _set_visible(box, sc.scoring == kind)
             mode = edits.valid_mode(sc)
             _set_index(c["valid_mode"], edits.VALID_MODES.index(mode))
             _set_visible(self.valid_editor, mode != "none")
-            self._sync_fill(sc)
             for name in PROJECTIONS:
                 p = sc.projection(name)
                 _set_checked(self.weight_checks[name], p is not None)
                 _set_checked(self.bias_checks[name], p is not None and p.bias is not None)
                 _set_enabled(self.bias_checks[name], p is not None)
                 _set_enabled(self.edit_buttons[name], p is not None)
-            self._sync_devices(sc)
-            if c["dtype"].currentText() != sc.dtype:
-                c["dtype"].setCurrentText(sc.dtype)
         finally:
             # unblock explicitly: blockers kept alive by the traceback of an exception raised
             # here (setValue(2**31) on a QSpinBox) were destroyed at exit after their widgets,
@@ -400,50 +345,18 @@ class ParameterPanel(QWidget):
             for b in blockers:
                 b.unblock()
 
-    def _sync_fill(self, sc: Scenario) -> None:
-        combo: QComboBox = self.controls["fill_value"]
-        values = list(FILL_VALUES)
-        if sc.fill_value not in values:
-            values.append(float(sc.fill_value))
-        if combo.count() != len(values):
-            combo.clear()
-            for v in values:
-                combo.addItem(numbers.rounded(v), v)
-        for i, v in enumerate(values):
-            if combo.itemData(i) != v:
-                combo.setItemData(i, v)
-                if i >= len(FILL_VALUES):  # a file's own fill value: its text follows it
-                    combo.setItemText(i, numbers.rounded(v))
-        _set_index(combo, values.index(sc.fill_value))
-
-    def _sync_devices(self, sc: Scenario) -> None:
-        combo: QComboBox = self.controls["device"]
-        devices = list(available_devices())
-        if sc.device not in devices:
-            devices.append(sc.device)
-        if [combo.itemData(i) for i in range(combo.count())] != devices:
-            combo.clear()
-            for d in devices:
-                combo.addItem(self._device_text(d), d)
-        _set_index(combo, devices.index(sc.device))
-
-    def _device_text(self, device: str) -> str:
-        if device == "cpu":
-            return "CPU"
-        if device in available_devices():
-            return "CUDA"
-        return self.tr("{0} (not available here)").format(device.upper())
-
     def _all_inputs(self) -> list[QWidget]:
-        return [*self.controls.values(), self.scale_auto, self.scale_spin,
+        generated = set(self.fields.fields)
+        return [*self.fields.inputs(), *(w for k, w in self.controls.items() if k not in generated),
                 *self.weight_checks.values(), *self.bias_checks.values()]
 
     # ---- problems ----------------------------------------------------------------------------
     def show_problems(self, lines: list[str]) -> list[str]:
         """Put each line under its control; return the lines that belong elsewhere."""
         grouped = group_by_control(lines)
-        hidden_with = {"factor": self.sparse_box, "seed": self.sparse_box, "mix": self.sparse_box,
-                       "additive": self.additive_box}
+        hidden_with = {f.name: box for kind, box in self.kind_boxes.items()
+                       for f in field_values.fields_for_scoring(kind)}
+        hidden_with["additive"] = self.additive_box
         for key, label in self.problem_labels.items():
             box = hidden_with.get(key)
             if box is not None and box.isHidden():
@@ -484,60 +397,16 @@ class ParameterPanel(QWidget):
             "value_width": (self.tr("Value width"),
                             self.tr("Width of each value vector before the value projection "
                                     "(Time-Series-Library uses d_model).")),
-            "n_heads": (self.tr("Heads H"),
-                        self.tr("Number of attention heads. "
-                                "Head h owns columns (h-1)*d_k+1 to h*d_k of the projected queries and keys "
-                                "(head 1 the first d_k).")),
-            "d_keys": (self.tr("d_keys per head"),
-                       self.tr("Query/key width of each head. auto = d_model / H, Time-Series-Library's default.")),
-            "d_values": (self.tr("d_values per head"),
-                         self.tr("Value width of each head. auto = d_model / H, Time-Series-Library's default.")),
-            "scoring": (self.tr("Scoring"),
-                        self.tr("How a query and a key give a score: scaled dot product q.k/sqrt(d_k), "
-                                "plain dot product q.k, additive w_v^T tanh(W_q q + W_k k) (d2l), "
-                                "or Informer's ProbSparse (only the top queries get full attention).")),
-            "scale": (self.tr("Scale"),
-                      self.tr("Number the scores are multiplied by. "
-                              "auto = 1/sqrt(d_k) for scaled dot product and ProbSparse, "
-                              "1 for dot product and additive. "
-                              "Untick auto to type your own.")),
-            "hidden": (self.tr("Hidden size"), self.tr("Additive attention: width of W_q q + W_k k before tanh.")),
-            "factor": (self.tr("Factor c"),
-                       self.tr("ProbSparse: samples c*ceil(ln S) keys per query "
-                               "and keeps the top c*ceil(ln L) queries.")),
-            "seed": (self.tr("Sampling seed"),
-                     self.tr("ProbSparse: seed of the random key sample; "
-                             "the same seed gives the same sample as torch.manual_seed before Informer's forward.")),
-            "mix": (self.tr("Mix heads (TSL)"),
-                    self.tr("ProbSparse: reproduce Time-Series-Library's view of (B,H,L,D) as (B,L,H*D) "
-                            "without a transpose, which mixes positions and heads.")),
-            "causal": (self.tr("Causal"), self.tr("Hide later keys: query l may only attend to keys s <= l.")),
             "valid_mode": (self.tr("Valid lengths"),
                            self.tr("d2l valid lengths: key s is hidden when s >= the length. "
                                    "None, one length per batch item, or one per batch item and query row. "
                                    "Edit them in the small table.")),
-            "fill_value": (self.tr("Fill value"),
-                           self.tr("What masked scores become before softmax: "
-                                   "-1e6 (d2l; a fully masked row becomes uniform) "
-                                   "or -inf (a fully masked row becomes NaN).")),
-            "device": (self.tr("Device"),
-                       self.tr("Where the engine computes: CPU, or CUDA when this machine has a usable GPU.")),
-            "dtype": (self.tr("Precision"),
-                      self.tr("float64 matches hand calculation; float32 is what models usually run in.")),
         }
         for key, (text, tip) in texts.items():
             self.labels[key].setText(text)
             self.labels[key].setToolTip(tip)
             self.controls[key].setToolTip(tip)
-        self.controls["d_keys"].setSpecialValueText(self.tr("auto"))
-        self.controls["d_values"].setSpecialValueText(self.tr("auto"))
-        self.scale_auto.setText(self.tr("auto"))
-        self.scale_auto.setToolTip(texts["scale"][1])
-        self.scale_spin.setToolTip(texts["scale"][1])
-        scorings = (self.tr("Scaled dot product"), self.tr("Dot product"), self.tr("Additive (d2l)"),
-                    self.tr("ProbSparse (Informer)"))
-        for i, text in enumerate(scorings):
-            self.controls["scoring"].setItemText(i, text)
+        self.fields.retranslate()  # the plain options: their words come from the catalogue
         for i, text in enumerate((self.tr("none"), self.tr("one per batch item"), self.tr("one per query row"))):
             self.controls["valid_mode"].setItemText(i, text)
         names = {"query": self.tr("Query W_Q"), "key": self.tr("Key W_K"), "value": self.tr("Value W_V"),
@@ -557,6 +426,3 @@ class ParameterPanel(QWidget):
         for name, b in self.additive_buttons.items():
             b.setText(self.tr("Edit {0}").format(name))
             b.setToolTip(self.tr("Open the additive weight {0} in the spreadsheet editor").format(name))
-        device = self.controls["device"]
-        for i in range(device.count()):
-            device.setItemText(i, self._device_text(device.itemData(i)))

@@ -27,7 +27,7 @@ Line = Union[Problem, str]
 def language() -> str:
     """The window's language (attention.words follows it when the window sets it; asked here
     so that the two can never disagree)."""
-    from app.startup import i18n
+    from app.services import i18n
 
     return i18n.current_language()
 

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.startup import i18n
+from app.services import i18n
 from attention import words
 from attention.models.checkpoint import HF_WEIGHTS, CheckpointError, TensorSource
 from attention.models.importing import DEFAULT_TOKENS, import_layer, list_header, nothing_found, open_layers

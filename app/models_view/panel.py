@@ -158,7 +158,7 @@ class ModelPanel(QWidget):
     def _show_status(self) -> None:
         s = self.session
         if self._problem is not None:
-            from app.startup import i18n
+            from app.services import i18n
 
             self.status.setStyleSheet("color: #b00020;")
             self.status.setText(self._problem.text(i18n.current_language()) + " "

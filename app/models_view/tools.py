@@ -21,7 +21,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog
 
 from app.models_view.panel import ModelPanel
-from app.startup import devices, i18n
+from app.services import devices, i18n
 from app.viewmodel.model_session import SYNC_TOKENS, ModelSession
 from attention import numbers
 from attention.models import bundled

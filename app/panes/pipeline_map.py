@@ -16,7 +16,7 @@ from typing import Optional
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDockWidget, QLayout, QPushButton, QSizePolicy, QWidget, QWidgetItem
 
-from app.startup import i18n
+from app.services import i18n
 from app.viewmodel import pipeline_map
 
 CHIP_CSS = ("QPushButton {{ font-size: {px}px; color: #1f2d3d; background: #eef2f7; border: 1px solid #c3ccd8;"

@@ -29,7 +29,7 @@ from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QMetaObject, QObjec
 import attention
 from app.panes import prepared
 from app.pipeline.document import Document
-from app.startup import devices
+from app.services import devices
 from attention import Scenario, ScenarioError, Trace
 from attention.problem import Problem
 

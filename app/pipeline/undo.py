@@ -8,7 +8,7 @@
 Consecutive typing into the SAME cell merges into one step (and disappears when it returns to
 the original value); edits of different cells, pastes and fills never merge.  Repeated changes
 of the same parameter (spin box arrows) merge the same way.  Every frame of one drag of a what-if
-slider (app.editing.what_if) merges into one step (DragCells, DragOption: same `session` only).
+slider (app.teaching.what_if) merges into one step (DragCells, DragOption: same `session` only).
 """
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ fresh one replaces it when torch is in (and the kept one is written anew if its 
 """
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import sys
@@ -91,7 +92,7 @@ def run(path: Optional[str] = None) -> int:
     """Open the window (on `path` when given) and run the event loop; returns its exit code."""
     app = get_app()
     from app.main_window import MainWindow  # after the QApplication: pyqtgraph needs it
-    from app.startup import devices
+    from app.services import devices
 
     devices.defer()  # no torch for the device list until the window has been painted
     first = _first_preset()
@@ -112,7 +113,9 @@ def run(path: Optional[str] = None) -> int:
     # and paints the window delays both (one GIL; measured with bench/gui.py)
     window.recompute.hold()
     relay = _TorchReady()
-    relay.ready.connect(window.params.sync)  # the device list: CUDA is offered once known
+    # the device list: CUDA is offered once known (forced: the scenario itself has not changed,
+    # and a plain sync skips an unchanged scenario)
+    relay.ready.connect(functools.partial(window.params.sync, True))
     importer: list[threading.Thread] = []
 
     # (ruff's F821 below: run() ends with `del window`; these closures all run before that)

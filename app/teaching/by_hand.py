@@ -16,7 +16,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from app.features import FeatureHost
 from app.panes.by_hand_view import ByHandView
-from app.startup import i18n
+from app.services import i18n
 
 
 class ByHandLayout(QObject):

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.panes.steps_view import StepsView
-from app.startup import i18n
+from app.services import i18n
 from app.viewmodel.pane_data import cell_index, cell_position
 
 CELL_COLOUR = QColor(20, 90, 200)  # the cell explained

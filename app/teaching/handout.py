@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 
 from app.panes.export import PNG_SCALE, export_pane_image
 from app.panes.steps_view import StepsView
-from app.startup import i18n
+from app.services import i18n
 from app.viewmodel import lessons
 from attention import numbers
 
@@ -322,7 +322,7 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
     """Write the PNGs and handout.html into `out_dir` (created if missing); return the page's path.
     `hide`: a quiz's step, whose numbers (and those of the steps repeating them) show as "?".
 
-    `lang` None: the language now installed (app.startup.i18n).  Otherwise that language is installed
+    `lang` None: the language now installed (app.services.i18n).  Otherwise that language is installed
     for the duration (step explanations and the page's own words are Qt-translated) and the
     previous one put back.  Raises OSError when the folder or a file cannot be written,
     ValueError for a batch item the trace does not have."""

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import QLabel, QMenu
 
 from app.panes import prepared
 from app.panes.steps_view import Shown, StepsView
-from app.startup import i18n
-from app.startup.settings import Settings
+from app.services import i18n
+from app.services.settings import Settings
 from app.viewmodel.pane_data import PaneData, cell_position, same_numbers
 from app.viewmodel.quiz_data import DEFAULT_TOLERANCE, QuizPlan, Verdict, check_answer, hidden_pane, plan
 from app.viewmodel.quiz_data import text as quiz_text

@@ -2,7 +2,7 @@
 numbers (a lesson's colours then keep their meaning from one edit to the next).  Wired in by one
 call, `install(host)` (app.features).
 
-The choice is remembered in the settings (app/startup/settings.py), so a teacher who locks the
+The choice is remembered in the settings (app/services/settings.py), so a teacher who locks the
 scales for a lesson finds them locked at the next start: each pane is then locked as it is first
 drawn.  One pane's lock is its own: its header button and right-click menu (app/panes/scale_lock.py).
 """

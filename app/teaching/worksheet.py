@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.startup import i18n
+from app.services import i18n
 from app.teaching.handout import HandoutStep, handout_html, pages_in_language, render_steps
 from app.viewmodel import pane_text
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of

@@ -1017,36 +1017,8 @@
   <context>
     <name>ParameterPanel</name>
     <message>
-      <source>Change scale</source>
-      <extracomment>Every whole number of the format is at most scenario_io.INT_MAX (2**31 - 1): the controls hold exactly that range, so whatever a file holds shows unclamped and whatever is typed saves.</extracomment>
-      <translation>修改缩放系数</translation>
-    </message>
-    <message>
-      <source>Change factor</source>
-      <translation>修改采样因子</translation>
-    </message>
-    <message>
-      <source>Change seed</source>
-      <translation>修改种子</translation>
-    </message>
-    <message>
-      <source>Change mix</source>
-      <translation>修改多头混合</translation>
-    </message>
-    <message>
-      <source>Change causal mask</source>
-      <translation>修改因果掩码</translation>
-    </message>
-    <message>
-      <source>Change device</source>
-      <translation>修改设备</translation>
-    </message>
-    <message>
-      <source>Change precision</source>
-      <translation>修改精度</translation>
-    </message>
-    <message>
       <source>sizes: the inputs would hold {0:,} numbers, more than the {1:,} this window edits; nothing was changed</source>
+      <extracomment>The fields whose new value changes how many numbers the weights hold: checked against MAX_ELEMENTS before anything is allocated. Where a field's refusal or problem line shows, where that is not its own label: the additive kind's problems sit under its weight buttons (app.editing.problems.control_key: "additive").</extracomment>
       <translation>sizes：输入将包含 {0:,} 个数，超过本窗口可编辑的 {1:,} 个；没有任何改动</translation>
     </message>
     <message>
@@ -1058,28 +1030,8 @@
       <translation>{0}：权重将包含 {1:,} 个数，超过本窗口可编辑的 {2:,} 个；未做任何修改</translation>
     </message>
     <message>
-      <source>Change heads to {0}</source>
-      <translation>将头数改为 {0}</translation>
-    </message>
-    <message>
-      <source>Change {0}</source>
-      <translation>修改 {0}</translation>
-    </message>
-    <message>
-      <source>Change hidden size</source>
-      <translation>修改隐藏层大小</translation>
-    </message>
-    <message>
-      <source>Change scoring</source>
-      <translation>修改评分方式</translation>
-    </message>
-    <message>
       <source>Change valid lengths</source>
       <translation>修改有效长度</translation>
-    </message>
-    <message>
-      <source>Change fill value</source>
-      <translation>修改填充值</translation>
     </message>
     <message>
       <source>Use {0} weight</source>
@@ -1092,10 +1044,6 @@
     <message>
       <source>Change {0} bias</source>
       <translation>修改 {0} 偏置</translation>
-    </message>
-    <message>
-      <source>{0} (not available here)</source>
-      <translation>{0}（本机不可用）</translation>
     </message>
     <message>
       <source>Sizes</source>
@@ -1170,128 +1118,12 @@
       <translation>值投影之前每个值向量的宽度（Time-Series-Library 中为 d_model）。</translation>
     </message>
     <message>
-      <source>Heads H</source>
-      <translation>头数 H</translation>
-    </message>
-    <message>
-      <source>d_keys per head</source>
-      <translation>每头 d_keys</translation>
-    </message>
-    <message>
-      <source>Query/key width of each head. auto = d_model / H, Time-Series-Library's default.</source>
-      <translation>每个头的查询/键宽度。自动 = d_model / H，即 Time-Series-Library 的默认值。</translation>
-    </message>
-    <message>
-      <source>d_values per head</source>
-      <translation>每头 d_values</translation>
-    </message>
-    <message>
-      <source>Value width of each head. auto = d_model / H, Time-Series-Library's default.</source>
-      <translation>每个头的值宽度。自动 = d_model / H，即 Time-Series-Library 的默认值。</translation>
-    </message>
-    <message>
-      <source>How a query and a key give a score: scaled dot product q.k/sqrt(d_k), plain dot product q.k, additive w_v^T tanh(W_q q + W_k k) (d2l), or Informer's ProbSparse (only the top queries get full attention).</source>
-      <translation>查询和键如何得到分数：缩放点积 q·k/sqrt(d_k)、普通点积 q·k、加性 w_v^T tanh(W_q q + W_k k)（d2l），或 Informer 的 ProbSparse（只有排在前面的查询做完整注意力）。</translation>
-    </message>
-    <message>
-      <source>Scale</source>
-      <translation>缩放系数</translation>
-    </message>
-    <message>
-      <source>Number the scores are multiplied by. auto = 1/sqrt(d_k) for scaled dot product and ProbSparse, 1 for dot product and additive. Untick auto to type your own.</source>
-      <translation>分数要乘的数。自动：缩放点积和 ProbSparse 为 1/sqrt(d_k)，点积和加性为 1。取消勾选“自动”即可输入自己的值。</translation>
-    </message>
-    <message>
-      <source>Hidden size</source>
-      <translation>隐藏层大小</translation>
-    </message>
-    <message>
-      <source>Additive attention: width of W_q q + W_k k before tanh.</source>
-      <translation>加性注意力：tanh 之前 W_q q + W_k k 的宽度。</translation>
-    </message>
-    <message>
-      <source>Factor c</source>
-      <translation>采样因子 c</translation>
-    </message>
-    <message>
-      <source>ProbSparse: samples c*ceil(ln S) keys per query and keeps the top c*ceil(ln L) queries.</source>
-      <translation>ProbSparse：每个查询采样 c*ceil(ln S) 个键，并保留前 c*ceil(ln L) 个查询。</translation>
-    </message>
-    <message>
-      <source>Sampling seed</source>
-      <translation>采样种子</translation>
-    </message>
-    <message>
-      <source>ProbSparse: seed of the random key sample; the same seed gives the same sample as torch.manual_seed before Informer's forward.</source>
-      <translation>ProbSparse：随机采样键的种子；相同的种子与在 Informer 前向计算前调用 torch.manual_seed 得到相同的样本。</translation>
-    </message>
-    <message>
-      <source>Mix heads (TSL)</source>
-      <translation>混合多头（TSL）</translation>
-    </message>
-    <message>
-      <source>ProbSparse: reproduce Time-Series-Library's view of (B,H,L,D) as (B,L,H*D) without a transpose, which mixes positions and heads.</source>
-      <translation>ProbSparse：复现 Time-Series-Library 不转置就把 (B,H,L,D) 视为 (B,L,H*D) 的做法，这会把位置和头混在一起。</translation>
-    </message>
-    <message>
-      <source>Causal</source>
-      <translation>因果掩码</translation>
-    </message>
-    <message>
-      <source>Hide later keys: query l may only attend to keys s &lt;= l.</source>
-      <translation>遮住后面的键：查询 l 只能关注 s ≤ l 的键。</translation>
-    </message>
-    <message>
       <source>Valid lengths</source>
       <translation>有效长度</translation>
     </message>
     <message>
       <source>d2l valid lengths: key s is hidden when s &gt;= the length. None, one length per batch item, or one per batch item and query row. Edit them in the small table.</source>
       <translation>d2l 有效长度：当 s ≥ 长度时键 s 被遮住。可选无、每个批次项一个长度，或每个批次项的每个查询行一个长度。在小表格中编辑。</translation>
-    </message>
-    <message>
-      <source>Fill value</source>
-      <translation>填充值</translation>
-    </message>
-    <message>
-      <source>What masked scores become before softmax: -1e6 (d2l; a fully masked row becomes uniform) or -inf (a fully masked row becomes NaN).</source>
-      <translation>被掩蔽的分数在 softmax 前被替换成的值：-1e6（d2l；整行被掩蔽时变为均匀分布）或 -inf（整行被掩蔽时变为 NaN）。</translation>
-    </message>
-    <message>
-      <source>Device</source>
-      <translation>设备</translation>
-    </message>
-    <message>
-      <source>Where the engine computes: CPU, or CUDA when this machine has a usable GPU.</source>
-      <translation>在哪里计算：CPU，或本机有可用 GPU 时的 CUDA。</translation>
-    </message>
-    <message>
-      <source>Precision</source>
-      <translation>精度</translation>
-    </message>
-    <message>
-      <source>float64 matches hand calculation; float32 is what models usually run in.</source>
-      <translation>float64 与手算结果一致；模型通常用 float32 运行。</translation>
-    </message>
-    <message>
-      <source>auto</source>
-      <translation>自动</translation>
-    </message>
-    <message>
-      <source>Scaled dot product</source>
-      <translation>缩放点积</translation>
-    </message>
-    <message>
-      <source>Dot product</source>
-      <translation>点积</translation>
-    </message>
-    <message>
-      <source>Additive (d2l)</source>
-      <translation>加性（d2l）</translation>
-    </message>
-    <message>
-      <source>ProbSparse (Informer)</source>
-      <translation>ProbSparse（Informer）</translation>
     </message>
     <message>
       <source>none</source>
@@ -1332,10 +1164,6 @@
     <message>
       <source>use bias</source>
       <translation>使用偏置</translation>
-    </message>
-    <message>
-      <source>Number of attention heads. Head h owns columns (h-1)*d_k+1 to h*d_k of the projected queries and keys (head 1 the first d_k).</source>
-      <translation>注意力头的个数。第 h 个头拥有投影后查询和键的第 (h-1)*d_k+1 到 h*d_k 列（第 1 个头拥有前 d_k 列）。</translation>
     </message>
     <message>
       <source>Add a bias vector to this projection (it starts at zero).</source>

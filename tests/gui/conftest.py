@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture
 def settings(tmp_path):
     """Settings in tmp_path; QSettings' default locations point there too, never at the user's."""
-    from app.startup.settings import Settings
+    from app.services.settings import Settings
 
     for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
         QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp_path / "qsettings"))

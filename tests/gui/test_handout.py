@@ -15,7 +15,7 @@ from PySide6.QtGui import QImage
 
 import attention
 import resources
-from app.startup import i18n
+from app.services import i18n
 from app.teaching import handout
 from app.viewmodel import lessons
 from attention import scenario_io, step_registry

@@ -18,7 +18,7 @@ from PySide6.QtGui import QDropEvent
 
 import attention
 import resources
-from app.startup import i18n
+from app.services import i18n
 from attention import ScenarioError, generators, scenario_io, words
 from attention.problem import PREFIX, Phrase, Problem, positions_of
 

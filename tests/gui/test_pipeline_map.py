@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from app.panes.pipeline_map import PANE_HIGHLIGHT_CSS, PipelineMap
-from app.startup import i18n
+from app.services import i18n
 from app.viewmodel.pipeline_map import map_order
 from attention import step_registry
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QToolBar
 
 import attention
-from app.startup import i18n
+from app.services import i18n
 from app.viewmodel import lessons
 from app.viewmodel.nowrap import plain
 from attention import words

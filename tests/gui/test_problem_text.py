@@ -13,8 +13,8 @@ import pytest
 import attention
 import resources
 from app.editing.problems import ProblemLabel, control_key, group_by_control, render
-from app.startup import i18n
-from app.startup.devices import cuda_available
+from app.services import i18n
+from app.services.devices import cuda_available
 from attention import Projection, ScenarioError, scenario_io
 from attention.problem import Problem, raw
 

@@ -1,9 +1,9 @@
-"""app.startup.settings: typed accessors; what a hand-edited settings file holds never breaks them."""
+"""app.services.settings: typed accessors; what a hand-edited settings file holds never breaks them."""
 from __future__ import annotations
 
 import pytest
 
-from app.startup.settings import Settings
+from app.services.settings import Settings
 
 pytestmark = pytest.mark.gui
 

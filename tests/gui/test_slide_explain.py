@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from app.startup import i18n
+from app.services import i18n
 from attention.explain import explain
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -26,7 +26,7 @@ QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp
 QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp))
 from app.main_window import MainWindow
 from app.panes import step_pane
-from app.startup.settings import Settings
+from app.services.settings import Settings
 from screenshot_presentation import eight_heads
 
 placed = [0]

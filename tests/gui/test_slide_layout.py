@@ -17,7 +17,7 @@ import attention
 import resources
 from app.panes import heatmap
 from app.panes.heatmap import IndexAxis, tick_stride, wrapped_name
-from app.startup import i18n
+from app.services import i18n
 from app.teaching.presentation.zoomed_pane import LEGIBLE_DIGIT_PX, digit_height
 from app.viewmodel import cell_format
 from app.viewmodel.nowrap import NBSP, keep_together, plain, slide_decimal

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 import resources
 from app.main_window import STEPS_MIN_WIDTH
-from app.startup import window_fit
+from app.services import window_fit
 from app.teaching.explain_panel import MIN_WIDTH as EXPLAIN_MIN_WIDTH
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from attention.models import bundled
 
 pytestmark = pytest.mark.gui
 
-#: a 1280 px screen less a window frame, with slack (app.startup.window_fit.FRAME_ALLOWANCE is 4 px a side)
+#: a 1280 px screen less a window frame, with slack (app.services.window_fit.FRAME_ALLOWANCE is 4 px a side)
 FITS_1280 = 1254
 
 

@@ -39,7 +39,7 @@ def main(argv: list[str]) -> int:
     for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
         QSettings.setPath(fmt, QSettings.Scope.UserScope, str(config.parent))
     from app.main_window import MainWindow
-    from app.startup.settings import Settings
+    from app.services.settings import Settings
 
     settings = Settings.at(args.settings)
     settings.set_language("en")

@@ -17,7 +17,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QPushButton
 
 from app.panes.by_hand_view import ByHandView
-from app.startup import i18n
+from app.services import i18n
 from app.teaching.by_hand import follow_quiz
 from app.teaching.presentation.presentation_view import ZOOM_DEFAULT
 

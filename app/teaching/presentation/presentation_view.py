@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.panes import scale_lock
-from app.startup import i18n
+from app.services import i18n
 from app.teaching.presentation.edit_drawer import EditDrawer
 from app.teaching.presentation.slide_explain import SlideExplain
 from app.teaching.presentation.slide_map import SlideMap

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout
 
-from app.startup import i18n
+from app.services import i18n
 from app.teaching.explain_panel import CELL_COLOUR, SOURCE_COLOUR
 from app.teaching.presentation.zoomed_pane import pane_font_px
 from app.viewmodel import slide_explain

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.panes.pipeline_map import PipelineMap
-from app.startup import i18n
+from app.services import i18n
 from app.teaching.presentation.zoomed_pane import pane_font_px
 
 if TYPE_CHECKING:

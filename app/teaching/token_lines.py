@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.features import FeatureHost
 from app.panes.paint_guard import guarded
-from app.startup import i18n
+from app.services import i18n
 from app.viewmodel import pane_text
 from app.viewmodel import token_lines as tl
 from app.viewmodel.pane_data import axis_for

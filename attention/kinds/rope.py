@@ -82,7 +82,9 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, pairing: P
 
     Returns a new tensor; columns r.. of each head are copied unchanged.  The arithmetic order is
     rotate_half's (x * cos, then + or - the partner * sin), so "halves" matches transformers'
-    apply_rotary_pos_emb elementwise."""
+    apply_rotary_pos_emb elementwise.  The pairs are strided views of x ((2, r/2) or (r/2, 2) per
+    head row) and the results are written straight into the output's matching views: no
+    gather, no concatenation, two temporaries of half the rotated width."""
     half = cos.shape[-1]
     r = 2 * half
     if pairing not in PAIRINGS:
@@ -91,15 +93,17 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, pairing: P
         raise ValueError(f"rotary dimension {r} is wider than the head ({x.shape[-1]})")
     c = cos[..., None, :].to(x.dtype)  # (N, 1, r/2) or (B, N, 1, r/2): the same angle for every head
     s = sin[..., None, :].to(x.dtype)
-    out = x.clone()
-    if pairing == "halves":
-        first, second = x[..., :half], x[..., half:r]  # (B, N, H, r/2) each
-        out[..., :half] = first * c - second * s
-        out[..., half:r] = second * c + first * s
-    else:
-        first, second = x[..., 0:r:2], x[..., 1:r:2]  # even and odd columns
-        out[..., 0:r:2] = first * c - second * s
-        out[..., 1:r:2] = second * c + first * s
+    out = torch.empty_like(x)
+    split = (2, half) if pairing == "halves" else (half, 2)
+    xv, ov = x[..., :r].unflatten(-1, split), out[..., :r].unflatten(-1, split)  # views
+    if pairing == "halves":  # pair i = columns (i, i + r/2)
+        first, second, o1, o2 = xv[..., 0, :], xv[..., 1, :], ov[..., 0, :], ov[..., 1, :]
+    else:  # pair i = columns (2i, 2i + 1)
+        first, second, o1, o2 = xv[..., 0], xv[..., 1], ov[..., 0], ov[..., 1]
+    torch.mul(first, c, out=o1).sub_(second * s)  # x cos - partner sin   (B, N, H, r/2)
+    torch.mul(second, c, out=o2).add_(first * s)  # partner cos + x sin
+    if r < x.shape[-1]:
+        out[..., r:] = x[..., r:]  # partial rotary: the rest passes through
     return out
 
 

@@ -156,6 +156,17 @@ def test_rope_matches_loop_with_partial_rotary_and_offset(pairing, fraction):
     assert torch.equal(out[..., rot:], x[..., rot:])  # the rest passes through
 
 
+def test_rope_with_positions_per_batch_item():
+    """(B, N) positions (e.g. left padding): each item rotated as if alone with its own offset."""
+    x = rand(2, 4, 2, 6, seed=19)
+    pos = torch.stack([rope.positions(4, 0), rope.positions(4, 3)])  # (2, 4)
+    c, s = rope.cos_sin(pos, 4, 50.0)
+    assert c.shape == (2, 4, 2)
+    out = rope.apply_rope(x, c, s, "adjacent")
+    for b, offset in enumerate((0, 3)):
+        assert torch.allclose(out[b:b + 1], rope_loop(x[b:b + 1], 50.0, 4, "adjacent", offset), atol=1e-13)
+
+
 def test_adjacent_pairing_is_complex_multiplication():
     x = rand(1, 6, 2, 6, seed=5)
     assert torch.allclose(rope.rotate(x, 10000.0, 1.0, "adjacent", 3), rope_complex(x, 10000.0, 3), atol=1e-12)

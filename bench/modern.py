@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/modern.py            # prints the table (a minute or two)
     .venv/bin/python bench/modern.py --quick    # fewer repeats
+    .venv/bin/python bench/modern.py --thp      # torch's CPU allocator asks for transparent huge pages
 
 Both sides start from the heads already split, q (B, L, H, E) and k, v (B, S, H_kv, E), float32,
 CPU, and both rotate q and k with attention.kinds.rope (cos/sin computed every call, as a trace
@@ -16,17 +17,26 @@ would).  Then:
 The goal of issue 16: ours <= 1.2 x (SDPA + the rotation), at (1, 512, 512, 8, 2) and
 (4, 2048, 512, 8, 2) = (B, L = S, d_model, H, H_kv), head width d_model / H.  Medians of repeats
 in which the contenders take turns (bench/engine.py's median_times).
+
+--thp sets THP_MEM_ALLOC_ENABLE=1 before torch loads: torch then madvises its large CPU blocks
+for transparent huge pages.  Every fresh (B, H, L, S) tensor otherwise page-faults 4 KiB at a
+time (a 537 MB float32 scores tensor at the larger size), which is much of what materialising
+the weights costs; SDPA's fused kernel hardly allocates, so the flag mostly speeds ours.
 """
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 
-import torch
-import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
+if "--thp" in sys.argv:  # read by torch's allocator, so before torch loads
+    os.environ["THP_MEM_ALLOC_ENABLE"] = "1"
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -92,8 +102,11 @@ def time_size(B, L, d, H, J, causal: bool, repeats: int) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats")
+    ap.add_argument("--thp", action="store_true", help="THP_MEM_ALLOC_ENABLE=1 (transparent huge pages)")
     args = ap.parse_args()
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU, float32, RoPE {PAIRING} base {BASE:g}")
+    thp = os.environ.get("THP_MEM_ALLOC_ENABLE", "0")
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU, float32, RoPE {PAIRING} base {BASE:g}, "
+          f"THP_MEM_ALLOC_ENABLE={thp}")
     head = (f"{'B':>2} {'L=S':>5} {'d':>4} {'H':>2} {'Hkv':>3} {'mask':>6} | {'ours ms':>8} {'expand':>8} "
             f"{'SDPA+rot':>8} {'math+rot':>8} {'rot ms':>7} | {'ratio':>5} {'best':>5} {'expand':>6} {'/math':>5} | "
             f"{'max|diff|':>9}")

@@ -21,7 +21,8 @@ float32 product position * inv_freq (the rotary module's forward disables autoca
 precompute_freqs_cis and GPT-J's create_sinusoidal_positions do the same float32 steps.  At
 position p the float32 angle is off by up to half an ulp of p * inv_freq (about 6e-5 rad at
 p = 1000), so a float64 run that must match transformers passes hf_float32=True; the default
-computes every step in the requested dtype (exact in float64).
+computes every step in the requested dtype (exact in float64).  In a float32 run the two
+settings give the same bits.
 
 Shapes: B batch, N positions (L for queries, S for keys), H heads, d head width, r = rot_dim.
 """

@@ -187,3 +187,18 @@ def projector(x: torch.Tensor, stats: torch.Tensor, w: ProjectorWeights) -> torc
 def tau_from_log(log_tau: torch.Tensor) -> torch.Tensor:
     """tau = exp(clamp(log_tau, max=80)) (B, 1): positive, capped against overflow."""
     return torch.exp(torch.clamp(log_tau, max=TAU_LOG_MAX))
+
+
+def factors_passed(block: str, i: int, n_layers: int, distil: bool = False) -> tuple[bool, bool]:
+    """(gets tau, gets delta) for attention layer i of a TSL block, as layers/Transformer_EncDec.py
+    routes them: block "encoder" (distil: Informer's ConvLayers between the layers; then only the
+    first layer gets delta and the last, after the convs, never does; without them every layer
+    gets both), "decoder_self" (tau only) or "decoder_cross" (both; delta has one entry per
+    encoder step, the cross-attention's keys)."""
+    if block == "encoder":
+        return True, (i == 0 and n_layers > 1) if distil else True
+    if block == "decoder_self":
+        return True, False
+    if block == "decoder_cross":
+        return True, True
+    raise ValueError(f"block must be encoder, decoder_self or decoder_cross, got {block!r}")

@@ -2,19 +2,22 @@
 autocorrelation,two_stage,pyramid}.py, attention/encoder_layer.py and attention/time_labels.py
 against the library's own module code, copied below.
 
-Reference code: thuml/Time-Series-Library at 4e938a1 (layers/SelfAttention_Family.py,
-layers/AutoCorrelation.py, layers/Transformer_EncDec.py, layers/Pyraformer_EncDec.py,
-models/Nonstationary_Transformer.py, utils/masking.py), copied verbatim except: the imports,
-matplotlib/reformer imports dropped, and einops' rearrange/repeat in TwoStageAttentionLayer
-written as the equivalent reshape/permute/repeat (einops is not a dependency; each replaced
-line keeps the einops pattern in a comment).
+Reference code: thuml/Time-Series-Library at 4e938a1: layers/SelfAttention_Family.py
+(DSAttention, FullAttention, AttentionLayer, TwoStageAttentionLayer), layers/AutoCorrelation.py
+(AutoCorrelation), layers/Transformer_EncDec.py (ConvLayer, EncoderLayer, Encoder, DecoderLayer),
+layers/Pyraformer_EncDec.py (get_mask, refer_points), models/Nonstationary_Transformer.py
+(Projector), utils/masking.py (TriangularCausalMask); copied verbatim (a script checked that every
+copied line occurs in those files) except: the imports; "# noqa: E501" on long lines; einops'
+rearrange/repeat in TwoStageAttentionLayer written as index loops / torch.cat (einops is not a
+dependency; the einops pattern stays in a comment above each replaced line).
 Licence of the copied code: MIT License, Copyright (c) 2021 THUML @ Tsinghua University
 (https://github.com/thuml/Time-Series-Library/blob/main/LICENSE).
 
 All comparisons in float64 on random weights and inputs, eval mode unless a test says so.
 Tolerance 1e-10 where our steps are the same arithmetic in the same order or a reordering of a
 few sums; the FFT-based correlation is compared to a direct sum over lags at 1e-9 (FFT rounding
-grows with L·log L; float64 measured ~1e-13 at these sizes).
+grows with L·log L; float64 measured 4e-15 at L=12, 6e-14 at L=720). Most library comparisons
+are in fact bit-exact (measured 0.0 for DSAttention and both Auto-Correlation paths at L=96).
 """
 from __future__ import annotations
 
@@ -389,6 +392,71 @@ class EncoderLayer(nn.Module):
         y = self.dropout(self.conv2(y).transpose(-1, 1))
 
         return self.norm2(x + y), attn
+
+
+class Encoder(nn.Module):
+    def __init__(self, attn_layers, conv_layers=None, norm_layer=None):
+        super(Encoder, self).__init__()
+        self.attn_layers = nn.ModuleList(attn_layers)
+        self.conv_layers = nn.ModuleList(conv_layers) if conv_layers is not None else None
+        self.norm = norm_layer
+
+    def forward(self, x, attn_mask=None, tau=None, delta=None):
+        # x [B, L, D]
+        attns = []
+        if self.conv_layers is not None:
+            for i, (attn_layer, conv_layer) in enumerate(zip(self.attn_layers, self.conv_layers)):
+                delta = delta if i == 0 else None
+                x, attn = attn_layer(x, attn_mask=attn_mask, tau=tau, delta=delta)
+                x = conv_layer(x)
+                attns.append(attn)
+            x, attn = self.attn_layers[-1](x, tau=tau, delta=None)
+            attns.append(attn)
+        else:
+            for attn_layer in self.attn_layers:
+                x, attn = attn_layer(x, attn_mask=attn_mask, tau=tau, delta=delta)
+                attns.append(attn)
+
+        if self.norm is not None:
+            x = self.norm(x)
+
+        return x, attns
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, self_attention, cross_attention, d_model, d_ff=None,
+                 dropout=0.1, activation="relu"):
+        super(DecoderLayer, self).__init__()
+        d_ff = d_ff or 4 * d_model
+        self.self_attention = self_attention
+        self.cross_attention = cross_attention
+        self.conv1 = nn.Conv1d(in_channels=d_model, out_channels=d_ff, kernel_size=1)
+        self.conv2 = nn.Conv1d(in_channels=d_ff, out_channels=d_model, kernel_size=1)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.norm3 = nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.activation = F.relu if activation == "relu" else F.gelu
+
+    def forward(self, x, cross, x_mask=None, cross_mask=None, tau=None, delta=None):
+        x = x + self.dropout(self.self_attention(
+            x, x, x,
+            attn_mask=x_mask,
+            tau=tau, delta=None
+        )[0])
+        x = self.norm1(x)
+
+        x = x + self.dropout(self.cross_attention(
+            x, cross, cross,
+            attn_mask=cross_mask,
+            tau=tau, delta=delta
+        )[0])
+
+        y = x = self.norm2(x)
+        y = self.dropout(self.activation(self.conv1(y.transpose(-1, 1))))
+        y = self.dropout(self.conv2(y).transpose(-1, 1))
+
+        return self.norm3(x + y)
 
 
 def get_mask(input_size, window_size, inner_size):
@@ -952,3 +1020,49 @@ def test_dated_steps_for_tsl_frequencies():
         time_labels.dated_steps("2016-07-01", "fortnightly", 2)
     with pytest.raises(ValueError, match="start"):
         time_labels.dated_steps("July 1st", "h", 2)
+
+
+class _Recorder(nn.Module):
+    """Stands in for an AttentionLayer: records which tau and delta the library hands it."""
+
+    def __init__(self, log, name):
+        super().__init__()
+        self.log, self.name = log, name
+
+    def forward(self, q, k, v, attn_mask=None, tau=None, delta=None):
+        self.log.append((self.name, tau is not None, delta is not None))
+        return q, None
+
+
+@pytest.mark.parametrize("n_layers,distil", [(3, False), (3, True), (2, True), (1, True)])
+def test_which_layers_get_tau_and_delta_in_the_encoder(n_layers, distil):
+    log = []
+    layers = [EncoderLayer(_Recorder(log, i), 4, d_ff=4).double().eval() for i in range(n_layers)]
+    convs = [ConvLayer(4).double().eval() for _ in range(n_layers - 1)] if distil else None
+    Encoder(layers, convs)(torch.randn(1, 16, 4), tau=torch.ones(1, 1), delta=torch.zeros(1, 16))
+    assert [(t, d) for _, t, d in log] == [ds.factors_passed("encoder", i, n_layers, distil) for i in range(n_layers)]
+
+
+def test_decoder_self_attention_gets_tau_only_cross_attention_both():
+    log = []
+    layer = DecoderLayer(_Recorder(log, "self"), _Recorder(log, "cross"), 4, d_ff=4).double().eval()
+    layer(torch.randn(1, 5, 4), torch.randn(1, 7, 4), tau=torch.ones(1, 1), delta=torch.zeros(1, 7))
+    assert log == [("self", *ds.factors_passed("decoder_self", 0, 1)),
+                   ("cross", *ds.factors_passed("decoder_cross", 0, 1))]
+    with pytest.raises(ValueError, match="block"):
+        ds.factors_passed("bottleneck", 0, 1)
+
+
+def test_float32_agrees_with_the_library_within_capture_tolerance():
+    """The capture checks recorded calls at 1e-6 in float32: the steps keep to that on float32 data."""
+    g = torch.Generator().manual_seed(14)
+    q, k, v = (torch.randn(2, 24, 2, 4, generator=g, dtype=torch.float32) for _ in range(3))
+    tau = torch.rand(2, 1, generator=g, dtype=torch.float32) + 0.5
+    delta = torch.randn(2, 24, generator=g, dtype=torch.float32)
+    V, A = DSAttention(False, output_attention=True).eval()(q, k, v, None, tau=tau, delta=delta)
+    ours = ds.ds_attention(q, k, v, tau, delta)
+    _close(ours.weights, A, 1e-6)
+    _close(ours.output, V, 1e-6)
+    for training in (False, True):
+        V = AutoCorrelation(factor=2).train(training)(q, k, v, None)[0]
+        _close(ac.autocorrelation(q, k, v, factor=2, training=training).output, V, 1e-6)

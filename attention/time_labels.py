@@ -116,11 +116,13 @@ def parse_freq(freq: str) -> tuple[int, str]:
     return count, _UNIT[found.group(2).lower()]
 
 
-def parse_start(start: str) -> datetime:
+def parse_start(start: str | datetime) -> datetime:
     """ISO date or date-time ("2016-07-01", "2016-07-01 00:00:00")."""
+    if isinstance(start, datetime):
+        return start
     try:
-        return datetime.fromisoformat(start.strip()) if isinstance(start, str) else start
-    except ValueError:
+        return datetime.fromisoformat(start.strip())
+    except (ValueError, AttributeError):
         raise ValueError(f"start {start!r} is not a date: write it as 2016-07-01 or 2016-07-01 00:00") from None
 
 
@@ -144,10 +146,12 @@ def _business_days(start: datetime, n: int, every: int) -> list[datetime]:
     return out[:n]
 
 
-def dated_steps(start: str, freq: str, n: int) -> list[datetime]:
+def dated_steps(start: str | datetime, freq: str, n: int) -> list[datetime]:
     """The n dates of steps 0 … n - 1."""
     first = parse_start(start)
     count, unit = parse_freq(freq)
+    if n < 0:
+        raise ValueError(f"the number of steps must not be negative, got {n}")
     if unit == "b":
         return _business_days(first, n, count)
     if unit == "m":
@@ -155,7 +159,7 @@ def dated_steps(start: str, freq: str, n: int) -> list[datetime]:
     return [first + i * count * _STEP[unit] for i in range(n)]
 
 
-def date_labels(start: str, freq: str, n: int) -> list[str]:
+def date_labels(start: str | datetime, freq: str, n: int) -> list[str]:
     """Step labels written to the frequency's precision: "2016-07-01 03:00", "2016-07-01", "2016-07"."""
     unit = parse_freq(freq)[1]
     return [d.strftime(_FORMAT[unit]) for d in dated_steps(start, freq, n)]

@@ -5,7 +5,8 @@ input steps followed by coarser scales built by strided convolutions (Bottleneck
     sizes[0] = input_size,  sizes[j + 1] = floor(sizes[j] / window_size[j])
 and N = sum(sizes) nodes, scale j occupying positions start_j … start_j + sizes[j] - 1.
 A query node i may attend to key node s (the mask is False) when:
-  - same scale and |i - s| <= inner_size // 2            (intra-scale neighbours, itself included)
+  - same scale and |i - s| <= inner_size // 2            (intra-scale neighbours, itself included;
+                                                          an even inner_size sees inner_size + 1)
   - s is i's parent: the node of the next scale whose children include i
   - s is one of i's children: node p of scale j + 1 has the children of scale j at positions
     p·w … (p + 1)·w - 1 (w = window_size[j]), and the LAST node of scale j + 1 also takes every
@@ -82,9 +83,16 @@ class PyramidLink:
     distance: int = 0  # |i - s| within a scale, for "neighbour"
 
 
+def check_inner(inner_size: int) -> None:
+    """inner_size < 1 would mask a node from itself in the library (an empty slice): refused."""
+    if inner_size < 1:
+        raise ValueError(f"inner_size must be at least 1, got {inner_size}")
+
+
 def link(i: int, s: int, sizes: Sequence[int], window_size: Sequence[int], inner_size: int
          ) -> Optional[PyramidLink]:
     """The reason cell (i, s) is visible, or None when it is masked (then it is none of these)."""
+    check_inner(inner_size)
     qi, ks = node_of(i, sizes), node_of(s, sizes)
     if qi.scale == ks.scale:
         d = abs(qi.index - ks.index)
@@ -101,6 +109,7 @@ def link(i: int, s: int, sizes: Sequence[int], window_size: Sequence[int], inner
 def pyramid_mask(input_size: int, window_size: Sequence[int], inner_size: int,
                  device: Optional[torch.device] = None) -> tuple[torch.Tensor, list[int]]:
     """(N, N) bool, True = masked, and the scale sizes (get_mask's two results)."""
+    check_inner(inner_size)
     sizes = pyramid_sizes(input_size, window_size)
     N = sum(sizes)
     scale = torch.cat([torch.full((n,), j) for j, n in enumerate(sizes)])  # (N,)

@@ -1066,3 +1066,20 @@ def test_float32_agrees_with_the_library_within_capture_tolerance():
     for training in (False, True):
         V = AutoCorrelation(factor=2).train(training)(q, k, v, None)[0]
         _close(ac.autocorrelation(q, k, v, factor=2, training=training).output, V, 1e-6)
+
+
+def test_bad_pyramid_and_date_inputs_name_the_field():
+    with pytest.raises(ValueError, match="inner_size"):
+        pyr.pyramid_mask(8, [2], 0)
+    with pytest.raises(ValueError, match="input_size"):
+        pyr.pyramid_mask(0, [2], 3)
+    with pytest.raises(ValueError, match="start"):
+        time_labels.dated_steps(20160701, "h", 2)
+    with pytest.raises(ValueError, match="steps"):
+        time_labels.dated_steps("2016-07-01", "h", -1)
+
+
+def test_even_inner_size_sees_one_more_neighbour_as_in_the_library():
+    mask, _ = pyr.pyramid_mask(12, [3], 4)
+    assert [s for s in range(16) if not mask[5, s]] == [3, 4, 5, 6, 7, 13]  # 5 steps and its parent (node 1)
+    assert torch.equal(mask, get_mask(12, [3], 4)[0])

@@ -34,6 +34,9 @@ from typing import Optional
 
 import torch
 
+from attention import words
+from attention.numbers import rounded
+
 #: nn.LayerNorm's and nn.BatchNorm1d's default eps (TSL never changes them in these layers)
 EPS = 1e-5
 
@@ -259,3 +262,56 @@ def distil(x: torch.Tensor, w: DistilWeights) -> DistilParts:
     activated = elu(norm.out)
     pooled, argmax = max_pool(activated)
     return DistilParts(conv, norm, activated, pooled, argmax)
+
+
+# ---------------------------------------------------------------- explain lines
+# Time steps are written as the code indexes them (from 0), like the time labels; channels are
+# not named in these lines.
+
+
+def _join(steps: list[int]) -> str:
+    return ", ".join(str(s) for s in steps)
+
+
+def describe_layer_norm(x: torch.Tensor, parts: LayerNormParts, weight: Optional[torch.Tensor],
+                        bias: Optional[torch.Tensor], row: tuple[int, ...], c: int,
+                        lang: Optional[str] = None) -> str:
+    """One LayerNorm cell: the row's mean and variance, then the cell's own arithmetic."""
+    at = (*row, c)
+    return words.text("tsl.norm.cell", lang, mean=rounded(float(parts.mean[(*row, 0)])),
+                      var=rounded(float(parts.var[(*row, 0)])), n=x.shape[-1], x=rounded(float(x[at])),
+                      normalized=rounded(float(parts.normalized[at])),
+                      gamma=rounded(float(weight[c])) if weight is not None else "1",
+                      beta=rounded(float(bias[c])) if bias is not None else "0", out=rounded(float(parts.out[at])))
+
+
+def conv_sources(L: int, t: int, pad: int = DISTIL_PAD, kernel: int = DISTIL_KERNEL) -> list[int]:
+    """The input steps output step t of the circular conv reads, tap by tap: (t + j - pad) mod L."""
+    return [(t + j - pad) % L for j in range(kernel)]
+
+
+def wrapped_sources(L: int, t: int, pad: int = DISTIL_PAD, kernel: int = DISTIL_KERNEL) -> list[int]:
+    """Those of conv_sources that came from the other end of the series (circular padding)."""
+    return [(t + j - pad) % L for j in range(kernel) if not 0 <= t + j - pad < L]
+
+
+def describe_conv_cell(conv: ConvMatmul, bias: Optional[torch.Tensor], L: int, b: int, t: int, c: int,
+                       lang: Optional[str] = None) -> list[str]:
+    """Output step t, channel c of a circular conv: what it sums, and which steps wrapped round."""
+    K = conv.patches.shape[-1] // conv.padded.shape[1]
+    pad = (conv.padded.shape[-1] - L) // 2
+    steps = conv_sources(L, t, pad, K)
+    lines = [words.text("tsl.conv.cell", lang, t=t, bias=rounded(float(bias[c])) if bias is not None else "0",
+                        n=conv.padded.shape[1], k=K, steps=_join(steps), out=rounded(float(conv.out[b, t, c])))]
+    wrapped = wrapped_sources(L, t, pad, K)
+    if wrapped:
+        lines.append(words.text("tsl.conv.wrapped", lang, steps=_join(wrapped)))
+    return lines
+
+
+def describe_pool_cell(parts: DistilParts, b: int, t: int, c: int, lang: Optional[str] = None) -> str:
+    """Pooled step t, channel c: the (up to three) conv steps it compared and the one that won."""
+    n = parts.activated.shape[1]
+    steps = [s for s in range(POOL_STRIDE * t - POOL_PAD, POOL_STRIDE * t - POOL_PAD + POOL_KERNEL) if 0 <= s < n]
+    return words.text("tsl.pool.cell", lang, steps=_join(steps), value=rounded(float(parts.pooled[b, t, c])),
+                      winner=int(parts.pool_argmax[b, t, c]))

@@ -37,7 +37,9 @@ from typing import Optional, Sequence, Union
 
 import torch
 
+from attention import words
 from attention.encoder_layer import circular_conv_matmul
+from attention.numbers import rounded
 
 #: the model clamps the projector's log-tau here before exp ("avoid numerical overflow")
 TAU_LOG_MAX = 80.0
@@ -202,3 +204,14 @@ def factors_passed(block: str, i: int, n_layers: int, distil: bool = False) -> t
     if block == "decoder_cross":
         return True, True
     raise ValueError(f"block must be encoder, decoder_self or decoder_cross, got {block!r}")
+
+
+def describe_cell(parts: DSParts, tau: Optional[torch.Tensor], delta: Optional[torch.Tensor],
+                  b: int, h: int, l: int, s: int, lang: Optional[str] = None) -> str:
+    """One score cell's arithmetic, the scale on delta spelt out (explain's line)."""
+    t = float(tau[b, 0]) if tau is not None else 1.0
+    d = float(delta[b, s]) if delta is not None else 0.0
+    score = float(parts.scores[b, h, l, s])
+    return words.text("tsl.ds.cell", lang, raw=rounded(float(parts.raw[b, h, l, s])), tau=rounded(t),
+                      delta=rounded(d), score=rounded(score), scale=rounded(parts.scale),
+                      scaled=rounded(parts.scale * score), scaled_delta=rounded(parts.scale * d))

@@ -1,5 +1,6 @@
 """Words of the Time-Series-Library family: token labels that are time (PatchTST patches,
-iTransformer variates, dated steps), Pyraformer's pyramid links, Auto-Correlation's lag terms.
+iTransformer variates, dated steps), Pyraformer's pyramid links, Auto-Correlation's lag terms,
+explain lines of DSAttention's scores, LayerNorm, the distilling conv and its max-pool.
 
 Not yet in words.TOPICS (the lead registers "time_series" there when merging).
 
@@ -7,7 +8,9 @@ Placeholders: p (a patch, counted from 1), start / end (first and last time step
 the series numbers them), pad_start (first padded step), last (the last real step, which the
 padding repeats), i (a variable or time feature, counted from 1), scale / index (a pyramid node:
 its scale, 1 = the input steps, and its place in it, both counted from 1), distance (steps within a scale),
-lag, roll, t, source (time steps), weight / value / product (numbers, already written).
+lag, roll, t, source, steps, winner (time steps, written as the code indexes them, from 0, like
+the time labels' t), weight / value / product and the other numbers (already written by
+attention.numbers.rounded), n (a count), k (taps of a convolution).
 """
 from __future__ import annotations
 
@@ -26,6 +29,13 @@ EN: dict[str, str] = {
                           "nor its child",
     "tsl.autocorr.term": "lag {lag}: torch.roll(V, {roll}) brings step {source} to step {t}; "
                          "weight {weight} × value {value} = {product}",
+    "tsl.ds.cell": "q·k = {raw}; × τ {tau} + Δ {delta} = {score}; the softmax sees scale {scale} × {score} = "
+                   "{scaled} (so Δ adds scale × Δ = {scaled_delta}, not Δ)",
+    "tsl.norm.cell": "mean {mean}, variance {var} (over {n} values); ({x} − {mean}) / √({var} + 1e-5) = "
+                     "{normalized}; × γ {gamma} + β {beta} = {out}",
+    "tsl.conv.cell": "step {t} = bias {bias} + Σ over {n} channels × {k} taps of input steps {steps} = {out}",
+    "tsl.conv.wrapped": "steps {steps} are wrapped round from the other end (circular padding)",
+    "tsl.pool.cell": "max of conv steps {steps} = {value}, from step {winner}",
 }
 
 ZH: dict[str, str] = {
@@ -41,4 +51,11 @@ ZH: dict[str, str] = {
     "tsl.pyramid.masked": "已遮蔽：{key} 既不是 {query} 同尺度上的近邻，也不是它的父节点或子节点",
     "tsl.autocorr.term": "滞后 {lag}：torch.roll(V, {roll}) 把第 {source} 步移到第 {t} 步；"
                          "权重 {weight} × 值 {value} = {product}",
+    "tsl.ds.cell": "q·k = {raw}；× τ {tau} + Δ {delta} = {score}；softmax 的输入是 scale {scale} × {score} = "
+                   "{scaled}（所以 Δ 实际加的是 scale × Δ = {scaled_delta}，而不是 Δ）",
+    "tsl.norm.cell": "均值 {mean}，方差 {var}（对 {n} 个值）；({x} − {mean}) / √({var} + 1e-5) = "
+                     "{normalized}；× γ {gamma} + β {beta} = {out}",
+    "tsl.conv.cell": "第 {t} 步 = 偏置 {bias} + 对 {n} 个通道 × {k} 个抽头、输入第 {steps} 步求和 = {out}",
+    "tsl.conv.wrapped": "第 {steps} 步是从另一端绕回来的（循环填充）",
+    "tsl.pool.cell": "卷积第 {steps} 步中的最大值 = {value}，来自第 {winner} 步",
 }

@@ -1083,3 +1083,46 @@ def test_even_inner_size_sees_one_more_neighbour_as_in_the_library():
     mask, _ = pyr.pyramid_mask(12, [3], 4)
     assert [s for s in range(16) if not mask[5, s]] == [3, 4, 5, 6, 7, 13]  # 5 steps and its parent (node 1)
     assert torch.equal(mask, get_mask(12, [3], 4)[0])
+
+
+# ---------------------------------------------------------------- explain lines (hand numbers)
+
+
+def test_ds_cell_line_spells_out_the_scale_on_delta():
+    q = torch.tensor([1.0, 2.0, 0.0, 0.0])[None, None, None, :]  # B = L = H = 1, E = 4: scale 0.5
+    k = torch.tensor([3.0, 1.0, 0.0, 0.0])[None, None, None, :]
+    tau, delta = torch.tensor([[2.0]]), torch.tensor([[3.0]])
+    parts = ds.ds_attention(q, k, k, tau, delta)
+    assert ds.describe_cell(parts, tau, delta, 0, 0, 0, 0, "en") == \
+        "q·k = 5; × τ 2 + Δ 3 = 13; the softmax sees scale 0.5 × 13 = 6.5 (so Δ adds scale × Δ = 1.5, not Δ)"
+    assert "scale × Δ = 1.5" in ds.describe_cell(parts, tau, delta, 0, 0, 0, 0, "zh")
+
+
+def test_layer_norm_line_shows_mean_and_variance():
+    x = torch.tensor([[1.0, 2.0, 3.0, 6.0]])
+    w, b = torch.ones(4), torch.tensor([0.0, 0.0, 0.0, 1.0])
+    parts = enc.layer_norm(x, w, b)
+    # 3 / sqrt(3.5 + 1e-5) = 1.60356…, + 1 = 2.60356…
+    assert enc.describe_layer_norm(x, parts, w, b, (0,), 3, "en") == \
+        "mean 3, variance 3.5 (over 4 values); (6 − 3) / √(3.5 + 1e-5) = 1.604; × γ 1 + β 1 = 2.604"
+
+
+def test_conv_line_names_the_steps_and_the_wrap():
+    x = torch.arange(5.0)[None, :, None]
+    conv = enc.circular_conv_matmul(x, torch.tensor([[[1.0, 10.0, 100.0]]]), torch.tensor([0.5]), pad=2)
+    assert enc.describe_conv_cell(conv, torch.tensor([0.5]), 5, 0, 0, 0, "en") == [
+        "step 0 = bias 0.5 + Σ over 1 channels × 3 taps of input steps 3, 4, 0 = 43.5",  # 3 + 40 + 0 + 0.5
+        "steps 3, 4 are wrapped round from the other end (circular padding)"]
+    assert enc.describe_conv_cell(conv, torch.tensor([0.5]), 5, 0, 2, 0, "en") == [
+        "step 2 = bias 0.5 + Σ over 1 channels × 3 taps of input steps 0, 1, 2 = 210.5"]
+
+
+def test_pool_line_names_the_winning_step():
+    # middle tap only: conv step t holds x[(t - 1) mod 5] -> [0, 5, -1, 2, 7, 0, 5]; BatchNorm the identity
+    w = enc.DistilWeights(torch.tensor([[[0.0, 1.0, 0.0]]]), torch.zeros(1), torch.zeros(1),
+                          torch.ones(1) - 1e-5, torch.ones(1), torch.zeros(1))
+    parts = enc.distil(torch.tensor([5.0, -1.0, 2.0, 7.0, 0.0])[None, :, None], w)
+    assert parts.pooled[0, :, 0].tolist() == [5.0, 5.0, 7.0, 5.0]
+    assert parts.pool_argmax[0, :, 0].tolist() == [1, 1, 4, 6]
+    assert enc.describe_pool_cell(parts, 0, 2, 0, "en") == "max of conv steps 3, 4, 5 = 7, from step 4"
+    assert enc.describe_pool_cell(parts, 0, 0, 0, "zh") == "卷积第 0, 1 步中的最大值 = 5，来自第 1 步"

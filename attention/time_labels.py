@@ -9,6 +9,8 @@ label counts patches from 1 and writes the steps as the series numbers them (fro
 default, as the code indexes the series): with patch_len 16 and stride 8 the third patch is
 "patch 3 · t 16–31".  Steps at or past L are padding and say which real step they repeat.
 
+Crossformer's segments are such patches too (`segment_labels`).
+
 Variates (TSL ``DataEmbedding_inverted``, iTransformer): one token per variable, and when time
 marks are passed, one more token per time feature after the variables (cat along that axis).
 
@@ -63,17 +65,25 @@ def patch_spans(seq_len: int, patch_len: int, stride: int, padding: Optional[int
 
 
 def patch_labels(seq_len: int, patch_len: int, stride: int, padding: Optional[int] = None, t0: int = 0,
-                 lang: Optional[str] = None) -> list[str]:
-    """"patch 3 · t 16–31" for every patch; steps numbered from t0."""
+                 lang: Optional[str] = None, noun: str = "patch") -> list[str]:
+    """"patch 3 · t 16–31" for every patch; steps numbered from t0; noun "segment" for Crossformer."""
     out = []
     for p, span in enumerate(patch_spans(seq_len, patch_len, stride, padding)):
         args = dict(p=position(p), start=span.start + t0, end=span.end + t0)
         if span.padded_from is None:
-            out.append(words.text("tsl.patch", lang, **args))
+            out.append(words.text(f"tsl.{noun}", lang, **args))
         else:
-            out.append(words.text("tsl.patch_padded", lang, pad_start=span.padded_from + t0,
+            out.append(words.text(f"tsl.{noun}_padded", lang, pad_start=span.padded_from + t0,
                                   last=seq_len - 1 + t0, **args))
     return out
+
+
+def segment_labels(seq_len: int, seg_len: int = 12, t0: int = 0, lang: Optional[str] = None) -> list[str]:
+    """Crossformer's segments: seg_len-step patches (seg_len 12 in TSL's model), the series padded at
+    the end to a whole number of segments (PatchEmbedding with stride = seg_len, padding =
+    ceil(L / seg_len)·seg_len - L)."""
+    padding = -(-seq_len // seg_len) * seg_len - seq_len
+    return patch_labels(seq_len, seg_len, seg_len, padding, t0, lang, noun="segment")
 
 
 # ---------------------------------------------------------------- iTransformer variates

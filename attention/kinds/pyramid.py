@@ -162,3 +162,20 @@ def why(i: int, s: int, sizes: Sequence[int], window_size: Sequence[int], inner_
     if found is None:
         return words.text("tsl.pyramid.masked", lang, query=query, key=key)
     return words.text(f"tsl.pyramid.{found.kind}", lang, query=query, key=key, distance=found.distance)
+
+
+def mask_for(B: int, L: int, S: int, input_size: int, window_size: Sequence[int], inner_size: int,
+             device: Optional[torch.device] = None) -> torch.Tensor:
+    """The mask rule's (B, L, S) mask; the attention must run over all N pyramid nodes (L = S = N)."""
+    mask, sizes = pyramid_mask(input_size, window_size, inner_size, device)
+    N = sum(sizes)
+    if L != N or S != N:
+        raise ValueError(f"the pyramid of input_size={input_size} and window_size={list(window_size)} has {N} "
+                         f"nodes ({' + '.join(str(n) for n in sizes)}): queries and keys must both be {N}, "
+                         f"got {L} and {S}")
+    return batched(mask, B)
+
+
+def node_labels(sizes: Sequence[int], lang: Optional[str] = None) -> list[str]:
+    """A token label per node, "scale 2 node 3" (both counted from 1; scale 1 = the input steps)."""
+    return [_node_words(node_of(i, sizes), lang) for i in range(sum(sizes))]

@@ -4,7 +4,7 @@ explain lines of DSAttention's scores, LayerNorm, the distilling conv and its ma
 
 Not yet in words.TOPICS (the lead registers "time_series" there when merging).
 
-Placeholders: p (a patch, counted from 1), start / end (first and last time step it covers, as
+Placeholders: p (a patch or segment, counted from 1), start / end (first and last time step it covers, as
 the series numbers them), pad_start (first padded step), last (the last real step, which the
 padding repeats), i (a variable or time feature, counted from 1), scale / index (a pyramid node:
 its scale, 1 = the input steps, and its place in it, both counted from 1), distance (steps within a scale),
@@ -17,6 +17,8 @@ from __future__ import annotations
 EN: dict[str, str] = {
     "tsl.patch": "patch {p} · t {start}–{end}",
     "tsl.patch_padded": "patch {p} · t {start}–{end} ({pad_start}–{end} repeat t {last})",
+    "tsl.segment": "segment {p} · t {start}–{end}",
+    "tsl.segment_padded": "segment {p} · t {start}–{end} ({pad_start}–{end} repeat t {last})",
     "tsl.variate": "variable {i}",
     "tsl.time_feature": "time feature {i}",
     "tsl.node": "scale {scale} node {index}",
@@ -41,6 +43,8 @@ EN: dict[str, str] = {
 ZH: dict[str, str] = {
     "tsl.patch": "第 {p} 块 · t {start}–{end}",
     "tsl.patch_padded": "第 {p} 块 · t {start}–{end}（{pad_start}–{end} 重复 t {last}）",
+    "tsl.segment": "第 {p} 段 · t {start}–{end}",
+    "tsl.segment_padded": "第 {p} 段 · t {start}–{end}（{pad_start}–{end} 重复 t {last}）",
     "tsl.variate": "变量 {i}",
     "tsl.time_feature": "时间特征 {i}",
     "tsl.node": "第 {scale} 层第 {index} 个节点",

@@ -1126,3 +1126,21 @@ def test_pool_line_names_the_winning_step():
     assert parts.pool_argmax[0, :, 0].tolist() == [1, 1, 4, 6]
     assert enc.describe_pool_cell(parts, 0, 2, 0, "en") == "max of conv steps 3, 4, 5 = 7, from step 4"
     assert enc.describe_pool_cell(parts, 0, 0, 0, "zh") == "卷积第 0, 1 步中的最大值 = 5，来自第 1 步"
+
+
+def test_pyramid_mask_rule_shape_and_node_labels():
+    sizes = pyr.pyramid_sizes(8, [2, 2])  # 8 + 4 + 2 = 14 nodes
+    m = pyr.mask_for(3, 14, 14, 8, [2, 2], 3)
+    assert m.shape == (3, 14, 14) and torch.equal(m[2], get_mask(8, [2, 2], 3)[0])
+    with pytest.raises(ValueError, match="14 nodes"):
+        pyr.mask_for(1, 8, 8, 8, [2, 2], 3)
+    labels = pyr.node_labels(sizes, "en")
+    assert labels[0] == "scale 1 node 1" and labels[8] == "scale 2 node 1" and labels[13] == "scale 3 node 2"
+
+
+def test_crossformer_segments_pad_to_whole_segments():
+    # 30 steps, segments of 12: padded by 6 to 36, three segments, the last half padding
+    assert time_labels.segment_labels(30, lang="en") == \
+        ["segment 1 · t 0–11", "segment 2 · t 12–23", "segment 3 · t 24–35 (30–35 repeat t 29)"]
+    assert time_labels.segment_labels(24, lang="zh") == ["第 1 段 · t 0–11", "第 2 段 · t 12–23"]
+    assert len(time_labels.segment_labels(96)) == math.ceil(96 / 12)

@@ -120,8 +120,8 @@ def _numbers(sc: Scenario) -> str:
     scale = sc.resolved_scale()
     from attention import kinds
 
-    kind = kinds.scoring(sc)
-    why = "as set in the scenario" if sc.scale is not None else kind.scale_why(sc)
+    scoring = kinds.scoring(sc)
+    why = "as set in the scenario" if sc.scale is not None else scoring.scale_why(sc)
     out = ["# ---- the scenario's numbers ----------------------------------------------------------\n",
            f"B, L, S, H = {B}, {L}, {S}, {H}  # batch, queries, keys, heads\n",
            f"d_keys, d_values = {sc.dk}, {sc.dv}  # per-head widths\n",
@@ -150,7 +150,7 @@ def _numbers(sc: Scenario) -> str:
             out.append(f"b_{sym} = None  # no bias\n")
         else:
             out.append(tensor_literal(f"b_{sym}", p.bias, f"{name} projection bias ({p.bias.shape[0]},)"))
-    out.append(kind.script_numbers(sc))
+    out.append(scoring.script_numbers(sc))
     return "".join(out)
 
 

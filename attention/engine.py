@@ -197,7 +197,10 @@ class Run:
     dt: torch.dtype
     scale: float  # the resolved scale
     kind: ScoringKind  # the scenario's scoring kind
-    values: dict[str, torch.Tensor] = field(default_factory=dict)  # step id -> tensor, as computed
+    values: dict[str, torch.Tensor] = field(default_factory=dict)  # step id -> tensor, as computed (the trace)
+    # what a later step reads under a step id: that step, or the step that stands for it since
+    # (a record's `stands_for`: e.g. rotated queries read in place of head_split.query)
+    inputs: dict[str, torch.Tensor] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)  # a kind's intermediates (ProbSparse's selection ...)
 
 
@@ -206,8 +209,12 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     kind = kinds.scoring(sc)
     run = Run(sc, params, dev, dt, sc.resolved_scale(), kind)
     for rec in step_registry.active(sc):  # in computing order: every input before the step that reads it
-        run.values[rec.id] = rec.compute(run, rec.id)
+        t = rec.compute(run, rec.id)
+        run.values[rec.id] = run.inputs[rec.id] = t
+        if rec.stands_for is not None:
+            run.inputs[rec.stands_for] = t
     run.state.clear()
+    run.inputs.clear()
     values = run.values
     out = [Step(r.id, values[r.id], r.dims, sc.scoring) for r in step_registry.RECORDS if r.id in values]
     warnings: list[Problem] = []

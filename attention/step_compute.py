@@ -1,8 +1,9 @@
 """The compute function of each step record of the main pipeline: (run, step_id) -> tensor.
 
 `run` is the engine's working state (attention.engine.Run): the scenario, its numbers as tensors
-(`run.params`), every step computed so far (`run.values`, by step id) and the scoring kind.  Each
-function reads the steps and parameters its record declares as inputs.  The arithmetic itself is
+(`run.params`), every step computed so far as later steps read it (`run.inputs`, by step id: a
+step that stands for another is read in its place) and the scoring kind.  Each function reads
+the steps and parameters its record declares as inputs.  The arithmetic itself is
 in attention/steps.py; the scoring steps are the scoring kind's (attention/kinds/).  torch is
 imported on first call, not here: the registry that holds these functions is read before torch
 has loaded.
@@ -20,7 +21,7 @@ def projection(run: Any, step_id: str):
     from attention import steps
 
     name = "out" if step_id == "output" else step_id.split(".", 1)[1]
-    x = run.values["concat"] if name == "out" else run.params[_SOURCE[name]]
+    x = run.inputs["concat"] if name == "out" else run.params[_SOURCE[name]]
     return steps.project(x, run.params.get(f"projection.{name}.weight"), run.params.get(f"projection.{name}.bias"))
 
 
@@ -28,7 +29,7 @@ def head_split(run: Any, step_id: str):
     """head_split.*: (B, N, H*E) -> (B, N, H, E), a view."""
     from attention import steps
 
-    return steps.split_heads(run.values["projection." + step_id.split(".", 1)[1]], run.sc.n_heads)
+    return steps.split_heads(run.inputs["projection." + step_id.split(".", 1)[1]], run.sc.n_heads)
 
 
 def scores(run: Any, step_id: str):
@@ -50,14 +51,14 @@ def weighted_sum(run: Any, step_id: str):
     """(B, L, H, D): the weights times the values, per head."""
     from attention import steps
 
-    return steps.weighted_sum(run.values["attention_weights"], run.values["head_split.value"])
+    return steps.weighted_sum(run.inputs["attention_weights"], run.inputs["head_split.value"])
 
 
 def concat(run: Any, step_id: str):
     """(B, L, H*D): the heads side by side (TSL's mix quirk when the scenario asks)."""
     from attention import steps
 
-    return steps.concat_heads(run.values["weighted_sum"], mix=run.sc.mix)
+    return steps.concat_heads(run.inputs["weighted_sum"], mix=run.sc.mix)
 
 
 def always(sc: Any) -> bool:

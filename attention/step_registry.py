@@ -24,6 +24,11 @@ The engine (attention/engine.py) walks the active records in `ORDER` (each extra
 main step it feeds) and calls each one's ``compute``; the trace lists the steps in ``RECORDS``
 order.  Nothing here imports torch: the compute functions import it when first called.
 
+Inserting a step between two others is one declaration: a record with ``before=`` the main step
+it comes before, and ``stands_for=`` the earlier step whose place it takes when later steps
+should read it instead (a rotation of the queries after the head split stands for
+``head_split.query``: the scores then read the rotated queries; the trace keeps both).
+
 Adding a step: one record here (in ``RECORDS``, with ``before=`` the main step it feeds when it is
 an extra), its compute function, its words (title, formula, lesson) in attention/words/, and its
 dims in docs/trace-format.md.  tests/test_step_registry.py fails when a reference does not resolve,
@@ -65,6 +70,7 @@ class StepRecord:
     before: Optional[str] = None  # an extra: the main step it is computed and shown just before (see ORDER)
     slide: str = "always"
     by_hand: tuple[str, ...] = ()  # blocks of the by-hand sheet that show this step's numbers
+    stands_for: Optional[str] = None  # a step every later step reads this one in place of (see the docstring)
     repeats: tuple[tuple[str, str], ...] = ()  # (input, reason id): when this step can hold that input's numbers
 
     @property

@@ -242,3 +242,23 @@ def test_the_engine_calls_each_records_compute_function(monkeypatch):
     _with_records(monkeypatch, [zero if r.id == "concat" else r for r in RECORDS])
     out = run(sc).array("output")
     np.testing.assert_allclose(out, np.broadcast_to(bias, out.shape), rtol=0, atol=0)
+
+
+def test_a_step_that_stands_for_another_is_read_in_its_place(monkeypatch):
+    """An inserted step declared `stands_for="head_split.query"` is what the scores read: queries
+    doubled before the scores double every score (by hand: scale · (2q) · k = 2 · scale · q · k);
+    the trace keeps head_split.query as it was."""
+    from attention import explain, lessons
+
+    def doubled_queries(run, step_id):
+        return run.inputs["head_split.query"] * 2
+
+    rec = step_registry.StepRecord("extra.doubled_queries", ("B", "L", "H", "dk"), "signed",
+                                   "step.head_split.query.title", "step.head_split.query.formula", doubled_queries,
+                                   lambda sc: True, explain._head_split, lessons._sentences, None,
+                                   ("head_split.query",), before="scores", stands_for="head_split.query")
+    plain = run(_small())
+    _with_records(monkeypatch, RECORDS + (rec,))
+    trace = run(_small())
+    np.testing.assert_array_equal(trace.array("head_split.query"), plain.array("head_split.query"))
+    np.testing.assert_allclose(trace.array("scores"), 2 * plain.array("scores"), rtol=1e-12, atol=0)

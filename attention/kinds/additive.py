@@ -115,7 +115,7 @@ def features_step(run, step_id: str):
     kept in the trace as (B, H, L, N*S), a view: one L x S block per hidden unit."""
     from attention import steps
 
-    q, k = run.values["head_split.query"], run.values["head_split.key"]
+    q, k = run.inputs["head_split.query"], run.inputs["head_split.key"]
     features = steps.additive_features(q, k, run.params[f"{NAME}.W_q"], run.params[f"{NAME}.W_k"])  # (B,H,L,N,S)
     run.state["additive_features"] = features
     B, H, L, N, S = features.shape

@@ -64,17 +64,17 @@ class DotProduct:
     def compute_scores(self, run):
         from attention import steps
 
-        return steps.dot_scores(run.values["head_split.query"], run.values["head_split.key"], run.scale)  # (B,H,L,S)
+        return steps.dot_scores(run.inputs["head_split.query"], run.inputs["head_split.key"], run.scale)  # (B,H,L,S)
 
     def compute_masked(self, run):
         from attention import steps
 
-        return steps.apply_mask(run.values["scores"], run.values.get("extra.mask"), run.sc.fill_value)
+        return steps.apply_mask(run.inputs["scores"], run.inputs.get("extra.mask"), run.sc.fill_value)
 
     def compute_weights(self, run):
         from attention import steps
 
-        return steps.softmax(run.values["masked_scores"])  # (B, H, L, S)
+        return steps.softmax(run.inputs["masked_scores"])  # (B, H, L, S)
 
     # ---- explain, lessons, script ----------------------------------------------------------------
     def explain_cell(self, ctx, step_id: str, idx: tuple[int, ...]):

@@ -170,7 +170,7 @@ def mask_step(run, step_id: str):
 
 def fully_masked_step(run, step_id: str):
     """extra.fully_masked: query rows whose every key is masked, (B, L)."""
-    return run.values["extra.mask"].all(dim=-1)
+    return run.inputs["extra.mask"].all(dim=-1)
 
 
 def reasons(options: Mapping[str, Any], b: int, l: int, s: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:

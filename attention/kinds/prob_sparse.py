@@ -78,17 +78,17 @@ class ProbSparseKind(DotProduct):
         from attention import prob_sparse as ps
 
         parts = run.state["parts"]
-        top = ps.top_scores(run.values["head_split.query"], run.values["head_split.key"], parts, run.scale)
+        top = ps.top_scores(run.inputs["head_split.query"], run.inputs["head_split.key"], parts, run.scale)
         run.state["top"] = top  # (B, H, n_top, S)
         return ps.not_computed(top, parts, run.sc.L)  # (B, H, L, S), lazy rows NaN
 
     def compute_masked(self, run):
         from attention import prob_sparse as ps
 
-        parts, mask = run.state["parts"], run.values.get("extra.mask")
+        parts, mask = run.state["parts"], run.inputs.get("extra.mask")
         top_masked = ps.mask_top(run.state.pop("top"), mask, parts, run.sc.fill_value)
         run.state["top_masked"] = top_masked
-        return run.values["scores"] if mask is None else ps.not_computed(top_masked, parts, run.sc.L)
+        return run.inputs["scores"] if mask is None else ps.not_computed(top_masked, parts, run.sc.L)
 
     def compute_weights(self, run):
         from attention import prob_sparse as ps
@@ -132,7 +132,7 @@ def select_step(run, step_id: str):
     sc = run.sc
     n_sample, n_top = sc.prob_sparse_sizes()
     recorded = None if sc.sample_index is None else torch.as_tensor(np.asarray(sc.sample_index, dtype=np.int64))
-    parts = ps.select_queries(run.values["head_split.query"], run.values["head_split.key"], n_sample, n_top,
+    parts = ps.select_queries(run.inputs["head_split.query"], run.inputs["head_split.key"], n_sample, n_top,
                               sc.seed, recorded)
     run.state["parts"] = parts
     return parts.sample_index

@@ -235,7 +235,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
 
     q, k = values["head_split.query"], values["head_split.key"]
     options = {
-        "n_heads": H, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,
+        "n_heads": H, "n_kv_heads": sc.kv_heads, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,
         "query_head_width": q.shape[-1], "key_head_width": k.shape[-1],
         "scoring": sc.scoring, "scale": run.scale, "default_scale": sc.default_scale(), "causal": sc.causal,
         "valid_lens": None if sc.valid_lens is None else np.asarray(sc.valid_lens).astype(int).tolist(),

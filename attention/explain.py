@@ -160,6 +160,12 @@ class _Ctx:
         self.opts = trace.options
         self.kind = kinds.scoring(self.opts.get("scoring") or kinds.DEFAULT_SCORING)  # the trace's scoring kind
 
+    def kv_head(self, h: int) -> int:
+        """The key/value head query head h reads (grouped-query attention: h // (n_heads / n_kv_heads))."""
+        H = int(self.opts.get("n_heads") or 1)
+        kv = int(self.opts.get("n_kv_heads") or H)
+        return h // (H // kv)
+
     def raw(self, step_id: str) -> np.ndarray:
         return self.trace[step_id].numpy()
 
@@ -365,11 +371,12 @@ def _scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     """q · k times the scale (the dot-product kinds; a kind that scores otherwise explains its own)."""
     b, h, l, s = idx
     q = ctx.a("head_split.query")[b, l, h]
-    k = ctx.a("head_split.key")[b, s, h]
+    j = ctx.kv_head(h)  # the key head this query head reads (h itself unless heads share keys)
+    k = ctx.a("head_split.key")[b, s, j]
     scale = float(ctx.opts["scale"])
     terms = [Term(_same(f"q[{e}]·k[{e}] = {fmt(q[e])} × {fmt(k[e])} = {fmt(q[e] * k[e])}"),
                   float(q[e] * k[e]),
-                  (Source("head_split.query", (b, l, h, e)), Source("head_split.key", (b, s, h, e))),
+                  (Source("head_split.query", (b, l, h, e)), Source("head_split.key", (b, s, j, e))),
                   factors=(float(q[e]), float(k[e])))
              for e in range(q.shape[0])]
     dot = _fsum([t.value for t in terms])
@@ -473,13 +480,14 @@ def _weights(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
 def _weighted_sum(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     b, l, h, d = idx
     A = ctx.a("attention_weights")[b, h, l]
-    v = ctx.a("head_split.value")[b, :, h, d]
+    hv = ctx.kv_head(h)  # the value head this query head reads
+    v = ctx.a("head_split.value")[b, :, hv, d]
     mask = ctx.mask
     terms = []
     for j in range(A.shape[0]):
         p = float(A[j] * v[j])
         terms.append(Term(_same(f"a[{j}]·v[{j}] = {fmt(A[j])} × {fmt(v[j])} = {fmt(p)}"), p,
-                          (Source("attention_weights", (b, h, l, j)), Source("head_split.value", (b, j, h, d))),
+                          (Source("attention_weights", (b, h, l, j)), Source("head_split.value", (b, j, hv, d))),
                           masked=bool(mask[b, l, j]) if mask is not None else False,
                           factors=(float(A[j]), float(v[j]))))
     vals = [t.value for t in terms]

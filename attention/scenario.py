@@ -102,6 +102,10 @@ class Scenario:
     sample_index: Optional[np.ndarray] = None
     device: str = "cpu"
     dtype: str = "float64"
+    # key/value heads (grouped-query attention; 1: multi-query): query head h reads key/value
+    # head h // (n_heads // n_kv_heads), as SDPA's enable_gqa and Hugging Face's repeat_kv.
+    # None: one per query head.
+    n_kv_heads: Optional[int] = None
     # Teaching material; never read by the engine.
     title: dict = field(default_factory=lambda: {"en": "", "zh": ""})
     notes: dict = field(default_factory=lambda: {"en": "", "zh": ""})
@@ -144,6 +148,11 @@ class Scenario:
         return int(self.d_values) if self.d_values else self.d_model // max(self.n_heads, 1)
 
     @property
+    def kv_heads(self) -> int:
+        """The number of key/value heads (n_kv_heads, or n_heads when it is None)."""
+        return int(self.n_kv_heads) if self.n_kv_heads is not None else self.n_heads
+
+    @property
     def query_head_width(self) -> int:
         p = self.projection("query")
         width = p.weight.shape[0] if p is not None else self.d_model
@@ -153,7 +162,7 @@ class Scenario:
     def key_head_width(self) -> int:
         p = self.projection("key")
         width = p.weight.shape[0] if p is not None else self.keys.shape[2]
-        return width // max(self.n_heads, 1)
+        return width // max(self.kv_heads, 1)
 
     @property
     def d_out(self) -> int:
@@ -284,6 +293,13 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
         v = getattr(sc, fld)
         if v is not None and (not isinstance(v, int) or v < 1):
             errs.append(Problem("expected_int_or_null", fld, {"minimum": 1, "got": _got(v)}))
+    kv = sc.n_kv_heads
+    if kv is not None and (isinstance(kv, bool) or not isinstance(kv, int) or kv < 1):
+        errs.append(Problem("expected_int_or_null", "n_kv_heads", {"minimum": 1, "got": _got(kv)}))
+    elif kv is not None and H % kv:
+        errs.append(Problem("kv_heads_divide", "n_kv_heads", {"kv": kv, "H": H}))
+    elif kv is not None and kv != H and not kind.grouped_kv:
+        errs.append(Problem("kv_heads_kind", "n_kv_heads", {"kv": kv, "H": H, "kind": _r(sc.scoring)}))
     if errs:
         return errs
     if (sc.d_keys is None or sc.d_values is None) and d_q % H:
@@ -291,10 +307,10 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
         names = which[0] if len(which) == 1 else Phrase("both", {"a": which[0], "b": which[1]})
         errs.append(Problem("heads_divide", "n_heads", {"H": H, "d_model": d_q, "which": names}))
         return errs
-    dk, dv = sc.dk, sc.dv
+    dk, dv, Hkv = sc.dk, sc.dv, sc.kv_heads
     errs += _projection_problems(sc, "query", d_q, H * dk, not kind.free_widths, check_values)
-    errs += _projection_problems(sc, "key", d_kin, H * dk, not kind.free_widths, check_values)
-    errs += _projection_problems(sc, "value", sc.values.shape[2], H * dv, True, check_values)
+    errs += _projection_problems(sc, "key", d_kin, Hkv * dk, not kind.free_widths, check_values, Hkv)
+    errs += _projection_problems(sc, "value", sc.values.shape[2], Hkv * dv, True, check_values, Hkv)
     out = sc.projection("out")
     if out is not None:
         if out.weight.ndim != 2 or out.weight.shape[1] != H * dv:
@@ -346,16 +362,19 @@ def _gib(n: int) -> str:
 
 
 def _projection_problems(sc: Scenario, name: str, in_width: int, out_width: int, dims_fixed: bool,
-                         check_values: bool = True) -> list[Problem]:
+                         check_values: bool = True, heads: Optional[int] = None) -> list[Problem]:
+    """`heads`: the heads this projection is split into (the key/value heads for K and V)."""
     p = sc.projection(name)
     path = f"projections.{name}"
-    H = sc.n_heads
+    H = sc.n_heads if heads is None else heads
+    grouped = heads is not None and heads != sc.n_heads
     src = {"query": "queries", "key": "keys", "value": "values"}[name]
     if p is None:
         if dims_fixed and in_width != out_width:
             knob = "d_values" if name == "value" else "d_keys"
             fix = in_width // H if in_width % H == 0 else Phrase("a_divisor")
-            return [Problem("identity_width", path, {"src": src, "width": in_width, "knob": knob, "H": H,
+            code = "identity_width_kv" if grouped else "identity_width"
+            return [Problem(code, path, {"src": src, "width": in_width, "knob": knob, "H": H,
                                                      "per_head": out_width // H, "out": out_width, "fix": fix})]
         if not dims_fixed and in_width % H:
             return [Problem("identity_divisible", path, {"src": src, "width": in_width, "H": H})]

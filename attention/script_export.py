@@ -124,6 +124,8 @@ def _numbers(sc: Scenario) -> str:
     why = "as set in the scenario" if sc.scale is not None else scoring.scale_why(sc)
     out = ["# ---- the scenario's numbers ----------------------------------------------------------\n",
            f"B, L, S, H = {B}, {L}, {S}, {H}  # batch, queries, keys, heads\n",
+           *([f"H_kv = {sc.kv_heads}  # key/value heads: query head h reads key/value head h // {H // sc.kv_heads}\n"]
+             if sc.kv_heads != H else []),
            f"d_keys, d_values = {sc.dk}, {sc.dv}  # per-head widths\n",
            f"scale = {_num(scale)}  # {why}\n",
            f"causal = {sc.causal!r}\n",
@@ -200,9 +202,10 @@ def _head_split(sc: Scenario, step_id: str) -> str:
     which = step_id.split(".", 1)[1]
     name, source, n, d = {"query": ("q", "Q", "L", "d_k"), "key": ("k", "K", "S", "d_k"),
                           "value": ("v", "V", "S", "d_v")}[which]
-    return (section(sc, step_id, f"{source}.view(B, {n}, H, {d})")
-            + f"{name} = {source}.view(B, {n}, H, -1)  "
-              f"# (B, {n}, H, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
+    H = "H_kv" if which != "query" and sc.kv_heads != sc.n_heads else "H"
+    return (section(sc, step_id, f"{source}.view(B, {n}, {H}, {d})")
+            + f"{name} = {source}.view(B, {n}, {H}, -1)  "
+              f"# (B, {n}, {H}, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
             + show(step_id, name))
 
 
@@ -234,8 +237,16 @@ def _weights(sc: Scenario, step_id: str) -> str:
             + show(step_id, "attention_weights"))
 
 
+def repeat_kv(sc: Scenario, name: str) -> str:
+    """The line that gives each query head its key/value head (none when every head has its own)."""
+    if sc.kv_heads == sc.n_heads:
+        return ""
+    return (f"{name} = {name}.repeat_interleave(H // H_kv, dim=2)  "
+            f"# (B, S, H, d): query head h reads key/value head h // (H // H_kv)\n")
+
+
 def _weighted_sum(sc: Scenario, step_id: str) -> str:
-    return (section(sc, step_id)
+    return (section(sc, step_id) + repeat_kv(sc, "v")
             + "out = (attention_weights @ v.transpose(1, 2)).transpose(1, 2)  # (B, L, H, d_v)\n"
             + show(step_id, "out"))
 

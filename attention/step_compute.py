@@ -26,10 +26,12 @@ def projection(run: Any, step_id: str):
 
 
 def head_split(run: Any, step_id: str):
-    """head_split.*: (B, N, H*E) -> (B, N, H, E), a view."""
+    """head_split.*: (B, N, H*E) -> (B, N, H, E), a view (keys and values: the key/value heads)."""
     from attention import steps
 
-    return steps.split_heads(run.inputs["projection." + step_id.split(".", 1)[1]], run.sc.n_heads)
+    which = step_id.split(".", 1)[1]
+    heads = run.sc.n_heads if which == "query" else run.sc.kv_heads
+    return steps.split_heads(run.inputs["projection." + which], heads)
 
 
 def scores(run: Any, step_id: str):
@@ -51,7 +53,8 @@ def weighted_sum(run: Any, step_id: str):
     """(B, L, H, D): the weights times the values, per head."""
     from attention import steps
 
-    return steps.weighted_sum(run.inputs["attention_weights"], run.inputs["head_split.value"])
+    weights = run.inputs["attention_weights"]  # (B, H, L, S)
+    return steps.weighted_sum(weights, steps.repeat_kv(run.inputs["head_split.value"], weights.shape[1]))
 
 
 def concat(run: Any, step_id: str):

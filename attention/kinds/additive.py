@@ -24,6 +24,7 @@ class AdditiveKind(DotProduct):
     extra_steps = ("extra.additive_features",)
     weights_attr = NAME
     free_widths = True  # W_q and W_k map any query and key widths into the hidden space
+    grouped_kv = False  # one W_k per query head: keys are not shared between heads
 
     def __init__(self):
         super().__init__(NAME, scaled=False, titles={"scores": f"step.scores.title.{NAME}"},

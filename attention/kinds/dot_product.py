@@ -19,6 +19,7 @@ class DotProduct:
     extra_steps: tuple[str, ...] = ()
     weights_attr: Optional[str] = None
     free_widths = False
+    grouped_kv = True  # query heads may share key/value heads (n_kv_heads < n_heads: GQA, MQA)
     not_computed_steps: tuple[str, ...] = ()
     capture_mismatch = "capture.mismatch_other"  # the hint when a recorded call is not reproduced
 
@@ -64,7 +65,8 @@ class DotProduct:
     def compute_scores(self, run):
         from attention import steps
 
-        return steps.dot_scores(run.inputs["head_split.query"], run.inputs["head_split.key"], run.scale)  # (B,H,L,S)
+        q, k = run.inputs["head_split.query"], run.inputs["head_split.key"]  # (B, L, H, E), (B, S, Hkv, E)
+        return steps.dot_scores(q, steps.repeat_kv(k, q.shape[2]), run.scale)  # (B, H, L, S)
 
     def compute_masked(self, run):
         from attention import steps
@@ -103,7 +105,7 @@ class DotProduct:
         from attention import script_export as se
 
         what = "scaled dot product" if self.scaled else "dot product"
-        return (se.section(sc, step_id)
+        return (se.section(sc, step_id) + se.repeat_kv(sc, "k")
                 + f"# {what}\n"
                 "qh = q.transpose(1, 2)  # (B, H, L, d_k)\n"
                 "kh = k.transpose(1, 2)  # (B, H, S, d_k)\n"

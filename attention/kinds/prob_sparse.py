@@ -33,6 +33,7 @@ class ProbSparseKind(DotProduct):
     extra_steps = EXTRA_STEPS
     not_computed_steps = ("scores", "masked_scores")  # the lazy queries' rows are never scored (NaN)
     capture_mismatch = "capture.mismatch_prob"
+    grouped_kv = False  # Informer's sampling and lazy rows are defined per head of its own keys
 
     def __init__(self):
         super().__init__(NAME, scaled=True, formulas={"scores": f"step.scores.formula.{NAME}",

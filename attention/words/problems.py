@@ -132,6 +132,17 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
                        "= {out}; give a weight or set {knob} to {fix}",
      "不使用权重（恒等映射）时，{src} 的宽度 {width} 必须等于 n_heads × {knob} = {H} × {per_head} = {out}；"
      "请启用权重，或把 {knob} 设为 {fix}"),
+    ("identity_width_kv", "absent (identity) needs the {src}' width {width} to equal n_kv_heads * {knob} = {H} * "
+                          "{per_head} = {out}; give a weight or set {knob} to {fix}",
+     "不使用权重（恒等映射）时，{src} 的宽度 {width} 必须等于 n_kv_heads × {knob} = {H} × {per_head} = {out}；"
+     "请启用权重，或把 {knob} 设为 {fix}"),
+    ("kv_heads_divide", "{kv} key/value heads do not divide the {H} query heads; choose a divisor of {H} "
+                        "(1: multi-query attention; {H}: one per query head)",
+     "{kv} 个键/值头不能整除 {H} 个查询头；请选择 {H} 的一个约数（1：多查询注意力；{H}：每个查询头一个）"),
+    ("kv_heads_kind", "shared key/value heads ({kv} for {H} query heads) work with the dot-product scorings only, "
+                      "not {kind}; set n_kv_heads to null or {H}",
+     "共享键/值头（{H} 个查询头共用 {kv} 个）只适用于点积类评分函数，不适用于 {kind}；"
+     "请把 n_kv_heads 设为 null 或 {H}"),
     ("a_divisor", "a divisor", "它的一个约数"),
     ("identity_divisible", "absent (identity) needs the {src}' width {width} to be divisible by n_heads = {H}",
      "不使用权重（恒等映射）时，{src} 的宽度 {width} 必须能被 n_heads = {H} 整除"),

@@ -72,6 +72,10 @@ def _digest(value, h) -> None:
         for f in dataclasses.fields(value):
             if not f.compare:  # how the numbers were written in a file (Scenario.recipes), not what they are
                 continue
+            if getattr(value, f.name) is None:
+                # an option left unset is not hashed, so a new option (None by default) keeps every
+                # kept trace's key; the name goes with each value hashed, so no two scenarios collide
+                continue
             h.update(f.name.encode())
             _digest(getattr(value, f.name), h)
     elif isinstance(value, dict):

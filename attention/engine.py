@@ -14,7 +14,7 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention import kinds, numbers, step_registry
+from attention import kinds, numbers, parts, step_registry
 from attention.kinds.base import ScoringKind
 from attention.problem import Phrase, Problem, index_path, literal
 from attention.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype, problems
@@ -246,4 +246,5 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         "hidden": None,
     }
     options.update(kind.options(sc))  # what the scoring kind adds (additive: hidden; ProbSparse: n_sample, n_top)
+    options.update(parts.options(sc))  # the position encodings, modifiers and mask rules, when the scenario has some
     return Trace(tuple(out), options, params, tuple(warnings))

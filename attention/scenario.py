@@ -106,6 +106,11 @@ class Scenario:
     # head h // (n_heads // n_kv_heads), as SDPA's enable_gqa and Hugging Face's repeat_kv.
     # None: one per query head.
     n_kv_heads: Optional[int] = None
+    # The composed scenario's generic parts (attention/parts.py): each a kind's name and its field
+    # values, so that a new kind needs no attribute of its own here.
+    positions: tuple = ()  # position encodings (RoPE ...), applied in order
+    modifiers: tuple = ()  # score modifiers (ALiBi, soft-capping, sinks ...), applied in order
+    masks: tuple = ()  # mask rules beyond `causal` and `valid_lens` (windows, drawn masks ...)
     # Teaching material; never read by the engine.
     title: dict = field(default_factory=lambda: {"en": "", "zh": ""})
     notes: dict = field(default_factory=lambda: {"en": "", "zh": ""})
@@ -329,6 +334,9 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
     for rule in kinds.MASK_RULES.values():
         errs += rule.problems(sc)
     errs += kind.option_problems(sc, errs)  # the kind's own options (ProbSparse's factor, sample ...)
+    from attention import parts
+
+    errs += parts.problems(sc)  # the generic parts: known kinds, values their fields allow
     for other in kinds.SCORING.values():
         if other is not kind:
             errs += other.stray_problems(sc)  # another kind's option set: it would mean nothing here

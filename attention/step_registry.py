@@ -29,9 +29,10 @@ it comes before, and ``stands_for=`` the earlier step whose place it takes when 
 should read it instead (a rotation of the queries after the head split stands for
 ``head_split.query``: the scores then read the rotated queries; the trace keeps both).
 
-Adding a step: one record here (in ``RECORDS``, with ``before=`` the main step it feeds when it is
-an extra), its compute function, its words (title, formula, lesson) in attention/words/, and its
-dims in docs/trace-format.md.  tests/test_step_registry.py fails when a reference does not resolve,
+Adding a step: one record (here in ``_BASE``, or returned by its kind's ``records()``; with
+``before=`` the main step it is computed before unless it is in every trace), its compute
+function, its words (title, formula, lesson) in attention/words/, and its dims in
+docs/trace-format.md.  tests/test_step_registry.py fails when a reference does not resolve,
 a key has no words or an input is computed after the step that reads it.
 """
 from __future__ import annotations
@@ -115,8 +116,8 @@ def _extra(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, active:
                       explain, le._sentences, None, inputs, **more)
 
 
-#: Every step, the main pipeline first and in order, then the extras (trace order).
-RECORDS: tuple[StepRecord, ...] = (
+#: The steps every scenario may have, the main pipeline first and in order, then the extras.
+_BASE: tuple[StepRecord, ...] = (
     _main("projection.query", ("B", "L", "H*dk"), "signed", sc_.projection, ex._projection, le._projection,
           se._projection, ("queries", "projection.query.weight"), by_hand=("q",),
           repeats=(("queries", "wq"),)),
@@ -175,16 +176,34 @@ RECORDS: tuple[StepRecord, ...] = (
            ex._selected, ("extra.sparsity",), before="scores"),
 )
 
+
+
+def kind_records() -> tuple[StepRecord, ...]:
+    """The steps the kinds of the table add (attention/kinds/: a position encoding's rotated q
+    and k, a modifier's bias ...): each kind's ``records()``, placed by their ``before``."""
+    from attention import kinds
+
+    out: list[StepRecord] = []
+    for table in (kinds.SCORING, kinds.POSITIONS, kinds.MODIFIERS, kinds.MASK_RULES):
+        for kind in table.values():
+            make = getattr(kind, "records", None)
+            out += make() if make is not None else []
+    return tuple(out)
+
+
+#: Every step (trace order): the base steps, then the steps the kinds add.
+RECORDS: tuple[StepRecord, ...] = _BASE + kind_records()
+
 BY_ID: dict[str, StepRecord] = {r.id: r for r in RECORDS}
 
 #: The main pipeline, in order: every trace has these steps, whatever its scoring.
-PIPELINE: tuple[str, ...] = tuple(r.id for r in RECORDS if not r.extra)
+PIPELINE: tuple[str, ...] = tuple(r.id for r in RECORDS if not r.extra and r.active is sc_.always)
 
 
 def _order() -> tuple[str, ...]:
     out: list[str] = []
     for sid in PIPELINE:
-        out += [r.id for r in RECORDS if r.extra and r.before == sid]  # in the order they are computed
+        out += [r.id for r in RECORDS if r.before == sid]  # in the order they are computed
         out.append(sid)
     return tuple(out)
 

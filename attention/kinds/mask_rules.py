@@ -45,6 +45,7 @@ def _explain_words(key: str, **args) -> dict[str, str]:
 
 class Causal:
     name = "causal"
+    attribute = "causal"  # kept in the scenario's own attribute, not as a part (attention/parts.py)
     fields = (Field("mask.causal", "bool", "field.mask.causal.label", "field.mask.causal.help", default=False,
                     group="mask", file_key="mask.causal"),)
 
@@ -76,6 +77,7 @@ class Causal:
 
 class ValidLens:
     name = "valid_lens"
+    attribute = "valid_lens"
     fields = (Field("mask.valid_lens", "matrix", "field.mask.valid_lens.label", "field.mask.valid_lens.help",
                     nullable=True, group="mask", file_key="mask.valid_lens"),)
 

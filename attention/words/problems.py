@@ -84,6 +84,8 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("expected_choice", "expected one of {choices}, got {got}", "应为 {choices} 之一，实际为{got}"),
     ("expected_number_or_null", "expected a finite number or null, got {got}", "应为有限的数或 null，实际为{got}"),
     ("expected_finite", "expected a finite number, got {got}", "应为有限的数，实际为{got}"),
+    ("part_range", "expected a number from {minimum} to {maximum}, got {got}",
+     "应为 {minimum} 到 {maximum} 之间的数，实际为{got}"),
     ("expected_number", "expected a number, got {got}", "应为一个数，实际为{got}"),
     ("expected_text_object", "expected an object {{\"en\": \"...\", \"zh\": \"...\"}}, got {got}",
      "应为对象 {{\"en\": \"...\", \"zh\": \"...\"}}，实际为{got}"),

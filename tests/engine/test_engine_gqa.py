@@ -102,6 +102,10 @@ def test_bad_key_value_head_counts_are_named():
     # a key projection sized for one head per query head is refused, naming it
     wide = dataclasses.replace(sc, projections={**sc.projections, "key": Projection(np.ones((18, 12)))})
     assert [p.path for p in problems(wide)] == ["projections.key.weight"]
+    # no key projection: the keys' width must be n_kv_heads * d_keys, and the sentence says n_kv_heads
+    (p,) = problems(dataclasses.replace(sc, projections={**sc.projections, "key": None}))
+    assert (p.code, p.path) == ("identity_width_kv", "projections.key")
+    assert "n_kv_heads * d_keys = 2 * 3 = 6" in p.text("en") and "n_kv_heads" in p.text("zh")
 
 
 def test_kinds_without_shared_keys_refuse_them():

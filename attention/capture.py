@@ -46,7 +46,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from attention import scenario_io
+from attention import kinds, scenario_io
+from attention.kinds.mask_rules import causal_part, length_part
+from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.models.layer import LayerWeights, to_scenario
 from attention.scenario import Scenario
 from attention.words import text
@@ -192,14 +194,13 @@ def causal_and_lengths(hidden: torch.Tensor) -> Optional[tuple[bool, Optional[np
     A causal reading is tried first (a teacher would rather see "causal" than one length per
     row), then plain lengths; the first that rebuilds the mask exactly wins."""
     B, L, S = hidden.shape
-    s = torch.arange(S)
-    tri = (s[None, :] > torch.arange(L)[:, None])[None]  # (1, L, S)
+    tri = causal_part(L, S)  # (1, L, S): the causal rule's part
     for causal in (True, False):
         rest = hidden & ~tri if causal else hidden
         if causal and not bool((hidden | ~tri).all()):
             continue  # some key above the diagonal is visible: not causal
         first = torch.where(rest.any(-1), rest.float().argmax(-1), torch.full((B, L), S))  # (B, L)
-        rebuilt = s[None, None, :] >= first[:, :, None]
+        rebuilt = length_part(first, L, S)  # the valid-lengths rule's part, one length per row
         if causal:
             rebuilt = rebuilt | tri
         if not torch.equal(rebuilt, hidden):
@@ -434,7 +435,7 @@ def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> t
         sc = dataclasses.replace(sc, projections={r: p for r, p in sc.projections.items() if r != "out"})
     if options:
         sc = dataclasses.replace(sc, **options)
-        if sc.scoring == "prob_sparse" and call.rng_state is not None:
+        if kinds.scoring(sc) is PROB_SPARSE and call.rng_state is not None:  # its key sample, replayed
             sc = dataclasses.replace(sc, sample_index=_replayed_sample(call.rng_state, sc))
     return sc, reference, step
 
@@ -485,7 +486,7 @@ def _tsl(call: Call):
                 raise _mask_error(call, "attn_mask", "capture.mask_values")
             hidden = hidden.expand(q.shape[0], q.shape[1], k.shape[1]) if hidden.dim() == 3 else hidden
     if prob:
-        opts.update(scoring="prob_sparse", factor=int(inner.factor), mix=bool(getattr(call.module, "mix", True)))
+        opts.update(scoring=PROB_SPARSE.name, factor=int(inner.factor), mix=bool(getattr(call.module, "mix", True)))
     return q, k, v, hidden, opts, call.output, "output"
 
 
@@ -613,7 +614,7 @@ def _check(call: Call, sc: Scenario, reference: Optional[torch.Tensor], step: st
         diff = float(np.nan_to_num(d, nan=math.inf).max()) if d.size else 0.0
     if diff <= tol:
         return []
-    hint = text("capture.mismatch_prob") if sc.scoring == "prob_sparse" else text("capture.mismatch_other")
+    hint = text(kinds.scoring(sc).capture_mismatch)
     return [text("capture.mismatch", path=call.path or "model", call=call.number, diff=diff, tol=tol, hint=hint)]
 
 

@@ -1,17 +1,21 @@
 """run(scenario) -> Trace: the one place attention is computed.
 
-Orchestration only; the arithmetic of each step lives in steps.py, masks.py and prob_sparse.py,
-and what each step's axes index (its dims) in its record in step_registry.py.
+Orchestration only: `_run` walks the step records that are active for the scenario
+(attention/step_registry.py, in computing order) and calls each one's compute function with the
+working state `Run`.  The arithmetic lives in steps.py, the scoring kinds (attention/kinds/) and
+the mask rules (attention/kinds/mask_rules.py); what each step's axes index in its record.
 """
 from __future__ import annotations
 
 import math
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
 import numpy as np
 import torch
 
-from attention import masks, numbers, prob_sparse, step_registry, steps
+from attention import kinds, numbers, parts, step_registry
+from attention.kinds.base import ScoringKind
 from attention.problem import Phrase, Problem, index_path, literal
 from attention.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype, problems
 from attention.trace import Step, Trace
@@ -57,10 +61,7 @@ def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, t
             params[f"projection.{name}.weight"] = _t(p.weight, dev, dt)
             if p.bias is not None:
                 params[f"projection.{name}.bias"] = _t(p.bias, dev, dt)
-    if sc.scoring == "additive":
-        a = sc.additive
-        for name, arr in (("W_q", a.W_q), ("W_k", a.W_k), ("w_v", a.w_v)):
-            params[f"additive.{name}"] = _t(arr, dev, dt)
+    params.update(kinds.scoring(sc).parameters(sc, dev, dt))  # the kind's own weights (additive.*)
     return params
 
 
@@ -83,7 +84,7 @@ def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype
     raise ScenarioError([beyond_dtype(name.replace("projection.", "projections."), dtype) for name in bad])
 
 
-def _t(a: Optional[np.ndarray], dev: torch.device, dt: torch.dtype) -> Optional[torch.Tensor]:
+def tensor(a: Optional[np.ndarray], dev: torch.device, dt: torch.dtype) -> Optional[torch.Tensor]:
     """A tensor the trace owns: always a copy (one pass, converting the dtype on the way), so
     editing the scenario's arrays in place later cannot change a trace already shown."""
     if a is None:
@@ -93,6 +94,9 @@ def _t(a: Optional[np.ndarray], dev: torch.device, dt: torch.dtype) -> Optional[
         src = torch.from_numpy(a)  # a zero-copy view; .to below makes the one copy
         return src.to(device=dev, dtype=dt, copy=True)
     return torch.tensor(a, dtype=dt, device=dev)
+
+
+_t = tensor
 
 
 def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Optional[Problem]:
@@ -183,100 +187,64 @@ def _overflow_warning(out: list[Step], masked_nan: Optional[torch.Tensor],
     return None
 
 
+@dataclass
+class Run:
+    """The engine's working state for one trace: what every step's compute function reads."""
+
+    sc: Scenario
+    params: dict[str, torch.Tensor]  # the scenario's numbers as tensors (queries, projection.*, a kind's weights)
+    dev: torch.device
+    dt: torch.dtype
+    scale: float  # the resolved scale
+    kind: ScoringKind  # the scenario's scoring kind
+    values: dict[str, torch.Tensor] = field(default_factory=dict)  # step id -> tensor, as computed (the trace)
+    # what a later step reads under a step id: that step, or the step that stands for it since
+    # (a record's `stands_for`: e.g. rotated queries read in place of head_split.query)
+    inputs: dict[str, torch.Tensor] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)  # a kind's intermediates (ProbSparse's selection ...)
+
+
 def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: torch.dtype) -> Trace:
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
-    scale = sc.resolved_scale()
-
-    def proj(name: str, x: torch.Tensor) -> torch.Tensor:
-        return steps.project(x, params.get(f"projection.{name}.weight"), params.get(f"projection.{name}.bias"))
-
-    def step(sid: str, t: torch.Tensor) -> Step:
-        return Step(sid, t, step_registry.BY_ID[sid].dims, sc.scoring)
-
-    out: list[Step] = []
-    add = lambda sid, t: out.append(step(sid, t))  # noqa: E731
-
-    Q = proj("query", params["queries"])  # (B, L, H*E)
-    K = proj("key", params["keys"])  # (B, S, H*E)
-    V = proj("value", params["values"])  # (B, S, H*D)
-    add("projection.query", Q)
-    add("projection.key", K)
-    add("projection.value", V)
-    q, k, v = steps.split_heads(Q, H), steps.split_heads(K, H), steps.split_heads(V, H)
-    add("head_split.query", q)
-    add("head_split.key", k)
-    add("head_split.value", v)
-
-    valid = None if sc.valid_lens is None else torch.as_tensor(np.asarray(sc.valid_lens, dtype=np.float64))
-    mask = masks.build_mask(B, L, S, sc.causal, valid, dev)  # (B, L, S) or None
-    extras: list[Step] = []
+    kind = kinds.scoring(sc)
+    run = Run(sc, params, dev, dt, sc.resolved_scale(), kind)
+    for rec in step_registry.active(sc):  # in computing order: every input before the step that reads it
+        t = rec.compute(run, rec.id)
+        run.values[rec.id] = run.inputs[rec.id] = t
+        if rec.stands_for is not None:
+            run.inputs[rec.stands_for] = t
+    run.state.clear()
+    run.inputs.clear()
+    values = run.values
+    out = [Step(r.id, values[r.id], r.dims, sc.scoring) for r in step_registry.RECORDS if r.id in values]
     warnings: list[Problem] = []
 
-    if sc.scoring in ("scaled_dot", "dot"):
-        scores = steps.dot_scores(q, k, scale)  # (B, H, L, S)
-        masked = steps.apply_mask(scores, mask, sc.fill_value)
-        weights = steps.softmax(masked)
-    elif sc.scoring == "additive":
-        features = steps.additive_features(q, k, params["additive.W_q"], params["additive.W_k"])  # (B, H, L, N, S)
-        scores = steps.additive_scores(features, params["additive.w_v"], scale)  # (B, H, L, S)
-        N = features.shape[3]
-        # kept in the trace as (B, H, L, N*S), a view: one L x S block per hidden unit, laid out as the scores
-        extras.append(step("extra.additive_features", features.view(B, H, L, N * S)))
-        masked = steps.apply_mask(scores, mask, sc.fill_value)
-        weights = steps.softmax(masked)
-    else:  # prob_sparse: only the n_top active rows are scored
-        n_sample, n_top = sc.prob_sparse_sizes()
-        recorded = None if sc.sample_index is None else torch.as_tensor(np.asarray(sc.sample_index, dtype=np.int64))
-        parts = prob_sparse.select_queries(q, k, n_sample, n_top, sc.seed, recorded)
-        top = prob_sparse.top_scores(q, k, parts, scale)  # (B, H, n_top, S)
-        top_masked = prob_sparse.mask_top(top, mask, parts, sc.fill_value)
-        scores = prob_sparse.not_computed(top, parts, L)  # (B, H, L, S), lazy rows NaN
-        masked = scores if mask is None else prob_sparse.not_computed(top_masked, parts, L)
-        weights = prob_sparse.effective_weights(top_masked, parts, L, sc.causal)
-        del top, top_masked
-        extras += [
-            step("extra.sample_index", parts.sample_index),
-            step("extra.sample_count", parts.sample_count),
-            step("extra.sampled_scores", parts.sampled_scores),
-            step("extra.sparsity", parts.sparsity),
-            step("extra.top_index", parts.top_index),
-            step("extra.selected", parts.selected),
-        ]
-    add("scores", scores)
-    add("masked_scores", masked)
-    add("attention_weights", weights)
-
-    ctx = steps.weighted_sum(weights, v)  # (B, L, H, D)
-    add("weighted_sum", ctx)
-    cat = steps.concat_heads(ctx, mix=sc.mix)
-    add("concat", cat)
-    add("output", proj("out", cat))
-
+    mask = values.get("extra.mask")
     masked_nan = None  # (B, L): rows NaN by design (every key masked, -inf fill)
     if mask is not None:
-        full = mask.all(dim=-1)  # (B, L)
-        extras[:0] = [step("extra.mask", mask), step("extra.fully_masked", full)]
+        full = values["extra.fully_masked"]  # (B, L)
         warning = _fully_masked_warning(full, sc.fill_value)
         if warning:
             warnings.append(warning)
         if not math.isfinite(sc.fill_value):
             masked_nan = full
-    selected = parts.selected if sc.scoring == "prob_sparse" else None  # (B, H, L)
+    selected = values.get("extra.selected")  # (B, H, L): ProbSparse's computed rows
     overflow = _overflow_warning(out, masked_nan, selected, dt)
     if overflow:
         warnings.append(overflow)
 
+    q, k = values["head_split.query"], values["head_split.key"]
     options = {
-        "n_heads": H, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,
+        "n_heads": H, "n_kv_heads": sc.kv_heads, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,
         "query_head_width": q.shape[-1], "key_head_width": k.shape[-1],
-        "scoring": sc.scoring, "scale": scale, "default_scale": sc.default_scale(), "causal": sc.causal,
+        "scoring": sc.scoring, "scale": run.scale, "default_scale": sc.default_scale(), "causal": sc.causal,
         "valid_lens": None if sc.valid_lens is None else np.asarray(sc.valid_lens).astype(int).tolist(),
         "fill_value": sc.fill_value, "factor": sc.factor, "seed": sc.seed, "mix": sc.mix,
         "sample_recorded": sc.sample_index is not None,
         "device": dev.type, "dtype": str(dt).removeprefix("torch."),
         "batch": B, "L": L, "S": S, "d_out": sc.d_out,
-        "hidden": sc.additive.hidden if sc.scoring == "additive" else None,
+        "hidden": None,
     }
-    if sc.scoring == "prob_sparse":
-        options["n_sample"], options["n_top"] = sc.prob_sparse_sizes()
-    return Trace(tuple(out) + tuple(extras), options, params, tuple(warnings))
+    options.update(kind.options(sc))  # what the scoring kind adds (additive: hidden; ProbSparse: n_sample, n_top)
+    options.update(parts.options(sc))  # the position encodings, modifiers and mask rules, when the scenario has some
+    return Trace(tuple(out), options, params, tuple(warnings))

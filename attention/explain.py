@@ -25,12 +25,14 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
-from attention import numbers, step_registry, words
-from attention.trace import Trace
+from attention import numbers, words
+
+if TYPE_CHECKING:  # the step records and the kinds reference this module's explainers: imported in the functions
+    from attention.trace import Trace
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ class Explanation:
 
     def text(self, lang: str = "en") -> str:
         """The whole explanation as printable lines: cell = value, formula, terms, result, summary."""
+        from attention import step_registry
+
         lang = "zh" if lang == "zh" else "en"
         known = self.step_id in step_registry.BY_ID
         title = step_registry.title(self.step_id, self.scoring)[lang] if known else self.step_id
@@ -105,6 +109,8 @@ class ExplainError(ValueError):
 
 def explainable(trace: Trace) -> tuple[str, ...]:
     """The step ids explain() supports for this trace, in pipeline order, then extras."""
+    from attention import step_registry
+
     return tuple(sid for sid in trace.ids if sid in step_registry.BY_ID)
 
 
@@ -115,10 +121,12 @@ def explain(trace: Trace, step_id: str, index: Sequence[int]) -> Explanation:
         raise ExplainError(f"step id: unknown or not explainable {step_id!r}; expected one of {', '.join(ok)}")
     step = trace[step_id]
     idx = _check_index(step_id, tuple(step.dims), tuple(step.numpy().shape), index)
+    from attention import step_registry
+
     ctx = _Ctx(trace)
-    # the step's record names its explainer, one of the functions below (attention/step_registry.py)
-    explainer: Callable[[_Ctx, str, tuple[int, ...]], Explanation] = globals()[step_registry.record(step_id).explain]
-    return dataclasses.replace(explainer(ctx, step_id, idx), scoring=trace.options.get("scoring"))
+    # the trace's scoring kind explains the cells it computes its own way; else the step's record's explainer
+    out = ctx.kind.explain_cell(ctx, step_id, idx) or step_registry.record(step_id).explain(ctx, step_id, idx)
+    return dataclasses.replace(out, scoring=trace.options.get("scoring"))
 
 
 def _check_index(step_id: str, dims: tuple[str, ...], shape: tuple[int, ...], index: Sequence[int]) -> tuple[int, ...]:
@@ -146,8 +154,17 @@ class _Ctx:
     """The trace's arrays as float64 numpy (bool and int arrays kept as they are)."""
 
     def __init__(self, trace: Trace):
+        from attention import kinds
+
         self.trace = trace
         self.opts = trace.options
+        self.kind = kinds.scoring(self.opts.get("scoring") or kinds.DEFAULT_SCORING)  # the trace's scoring kind
+
+    def kv_head(self, h: int) -> int:
+        """The key/value head query head h reads (grouped-query attention: h // (n_heads / n_kv_heads))."""
+        H = int(self.opts.get("n_heads") or 1)
+        kv = int(self.opts.get("n_kv_heads") or H)
+        return h // (H // kv)
 
     def raw(self, step_id: str) -> np.ndarray:
         return self.trace[step_id].numpy()
@@ -350,43 +367,21 @@ def _head_split(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
 
 # ---- scores ------------------------------------------------------------------------------------
 
-def _not_computed(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Optional[Explanation]:
-    """ProbSparse: a score of a query that was not selected was never computed (NaN)."""
-    if ctx.opts.get("scoring") != "prob_sparse":
-        return None
-    b, h, l, s = idx
-    if bool(ctx.raw("extra.selected")[b, h, l]):
-        return None
-    M = ctx.a("extra.sparsity")
-    top = ctx.raw("extra.top_index")[b, h]
-    floor = float(min(M[b, h, int(t)] for t in top))
-    u = len(top)
-    return _explanation(
-        step_id, idx, ctx.value(step_id, idx), _tx("explain.lazy.formula"), [], math.nan,
-        _tx("explain.lazy.summary", nan=fmt(math.nan), l=P(l), h1=P(h), u=u, m=fmt(M[b, h, l]), floor=fmt(floor)),
-        _same(fmt(math.nan)),
-        (Source("extra.sparsity", (b, h, l)), Source("extra.selected", (b, h, l))))
-
-
 def _scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
-    lazy = _not_computed(ctx, step_id, idx)
-    if lazy is not None:
-        return lazy
-    if ctx.opts.get("scoring") == "additive":
-        return _additive_score(ctx, step_id, idx)
+    """q · k times the scale (the dot-product kinds; a kind that scores otherwise explains its own)."""
     b, h, l, s = idx
     q = ctx.a("head_split.query")[b, l, h]
-    k = ctx.a("head_split.key")[b, s, h]
+    j = ctx.kv_head(h)  # the key head this query head reads (h itself unless heads share keys)
+    k = ctx.a("head_split.key")[b, s, j]
     scale = float(ctx.opts["scale"])
     terms = [Term(_same(f"q[{e}]·k[{e}] = {fmt(q[e])} × {fmt(k[e])} = {fmt(q[e] * k[e])}"),
                   float(q[e] * k[e]),
-                  (Source("head_split.query", (b, l, h, e)), Source("head_split.key", (b, s, h, e))),
+                  (Source("head_split.query", (b, l, h, e)), Source("head_split.key", (b, s, j, e))),
                   factors=(float(q[e]), float(k[e])))
              for e in range(q.shape[0])]
     dot = _fsum([t.value for t in terms])
     result = scale * dot
-    kind = ctx.opts.get("scoring")
-    if kind == "dot" and scale == 1.0:
+    if not ctx.kind.scaled and scale == 1.0:
         formula = _tx("explain.scores.dot_formula", b=b, h=h, l=l, s=s)
         why = _tx("explain.scores.dot_why")
     else:
@@ -403,98 +398,16 @@ def _scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
         _same(f"{fmt(scale)} × ({sums}) = {fmt(scale)} × {fmt(dot)} = {fmt(result)}"))
 
 
-def _additive_score(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
-    b, h, l, s = idx
-    q = ctx.a("head_split.query")[b, l, h]
-    k = ctx.a("head_split.key")[b, s, h]
-    Wq, Wk, wv = ctx.param("additive.W_q")[h], ctx.param("additive.W_k")[h], ctx.param("additive.w_v")[h]
-    scale = float(ctx.opts["scale"])
-    terms = []
-    for n in range(wv.shape[0]):
-        fq = _fsum([float(Wq[n, e] * q[e]) for e in range(q.shape[0])])
-        fk = _fsum([float(Wk[n, e] * k[e]) for e in range(k.shape[0])])
-        arg = fq + fk
-        th = math.tanh(arg)
-        srcs = ([Source("additive.W_q", (h, n, e)) for e in range(q.shape[0])]
-                + [Source("head_split.query", (b, l, h, e)) for e in range(q.shape[0])]
-                + [Source("additive.W_k", (h, n, e)) for e in range(k.shape[0])]
-                + [Source("head_split.key", (b, s, h, e)) for e in range(k.shape[0])]
-                + [Source("additive.w_v", (h, n))]
-                + ([Source("extra.additive_features", (b, h, l, n * int(ctx.opts["S"]) + s))]
-                   if ctx.has("extra.additive_features") else []))
-        rest = (f"w_v[{n}] · tanh((W_q q)[{n}] + (W_k k)[{n}]) = {fmt(wv[n])} × "
-                f"tanh({fmt(fq)} + {fmt(fk)} = {fmt(arg)}) = {fmt(wv[n])} × {fmt(th)} = {fmt(wv[n] * th)}")
-        terms.append(Term(_tx("explain.additive.unit", n=n, rest=rest), float(wv[n]) * th, tuple(srcs),
-                          factors=(float(wv[n]), th)))
-    total = _fsum([t.value for t in terms])
-    result = scale * total
-    sums = _sum_text([t.value for t in terms])
-    scaled = scale != 1.0
-    combine = f"{fmt(scale)} × ({sums}) = {fmt(result)}" if scaled else f"{sums} = {fmt(total)}"
-    return _explanation(
-        step_id, idx, ctx.value(step_id, idx),
-        _cat(_tx("explain.additive.formula", b=b, h=h, l=l, s=s), " × scale" if scaled else ""),
-        terms, result,
-        _tx("explain.additive.summary_scaled" if scaled else "explain.additive.summary",
-            h1=P(h), l=P(l), s=P(s), units=len(terms), scale=fmt(scale)),
-        _same(combine))
-
-
-def _additive_features(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
-    """One hidden feature of d2l's additive attention: column j = n * S + s (unit n, key s)."""
-    b, h, l, j = idx
-    S = int(ctx.opts["S"])
-    n, s = divmod(j, S)
-    q = ctx.a("head_split.query")[b, l, h]
-    k = ctx.a("head_split.key")[b, s, h]
-    Wq, Wk = ctx.param("additive.W_q")[h, n], ctx.param("additive.W_k")[h, n]
-    terms = []
-    for sym, W, x, ref, pos in (("q", Wq, q, "head_split.query", (b, l, h)), ("k", Wk, k, "head_split.key", (b, s, h))):
-        for e in range(x.shape[0]):
-            p = float(W[e] * x[e])
-            terms.append(Term(_same(f"W_{sym}[{n},{e}]·{sym}[{e}] = {fmt(W[e])} × {fmt(x[e])} = {fmt(p)}"), p,
-                              (Source(f"additive.W_{sym}", (h, n, e)), Source(ref, pos + (e,))),
-                              factors=(float(W[e]), float(x[e]))))
-    fq_vals = [t.value for t in terms[:q.shape[0]]]
-    fk_vals = [t.value for t in terms[q.shape[0]:]]
-    fq, fk = _fsum(fq_vals), _fsum(fk_vals)
-    result = math.tanh(fq + fk)
-    parts = _cat(_tx("explain.features.query_part", n=n, sum=_sum_text(fq_vals), v=fmt(fq)), "; ",
-                 _tx("explain.features.key_part", n=n, sum=_sum_text(fk_vals), v=fmt(fk)), "; ",
-                 f"tanh({fmt(fq)} + {fmt(fk)}) = tanh({fmt(fq + fk)}) = {fmt(result)}")
-    return _explanation(
-        step_id, idx, ctx.value(step_id, idx), _tx("explain.features.formula", b=b, h=h, l=l, n=n, s=s),
-        terms, result,
-        _tx("explain.features.summary", h1=P(h), n=P(n), l=P(l), s=P(s), units=ctx.param("additive.w_v").shape[1]),
-        parts)
-
-
 # ---- masks -------------------------------------------------------------------------------------
 
 def _mask_reasons(ctx: _Ctx, b: int, l: int, s: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """(why masked, why kept) for key s of query l in batch item b: lists of reasons in every language."""
-    masked, kept = [], []
-    lens = ctx.opts.get("valid_lens")
-    if lens is not None:
-        two_d = isinstance(lens[0], list)
-        n = lens[b][l] if two_d else lens[b]
-        of = _tx("explain.mask.of_row", b=P(b), l=P(l)) if two_d else _tx("explain.mask.of_item", b=P(b))
-        if s >= n:  # index s from 0: key s + 1 (a position from 1) lies beyond the length n
-            masked.append(_tx("explain.mask.beyond_length", s=P(s), n=n, of=of))
-        else:
-            kept.append(_tx("explain.mask.within_length", s=P(s), n=n, of=of))
-    if ctx.opts.get("causal"):
-        if s > l:
-            masked.append(_tx("explain.mask.after_query", s=P(s), l=P(l)))
-        else:
-            kept.append(_tx("explain.mask.not_after_query", s=P(s), l=P(l)))
-    return masked, kept
+    """(why masked, why kept) for key s of query l in batch item b: each mask rule's reason."""
+    from attention.kinds import mask_rules
+
+    return mask_rules.reasons(ctx.opts, b, l, s)
 
 
 def _masked_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
-    lazy = _not_computed(ctx, step_id, idx)
-    if lazy is not None:
-        return lazy
     b, h, l, s = idx
     value = ctx.value(step_id, idx)
     score = ctx.value("scores", idx)
@@ -523,11 +436,7 @@ def _masked_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation
 
 # ---- softmax -----------------------------------------------------------------------------------
 
-def _lazy_row(ctx: _Ctx, b: int, h: int, l: int) -> bool:
-    return ctx.opts.get("scoring") == "prob_sparse" and not bool(ctx.raw("extra.selected")[b, h, l])
-
-
-def _lazy_weight_text(ctx: _Ctx, h: int, l: int, S: int) -> dict[str, str]:
+def lazy_weight_text(ctx: _Ctx, h: int, l: int, S: int) -> dict[str, str]:
     if ctx.opts.get("causal"):
         return _tx("explain.lazy.causal", l=P(l), h1=P(h))
     return _tx("explain.lazy.mean", l=P(l), h1=P(h), S=S)
@@ -537,13 +446,6 @@ def _weights(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     b, h, l, s = idx
     value = ctx.value(step_id, idx)
     S = ctx.raw(step_id).shape[-1]
-    if _lazy_row(ctx, b, h, l):
-        w = (1.0 if s <= l else 0.0) if ctx.opts.get("causal") else 1.0 / S
-        rule = _tx("explain.weights.causal_rule") if ctx.opts.get("causal") else _same(f"1/S = 1/{S}")
-        term = Term(_tx("explain.weights.effective_term", rule=rule, w=fmt(w)), w,
-                    (Source("extra.selected", (b, h, l)),))
-        return _explanation(step_id, idx, value, _tx("explain.weights.lazy_formula"), [term], w,
-                            _lazy_weight_text(ctx, h, l, S), _same(fmt(w)), (Source("extra.sparsity", (b, h, l)),))
     row = ctx.a("masked_scores")[b, h, l]
     mask = ctx.mask
     m = float(np.max(row))
@@ -578,19 +480,20 @@ def _weights(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
 def _weighted_sum(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     b, l, h, d = idx
     A = ctx.a("attention_weights")[b, h, l]
-    v = ctx.a("head_split.value")[b, :, h, d]
+    hv = ctx.kv_head(h)  # the value head this query head reads
+    v = ctx.a("head_split.value")[b, :, hv, d]
     mask = ctx.mask
     terms = []
     for j in range(A.shape[0]):
         p = float(A[j] * v[j])
         terms.append(Term(_same(f"a[{j}]·v[{j}] = {fmt(A[j])} × {fmt(v[j])} = {fmt(p)}"), p,
-                          (Source("attention_weights", (b, h, l, j)), Source("head_split.value", (b, j, h, d))),
+                          (Source("attention_weights", (b, h, l, j)), Source("head_split.value", (b, j, hv, d))),
                           masked=bool(mask[b, l, j]) if mask is not None else False,
                           factors=(float(A[j]), float(v[j]))))
     vals = [t.value for t in terms]
     result = _fsum(vals)
-    if _lazy_row(ctx, b, h, l):
-        summ = _tx("explain.lazy.terms_note", lazy=_lazy_weight_text(ctx, h, l, A.shape[0]))
+    if ctx.kind.lazy_row(ctx, b, h, l):
+        summ = _tx("explain.lazy.terms_note", lazy=lazy_weight_text(ctx, h, l, A.shape[0]))
     else:
         summ = _tx("explain.weighted.summary", d=P(d), h1=P(h), l=P(l))
     return _explanation(
@@ -661,6 +564,8 @@ def _mask_cell(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     masked = bool(ctx.raw(step_id)[idx])
     why_masked, why_kept = _mask_reasons(ctx, b, l, s)
     v = 1.0 if masked else 0.0
+    from attention import step_registry
+
     summ = (_tx("explain.mask_cell.masked", why=_joined(why_masked)) if masked
             else _tx("explain.mask_cell.kept", why=_joined(why_kept)))
     term = Term(_same(numbers.flag(masked)), v, masked=masked)

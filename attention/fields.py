@@ -16,7 +16,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
-FieldType = Literal["int", "float", "bool", "choice"]
+#: "matrix": not a plain control (an array edited in a matrix editor or recorded); plain controls skip it.
+FieldType = Literal["int", "float", "bool", "choice", "matrix"]
 
 
 @dataclass(frozen=True)

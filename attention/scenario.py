@@ -18,20 +18,28 @@ import math
 import numbers
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, Literal, Optional, Union
+from typing import Any, Iterable, Optional, Union
 
 import numpy as np
 
-from attention.problem import Phrase, Problem, as_problems, count, elide, index_path, literal, render_lines
+from attention.problem import Phrase, Problem, as_problems, count, elide, literal, render_lines
 from attention.problem import shape as _shape
 
-SCORINGS = ("scaled_dot", "dot", "additive", "prob_sparse")
-Scoring = Literal["scaled_dot", "dot", "additive", "prob_sparse"]
 PROJECTIONS = ("query", "key", "value", "out")
 DEVICES = ("cpu", "cuda")
 DTYPES = ("float32", "float64")
 #: The largest float32 (torch.finfo(torch.float32).max), without importing torch.
 FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def __getattr__(name: str) -> Any:
+    """SCORINGS: the scoring kinds' names, from the one table (attention/kinds/), read on first use
+    (the kinds' modules read this one)."""
+    if name == "SCORINGS":
+        from attention import kinds
+
+        return tuple(kinds.SCORING)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ScenarioError(ValueError):
@@ -81,7 +89,7 @@ class Scenario:
     d_values: Optional[int] = None  # None -> d_model // n_heads
     projections: dict = field(default_factory=dict)  # name -> Projection; missing/None = identity
     scoring: str = "scaled_dot"
-    scale: Optional[float] = None  # None -> 1/sqrt(d_keys) (scaled_dot, prob_sparse) or 1
+    scale: Optional[float] = None  # None -> the scoring kind's default (1/sqrt(d_keys) or 1)
     additive: Optional[Additive] = None
     causal: bool = False
     valid_lens: Optional[np.ndarray] = None  # (B,) or (B, L); key s >= len is masked
@@ -94,6 +102,15 @@ class Scenario:
     sample_index: Optional[np.ndarray] = None
     device: str = "cpu"
     dtype: str = "float64"
+    # key/value heads (grouped-query attention; 1: multi-query): query head h reads key/value
+    # head h // (n_heads // n_kv_heads), as SDPA's enable_gqa and Hugging Face's repeat_kv.
+    # None: one per query head.
+    n_kv_heads: Optional[int] = None
+    # The composed scenario's generic parts (attention/parts.py): each a kind's name and its field
+    # values, so that a new kind needs no attribute of its own here.
+    positions: tuple = ()  # position encodings (RoPE ...), applied in order
+    modifiers: tuple = ()  # score modifiers (ALiBi, soft-capping, sinks ...), applied in order
+    masks: tuple = ()  # mask rules beyond `causal` and `valid_lens` (windows, drawn masks ...)
     # Teaching material; never read by the engine.
     title: dict = field(default_factory=lambda: {"en": "", "zh": ""})
     notes: dict = field(default_factory=lambda: {"en": "", "zh": ""})
@@ -136,6 +153,11 @@ class Scenario:
         return int(self.d_values) if self.d_values else self.d_model // max(self.n_heads, 1)
 
     @property
+    def kv_heads(self) -> int:
+        """The number of key/value heads (n_kv_heads, or n_heads when it is None)."""
+        return int(self.n_kv_heads) if self.n_kv_heads is not None else self.n_heads
+
+    @property
     def query_head_width(self) -> int:
         p = self.projection("query")
         width = p.weight.shape[0] if p is not None else self.d_model
@@ -145,7 +167,7 @@ class Scenario:
     def key_head_width(self) -> int:
         p = self.projection("key")
         width = p.weight.shape[0] if p is not None else self.keys.shape[2]
-        return width // max(self.n_heads, 1)
+        return width // max(self.kv_heads, 1)
 
     @property
     def d_out(self) -> int:
@@ -157,10 +179,10 @@ class Scenario:
         return float(self.scale) if self.scale is not None else self.default_scale()
 
     def default_scale(self) -> float:
-        """The scale when none is set: 1/√d_keys for scaled dot and ProbSparse, else 1."""
-        if self.scoring in ("scaled_dot", "prob_sparse"):
-            return 1.0 / math.sqrt(self.dk)
-        return 1.0
+        """The scale when none is set, the scoring kind's: 1/√d_keys for scaled dot and ProbSparse, else 1."""
+        from attention import kinds
+
+        return kinds.scoring(self).default_scale(self)
 
     def prob_sparse_sizes(self) -> tuple[int, int]:
         """(n_sample, n_top) = (c*ceil(ln S), c*ceil(ln L)), each clipped to S and L, as Informer."""
@@ -261,9 +283,13 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
         errs.append(Problem("batch_differs", "values", {"batch": sc.values.shape[0], "queries": B}))
     if sc.values.shape[1] != S:
         errs.append(Problem("positions", "values", {"n": sc.values.shape[1], "S": S}))
-    if sc.scoring not in SCORINGS:
-        errs.append(Problem("scoring_unknown", "scoring", {"kind": _r(sc.scoring), "choices": ", ".join(SCORINGS)}))
+    from attention import kinds
+
+    if not kinds.known_scoring(sc.scoring):
+        choices = ", ".join(kinds.SCORING)
+        errs.append(Problem("scoring_unknown", "scoring", {"kind": _r(sc.scoring), "choices": choices}))
         return errs
+    kind = kinds.scoring(sc)
     H = sc.n_heads
     if not isinstance(H, int) or isinstance(H, bool) or H < 1:
         errs.append(Problem("expected_int", "n_heads", {"minimum": 1, "got": _got(H)}))
@@ -272,6 +298,13 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
         v = getattr(sc, fld)
         if v is not None and (not isinstance(v, int) or v < 1):
             errs.append(Problem("expected_int_or_null", fld, {"minimum": 1, "got": _got(v)}))
+    kv = sc.n_kv_heads
+    if kv is not None and (isinstance(kv, bool) or not isinstance(kv, int) or kv < 1):
+        errs.append(Problem("expected_int_or_null", "n_kv_heads", {"minimum": 1, "got": _got(kv)}))
+    elif kv is not None and H % kv:
+        errs.append(Problem("kv_heads_divide", "n_kv_heads", {"kv": kv, "H": H}))
+    elif kv is not None and kv != H and not kind.grouped_kv:
+        errs.append(Problem("kv_heads_kind", "n_kv_heads", {"kv": kv, "H": H, "kind": _r(sc.scoring)}))
     if errs:
         return errs
     if (sc.d_keys is None or sc.d_values is None) and d_q % H:
@@ -279,11 +312,10 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
         names = which[0] if len(which) == 1 else Phrase("both", {"a": which[0], "b": which[1]})
         errs.append(Problem("heads_divide", "n_heads", {"H": H, "d_model": d_q, "which": names}))
         return errs
-    dk, dv = sc.dk, sc.dv
-    additive = sc.scoring == "additive"
-    errs += _projection_problems(sc, "query", d_q, H * dk, not additive, check_values)
-    errs += _projection_problems(sc, "key", d_kin, H * dk, not additive, check_values)
-    errs += _projection_problems(sc, "value", sc.values.shape[2], H * dv, True, check_values)
+    dk, dv, Hkv = sc.dk, sc.dv, sc.kv_heads
+    errs += _projection_problems(sc, "query", d_q, H * dk, not kind.free_widths, check_values)
+    errs += _projection_problems(sc, "key", d_kin, Hkv * dk, not kind.free_widths, check_values, Hkv)
+    errs += _projection_problems(sc, "value", sc.values.shape[2], Hkv * dv, True, check_values, Hkv)
     out = sc.projection("out")
     if out is not None:
         if out.weight.ndim != 2 or out.weight.shape[1] != H * dv:
@@ -297,24 +329,17 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
                 if bad is not None:
                     errs.append(bad)
                     break
-    if additive and not errs:
-        errs += _additive_problems(sc, check_values)
-    errs += _mask_problems(sc, B, L, S)
-    if sc.scoring == "prob_sparse":
-        if isinstance(sc.factor, bool) or not isinstance(sc.factor, int) or sc.factor < 1:
-            errs.append(Problem("expected_int", "factor", {"minimum": 1, "got": _got(sc.factor)}))
-        if L < 2 or S < 2:
-            errs.append(Problem("prob_sparse_small", "scoring", {"L": L, "S": S}))
-        if sc.valid_lens is not None:
-            errs.append(Problem("prob_sparse_valid_lens", "valid_lens"))
-        if sc.causal and L != S:
-            errs.append(Problem("prob_sparse_causal", "causal", {"L": L, "S": S}))
-        if sc.sample_index is not None and not errs:
-            errs += _sample_index_problems(sc, L, S)
-    elif sc.mix:
-        errs.append(Problem("mix_only", "mix"))
-    elif sc.sample_index is not None:
-        errs.append(Problem("sample_index_only", "sample_index"))
+    if not errs:
+        errs += kind.weight_problems(sc, check_values)  # the kind's own weights (additive's W_q, W_k, w_v)
+    for rule in kinds.MASK_RULES.values():
+        errs += rule.problems(sc)
+    errs += kind.option_problems(sc, errs)  # the kind's own options (ProbSparse's factor, sample ...)
+    from attention import parts
+
+    errs += parts.problems(sc)  # the generic parts: known kinds, values their fields allow
+    for other in kinds.SCORING.values():
+        if other is not kind:
+            errs += other.stray_problems(sc)  # another kind's option set: it would mean nothing here
     if sc.scale is not None and (isinstance(sc.scale, bool) or not isinstance(sc.scale, numbers.Real)
                                  or not math.isfinite(sc.scale)):
         errs.append(Problem("expected_number_or_null", "scale", {"got": _got(sc.scale)}))
@@ -330,8 +355,7 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
             code = "query_labels" if name[0] == "q" else "key_labels"
             errs.append(Problem(code, name, {"n": n, "got": len(toks)}))
     if not errs:
-        hidden = sc.additive.hidden if (additive and sc.additive is not None) else 0
-        n_sample = sc.prob_sparse_sizes()[0] if sc.scoring == "prob_sparse" else 0
+        hidden, n_sample = kind.memory_terms(sc)
         need = estimate_trace_bytes(B, L, S, H, dk, dv, d_q, d_kin, sc.values.shape[2], sc.d_out,
                                     hidden, 4 if sc.dtype == "float32" else 8, n_sample)
         limit = memory_limit()
@@ -346,16 +370,19 @@ def _gib(n: int) -> str:
 
 
 def _projection_problems(sc: Scenario, name: str, in_width: int, out_width: int, dims_fixed: bool,
-                         check_values: bool = True) -> list[Problem]:
+                         check_values: bool = True, heads: Optional[int] = None) -> list[Problem]:
+    """`heads`: the heads this projection is split into (the key/value heads for K and V)."""
     p = sc.projection(name)
     path = f"projections.{name}"
-    H = sc.n_heads
+    H = sc.n_heads if heads is None else heads
+    grouped = heads is not None and heads != sc.n_heads
     src = {"query": "queries", "key": "keys", "value": "values"}[name]
     if p is None:
         if dims_fixed and in_width != out_width:
             knob = "d_values" if name == "value" else "d_keys"
             fix = in_width // H if in_width % H == 0 else Phrase("a_divisor")
-            return [Problem("identity_width", path, {"src": src, "width": in_width, "knob": knob, "H": H,
+            code = "identity_width_kv" if grouped else "identity_width"
+            return [Problem(code, path, {"src": src, "width": in_width, "knob": knob, "H": H,
                                                      "per_head": out_width // H, "out": out_width, "fix": fix})]
         if not dims_fixed and in_width % H:
             return [Problem("identity_divisible", path, {"src": src, "width": in_width, "H": H})]
@@ -376,61 +403,6 @@ def _projection_problems(sc: Scenario, name: str, in_width: int, out_width: int,
             if bad is not None:
                 return [bad]
     return []
-
-
-def _additive_problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
-    a = sc.additive
-    if a is None:
-        return [Problem("additive_weights", "additive")]
-    H, n = sc.n_heads, a.hidden
-    if not isinstance(n, int) or n < 1:
-        return [Problem("expected_int", "additive.hidden", {"minimum": 1, "got": _got(n)})]
-    errs = []
-    for name, arr, shape in (
-        ("W_q", a.W_q, (H, n, sc.query_head_width)),
-        ("W_k", a.W_k, (H, n, sc.key_head_width)),
-        ("w_v", a.w_v, (H, n)),
-    ):
-        if arr.shape != shape:
-            errs.append(_shape_problem(f"additive.{name}", shape, arr.shape))
-        elif check_values:
-            bad = _value_problem(f"additive.{name}", arr, sc.dtype)
-            if bad is not None:
-                errs.append(bad)
-    return errs
-
-
-def _sample_index_problems(sc: Scenario, L: int, S: int) -> list[Problem]:
-    """A recorded key sample must be (L, n_sample) whole numbers in 0 ... S-1 (n_sample from factor and S)."""
-    idx = np.asarray(sc.sample_index)
-    n_sample = sc.prob_sparse_sizes()[0]
-    if idx.shape != (L, n_sample):
-        return [Problem("sample_index_shape", "sample_index",
-                        {"expected": _shape((L, n_sample)), "got": _shape(idx.shape)})]
-    if idx.size and (not np.all(np.isfinite(idx)) or np.any(idx != np.round(idx))):
-        return [Problem("sample_index_whole", "sample_index")]
-    if idx.size and (idx.min() < 0 or idx.max() >= S):
-        bad = tuple(int(i) for i in np.argwhere((idx < 0) | (idx >= S))[0])
-        return [Problem("sample_index_range", index_path("sample_index", bad), {"last": S - 1, "got": int(idx[bad])})]
-    return []
-
-
-def _mask_problems(sc: Scenario, B: int, L: int, S: int) -> list[Problem]:
-    v = sc.valid_lens
-    if v is None:
-        return []
-    if v.ndim == 1 and v.shape != (B,) or v.ndim == 2 and v.shape != (B, L) or v.ndim not in (1, 2):
-        return [Problem("valid_lens_shape", "valid_lens", {"B": B, "L": L, "got": _shape(v.shape)})]
-    errs = []
-    if not np.all(np.isfinite(v)) or np.any(v != np.round(v)):
-        errs.append(Problem("valid_lens_whole", "valid_lens"))
-    else:
-        for bad in (v < 0, v > S):
-            if np.any(bad):
-                idx = tuple(int(i) for i in np.argwhere(bad)[0])
-                errs.append(Problem("valid_len_range", index_path("valid_lens", idx), {"S": S, "got": int(v[idx])}))
-                break
-    return errs
 
 
 def same(a: Scenario, b: Scenario) -> bool:

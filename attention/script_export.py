@@ -11,7 +11,8 @@ Run the exported script with `--json` to get one JSON object {step id: nested li
 the printed tensors, and with `--dtype float64|float32` to override the scenario's dtype.
 
 Each step of the main pipeline writes its own part of the script (the snippet its record in
-attention/step_registry.py names), headed by its id and formula, in pipeline order.
+attention/step_registry.py holds, or the scenario's scoring kind's own where it computes the
+step its way), headed by its id and formula, in pipeline order.
 """
 from __future__ import annotations
 
@@ -20,19 +21,23 @@ from typing import Optional
 
 import numpy as np
 
-from attention import step_registry
 from attention.scenario import Scenario, ScenarioError, problems
+
+# attention.step_registry and attention.kinds hold this module's snippets: imported in the functions.
 
 
 def python_script(sc: Scenario) -> str:
     """The standalone script for `sc` (raises ScenarioError when the engine could not run it)."""
+    from attention import kinds, step_registry
+
     errs = problems(sc)
     if errs:
         raise ScenarioError(errs)
+    kind = kinds.scoring(sc)
     parts = [_header(sc), _numbers(sc), _LINEAR]
     for rec in step_registry.RECORDS:
-        if rec.script is not None:  # each step's record names its snippet, one of the functions below
-            parts.append(globals()[rec.script](sc, rec.id))
+        if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
+            parts.append(kind.script(sc, rec.id) or rec.script(sc, rec.id))
     parts.append(_TAIL)
     return "".join(parts)
 
@@ -53,7 +58,7 @@ def _num(x) -> str:
     return repr(x)
 
 
-def _lit(a, level: int = 1) -> str:
+def literal(a, level: int = 1) -> str:
     """Nested list literal of an array: innermost rows on one line each, 4 spaces per level."""
     a = np.asarray(a)
     if a.ndim == 0:
@@ -61,11 +66,11 @@ def _lit(a, level: int = 1) -> str:
     if a.ndim == 1:
         return "[" + ", ".join(_num(x) for x in a.tolist()) + "]"
     pad = "    " * level
-    return "[\n" + "".join(f"{pad}{_lit(x, level + 1)},\n" for x in a) + "    " * (level - 1) + "]"
+    return "[\n" + "".join(f"{pad}{literal(x, level + 1)},\n" for x in a) + "    " * (level - 1) + "]"
 
 
-def _tensor(name: str, a, comment: str) -> str:
-    return f"{name} = torch.tensor({_lit(a)}, dtype=dtype)  # {comment}\n"
+def tensor_literal(name: str, a, comment: str) -> str:
+    return f"{name} = torch.tensor({literal(a)}, dtype=dtype)  # {comment}\n"
 
 
 # ---- the script's parts ----------------------------------------------------------------------
@@ -113,46 +118,41 @@ def show(step_id, tensor):
 def _numbers(sc: Scenario) -> str:
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
     scale = sc.resolved_scale()
-    if sc.scale is not None:
-        why = "as set in the scenario"
-    elif sc.scoring in ("scaled_dot", "prob_sparse"):
-        why = f"the default 1/sqrt(d_keys) = 1/sqrt({sc.dk})"
-    else:
-        why = f"the default for {sc.scoring}: no scaling"
+    from attention import kinds
+
+    scoring = kinds.scoring(sc)
+    why = "as set in the scenario" if sc.scale is not None else scoring.scale_why(sc)
     out = ["# ---- the scenario's numbers ----------------------------------------------------------\n",
            f"B, L, S, H = {B}, {L}, {S}, {H}  # batch, queries, keys, heads\n",
+           *([f"H_kv = {sc.kv_heads}  # key/value heads: query head h reads key/value head h // {H // sc.kv_heads}\n"]
+             if sc.kv_heads != H else []),
            f"d_keys, d_values = {sc.dk}, {sc.dv}  # per-head widths\n",
            f"scale = {_num(scale)}  # {why}\n",
            f"causal = {sc.causal!r}\n",
            f"fill_value = {_num(float(sc.fill_value))}  "
            "# masked scores are replaced by this (d2l: -1e6; Time-Series-Library: -inf)\n\n",
-           _tensor("queries", sc.queries, f"(B, L, d_model) = {tuple(sc.queries.shape)}"),
-           _tensor("keys", sc.keys, f"(B, S, key width) = {tuple(sc.keys.shape)}"),
-           _tensor("values", sc.values, f"(B, S, value width) = {tuple(sc.values.shape)}")]
+           tensor_literal("queries", sc.queries, f"(B, L, d_model) = {tuple(sc.queries.shape)}"),
+           tensor_literal("keys", sc.keys, f"(B, S, key width) = {tuple(sc.keys.shape)}"),
+           tensor_literal("values", sc.values, f"(B, S, value width) = {tuple(sc.values.shape)}")]
     if sc.valid_lens is None:
         out.append("valid_lens = None  # no valid lengths\n")
     else:
         v = np.asarray(sc.valid_lens)
         kind = "one per batch item (B,)" if v.ndim == 1 else "one per batch item and query row (B, L)"
-        out.append(f"valid_lens = torch.tensor({_lit(v.astype(int))})  # {kind}: key s is masked when s >= length\n")
+        out.append(f"valid_lens = torch.tensor({literal(v.astype(int))})  # {kind}: key s is masked when s >= length\n")
     for name, sym in (("query", "q"), ("key", "k"), ("value", "v"), ("out", "o")):
         p = sc.projection(name)
         if p is None:
             out.append(f"W_{sym} = None  # no {name} projection: identity\n")
             out.append(f"b_{sym} = None\n")
             continue
-        out.append(_tensor(f"W_{sym}", p.weight,
+        out.append(tensor_literal(f"W_{sym}", p.weight,
                            f"{name} projection weight, nn.Linear layout (out, in) = {tuple(p.weight.shape)}"))
         if p.bias is None:
             out.append(f"b_{sym} = None  # no bias\n")
         else:
-            out.append(_tensor(f"b_{sym}", p.bias, f"{name} projection bias ({p.bias.shape[0]},)"))
-    if sc.scoring == "additive":
-        a = sc.additive
-        out.append(_tensor("A_W_q", a.W_q,
-                           f"additive W_q per head (H, hidden, query head width) = {tuple(a.W_q.shape)}"))
-        out.append(_tensor("A_W_k", a.W_k, f"additive W_k per head (H, hidden, key head width) = {tuple(a.W_k.shape)}"))
-        out.append(_tensor("A_w_v", a.w_v, f"additive w_v per head (H, hidden) = {tuple(a.w_v.shape)}"))
+            out.append(tensor_literal(f"b_{sym}", p.bias, f"{name} projection bias ({p.bias.shape[0]},)"))
+    out.append(scoring.script_numbers(sc))
     return "".join(out)
 
 
@@ -171,14 +171,16 @@ if AS_JSON:  # NaN and infinities are written as NaN / Infinity / -Infinity (Pyt
 """
 
 
-def _section(sc: Scenario, step_id: str, formula: Optional[str] = None) -> str:
+def section(sc: Scenario, step_id: str, formula: Optional[str] = None) -> str:
     """The comment that heads a step's snippet: its id and its formula (`formula`: the code's own
     words where the window's formula counts positions from 1 and the code counts from 0)."""
+    from attention import step_registry
+
     title = f"# ---- {step_id}: {formula or step_registry.formula(step_id, sc.scoring)['en']} "
     return "\n" + title + "-" * max(4, 100 - len(title)) + "\n"
 
 
-def _show(step_id: str, name: str) -> str:
+def show(step_id: str, name: str) -> str:
     return f'show("{step_id}", {name})\n'
 
 
@@ -193,125 +195,60 @@ _PROJECTED = {  # which -> (input, weight, bias, result, its shape)
 
 def _projection(sc: Scenario, step_id: str) -> str:
     x, w, b, out, shape = _PROJECTED[step_id.split(".", 1)[1]]
-    return _section(sc, step_id) + f"{out} = linear({x}, {w}, {b})  # {shape}\n" + _show(step_id, out)
+    return section(sc, step_id) + f"{out} = linear({x}, {w}, {b})  # {shape}\n" + show(step_id, out)
 
 
 def _head_split(sc: Scenario, step_id: str) -> str:
     which = step_id.split(".", 1)[1]
     name, source, n, d = {"query": ("q", "Q", "L", "d_k"), "key": ("k", "K", "S", "d_k"),
                           "value": ("v", "V", "S", "d_v")}[which]
-    return (_section(sc, step_id, f"{source}.view(B, {n}, H, {d})")
-            + f"{name} = {source}.view(B, {n}, H, -1)  "
-              f"# (B, {n}, H, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
-            + _show(step_id, name))
+    H = "H_kv" if which != "query" and sc.kv_heads != sc.n_heads else "H"
+    return (section(sc, step_id, f"{source}.view(B, {n}, {H}, {d})")
+            + f"{name} = {source}.view(B, {n}, {H}, -1)  "
+              f"# (B, {n}, {H}, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
+            + show(step_id, name))
 
 
 def _scores(sc: Scenario, step_id: str) -> str:
-    if sc.scoring == "additive":
-        scale = ("scores = scores * scale  # an explicit scale\n" if sc.resolved_scale() != 1.0
-                 else "# additive attention is not scaled\n")
-        return (_section(sc, step_id)
-                + "# d2l additive attention, per head\n"
-                'fq = torch.einsum("blhe,hne->bhln", q, A_W_q)  # W_q q for every query: (B, H, L, hidden)\n'
-                'fk = torch.einsum("bshe,hne->bhsn", k, A_W_k)  # W_k k for every key: (B, H, S, hidden)\n'
-                "features = torch.tanh(fq[:, :, :, None, :] + fk[:, :, None, :, :])  # (B, H, L, S, hidden)\n"
-                "scores = (features @ A_w_v[None, :, None, :, None]).squeeze(-1)  # w_v . features: (B, H, L, S)\n"
-                + scale + _show(step_id, "scores"))
-    if sc.scoring == "prob_sparse":
-        return _prob_sparse_scores(sc, step_id)
-    what = "scaled dot product" if sc.scoring == "scaled_dot" else "dot product"
-    return (_section(sc, step_id)
-            + f"# {what}\n"
-            "qh = q.transpose(1, 2)  # (B, H, L, d_k)\n"
-            "kh = k.transpose(1, 2)  # (B, H, S, d_k)\n"
-            "scores = (qh * scale) @ kh.transpose(-2, -1)  "
-            "# (B, H, L, S); the scale is applied to q first, as the engine does\n"
-            + _show(step_id, "scores"))
+    """The dot-product kinds' scores (every scoring kind writes its own: `ScoringKind.script`)."""
+    from attention.kinds.dot_product import SCALED_DOT
+
+    return SCALED_DOT.script(sc, step_id)
 
 
-def _prob_sparse_scores(sc: Scenario, step_id: str) -> str:
-    import torch  # only to write down the engine's draw of sampled keys
+def mask_snippet(sc: Scenario) -> str:
+    """The mask (True = this key is hidden from this query), or None: each mask rule's lines."""
+    from attention.kinds import mask_rules
 
-    n_sample, n_top = sc.prob_sparse_sizes()
-    gen = torch.Generator(device="cpu").manual_seed(int(sc.seed))
-    idx = torch.randint(sc.S, (sc.L, n_sample), generator=gen).numpy()
-    return _section(sc, step_id) + f'''# ProbSparse (Informer): score only the most "peaked" queries
-n_sample, n_top = {n_sample}, {n_top}  # factor c = {sc.factor}: c*ceil(ln S), c*ceil(ln L), clipped to S and L
-# The keys sampled for each query, as the engine drew them:
-#   torch.randint(S, (L, n_sample), generator=torch.Generator(device="cpu").manual_seed({int(sc.seed)}))
-# (Informer draws the same after torch.manual_seed({int(sc.seed)})).  Written out so the script does not
-# depend on torch's random number generator staying the same between versions.
-sample_index = torch.tensor({_lit(idx)})  # (L, n_sample)
-qh, kh, vh = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # (B, H, L|S, d)
-k_sample = kh[:, :, sample_index, :]  # (B, H, L, n_sample, d_k)
-sampled_scores = (qh.unsqueeze(-2) @ k_sample.transpose(-2, -1)).squeeze(-2)  # (B, H, L, n_sample), unscaled
-M = sampled_scores.max(-1).values - sampled_scores.sum(-1) / S  # sparsity measure, divided by the full S
-top_index = M.topk(n_top, sorted=False).indices  # (B, H, n_top): the chosen ("active") queries
-b_i = torch.arange(B)[:, None, None]
-h_i = torch.arange(H)[None, :, None]
-q_top = qh[b_i, h_i, top_index]  # (B, H, n_top, d_k)
-top = (q_top @ kh.transpose(-2, -1)) * scale  # (B, H, n_top, S): scores of the chosen queries only
-rows = top_index[..., None].expand(-1, -1, -1, S)  # where the chosen rows go in (B, H, L, S)
-scores = torch.full((B, H, L, S), float("nan"), dtype=dtype)  # NaN: never computed
-scores.scatter_(2, rows, top)
-''' + _show(step_id, "scores")
-
-
-def _mask(sc: Scenario) -> str:
-    """The mask (True = this key is hidden from this query), or None."""
-    lines = ["# the mask: True = this key is hidden from this query\n"]
-    if sc.valid_lens is None and not sc.causal:
-        lines.append("mask = None  # no valid lengths, not causal: nothing is masked\n")
-        return "".join(lines)
-    lines.append("s_pos = torch.arange(S)  # key positions\n")
-    lines.append("mask = torch.zeros(B, L, S, dtype=torch.bool)\n")
-    if sc.valid_lens is not None:
-        if np.asarray(sc.valid_lens).ndim == 1:
-            lines.append("lens = valid_lens[:, None].expand(B, L)  # every query row of item b uses item b's length\n")
-        else:
-            lines.append("lens = valid_lens  # one length per query row\n")
-        lines.append("mask |= s_pos[None, None, :] >= lens[:, :, None]  # key s masked when s >= valid length\n")
-    if sc.causal:
-        lines.append("l_pos = torch.arange(L)\n")
-        lines.append("mask |= (s_pos[None, :] > l_pos[:, None])[None]  # causal: key s masked when s > query l\n")
-    return "".join(lines)
+    return mask_rules.script(sc)
 
 
 def _masked_scores(sc: Scenario, step_id: str) -> str:
-    if sc.scoring == "prob_sparse":  # causal only: ProbSparse has no valid lengths
-        masked = ("top_masked = top\nmasked_scores = scores  # no mask\n" if not sc.causal else
-                  "top_masked = top.masked_fill(mask[b_i, top_index], fill_value)  "
-                  "# the mask rows of the chosen queries\n"
-                  "masked_scores = torch.full((B, H, L, S), float(\"nan\"), dtype=dtype)\n"
-                  "masked_scores.scatter_(2, rows, top_masked)\n")
-    else:
-        masked = ("# d2l style, on the scaled scores\n"
-                  "masked_scores = scores if mask is None else scores.masked_fill(mask[:, None, :, :], fill_value)\n")
-    return _section(sc, step_id) + _mask(sc) + masked + _show(step_id, "masked_scores")
+    masked = ("# d2l style, on the scaled scores\n"
+              "masked_scores = scores if mask is None else scores.masked_fill(mask[:, None, :, :], fill_value)\n")
+    return section(sc, step_id) + mask_snippet(sc) + masked + show(step_id, "masked_scores")
 
 
 def _weights(sc: Scenario, step_id: str) -> str:
-    if sc.scoring == "prob_sparse":
-        lazy = ("lazy = torch.ones(L, S, dtype=dtype).tril()  "
-                "# causal: a lazy query's output is the cumulative sum of V up to l\n"
-                "base = lazy.expand(B, H, L, S).clone()\n" if sc.causal else
-                "base = torch.full((B, H, L, S), 1.0 / S, dtype=dtype)  "
-                "# a lazy query's output is the mean of V over all keys\n")
-        return (_section(sc, step_id)
-                + "# softmax on the chosen rows; the weights the lazy rows really use\n" + lazy
-                + "attention_weights = base.scatter_(2, rows, torch.softmax(top_masked, dim=-1))\n"
-                + _show(step_id, "attention_weights"))
-    return (_section(sc, step_id)
+    return (section(sc, step_id)
             + "# A fully masked row: with -1e6 every entry is equal, so the weights are uniform 1/S;\n"
             "# with -inf, exp(-inf - (-inf)) is NaN, so the row is NaN.\n"
             "attention_weights = torch.softmax(masked_scores, dim=-1)  # (B, H, L, S)\n"
-            + _show(step_id, "attention_weights"))
+            + show(step_id, "attention_weights"))
+
+
+def repeat_kv(sc: Scenario, name: str) -> str:
+    """The line that gives each query head its key/value head (none when every head has its own)."""
+    if sc.kv_heads == sc.n_heads:
+        return ""
+    return (f"{name} = {name}.repeat_interleave(H // H_kv, dim=2)  "
+            f"# (B, S, H, d): query head h reads key/value head h // (H // H_kv)\n")
 
 
 def _weighted_sum(sc: Scenario, step_id: str) -> str:
-    return (_section(sc, step_id)
+    return (section(sc, step_id) + repeat_kv(sc, "v")
             + "out = (attention_weights @ v.transpose(1, 2)).transpose(1, 2)  # (B, L, H, d_v)\n"
-            + _show(step_id, "out"))
+            + show(step_id, "out"))
 
 
 def _concat(sc: Scenario, step_id: str) -> str:
@@ -319,8 +256,8 @@ def _concat(sc: Scenario, step_id: str) -> str:
               "# mix: Time-Series-Library views the (B, H, L, d_v)\n"
               "# context as (B, L, H*d_v) without a transpose, so one row holds pieces of several positions\n"
               if sc.mix else "concat = out.reshape(B, L, -1)  # heads side by side: (B, L, H*d_v)\n")
-    return _section(sc, step_id) + concat + _show(step_id, "concat")
+    return section(sc, step_id) + concat + show(step_id, "concat")
 
 
 def _output(sc: Scenario, step_id: str) -> str:
-    return _section(sc, step_id) + "output = linear(concat, W_o, b_o)  # (B, L, d_out)\n" + _show(step_id, "output")
+    return section(sc, step_id) + "output = linear(concat, W_o, b_o)  # (B, L, d_out)\n" + show(step_id, "output")

@@ -1,36 +1,56 @@
-"""Every step of the trace, one record each: start here to read or add a step.
+"""Every step of the trace, one record each: the step graph the engine walks.  Start here to read or add a step.
 
 A record says everything the rest of the code needs to know about one step id:
 
 - ``dims``: what each axis of its tensor indexes (the public contract of docs/trace-format.md);
 - ``kind``: how its numbers read: ``signed`` (any real), ``weights`` (in [0, 1], rows sum to 1),
   ``bool`` (a mask or a flag), ``count`` (whole numbers), ``index`` (positions into ``points_into``);
-- ``title`` and ``formula``: catalogue keys (attention/words/steps.py); ``formula`` maps a scoring
-  function to its key where that scoring computes the step differently (``"*"``: every other),
-  and ``titles`` does the same for the title where a scoring names the step differently;
-- ``explain``, ``lesson``, ``script``: the names of the functions that explain one cell
-  (attention/explain.py), write the teaching text (app/viewmodel/lessons.py) and write the step
-  into the exported Python script (attention/script_export.py; ``None``: not in the script);
-- ``inputs``: what presentation mode shows beside it (step ids or keys of ``trace.parameters``).
+- ``title`` and ``formula``: catalogue keys (attention/words/steps.py); a scoring kind that names
+  or computes the step differently says so itself (``ScoringKind.titles`` / ``.formulas``);
+- ``compute``: the function that computes it, ``(run, step_id) -> tensor`` (attention/step_compute.py,
+  a kind module, attention/kinds/mask_rules.py); ``active``: ``(scenario) -> bool``, whether the
+  step is in that scenario's trace; ``inputs``: the steps and parameters it reads (presentation
+  mode shows them beside it; every input step is computed before it);
+- ``explain``, ``lesson``, ``script``: the functions that explain one cell (attention/explain.py or
+  the kind's module), write the teaching text (attention/lessons.py) and write the step into the
+  exported Python script (attention/script_export.py; ``None``: not in the script);
+- ``slide``: whether presentation mode shows it ("always", "never", "when_true": when some cell is
+  True); ``repeats``: the inputs whose numbers this step can repeat and why (a reason id,
+  quiz.reason.<id>: the quiz warns that a hidden step can be read off them); ``by_hand``: the
+  blocks of the by-hand sheet that show its numbers (app/viewmodel/by_hand.py and the slides'
+  by-hand layout both read this one table, `BY_HAND`).
 
-Why names and not the functions themselves: the engine reads this module (for the dims), and the
-trace cache hashes every module the engine imports, so importing the explanations or the lessons
-here would make every rewording invalidate kept traces; and the lessons live in app/, which the
-engine never imports.  Each of those modules looks its function up by the name given here, and
-tests/test_step_registry.py fails when a name does not resolve or a key has no words.
+The engine (attention/engine.py) walks the active records in `ORDER` (each extra just before the
+main step it feeds) and calls each one's ``compute``; the trace lists the steps in ``RECORDS``
+order.  Nothing here imports torch: the compute functions import it when first called.
 
-Adding a step: one record here, its compute function (attention/steps.py) called by
-attention/engine.py, its words (title, formula, lesson) in attention/words/, and the three
-functions named in the record.
+Inserting a step between two others is one declaration: a record with ``before=`` the main step
+it comes before, and ``stands_for=`` the earlier step whose place it takes when later steps
+should read it instead (a rotation of the queries after the head split stands for
+``head_split.query``: the scores then read the rotated queries; the trace keeps both).
+
+Adding a step: one record (here in ``_BASE``, or returned by its kind's ``records()``; with
+``before=`` the main step it is computed before unless it is in every trace), its compute
+function, its words (title, formula, lesson) in attention/words/, and its dims in
+docs/trace-format.md.  tests/test_step_registry.py fails when a reference does not resolve,
+a key has no words or an input is computed after the step that reads it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
 
+from attention import explain as ex
+from attention import lessons as le
+from attention import script_export as se
+from attention import step_compute as sc_
 from attention import words
+from attention.kinds import additive, mask_rules, prob_sparse
 
 KINDS = ("signed", "weights", "bool", "count", "index")
+SLIDE = ("always", "never", "when_true")
+
+Compute = Callable[[Any, str], Any]  # (run: attention.engine.Run, step_id) -> tensor
 
 
 @dataclass(frozen=True)
@@ -39,90 +59,151 @@ class StepRecord:
     dims: tuple[str, ...]
     kind: str
     title: str
-    formula: dict[str, str]  # scoring function -> catalogue key; "*" for every other scoring
-    explain: str  # function in attention/explain.py: (ctx, step_id, index) -> Explanation
-    lesson: str  # function in app/viewmodel/lessons.py: (step_id, options, values, lang) -> str
-    script: Optional[str]  # function in attention/script_export.py: (scenario, step_id) -> code; None: not exported
+    formula: str  # catalogue key; a scoring kind that computes the step otherwise has its own (kind.formulas)
+    compute: Compute
+    active: Callable[[Any], bool]  # (scenario) -> whether the step is in its trace
+    explain: Callable  # (ctx, step_id, index) -> attention.explain.Explanation
+    lesson: Callable  # (step_id, options, values, lang) -> str
+    script: Optional[Callable]  # (scenario, step_id) -> code; None: not in the exported script
     inputs: tuple[str, ...] = ()
-    titles: dict[str, str] = field(default_factory=dict)  # scoring function -> title key, where it differs
     points_into: Optional[str] = None  # kind "index": the dim its values are positions of
     veiled: bool = False  # the pane draws extra.mask over it (masked cells veiled)
-    before: Optional[str] = None  # an extra: the main step it is shown just before (see ORDER)
+    before: Optional[str] = None  # an extra: the main step it is computed and shown just before (see ORDER)
+    slide: str = "always"
+    by_hand: tuple[str, ...] = ()  # blocks of the by-hand sheet that show this step's numbers
+    stands_for: Optional[str] = None  # a step every later step reads this one in place of (see the docstring)
+    repeats: tuple[tuple[str, str], ...] = ()  # (input, reason id): when this step can hold that input's numbers
 
     @property
     def extra(self) -> bool:
-        """Not part of the main pipeline: the mask and ProbSparse's intermediate results."""
+        """Not part of the main pipeline: the mask and the kinds' intermediate results."""
         return self.id.startswith("extra.")
 
     def formula_key(self, scoring: Optional[str] = None) -> str:
-        return self.formula.get(scoring or "*", self.formula["*"])
+        kind = _kind(scoring)
+        return kind.formulas.get(self.id, self.formula) if kind is not None else self.formula
 
     def title_key(self, scoring: Optional[str] = None) -> str:
-        return self.titles.get(scoring or "*", self.title)
+        kind = _kind(scoring)
+        return kind.titles.get(self.id, self.title) if kind is not None else self.title
 
 
-def _main(sid: str, dims: tuple[str, ...], kind: str, explain: str, lesson: str, script: str,
-          inputs: tuple[str, ...], **more) -> StepRecord:
-    formula = {"*": f"step.{sid}.formula", **{k: f"step.{sid}.formula.{k}" for k in more.pop("formulas", ())}}
-    more["titles"] = {k: f"step.{sid}.title.{k}" for k in more.pop("titles", ())}
-    return StepRecord(sid, dims, kind, f"step.{sid}.title", formula, explain, lesson, script, inputs, **more)
+def _kind(scoring: Optional[str]):
+    from attention import kinds
+
+    return kinds.SCORING.get(scoring) if isinstance(scoring, str) else None
 
 
-def _extra(sid: str, dims: tuple[str, ...], kind: str, explain: str, inputs: tuple[str, ...], **more) -> StepRecord:
-    return StepRecord(sid, dims, kind, f"step.{sid}.title", {"*": f"step.{sid}.formula"}, explain, "_sentences", None,
-                      inputs, **more)
+def _scoring_has(step_id: str) -> Callable[[Any], bool]:
+    """The `active` predicate of a kind's own step: the scenario's scoring kind computes it."""
+    def active(sc: Any) -> bool:
+        from attention import kinds
+
+        return step_id in kinds.scoring(sc).extra_steps
+    active.__qualname__ = f"scoring_has[{step_id}]"
+    return active
 
 
-#: Every step, the main pipeline first and in order, then the extras (trace order).
-RECORDS: tuple[StepRecord, ...] = (
-    _main("projection.query", ("B", "L", "H*dk"), "signed", "_projection", "_projection", "_projection",
-          ("queries", "projection.query.weight")),
-    _main("projection.key", ("B", "S", "H*dk"), "signed", "_projection", "_projection", "_projection",
-          ("keys", "projection.key.weight")),
-    _main("projection.value", ("B", "S", "H*dv"), "signed", "_projection", "_projection", "_projection",
-          ("values", "projection.value.weight")),
-    _main("head_split.query", ("B", "L", "H", "dk"), "signed", "_head_split", "_head_split", "_head_split",
-          ("projection.query",)),
-    _main("head_split.key", ("B", "S", "H", "dk"), "signed", "_head_split", "_head_split", "_head_split",
-          ("projection.key",)),
-    _main("head_split.value", ("B", "S", "H", "dv"), "signed", "_head_split", "_head_split", "_head_split",
-          ("projection.value",)),
-    _main("scores", ("B", "H", "L", "S"), "signed", "_scores", "_scores", "_scores",
-          ("head_split.query", "head_split.key"), formulas=("additive", "prob_sparse"), titles=("additive", "dot")),
-    _main("masked_scores", ("B", "H", "L", "S"), "signed", "_masked_scores", "_masked_scores", "_masked_scores",
-          ("scores", "extra.mask"), veiled=True),
-    _main("attention_weights", ("B", "H", "L", "S"), "weights", "_weights", "_weights", "_weights",
-          ("masked_scores",), veiled=True, formulas=("prob_sparse",)),
-    _main("weighted_sum", ("B", "L", "H", "dv"), "signed", "_weighted_sum", "_sentences", "_weighted_sum",
-          ("attention_weights", "head_split.value")),
-    _main("concat", ("B", "L", "H*dv"), "signed", "_concat", "_concat", "_concat", ("weighted_sum",)),
-    _main("output", ("B", "L", "d_out"), "signed", "_projection", "_sentences", "_output",
-          ("concat", "projection.out.weight")),
-    _extra("extra.mask", ("B", "L", "S"), "bool", "_mask_cell", (), before="masked_scores"),
-    _extra("extra.fully_masked", ("B", "L"), "bool", "_fully_masked", ("extra.mask",), before="weighted_sum"),
+def _main(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, explain: Callable, lesson: Callable,
+          script: Callable, inputs: tuple[str, ...], **more) -> StepRecord:
+    return StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute, sc_.always,
+                      explain, lesson, script, inputs, **more)
+
+
+def _extra(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, active: Callable[[Any], bool],
+           explain: Callable, inputs: tuple[str, ...], **more) -> StepRecord:
+    return StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute, active,
+                      explain, le._sentences, None, inputs, **more)
+
+
+#: The steps every scenario may have, the main pipeline first and in order, then the extras.
+_BASE: tuple[StepRecord, ...] = (
+    _main("projection.query", ("B", "L", "H*dk"), "signed", sc_.projection, ex._projection, le._projection,
+          se._projection, ("queries", "projection.query.weight"), by_hand=("q",),
+          repeats=(("queries", "wq"),)),
+    _main("projection.key", ("B", "S", "H*dk"), "signed", sc_.projection, ex._projection, le._projection,
+          se._projection, ("keys", "projection.key.weight"), by_hand=("kt",),
+          repeats=(("keys", "wk"),)),
+    _main("projection.value", ("B", "S", "H*dv"), "signed", sc_.projection, ex._projection, le._projection,
+          se._projection, ("values", "projection.value.weight"), by_hand=("v",),
+          repeats=(("values", "wv"),)),
+    _main("head_split.query", ("B", "L", "H", "dk"), "signed", sc_.head_split, ex._head_split, le._head_split,
+          se._head_split, ("projection.query",), by_hand=("q",),
+          repeats=(("projection.query", "split"),)),
+    _main("head_split.key", ("B", "S", "H", "dk"), "signed", sc_.head_split, ex._head_split, le._head_split,
+          se._head_split, ("projection.key",), by_hand=("kt",),
+          repeats=(("projection.key", "split"),)),
+    _main("head_split.value", ("B", "S", "H", "dv"), "signed", sc_.head_split, ex._head_split, le._head_split,
+          se._head_split, ("projection.value",), by_hand=("v",),
+          repeats=(("projection.value", "split"),)),
+    _main("scores", ("B", "H", "L", "S"), "signed", sc_.scores, ex._scores, le._scores, se._scores,
+          ("head_split.query", "head_split.key"), by_hand=("scores",),
+          # scores repeat Q where the keys are one-hot, and K where the queries are
+          repeats=(("head_split.query", "k_picks"), ("head_split.key", "q_picks"))),
+    _main("masked_scores", ("B", "H", "L", "S"), "signed", sc_.masked_scores, ex._masked_scores,
+          le._masked_scores, se._masked_scores, ("scores", "extra.mask"), veiled=True, by_hand=("scores",),
+          repeats=(("scores", "mask"),)),
+    _main("attention_weights", ("B", "H", "L", "S"), "weights", sc_.attention_weights, ex._weights, le._weights,
+          se._weights, ("masked_scores",), veiled=True, by_hand=("weights",)),
+    _main("weighted_sum", ("B", "L", "H", "dv"), "signed", sc_.weighted_sum, ex._weighted_sum, le._sentences,
+          se._weighted_sum, ("attention_weights", "head_split.value"), by_hand=("output",),
+          repeats=(("attention_weights", "v_identity"), ("head_split.value", "w_picks"))),
+    _main("concat", ("B", "L", "H*dv"), "signed", sc_.concat, ex._concat, le._concat, se._concat,
+          ("weighted_sum",), by_hand=("output",), repeats=(("weighted_sum", "concat"),)),
+    _main("output", ("B", "L", "d_out"), "signed", sc_.projection, ex._projection, le._sentences, se._output,
+          ("concat", "projection.out.weight"), repeats=(("concat", "wo"),)),
+    _extra("extra.mask", ("B", "L", "S"), "bool", mask_rules.mask_step, mask_rules.any_applies, ex._mask_cell, (),
+           before="masked_scores", by_hand=("scores", "weights")),  # the sheet veils the masked cells of both
+    _extra("extra.fully_masked", ("B", "L"), "bool", mask_rules.fully_masked_step, mask_rules.any_applies,
+           ex._fully_masked, ("extra.mask",), before="weighted_sum", slide="when_true"),
     # additive scoring only: d2l's hidden features, one L x S block per hidden unit (N*S: unit-major)
-    _extra("extra.additive_features", ("B", "H", "L", "N*S"), "signed", "_additive_features",
-           ("head_split.query", "head_split.key"), before="scores"),
-    _extra("extra.sample_index", ("L", "n_sample"), "index", "_sample_index", (), points_into="S", before="scores"),
-    _extra("extra.sample_count", ("L", "S"), "count", "_sample_count", ("extra.sample_index",), before="scores"),
-    _extra("extra.sampled_scores", ("B", "H", "L", "n_sample"), "signed", "_sampled_scores",
-           ("head_split.query", "head_split.key"), before="scores"),
-    _extra("extra.sparsity", ("B", "H", "L"), "signed", "_sparsity", ("extra.sampled_scores",), before="scores"),
-    _extra("extra.top_index", ("B", "H", "n_top"), "index", "_top_index", ("extra.sparsity",), points_into="L",
+    _extra("extra.additive_features", ("B", "H", "L", "N*S"), "signed", additive.features_step,
+           _scoring_has("extra.additive_features"), additive.explain_features, ("head_split.query", "head_split.key"),
            before="scores"),
-    _extra("extra.selected", ("B", "H", "L"), "bool", "_selected", ("extra.sparsity",), before="scores"),
+    # ProbSparse only: the sample, the sparsity measure and the chosen queries (Informer's order)
+    _extra("extra.sample_index", ("L", "n_sample"), "index", prob_sparse.select_step,
+           _scoring_has("extra.sample_index"), ex._sample_index, (), points_into="S", before="scores", slide="never"),
+    _extra("extra.sample_count", ("L", "S"), "count", prob_sparse.part_step, _scoring_has("extra.sample_count"),
+           ex._sample_count, ("extra.sample_index",), before="scores"),
+    _extra("extra.sampled_scores", ("B", "H", "L", "n_sample"), "signed", prob_sparse.part_step,
+           _scoring_has("extra.sampled_scores"), ex._sampled_scores, ("head_split.query", "head_split.key"),
+           before="scores", by_hand=("scores",)),
+    _extra("extra.sparsity", ("B", "H", "L"), "signed", prob_sparse.part_step, _scoring_has("extra.sparsity"),
+           ex._sparsity, ("extra.sampled_scores",), before="scores"),
+    _extra("extra.top_index", ("B", "H", "n_top"), "index", prob_sparse.part_step, _scoring_has("extra.top_index"),
+           ex._top_index, ("extra.sparsity",), points_into="L", before="scores", slide="never"),
+    _extra("extra.selected", ("B", "H", "L"), "bool", prob_sparse.part_step, _scoring_has("extra.selected"),
+           ex._selected, ("extra.sparsity",), before="scores"),
 )
+
+
+
+def kind_records() -> tuple[StepRecord, ...]:
+    """The steps the kinds of the table add (attention/kinds/: a position encoding's rotated q
+    and k, a modifier's bias ...): each kind's ``records()``, placed by their ``before``."""
+    from attention import kinds
+
+    out: list[StepRecord] = []
+    for table in (kinds.SCORING, kinds.POSITIONS, kinds.MODIFIERS, kinds.MASK_RULES):
+        for kind in table.values():
+            make = getattr(kind, "records", None)
+            out += make() if make is not None else []
+    return tuple(out)
+
+
+#: Every step (trace order): the base steps, then the steps the kinds add.
+RECORDS: tuple[StepRecord, ...] = _BASE + kind_records()
 
 BY_ID: dict[str, StepRecord] = {r.id: r for r in RECORDS}
 
 #: The main pipeline, in order: every trace has these steps, whatever its scoring.
-PIPELINE: tuple[str, ...] = tuple(r.id for r in RECORDS if not r.extra)
+PIPELINE: tuple[str, ...] = tuple(r.id for r in RECORDS if not r.extra and r.active is sc_.always)
 
 
 def _order() -> tuple[str, ...]:
     out: list[str] = []
     for sid in PIPELINE:
-        out += [r.id for r in RECORDS if r.extra and r.before == sid]  # in the order they are computed
+        out += [r.id for r in RECORDS if r.before == sid]  # in the order they are computed
         out.append(sid)
     return tuple(out)
 
@@ -132,6 +213,18 @@ def _order() -> tuple[str, ...]:
 #: before the scores, the fully-masked rows after the weights).  The Steps region and the slides
 #: both show their steps in this order (`in_order`).
 ORDER: tuple[str, ...] = _order()
+#: The records in computing order (ORDER): what the engine walks.
+COMPUTE_ORDER: tuple[StepRecord, ...] = tuple(BY_ID[sid] for sid in ORDER)
+
+#: Which blocks of the by-hand sheet show each step's numbers: the one table the sheet (a quiz
+#: hiding a step hides these) and the slides' by-hand layout (the current step's blocks are
+#: outlined) both read.
+BY_HAND: dict[str, tuple[str, ...]] = {r.id: r.by_hand for r in RECORDS if r.by_hand}
+
+
+def active(sc: Any) -> list[StepRecord]:
+    """The records of the steps in `sc`'s trace, in computing order."""
+    return [r for r in COMPUTE_ORDER if r.active(sc)]
 
 
 def in_order(step_ids) -> list[str]:

@@ -21,6 +21,15 @@ def split_heads(x: torch.Tensor, H: int) -> torch.Tensor:
     return x.view(B, N, H, W // H)
 
 
+def repeat_kv(x: torch.Tensor, H: int) -> torch.Tensor:
+    """(B, S, Hkv, E) -> (B, S, H, E): key/value head j serves query heads j*g ... (j+1)*g - 1,
+    g = H / Hkv (Hugging Face's repeat_kv, SDPA's enable_gqa).  The tensor itself when Hkv = H."""
+    Hkv = x.shape[2]
+    if Hkv == H:
+        return x
+    return x.repeat_interleave(H // Hkv, dim=2)
+
+
 def dot_scores(q: torch.Tensor, k: torch.Tensor, scale: float) -> torch.Tensor:
     """(B, L, H, E), (B, S, H, E) -> scaled scores (B, H, L, S).
 

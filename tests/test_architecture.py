@@ -243,3 +243,39 @@ def test_the_qsettings_scanner_can_fail(tmp_path):
     assert _qsettings_users([f]) == []
     f.write_text("from PySide6 import QtCore\ns = QtCore.QSettings()\n")
     assert _qsettings_users([f]) == ["x.py"]
+
+
+#: Where a scoring kind may be named by its string: the kinds themselves, their words, and the
+#: version-1 file format's section names (attention/scenario_io.py).  app/editing/parameter_panel.py
+#: is being rewritten to build its controls from the kinds' fields; it leaves this list then.
+KIND_NAMES_ALLOWED = ("attention/kinds/", "attention/words/", "attention/scenario_io.py",
+                      "app/editing/parameter_panel.py")
+
+
+def _kind_name_uses(files: list[Path]) -> dict[str, list[int]]:
+    """file -> line numbers that compare a scoring by name or spell a kind's name as a string."""
+    import re
+
+    compare = re.compile(r"scoring\s*(==|!=|in\s*\()|[\"'](additive|prob_sparse)[\"']")
+    out: dict[str, list[int]] = {}
+    for f in files:
+        rel = str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else f.name
+        if rel.startswith(KIND_NAMES_ALLOWED):
+            continue
+        lines = [i for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+                 if compare.search(line.split("#", 1)[0])]
+        if lines:
+            out[rel] = lines
+    return out
+
+
+def test_no_scoring_is_compared_by_name_outside_the_kinds():
+    """The code asks the kind object (attention/kinds/) instead of comparing `scoring == "additive"`."""
+    files = sorted((ROOT / "attention").rglob("*.py")) + sorted((ROOT / "app").rglob("*.py"))
+    assert _kind_name_uses(files) == {}
+
+
+def test_the_kind_name_scanner_can_fail(tmp_path):
+    f = tmp_path / "x.py"
+    f.write_text("a = 1\nif sc.scoring == 'dot':\n    pass\nb = {'additive': 1}  # ok\n# 'prob_sparse' in a comment\n")
+    assert _kind_name_uses([f]) == {"x.py": [2, 4]}

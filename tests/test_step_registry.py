@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import Additive, Scenario, explain, run, scenario_io, script_export, step_registry, words
+from attention import Additive, Scenario, explain, run, scenario_io, step_registry, words
 from attention.step_registry import KINDS, RECORDS
 from resources import list_presets
 
@@ -67,8 +67,12 @@ def test_records_keep_the_documented_ids_order_and_dims():
     assert {r.id: r.dims for r in RECORDS} == documented
 
 
+def _module_of(fn) -> str:
+    return getattr(fn, "__module__", "") or ""
+
+
 def test_every_record_is_complete():
-    from app.viewmodel import lessons
+    from attention import kinds
 
     bad = []
     for r in RECORDS:
@@ -79,29 +83,74 @@ def test_every_record_is_complete():
             bad.append(f"{where}: points_into goes with kind 'index'")
         if r.points_into is not None and r.points_into not in ("L", "S"):
             bad.append(f"{where}: points_into {r.points_into!r}")
-        if "*" not in r.formula:
-            bad.append(f"{where}: no formula for every scoring ('*')")
-        for key in (r.title, *r.formula.values()):
+        if r.slide not in step_registry.SLIDE:
+            bad.append(f"{where}: slide {r.slide!r}")
+        keys = [r.title, r.formula] + [k.formulas.get(r.id) for k in kinds.SCORING.values()] \
+            + [k.titles.get(r.id) for k in kinds.SCORING.values()]
+        for key in filter(None, keys):
             for lang in words.LANGS:
                 if key not in words.table(lang):
                     bad.append(f"{where}: no {lang} words for {key}")
-        if not callable(getattr(explain, r.explain, None)):
-            bad.append(f"{where}: explainer {r.explain} is not in attention/explain.py")
-        if not callable(getattr(lessons, r.lesson, None)):
-            bad.append(f"{where}: lesson {r.lesson} is not in app/viewmodel/lessons.py")
+        # real references, each in the module that holds that family of functions
+        if not callable(r.compute) or not _module_of(r.compute).startswith("attention."):
+            bad.append(f"{where}: compute {r.compute!r}")
+        if not callable(r.active):
+            bad.append(f"{where}: active {r.active!r}")
+        if not callable(r.explain) or _module_of(r.explain) not in ("attention.explain",) \
+                and not _module_of(r.explain).startswith("attention.kinds."):
+            bad.append(f"{where}: explainer {r.explain!r} is not in attention/explain.py or a kind")
+        if not callable(r.lesson) or _module_of(r.lesson) != "attention.lessons":
+            bad.append(f"{where}: lesson {r.lesson!r} is not in attention/lessons.py")
         if r.extra != (r.script is None):
             bad.append(f"{where}: the main pipeline, and only it, is in the exported script")
-        if r.script is not None and not callable(getattr(script_export, r.script, None)):
-            bad.append(f"{where}: snippet {r.script} is not in attention/script_export.py")
+        if r.script is not None and _module_of(r.script) != "attention.script_export":
+            bad.append(f"{where}: snippet {r.script!r} is not in attention/script_export.py")
         parameter = re.compile(r"queries|keys|values|projection\.[a-z]+\.weight")
         for name in r.inputs:
             if name not in step_registry.BY_ID and not parameter.fullmatch(name):
                 bad.append(f"{where}: input {name!r} is neither a step nor a parameter")
+        for name, reason in r.repeats:
+            if name not in r.inputs:
+                bad.append(f"{where}: repeats {name!r}, which is not one of its inputs")
+            if f"quiz.reason.{reason}" not in words.table("en"):
+                bad.append(f"{where}: no words for the quiz reason {reason!r}")
     assert bad == []
 
 
+def test_every_input_is_computed_before_the_step_that_reads_it():
+    rank = {sid: i for i, sid in enumerate(step_registry.ORDER)}
+    late = [(r.id, name) for r in RECORDS for name in r.inputs if name in rank and rank[name] >= rank[r.id]]
+    assert late == []
+    assert [r.id for r in step_registry.COMPUTE_ORDER] == list(step_registry.ORDER)
+
+
+def test_each_kinds_own_steps_have_records_and_only_that_kind_computes_them(traces):
+    from attention import kinds
+
+    for kind in kinds.SCORING.values():
+        for sid in kind.extra_steps:
+            assert sid in step_registry.BY_ID, f"{kind.name}: {sid} has no record"
+    for name in ("additive", "prob_sparse", "dot"):
+        trace = traces[name]
+        own = set(kinds.scoring(name).extra_steps)
+        others = {sid for k in kinds.SCORING.values() for sid in k.extra_steps} - own
+        assert own <= set(trace.ids) and not others & set(trace.ids), name
+
+
+def test_one_by_hand_table_for_the_sheet_and_the_slides():
+    """The by-hand sheet (quiz hiding) and the slides' by-hand layout (outline) read the records' table."""
+    from app.viewmodel import by_hand
+
+    assert by_hand.SHOWS_STEP is step_registry.BY_HAND
+    assert step_registry.BY_HAND["head_split.key"] == ("kt",)
+    assert step_registry.BY_HAND["extra.mask"] == ("scores", "weights")
+    assert set(b for blocks in step_registry.BY_HAND.values() for b in blocks) <= set(by_hand.ORDER)
+    slide = (ROOT / "app" / "teaching" / "presentation" / "by_hand_slide.py").read_text(encoding="utf-8")
+    assert "BLOCK_OF_STEP: dict[str, tuple[str, ...]] = step_registry.BY_HAND" in slide
+
+
 def test_every_record_has_a_lesson_in_both_languages():
-    from app.viewmodel import lessons
+    from attention import lessons
 
     for r in RECORDS:
         en, zh = (lessons.explanation(r.id, {}, lang) for lang in ("en", "zh"))
@@ -133,3 +182,83 @@ def test_a_trace_read_back_from_disk_keeps_its_formulas(tmp_path):
     assert back is not None
     assert [s.formula for s in back.steps] == [s.formula for s in trace.steps]
     assert "tanh" in back["scores"].formula["en"]
+
+
+# ---- the records drive the engine ---------------------------------------------------------------
+
+def _with_records(monkeypatch, records):
+    """The registry as if `records` were declared in it (the order tables rebuilt from them)."""
+    monkeypatch.setattr(step_registry, "RECORDS", tuple(records))
+    monkeypatch.setattr(step_registry, "BY_ID", {r.id: r for r in records})
+    order = step_registry._order()
+    monkeypatch.setattr(step_registry, "ORDER", order)
+    monkeypatch.setattr(step_registry, "COMPUTE_ORDER", tuple(step_registry.BY_ID[sid] for sid in order))
+
+
+def _small() -> Scenario:
+    rng = np.random.default_rng(11)
+    return Scenario(rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 5, 4)), n_heads=2,
+                    valid_lens=np.array([4.0, 2.0]))
+
+
+def test_a_step_declared_in_one_record_is_computed_in_its_place(monkeypatch):
+    """One declaration inserts a step: the engine computes it between the steps it sits between,
+    after its input, and the trace holds it (numbers checked by hand: twice the scores)."""
+    from attention import lessons
+
+    computed_before: list[list[str]] = []
+
+    def doubled(run, step_id):
+        computed_before.append(list(run.values))
+        return run.values["scores"] * 2
+
+    rec = step_registry.StepRecord("extra.doubled", ("B", "H", "L", "S"), "signed", "step.scores.title",
+                                   "step.scores.formula", doubled, lambda sc: sc.n_heads == 2, explain._scores,
+                                   lessons._sentences, None, ("scores",), before="masked_scores")
+    plain = run(_small())
+    _with_records(monkeypatch, RECORDS + (rec,))
+    trace = run(_small())
+    assert "extra.doubled" in trace.ids
+    np.testing.assert_array_equal(trace.array("extra.doubled"), 2 * plain.array("scores"))
+    (before,) = computed_before
+    assert "scores" in before and "extra.mask" in before and "masked_scores" not in before
+    # not active for this scenario: not computed, not in the trace
+    assert "extra.doubled" not in run(dataclasses.replace(_small(), n_heads=1)).ids
+
+
+def test_the_engine_calls_each_records_compute_function(monkeypatch):
+    """Replacing the concat record's compute function changes the output: nothing is computed
+    outside the records (zero concat: the output is the output projection's bias)."""
+    import torch
+
+    sc = _small()
+    rng = np.random.default_rng(2)
+    bias = rng.normal(size=(3,))
+    from attention import Projection
+
+    sc = dataclasses.replace(sc, projections={"out": Projection(rng.normal(size=(3, 4)), bias)})
+    zero = dataclasses.replace(step_registry.BY_ID["concat"],
+                               compute=lambda run, sid: torch.zeros_like(run.values["weighted_sum"]).flatten(2))
+    _with_records(monkeypatch, [zero if r.id == "concat" else r for r in RECORDS])
+    out = run(sc).array("output")
+    np.testing.assert_allclose(out, np.broadcast_to(bias, out.shape), rtol=0, atol=0)
+
+
+def test_a_step_that_stands_for_another_is_read_in_its_place(monkeypatch):
+    """An inserted step declared `stands_for="head_split.query"` is what the scores read: queries
+    doubled before the scores double every score (by hand: scale · (2q) · k = 2 · scale · q · k);
+    the trace keeps head_split.query as it was."""
+    from attention import explain, lessons
+
+    def doubled_queries(run, step_id):
+        return run.inputs["head_split.query"] * 2
+
+    rec = step_registry.StepRecord("extra.doubled_queries", ("B", "L", "H", "dk"), "signed",
+                                   "step.head_split.query.title", "step.head_split.query.formula", doubled_queries,
+                                   lambda sc: True, explain._head_split, lessons._sentences, None,
+                                   ("head_split.query",), before="scores", stands_for="head_split.query")
+    plain = run(_small())
+    _with_records(monkeypatch, RECORDS + (rec,))
+    trace = run(_small())
+    np.testing.assert_array_equal(trace.array("head_split.query"), plain.array("head_split.query"))
+    np.testing.assert_allclose(trace.array("scores"), 2 * plain.array("scores"), rtol=1e-12, atol=0)

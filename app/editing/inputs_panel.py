@@ -25,7 +25,7 @@ from app.editing.position_spin import PositionSpinBox
 from app.editing.problems import ProblemLabel
 from app.pipeline.document import Document, only_input_numbers_changed
 from app.viewmodel.matrix_ref import INPUTS, MatrixRef
-from attention import Scenario, numbers
+from attention import Scenario, kinds, numbers
 
 SYMBOL = {"query": "Q", "key": "K", "value": "V", "out": "O"}
 
@@ -150,9 +150,8 @@ class InputsPanel(QWidget):
             if p.bias is not None:
                 out.append((f"projections.{name}.bias",
                             self.tr("b_{0}: {1} projection bias").format(s, self._proj_name(name))))
-        if sc.scoring == "additive" and sc.additive is not None:
-            for name in ("W_q", "W_k", "w_v"):
-                out.append((f"additive.{name}", self.tr("additive {0}").format(name)))
+        for path in kinds.scoring(sc).parameter_paths(sc) if kinds.known_scoring(sc.scoring) else ():
+            out.append((path, self.tr("additive {0}").format(path.rsplit(".", 1)[-1])))
         return out
 
     def _proj_name(self, name: str) -> str:

@@ -12,6 +12,7 @@ from typing import Iterable, Optional, Union
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
+from attention import kinds
 from attention.problem import Problem, as_problems, elide, more_line, strip_indices
 
 PROBLEM_STYLE = "color: #b00020;"
@@ -55,12 +56,13 @@ def field_of(item: Line) -> str:
 
 
 def control_key(item: Line) -> str:
-    """The control a problem belongs to: 'projections.query', 'additive', 'valid_lens', 'n_heads'..."""
+    """The control a problem belongs to: 'projections.query', a scoring kind's weights, 'valid_lens', 'n_heads'..."""
     f = field_of(item)
     if f.startswith("projections."):
         return ".".join(f.split(".")[:2])
-    if f.startswith("additive"):
-        return "additive"
+    kind = kinds.owning_weights(f)
+    if kind is not None:  # a scoring kind's own weights: one control holds them
+        return kind.weights_attr
     return {"query_tokens": "queries", "key_tokens": "keys"}.get(f, f)
 
 

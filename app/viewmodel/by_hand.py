@@ -25,7 +25,7 @@ import numpy as np
 
 from app.viewmodel import cell_format, pane_text
 from app.viewmodel.pane_data import Axis, pane_data
-from attention import words
+from attention import step_registry, words
 from attention.trace import Trace
 
 #: each block's step id in the trace (one matrix per head of each)
@@ -39,15 +39,9 @@ STEPS: dict[str, str] = {
 }
 #: the blocks that show a step's numbers, or numbers a student reads it off (a quiz hiding the
 #: step hides these: Q is the query projection cut by head, the scores are the masked scores
-#: wherever no key is masked, the output is concat cut by head)
-SHOWS_STEP: dict[str, tuple[str, ...]] = {
-    "projection.query": ("q",), "head_split.query": ("q",),
-    "projection.key": ("kt",), "head_split.key": ("kt",),
-    "projection.value": ("v",), "head_split.value": ("v",),
-    "scores": ("scores",), "masked_scores": ("scores",), "extra.sampled_scores": ("scores",),
-    "attention_weights": ("weights",),
-    "weighted_sum": ("output",), "concat": ("output",),
-}
+#: wherever no key is masked, the output is concat cut by head, the mask veils the scores and
+#: weights): each step record's `by_hand`, the one table the slides' by-hand layout reads too
+SHOWS_STEP: dict[str, tuple[str, ...]] = step_registry.BY_HAND
 #: what a hidden cell prints
 HIDDEN_TEXT = "?"
 #: blocks in reading order

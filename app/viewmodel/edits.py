@@ -20,7 +20,7 @@ from typing import Optional
 import numpy as np
 
 from app.viewmodel.matrix_ref import set_array
-from attention import Additive, Projection, Scenario
+from attention import Additive, Projection, Scenario, kinds
 from attention.generators import generate
 
 FILLS = ("zeros", "ones", "identity", "arange", "normal", "uniform", "linear")
@@ -89,6 +89,11 @@ def with_hidden(sc: Scenario, hidden: int) -> Scenario:
     return conform(dataclasses.replace(sc, additive=dataclasses.replace(sc.additive, hidden=hidden)), sc)
 
 
+def _has_field(scoring: str, name: str) -> bool:
+    """Whether the scoring kind `scoring` has the option `name` (ProbSparse's mix, sample_index ...)."""
+    return kinds.known_scoring(scoring) and any(f.name == name for f in kinds.scoring(scoring).fields)
+
+
 def conform(new: Scenario, old: Scenario) -> Scenario:
     """`new` with every dependent array resized to `new`'s parameters (see the module doc)."""
     B, L, S = new.batch, new.L, new.S
@@ -96,7 +101,7 @@ def conform(new: Scenario, old: Scenario) -> Scenario:
         "query_tokens": _labels(new.query_tokens, L, "q"),
         "key_tokens": _labels(new.key_tokens, S, "k"),
     }
-    if new.sample_index is not None and (new.scoring != "prob_sparse" or (L, S, new.factor, new.seed) !=
+    if new.sample_index is not None and (not _has_field(new.scoring, "sample_index") or (L, S, new.factor, new.seed) !=
                                          (old.L, old.S, old.factor, old.seed)):
         changes["sample_index"] = None  # a recorded key sample fits only its own L, S and factor
     vl = new.valid_lens
@@ -112,7 +117,8 @@ def _conform_weights(sc: Scenario, old: Scenario) -> Scenario:
     H, dq = sc.n_heads, sc.d_model
     h_dk, h_dv = H * sc.dk, H * sc.dv
     old_h_dk = old.n_heads * old.dk if heads_split(old) else None
-    free = sc.scoring == "additive"  # additive query/key projections may have any width divisible by H
+    # a kind whose query/key projections may have any width divisible by H (additive)
+    free = kinds.known_scoring(sc.scoring) and kinds.scoring(sc).free_widths
 
     def rows_for(name: str, rows: int) -> int:
         if name == "value":
@@ -195,9 +201,10 @@ def with_scoring(sc: Scenario, kind: str) -> Scenario:
     """Change the scoring kind, creating additive weights when needed and clearing `mix` when
     it would no longer mean anything (both are what a person switching kinds expects)."""
     changes: dict = {"scoring": kind}
-    if kind == "additive" and sc.additive is None:
-        changes["additive"] = default_additive(sc)
-    if kind != "prob_sparse" and sc.mix:
+    chosen = kinds.scoring(kind)
+    if chosen.weights_attr is not None and getattr(sc, chosen.weights_attr) is None:
+        changes[chosen.weights_attr] = default_additive(sc)  # the one kind with weights of its own
+    if not _has_field(kind, "mix") and sc.mix:
         changes["mix"] = False
     return conform(dataclasses.replace(sc, **changes), sc)
 

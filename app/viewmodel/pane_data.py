@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from app.viewmodel import cell_format, pane_text
-from attention import numbers, step_registry, words
+from attention import kinds, numbers, step_registry, words
 from attention.trace import Step, Trace
 
 PER_HEAD_KINDS = ("signed", "weights")
@@ -268,9 +268,9 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
         masked, style = trace.array("extra.mask")[batch], "veil"
     elif step_id == "extra.mask":
         masked, style = block[0], "hatch"
-    prob_sparse = trace.options.get("scoring") == "prob_sparse"
-    nan_label = (cell_format.NOT_COMPUTED if prob_sparse and step_id in ("scores", "masked_scores")
-                 else cell_format.NAN_TEXT)
+    scoring = trace.options.get("scoring")
+    never_computed = kinds.known_scoring(scoring) and step_id in kinds.scoring(scoring).not_computed_steps
+    nan_label = cell_format.NOT_COMPUTED if never_computed else cell_format.NAN_TEXT
     rec = step_registry.BY_ID.get(step_id)
     points_into = rec.points_into if rec is not None else None
     value_axis = ax(points_into, _index_range(trace, points_into)) if points_into else None

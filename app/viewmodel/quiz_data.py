@@ -16,7 +16,7 @@ import numpy as np
 
 from app.viewmodel import cell_format
 from app.viewmodel.pane_data import PaneData
-from attention import words
+from attention import step_registry, words
 
 HIDDEN = "?"
 DEFAULT_TOLERANCE = 0.01
@@ -132,23 +132,11 @@ SAME_PLACE_SHARE = 0.5
 #: significant digits two numbers must share to count as the same number
 DIGITS = 9
 
-#: the pipeline's links, each with what makes its two ends hold the same numbers when they do
-#: (a reason id: quiz.reason.<id> in attention/words/teaching.py)
-LINKS: tuple[tuple[str, str, str], ...] = (
-    ("queries", "projection.query", "wq"),
-    ("keys", "projection.key", "wk"),
-    ("values", "projection.value", "wv"),
-    ("projection.query", "head_split.query", "split"),
-    ("projection.key", "head_split.key", "split"),
-    ("projection.value", "head_split.value", "split"),
-    ("head_split.query", "scores", "k_picks"),  # scores repeat Q where the keys are one-hot
-    ("head_split.key", "scores", "q_picks"),  # ... and K where the queries are one-hot
-    ("scores", "masked_scores", "mask"),
-    ("attention_weights", "weighted_sum", "v_identity"),
-    ("head_split.value", "weighted_sum", "w_picks"),
-    ("weighted_sum", "concat", "concat"),
-    ("concat", "output", "wo"),
-)
+#: the pipeline's links (input, step, reason), each with what makes its two ends hold the same
+#: numbers when they do (a reason id: quiz.reason.<id> in attention/words/teaching.py): each step
+#: record's `repeats` (attention/step_registry.py)
+LINKS: tuple[tuple[str, str, str], ...] = tuple(
+    (source, rec.id, reason) for rec in step_registry.RECORDS for source, reason in rec.repeats)
 #: links that only rearrange numbers: named only when nothing else explains a repeat
 REARRANGE = ("split", "concat")
 

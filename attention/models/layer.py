@@ -14,6 +14,7 @@ from typing import Optional
 
 import numpy as np
 
+from attention.kinds.dot_product import SCALED_DOT
 from attention.scenario import Projection, Scenario
 
 #: The projections of one layer, in the order the engine applies them.
@@ -91,7 +92,7 @@ def to_scenario(layer: LayerWeights, queries: np.ndarray, keys: Optional[np.ndar
         queries=np.asarray(queries, dtype=np.float64), keys=np.asarray(keys, dtype=np.float64),
         values=np.asarray(values, dtype=np.float64), n_heads=H,
         d_keys=layer.inner_width // H, d_values=int(layer.projections["value"][0].shape[0]) // H,
-        projections=projections, scoring="scaled_dot",
+        projections=projections, scoring=SCALED_DOT.name,
         causal=layer.causal if causal is None else causal, valid_lens=valid_lens,
         fill_value=fill_value, dtype=dtype,
         title=title or {"en": layer.name, "zh": layer.name}, notes=notes or {"en": "", "zh": ""},

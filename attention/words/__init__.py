@@ -23,7 +23,7 @@ LANGS: tuple[str, ...] = ("en", "zh")
 TOPICS: tuple[str, ...] = (
     "steps", "panes", "teaching", "lessons", "explain", "problems", "capture", "models", "importing", "cli",
     "by_hand", "scales", "positions",
-    "pipeline_map", "fields", "time_series",
+    "pipeline_map", "fields", "time_series", "kinds",
 )
 
 _language = "en"

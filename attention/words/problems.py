@@ -84,6 +84,8 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("expected_choice", "expected one of {choices}, got {got}", "应为 {choices} 之一，实际为{got}"),
     ("expected_number_or_null", "expected a finite number or null, got {got}", "应为有限的数或 null，实际为{got}"),
     ("expected_finite", "expected a finite number, got {got}", "应为有限的数，实际为{got}"),
+    ("part_range", "expected a number from {minimum} to {maximum}, got {got}",
+     "应为 {minimum} 到 {maximum} 之间的数，实际为{got}"),
     ("expected_number", "expected a number, got {got}", "应为一个数，实际为{got}"),
     ("expected_text_object", "expected an object {{\"en\": \"...\", \"zh\": \"...\"}}, got {got}",
      "应为对象 {{\"en\": \"...\", \"zh\": \"...\"}}，实际为{got}"),
@@ -132,6 +134,17 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
                        "= {out}; give a weight or set {knob} to {fix}",
      "不使用权重（恒等映射）时，{src} 的宽度 {width} 必须等于 n_heads × {knob} = {H} × {per_head} = {out}；"
      "请启用权重，或把 {knob} 设为 {fix}"),
+    ("identity_width_kv", "absent (identity) needs the {src}' width {width} to equal n_kv_heads * {knob} = {H} * "
+                          "{per_head} = {out}; give a weight or set {knob} to {fix}",
+     "不使用权重（恒等映射）时，{src} 的宽度 {width} 必须等于 n_kv_heads × {knob} = {H} × {per_head} = {out}；"
+     "请启用权重，或把 {knob} 设为 {fix}"),
+    ("kv_heads_divide", "{kv} key/value heads do not divide the {H} query heads; choose a divisor of {H} "
+                        "(1: multi-query attention; {H}: one per query head)",
+     "{kv} 个键/值头不能整除 {H} 个查询头；请选择 {H} 的一个约数（1：多查询注意力；{H}：每个查询头一个）"),
+    ("kv_heads_kind", "shared key/value heads ({kv} for {H} query heads) work with the dot-product scorings only, "
+                      "not {kind}; set n_kv_heads to null or {H}",
+     "共享键/值头（{H} 个查询头共用 {kv} 个）只适用于点积类评分函数，不适用于 {kind}；"
+     "请把 n_kv_heads 设为 null 或 {H}"),
     ("a_divisor", "a divisor", "它的一个约数"),
     ("identity_divisible", "absent (identity) needs the {src}' width {width} to be divisible by n_heads = {H}",
      "不使用权重（恒等映射）时，{src} 的宽度 {width} 必须能被 n_heads = {H} 整除"),

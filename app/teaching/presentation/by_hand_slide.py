@@ -20,20 +20,15 @@ from app.panes.by_hand_view import ByHandView
 from app.services import i18n
 from app.teaching.by_hand import follow_quiz
 from app.teaching.presentation.presentation_view import ZOOM_DEFAULT
+from attention import step_registry
 
 if TYPE_CHECKING:
     from app.features import FeatureHost
     from app.teaching.presentation.presentation_view import PresentationView
 
-#: which block of the sheet each step of the pipeline is
-BLOCK_OF_STEP: dict[str, tuple[str, ...]] = {
-    "projection.query": ("q",), "head_split.query": ("q",),
-    "projection.key": ("kt",), "head_split.key": ("kt",),
-    "projection.value": ("v",), "head_split.value": ("v",),
-    "scores": ("scores",), "masked_scores": ("scores",), "extra.mask": ("scores", "weights"),
-    "attention_weights": ("weights",),
-    "weighted_sum": ("output",), "concat": ("output",), "output": ("output",),
-}
+#: which blocks of the sheet show each step (outlined while it is the slide's step): the step
+#: records' one table, which the sheet's quiz hiding reads too (app/viewmodel/by_hand.py)
+BLOCK_OF_STEP: dict[str, tuple[str, ...]] = step_registry.BY_HAND
 
 
 class ByHandSlide(QObject):

@@ -1,0 +1,97 @@
+"""The Protocols every kind of the registry (attention/kinds/__init__.py) follows, one per family.
+
+Why Protocols (as napari's slicing layers): the engine, explain, lessons, script export, the
+panes and the editors ask a kind object what they need (its fields, its default scale, its
+problems, its steps, its words, its hooks) instead of comparing its name; a new kind is then
+one module that satisfies its family's Protocol, its words, and one line in the table.
+
+Hooks are real function references.  Kind modules import nothing that loads torch at import
+time (the window imports the registry before torch has loaded): torch-using math is imported
+inside the compute functions.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, runtime_checkable
+
+from attention.fields import Field
+
+if TYPE_CHECKING:  # annotations only
+    import torch
+
+    from attention.problem import Problem
+    from attention.scenario import Scenario
+
+
+@runtime_checkable
+class ScoringKind(Protocol):
+    """How a query and a key make a score (scaled dot, dot, d2l's additive, Informer's ProbSparse).
+
+    The engine calls `compute_scores`, `compute_masked` and `compute_weights` for the three
+    steps every trace has, with the engine's working state (`attention.engine.Run`); a kind keeps
+    its own intermediates there (`run.state`) and may compute extra steps (`extra_steps`, each a
+    record of attention/step_registry.py whose compute function the kind provides)."""
+
+    name: str
+    fields: tuple[Field, ...]  # the options this kind adds to a scenario (attention/fields.py)
+    extra_steps: tuple[str, ...]  # step ids only this kind computes (records in step_registry)
+    formulas: Mapping[str, str]  # step id -> catalogue key of its formula, where this kind differs
+    titles: Mapping[str, str]  # step id -> catalogue key of its title, where this kind differs
+    weights_attr: Optional[str]  # the Scenario attribute holding this kind's own weights, or None
+    free_widths: bool  # query/key projections may have any width divisible by the heads
+    grouped_kv: bool  # query heads may share key/value heads (n_kv_heads < n_heads)
+    not_computed_steps: tuple[str, ...]  # steps whose NaN cells mean "never computed"
+
+    def default_scale(self, sc: "Scenario") -> float: ...
+    def parameters(self, sc: "Scenario", dev: "torch.device", dt: "torch.dtype") -> dict[str, "torch.Tensor"]: ...
+    def parameter_paths(self, sc: "Scenario") -> tuple[str, ...]: ...
+    def weight_problems(self, sc: "Scenario", check_values: bool) -> list["Problem"]: ...
+    def option_problems(self, sc: "Scenario", errs: list["Problem"]) -> list["Problem"]: ...
+    def stray_problems(self, sc: "Scenario") -> list["Problem"]: ...
+    def memory_terms(self, sc: "Scenario") -> tuple[int, int]: ...
+    def options(self, sc: "Scenario") -> dict[str, Any]: ...
+    def compute_scores(self, run: Any) -> "torch.Tensor": ...
+    def compute_masked(self, run: Any) -> "torch.Tensor": ...
+    def compute_weights(self, run: Any) -> "torch.Tensor": ...
+    def explain_cell(self, ctx: Any, step_id: str, idx: tuple[int, ...]) -> Any: ...
+    def lazy_row(self, ctx: Any, b: int, h: int, l: int) -> bool: ...
+    def lesson_keys(self, step_id: str, keys: list[str], v: dict[str, Any]) -> list[str]: ...
+    def script(self, sc: "Scenario", step_id: str) -> Optional[str]: ...
+    def script_numbers(self, sc: "Scenario") -> str: ...
+    def scale_why(self, sc: "Scenario") -> str: ...
+
+
+@runtime_checkable
+class MaskRule(Protocol):
+    """One reason a key is hidden from a query (causal, valid lengths; windows and drawn masks later).
+
+    True = masked, everywhere.  A rule builds its own part of the (B, L, S) mask; the engine ORs
+    the parts of the rules that apply.  `reason` says, from a trace's options, why one cell is
+    masked or kept by this rule (None: the rule does not apply to that trace)."""
+
+    name: str
+    fields: tuple[Field, ...]
+
+    def applies(self, sc: "Scenario") -> bool: ...
+    def applies_to(self, options: Mapping[str, Any]) -> bool: ...
+    def mask(self, sc: "Scenario", B: int, L: int, S: int, dev: "torch.device") -> "torch.Tensor": ...
+    def reason(self, options: Mapping[str, Any], b: int, l: int, s: int) -> Optional[tuple[bool, dict[str, str]]]: ...
+    def script(self, sc: "Scenario") -> str: ...
+    def problems(self, sc: "Scenario") -> list["Problem"]: ...
+
+
+@runtime_checkable
+class PositionEncoding(Protocol):
+    """Positions written into q and k after the head split (RoPE).  None are registered yet."""
+
+    name: str
+    fields: tuple[Field, ...]
+    compute: Callable[..., Any]
+
+
+@runtime_checkable
+class ScoreModifier(Protocol):
+    """A change made to the scores before the softmax (ALiBi, soft-capping, sinks).  None yet."""
+
+    name: str
+    fields: tuple[Field, ...]
+    compute: Callable[..., Any]

@@ -1,0 +1,257 @@
+"""Informer's ProbSparse attention as a scoring kind (the math: attention/prob_sparse.py).
+
+Only the n_top "active" queries are scored; the others ("lazy") take the mean of V (or its
+cumulative sum when causal).  This module holds everything ProbSparse adds to the pipeline:
+its fields (factor, mix, the recorded key sample), their problems, the six extra steps
+(sample, counts, sampled scores, sparsity, chosen queries), scores / masked scores / weights as
+ProbSparse computes them, and its explain, lesson and script.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attention.fields import Field
+from attention.kinds.dot_product import DotProduct
+
+NAME = "prob_sparse"
+#: ProbSparse's steps, in the order Informer computes them (records in attention/step_registry.py)
+EXTRA_STEPS = ("extra.sample_index", "extra.sample_count", "extra.sampled_scores", "extra.sparsity",
+               "extra.top_index", "extra.selected")
+
+
+class ProbSparseKind(DotProduct):
+    fields = (
+        Field("scoring.factor", "int", "field.scoring.factor.label", "field.scoring.factor.help", default=5,
+              minimum=1, group="scoring", file_key=f"{NAME}.factor"),
+        Field("scoring.mix", "bool", "field.scoring.mix.label", "field.scoring.mix.help", default=False,
+              group="scoring", file_key=f"{NAME}.mix"),
+        Field("scoring.sample_index", "matrix", "field.scoring.sample_index.label",
+              "field.scoring.sample_index.help", nullable=True, group="scoring", file_key=f"{NAME}.sample_index"),
+    )
+    extra_steps = EXTRA_STEPS
+    not_computed_steps = ("scores", "masked_scores")  # the lazy queries' rows are never scored (NaN)
+    capture_mismatch = "capture.mismatch_prob"
+    grouped_kv = False  # Informer's sampling and lazy rows are defined per head of its own keys
+
+    def __init__(self):
+        super().__init__(NAME, scaled=True, formulas={"scores": f"step.scores.formula.{NAME}",
+                                                      "attention_weights": f"step.attention_weights.formula.{NAME}"})
+
+    # ---- the scenario ------------------------------------------------------------------------
+    def option_problems(self, sc, errs: list) -> list:
+        from attention.problem import Problem
+        from attention.scenario import _got
+
+        L, S = sc.L, sc.S
+        out = []
+        if isinstance(sc.factor, bool) or not isinstance(sc.factor, int) or sc.factor < 1:
+            out.append(Problem("expected_int", "factor", {"minimum": 1, "got": _got(sc.factor)}))
+        if L < 2 or S < 2:
+            out.append(Problem("prob_sparse_small", "scoring", {"L": L, "S": S}))
+        if sc.valid_lens is not None:
+            out.append(Problem("prob_sparse_valid_lens", "valid_lens"))
+        if sc.causal and L != S:
+            out.append(Problem("prob_sparse_causal", "causal", {"L": L, "S": S}))
+        if sc.sample_index is not None and not errs and not out:
+            out += _sample_index_problems(sc, L, S)
+        return out
+
+    def stray_problems(self, sc) -> list:
+        from attention.problem import Problem
+
+        if sc.mix:
+            return [Problem("mix_only", "mix")]
+        if sc.sample_index is not None:
+            return [Problem("sample_index_only", "sample_index")]
+        return []
+
+    def memory_terms(self, sc) -> tuple[int, int]:
+        return 0, sc.prob_sparse_sizes()[0]
+
+    def options(self, sc) -> dict:
+        n_sample, n_top = sc.prob_sparse_sizes()
+        return {"n_sample": n_sample, "n_top": n_top}
+
+    # ---- the engine ------------------------------------------------------------------------------
+    def compute_scores(self, run):
+        from attention import prob_sparse as ps
+
+        parts = run.state["parts"]
+        top = ps.top_scores(run.inputs["head_split.query"], run.inputs["head_split.key"], parts, run.scale)
+        run.state["top"] = top  # (B, H, n_top, S)
+        return ps.not_computed(top, parts, run.sc.L)  # (B, H, L, S), lazy rows NaN
+
+    def compute_masked(self, run):
+        from attention import prob_sparse as ps
+
+        parts, mask = run.state["parts"], run.inputs.get("extra.mask")
+        top_masked = ps.mask_top(run.state.pop("top"), mask, parts, run.sc.fill_value)
+        run.state["top_masked"] = top_masked
+        return run.inputs["scores"] if mask is None else ps.not_computed(top_masked, parts, run.sc.L)
+
+    def compute_weights(self, run):
+        from attention import prob_sparse as ps
+
+        return ps.effective_weights(run.state.pop("top_masked"), run.state["parts"], run.sc.L, run.sc.causal)
+
+    # ---- explain, lessons, script ----------------------------------------------------------------
+    def explain_cell(self, ctx, step_id: str, idx: tuple[int, ...]):
+        if step_id in self.not_computed_steps:
+            return explain_not_computed(ctx, step_id, idx)
+        if step_id == "attention_weights" and self.lazy_row(ctx, *idx[:3]):
+            return explain_lazy_weight(ctx, step_id, idx)
+        return None
+
+    def lazy_row(self, ctx, b: int, h: int, l: int) -> bool:
+        return not bool(ctx.raw("extra.selected")[b, h, l])
+
+    def lesson_keys(self, step_id: str, keys: list[str], v: dict) -> list[str]:
+        keys = super().lesson_keys(step_id, keys, v)
+        if step_id == "scores" and not v["scale_unknown"]:
+            return keys + [f"lesson.scores.{NAME}"]
+        if step_id == "attention_weights":
+            return keys + [f"lesson.attention_weights.{NAME}"]
+        return keys
+
+    def script(self, sc, step_id: str):
+        snippet = {"scores": script_scores, "masked_scores": script_masked, "attention_weights": script_weights}
+        return snippet[step_id](sc, step_id) if step_id in snippet else None
+
+
+PROB_SPARSE = ProbSparseKind()
+
+
+def select_step(run, step_id: str):
+    """extra.sample_index: draw (or take the recorded) key sample, measure every query's sparsity
+    and choose the active ones; the other extras are parts of this one computation."""
+    import torch
+
+    from attention import prob_sparse as ps
+
+    sc = run.sc
+    n_sample, n_top = sc.prob_sparse_sizes()
+    recorded = None if sc.sample_index is None else torch.as_tensor(np.asarray(sc.sample_index, dtype=np.int64))
+    parts = ps.select_queries(run.inputs["head_split.query"], run.inputs["head_split.key"], n_sample, n_top,
+                              sc.seed, recorded)
+    run.state["parts"] = parts
+    return parts.sample_index
+
+
+def part_step(run, step_id: str):
+    """extra.sample_count, sampled_scores, sparsity, top_index, selected: the part of the
+    selection `select_step` kept under that name."""
+    return getattr(run.state["parts"], step_id.removeprefix("extra."))
+
+
+def _sample_index_problems(sc, L: int, S: int) -> list:
+    """A recorded key sample must be (L, n_sample) whole numbers in 0 ... S-1 (n_sample from factor and S)."""
+    from attention.problem import Problem, index_path
+    from attention.problem import shape as _shape
+
+    idx = np.asarray(sc.sample_index)
+    n_sample = sc.prob_sparse_sizes()[0]
+    if idx.shape != (L, n_sample):
+        return [Problem("sample_index_shape", "sample_index",
+                        {"expected": _shape((L, n_sample)), "got": _shape(idx.shape)})]
+    if idx.size and (not np.all(np.isfinite(idx)) or np.any(idx != np.round(idx))):
+        return [Problem("sample_index_whole", "sample_index")]
+    if idx.size and (idx.min() < 0 or idx.max() >= S):
+        bad = tuple(int(i) for i in np.argwhere((idx < 0) | (idx >= S))[0])
+        return [Problem("sample_index_range", index_path("sample_index", bad), {"last": S - 1, "got": int(idx[bad])})]
+    return []
+
+
+# ---- explain -------------------------------------------------------------------------------------
+
+def explain_not_computed(ctx, step_id: str, idx: tuple[int, ...]):
+    """A score of a query that was not selected was never computed (NaN); None for an active one."""
+    from attention import explain as ex
+
+    b, h, l, s = idx
+    if bool(ctx.raw("extra.selected")[b, h, l]):
+        return None
+    M = ctx.a("extra.sparsity")
+    top = ctx.raw("extra.top_index")[b, h]
+    floor = float(min(M[b, h, int(t)] for t in top))
+    u = len(top)
+    return ex._explanation(
+        step_id, idx, ctx.value(step_id, idx), ex._tx("explain.lazy.formula"), [], math.nan,
+        ex._tx("explain.lazy.summary", nan=ex.fmt(math.nan), l=ex.P(l), h1=ex.P(h), u=u, m=ex.fmt(M[b, h, l]),
+               floor=ex.fmt(floor)),
+        ex._same(ex.fmt(math.nan)),
+        (ex.Source("extra.sparsity", (b, h, l)), ex.Source("extra.selected", (b, h, l))))
+
+
+def explain_lazy_weight(ctx, step_id: str, idx: tuple[int, ...]):
+    """The weight a lazy query really uses: 1/S (mean of V), or 1 up to l when causal (cumsum)."""
+    from attention import explain as ex
+
+    b, h, l, s = idx
+    S = ctx.raw(step_id).shape[-1]
+    causal = ctx.opts.get("causal")
+    w = (1.0 if s <= l else 0.0) if causal else 1.0 / S
+    rule = ex._tx("explain.weights.causal_rule") if causal else ex._same(f"1/S = 1/{S}")
+    term = ex.Term(ex._tx("explain.weights.effective_term", rule=rule, w=ex.fmt(w)), w,
+                   (ex.Source("extra.selected", (b, h, l)),))
+    return ex._explanation(step_id, idx, ctx.value(step_id, idx), ex._tx("explain.weights.lazy_formula"), [term], w,
+                           ex.lazy_weight_text(ctx, h, l, S), ex._same(ex.fmt(w)),
+                           (ex.Source("extra.sparsity", (b, h, l)),))
+
+
+# ---- script --------------------------------------------------------------------------------------
+
+def script_scores(sc, step_id: str) -> str:
+    import torch  # only to write down the engine's draw of sampled keys
+
+    from attention import script_export as se
+
+    n_sample, n_top = sc.prob_sparse_sizes()
+    gen = torch.Generator(device="cpu").manual_seed(int(sc.seed))
+    idx = torch.randint(sc.S, (sc.L, n_sample), generator=gen).numpy()
+    return se.section(sc, step_id) + f'''# ProbSparse (Informer): score only the most "peaked" queries
+n_sample, n_top = {n_sample}, {n_top}  # factor c = {sc.factor}: c*ceil(ln S), c*ceil(ln L), clipped to S and L
+# The keys sampled for each query, as the engine drew them:
+#   torch.randint(S, (L, n_sample), generator=torch.Generator(device="cpu").manual_seed({int(sc.seed)}))
+# (Informer draws the same after torch.manual_seed({int(sc.seed)})).  Written out so the script does not
+# depend on torch's random number generator staying the same between versions.
+sample_index = torch.tensor({se.literal(idx)})  # (L, n_sample)
+qh, kh, vh = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # (B, H, L|S, d)
+k_sample = kh[:, :, sample_index, :]  # (B, H, L, n_sample, d_k)
+sampled_scores = (qh.unsqueeze(-2) @ k_sample.transpose(-2, -1)).squeeze(-2)  # (B, H, L, n_sample), unscaled
+M = sampled_scores.max(-1).values - sampled_scores.sum(-1) / S  # sparsity measure, divided by the full S
+top_index = M.topk(n_top, sorted=False).indices  # (B, H, n_top): the chosen ("active") queries
+b_i = torch.arange(B)[:, None, None]
+h_i = torch.arange(H)[None, :, None]
+q_top = qh[b_i, h_i, top_index]  # (B, H, n_top, d_k)
+top = (q_top @ kh.transpose(-2, -1)) * scale  # (B, H, n_top, S): scores of the chosen queries only
+rows = top_index[..., None].expand(-1, -1, -1, S)  # where the chosen rows go in (B, H, L, S)
+scores = torch.full((B, H, L, S), float("nan"), dtype=dtype)  # NaN: never computed
+scores.scatter_(2, rows, top)
+''' + se.show(step_id, "scores")
+
+
+def script_masked(sc, step_id: str) -> str:
+    from attention import script_export as se
+
+    masked = ("top_masked = top\nmasked_scores = scores  # no mask\n" if not sc.causal else
+              "top_masked = top.masked_fill(mask[b_i, top_index], fill_value)  "
+              "# the mask rows of the chosen queries\n"
+              "masked_scores = torch.full((B, H, L, S), float(\"nan\"), dtype=dtype)\n"
+              "masked_scores.scatter_(2, rows, top_masked)\n")
+    return se.section(sc, step_id) + se.mask_snippet(sc) + masked + se.show(step_id, "masked_scores")
+
+
+def script_weights(sc, step_id: str) -> str:
+    from attention import script_export as se
+
+    lazy = ("lazy = torch.ones(L, S, dtype=dtype).tril()  "
+            "# causal: a lazy query's output is the cumulative sum of V up to l\n"
+            "base = lazy.expand(B, H, L, S).clone()\n" if sc.causal else
+            "base = torch.full((B, H, L, S), 1.0 / S, dtype=dtype)  "
+            "# a lazy query's output is the mean of V over all keys\n")
+    return (se.section(sc, step_id)
+            + "# softmax on the chosen rows; the weights the lazy rows really use\n" + lazy
+            + "attention_weights = base.scatter_(2, rows, torch.softmax(top_masked, dim=-1))\n"
+            + se.show(step_id, "attention_weights"))

@@ -61,7 +61,7 @@ INT_MAX = 2**31 - 1
 # file; the last part of the key (`Field.name`) is the scenario's attribute of the same name and
 # the key of the control in the Parameters panel.
 
-def _plain(key: str, type: FieldType, *, undo: bool = True, **kw) -> Field:
+def plain(key: str, type: FieldType, *, undo: bool = True, **kw) -> Field:
     """A scenario field whose words are field.<name>, field.<name>.help (and field.<name>.undo
     unless `undo` is False: then the undo command reads "Change <label>")."""
     name = key.rsplit(".", 1)[-1]
@@ -69,56 +69,55 @@ def _plain(key: str, type: FieldType, *, undo: bool = True, **kw) -> Field:
 
 
 HEADS_FIELDS: tuple[Field, ...] = (
-    _plain("heads.n_heads", "int", default=1, minimum=1, maximum=INT_MAX, group="heads", file_key="n_heads"),
-    _plain("heads.d_keys", "int", undo=False, minimum=1, maximum=INT_MAX, nullable=True, group="heads",
+    plain("heads.n_heads", "int", default=1, minimum=1, maximum=INT_MAX, group="heads", file_key="n_heads"),
+    plain("heads.d_keys", "int", undo=False, minimum=1, maximum=INT_MAX, nullable=True, group="heads",
            file_key="d_keys"),
-    _plain("heads.d_values", "int", undo=False, minimum=1, maximum=INT_MAX, nullable=True, group="heads",
+    plain("heads.d_values", "int", undo=False, minimum=1, maximum=INT_MAX, nullable=True, group="heads",
            file_key="d_values"),
 )
 
+#: The scale, whatever the scoring (the scoring choice itself and each kind's own options come from
+#: the kinds registry: attention/kinds/__init__.py SCORING_FIELD and each kind's ``fields``).
 SCORING_FIELDS: tuple[Field, ...] = (
-    _plain("scoring", "choice", default="scaled_dot", choices=("scaled_dot", "dot", "additive", "prob_sparse"),
-           choice_words=("field.scoring.scaled_dot", "field.scoring.dot", "field.scoring.additive",
-                         "field.scoring.prob_sparse"), group="scoring"),
-    _plain("scoring.scale", "float", nullable=True, group="scoring", file_key="scale"),
-)
-
-#: The additive kind's own option (its weights W_q, W_k, w_v are matrices, not plain options).
-ADDITIVE_FIELDS: tuple[Field, ...] = (
-    _plain("scoring.hidden", "int", minimum=1, maximum=INT_MAX, group="scoring", file_key="additive.hidden"),
-)
-
-#: ProbSparse's options; the seed is the scenario's (it also draws generated additive weights),
-#: shown with ProbSparse since its key sample is what it changes on screen.
-PROB_SPARSE_FIELDS: tuple[Field, ...] = (
-    _plain("scoring.factor", "int", default=5, minimum=1, maximum=INT_MAX, group="scoring",
-           file_key="prob_sparse.factor"),
-    _plain("seed", "int", default=0, minimum=0, maximum=INT_MAX, group="scoring"),
-    _plain("scoring.mix", "bool", default=False, group="scoring", file_key="prob_sparse.mix"),
+    plain("scoring.scale", "float", nullable=True, group="scoring", file_key="scale"),
 )
 
 MASK_FIELDS: tuple[Field, ...] = (
-    _plain("mask.causal", "bool", default=False, group="mask"),
+    plain("mask.causal", "bool", default=False, group="mask"),
     # a float offered as a menu of these values; a file may hold any other number (shown as a
     # further entry); -inf is written "-inf" in a file (JSON has no infinity)
-    _plain("mask.fill_value", "float", default=-1e6, choices=(-1e6, -math.inf), group="mask"),
+    plain("mask.fill_value", "float", default=-1e6, choices=(-1e6, -math.inf), group="mask"),
 )
 
 COMPUTE_FIELDS: tuple[Field, ...] = (
-    _plain("compute.device", "choice", default="cpu", choices=("cpu", "cuda"),
+    plain("compute.device", "choice", default="cpu", choices=("cpu", "cuda"),
            choice_words=("field.device.cpu", "field.device.cuda"), group="compute", file_key="device"),
-    _plain("compute.dtype", "choice", default="float64", choices=("float64", "float32"), group="compute",
+    plain("compute.dtype", "choice", default="float64", choices=("float64", "float32"), group="compute",
            file_key="dtype"),
 )
 
-#: Every plain option of a scenario, in the order the Parameters panel shows them.
-SCENARIO_FIELDS: tuple[Field, ...] = (
-    HEADS_FIELDS + SCORING_FIELDS + ADDITIVE_FIELDS + PROB_SPARSE_FIELDS + MASK_FIELDS + COMPUTE_FIELDS)
+def scenario_fields() -> tuple[Field, ...]:
+    """Every plain option of a scenario, in the order the Parameters panel shows them: the heads,
+    the scoring choice and scale, each scoring kind's own plain options (from the kinds registry),
+    the mask and the computation."""
+    from attention import kinds
+
+    own: list[Field] = []
+    for kind in kinds.SCORING.values():
+        own += [f for f in kind.fields if f.type != "matrix" and f not in own]
+    return (HEADS_FIELDS + (kinds.SCORING_FIELD,) + SCORING_FIELDS + tuple(own) + MASK_FIELDS + COMPUTE_FIELDS)
+
+
+def __getattr__(name: str):
+    """SCENARIO_FIELDS, assembled when first asked for (the kinds import this module)."""
+    if name == "SCENARIO_FIELDS":
+        return scenario_fields()
+    raise AttributeError(name)
 
 
 def field(name: str) -> Field:
     """The scenario field called `name` (its last key part: "n_heads", "factor", "device")."""
-    for f in SCENARIO_FIELDS:
+    for f in scenario_fields():
         if f.name == name:
             return f
     raise KeyError(f"no scenario field {name!r}")
@@ -213,13 +212,13 @@ def docs_cells(line: str) -> Optional[list[str]]:
 def rewritten(schema: dict, docs: str) -> tuple[dict, str]:
     """The schema and the docs with every plain field's node, type and default taken from its
     record (hand-written descriptions and meanings kept)."""
-    for f in SCENARIO_FIELDS:
+    for f in scenario_fields():
         node, new = schema_node(schema, f), schema_of(f)
         merged = {k: new.get(k, v) for k, v in node.items() if k in new or k == "description"}
         merged.update({k: v for k, v in new.items() if k not in merged})
         node.clear()
         node.update(merged)
-    by_path = {f"`{f.file_path}`": f for f in SCENARIO_FIELDS}
+    by_path = {f"`{f.file_path}`": f for f in scenario_fields()}
     lines = docs.split("\n")
     for i, line in enumerate(lines):
         cells = docs_cells(line)

@@ -41,19 +41,23 @@ from app.pipeline.document import Document, only_input_numbers_changed
 from app.services.devices import available_devices
 from app.viewmodel import edits, field_values
 from app.viewmodel.matrix_ref import MatrixRef
-from attention import Scenario
+from attention import Scenario, kinds
 from attention.fields import COMPUTE_FIELDS, HEADS_FIELDS, MASK_FIELDS, SCORING_FIELDS, Field
 from attention.generators import MAX_ELEMENTS
+from attention.kinds.additive import ADDITIVE
+from attention.kinds.prob_sparse import PROB_SPARSE
 
-SCORINGS: tuple[str, ...] = SCORING_FIELDS[0].choices
+SCORINGS: tuple[str, ...] = tuple(kinds.SCORING)
 PROJECTIONS = ("query", "key", "value", "out")
 SIZE_FIELDS = ("batch", "L", "S", "d_model", "key_width", "value_width")
 #: The fields whose new value changes how many numbers the weights hold: checked against
 #: MAX_ELEMENTS before anything is allocated.
 GROWS_WEIGHTS = ("n_heads", "d_keys", "d_values", "hidden")
-#: Where a field's refusal or problem line shows, where that is not its own label: the additive
-#: kind's problems sit under its weight buttons (app.editing.problems.control_key: "additive").
-PROBLEM_KEY = {"hidden": "additive"}
+#: Where a field's refusal or problem line shows, where that is not its own label: the options of
+#: a kind with weights of its own sit under its weight buttons (app.editing.problems.control_key:
+#: the kind's weights_attr).
+PROBLEM_KEY = {f.name: k.weights_attr for k in kinds.SCORING.values() if k.weights_attr
+               for f in k.fields if f.type != "matrix"}
 
 
 def _set_value(spin: QSpinBox | QDoubleSpinBox | WideSpinBox, value: float) -> None:
@@ -171,36 +175,37 @@ class ParameterPanel(QWidget):
 
     def _build_scoring(self) -> QGroupBox:
         box, form = self._group("scoring")
-        self.fields.add(form, SCORING_FIELDS)
+        self.fields.add(form, (kinds.SCORING_FIELD, *SCORING_FIELDS))
         self.scale_auto = self.fields.auto_boxes["scale"]
         self.scale_spin = self.fields.number_boxes["scale"]  # every finite double, shown exactly
-        for kind in SCORINGS:  # each kind's own options in a box shown while that kind is chosen
+        for kind, obj in kinds.SCORING.items():  # each kind's own options in a box shown while it is chosen
             own = field_values.fields_for_scoring(kind)
-            if not own and kind != "additive":
+            if not own and not obj.weights_attr:
                 continue
             kind_box = QWidget(self)
             kf = QFormLayout(kind_box)
             kf.setContentsMargins(0, 0, 0, 0)
-            self.fields.add(kf, own, problems=kind != "additive")
-            if kind == "additive":
-                self._additive_weights(kf)
+            self.fields.add(kf, own, problems=not obj.weights_attr)
+            if obj.weights_attr:
+                self._kind_weights(kf, obj)
             self.kind_boxes[kind] = kind_box
             form.addRow(kind_box)
-        self.additive_box, self.sparse_box = self.kind_boxes["additive"], self.kind_boxes["prob_sparse"]
+        self.additive_box, self.sparse_box = self.kind_boxes[ADDITIVE.name], self.kind_boxes[PROB_SPARSE.name]
         return box
 
-    def _additive_weights(self, form: QFormLayout) -> None:
-        """The additive kind's weights W_q, W_k, w_v: matrices, edited in the spreadsheet editor."""
+    def _kind_weights(self, form: QFormLayout, kind) -> None:
+        """A kind's own weights (additive: W_q, W_k, w_v): matrices, edited in the spreadsheet editor,
+        one button each; the kind's problems show under them."""
         buttons = QHBoxLayout()
         self.additive_buttons: dict[str, QPushButton] = {}
-        for name in ("W_q", "W_k", "w_v"):
+        for name, per_head in kind.weight_matrices:
             b = QPushButton(self)
-            b.clicked.connect(
-                lambda _=False, n=name: self.edit_matrix.emit(MatrixRef(f"additive.{n}", 0 if n != "w_v" else None)))
+            ref = MatrixRef(f"{kind.weights_attr}.{name}", 0 if per_head else None)
+            b.clicked.connect(lambda _=False, r=ref: self.edit_matrix.emit(r))
             self.additive_buttons[name] = b
             buttons.addWidget(b)
         form.addRow(buttons)
-        self._problem(form, "additive")
+        self._problem(form, kind.weights_attr)
 
     def _build_mask(self) -> QGroupBox:
         box, form = self._group("mask")
@@ -356,7 +361,8 @@ class ParameterPanel(QWidget):
         grouped = group_by_control(lines)
         hidden_with = {f.name: box for kind, box in self.kind_boxes.items()
                        for f in field_values.fields_for_scoring(kind)}
-        hidden_with["additive"] = self.additive_box
+        hidden_with.update({k.weights_attr: self.kind_boxes[name] for name, k in kinds.SCORING.items()
+                            if k.weights_attr and name in self.kind_boxes})
         for key, label in self.problem_labels.items():
             box = hidden_with.get(key)
             if box is not None and box.isHidden():

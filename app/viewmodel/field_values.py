@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.viewmodel import edits
-from attention import Scenario
-from attention.fields import ADDITIVE_FIELDS, PROB_SPARSE_FIELDS, Field
+from attention import Scenario, kinds
+from attention.fields import Field
 
 #: Fields whose edit resizes or regenerates arrays (weights, additive weights, a recorded key
 #: sample): the edit replaces the scenario (conform).  Every other field is a plain option the
@@ -23,9 +23,11 @@ RESHAPING = frozenset({"n_heads", "d_keys", "d_values", "scoring", "hidden", "fa
 def fields_for_scoring(kind: str) -> tuple[Field, ...]:
     """The options a scoring kind adds to the panel, shown only while that kind is chosen.
 
-    The one place that decides it: after the kinds registry lands this is
-    ``attention.kinds.SCORING[kind].fields``."""
-    return {"additive": ADDITIVE_FIELDS, "prob_sparse": PROB_SPARSE_FIELDS}.get(kind, ())
+    The one place that decides it: the kind's own plain fields (its matrices are edited in the
+    Inputs region); a name no kind has shows none."""
+    if not kinds.known_scoring(kind):
+        return ()
+    return tuple(f for f in kinds.SCORING[kind].fields if f.type != "matrix")
 
 
 def value(sc: Scenario, field: Field) -> Any:

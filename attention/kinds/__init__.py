@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Union
 
+from attention.fields import plain
 from attention.kinds.additive import ADDITIVE
 from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, ScoringKind
 from attention.kinds.dot_product import DOT, SCALED_DOT
@@ -25,6 +26,9 @@ MODIFIERS: dict[str, ScoreModifier] = {}
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES}
 #: the scoring of a scenario that names none
 DEFAULT_SCORING: str = SCALED_DOT.name
+#: the scoring choice of the Parameters panel, the schema and the docs: one entry per kind above
+SCORING_FIELD = plain("scoring", "choice", default=DEFAULT_SCORING, choices=tuple(SCORING),
+                      choice_words=tuple(f"field.scoring.{name}" for name in SCORING), group="scoring")
 
 
 def scoring(which: Union[str, Any, None]) -> ScoringKind:
@@ -57,5 +61,5 @@ def owning_weights(path: str) -> Union[ScoringKind, None]:
     return None
 
 
-__all__ = ["DEFAULT_SCORING", "MASK_RULES", "MODIFIERS", "POSITIONS", "SCORING", "known_scoring", "rules_for",
-           "owning_weights", "scoring"]
+__all__ = ["DEFAULT_SCORING", "SCORING_FIELD", "MASK_RULES", "MODIFIERS", "POSITIONS", "SCORING", "known_scoring",
+           "rules_for", "owning_weights", "scoring"]

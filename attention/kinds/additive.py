@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from attention.fields import Field
+from attention.fields import INT_MAX, plain
 from attention.kinds.dot_product import DotProduct
 
 NAME = "additive"
@@ -19,10 +19,11 @@ WEIGHTS = ("W_q", "W_k", "w_v")
 class AdditiveKind(DotProduct):
     """Scores from a one-hidden-layer network; no scale by default (d2l)."""
 
-    fields = (Field("scoring.hidden", "int", "field.scoring.hidden.label", "field.scoring.hidden.help",
-                    default=None, minimum=1, group="scoring", file_key=f"{NAME}.hidden"),)
+    fields = (plain("scoring.hidden", "int", minimum=1, maximum=INT_MAX, group="scoring", file_key=f"{NAME}.hidden"),)
     extra_steps = ("extra.additive_features",)
     weights_attr = NAME
+    #: (name, one matrix per head) of each weight the editor offers: W_q and W_k are (H, N, width)
+    weight_matrices = (("W_q", True), ("W_k", True), ("w_v", False))
     free_widths = True  # W_q and W_k map any query and key widths into the hidden space
     grouped_kv = False  # one W_k per query head: keys are not shared between heads
 

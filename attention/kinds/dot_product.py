@@ -18,6 +18,7 @@ class DotProduct:
     fields: tuple[Field, ...] = ()
     extra_steps: tuple[str, ...] = ()
     weights_attr: Optional[str] = None
+    weight_matrices: tuple[tuple[str, bool], ...] = ()  # (name, one matrix per head): the editor's buttons
     free_widths = False
     grouped_kv = True  # query heads may share key/value heads (n_kv_heads < n_heads: GQA, MQA)
     not_computed_steps: tuple[str, ...] = ()

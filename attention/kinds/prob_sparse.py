@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from attention.fields import Field
+from attention.fields import INT_MAX, Field, plain
 from attention.kinds.dot_product import DotProduct
 
 NAME = "prob_sparse"
@@ -23,10 +23,12 @@ EXTRA_STEPS = ("extra.sample_index", "extra.sample_count", "extra.sampled_scores
 
 class ProbSparseKind(DotProduct):
     fields = (
-        Field("scoring.factor", "int", "field.scoring.factor.label", "field.scoring.factor.help", default=5,
-              minimum=1, group="scoring", file_key=f"{NAME}.factor"),
-        Field("scoring.mix", "bool", "field.scoring.mix.label", "field.scoring.mix.help", default=False,
-              group="scoring", file_key=f"{NAME}.mix"),
+        plain("scoring.factor", "int", default=5, minimum=1, maximum=INT_MAX, group="scoring",
+              file_key=f"{NAME}.factor"),
+        # the scenario's seed (it also draws generated additive weights), shown with ProbSparse
+        # since its key sample is what it changes on screen
+        plain("seed", "int", default=0, minimum=0, maximum=INT_MAX, group="scoring"),
+        plain("scoring.mix", "bool", default=False, group="scoring", file_key=f"{NAME}.mix"),
         Field("scoring.sample_index", "matrix", "field.scoring.sample_index.label",
               "field.scoring.sample_index.help", nullable=True, group="scoring", file_key=f"{NAME}.sample_index"),
     )

@@ -47,16 +47,16 @@ _NOT_TILED = {"prob_sparse": "tiles.not_applicable.prob_sparse"}
 
 
 class TilesError(ValueError):
-    """A scenario or request the tiled view cannot take: `key` and `args` are catalogue words."""
+    """A scenario or request the tiled view cannot take: `key` and `values` fill catalogue words."""
 
     def __init__(self, key: str, **args) -> None:
-        self.key, self.args = key, args
+        self.key, self.values = key, args
         super().__init__(self.text("en"))
 
     def text(self, lang: str = "en") -> str:
         from attention import words
 
-        return words.text(self.key, lang, **args_in(self.args, lang))
+        return words.text(self.key, lang, **args_in(self.values, lang))
 
 
 def args_in(args: dict, lang: str) -> dict:

@@ -110,7 +110,8 @@ ZH = {
     "tiles.header": (
         "分块：每块 {br} 个查询行 × {bc} 个键；共 {nq} 个查询块 × {nk} 个键块，按 FlashAttention-2 的顺序"
         "（每个查询块依次经过所有键块）。位置从 1 数起。"),
-    "tiles.tile": "批次第 {b} 项，第 {h} 头，第 {n} 块（共 {total} 块）：查询块 {i}（查询 {rows}）× 键块 {j}（键 {cols}）",
+    "tiles.tile": (
+        "批次第 {b} 项，第 {h} 头，第 {n} 块（共 {total} 块）：查询块 {i}（查询 {rows}）× 键块 {j}（键 {cols}）"),
     "tiles.skipped": "跳过：这一块的每个格子都被掩码，它什么也不增加（内核也跳过它）",
     "tiles.row_max": "行的当前最大值 m",
     "tiles.row_sum": "行的当前和 ℓ",
@@ -140,7 +141,8 @@ ZH = {
     "tiles.explain.first": "这一行的第一块：还没有累加任何数，m_旧 = −∞，ℓ_旧 = 0，O_旧 = 0",
     "tiles.explain.key_score": "键 {s}：s = {score}",
     "tiles.explain.key_masked": "键 {s}：被掩码，s = 填充值 {score}",
-    "tiles.explain.m.summary": "查询 {r} 在键 1 … {last} 上的最大分数是 {value}；下面的指数都相对它来取，所以不会溢出。",
+    "tiles.explain.m.summary": (
+        "查询 {r} 在键 1 … {last} 上的最大分数是 {value}；下面的指数都相对它来取，所以不会溢出。"),
     "tiles.explain.correction": "修正因子 exp(m_旧 − m_新) = exp({m_old} − {m_new}) = {c}",
     "tiles.explain.guard": "到目前为止所有分数都是 −∞：内核减去 0 而不是 m（不产生 NaN），所以每一项都是 0",
     "tiles.explain.l.summary": (

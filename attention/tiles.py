@@ -150,13 +150,15 @@ def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
     fill = float(opts.get("fill_value", -math.inf))
     mask = trace.array("extra.mask") if "extra.mask" in trace else np.zeros((B, L, S), dtype=bool)  # (B, L, S)
     _refuse_overflow(masked_scores, mask)
-    v = trace.array("head_split.value").transpose(0, 2, 1, 3)  # (B, H, S, D)
+    v = np.ascontiguousarray(trace.array("head_split.value").transpose(0, 2, 1, 3))  # (B, H, S, D)
     dt = masked_scores.dtype
     safe = _skip_is_exact(trace.array("scores"), mask, fill)  # (B, H, L)
     q = k = None
+    bound = 0.0
     if how == "dot":
         q = trace.array("head_split.query").transpose(0, 2, 1, 3) * dt.type(opts["scale"])  # (B, H, L, E)
-        k = trace.array("head_split.key").transpose(0, 2, 1, 3)  # (B, H, S, E)
+        k = np.ascontiguousarray(trace.array("head_split.key").transpose(0, 2, 1, 3))  # (B, H, S, E)
+        bound = _rounding_bound(q, k)
     n_q, n_k = -(-L // br), -(-S // bc)
     D = v.shape[-1]
     out = np.empty((B, H, L, D), dtype=dt)
@@ -169,7 +171,7 @@ def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
         for j in range(n_k):
             c0, c1 = j * bc, min(S, (j + 1) * bc)
             blk_mask = mask[:, r0:r1, c0:c1]  # (B, br, bc)
-            s = _scores(how, masked_scores, q, k, blk_mask, fill, (r0, r1), (c0, c1))  # (B, H, br, bc)
+            s = _scores(how, masked_scores, q, k, blk_mask, fill, (r0, r1), (c0, c1), bound)  # (B, H, br, bc)
             skip = blk_mask.all(axis=(1, 2))[:, None] & safe[:, :, r0:r1].all(axis=-1)  # (B, H)
             tile = _update(len(tiles), (i, j), (r0, r1), (c0, c1), s, blk_mask, skip, m, l_, O, v[:, :, c0:c1])
             tiles.append(tile)
@@ -195,35 +197,49 @@ def _skip_is_exact(scores: np.ndarray, mask: np.ndarray, fill: float) -> np.ndar
 
     True under a -inf fill; under a finite fill when exp(fill - best) is 0 in the dtype, best
     being the row's largest unmasked score (m only grows from there).  A fully masked row has no
-    unmasked score: False under a finite fill, so its tiles are never skipped (uniform weights)."""
+    unmasked score: False under a finite fill, so its tiles are never skipped (uniform weights).
+    Looked at row by row only when the smallest score of all does not already settle it."""
     B, H, L, S = scores.shape
     if fill == -math.inf:
         return np.ones((B, H, L), dtype=bool)
-    with np.errstate(invalid="ignore"):
+    fill_ = scores.dtype.type(fill)
+    with np.errstate(over="ignore", invalid="ignore"):
+        lowest = scores.min(initial=np.inf)
+        if np.isfinite(lowest) and np.exp(fill_ - lowest) == 0:  # then so for every row's best
+            has_key = ~mask.all(axis=-1)  # (B, L)
+            return np.broadcast_to(has_key[:, None], (B, H, L))
         best = np.where(mask[:, None], -np.inf, scores).max(axis=-1, initial=-np.inf)  # (B, H, L)
-        with np.errstate(over="ignore"):
-            return np.exp(scores.dtype.type(fill) - best) == 0
+        return np.exp(fill_ - best) == 0
 
 
 def _scores(how: str, masked_scores: np.ndarray, q: Optional[np.ndarray], k: Optional[np.ndarray],
-            blk_mask: np.ndarray, fill: float, rows: tuple[int, int], cols: tuple[int, int]) -> np.ndarray:
+            blk_mask: np.ndarray, fill: float, rows: tuple[int, int], cols: tuple[int, int],
+            bound: float) -> np.ndarray:
     """The tile's scores (B, H, br, bc), masked cells := fill, as the engine's masked scores."""
     (r0, r1), (c0, c1) = rows, cols
     block = masked_scores[:, :, r0:r1, c0:c1]
     if how == "read":
         return block
     s = q[:, :, r0:r1] @ k[:, :, c0:c1].swapaxes(-1, -2)  # (B, H, br, E) @ (B, H, E, bc)
-    s = np.where(blk_mask[:, None], s.dtype.type(fill), s)
-    _check_same(s, block, q[:, :, r0:r1], k[:, :, c0:c1])
+    if blk_mask.any():
+        s[np.broadcast_to(blk_mask[:, None], s.shape)] = fill
+    _check_same(s, block, bound)
     return s
 
 
-def _check_same(s: np.ndarray, block: np.ndarray, q: np.ndarray, k: np.ndarray) -> None:
+def _rounding_bound(q: np.ndarray, k: np.ndarray) -> float:
+    """How far two orders of summing one scaled dot product q.k can differ: a few ulps per term."""
+    eps, E = float(np.finfo(q.dtype).eps), max(q.shape[-1], 1)
+    return 4 * eps * E * float(np.abs(q).max(initial=0)) * float(np.abs(k).max(initial=0)) + float(
+        np.finfo(q.dtype).tiny)
+
+
+def _check_same(s: np.ndarray, block: np.ndarray, bound: float) -> None:
     """The tile's own product equals the trace's block up to the rounding of a dot product."""
-    eps = np.finfo(s.dtype).eps
-    E = q.shape[-1]
-    bound = 4 * eps * max(E, 1) * (np.abs(q).max(initial=0) * np.abs(k).max(initial=0)) + np.finfo(s.dtype).tiny
     with np.errstate(invalid="ignore"):  # -inf - -inf where a -inf fill sits in both
+        gap = np.abs(s - block).max(initial=0)
+        if gap <= bound:
+            return
         same = (s == block) | (np.abs(s - block) <= bound)
     if not same.all():
         raise AssertionError(f"tile scores differ from the trace's masked scores by {np.abs(s - block).max()}")
@@ -235,17 +251,19 @@ def _update(order: int, ij: tuple[int, int], rows: tuple[int, int], cols: tuple[
     """One online-softmax update for every batch item and head (skipped ones keep their state)."""
     dt = s.dtype
     m_new = np.maximum(m, s.max(axis=-1, initial=-np.inf))  # (B, H, br)
-    m_new = np.where(skip[..., None], m, m_new)
+    any_skip = bool(skip.any())
+    if any_skip:
+        m_new = np.where(skip[..., None], m, m_new)
     base = np.where(np.isfinite(m_new), m_new, dt.type(0))  # the kernels' guard for an all -inf row
     corr = np.exp(m - base)  # (B, H, br); exp(-inf) = 0 on a row's first real tile
-    corr = np.where(skip[..., None], dt.type(1), corr)
-    p = np.exp(s - base[..., None])  # (B, H, br, bc)
-    p = np.where(skip[..., None, None], dt.type(0), p)
+    p = np.subtract(s, base[..., None])  # (B, H, br, bc)
+    np.exp(p, out=p)
+    if any_skip:
+        corr = np.where(skip[..., None], dt.type(1), corr)
+        p[skip] = 0
     l_new = corr * l_ + p.sum(axis=-1)
     O_new = corr[..., None] * O + p @ v  # (B, H, br, bc) @ (B, H, bc, D)
-    return Tile(order, ij[0], ij[1], rows, cols, skip, s, blk_mask, m, m_new.astype(dt, copy=False),
-                corr.astype(dt, copy=False), p.astype(dt, copy=False), l_, l_new.astype(dt, copy=False), O,
-                O_new.astype(dt, copy=False))
+    return Tile(order, ij[0], ij[1], rows, cols, skip, s, blk_mask, m, m_new, corr, p, l_, l_new, O, O_new)
 
 
 def largest_difference(a: np.ndarray, b: np.ndarray) -> float:

@@ -37,7 +37,8 @@ EN = {
         "Memory per batch item and head ({dtype}, {itemsize} bytes a number): the exact way holds the {L}×{S} "
         "score matrix, {exact}; the tiles hold one {br}×{bc} tile plus the running m, ℓ (one per query row of "
         "the block) and O ({br}×{dv}), {tiled}."),
-    "tiles.memory_at": "At L = S = {n}: the matrix {exact}, the tiles {tiled} ({ratio}× less).",
+    "tiles.memory_at": (
+        "At L = S = {n} (the same blocks and d_v): the matrix {exact}, the tiles {tiled} ({ratio}× less)."),
     "tiles.skip_rule_finite": (
         "A masked cell holds the fill {fill}; a tile whose every cell is masked is skipped only where exp(fill − m) "
         "is exactly 0 in {dtype}, so skipping changes nothing. A fully masked row is never skipped: the engine "
@@ -123,7 +124,7 @@ ZH = {
     "tiles.memory": (
         "每个批次项、每个头的内存（{dtype}，每个数 {itemsize} 字节）：精确算法要存 {L}×{S} 的分数矩阵，{exact}；"
         "分块只存一个 {br}×{bc} 的块，加上当前的 m、ℓ（块中每个查询行一个）和 O（{br}×{dv}），{tiled}。"),
-    "tiles.memory_at": "在 L = S = {n} 时：矩阵 {exact}，分块 {tiled}（少 {ratio} 倍）。",
+    "tiles.memory_at": "在 L = S = {n} 时（块和 d_v 不变）：矩阵 {exact}，分块 {tiled}（少 {ratio} 倍）。",
     "tiles.skip_rule_finite": (
         "被掩码的格子存的是填充值 {fill}；只有当 exp(填充值 − m) 在 {dtype} 中恰好为 0 时，全被掩码的块才被跳过，"
         "所以跳过不改变任何结果。整行都被掩码的行从不跳过：引擎给它平均权重 1/S，分块也一样。"),

@@ -122,6 +122,7 @@ class Tiled:
     fill: float
     how: str  # "dot" or "read" (see `method`)
     dtype: str
+    values: np.ndarray  # (B, H, S, D) the head-split values the running O sums (explain reads them)
 
     @property
     def shape(self) -> tuple[int, int, int, int, int]:
@@ -181,7 +182,7 @@ def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
     exact = trace.array("weighted_sum").transpose(0, 2, 1, 3)  # (B, H, L, D)
     full = mask.all(axis=-1) if S else np.ones((B, L), dtype=bool)
     return Tiled(br, bc, n_q, n_k, tuple(tiles), out, exact, largest_difference(out, exact), full, fill, how,
-                 str(dt))
+                 str(dt), v)
 
 
 def _refuse_overflow(masked_scores: np.ndarray, mask: np.ndarray) -> None:

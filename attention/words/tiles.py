@@ -47,14 +47,17 @@ EN = {
         "A masked cell holds −∞: exp(−∞) = 0, so a tile whose every cell is masked is skipped. A fully masked row "
         "keeps m = −∞ and ℓ = 0, and O / ℓ = 0 / 0 is NaN, as the engine's."),
     # explain one running value
-    "tiles.explain.m.name": "running maximum m of query {r} after tile ({i}, {j})",
-    "tiles.explain.l.name": "running sum ℓ of query {r} after tile ({i}, {j})",
-    "tiles.explain.O.name": "running output O of query {r}, column {d}, after tile ({i}, {j})",
+    "tiles.explain.m.name": "running maximum m of query {r} after query block {i} × key block {j}",
+    "tiles.explain.l.name": "running sum ℓ of query {r} after query block {i} × key block {j}",
+    "tiles.explain.O.name": "running output O of query {r}, column {d}, after query block {i} × key block {j}",
     "tiles.explain.m.formula": "m_new = max(m_old, max_j s_j)",
     "tiles.explain.l.formula": "ℓ_new = exp(m_old − m_new) · ℓ_old + Σ_j exp(s_j − m_new)",
     "tiles.explain.O.formula": "O_new = exp(m_old − m_new) · O_old + Σ_j exp(s_j − m_new) · v_j",
     "tiles.explain.skipped": "This tile was skipped (every cell masked): the value is the one before it, {value}.",
-    "tiles.explain.old": "before this tile: {what}",
+    "tiles.explain.old.m": "before this tile: m_old = {m}",
+    "tiles.explain.old.l": "before this tile: m_old = {m}, ℓ_old = {l}",
+    "tiles.explain.old.O": "before this tile: m_old = {m}, O_old = {o}",
+    "tiles.explain.key_exp": "key {s}: exp({score} − {m}) = {p}",
     "tiles.explain.first": "first tile of this row: nothing summed yet, m_old = −∞, ℓ_old = 0, O_old = 0",
     "tiles.explain.key_score": "key {s}: s = {score}",
     "tiles.explain.key_masked": "key {s}: masked, s = the fill {score}",
@@ -64,7 +67,7 @@ EN = {
     "tiles.explain.correction": "correction exp(m_old − m_new) = exp({m_old} − {m_new}) = {c}",
     "tiles.explain.guard": "every score so far is −∞: the kernel subtracts 0 instead of m (no NaN), so all terms are 0",
     "tiles.explain.l.summary": (
-        "ℓ is the sum of exp(s − m) over keys 1 … {last}, every earlier term rescaled to today's maximum by the "
+        "ℓ is the sum of exp(s − m) over keys 1 … {last}, every earlier term rescaled to the new maximum by the "
         "correction; at the end each weight is exp(s − m) / ℓ."),
     "tiles.explain.O.summary": (
         "O is the sum of exp(s − m) · v over keys 1 … {last}, not yet divided by ℓ; the output is O / ℓ "
@@ -131,14 +134,17 @@ ZH = {
     "tiles.skip_rule_inf": (
         "被掩码的格子存的是 −∞：exp(−∞) = 0，所以全被掩码的块被跳过。整行被掩码的行保持 m = −∞、ℓ = 0，"
         "O / ℓ = 0 / 0 为 NaN，与引擎相同。"),
-    "tiles.explain.m.name": "第 {i}、{j} 块之后查询 {r} 的当前最大值 m",
-    "tiles.explain.l.name": "第 {i}、{j} 块之后查询 {r} 的当前和 ℓ",
-    "tiles.explain.O.name": "第 {i}、{j} 块之后查询 {r} 第 {d} 列的当前输出 O",
+    "tiles.explain.m.name": "查询块 {i} × 键块 {j} 之后，查询 {r} 的当前最大值 m",
+    "tiles.explain.l.name": "查询块 {i} × 键块 {j} 之后，查询 {r} 的当前和 ℓ",
+    "tiles.explain.O.name": "查询块 {i} × 键块 {j} 之后，查询 {r} 第 {d} 列的当前输出 O",
     "tiles.explain.m.formula": "m_新 = max(m_旧, max_j s_j)",
     "tiles.explain.l.formula": "ℓ_新 = exp(m_旧 − m_新) · ℓ_旧 + Σ_j exp(s_j − m_新)",
     "tiles.explain.O.formula": "O_新 = exp(m_旧 − m_新) · O_旧 + Σ_j exp(s_j − m_新) · v_j",
     "tiles.explain.skipped": "这一块被跳过（每个格子都被掩码）：值与之前相同，{value}。",
-    "tiles.explain.old": "这一块之前：{what}",
+    "tiles.explain.old.m": "这一块之前：m_旧 = {m}",
+    "tiles.explain.old.l": "这一块之前：m_旧 = {m}，ℓ_旧 = {l}",
+    "tiles.explain.old.O": "这一块之前：m_旧 = {m}，O_旧 = {o}",
+    "tiles.explain.key_exp": "键 {s}：exp({score} − {m}) = {p}",
     "tiles.explain.first": "这一行的第一块：还没有累加任何数，m_旧 = −∞，ℓ_旧 = 0，O_旧 = 0",
     "tiles.explain.key_score": "键 {s}：s = {score}",
     "tiles.explain.key_masked": "键 {s}：被掩码，s = 填充值 {score}",

@@ -1,0 +1,150 @@
+"""View ▸ FlashAttention tiles…: the tiles dialog used as a person uses it (buttons, keys, clicks, the menu).
+
+Expected numbers come from the trace's masked scores and weighted sum by plain numpy here (the
+row maximum and the sum of exponentials over the keys reached so far), never from attention/tiles.py.
+The scenario is the causal preset (L = S = 6, fill -1e6); default blocks 3 x 2: a 2 x 3 grid."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush
+
+from attention import run, scenario_io, words
+from resources import list_presets
+
+pytestmark = pytest.mark.gui
+
+CAUSAL = next(p for p, _ in list_presets() if p.name == "06_causal_self_attention.json")
+SPARSE = next(p for p, _ in list_presets() if p.name == "07_informer_probsparse.json")
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return run(scenario_io.load(CAUSAL))
+
+
+@pytest.fixture
+def dialog(qtbot, trace):
+    from app.teaching.tiles_view import TilesDialog
+
+    d = TilesDialog()
+    qtbot.addWidget(d)
+    d.view.set_trace(trace)
+    d.show()
+    qtbot.waitExposed(d)
+    d.view.plot.setFocus()
+    return d
+
+
+def shown(view, key: str) -> np.ndarray:
+    m = view.tables[key].model()
+    return np.array([[float(m.data(m.index(r, c)).replace("∞", "inf")) for c in range(m.columnCount())]
+                     for r in range(m.rowCount())])
+
+
+def by_hand(trace, upto_key: np.ndarray):
+    """Row max and sum of exp over keys < upto_key[row] of head 1, batch item 1 (masked scores)."""
+    s = trace.array("masked_scores")[0, 0]
+    m, l_ = np.full(6, -np.inf), np.zeros(6)
+    for r in range(6):
+        if upto_key[r]:
+            row = s[r, :upto_key[r]]
+            m[r] = row.max()
+            l_[r] = np.exp(row - m[r]).sum()
+    return m, l_
+
+
+def test_buttons_walk_the_tiles_in_flashattention2_order(qtbot, dialog, trace):
+    view = dialog.view
+    assert (view.block_q.value(), view.block_k.value()) == (3, 2)
+    assert view.position.text() == "0 / 6"
+    for _ in range(4):
+        qtbot.mouseClick(view.forward_button, Qt.MouseButton.LeftButton)
+    assert view.position.text() == "4 / 6"
+    rect = view.cursor.rect()  # query block 2 (rows 3-5) x key block 1 (keys 0-1)
+    assert (rect.x(), rect.y(), rect.width(), rect.height()) == (0, 3, 2, 3)
+    m, l_ = by_hand(trace, np.array([6, 6, 6, 2, 2, 2]))  # block 1 finished; block 2 has seen keys 1-2
+    np.testing.assert_allclose(shown(view, "m")[:, 0], m, rtol=1e-3)
+    np.testing.assert_allclose(shown(view, "l")[:, 0], l_, rtol=1e-3)
+    qtbot.mouseClick(view.back_button, Qt.MouseButton.LeftButton)
+    assert view.position.text() == "3 / 6"
+    m, _ = by_hand(trace, np.array([6, 6, 6, 0, 0, 0]))
+    np.testing.assert_array_equal(np.isinf(shown(view, "m")[:, 0]), np.isinf(m))  # block 2 not started: -inf
+
+
+def test_keys_step_and_end_shows_the_proof(qtbot, dialog, trace):
+    view = dialog.view
+    qtbot.keyClick(dialog, Qt.Key.Key_Right)
+    qtbot.keyClick(dialog, Qt.Key.Key_Right)
+    assert view.step == 2
+    qtbot.keyClick(dialog, Qt.Key.Key_Left)
+    assert view.step == 1
+    assert not view.proof.isVisible()
+    qtbot.keyClick(dialog, Qt.Key.Key_End)
+    assert view.step == 6 and view.proof.isVisible()
+    proof = view.proof.model()
+    exact = trace.array("weighted_sum")[0, :, 0]  # (L, D) of head 1
+    tiled = np.array([[float(proof.data(proof.index(r, c))) for c in range(0, proof.columnCount(), 2)]
+                      for r in range(6)])
+    np.testing.assert_allclose(tiled, exact, rtol=1e-3, atol=1e-4)
+    assert "Largest difference from the engine's weighted sum" in view.proof_text.text()
+    assert "At L = S = 32768" in view.proof_text.text()
+    qtbot.keyClick(dialog, Qt.Key.Key_Home)
+    assert view.step == 0 and view.position.text() == "0 / 6"
+
+
+def test_skipped_tiles_are_hatched(dialog):
+    view = dialog.view
+    styles = {(t.q_block, t.k_block): item.brush().style() for t, item in zip(view.result.tiles, view._tile_items)}
+    assert styles[(0, 2)] == Qt.BrushStyle.BDiagPattern  # queries 1-3 x keys 5-6: every cell masked
+    assert all(style == QBrush().style() for key, style in styles.items() if key != (0, 2))
+
+
+def test_clicking_a_running_value_explains_it(qtbot, dialog, trace):
+    view = dialog.view
+    view.go(2)
+    table = view.tables["l"]
+    index = table.model().index(1, 0)
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(index).center())
+    text = view.explain_box.toPlainText()
+    assert text.startswith("running sum ℓ of query 2 after query block 1 × key block 2")
+    _, l_ = by_hand(trace, np.array([4, 4, 4, 0, 0, 0]))
+    assert f"= {l_[1]:.4g}" in text
+
+
+def test_play_runs_to_the_end_and_stops(qtbot, dialog):
+    view = dialog.view
+    view.speed.setValue(60)
+    qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
+    assert view.play_button.text() == "Pause"
+    qtbot.waitUntil(lambda: view.step == 6 and not view.timer.isActive(), timeout=5000)
+    assert view.play_button.text() == "Play"
+
+
+def test_a_new_block_size_retiles(dialog):
+    view = dialog.view
+    view.block_q.setValue(2)
+    assert len(view.result.tiles) == 9 and view.position.text() == "0 / 9"
+
+
+def test_prob_sparse_says_it_does_not_apply(dialog):
+    view = dialog.view
+    view.set_trace(run(scenario_io.load(SPARSE)))
+    assert view.note.isVisible() and "does not apply to ProbSparse" in view.note.text()
+    assert not view.forward_button.isEnabled()
+
+
+def test_chinese_words(dialog):
+    words.set_language("zh")
+    dialog.retranslate()
+    assert dialog.view.forward_button.text() == "前进 ▶" and dialog.windowTitle() == "FlashAttention 分块"
+
+
+def test_the_view_menu_opens_it_on_the_windows_trace(qtbot, window):
+    entries = {a.text(): a for a in window.view_menu.actions()}
+    entries["FlashAttention tiles…"].trigger()
+    dialog = window.tiles.dialog
+    qtbot.waitExposed(dialog)
+    assert dialog.view.trace is window.last_trace
+    assert dialog.view.result.max_abs_diff < 1e-12

@@ -42,6 +42,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--json", action="store_true", help="print one JSON object (positions from 0)")
     t.add_argument("--dtype", choices=("float32", "float64"), help="override the scenario's dtype")
     t.add_argument("--lang", choices=("en", "zh"), default=None, help="language of the text (default: the terminal's)")
+    t.add_argument("--blank", action="store_true",
+                   help="write a by-hand worksheet (blank running m, l, O per tile) and its answer key into --out DIR "
+                        "(one batch item and head: --batch, --head, default 0)")
+    t.add_argument("--out", metavar="DIR", help="with --blank: the folder to write the two pages into")
 
 
 def command(args, lang: str) -> int:
@@ -57,15 +61,39 @@ def command(args, lang: str) -> int:
         bc = check_block("--block-k", bc0 if args.block_k is None else args.block_k)
         batches = _chosen("--batch", "tiles.error.batch", args.batch, sc.batch)
         heads = _chosen("--head", "tiles.error.head", args.head, sc.n_heads)
-        result = tiled(run(sc, dtype=args.dtype), br, bc)
+        if args.blank and not args.out:
+            raise TilesError("tiles.error.out_needed")
+        trace = run(sc, dtype=args.dtype)
+        result = tiled(trace, br, bc)
     except TilesError as e:
         print(f"{args.file}: {e.text(lang)}", file=sys.stderr)
         return 2
+    if args.blank:
+        return _worksheet(result, trace, args, batches[0], heads[0], lang)
     if args.json:
         print(json.dumps(as_json(result, batches, heads, args.batch is not None, args.head is not None),
                          ensure_ascii=False, allow_nan=False))
     else:
         sys.stdout.write("\n".join(as_text(result, batches, heads, lang)) + "\n")
+    return 0
+
+
+def _worksheet(result, trace, args, b: int, h: int, lang: str) -> int:
+    """--blank: the worksheet and its answer key into --out; 0, or 2 with one line."""
+    from pathlib import Path
+
+    from attention import safe_write
+    from attention.tiles_worksheet import write
+
+    try:
+        paths = write(result, trace, Path(args.out), b, h, lang)
+    except safe_write.WriteProtected as e:
+        print(words.text("cli.read_only", lang, path=e.path), file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(words.text("tiles.error.write", lang, path=args.out, why=e.strerror or e), file=sys.stderr)
+        return 2
+    print(words.text("tiles.cli.written", lang, paths=", ".join(str(p) for p in paths)))
     return 0
 
 

@@ -107,3 +107,27 @@ def test_main_py_runs_it_headless(tmp_path):
     got = json.loads(done.stdout)
     assert (got["block_q"], got["block_k"]) == (1, 1)  # default: L / 2 = 1, S / 3 = 1
     assert len(got["tiles"]) == 6
+
+
+def test_blank_writes_a_worksheet_without_answers_and_its_key(tmp_path, capsys):
+    path = write(tmp_path)
+    out = tmp_path / "sheet"
+    assert main(["tiles", path, "--block-q", "2", "--block-k", "2", "--blank", "--out", str(out)]) == 0
+    assert "tiles_worksheet.html" in capsys.readouterr().out
+    sheet = (out / "tiles_worksheet.html").read_text(encoding="utf-8")
+    key = (out / "tiles_answer_key.html").read_text(encoding="utf-8")
+    l_after_first = f"{e(-1) + 1:.4g}"  # ℓ of query 1 after keys 1-2, by hand: 1.368
+    out_row = f"{(1 * e(-2) + 2 * e(-1) + 3) / (e(-2) + e(-1) + 1):.4g}"  # O / ℓ of query 1
+    assert f"<td>{l_after_first}</td>" in key and f"<td>{out_row}</td>" in key
+    assert l_after_first not in sheet and out_row not in sheet
+    # 2 tiles x 2 query rows x (m_old, tile max, m_new, correction, ℓ, O[1]) + O / ℓ of 2 queries
+    assert sheet.count("<td>&nbsp;</td>") == 2 * 2 * 6 + 2 and "&nbsp;</td>" not in key
+    assert '<td class="tile-edge-left">4</td>' in sheet  # the given scores stay (query 2 x key 3 = 2 x 2)
+    assert main(["tiles", path, "--blank", "--out", str(out), "--lang", "zh"]) == 0
+    assert "练习纸" in (out / "tiles_worksheet.html").read_text(encoding="utf-8")
+
+
+def test_blank_needs_a_folder(tmp_path, capsys):
+    path = write(tmp_path)
+    assert main(["tiles", path, "--blank"]) == 2
+    assert "--out DIR" in capsys.readouterr().err

@@ -75,6 +75,23 @@ EN = {
     "tiles.explain.final": "after the last key block: O / ℓ = {O} / {l} = {out}; the engine's weighted sum: {exact}",
     "tiles.explain.bad_what": "what: expected one of m, l, O; got {got}",
     "tiles.explain.bad_index": "{field}: expected 0 … {last}, got {got}",
+    # the by-hand worksheet (attention/tiles_worksheet.py)
+    "tiles.sheet.title": "Worksheet: FlashAttention's tiles by hand (batch item {b}, head {h})",
+    "tiles.sheet.key_title": "Answer key: FlashAttention's tiles (batch item {b}, head {h})",
+    "tiles.sheet.intro": (
+        "Walk the tiles in order. For each query row of a tile: the row's largest score in the tile, the new "
+        "running maximum m, the correction exp(m_old − m_new), the running sum ℓ and the running output O "
+        "(not yet divided). Start every query block from m = −∞, ℓ = 0, O = 0. Grey scores are masked (they "
+        "hold the fill)."),
+    "tiles.sheet.scores": "Masked scores (thick lines: tile edges)",
+    "tiles.sheet.values": "Values v",
+    "tiles.sheet.output": "Output O / ℓ after the last tile",
+    "tiles.sheet.query": "query {r}",
+    "tiles.sheet.key": "key {s}",
+    "tiles.sheet.block_max": "max of the tile's row",
+    "tiles.cli.written": "wrote {paths}",
+    "tiles.error.out_needed": "--blank: give the folder to write the worksheet into with --out DIR",
+    "tiles.error.write": "--out: cannot write {path}: {why}",
     # the window's dialog
     "tiles.view.menu": "FlashAttention tiles…",
     "tiles.view.menu_tip": "Walk the scores tile by tile with FlashAttention's online softmax, and prove it exact",
@@ -159,6 +176,21 @@ ZH = {
     "tiles.explain.final": "最后一个键块之后：O / ℓ = {O} / {l} = {out}；引擎的加权和：{exact}",
     "tiles.explain.bad_what": "what：应为 m、l、O 之一；得到的是 {got}",
     "tiles.explain.bad_index": "{field}：应为 0 … {last}，得到的是 {got}",
+    "tiles.sheet.title": "练习纸：手算 FlashAttention 的分块（批次第 {b} 项，第 {h} 头）",
+    "tiles.sheet.key_title": "答案：FlashAttention 的分块（批次第 {b} 项，第 {h} 头）",
+    "tiles.sheet.intro": (
+        "按顺序走过各块。对一块中的每个查询行：该行在块内的最大分数、新的当前最大值 m、修正因子 exp(m_旧 − m_新)、"
+        "当前和 ℓ 以及当前输出 O（尚未相除）。每个查询块都从 m = −∞、ℓ = 0、O = 0 开始。灰色分数是被掩码的"
+        "（存的是填充值）。"),
+    "tiles.sheet.scores": "掩码后的分数（粗线：块的边界）",
+    "tiles.sheet.values": "值向量 v",
+    "tiles.sheet.output": "最后一块之后的输出 O / ℓ",
+    "tiles.sheet.query": "查询 {r}",
+    "tiles.sheet.key": "键 {s}",
+    "tiles.sheet.block_max": "块内该行的最大值",
+    "tiles.cli.written": "已写入 {paths}",
+    "tiles.error.out_needed": "--blank：请用 --out DIR 给出写入练习纸的文件夹",
+    "tiles.error.write": "--out：无法写入 {path}：{why}",
     "tiles.view.menu": "FlashAttention 分块…",
     "tiles.view.menu_tip": "用 FlashAttention 的在线 softmax 逐块走过分数，并证明结果精确",
     "tiles.view.title": "FlashAttention 分块",

@@ -21,12 +21,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRectF, Qt, QTimer
 from PySide6.QtGui import QAction, QBrush, QColor, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDoubleSpinBox,
     QGraphicsRectItem,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -42,6 +44,8 @@ from attention import numbers, words
 
 #: Cells get their number written in them up to this many cells (L x S).
 MAX_TEXT_CELLS = 144
+#: How the quiz names the running values it asks about.
+_NAMES = {"m": "m", "l": "ℓ", "O": "O[1]"}
 #: Masked cells and tiles not reached yet are drawn in these greys.
 MASKED_RGB = (225, 225, 225)
 FUTURE_ALPHA = 0.7
@@ -60,17 +64,21 @@ class ArrayModel(QAbstractTableModel):
         super().__init__(parent)
         self.values = np.zeros((0, 0))
         self.columns: list[str] = []
+        self.rows: Optional[list[str]] = None  # None: queries 1, 2, ...
         self.highlight = (0, 0)
+        self.hidden = (0, 0)  # rows whose numbers the quiz hides ("?")
 
-    def set_values(self, values: np.ndarray, columns: list[str], highlight: tuple[int, int] = (0, 0)) -> None:
+    def set_values(self, values: np.ndarray, columns: list[str], highlight: tuple[int, int] = (0, 0),
+                   rows: Optional[list[str]] = None, hidden: tuple[int, int] = (0, 0)) -> None:
         values = np.asarray(values, dtype=np.float64)
         values = values[:, None] if values.ndim == 1 else values
-        if values.shape != self.values.shape or columns != self.columns:
+        if values.shape != self.values.shape or columns != self.columns or rows != self.rows:
             self.beginResetModel()
-            self.values, self.columns, self.highlight = values, list(columns), highlight
+            self.values, self.columns, self.rows = values, list(columns), rows
+            self.highlight, self.hidden = highlight, hidden
             self.endResetModel()
             return
-        self.values, self.highlight = values, highlight
+        self.values, self.highlight, self.hidden = values, highlight, hidden
         if values.size:
             self.dataChanged.emit(self.index(0, 0), self.index(values.shape[0] - 1, values.shape[1] - 1))
 
@@ -84,6 +92,8 @@ class ArrayModel(QAbstractTableModel):
         if not index.isValid():
             return None
         if role == Qt.ItemDataRole.DisplayRole:
+            if self.hidden[0] <= index.row() < self.hidden[1]:
+                return "?"
             return numbers.rounded(self.values[index.row(), index.column()])
         if role == Qt.ItemDataRole.BackgroundRole and self.highlight[0] <= index.row() < self.highlight[1]:
             return QBrush(HIGHLIGHT)
@@ -96,6 +106,8 @@ class ArrayModel(QAbstractTableModel):
             return None
         if orientation == Qt.Orientation.Horizontal:
             return self.columns[section] if section < len(self.columns) else None
+        if self.rows is not None:
+            return self.rows[section] if section < len(self.rows) else None
         return str(section + 1)  # queries count from 1 where a person reads them
 
 
@@ -107,6 +119,8 @@ class TilesView(QWidget):
         self.trace = None
         self.result = None
         self.step = 0  # 0: before the first tile; k: after tile k - 1
+        self.answered: set[int] = set()  # quiz: steps whose question was checked (their values shown)
+        self.slides = None
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
         self._build()
@@ -116,7 +130,7 @@ class TilesView(QWidget):
     def _keys(self) -> None:
         """→ / Space forward, ← back, Home / End: anywhere in the dialog (buttons never take the focus)."""
         for key, slot in (("Right", self.forward), ("Space", self.forward), ("Left", self.back),
-                          ("Home", self.first), ("End", self.last)):
+                          ("Home", self.first), ("End", self.last), ("F5", self.open_slides)):
             shortcut = QShortcut(QKeySequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
@@ -154,6 +168,10 @@ class TilesView(QWidget):
         self.forward_button = self._button(self.forward)
         self.last_button = self._button(self.last)
         self.play_button = self._button(self.toggle_play)
+        self.slides_button = self._button(self.open_slides)
+        self.quiz = QCheckBox()
+        self.quiz.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.quiz.toggled.connect(lambda _on: self._redraw())
         self.speed = QDoubleSpinBox()
         self.speed.setRange(0.25, 60.0)
         self.speed.setValue(2.0)
@@ -166,11 +184,26 @@ class TilesView(QWidget):
         nav.addWidget(self.labels["speed"])
         nav.addWidget(self.speed)
         nav.addWidget(self.position, 1)
+        nav.addWidget(self.quiz)
+        nav.addWidget(self.slides_button)
 
         self.note = QLabel()  # a kind the tiles do not apply to says so here
         self.note.setWordWrap(True)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.question = QLabel()
+        self.answer = QLineEdit()
+        self.answer.returnPressed.connect(self.check_answer)
+        self.check_button = QPushButton()
+        self.check_button.clicked.connect(self.check_answer)
+        self.feedback = QLabel()
+        self.feedback.setWordWrap(True)
+        self.quiz_row = QWidget()
+        qrow = QHBoxLayout(self.quiz_row)
+        qrow.setContentsMargins(0, 0, 0, 0)
+        for w, stretch in ((self.question, 0), (self.answer, 0), (self.check_button, 0), (self.feedback, 1)):
+            qrow.addWidget(w, stretch)
+        self.quiz_row.hide()
 
         self.plot = pg.PlotWidget()
         self.plot.setMenuEnabled(False)
@@ -238,6 +271,7 @@ class TilesView(QWidget):
         root.addWidget(self.note)
         root.addWidget(split, 3)
         root.addWidget(self.status)
+        root.addWidget(self.quiz_row)
         root.addLayout(bottom, 2)
 
     def retranslate(self) -> None:
@@ -248,6 +282,9 @@ class TilesView(QWidget):
         self.forward_button.setText(_w("tiles.view.forward"))
         self.last_button.setText(_w("tiles.view.last"))
         self.play_button.setText(_w("tiles.view.pause" if self.timer.isActive() else "tiles.view.play"))
+        self.slides_button.setText(_w("tiles.view.slides"))
+        self.quiz.setText(_w("tiles.view.quiz"))
+        self.check_button.setText(_w("tiles.view.check"))
         self.scores_title.setText(_w("tiles.view.scores"))
         self.table_titles["m"].setText(_w("tiles.row_max"))
         self.table_titles["l"].setText(_w("tiles.row_sum"))
@@ -288,8 +325,9 @@ class TilesView(QWidget):
             self.note.show()
         else:
             self.note.hide()
+        self.answered.clear()
         for w in (self.first_button, self.back_button, self.forward_button, self.last_button, self.play_button,
-                  self.speed, self.block_q, self.block_k):
+                  self.speed, self.block_q, self.block_k, self.slides_button, self.quiz):
             w.setEnabled(self.result is not None)
         self.step = min(self.step, self.total())
         self._redraw(image=True)
@@ -477,9 +515,77 @@ class TilesView(QWidget):
         m, l_, O = self.state()
         tile = self.current()
         rows = tile.rows if tile is not None else (0, 0)
-        self.tables["m"].model().set_values(m, ["m"], rows)
-        self.tables["l"].model().set_values(l_, ["ℓ"], rows)
-        self.tables["O"].model().set_values(O, [f"O[{d + 1}]" for d in range(O.shape[1])], rows)
+        hidden = rows if self.asking() else (0, 0)
+        self.tables["m"].model().set_values(m, ["m"], rows, hidden=hidden)
+        self.tables["l"].model().set_values(l_, ["ℓ"], rows, hidden=hidden)
+        self.tables["O"].model().set_values(O, [f"O[{d + 1}]" for d in range(O.shape[1])], rows, hidden=hidden)
+        self._draw_question()
+
+    # ---- quiz ------------------------------------------------------------------------------------
+    def asking(self) -> bool:
+        """The quiz hides this step's new values until its question is checked."""
+        tile = self.current()
+        return (self.quiz.isChecked() and tile is not None and not tile.skipped[self.b(), self.h()]
+                and self.step not in self.answered)
+
+    def question_of(self, tile) -> tuple[str, int, int]:
+        """The running value asked after `tile`: (what, query row, column), cycling m, l, O."""
+        what = ("m", "l", "O")[tile.order % 3]
+        n = tile.rows[1] - tile.rows[0]
+        return what, tile.rows[0] + tile.order % n, 0
+
+    def _draw_question(self) -> None:
+        self.quiz_row.setVisible(self.asking() or (self.quiz.isChecked() and bool(self.feedback.text())))
+        if not self.asking():
+            return
+        what, row, col = self.question_of(self.current())
+        self.question.setText(_w("tiles.view.question", what=_NAMES[what], r=row + 1))
+        self.feedback.setText("")
+        self.answer.setFocus()
+
+    def check_answer(self) -> Optional[bool]:
+        """Check what the student typed against the walk's value (4 significant digits), then show
+        the values and the arithmetic; None when the text is not a number (said so, nothing shown)."""
+        if not self.asking():
+            return None
+        tile = self.current()
+        what, row, col = self.question_of(tile)
+        i = row - tile.rows[0]
+        value = float({"m": tile.m_new, "l": tile.l_new, "O": tile.O_new[..., col]}[what][self.b(), self.h(), i])
+        text = self.answer.text()
+        try:
+            got = numbers.read(text.replace("−", "-").replace("-inf", "-∞").replace("inf", "∞"))
+        except ValueError:
+            self.feedback.setText(_w("tiles.view.not_number", text=text))
+            return None
+        right = numbers.rounded(got) == numbers.rounded(value) or got == value
+        key = "tiles.view.right" if right else "tiles.view.wrong"
+        self.answered.add(self.step)
+        self.answer.clear()
+        self._draw_tables()
+        self.feedback.setText(_w(key, what=_NAMES[what], value=numbers.rounded(value), got=text.strip()))
+        self.quiz_row.show()
+        self.explain_cell(what, row, col)
+        self.plot.setFocus()  # → goes on to the next tile again
+        return right
+
+    # ---- slides ----------------------------------------------------------------------------------
+    def open_slides(self):
+        """One tile per slide, full screen, from the current step (F5)."""
+        from app.teaching.tiles_slides import TilesSlides
+
+        if self.result is None:
+            return None
+        self.pause()
+        if self.slides is not None:
+            self.slides.close()
+        # a window of its own (no parent): the dialog's arrow-key shortcuts must not reach it
+        self.slides = TilesSlides(self.result, self.b(), self.h(), start=self.step)
+        self.slides.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
+        self.slides.showFullScreen()
+        self.slides.activateWindow()
+        self.slides.setFocus()  # the keys are the slides' now
+        return self.slides
 
     def _draw_proof(self) -> None:
         """After the last tile: O / l beside the engine's weighted sum, the difference, the memory."""

@@ -114,6 +114,13 @@ EN = {
     "tiles.view.no_trace": "Nothing to tile yet: the scenario has not been computed.",
     "tiles.view.tiled": "O / ℓ (tiles)",
     "tiles.view.exact": "engine",
+    "tiles.view.slides": "Slides (F5)",
+    "tiles.view.quiz": "Quiz",
+    "tiles.view.question": "After this tile, what is {what} of query {r}?",
+    "tiles.view.check": "Check",
+    "tiles.view.right": "Right: {what} = {value}.",
+    "tiles.view.wrong": "Not quite: {what} = {value} (you wrote {got}). The arithmetic is below.",
+    "tiles.view.not_number": "'{text}' is not a number: type one such as 1.25, or -inf",
 }
 
 ZH = {
@@ -212,4 +219,11 @@ ZH = {
     "tiles.view.no_trace": "还没有可分块的内容：场景尚未计算。",
     "tiles.view.tiled": "O / ℓ（分块）",
     "tiles.view.exact": "引擎",
+    "tiles.view.slides": "幻灯片（F5）",
+    "tiles.view.quiz": "测验",
+    "tiles.view.question": "这一块之后，查询 {r} 的 {what} 是多少？",
+    "tiles.view.check": "检查",
+    "tiles.view.right": "正确：{what} = {value}。",
+    "tiles.view.wrong": "不对：{what} = {value}（你写的是 {got}）。算式见下方。",
+    "tiles.view.not_number": "'{text}' 不是数：请输入像 1.25 或 -inf 这样的数",
 }

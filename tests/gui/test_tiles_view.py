@@ -148,3 +148,48 @@ def test_the_view_menu_opens_it_on_the_windows_trace(qtbot, window):
     qtbot.waitExposed(dialog)
     assert dialog.view.trace is window.last_trace
     assert dialog.view.result.max_abs_diff < 1e-12
+
+
+def test_quiz_hides_the_new_values_until_checked(qtbot, dialog, trace):
+    view = dialog.view
+    qtbot.mouseClick(view.quiz, Qt.MouseButton.LeftButton)
+    assert view.quiz.isChecked()
+    view.go(1)  # tile 1 (queries 1-3 x keys 1-2): asks m of query 1
+    m = view.tables["m"].model()
+    assert [m.data(m.index(r, 0)) for r in range(3)] == ["?", "?", "?"] and m.data(m.index(3, 0)) == "-∞"
+    assert view.question.text() == "After this tile, what is m of query 1?"
+    s = trace.array("masked_scores")[0, 0]
+    want = max(s[0, 0], s[0, 1])  # by hand: the largest of the row's first two scores
+    qtbot.keyClicks(view.answer, f"{want:.4g}")
+    qtbot.mouseClick(view.check_button, Qt.MouseButton.LeftButton)
+    assert view.feedback.text().startswith("Right: m = ")
+    assert m.data(m.index(0, 0)) != "?" and "running maximum m of query 1" in view.explain_box.toPlainText()
+    view.go(2)  # tile 2 asks ℓ of query 2
+    assert view.question.text() == "After this tile, what is ℓ of query 2?"
+    qtbot.keyClicks(view.answer, "abc")
+    qtbot.mouseClick(view.check_button, Qt.MouseButton.LeftButton)
+    assert "'abc' is not a number" in view.feedback.text()
+    view.answer.clear()
+    qtbot.keyClicks(view.answer, "123")
+    qtbot.keyClick(view.answer, Qt.Key.Key_Return)
+    assert view.feedback.text().startswith("Not quite: ℓ = ")
+
+
+def test_f5_shows_one_tile_per_slide(qtbot, dialog, trace):
+    view = dialog.view
+    view.go(2)
+    qtbot.keyClick(dialog, Qt.Key.Key_F5)
+    slides = view.slides
+    assert slides is not None and slides.isVisible() and slides.index == 2
+    assert slides.title.text().startswith("batch item 1, head 1, tile 2 of 6")
+    scores = slides.scores.model()
+    assert scores.rowCount() == 3 and scores.columnCount() == 2  # the tile's own 3 x 2 block
+    assert scores.headerData(0, Qt.Orientation.Horizontal) == "key 3"
+    qtbot.waitUntil(slides.isActiveWindow)  # the full-screen slides take the keys
+    qtbot.keyClick(slides, Qt.Key.Key_Right)
+    assert slides.index == 3 and "skipped" in slides.body.text() and not slides.running.isVisible()
+    qtbot.keyClick(slides, Qt.Key.Key_End)
+    assert slides.title.text() == "Proof: O / ℓ beside the engine's weighted sum"
+    assert "Largest difference" in slides.body.text()
+    qtbot.keyClick(slides, Qt.Key.Key_Escape)
+    assert not slides.isVisible()

@@ -79,7 +79,7 @@ class TilesSlides(QWidget):
         self.title.setText(_w("tiles.view.title"))
         self.body.setText("\n".join([_w("tiles.header", br=r.block_q, bc=r.block_k, nq=r.n_q, nk=r.n_k),
                                      _w("tiles.explain.m.formula"), _w("tiles.explain.l.formula"),
-                                     _w("tiles.explain.O.formula")]))
+                                     _w("tiles.explain.O.formula"), "", _w("tiles.lesson")]))
         self.scores.hide()
         self.running.hide()
 

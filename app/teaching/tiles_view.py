@@ -169,6 +169,7 @@ class TilesView(QWidget):
         self.last_button = self._button(self.last)
         self.play_button = self._button(self.toggle_play)
         self.slides_button = self._button(self.open_slides)
+        self.worksheet_button = self._button(self.export_worksheet)
         self.quiz = QCheckBox()
         self.quiz.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.quiz.toggled.connect(lambda _on: self._redraw())
@@ -186,6 +187,7 @@ class TilesView(QWidget):
         nav.addWidget(self.position, 1)
         nav.addWidget(self.quiz)
         nav.addWidget(self.slides_button)
+        nav.addWidget(self.worksheet_button)
 
         self.note = QLabel()  # a kind the tiles do not apply to says so here
         self.note.setWordWrap(True)
@@ -283,6 +285,7 @@ class TilesView(QWidget):
         self.last_button.setText(_w("tiles.view.last"))
         self.play_button.setText(_w("tiles.view.pause" if self.timer.isActive() else "tiles.view.play"))
         self.slides_button.setText(_w("tiles.view.slides"))
+        self.worksheet_button.setText(_w("tiles.view.worksheet"))
         self.quiz.setText(_w("tiles.view.quiz"))
         self.check_button.setText(_w("tiles.view.check"))
         self.scores_title.setText(_w("tiles.view.scores"))
@@ -327,7 +330,7 @@ class TilesView(QWidget):
             self.note.hide()
         self.answered.clear()
         for w in (self.first_button, self.back_button, self.forward_button, self.last_button, self.play_button,
-                  self.speed, self.block_q, self.block_k, self.slides_button, self.quiz):
+                  self.speed, self.block_q, self.block_k, self.slides_button, self.quiz, self.worksheet_button):
             w.setEnabled(self.result is not None)
         self.step = min(self.step, self.total())
         self._redraw(image=True)
@@ -494,6 +497,7 @@ class TilesView(QWidget):
         if tile is None:
             self.cursor.hide()
             self.status.setText(_w("tiles.view.start"))
+            self.explain_box.setPlainText(_w("tiles.lesson"))
         else:
             (r0, r1), (c0, c1) = tile.rows, tile.cols
             self.cursor.setRect(QRectF(c0, r0, c1 - c0, r1 - r0))
@@ -568,6 +572,29 @@ class TilesView(QWidget):
         self.explain_cell(what, row, col)
         self.plot.setFocus()  # → goes on to the next tile again
         return right
+
+    # ---- worksheet -------------------------------------------------------------------------------
+    def export_worksheet(self) -> list:
+        """Write the by-hand worksheet of the shown head and its answer key into a folder the person
+        chooses (attention/tiles_worksheet.py); the paths written, [] when cancelled or refused."""
+        from pathlib import Path
+
+        from PySide6.QtWidgets import QFileDialog
+
+        from attention.tiles_worksheet import write
+
+        if self.result is None:
+            return []
+        folder = QFileDialog.getExistingDirectory(self, _w("tiles.view.worksheet_title"))
+        if not folder:
+            return []
+        try:
+            paths = write(self.result, self.trace, Path(folder), self.b(), self.h(), words.language())
+        except OSError as e:
+            self.status.setText(_w("tiles.error.write", path=folder, why=e.strerror or e))
+            return []
+        self.status.setText(_w("tiles.cli.written", paths=", ".join(str(p) for p in paths)))
+        return paths
 
     # ---- slides ----------------------------------------------------------------------------------
     def open_slides(self):

@@ -92,6 +92,17 @@ EN = {
     "tiles.cli.written": "wrote {paths}",
     "tiles.error.out_needed": "--blank: give the folder to write the worksheet into with --out DIR",
     "tiles.error.write": "--out: cannot write {path}: {why}",
+    "tiles.lesson": (
+        "Why tiles? The exact way computes all L×S scores, keeps them, takes each row's maximum, exponentiates "
+        "and divides: the whole L×S matrix sits in memory. FlashAttention reads one Br×Bc tile of scores at a "
+        "time and keeps, per query, three running values: m, the largest score seen so far; ℓ, the sum of "
+        "exp(s − m) over the keys seen so far; and O, the same sum with each term multiplied by its value "
+        "vector. When a tile brings a larger maximum, everything summed so far was measured against the old "
+        "one: multiplying it by exp(m_old − m_new) restates it against the new maximum, exactly. After the "
+        "last key block, O / ℓ is the softmax-weighted sum of the values: the exact result up to rounding, "
+        "with only one tile and the running values held at any time."),
+    "tiles.view.worksheet": "Worksheet…",
+    "tiles.view.worksheet_title": "Folder for the tiles worksheet and its answer key",
     # the window's dialog
     "tiles.view.menu": "FlashAttention tiles…",
     "tiles.view.menu_tip": "Walk the scores tile by tile with FlashAttention's online softmax, and prove it exact",
@@ -198,6 +209,15 @@ ZH = {
     "tiles.cli.written": "已写入 {paths}",
     "tiles.error.out_needed": "--blank：请用 --out DIR 给出写入练习纸的文件夹",
     "tiles.error.write": "--out：无法写入 {path}：{why}",
+    "tiles.lesson": (
+        "为什么要分块？精确算法先算出全部 L×S 个分数并存下，再取每行的最大值、求指数、相除：整个 L×S 矩阵都在内存里。"
+        "FlashAttention 每次只读一个 Br×Bc 的分数块，并为每个查询保留三个当前值：m，目前见到的最大分数；ℓ，"
+        "目前见到的键上 exp(s − m) 的和；O，同样的和但每一项乘以对应的值向量。当新的一块带来更大的最大值时，"
+        "之前累加的都是相对旧的最大值算的：乘以 exp(m_旧 − m_新) 就把它们精确地换算到新的最大值。"
+        "最后一个键块之后，O / ℓ 就是按 softmax 加权的值向量之和：与精确结果只差舍入，"
+        "而任何时候只存一个块和这些当前值。"),
+    "tiles.view.worksheet": "练习纸…",
+    "tiles.view.worksheet_title": "分块练习纸及答案的保存文件夹",
     "tiles.view.menu": "FlashAttention 分块…",
     "tiles.view.menu_tip": "用 FlashAttention 的在线 softmax 逐块走过分数，并证明结果精确",
     "tiles.view.title": "FlashAttention 分块",

@@ -193,3 +193,16 @@ def test_f5_shows_one_tile_per_slide(qtbot, dialog, trace):
     assert "Largest difference" in slides.body.text()
     qtbot.keyClick(slides, Qt.Key.Key_Escape)
     assert not slides.isVisible()
+
+
+def test_the_worksheet_button_writes_both_pages(qtbot, dialog, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(tmp_path))
+    qtbot.mouseClick(dialog.view.worksheet_button, Qt.MouseButton.LeftButton)
+    assert (tmp_path / "tiles_worksheet.html").exists() and (tmp_path / "tiles_answer_key.html").exists()
+    assert "tiles_worksheet.html" in dialog.view.status.text()
+
+
+def test_before_the_first_tile_the_lesson_is_shown(dialog):
+    assert dialog.view.explain_box.toPlainText().startswith("Why tiles?")

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterable, Optional
 
 import numpy as np
 
@@ -44,6 +44,13 @@ from attention.trace import Trace
 _ROW_SOFTMAX = {"scaled_dot": "dot", "dot": "dot", "additive": "read"}
 #: Kinds whose weights are not one softmax per row: the words (attention/words/tiles.py) say why.
 _NOT_TILED = {"prob_sparse": "tiles.not_applicable.prob_sparse"}
+#: The steps of plain multi-head attention (trace format 1).  A trace holding any other step has
+#: something between the head split and the weights (a rotation of q and k, a bias, a cap ...):
+#: its tiles then read their scores from the trace instead of multiplying q and k themselves.
+_PLAIN_STEPS = frozenset({
+    "projection.query", "projection.key", "projection.value", "head_split.query", "head_split.key",
+    "head_split.value", "scores", "masked_scores", "attention_weights", "weighted_sum", "concat", "output",
+    "extra.mask", "extra.fully_masked", "extra.additive_features"})
 
 
 class TilesError(ValueError):
@@ -66,15 +73,18 @@ def args_in(args: dict, lang: str) -> dict:
     return {k: words.text(v[1:], lang) if isinstance(v, str) and v.startswith("@") else v for k, v in args.items()}
 
 
-def method(scoring: Optional[str]) -> str:
+def method(scoring: Optional[str], step_ids: Iterable[str] = ()) -> str:
     """How a kind's tiles are scored ("dot" or "read"); TilesError when the kind is no row softmax.
 
     The one decision of which kinds the tiled view applies to (the lead moves it onto the kind
     objects): ProbSparse does not apply -- its lazy rows are never scored, they take the mean
-    (or the running sum) of the values, so there is no row softmax to compute online."""
-    if scoring in _ROW_SOFTMAX:
-        return _ROW_SOFTMAX[scoring]
-    raise TilesError(_NOT_TILED.get(scoring, "tiles.not_applicable.unknown"), kind=str(scoring))
+    (or the running sum) of the values, so there is no row softmax to compute online.  A dot
+    kind whose trace has steps beyond plain attention (`step_ids`) reads its blocks too."""
+    if scoring not in _ROW_SOFTMAX:
+        raise TilesError(_NOT_TILED.get(scoring, "tiles.not_applicable.unknown"), kind=str(scoring))
+    if _ROW_SOFTMAX[scoring] == "dot" and not set(step_ids) <= _PLAIN_STEPS:
+        return "read"
+    return _ROW_SOFTMAX[scoring]
 
 
 def default_blocks(L: int, S: int) -> tuple[int, int]:
@@ -144,18 +154,20 @@ def check_block(name: str, value: object) -> int:
 def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
     """Run the tiles of `trace` with query blocks of `block_q` rows and key blocks of `block_k`."""
     opts = trace.options
-    how = method(opts.get("scoring"))
+    how = method(opts.get("scoring"), trace.ids)
     br, bc = check_block("block_q", block_q), check_block("block_k", block_k)
     masked_scores = trace.array("masked_scores")  # (B, H, L, S)
     B, H, L, S = masked_scores.shape
     fill = float(opts.get("fill_value", -math.inf))
     mask = trace.array("extra.mask") if "extra.mask" in trace else np.zeros((B, L, S), dtype=bool)  # (B, L, S)
     _refuse_overflow(masked_scores, mask)
-    v = np.ascontiguousarray(trace.array("head_split.value").transpose(0, 2, 1, 3))  # (B, H, S, D)
+    v = _per_query_head(trace.array("head_split.value").transpose(0, 2, 1, 3), H)  # (B, H, S, D)
     dt = masked_scores.dtype
     safe = _skip_is_exact(trace.array("scores"), mask, fill)  # (B, H, L)
     q = k = None
     bound = 0.0
+    if how == "dot" and trace["head_split.key"].shape[2] != H:  # shared key heads: read the blocks
+        how = "read"
     if how == "dot":
         q = trace.array("head_split.query").transpose(0, 2, 1, 3) * dt.type(opts["scale"])  # (B, H, L, E)
         k = np.ascontiguousarray(trace.array("head_split.key").transpose(0, 2, 1, 3))  # (B, H, S, E)
@@ -181,8 +193,31 @@ def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
             out[:, :, r0:r1] = O / l_[..., None]  # 0 / 0 = NaN: a fully masked row under a -inf fill
     exact = trace.array("weighted_sum").transpose(0, 2, 1, 3)  # (B, H, L, D)
     full = mask.all(axis=-1) if S else np.ones((B, L), dtype=bool)
-    return Tiled(br, bc, n_q, n_k, tuple(tiles), out, exact, largest_difference(out, exact), full, fill, how,
-                 str(dt), v)
+    diff = largest_difference(out, exact)
+    _refuse_other_weights(trace, diff, v)
+    return Tiled(br, bc, n_q, n_k, tuple(tiles), out, exact, diff, full, fill, how, str(dt), v)
+
+
+def _per_query_head(v: np.ndarray, H: int) -> np.ndarray:
+    """(B, Hkv, S, D) values as (B, H, S, D): with fewer key/value heads than query heads (grouped
+    queries), query head h reads key/value head h // (H / Hkv), as Hugging Face's repeat_kv."""
+    Hkv = v.shape[1]
+    if Hkv != H and Hkv and H % Hkv == 0:
+        v = np.repeat(v, H // Hkv, axis=1)
+    return np.ascontiguousarray(v)
+
+
+def _refuse_other_weights(trace: Trace, diff: float, v: np.ndarray) -> None:
+    """A trace with steps beyond plain attention whose weights are not the row softmax of its
+    masked scores (a sink's extra column, say) gives a different output: refused, naming the
+    steps, rather than shown as a failed proof.  Plain traces are proven by the tests instead."""
+    other = [sid for sid in trace.ids if sid not in _PLAIN_STEPS]
+    if not other:
+        return
+    eps = float(np.finfo(v.dtype).eps)
+    if diff <= 1e4 * eps * (1.0 + float(np.abs(v).max(initial=0.0))):
+        return
+    raise TilesError("tiles.not_applicable.steps", steps=", ".join(other))
 
 
 def _refuse_overflow(masked_scores: np.ndarray, mask: np.ndarray) -> None:

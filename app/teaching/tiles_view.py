@@ -326,6 +326,10 @@ class TilesView(QWidget):
             self.result = None
             self.note.setText(e.text(words.language()))
             self.note.show()
+        except Exception as e:  # noqa: BLE001 - one line in the dialog, never a traceback in a slot
+            self.result = None
+            self.note.setText(f"{type(e).__name__}: {e}")
+            self.note.show()
         else:
             self.note.hide()
         self.answered.clear()

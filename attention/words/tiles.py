@@ -13,6 +13,9 @@ EN = {
     "tiles.not_applicable.unknown": (
         "The tiled view does not know the scoring kind '{kind}': it tiles the kinds whose weights are one "
         "softmax per row of the masked scores (scaled dot, dot, additive)."),
+    "tiles.not_applicable.steps": (
+        "The tiled view does not apply here: with the steps {steps}, the weights are not one softmax per row "
+        "of the masked scores, so the tiles' online softmax would not give this scenario's output."),
     "tiles.error.block": "{field}: expected a whole number of at least 1, got {got}",
     "tiles.error.overflow": (
         "the scores overflowed (batch item {b}, head {h}, query {l}, key {s} is not a finite number), so there is "
@@ -140,6 +143,9 @@ ZH = {
         "这些行没有可以逐块计算的 softmax。要看分块，请选择缩放点积、点积或加性评分。"),
     "tiles.not_applicable.unknown": (
         "分块视图不认识评分方式 '{kind}'：它只对权重是掩码后分数逐行 softmax 的方式分块（缩放点积、点积、加性）。"),
+    "tiles.not_applicable.steps": (
+        "分块视图在这里不适用：有了步骤 {steps}，权重不再是掩码后分数逐行的 softmax，"
+        "分块的在线 softmax 得不到这个场景的输出。"),
     "tiles.error.block": "{field}：应为不小于 1 的整数，得到的是 {got}",
     "tiles.error.overflow": (
         "分数溢出了（批次第 {b} 项、第 {h} 头、查询 {l}、键 {s} 不是有限数），没有可以逐块计算的 softmax；"

@@ -214,3 +214,44 @@ def test_memory_figures_by_hand():
 def test_default_blocks_give_about_two_by_three():
     assert default_blocks(6, 6) == (3, 2)
     assert default_blocks(1, 2) == (1, 1)
+
+
+def synthetic_trace(rng, H: int, Hkv: int, sink: bool = False, extra: tuple[str, ...] = ()) -> tuple[Trace, np.ndarray]:
+    """A trace as a future kind would record it, built here by hand: H query heads reading Hkv
+    key/value heads (query head h uses kv head h // (H / Hkv)), optionally a sink logit per head
+    joining each row's softmax as an extra column.  Returns it and the expected (B, H, L, D)."""
+    B, L, S, E, D = 1, 5, 6, 2, 3
+    q, k, v = rng.normal(size=(B, L, H, E)), rng.normal(size=(B, S, Hkv, E)), rng.normal(size=(B, S, Hkv, D))
+    kv = np.arange(H) // (H // Hkv)
+    scores = np.einsum("blhe,bshe->bhls", q, k[:, :, kv]) / np.sqrt(E)
+    logits = np.concatenate([scores, np.full((B, H, L, 1), 0.7)], axis=-1) if sink else scores
+    w = softmax(logits)[..., :S]  # a sink's column is dropped after the softmax: rows sum to less than 1
+    ctx = np.einsum("bhls,bshd->blhd", w, v[:, :, kv])
+    dims = {"scores": ("B", "H", "L", "S")}
+    arrays = {"head_split.query": q, "head_split.key": k, "head_split.value": v, "scores": scores,
+              "masked_scores": scores, "attention_weights": w, "weighted_sum": ctx,
+              **{sid: np.zeros(1) for sid in extra}}
+    steps = tuple(Step(sid, a, dims.get(sid, ()), "scaled_dot") for sid, a in arrays.items())
+    options = {"scoring": "scaled_dot", "scale": 1 / np.sqrt(E), "fill_value": -1e6}
+    return Trace(steps, options, {}), ctx.transpose(0, 2, 1, 3)
+
+
+def test_shared_key_value_heads_are_read_per_query_head():
+    trace, want = synthetic_trace(np.random.default_rng(13), H=4, Hkv=2)
+    result = tiled(trace, 2, 4)
+    assert result.how == "read"  # the key heads are shared: the blocks come from the trace
+    np.testing.assert_allclose(result.output, want, rtol=1e-13, atol=1e-14)
+
+
+def test_a_trace_with_steps_beyond_plain_attention_reads_its_blocks():
+    trace, want = synthetic_trace(np.random.default_rng(14), H=2, Hkv=2, extra=("rope.query", "rope.key"))
+    result = tiled(trace, 3, 4)
+    assert result.how == "read"
+    np.testing.assert_allclose(result.output, want, rtol=1e-13, atol=1e-14)
+
+
+def test_weights_that_are_not_the_row_softmax_are_refused():
+    trace, _ = synthetic_trace(np.random.default_rng(15), H=2, Hkv=2, sink=True, extra=("extra.sinks",))
+    with pytest.raises(TilesError) as e:
+        tiled(trace, 2, 2)
+    assert "extra.sinks" in e.value.text("en") and "extra.sinks" in e.value.text("zh")

@@ -46,6 +46,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="write a by-hand worksheet (blank running m, l, O per tile) and its answer key into --out DIR "
                         "(one batch item and head: --batch, --head, default 0)")
     t.add_argument("--out", metavar="DIR", help="with --blank: the folder to write the two pages into")
+    t.add_argument("--explain", nargs="+", metavar="ARG",
+                   help="explain one running value instead: TILE WHAT ROW [COL], from 0 (TILE its place in the walk, "
+                        "WHAT m, l or O, ROW the query, COL the column of O), of --batch/--head (default 0)")
 
 
 def command(args, lang: str) -> int:
@@ -70,11 +73,37 @@ def command(args, lang: str) -> int:
         return 2
     if args.blank:
         return _worksheet(result, trace, args, batches[0], heads[0], lang)
+    if args.explain:
+        return _explain(result, args, batches[0], heads[0], lang)
     if args.json:
         print(json.dumps(as_json(result, batches, heads, args.batch is not None, args.head is not None),
                          ensure_ascii=False, allow_nan=False))
     else:
         sys.stdout.write("\n".join(as_text(result, batches, heads, lang)) + "\n")
+    return 0
+
+
+def _explain(result, args, b: int, h: int, lang: str) -> int:
+    """--explain TILE WHAT ROW [COL]: one running value's update, text or JSON; 0, or 2 with one line."""
+    from attention.tiles import TilesError
+    from attention.tiles_explain import explain_running
+
+    parts = list(args.explain)
+    if not 3 <= len(parts) <= 4:
+        print(f"{args.file}: {words.text('tiles.error.explain_args', lang, got=' '.join(parts))}", file=sys.stderr)
+        return 2
+    try:
+        order, row = int(parts[0]), int(parts[2])
+        col = int(parts[3]) if len(parts) == 4 else 0
+    except ValueError:
+        print(f"{args.file}: {words.text('tiles.error.explain_args', lang, got=' '.join(parts))}", file=sys.stderr)
+        return 2
+    try:
+        ex = explain_running(result, order, parts[1], b, h, row, col)
+    except TilesError as e:
+        print(f"{args.file}: --explain: {e.text(lang)}", file=sys.stderr)
+        return 2
+    print(json.dumps(ex.to_dict(), ensure_ascii=False, allow_nan=False) if args.json else ex.text(lang))
     return 0
 
 

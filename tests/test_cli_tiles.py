@@ -131,3 +131,18 @@ def test_blank_needs_a_folder(tmp_path, capsys):
     path = write(tmp_path)
     assert main(["tiles", path, "--blank"]) == 2
     assert "--out DIR" in capsys.readouterr().err
+
+
+def test_explain_a_running_value(tmp_path, capsys):
+    path = write(tmp_path)
+    assert main(["tiles", path, "--block-q", "2", "--block-k", "2", "--explain", "1", "l", "0"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("running sum ℓ of query 1 after query block 1 × key block 2 = 1.503")  # (e^-1+1)e^-1+1
+    assert "correction exp(m_old − m_new) = exp(1 − 2) = 0.3679" in text
+    assert main(["tiles", path, "--block-q", "2", "--block-k", "2", "--explain", "1", "O", "1", "0", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["what"] == "O" and abs(got["value"] - (1 * e(-4) + 2 * e(-2) + 3)) < 1e-14
+    assert main(["tiles", path, "--explain", "1", "x", "0"]) == 2
+    assert "--explain: what: expected one of m, l, O" in capsys.readouterr().err
+    assert main(["tiles", path, "--explain", "1", "l"]) == 2
+    assert "expected TILE WHAT ROW [COL]" in capsys.readouterr().err

@@ -42,6 +42,9 @@ from app.features import FeatureHost
 from app.panes import colormaps
 from attention import numbers, words
 
+#: At most this many query blocks and key blocks (a grid a person can follow, and one the window
+#: draws in a frame; `main.py tiles` takes any block size).
+MAX_BLOCKS = 32
 #: Cells get their number written in them up to this many cells (L x S).
 MAX_TEXT_CELLS = 144
 #: How the quiz names the running values it asks about.
@@ -304,9 +307,10 @@ class TilesView(QWidget):
         first = self.trace is None
         self.trace = trace
         B, H, L, S = trace["masked_scores"].shape
-        for spin, top in ((self.block_q, L), (self.block_k, S), (self.batch, B), (self.head, H)):
+        lowest = (-(-L // MAX_BLOCKS), -(-S // MAX_BLOCKS), 1, 1)  # at most MAX_BLOCKS x MAX_BLOCKS tiles
+        for spin, low, top in zip((self.block_q, self.block_k, self.batch, self.head), lowest, (L, S, B, H)):
             spin.blockSignals(True)
-            spin.setRange(1, max(1, top))
+            spin.setRange(low, max(low, top))
             spin.blockSignals(False)
         if first:
             br, bc = default_blocks(L, S)

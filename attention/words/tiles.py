@@ -16,6 +16,8 @@ EN = {
     "tiles.not_applicable.steps": (
         "The tiled view does not apply here: with the steps {steps}, the weights are not one softmax per row "
         "of the masked scores, so the tiles' online softmax would not give this scenario's output."),
+    "tiles.error.explain_args": (
+        "--explain: expected TILE WHAT ROW [COL], whole numbers from 0 and WHAT one of m, l, O; got {got}"),
     "tiles.error.block": "{field}: expected a whole number of at least 1, got {got}",
     "tiles.error.overflow": (
         "the scores overflowed (batch item {b}, head {h}, query {l}, key {s} is not a finite number), so there is "
@@ -146,6 +148,8 @@ ZH = {
     "tiles.not_applicable.steps": (
         "分块视图在这里不适用：有了步骤 {steps}，权重不再是掩码后分数逐行的 softmax，"
         "分块的在线 softmax 得不到这个场景的输出。"),
+    "tiles.error.explain_args": (
+        "--explain：应为 TILE WHAT ROW [COL]，整数从 0 数起，WHAT 为 m、l、O 之一；得到的是 {got}"),
     "tiles.error.block": "{field}：应为不小于 1 的整数，得到的是 {got}",
     "tiles.error.overflow": (
         "分数溢出了（批次第 {b} 项、第 {h} 头、查询 {l}、键 {s} 不是有限数），没有可以逐块计算的 softmax；"

@@ -206,3 +206,21 @@ def test_the_worksheet_button_writes_both_pages(qtbot, dialog, tmp_path, monkeyp
 
 def test_before_the_first_tile_the_lesson_is_shown(dialog):
     assert dialog.view.explain_box.toPlainText().startswith("Why tiles?")
+
+
+def test_block_sizes_keep_the_grid_followable(dialog):
+    import dataclasses
+
+    from attention import Scenario
+
+    rng = np.random.default_rng(0)
+    sc = dataclasses.replace(scenario_io.load(CAUSAL), queries=rng.normal(size=(1, 100, 4)),
+                             keys=rng.normal(size=(1, 70, 4)), values=rng.normal(size=(1, 70, 4)), causal=False,
+                             query_tokens=None, key_tokens=None)
+    assert isinstance(sc, Scenario)
+    view = dialog.view
+    view.set_trace(run(sc))
+    view.block_q.setValue(1)
+    view.block_k.setValue(1)
+    assert (view.block_q.value(), view.block_k.value()) == (4, 3)  # ceil(100 / 32), ceil(70 / 32)
+    assert view.result.n_q <= 32 and view.result.n_k <= 32

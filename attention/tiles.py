@@ -163,7 +163,7 @@ def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
     _refuse_overflow(masked_scores, mask)
     v = _per_query_head(trace.array("head_split.value").transpose(0, 2, 1, 3), H)  # (B, H, S, D)
     dt = masked_scores.dtype
-    safe = _skip_is_exact(trace.array("scores"), mask, fill)  # (B, H, L)
+    safe = _skip_is_exact(masked_scores, fill)  # (B, H, L)
     q = k = None
     bound = 0.0
     if how == "dot" and trace["head_split.key"].shape[2] != H:  # shared key heads: read the blocks
@@ -228,24 +228,18 @@ def _refuse_overflow(masked_scores: np.ndarray, mask: np.ndarray) -> None:
         raise TilesError("tiles.error.overflow", b=b + 1, h=h + 1, l=l_ + 1, s=s + 1)
 
 
-def _skip_is_exact(scores: np.ndarray, mask: np.ndarray, fill: float) -> np.ndarray:
+def _skip_is_exact(masked_scores: np.ndarray, fill: float) -> np.ndarray:
     """(B, H, L) bool: a masked cell of this row adds exactly nothing, whatever tile it is in.
 
-    True under a -inf fill; under a finite fill when exp(fill - best) is 0 in the dtype, best
-    being the row's largest unmasked score (m only grows from there).  A fully masked row has no
-    unmasked score: False under a finite fill, so its tiles are never skipped (uniform weights).
-    Looked at row by row only when the smallest score of all does not already settle it."""
-    B, H, L, S = scores.shape
+    True under a -inf fill; under a finite fill when exp(fill - m) is 0 in the dtype, m being the
+    row's maximum (m only grows towards it).  Where the fill is below the row's unmasked scores
+    that maximum is the largest of them; a fully masked row's is the fill itself, exp(0) = 1:
+    never skipped under a finite fill (its weights are uniform, as the engine's)."""
+    B, H, L, S = masked_scores.shape
     if fill == -math.inf:
         return np.ones((B, H, L), dtype=bool)
-    fill_ = scores.dtype.type(fill)
     with np.errstate(over="ignore", invalid="ignore"):
-        lowest = scores.min(initial=np.inf)
-        if np.isfinite(lowest) and np.exp(fill_ - lowest) == 0:  # then so for every row's best
-            has_key = ~mask.all(axis=-1)  # (B, L)
-            return np.broadcast_to(has_key[:, None], (B, H, L))
-        best = np.where(mask[:, None], -np.inf, scores).max(axis=-1, initial=-np.inf)  # (B, H, L)
-        return np.exp(fill_ - best) == 0
+        return np.exp(masked_scores.dtype.type(fill) - masked_scores.max(axis=-1, initial=-np.inf)) == 0
 
 
 def _scores(how: str, masked_scores: np.ndarray, q: Optional[np.ndarray], k: Optional[np.ndarray],

@@ -169,7 +169,8 @@ def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
     if how == "dot" and trace["head_split.key"].shape[2] != H:  # shared key heads: read the blocks
         how = "read"
     if how == "dot":
-        q = trace.array("head_split.query").transpose(0, 2, 1, 3) * dt.type(opts["scale"])  # (B, H, L, E)
+        q = np.ascontiguousarray(trace.array("head_split.query").transpose(0, 2, 1, 3) * dt.type(opts["scale"]))
+        # q: (B, H, L, E), the scale folded in first, as the engine does
         k = np.ascontiguousarray(trace.array("head_split.key").transpose(0, 2, 1, 3))  # (B, H, S, E)
         bound = _rounding_bound(q, k)
     n_q, n_k = -(-L // br), -(-S // bc)

@@ -224,3 +224,19 @@ def test_block_sizes_keep_the_grid_followable(dialog):
     view.block_k.setValue(1)
     assert (view.block_q.value(), view.block_k.value()) == (4, 3)  # ceil(100 / 32), ceil(70 / 32)
     assert view.result.n_q <= 32 and view.result.n_k <= 32
+
+
+def test_the_dialog_follows_the_windows_next_scenario(qtbot, window):
+    window.tiles.open()
+    dialog = window.tiles.dialog
+    title = next(t for p, t in list_presets() if p == CAUSAL)
+    window.open_preset(CAUSAL, title)
+    window.recompute.recompute_now()
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: dialog.view.trace is window.last_trace)
+    assert dialog.view.result.shape[2:4] == (6, 6) and dialog.view.result.max_abs_diff < 1e-12
+    window.open_preset(SPARSE, next(t for p, t in list_presets() if p == SPARSE))
+    window.recompute.recompute_now()
+    window.recompute.wait_idle()
+    qtbot.waitUntil(lambda: dialog.view.trace is window.last_trace)
+    assert dialog.view.note.isVisible() and "ProbSparse" in dialog.view.note.text()

@@ -63,6 +63,12 @@ def _r(x: float) -> str:
     return numbers.rounded(float(x))
 
 
+def _minus(a: float, b: float) -> str:
+    """'a − b' with a negative b in brackets: exp(-1e6 − (-1e6)), never exp(-1e6 − -1e6)."""
+    right = _r(b)
+    return f"{_r(a)} − ({right})" if right.startswith("-") else f"{_r(a)} − {right}"
+
+
 def _check(name: str, value: int, n: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= int(value) < n:
         raise TilesError("tiles.explain.bad_index", field=name, last=n - 1, got=repr(value))
@@ -138,10 +144,11 @@ def _exponentials(tile, b: int, h: int, i: int) -> tuple[list[dict[str, str]], f
     lines = []
     if not math.isfinite(m_new):
         lines.append(_both("tiles.explain.guard"))
-    lines.append(_both("tiles.explain.correction", m_old=_r(m_old), m_new=_r(base), c=_r(corr)))
+    lines.append(_both("tiles.explain.correction", diff=_minus(m_old, base), c=_r(corr)))
     ps = [float(p) for p in tile.p[b, h, i]]
     for j, (s, p) in enumerate(zip(tile.scores[b, h, i], ps)):
-        lines.append(_both("tiles.explain.key_exp", s=tile.cols[0] + j + 1, score=_r(s), m=_r(base), p=_r(p)))
+        key = "tiles.explain.key_exp_masked" if tile.masked[b, i, j] else "tiles.explain.key_exp"
+        lines.append(_both(key, s=tile.cols[0] + j + 1, diff=_minus(s, base), p=_r(p)))
     return lines, corr, ps
 
 

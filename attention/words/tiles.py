@@ -62,14 +62,15 @@ EN = {
     "tiles.explain.old.m": "before this tile: m_old = {m}",
     "tiles.explain.old.l": "before this tile: m_old = {m}, ℓ_old = {l}",
     "tiles.explain.old.O": "before this tile: m_old = {m}, O_old = {o}",
-    "tiles.explain.key_exp": "key {s}: exp({score} − {m}) = {p}",
+    "tiles.explain.key_exp": "key {s}: exp({diff}) = {p}",
+    "tiles.explain.key_exp_masked": "key {s} (masked, the fill): exp({diff}) = {p}",
     "tiles.explain.first": "first tile of this row: nothing summed yet, m_old = −∞, ℓ_old = 0, O_old = 0",
     "tiles.explain.key_score": "key {s}: s = {score}",
     "tiles.explain.key_masked": "key {s}: masked, s = the fill {score}",
     "tiles.explain.m.summary": (
         "The largest score of query {r} over keys 1 … {last} is {value}; the exponentials below are taken "
         "relative to it, so none overflows."),
-    "tiles.explain.correction": "correction exp(m_old − m_new) = exp({m_old} − {m_new}) = {c}",
+    "tiles.explain.correction": "correction exp(m_old − m_new) = exp({diff}) = {c}",
     "tiles.explain.guard": "every score so far is −∞: the kernel subtracts 0 instead of m (no NaN), so all terms are 0",
     "tiles.explain.l.summary": (
         "ℓ is the sum of exp(s − m) over keys 1 … {last}, every earlier term rescaled to the new maximum by the "
@@ -77,7 +78,7 @@ EN = {
     "tiles.explain.O.summary": (
         "O is the sum of exp(s − m) · v over keys 1 … {last}, not yet divided by ℓ; the output is O / ℓ "
         "once the last key block is done."),
-    "tiles.explain.final": "after the last key block: O / ℓ = {O} / {l} = {out}; the engine's weighted sum: {exact}",
+    "tiles.explain.final": "After the last key block: O / ℓ = {O} / {l} = {out}; the engine's weighted sum: {exact}",
     "tiles.explain.bad_what": "what: expected one of m, l, O; got {got}",
     "tiles.explain.bad_index": "{field}: expected 0 … {last}, got {got}",
     # the by-hand worksheet (attention/tiles_worksheet.py)
@@ -189,13 +190,14 @@ ZH = {
     "tiles.explain.old.m": "这一块之前：m_旧 = {m}",
     "tiles.explain.old.l": "这一块之前：m_旧 = {m}，ℓ_旧 = {l}",
     "tiles.explain.old.O": "这一块之前：m_旧 = {m}，O_旧 = {o}",
-    "tiles.explain.key_exp": "键 {s}：exp({score} − {m}) = {p}",
+    "tiles.explain.key_exp": "键 {s}：exp({diff}) = {p}",
+    "tiles.explain.key_exp_masked": "键 {s}（被掩码，填充值）：exp({diff}) = {p}",
     "tiles.explain.first": "这一行的第一块：还没有累加任何数，m_旧 = −∞，ℓ_旧 = 0，O_旧 = 0",
     "tiles.explain.key_score": "键 {s}：s = {score}",
     "tiles.explain.key_masked": "键 {s}：被掩码，s = 填充值 {score}",
     "tiles.explain.m.summary": (
         "查询 {r} 在键 1 … {last} 上的最大分数是 {value}；下面的指数都相对它来取，所以不会溢出。"),
-    "tiles.explain.correction": "修正因子 exp(m_旧 − m_新) = exp({m_old} − {m_new}) = {c}",
+    "tiles.explain.correction": "修正因子 exp(m_旧 − m_新) = exp({diff}) = {c}",
     "tiles.explain.guard": "到目前为止所有分数都是 −∞：内核减去 0 而不是 m（不产生 NaN），所以每一项都是 0",
     "tiles.explain.l.summary": (
         "ℓ 是键 1 … {last} 上 exp(s − m) 的和，之前的每一项都用修正因子换算到当前的最大值；"

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
-from app.teaching.tiles_view import ArrayModel
+from app.teaching.tiles_tables import ArrayModel
 from attention import words
 
 FONT_POINTS = 20

@@ -18,7 +18,7 @@ from typing import Optional
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRectF, Qt, QTimer
+from PySide6.QtCore import QObject, QRectF, Qt, QTimer
 from PySide6.QtGui import QAction, QBrush, QColor, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -40,6 +39,8 @@ from PySide6.QtWidgets import (
 
 from app.features import FeatureHost
 from app.panes import colormaps
+from app.teaching import tiles_quiz
+from app.teaching.tiles_tables import ArrayModel
 from attention import numbers, words
 
 #: At most this many query blocks and key blocks (a grid a person can follow, and one the window
@@ -47,71 +48,13 @@ from attention import numbers, words
 MAX_BLOCKS = 32
 #: Cells get their number written in them up to this many cells (L x S).
 MAX_TEXT_CELLS = 144
-#: How the quiz names the running values it asks about.
-_NAMES = {"m": "m", "l": "ℓ", "O": "O[1]"}
 #: Masked cells and tiles not reached yet are drawn in these greys.
 MASKED_RGB = (225, 225, 225)
 FUTURE_ALPHA = 0.7
-HIGHLIGHT = QColor(255, 236, 170)
 
 
 def _w(key: str, **args) -> str:
     return words.text(key, **args)
-
-
-class ArrayModel(QAbstractTableModel):
-    """A read-only table of numbers, written as every number a person reads (attention.numbers);
-    rows in `highlight` (a half-open range) get a light background: the block being updated."""
-
-    def __init__(self, parent: Optional[QObject] = None) -> None:
-        super().__init__(parent)
-        self.values = np.zeros((0, 0))
-        self.columns: list[str] = []
-        self.rows: Optional[list[str]] = None  # None: queries 1, 2, ...
-        self.highlight = (0, 0)
-        self.hidden = (0, 0)  # rows whose numbers the quiz hides ("?")
-
-    def set_values(self, values: np.ndarray, columns: list[str], highlight: tuple[int, int] = (0, 0),
-                   rows: Optional[list[str]] = None, hidden: tuple[int, int] = (0, 0)) -> None:
-        values = np.asarray(values, dtype=np.float64)
-        values = values[:, None] if values.ndim == 1 else values
-        if values.shape != self.values.shape or columns != self.columns or rows != self.rows:
-            self.beginResetModel()
-            self.values, self.columns, self.rows = values, list(columns), rows
-            self.highlight, self.hidden = highlight, hidden
-            self.endResetModel()
-            return
-        self.values, self.highlight, self.hidden = values, highlight, hidden
-        if values.size:
-            self.dataChanged.emit(self.index(0, 0), self.index(values.shape[0] - 1, values.shape[1] - 1))
-
-    def rowCount(self, parent: Optional[QModelIndex] = None) -> int:  # noqa: N802 - Qt's name
-        return 0 if parent is not None and parent.isValid() else self.values.shape[0]
-
-    def columnCount(self, parent: Optional[QModelIndex] = None) -> int:  # noqa: N802 - Qt's name
-        return 0 if parent is not None and parent.isValid() else self.values.shape[1]
-
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            if self.hidden[0] <= index.row() < self.hidden[1]:
-                return "?"
-            return numbers.rounded(self.values[index.row(), index.column()])
-        if role == Qt.ItemDataRole.BackgroundRole and self.highlight[0] <= index.row() < self.highlight[1]:
-            return QBrush(HIGHLIGHT)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if orientation == Qt.Orientation.Horizontal:
-            return self.columns[section] if section < len(self.columns) else None
-        if self.rows is not None:
-            return self.rows[section] if section < len(self.rows) else None
-        return str(section + 1)  # queries count from 1 where a person reads them
 
 
 class TilesView(QWidget):
@@ -196,18 +139,10 @@ class TilesView(QWidget):
         self.note.setWordWrap(True)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.question = QLabel()
-        self.answer = QLineEdit()
-        self.answer.returnPressed.connect(self.check_answer)
-        self.check_button = QPushButton()
-        self.check_button.clicked.connect(self.check_answer)
-        self.feedback = QLabel()
-        self.feedback.setWordWrap(True)
-        self.quiz_row = QWidget()
-        qrow = QHBoxLayout(self.quiz_row)
-        qrow.setContentsMargins(0, 0, 0, 0)
-        for w, stretch in ((self.question, 0), (self.answer, 0), (self.check_button, 0), (self.feedback, 1)):
-            qrow.addWidget(w, stretch)
+        self.quiz_row = tiles_quiz.QuizRow()
+        self.quiz_row.submitted.connect(self.check_answer)
+        self.question, self.answer = self.quiz_row.question, self.quiz_row.answer
+        self.check_button, self.feedback = self.quiz_row.check_button, self.quiz_row.feedback
         self.quiz_row.hide()
 
         self.plot = pg.PlotWidget()
@@ -290,7 +225,7 @@ class TilesView(QWidget):
         self.slides_button.setText(_w("tiles.view.slides"))
         self.worksheet_button.setText(_w("tiles.view.worksheet"))
         self.quiz.setText(_w("tiles.view.quiz"))
-        self.check_button.setText(_w("tiles.view.check"))
+        self.quiz_row.retranslate()
         self.scores_title.setText(_w("tiles.view.scores"))
         self.table_titles["m"].setText(_w("tiles.row_max"))
         self.table_titles["l"].setText(_w("tiles.row_sum"))
@@ -540,20 +475,10 @@ class TilesView(QWidget):
         return (self.quiz.isChecked() and tile is not None and not tile.skipped[self.b(), self.h()]
                 and self.step not in self.answered)
 
-    def question_of(self, tile) -> tuple[str, int, int]:
-        """The running value asked after `tile`: (what, query row, column), cycling m, l, O."""
-        what = ("m", "l", "O")[tile.order % 3]
-        n = tile.rows[1] - tile.rows[0]
-        return what, tile.rows[0] + tile.order % n, 0
-
     def _draw_question(self) -> None:
         self.quiz_row.setVisible(self.asking() or (self.quiz.isChecked() and bool(self.feedback.text())))
-        if not self.asking():
-            return
-        what, row, col = self.question_of(self.current())
-        self.question.setText(_w("tiles.view.question", what=_NAMES[what], r=row + 1))
-        self.feedback.setText("")
-        self.answer.setFocus()
+        if self.asking():
+            self.quiz_row.ask(*tiles_quiz.question_of(self.current())[:2])
 
     def check_answer(self) -> Optional[bool]:
         """Check what the student typed against the walk's value (4 significant digits), then show
@@ -561,21 +486,14 @@ class TilesView(QWidget):
         if not self.asking():
             return None
         tile = self.current()
-        what, row, col = self.question_of(tile)
-        i = row - tile.rows[0]
-        value = float({"m": tile.m_new, "l": tile.l_new, "O": tile.O_new[..., col]}[what][self.b(), self.h(), i])
+        what, row, col = tiles_quiz.question_of(tile)
+        value = tiles_quiz.value_of(tile, what, self.b(), self.h(), row, col)
         text = self.answer.text()
-        try:
-            got = numbers.read(text.replace("−", "-").replace("-inf", "-∞").replace("inf", "∞"))
-        except ValueError:
-            self.feedback.setText(_w("tiles.view.not_number", text=text))
+        right = self.quiz_row.judge(text, what, value)
+        if right is None:
             return None
-        right = numbers.rounded(got) == numbers.rounded(value) or got == value
-        key = "tiles.view.right" if right else "tiles.view.wrong"
         self.answered.add(self.step)
-        self.answer.clear()
         self._draw_tables()
-        self.feedback.setText(_w(key, what=_NAMES[what], value=numbers.rounded(value), got=text.strip()))
         self.quiz_row.show()
         self.explain_cell(what, row, col)
         self.plot.setFocus()  # → goes on to the next tile again

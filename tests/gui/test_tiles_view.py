@@ -240,3 +240,30 @@ def test_the_dialog_follows_the_windows_next_scenario(qtbot, window):
     window.recompute.wait_idle()
     qtbot.waitUntil(lambda: dialog.view.trace is window.last_trace)
     assert dialog.view.note.isVisible() and "ProbSparse" in dialog.view.note.text()
+
+
+def test_f5_in_the_dialog_opens_its_slides_not_the_windows_presentation(qtbot, window):
+    dialog = window.tiles.open()
+    qtbot.waitExposed(dialog)
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+    qtbot.keyClick(dialog, Qt.Key.Key_F5)
+    assert dialog.view.slides is not None and dialog.view.slides.isVisible()
+    assert not window.presentation.view.isVisible()
+    dialog.view.slides.close()
+
+
+@pytest.mark.parametrize("text, value, right", [
+    ("1.493", 1.4931, True), ("1.49", 1.4931, False), ("-inf", -np.inf, True), ("−∞", -np.inf, True),
+    ("0.7071", 0.70710678, True), ("1e6", 1e6, True)])
+def test_quiz_answers_count_when_they_read_the_same_to_four_digits(text, value, right):
+    from app.teaching.tiles_quiz import is_right, read_answer
+
+    got = read_answer(text)
+    assert got is not None and is_right(got, value) is right
+
+
+def test_quiz_text_that_is_no_number_is_not_judged():
+    from app.teaching.tiles_quiz import read_answer
+
+    assert read_answer("one") is None and read_answer("") is None

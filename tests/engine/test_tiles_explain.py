@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pytest
 from engine_helpers import scenario
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attention import Scenario, run
 from attention.tiles import TilesError, tiled
@@ -81,3 +83,21 @@ def test_bad_requests_name_the_field(hand, args, field):
     with pytest.raises(TilesError) as err:
         explain_running(hand, *args)
     assert err.value.text("en").startswith(field)
+
+
+@pytest.mark.slow
+@settings(max_examples=40)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([-1e6, -np.inf, -2.0]), st.integers(1, 4), st.integers(1, 4))
+def test_random_walks_recombine_every_value(seed, fill, br, bc):
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(0, 6, size=(1, 4)).astype(float)  # some rows fully masked
+    result = tiled(run(scenario(rng, 1, 4, 5, 4, 2, causal=bool(seed % 2), valid_lens=lens, fill_value=fill)), br, bc)
+    for tile in result.tiles:
+        for r in range(*tile.rows):
+            for what in ("m", "l", "O"):
+                ex = explain_running(result, tile.order, what, 0, 1, r, 1)
+                if np.isnan(ex.value):
+                    assert np.isnan(ex.result)
+                else:
+                    assert ex.result == pytest.approx(ex.value, rel=1e-12, abs=1e-300)
+                assert ex.text("en") and ex.text("zh")

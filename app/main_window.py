@@ -52,6 +52,7 @@ from app.services.settings import Settings
 from app.teaching import by_hand, cell_tools, handout, scale_locks, token_lines, what_if
 from app.teaching.notes_box import NotesBox
 from app.teaching.presentation import install as install_presentation
+from app.teaching.tiles_view import install as install_tiles
 from app.viewmodel.edits import fresh_scenario
 from app.viewmodel.file_names import safe_file_name
 from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io
@@ -264,6 +265,7 @@ class MainWindow(QMainWindow):
         self.by_hand = by_hand.install(self.host)  # View ▸ By-hand layout (Ctrl+Shift+B)
         self.scale_locks = scale_locks.install(self.host)  # View ▸ Lock all colour scales
         self.pipeline_map = pipeline_map.install(self.host)  # the map of steps above the panels, "you are here"
+        self.tiles = install_tiles(self.host)  # View ▸ FlashAttention tiles… (tiles and online softmax)
         # not yet through the host: these two still take the window itself
         self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
         self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view

@@ -1,5 +1,6 @@
 """Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`, `explain FILE STEP INDEX...`, `script FILE`,
-`layers WEIGHTS` and `import WEIGHTS --out FILE` (a trained layer from a weights file; attention/models).
+`layers WEIGHTS` and `import WEIGHTS --out FILE` (a trained layer from a weights file; attention/models),
+`tiles FILE` (FlashAttention's tiles and online softmax; attention/tiles_cli.py).
 
 Exit codes: 0 success; 2 bad input (a usage error, a scenario that does not load or run, CUDA
 asked for where there is none), with one line per problem on stderr (at most
@@ -16,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from attention import words
+from attention import tiles_cli, words
 from attention.problem import elide
 from attention.scenario import DEVICES, DTYPES, Scenario, ScenarioError
 
@@ -90,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     im.add_argument("--seed", type=int, default=0, help="generated inputs: random seed (default 0)")
     im.add_argument("--out", metavar="SCENARIO", required=True, help="write the scenario here")
     im.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the messages (default en)")
+    tiles_cli.add_parser(sub)
     return p
 
 
@@ -104,7 +106,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         words.set_language(args.lang)  # the catalogue's words (titles, formulas, ...) in the language asked for
     try:
         return {"validate": _validate, "trace": _trace, "presets": _presets,
-                "explain": _explain, "script": _script, "layers": _layers, "import": _import}[args.command](args)
+                "explain": _explain, "script": _script, "layers": _layers, "import": _import,
+                "tiles": _tiles}[args.command](args)
     except ScenarioError as e:
         where = getattr(args, "file", None)
         for line in e.lines:
@@ -240,6 +243,10 @@ def _explain(args) -> int:
         return 2
     print(json.dumps(ex.to_dict(), ensure_ascii=False, allow_nan=False) if args.json else ex.text(args.lang))
     return 0
+
+
+def _tiles(args) -> int:
+    return tiles_cli.command(args, args.lang or terminal_language())
 
 
 def _script(args) -> int:

@@ -24,6 +24,7 @@ TOPICS: tuple[str, ...] = (
     "steps", "panes", "teaching", "lessons", "explain", "problems", "capture", "models", "importing", "cli",
     "by_hand", "scales", "positions",
     "pipeline_map", "fields", "time_series", "kinds",
+    "tiles",
 )
 
 _language = "en"

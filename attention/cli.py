@@ -209,6 +209,10 @@ def _write_out(path: Path, chunks, lang: str) -> int:
     except safe_write.WriteProtected:
         print(words.text("cli.read_only", lang, path=path), file=sys.stderr)
         return 2
+    except safe_write.NotRegularFile as e:
+        print(words.text("cli.not_regular", lang, path=path, kind=words.text(f"cli.kind.{e.kind}", lang)),
+              file=sys.stderr)
+        return 2
     except OSError as e:
         print(words.text("cli.write_failed", lang, path=path, why=e.strerror or e), file=sys.stderr)
         return 2
@@ -288,13 +292,20 @@ def _layer_facts(f) -> str:
 
 
 def _import(args) -> int:
-    from attention import scenario_io, words
+    from attention import safe_write, scenario_io, words
     from attention.models.checkpoint import CheckpointError
     from attention.models.importing import choose, import_layer, inputs_from, open_layers
 
     words.set_language(args.lang)
     if args.tokens < 1:
         print(words.text("models.error.tokens", got=args.tokens), file=sys.stderr)
+        return 2
+    if not 0 <= args.seed < 2 ** 64:  # torch.Generator.manual_seed's range
+        print(words.text("models.error.seed", got=elide(str(args.seed), 40)), file=sys.stderr)
+        return 2
+    kind = safe_write.target_kind(safe_write.resolve_target(args.out))
+    if kind is not None:  # write_atomic refuses it too; said here before any weights are read
+        print(words.text("cli.not_regular", path=args.out, kind=words.text(f"cli.kind.{kind}")), file=sys.stderr)
         return 2
     try:
         source, layers = open_layers(args.file, notice=_notice)

@@ -62,13 +62,16 @@ class CheckpointError(ValueError):
 
 
 def human_size(n: int) -> str:
-    """1536 -> '1.5 KB', 2.3e9 -> '2.3 GB' (decimal units, as file managers show; the same in both languages)."""
+    """1536 -> '1.5 KB', 2.3e9 -> '2.3 GB' (decimal units, as file managers show; the same in both
+    languages); beyond 1,000 TB by its power of ten ('~10^35 B')."""
+    if n >= 10 ** 15:
+        return f"~10^{len(str(int(n))) - 1} B"
     size = float(n)
     for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        if size < 1000:
+            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1000
-    return f"{size:.1f} TB"  # pragma: no cover - the loop returns at GB
+    return f"{size:.1f} TB"
 
 
 class TensorSource(ABC):

@@ -20,6 +20,12 @@ EN = {
     "cli.out_suffix": "--out: expected a file name ending in .npz or .json, got '{path}'",
     "cli.size_number": "--max-json: expected a size such as 500MB, 2GB or 0 (no limit), got '{text}'",
     "cli.write_failed": "--out: cannot write {path}: {why}",
+    "cli.not_regular": "{path}: {kind}, not a regular file; nothing was written (choose a file name)",
+    "cli.kind.fifo": "a pipe (FIFO)",
+    "cli.kind.socket": "a socket",
+    "cli.kind.device": "a device",
+    "cli.kind.directory": "a folder",
+    "cli.kind.other": "not a regular file",
     "cli.read_only": (
         "{path} is write-protected; nothing was written (remove the protection, e.g. chmod u+w, "
         "or choose another file)"),
@@ -42,5 +48,11 @@ ZH = {
     "cli.out_suffix": "--out：文件名应以 .npz 或 .json 结尾，得到的是 '{path}'",
     "cli.size_number": "--max-json：应为 500MB、2GB 或 0（不限）这样的大小，得到的是 '{text}'",
     "cli.write_failed": "--out：无法写入 {path}：{why}",
+    "cli.not_regular": "{path}：是{kind}，不是普通文件；什么也没有写入（请另选一个文件名）",
+    "cli.kind.fifo": "一个管道（FIFO）",
+    "cli.kind.socket": "一个套接字",
+    "cli.kind.device": "一个设备",
+    "cli.kind.directory": "一个文件夹",
+    "cli.kind.other": "特殊文件",
     "cli.read_only": "{path} 是写保护的；什么也没有写入（可先解除保护，例如 chmod u+w，或另选一个文件）",
 }

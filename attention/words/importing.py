@@ -49,8 +49,8 @@ EN = {
     "models.error.nested_deep": ("{path}: no tensors within {limit} levels of nesting (found: {found} nested "
                                  "deeper); expected a model's state dict"),
     "models.error.seed": "--seed: expected a whole number from 0 to 2^64 - 1, got {got}",
-    "models.error.tokens_many": ("--tokens {got}: the inputs would need {size}, more than the {free} of memory free "
-                                 "on this machine now; at most {most} tokens are generated"),
+    "models.error.tokens_many": ("--tokens {got}: this layer's trace on that many tokens would need {size}, more "
+                                 "than the {free} of memory free on this machine now; at most {most} tokens fit"),
     "models.json.not_regular": "{path}: not a regular file (a pipe, socket or device); it was not opened",
     "models.json.too_big": "{path}: {size} bytes, more than the {limit} bytes a model's JSON file may have",
     "models.json.unreadable": "{path}: cannot read: {why}",
@@ -142,8 +142,8 @@ ZH = {
     "models.error.nested_deep": ("{path}：在 {limit} 层嵌套以内没有张量（找到：嵌"
                                  "套更深的 {found}）；应为模型的 state dict"),
     "models.error.seed": "--seed：应为 0 到 2^64 - 1 之间的整数，实际是 {got}",
-    "models.error.tokens_many": ("--tokens {got}：输入需要 {size}，超过本机现"
-                                 "在可用的 {free} 内存；最多生成 {most} 个词元"),
+    "models.error.tokens_many": ("--tokens {got}：这一层在这么多词元上的计算需要 {size}，超过本机现在可用的 "
+                                 "{free} 内存；最多可用 {most} 个词元"),
     "models.json.not_regular": "{path}：不是普通文件（管道、套接字或设备）；没有打开它",
     "models.json.too_big": "{path}：{size} 字节，超过模型 JSON 文件允许的 {limit} 字节",
     "models.json.unreadable": "{path}：无法读取：{why}",

@@ -163,8 +163,14 @@ def _trace(args) -> int:
         print(words.text("cli.size_number", lang, text=args.max_json), file=sys.stderr)
         return 2
     sc = scenario_io.load(args.file)
-    trace = run(sc, device=args.device, dtype=args.dtype)
     steps = [s.strip() for s in args.steps.split(",") if s.strip()] if args.steps else None
+    if limit and (out is None or out.suffix.lower() == ".json"):
+        least = trace_out.least_numbers(sc, steps)
+        if least * trace_out.MIN_CHARS > limit:  # refused from the shapes, before computing anything
+            print(_too_big("cli.trace_too_big_least", args.file, least * trace_out.MIN_CHARS, least, limit,
+                           steps or ["attention_weights", "output"], lang), file=sys.stderr)
+            return 2
+    trace = run(sc, device=args.device, dtype=args.dtype)
     if steps is not None:
         bad = trace_out.unknown_steps(trace, steps)
         if bad:
@@ -175,11 +181,8 @@ def _trace(args) -> int:
     size = trace_out.estimate_json_bytes(trace, steps)
     if limit and size > limit:
         numbers = trace_out.count_numbers(trace, steps)
-        example = ",".join(s for s in ("attention_weights", "output") if s in trace) or trace.ids[-1]
-        print(words.text("cli.trace_too_big", lang, file=args.file, size=trace_out.human(size), numbers=f"{numbers:,}",
-                         limit=trace_out.human(limit), npz=trace_out.human(numbers * 8), example=example,
-                         suggest=f"{-(-size // 2**30) + 1}GB" if size >= 2**30 else f"{-(-size // 2**20) + 1}MB"),
-              file=sys.stderr)
+        example = [s for s in ("attention_weights", "output") if s in trace] or [trace.ids[-1]]
+        print(_too_big("cli.trace_too_big", args.file, size, numbers, limit, example, lang), file=sys.stderr)
         return 2
     text = trace_json.dumps(trace, sc, indent=args.indent, steps=steps)
     if out is not None:
@@ -188,6 +191,15 @@ def _trace(args) -> int:
     sys.stdout.write("\n")
     sys.stdout.flush()
     return 0
+
+
+def _too_big(key: str, file: str, size: int, numbers: int, limit: int, example: list[str], lang: str) -> str:
+    """The line refusing JSON text of `size` bytes (`numbers` numbers) above `limit`."""
+    from attention import trace_out
+
+    return words.text(key, lang, file=file, size=trace_out.human(size), numbers=f"{numbers:,}",
+                      limit=trace_out.human(limit), npz=trace_out.human(numbers * 8), example=",".join(example),
+                      suggest=f"{-(-size // 2**30) + 1}GB" if size >= 2**30 else f"{-(-size // 2**20) + 1}MB")
 
 
 def terminal_language() -> str:

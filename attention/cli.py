@@ -144,9 +144,14 @@ def summary(sc: Scenario) -> str:
 
 
 def _validate(args) -> int:
+    """Load and check, and refuse what `trace` would refuse about this machine (CUDA asked for where
+    there is none), so `validate` never says ok to a file that `trace` then refuses."""
     from attention import scenario_io
+    from attention.engine import resolve_device
 
-    print(summary(scenario_io.load(args.file)))
+    sc = scenario_io.load(args.file)
+    resolve_device(sc.device)  # ScenarioError "no_cuda", one line, as trace says it
+    print(summary(sc))
     return 0
 
 

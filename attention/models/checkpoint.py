@@ -112,18 +112,18 @@ class TensorSource(ABC):
         import torch
 
         if not _FLOAT_DTYPE.search(self.dtype(key)):
-            raise CheckpointError("models.error.not_float", path=self.path.name, key=key, dtype=self.dtype(key))
+            raise CheckpointError("models.error.not_float", path=self.path.name, key=_name(key), dtype=self.dtype(key))
         shape = self.shape(key)
         numel = math.prod(shape)
         free = memory.available_bytes()
         if 8 * numel > free:
-            raise CheckpointError("models.error.too_big", path=self.path.name, key=key, shape=_shape_text(shape),
+            raise CheckpointError("models.error.too_big", path=self.path.name, key=_name(key), shape=_shape_text(shape),
                                   size=human_size(8 * numel), free=human_size(free))
         self._check_stored(key, shape, numel)
         t = self._tensor(key)
         self.reads.append(key)
         if not torch.is_floating_point(t):
-            raise CheckpointError("models.error.not_float", path=self.path.name, key=key, dtype=str(t.dtype))
+            raise CheckpointError("models.error.not_float", path=self.path.name, key=_name(key), dtype=str(t.dtype))
         return t.detach().to(dtype=torch.float64, device="cpu").numpy().copy()
 
     def _check_stored(self, key: str, shape: tuple[int, ...], numel: int) -> None:  # noqa: B027 (optional hook)
@@ -199,8 +199,9 @@ class TorchSource(TensorSource):
         t = self._tensors[key]
         stored = t.untyped_storage().nbytes() // max(t.element_size(), 1)
         if numel > stored:
-            raise CheckpointError("models.error.overlapping", path=self.path.name, key=key, shape=_shape_text(shape),
-                                  count=f"{numel:,}", stored=human_size(t.untyped_storage().nbytes()))
+            raise CheckpointError("models.error.overlapping", path=self.path.name, key=_name(key),
+                                  shape=_shape_text(shape), count=f"{numel:,}",
+                                  stored=human_size(t.untyped_storage().nbytes()))
 
 
 class ShardedSource(TensorSource):
@@ -391,6 +392,11 @@ def _flatten(obj, prefix: str, tensors: dict, values: dict, depth: int = 0,
             _flatten(v, f"{prefix}.{i}" if prefix else str(i), tensors, values, depth + 1, deeper)
     elif isinstance(obj, (int, float, str, bool)) and prefix:
         values[prefix] = obj
+
+
+def _name(key: str) -> str:
+    """A tensor name as a message quotes it: names come from the file, so at most NAME_CHARS characters."""
+    return elide(key, json_file.NAME_CHARS)
 
 
 def _shape_text(shape: tuple[int, ...]) -> str:

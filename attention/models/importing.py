@@ -17,8 +17,10 @@ import numpy as np
 
 from attention import words
 from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size, open_source
+from attention.models.json_file import NAME_CHARS
 from attention.models.layer import to_scenario
 from attention.models.recognise import Found, find_layers, read_layer
+from attention.problem import elide
 from attention.scenario import Scenario
 
 #: Generated inputs: a handful of tokens, standard-normal features (as after a LayerNorm).
@@ -42,7 +44,7 @@ def list_header(source: TensorSource, count: int, lang: Optional[str] = None) ->
 
 def nothing_found(source: TensorSource) -> CheckpointError:
     keys = source.keys()
-    first = ", ".join(keys[:3]) + (", …" if len(keys) > 3 else "")
+    first = ", ".join(elide(k, NAME_CHARS) for k in keys[:3]) + (", …" if len(keys) > 3 else "")
     return CheckpointError("models.error.no_layers", path=source.path.name, count=len(keys), first=first or "-")
 
 
@@ -65,8 +67,9 @@ def choose(source: TensorSource, layers: list[Found], name: Optional[str]) -> Fo
     if match is None and wanted.isdigit() and int(wanted) < len(layers):
         match = layers[int(wanted)]
     if match is None:
-        names = ", ".join(f.name for f in layers[:6]) + (", …" if len(layers) > 6 else "")
-        raise CheckpointError("models.error.no_such_layer", name=name, path=source.path.name, names=names)
+        names = ", ".join(elide(f.name, NAME_CHARS) for f in layers[:6]) + (", …" if len(layers) > 6 else "")
+        raise CheckpointError("models.error.no_such_layer", name=elide(name, NAME_CHARS), path=source.path.name,
+                              names=names)
     if not match.supported:
         raise CheckpointError("models.error.unsupported", name=match.name, reason=match.reason())
     return match

@@ -230,3 +230,23 @@ def test_a_shard_that_is_not_a_safetensors_file_is_refused_without_quoting_it(tm
     with pytest.raises(CheckpointError) as e:
         open_source(folder)
     assert "top-" not in _one_line(e.value) and "safetensors header" in str(e.value)
+
+
+def test_tensor_names_are_quoted_short(tmp_path):
+    """Names come from the file: a 10,000-character one is cut in the message, not echoed whole."""
+    long = "x" * 10_000
+    state = {f"{long}.{r}_projection.weight": torch.ones(4, 4, dtype=torch.int64) for r in ROLES}
+    path = tmp_path / "long.pt"
+    torch.save(state, path)
+    source, layers = open_layers(path)
+    with pytest.raises(CheckpointError) as e:
+        import_layer(source, layers[0], heads=1)
+    assert len(_one_line(e.value)) < 300
+    with pytest.raises(CheckpointError) as e:
+        choose(source, layers, "nope")
+    assert len(_one_line(e.value)) < 300
+    torch.save({long: torch.ones(2)}, path)
+    source, layers = open_layers(path)
+    from attention.models.importing import nothing_found
+
+    assert len(_one_line(nothing_found(source))) < 400

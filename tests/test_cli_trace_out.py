@@ -109,6 +109,19 @@ def test_a_write_protected_output_is_refused(capsys, tmp_path):
     assert script.read_text() == "keep" and "write-protected" in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_an_output_that_is_a_pipe_is_refused_and_left_a_pipe(capsys, tmp_path):
+    import stat
+
+    for name, argv in (("t.npz", ["trace", str(TOY)]), ("t.json", ["trace", str(TOY)]), ("s.py", ["script", str(TOY)])):
+        target = tmp_path / name
+        os.mkfifo(target)
+        assert cli.main([*argv, "--out", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err == f"{target}: a pipe (FIFO), not a regular file; nothing was written (choose a file name)\n"
+        assert stat.S_ISFIFO(os.stat(target).st_mode)
+
+
 @pytest.mark.parametrize("text, n", [("0", 0), ("500MB", 500 * 2**20), ("2g", 2 * 2**30), ("1024", 1024),
                                      ("1.5KiB", 1536), ("lots", None), ("-1", None)])
 def test_parse_size(text, n):

@@ -147,9 +147,14 @@ def summary(sc: Scenario) -> str:
 
 
 def _validate(args) -> int:
+    """Load and check, and refuse what `trace` would refuse about this machine (CUDA asked for where
+    there is none), so `validate` never says ok to a file that `trace` then refuses."""
     from attention import scenario_io
+    from attention.engine import resolve_device
 
-    print(summary(scenario_io.load(args.file)))
+    sc = scenario_io.load(args.file)
+    resolve_device(sc.device)  # ScenarioError "no_cuda", one line, as trace says it
+    print(summary(sc))
     return 0
 
 
@@ -166,8 +171,14 @@ def _trace(args) -> int:
         print(words.text("cli.size_number", lang, text=args.max_json), file=sys.stderr)
         return 2
     sc = scenario_io.load(args.file)
-    trace = run(sc, device=args.device, dtype=args.dtype)
     steps = [s.strip() for s in args.steps.split(",") if s.strip()] if args.steps else None
+    if limit and (out is None or out.suffix.lower() == ".json"):
+        least = trace_out.least_numbers(sc, steps)
+        if least * trace_out.MIN_CHARS > limit:  # refused from the shapes, before computing anything
+            print(_too_big("cli.trace_too_big_least", args.file, least * trace_out.MIN_CHARS, least, limit,
+                           steps or ["attention_weights", "output"], lang), file=sys.stderr)
+            return 2
+    trace = run(sc, device=args.device, dtype=args.dtype)
     if steps is not None:
         bad = trace_out.unknown_steps(trace, steps)
         if bad:
@@ -178,11 +189,8 @@ def _trace(args) -> int:
     size = trace_out.estimate_json_bytes(trace, steps)
     if limit and size > limit:
         numbers = trace_out.count_numbers(trace, steps)
-        example = ",".join(s for s in ("attention_weights", "output") if s in trace) or trace.ids[-1]
-        print(words.text("cli.trace_too_big", lang, file=args.file, size=trace_out.human(size), numbers=f"{numbers:,}",
-                         limit=trace_out.human(limit), npz=trace_out.human(numbers * 8), example=example,
-                         suggest=f"{-(-size // 2**30) + 1}GB" if size >= 2**30 else f"{-(-size // 2**20) + 1}MB"),
-              file=sys.stderr)
+        example = [s for s in ("attention_weights", "output") if s in trace] or [trace.ids[-1]]
+        print(_too_big("cli.trace_too_big", args.file, size, numbers, limit, example, lang), file=sys.stderr)
         return 2
     text = trace_json.dumps(trace, sc, indent=args.indent, steps=steps)
     if out is not None:
@@ -191,6 +199,15 @@ def _trace(args) -> int:
     sys.stdout.write("\n")
     sys.stdout.flush()
     return 0
+
+
+def _too_big(key: str, file: str, size: int, numbers: int, limit: int, example: list[str], lang: str) -> str:
+    """The line refusing JSON text of `size` bytes (`numbers` numbers) above `limit`."""
+    from attention import trace_out
+
+    return words.text(key, lang, file=file, size=trace_out.human(size), numbers=f"{numbers:,}",
+                      limit=trace_out.human(limit), npz=trace_out.human(numbers * 8), example=",".join(example),
+                      suggest=f"{-(-size // 2**30) + 1}GB" if size >= 2**30 else f"{-(-size // 2**20) + 1}MB")
 
 
 def terminal_language() -> str:
@@ -211,6 +228,10 @@ def _write_out(path: Path, chunks, lang: str) -> int:
         safe_write.write_atomic(path, chunks)
     except safe_write.WriteProtected:
         print(words.text("cli.read_only", lang, path=path), file=sys.stderr)
+        return 2
+    except safe_write.NotRegularFile as e:
+        print(words.text("cli.not_regular", lang, path=path, kind=words.text(f"cli.kind.{e.kind}", lang)),
+              file=sys.stderr)
         return 2
     except OSError as e:
         print(words.text("cli.write_failed", lang, path=path, why=e.strerror or e), file=sys.stderr)
@@ -295,13 +316,20 @@ def _layer_facts(f) -> str:
 
 
 def _import(args) -> int:
-    from attention import scenario_io, words
+    from attention import safe_write, scenario_io, words
     from attention.models.checkpoint import CheckpointError
     from attention.models.importing import choose, import_layer, inputs_from, open_layers
 
     words.set_language(args.lang)
     if args.tokens < 1:
         print(words.text("models.error.tokens", got=args.tokens), file=sys.stderr)
+        return 2
+    if not 0 <= args.seed < 2 ** 64:  # torch.Generator.manual_seed's range
+        print(words.text("models.error.seed", got=elide(str(args.seed), 40)), file=sys.stderr)
+        return 2
+    kind = safe_write.target_kind(safe_write.resolve_target(args.out))
+    if kind is not None:  # write_atomic refuses it too; said here before any weights are read
+        print(words.text("cli.not_regular", path=args.out, kind=words.text(f"cli.kind.{kind}")), file=sys.stderr)
         return 2
     try:
         source, layers = open_layers(args.file, notice=_notice)

@@ -86,7 +86,7 @@ def check(spec: dict, path: str, max_elements: Optional[int] = None) -> tuple[li
     if kind is None:
         return [Problem("generate_missing", f"{where}generate", {"kinds": ", ".join(KINDS)})], None
     if not isinstance(kind, str) or kind not in KINDS:
-        shown = repr(kind) if isinstance(kind, str) else repr(type(kind).__name__)
+        shown = elide(repr(kind)) if isinstance(kind, str) else repr(type(kind).__name__)  # at most MAX_QUOTE
         return [Problem("generate_unknown", f"{where}generate", {"kind": shown, "kinds": ", ".join(KINDS)})], None
     allowed = COMMON + tuple(KINDS[kind])
     errs = [

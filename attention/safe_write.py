@@ -7,6 +7,9 @@ file or the complete new one.  Around that:
 
 - a symlink is written through: the file it points to is replaced and the link stays a link;
 - a write-protected file is not replaced unless the caller says so (`WriteProtected`);
+- a target that is not a regular file (a FIFO, a socket, a device node, a folder) is never
+  replaced by one (`NotRegularFile`): `import --out /dev/...` as root would have swapped a device
+  node for a file;
 - the temporary's name stays within 255 bytes however long the target's name is;
 - a crash leaves its temporary behind, so the next write (or `remove_stale`, when a file is
   opened) deletes this project's own stale temporaries for that target: names it made itself
@@ -17,6 +20,7 @@ file or the complete new one.  Around that:
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -43,6 +47,29 @@ class WriteProtected(OSError):
     def __init__(self, path: Path):
         super().__init__(f"{path} is write-protected")
         self.path = path
+
+
+class NotRegularFile(OSError):
+    """The target exists and is a FIFO, socket, device or folder; nothing was written."""
+
+    def __init__(self, path: Path, kind: str):
+        super().__init__(errno.EEXIST, f"not a regular file ({kind}); it was left as it is", str(path))
+        self.path, self.kind = path, kind  # kind: "fifo", "socket", "device", "directory" or "other"
+
+
+def target_kind(path: Union[str, Path]) -> Optional[str]:
+    """None for a regular file or nothing there; else what is there (symlinks followed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in ((stat.S_ISFIFO, "fifo"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "device"),
+                       (stat.S_ISBLK, "device"), (stat.S_ISDIR, "directory")):
+        if test(mode):
+            return kind
+    return "other"
 
 
 def resolve_target(path: Union[str, Path]) -> Path:
@@ -137,10 +164,14 @@ def write_atomic(path: Union[str, Path], chunks: Union[Iterable[Chunk], Callable
     """Write `chunks` (str as UTF-8, or bytes; or a function that writes to a binary file) to
     `path` atomically; returns the file replaced.
 
-    Raises WriteProtected (nothing written) for a write-protected target unless
-    `overwrite_protected`, and OSError for what the system refuses (old file intact, no
-    temporary left).  Other exceptions from `chunks` propagate, with the same guarantees."""
+    Raises NotRegularFile for a target that is not a regular file, WriteProtected (nothing
+    written) for a write-protected target unless `overwrite_protected`, and OSError for what the
+    system refuses (old file intact, no temporary left).  Other exceptions from `chunks`
+    propagate, with the same guarantees."""
     target = resolve_target(path)
+    kind = target_kind(target)
+    if kind is not None:
+        raise NotRegularFile(Path(path), kind)
     if not overwrite_protected and is_write_protected(target):
         raise WriteProtected(Path(path))
     folder = target.parent

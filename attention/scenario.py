@@ -195,15 +195,15 @@ class Scenario:
 # ---- semantic checks -------------------------------------------------------------------------
 
 #: Refuse traces whose tensors would need more than this many bytes (estimated before
-#: allocating anything).  Default: 60% of physical memory; override with AE_MEMORY_LIMIT (bytes).
+#: allocating anything).  Default: the memory free now (attention.memory), at most 60% of physical
+#: memory; override with AE_MEMORY_LIMIT (bytes).
 def memory_limit() -> int:
+    from attention import memory
+
     env = os.environ.get("AE_MEMORY_LIMIT")
     if env:
         return int(float(env))
-    try:
-        return int(0.6 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 8 << 30
+    return min(int(0.6 * memory.physical_bytes()), memory.available_bytes())
 
 
 def estimate_trace_bytes(

@@ -72,6 +72,21 @@ def estimate_json_bytes(trace: Trace, steps: Optional[Sequence[str]] = None) -> 
     return total
 
 
+#: Characters a float takes at the least in the JSON text, with its separator: "0.0, ".
+MIN_CHARS = 5
+
+
+def least_numbers(sc: Scenario, steps: Optional[Sequence[str]] = None) -> int:
+    """A lower bound on the numbers `trace` writes, from the scenario's shapes alone, so that a
+    trace far too big for JSON is refused before it is computed (one took 13-17 s and 4-5 GB to
+    be refused afterwards): the inputs (always written, as parameters) and the attention weights
+    (B, H, L, S), which every scoring has, when they are asked for."""
+    n = int(sc.queries.size) + int(sc.keys.size) + int(sc.values.size)
+    if steps is None or "attention_weights" in steps:
+        n += sc.batch * sc.n_heads * sc.L * sc.S
+    return n
+
+
 def unknown_steps(trace: Trace, steps: Sequence[str]) -> list[str]:
     return [s for s in steps if s not in trace]
 

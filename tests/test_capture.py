@@ -35,7 +35,7 @@ def _close(got: np.ndarray, want: torch.Tensor, tol: float = TOL) -> None:
 
 def _tsl_encoder(inner: nn.Module, d_model=32, n_heads=8, layers=1) -> Encoder:
     return Encoder([EncoderLayer(AttentionLayer(inner, d_model, n_heads), d_model) for _ in range(layers)],
-                   nn.LayerNorm(d_model)).eval()
+                   norm_layer=nn.LayerNorm(d_model)).eval()
 
 
 # ---- Time-Series-Library ---------------------------------------------------------------------

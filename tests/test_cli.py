@@ -254,3 +254,19 @@ def test_a_json_syntax_error_names_line_and_column(capsys):
     assert cli.main(["validate", str(HOSTILE / "long_number.json")]) == 2
     assert capsys.readouterr().err.endswith(
         "file: invalid JSON at line 3, column 10: a number with 5,000 digits; at most 4,300 digits are read\n")
+
+
+def test_validate_refuses_cuda_where_trace_does(tmp_path, capsys, monkeypatch):
+    """Issue 21: `validate` said ok to "device": "cuda" on a machine where `trace` refuses it."""
+    doc = json.loads(TOY.read_text(encoding="utf-8"))
+    doc["device"] = "cuda"
+    path = tmp_path / "cuda.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert cli.main(["validate", str(path)]) == 2
+    validate = capsys.readouterr().err
+    assert cli.main(["trace", str(path)]) == 2
+    assert capsys.readouterr().err == validate == (
+        f"{path}: device: CUDA was requested but torch.cuda.is_available() is False on this machine; use 'cpu'\n")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # validate itself never touches the device
+    assert cli.main(["validate", str(path)]) == 0

@@ -109,7 +109,54 @@ def test_a_write_protected_output_is_refused(capsys, tmp_path):
     assert script.read_text() == "keep" and "write-protected" in capsys.readouterr().err
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_an_output_that_is_a_pipe_is_refused_and_left_a_pipe(capsys, tmp_path):
+    import stat
+
+    for name, argv in (("t.npz", ["trace", str(TOY)]), ("t.json", ["trace", str(TOY)]), ("s.py", ["script", str(TOY)])):
+        target = tmp_path / name
+        os.mkfifo(target)
+        assert cli.main([*argv, "--out", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err == f"{target}: a pipe (FIFO), not a regular file; nothing was written (choose a file name)\n"
+        assert stat.S_ISFIFO(os.stat(target).st_mode)
+
+
 @pytest.mark.parametrize("text, n", [("0", 0), ("500MB", 500 * 2**20), ("2g", 2 * 2**30), ("1024", 1024),
                                      ("1.5KiB", 1536), ("lots", None), ("-1", None)])
 def test_parse_size(text, n):
     assert trace_out.parse_size(text) == n
+
+
+# ---- refused from the shapes, before computing (issue 21: 13-17 s and 4-5 GB before the refusal) ------
+
+def _big_scenario(tmp_path, L: int = 400):
+    doc = {"format": "attention-explorer/scenario", "version": 1, "n_heads": 2}
+    for i, name in enumerate(("queries", "keys", "values")):
+        doc[name] = {"generate": "normal", "shape": [1, L, 8], "seed": i}
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_trace_too_big_for_json_is_refused_before_it_is_computed(capsys, monkeypatch, tmp_path):
+    ran = []
+    monkeypatch.setattr(attention, "run", lambda *a, **k: ran.append(1) or 1 / 0)
+    # at least 3 * 400 * 8 inputs + 2 * 400 * 400 weights = 329,600 numbers, 5 characters each: 1.6 MB
+    code, out, err = _run(capsys, _big_scenario(tmp_path), "--max-json", "1MB")
+    assert code == 2 and out == "" and ran == []
+    line = err.strip()
+    assert "\n" not in line and "at least 329,600 numbers" in line and "nothing was computed" in line
+    assert "--max-json 0" in line
+    code, _, _ = _run(capsys, _big_scenario(tmp_path), "--max-json", "1MB", "--out", tmp_path / "t.npz")
+    assert ran == [1]  # .npz is not JSON: it is computed (and the stub fails)
+
+
+def test_the_shape_count_never_exceeds_the_real_json():
+    """least_numbers * MIN_CHARS is a lower bound, or the early refusal would refuse a trace that fits."""
+    for path in PRESETS:
+        sc = scenario_io.load(path)
+        trace = attention.run(sc)
+        for steps in (None, ["attention_weights"], ["output"], ["scores", "attention_weights"]):
+            real = len(trace_json.dumps(trace, sc, steps=steps))
+            assert trace_out.least_numbers(sc, steps) * trace_out.MIN_CHARS <= real, (path.name, steps)

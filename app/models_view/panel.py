@@ -23,8 +23,36 @@ from PySide6.QtWidgets import (
 from app.models_view.grid import ModelGrid
 from app.viewmodel.model_session import ModelSession, sentence_lines
 from attention import numbers
+from attention.models.errors import MAX_SENTENCE_CHARS, MAX_SENTENCES, ModelError
 
 EDIT_PAUSE_MS = 300
+#: Characters the Sentence box takes: every sentence at its longest (attention.models.sentences).
+BOX_CHARS = MAX_SENTENCES * (MAX_SENTENCE_CHARS + 1)
+
+
+class SentenceBox(QPlainTextEdit):
+    """The Sentence box, which takes at most BOX_CHARS characters: Qt lays out an unbreakable line
+    in time that grows faster than its length (a pasted 100,000-character word froze the window
+    for ~9 s), so a longer paste is cut before Qt sees it and `capped` says how much was left out."""
+
+    capped = Signal(int)  # characters left out
+
+    def insertFromMimeData(self, source) -> None:  # noqa: N802 (Qt override)
+        if not source.hasText():
+            return super().insertFromMimeData(source)
+        text = source.text()
+        room = max(0, BOX_CHARS - len(self.toPlainText()) + len(self.textCursor().selectedText()))
+        if len(text) <= room:
+            return super().insertFromMimeData(source)
+        self.textCursor().insertText(text[:room])
+        self.ensureCursorVisible()
+        self.capped.emit(len(text) - room)
+        return None
+
+    def set_text(self, text: str) -> int:
+        """setPlainText, cut at BOX_CHARS; how many characters were left out."""
+        self.setPlainText(text[:BOX_CHARS])
+        return max(0, len(text) - BOX_CHARS)
 
 
 class ModelPanel(QWidget):
@@ -46,7 +74,7 @@ class ModelPanel(QWidget):
         self.empty.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.box_label = QLabel()
         self.box_label.setWordWrap(True)
-        self.box = QPlainTextEdit()
+        self.box = SentenceBox()
         self.box.setMaximumHeight(72)
         self.box.setTabChangesFocus(True)
         self.status = QLabel()
@@ -64,6 +92,7 @@ class ModelPanel(QWidget):
         self._timer.timeout.connect(self.commit_sentences)
         self._layout()
         self.box.textChanged.connect(self._timer.start)
+        self.box.capped.connect(self._on_capped)
         self.layer_box.activated.connect(lambda i: self.layerChosen.emit(int(self.layer_box.itemData(i))))
         self.head_box.activated.connect(lambda i: self.headChosen.emit(int(self.head_box.itemData(i))))
         self.item_box.activated.connect(lambda i: self.itemChosen.emit(int(self.item_box.itemData(i))))
@@ -103,7 +132,7 @@ class ModelPanel(QWidget):
         self.empty.setVisible(not has)
         if has:
             with QSignalBlocker(self.box):
-                self.box.setPlainText("\n".join(session.sentences))
+                self.box.set_text("\n".join(session.sentences))
             self._timer.stop()
         self.refresh()
 
@@ -190,7 +219,12 @@ class ModelPanel(QWidget):
 
     def set_sentences_text(self, text: str) -> None:
         """Type into the Sentence box (as a person does: the pause timer starts)."""
-        self.box.setPlainText(text)
+        dropped = self.box.set_text(text)
+        if dropped:
+            self._on_capped(dropped)
+
+    def _on_capped(self, dropped: int) -> None:
+        self.show_problem(ModelError("sentence_box_capped", most=f"{BOX_CHARS:,}", dropped=f"{dropped:,}"))
 
     # ---- language --------------------------------------------------------------------------------
     def changeEvent(self, event: QEvent) -> None:

@@ -15,7 +15,6 @@ model view and a chosen layer's scenario come from one pass.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from attention import memory
+from attention.models import json_file
 from attention.models.errors import ModelError
 from attention.models.layer import LayerWeights
 
@@ -34,6 +35,14 @@ CONFIG_FILE = "config.json"
 BERT_TYPES = ("bert",)
 #: fill for masked (padding) keys; any large negative gives exactly 0 after the softmax
 MASK_FILL = -1e6
+#: The largest value each size in config.json may have (far above any BERT: bert-large has 24 layers,
+#: 16 heads, 1024 wide, 30,522 words); beyond them a config is refused, naming the field, before
+#: anything is built from it (a million layers would make a 16-million-name key list).
+CONFIG_LIMITS = {"num_hidden_layers": 1024, "num_attention_heads": 4096, "hidden_size": 1 << 16,
+                 "intermediate_size": 1 << 18, "vocab_size": 1 << 22, "max_position_embeddings": 1 << 20,
+                 "type_vocab_size": 1 << 10, "pad_token_id": (1 << 22) - 1}
+#: Characters of a config value quoted in a message.
+QUOTE = 60
 
 
 @dataclass(frozen=True)
@@ -54,13 +63,14 @@ class BertConfig:
         """Checks what the forward relies on; anything else in config.json is ignored."""
         kind = cfg.get("model_type")
         if kind not in BERT_TYPES:
-            raise ModelError("model_not_bert", where=where, found=kind)
+            raise ModelError("model_not_bert", where=where, found=_short(kind))
         pos = cfg.get("position_embedding_type", "absolute")
         if pos != "absolute":
-            raise ModelError("model_positions", where=where, found=pos)
+            raise ModelError("model_positions", where=where, found=_short(pos))
         act = cfg.get("hidden_act", "gelu")
-        if act not in ACTIVATIONS:
-            raise ModelError("model_activation", where=where, found=act, known=", ".join(ACTIVATIONS))
+        if not isinstance(act, str) or act not in ACTIVATIONS:
+            raise ModelError("model_activation", where=where, found=_short(act), known=", ".join(ACTIVATIONS))
+        _check_sizes(cfg, where)
         try:
             out = cls(n_layers=int(cfg["num_hidden_layers"]), n_heads=int(cfg["num_attention_heads"]),
                       d_model=int(cfg["hidden_size"]), d_ff=int(cfg["intermediate_size"]),
@@ -75,6 +85,39 @@ class BertConfig:
         if out.n_heads < 1 or out.d_model % out.n_heads:
             raise ModelError("model_heads", where=where, heads=out.n_heads, d_model=out.d_model)
         return out
+
+
+def _short(value):
+    """A config value for a {found!r} placeholder: itself when short, else its repr cut to QUOTE characters."""
+    from attention.problem import elide
+
+    if isinstance(value, str):
+        return elide(value, QUOTE)
+    return value if len(_quoted(value)) < QUOTE else _quoted(value)
+
+
+def _quoted(value) -> str:
+    """A config value as a message shows it: repr, at most QUOTE characters (a huge whole number by its size)."""
+    from attention.problem import count, elide
+
+    if isinstance(value, int) and value.bit_length() > 200:
+        return count(value)
+    return elide(repr(value), QUOTE)
+
+
+def _check_sizes(cfg: dict, where: str) -> None:
+    """Every size is a whole number within CONFIG_LIMITS (checked before any int() or list is made)."""
+    for name, most in CONFIG_LIMITS.items():
+        value = cfg.get(name)
+        if value is None:
+            continue
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            whole = True
+        least = 0 if name == "pad_token_id" else 1
+        if not whole or not least <= value <= most:
+            raise ModelError("model_config_field", where=where, field=name, got=_quoted(value), least=least,
+                             most=most)
 
 
 ACTIVATIONS = {
@@ -115,9 +158,9 @@ class BertModel:
             if not path.is_file():
                 raise ModelError("model_missing_file", folder=str(folder), file=path.name)
         try:
-            cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ModelError("model_config_unreadable", where=str(cfg_path), why=str(e)) from None
+            cfg = json_file.read(cfg_path, str(cfg_path))
+        except json_file.JsonFileError as e:
+            raise ModelError(e.key, **e.args_) from None
         if not isinstance(cfg, dict):
             raise ModelError("model_config_bad", where=str(cfg_path))
         config = BertConfig.from_dict(cfg, str(cfg_path))
@@ -228,6 +271,9 @@ def _read_tensors(path: Path, config: BertConfig) -> dict[str, torch.Tensor]:
         from safetensors import SafetensorError, safe_open
     except ImportError:
         raise ModelError("model_needs_package", package="safetensors") from None
+    if not json_file.regular_file(path):
+        raise ModelError("model_missing_file", folder=str(path.parent), file=path.name)
+    expected = expected_shapes(config)
     try:
         with safe_open(str(path), framework="pt") as f:
             available = set(f.keys())
@@ -236,11 +282,23 @@ def _read_tensors(path: Path, config: BertConfig) -> dict[str, torch.Tensor]:
             if missing:
                 raise ModelError("model_missing_tensor", where=str(path), key=missing[0],
                                             count=len(missing))
+            for key, shape in expected.items():  # from the header: nothing is read yet
+                found = tuple(f.get_slice(prefix + key).get_shape())
+                if found != shape:
+                    raise ModelError("model_tensor_shape", where=str(path), key=key, found=list(found),
+                                     expected=list(shape))
+            _check_memory(expected, str(path))
             tensors = {k: f.get_tensor(prefix + k).float() for k in needed_keys(config)}
     except (SafetensorError, OSError, RuntimeError) as e:
         raise ModelError("model_weights_unreadable", where=str(path), why=str(e).splitlines()[0]) from None
-    for key, shape in expected_shapes(config).items():
-        if tuple(tensors[key].shape) != shape:
-            raise ModelError("model_tensor_shape", where=str(path), key=key,
-                                        found=list(tensors[key].shape), expected=list(shape))
     return tensors
+
+
+def _check_memory(shapes: dict[str, tuple[int, ...]], where: str) -> None:
+    """The float32 tensors (and as much again while they are converted) must fit in the memory free now."""
+    need = 2 * 4 * sum(math.prod(s) for s in shapes.values())
+    free = memory.available_bytes()
+    if need > free:
+        from attention.models.checkpoint import human_size
+
+        raise ModelError("model_memory", where=where, need=human_size(need), free=human_size(free))

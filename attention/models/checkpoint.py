@@ -20,7 +20,7 @@ naming what was found and what was expected.
 """
 from __future__ import annotations
 
-import json
+import math
 import os
 import re
 import zipfile
@@ -30,7 +30,9 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from attention import words
+from attention import memory, words
+from attention.models import json_file
+from attention.problem import elide
 
 #: Extensions read with torch.load(weights_only=True).
 TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt")
@@ -41,12 +43,16 @@ LARGE_PT = 2 * 1024 ** 3
 HF_WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
 Notice = Callable[[str], None]
+#: State dicts are walked this many levels deep ({"state_dict": {"model": ...}} is 2).
+MAX_NESTING = 8
+#: dtype names (torch's and safetensors') of floating-point tensors.
+_FLOAT_DTYPE = re.compile(r"float|half|bfloat|^F\d|^BF16$", re.IGNORECASE)
 
 
 class CheckpointError(ValueError):
     """A weights file that cannot be read: one line, in the catalogue's words (both languages)."""
 
-    def __init__(self, key: str, **args: Any):
+    def __init__(self, key: str, /, **args: Any):  # positional-only: `key` is also a message argument
         self.key = key
         self.args_ = args
         super().__init__(self.line("en"))
@@ -56,13 +62,16 @@ class CheckpointError(ValueError):
 
 
 def human_size(n: int) -> str:
-    """1536 -> '1.5 KB', 2.3e9 -> '2.3 GB' (decimal units, as file managers show; the same in both languages)."""
+    """1536 -> '1.5 KB', 2.3e9 -> '2.3 GB' (decimal units, as file managers show; the same in both
+    languages); beyond 1,000 TB by its power of ten ('~10^35 B')."""
+    if n >= 10 ** 15:
+        return f"~10^{len(str(int(n))) - 1} B"
     size = float(n)
     for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        if size < 1000:
+            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1000
-    return f"{size:.1f} TB"  # pragma: no cover - the loop returns at GB
+    return f"{size:.1f} TB"
 
 
 class TensorSource(ABC):
@@ -95,14 +104,30 @@ class TensorSource(ABC):
         """Answered by each kind of file."""
 
     def read(self, key: str) -> np.ndarray:
-        """One tensor as a float64 numpy array (bf16/fp16/fp32/fp64 all convert exactly)."""
+        """One tensor as a float64 numpy array (bf16/fp16/fp32/fp64 all convert exactly).
+
+        Its size is checked from its shape first: the float64 copy must fit in the memory free now,
+        and (`_check_stored`) a file must store the numbers a tensor claims, so a 3 KB .pt of
+        zero-stride views cannot ask for gigabytes."""
         import torch
 
+        if not _FLOAT_DTYPE.search(self.dtype(key)):
+            raise CheckpointError("models.error.not_float", path=self.path.name, key=_name(key), dtype=self.dtype(key))
+        shape = self.shape(key)
+        numel = math.prod(shape)
+        free = memory.available_bytes()
+        if 8 * numel > free:
+            raise CheckpointError("models.error.too_big", path=self.path.name, key=_name(key), shape=_shape_text(shape),
+                                  size=human_size(8 * numel), free=human_size(free))
+        self._check_stored(key, shape, numel)
         t = self._tensor(key)
         self.reads.append(key)
         if not torch.is_floating_point(t):
-            raise CheckpointError("models.error.not_float", path=self.path.name, key=key, dtype=str(t.dtype))
+            raise CheckpointError("models.error.not_float", path=self.path.name, key=_name(key), dtype=str(t.dtype))
         return t.detach().to(dtype=torch.float64, device="cpu").numpy().copy()
+
+    def _check_stored(self, key: str, shape: tuple[int, ...], numel: int) -> None:  # noqa: B027 (optional hook)
+        """Kinds whose tensors may be views (torch) check that the file stores what the shape claims."""
 
     def close(self) -> None:  # noqa: B027 (optional hook: only kinds that hold a file open override it)
         return None
@@ -151,7 +176,10 @@ class TorchSource(TensorSource):
             notice(words.text("models.notice.large_pt", path=path.name, size=human_size(size)))
         obj = _torch_load(path, mmap=zipped)
         self._tensors: dict[str, Any] = {}
-        _flatten(obj, "", self._tensors, self.values)
+        deeper: list[str] = []
+        _flatten(obj, "", self._tensors, self.values, deeper=deeper)
+        if not self._tensors and deeper:
+            raise CheckpointError("models.error.nested_deep", path=path.name, limit=MAX_NESTING, found=deeper[0])
         if not self._tensors:
             raise CheckpointError("models.error.no_tensors", path=path.name, found=type(obj).__name__)
 
@@ -166,6 +194,14 @@ class TorchSource(TensorSource):
 
     def _tensor(self, key: str):
         return self._tensors[key]
+
+    def _check_stored(self, key: str, shape: tuple[int, ...], numel: int) -> None:
+        t = self._tensors[key]
+        stored = t.untyped_storage().nbytes() // max(t.element_size(), 1)
+        if numel > stored:
+            raise CheckpointError("models.error.overlapping", path=self.path.name, key=_name(key),
+                                  shape=_shape_text(shape), count=f"{numel:,}",
+                                  stored=human_size(t.untyped_storage().nbytes()))
 
 
 class ShardedSource(TensorSource):
@@ -188,12 +224,17 @@ class ShardedSource(TensorSource):
     def _tensor(self, key: str):
         return self._owner[key]._tensor(key)
 
+    def _check_stored(self, key: str, shape: tuple[int, ...], numel: int) -> None:
+        self._owner[key]._check_stored(key, shape, numel)
+
 
 def open_source(path: str | os.PathLike, notice: Optional[Notice] = None) -> TensorSource:
     """The right reader for a file or Hugging Face folder; CheckpointError (one line) otherwise."""
     path = Path(path)
     if not path.exists():
         raise CheckpointError("models.error.missing", path=str(path))
+    if not path.is_dir() and not json_file.regular_file(path):  # a FIFO would block the first read forever
+        raise CheckpointError("models.error.not_regular", path=path.name)
     if path.is_dir():
         return _open_folder(path, notice)
     suffix = path.suffix.lower()
@@ -217,11 +258,7 @@ def _open_folder(folder: Path, notice: Optional[Notice], weights: Optional[Path]
                               found=", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "-")
     config: dict = {}
     if config_path.is_file():
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise CheckpointError("models.error.config_bad", path=f"{folder.name}/config.json",
-                                  detail=_first_line(e)) from None
+        config = _read_json(config_path, f"{folder.name}/config.json")
         if not isinstance(config, dict):
             raise CheckpointError("models.error.config_bad", path=f"{folder.name}/config.json",
                                   detail=type(config).__name__)
@@ -237,17 +274,31 @@ def _open_folder(folder: Path, notice: Optional[Notice], weights: Optional[Path]
     return source
 
 
-def _open_index(index: Path) -> ShardedSource:
+def _read_json(path: Path, where: str):
     try:
-        doc = json.loads(index.read_text(encoding="utf-8"))
-        shards = sorted(set(doc["weight_map"].values()))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
-        raise CheckpointError("models.error.config_bad", path=index.name, detail=_first_line(e)) from None
+        return json_file.read(path, where)
+    except json_file.JsonFileError as e:
+        raise CheckpointError(e.key, **e.args_) from None
+
+
+def _open_index(index: Path) -> ShardedSource:
+    """The shards a model.safetensors.index.json names: only regular files inside its own folder
+    (after symlinks), so an index cannot make this read a system file or `../../` anything."""
+    doc = _read_json(index, index.name)
+    weight_map = doc.get("weight_map") if isinstance(doc, dict) else None
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+        raise CheckpointError("models.error.config_bad", path=index.name, detail="weight_map")
+    folder = index.parent.resolve()
     parts = {}
-    for name in shards:
-        shard = index.parent / name
-        if not shard.is_file():
-            raise CheckpointError("models.error.missing", path=str(shard))
+    for name in sorted(set(weight_map.values())):
+        shard = (folder / name).resolve()
+        shown = elide(name, json_file.NAME_CHARS)
+        if shard.parent != folder or not name or Path(name).is_absolute():
+            raise CheckpointError("models.error.shard_outside", path=index.name, shard=shown)
+        if not shard.exists():
+            raise CheckpointError("models.error.missing", path=f"{index.parent.name}/{shown}")
+        if not json_file.regular_file(shard):
+            raise CheckpointError("models.error.not_regular", path=shown)
         parts[name] = SafetensorsSource(shard)
     return ShardedSource(index, parts)
 
@@ -263,7 +314,7 @@ def _check_safetensors_header(path: Path) -> None:
         raise CheckpointError("models.error.safetensors_short", path=path.name, size=human_size(size))
     n = int.from_bytes(head[:8], "little")
     if n > size - 8 or head[8:9] != b"{":
-        raise CheckpointError("models.error.safetensors_header", path=path.name, start=_show_bytes(head))
+        raise CheckpointError("models.error.safetensors_header", path=path.name, size=human_size(size))
 
 
 # ---- torch.load, safely ------------------------------------------------------------------------
@@ -286,7 +337,7 @@ def _sniff_torch(path: Path) -> bool:
         if head[2:14] == _LEGACY_MAGIC:
             return False
         raise CheckpointError("models.error.plain_pickle", path=path.name)
-    raise CheckpointError("models.error.torch_unknown", path=path.name, start=_show_bytes(head))
+    raise CheckpointError("models.error.torch_unknown", path=path.name, size=human_size(path.stat().st_size))
 
 
 def _torch_load(path: Path, mmap: bool):
@@ -321,26 +372,35 @@ def _torch_detail(e: BaseException) -> str:
     return (text[:160] + "…") if len(text) > 160 else text
 
 
-def _flatten(obj, prefix: str, tensors: dict, values: dict, depth: int = 0) -> None:
-    """Dotted names for every tensor in nested dicts/lists; plain scalars go to `values`."""
+def _flatten(obj, prefix: str, tensors: dict, values: dict, depth: int = 0,
+             deeper: Optional[list[str]] = None) -> None:
+    """Dotted names for every tensor in nested dicts/lists; plain scalars go to `values`.
+    Containers below MAX_NESTING levels are not walked; `deeper` collects where they were."""
     import torch
 
-    if depth > 8:
+    if depth > MAX_NESTING:
+        if deeper is not None and isinstance(obj, (dict, list, tuple, torch.Tensor)):
+            deeper.append(elide(prefix, json_file.NAME_CHARS))
         return
     if isinstance(obj, torch.Tensor):
         tensors[prefix or "tensor"] = obj
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            _flatten(v, f"{prefix}.{k}" if prefix else str(k), tensors, values, depth + 1)
+            _flatten(v, f"{prefix}.{k}" if prefix else str(k), tensors, values, depth + 1, deeper)
     elif isinstance(obj, (list, tuple)):
         for i, v in enumerate(obj):
-            _flatten(v, f"{prefix}.{i}" if prefix else str(i), tensors, values, depth + 1)
+            _flatten(v, f"{prefix}.{i}" if prefix else str(i), tensors, values, depth + 1, deeper)
     elif isinstance(obj, (int, float, str, bool)) and prefix:
         values[prefix] = obj
 
 
-def _show_bytes(head: bytes) -> str:
-    return repr(head[:8])
+def _name(key: str) -> str:
+    """A tensor name as a message quotes it: names come from the file, so at most NAME_CHARS characters."""
+    return elide(key, json_file.NAME_CHARS)
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "(" + "×".join(str(n) for n in shape) + ")"
 
 
 def _first_line(e: BaseException) -> str:

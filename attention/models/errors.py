@@ -1,9 +1,15 @@
-"""ModelError, kept free of torch so the window can name it before torch is imported."""
+"""ModelError and the sentence limits, kept free of torch so the window can name them before torch is imported."""
 from __future__ import annotations
 
 from typing import Optional
 
 from attention import words
+
+#: Sentences one batch may have.
+MAX_SENTENCES = 2
+#: Characters one sentence may have: far above what 512 tokens take (~3,000 in English), and low
+#: enough that no widget chokes on showing it (a 100,000-character line froze the window ~9 s).
+MAX_SENTENCE_CHARS = 10_000
 
 
 class ModelError(ValueError):

@@ -16,9 +16,11 @@ from typing import Optional
 import numpy as np
 
 from attention import words
-from attention.models.checkpoint import CheckpointError, Notice, TensorSource, open_source
+from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size, open_source
+from attention.models.json_file import NAME_CHARS
 from attention.models.layer import to_scenario
 from attention.models.recognise import Found, find_layers, read_layer
+from attention.problem import elide
 from attention.scenario import Scenario
 
 #: Generated inputs: a handful of tokens, standard-normal features (as after a LayerNorm).
@@ -42,7 +44,7 @@ def list_header(source: TensorSource, count: int, lang: Optional[str] = None) ->
 
 def nothing_found(source: TensorSource) -> CheckpointError:
     keys = source.keys()
-    first = ", ".join(keys[:3]) + (", …" if len(keys) > 3 else "")
+    first = ", ".join(elide(k, NAME_CHARS) for k in keys[:3]) + (", …" if len(keys) > 3 else "")
     return CheckpointError("models.error.no_layers", path=source.path.name, count=len(keys), first=first or "-")
 
 
@@ -65,8 +67,9 @@ def choose(source: TensorSource, layers: list[Found], name: Optional[str]) -> Fo
     if match is None and wanted.isdigit() and int(wanted) < len(layers):
         match = layers[int(wanted)]
     if match is None:
-        names = ", ".join(f.name for f in layers[:6]) + (", …" if len(layers) > 6 else "")
-        raise CheckpointError("models.error.no_such_layer", name=name, path=source.path.name, names=names)
+        names = ", ".join(elide(f.name, NAME_CHARS) for f in layers[:6]) + (", …" if len(layers) > 6 else "")
+        raise CheckpointError("models.error.no_such_layer", name=elide(name, NAME_CHARS), path=source.path.name,
+                              names=names)
     if not match.supported:
         raise CheckpointError("models.error.unsupported", name=match.name, reason=match.reason())
     return match
@@ -103,6 +106,34 @@ def generated_inputs(found: Found, tokens: int = DEFAULT_TOKENS, seed: int = DEF
             "values": torch.randn(1, S, w["values"], generator=g, dtype=torch.float64).numpy()}
 
 
+def check_tokens(found: Found, heads: int, tokens: int) -> None:
+    """Refuse a token count whose trace could not fit in memory, from the shapes alone, before any
+    input is generated (`--tokens 100000000` ran 37 s into a MemoryError)."""
+    from attention.scenario import memory_limit
+
+    limit = memory_limit()
+    need = _trace_bytes(found, heads, tokens)
+    if need <= limit:
+        return
+    low, high = 1, tokens  # the largest count that fits: need grows with tokens
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if _trace_bytes(found, heads, mid) <= limit else (low, mid - 1)
+    raise CheckpointError("models.error.tokens_many", got=f"{tokens:,}", size=human_size(need),
+                          free=human_size(limit), most=f"{low:,}")
+
+
+def _trace_bytes(found: Found, heads: int, tokens: int) -> int:
+    """attention.scenario's estimate of the trace of this layer on `tokens` generated tokens."""
+    from attention.scenario import estimate_trace_bytes
+
+    w = found.widths()
+    S = tokens + 2 if found.cross else tokens
+    dk, dv = found.shapes["query.weight"][0] // heads, found.shapes["value.weight"][0] // heads
+    return estimate_trace_bytes(1, tokens, S, heads, dk, dv, w["queries"], w["keys"], w["values"],
+                                found.shapes["out.weight"][0])
+
+
 def inputs_from(found: Found, scenario: Scenario, where: str) -> dict:
     """Queries/keys/values (and tokens, valid lengths) of another scenario, if their widths fit."""
     w = found.widths()
@@ -119,8 +150,10 @@ def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None
                  tokens: int = DEFAULT_TOKENS, seed: int = DEFAULT_SEED, inputs_name: Optional[str] = None) -> Scenario:
     """The scenario running `found` with its real weights (only its tensors are read)."""
     H = heads_for(found, heads)
-    layer = read_layer(source, found)
     given = inputs is not None
+    if not given:
+        check_tokens(found, H, tokens)
+    layer = read_layer(source, found)
     inputs = dict(inputs) if given else generated_inputs(found, tokens, seed)
     file_name = source.path.name
     args = {"file": file_name, "layer": found.name, "heads": H}

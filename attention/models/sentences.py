@@ -14,11 +14,14 @@ import numpy as np
 
 from attention import numbers, words
 from attention.models.bert import MASK_FILL, BertModel, Forward, ModelError
+from attention.models.errors import MAX_SENTENCE_CHARS, MAX_SENTENCES
 from attention.models.layer import to_scenario
 from attention.models.tokenizer import SentenceTokenizer
+from attention.problem import elide
 from attention.scenario import Scenario
 
-MAX_SENTENCES = 2
+#: Characters of a sentence quoted in a layer scenario's notes.
+NOTE_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,11 @@ class ModelRun:
     forward: Forward
 
 
-def encode_batch(tokenizer: SentenceTokenizer, sentences: list[str] | tuple[str, ...], max_len: int) -> Batch:
-    """Tokenize and pad; ModelError names the sentence that is empty of text or too long."""
+def encode_batch(tokenizer: SentenceTokenizer, sentences: list[str] | tuple[str, ...], max_len: int,
+                 vocab_size: Optional[int] = None, type_vocab_size: Optional[int] = None) -> Batch:
+    """Tokenize and pad; ModelError names the sentence that is empty of text or too long, or whose
+    ids the model has no embedding for (a tokenizer.json from another model: [UNK] = 1,000,000
+    used to end in an IndexError inside the forward pass)."""
     texts = tuple(s for s in sentences)
     if not 1 <= len(texts) <= MAX_SENTENCES:
         raise ModelError("sentence_count", count=len(texts), most=MAX_SENTENCES)
@@ -61,9 +67,13 @@ def encode_batch(tokenizer: SentenceTokenizer, sentences: list[str] | tuple[str,
     for i, text in enumerate(texts):
         if not text.strip():
             raise ModelError("sentence_empty", index=numbers.position(i))
+        if len(text) > MAX_SENTENCE_CHARS:
+            raise ModelError("sentence_chars", index=numbers.position(i), count=f"{len(text):,}",
+                             most=f"{MAX_SENTENCE_CHARS:,}")
         e = tokenizer.encode(text)
         if len(e.ids) > max_len:
             raise ModelError("sentence_too_long", index=numbers.position(i), count=len(e.ids), most=max_len)
+        _check_ids(e, i, vocab_size, type_vocab_size)
         encoded.append(e)
     L = max(len(e.ids) for e in encoded)
     ids = np.full((len(encoded), L), tokenizer.pad_id, dtype=np.int64)
@@ -75,9 +85,21 @@ def encode_batch(tokenizer: SentenceTokenizer, sentences: list[str] | tuple[str,
     return Batch(texts, tuple(e.tokens for e in encoded), ids, types, lens)
 
 
+def _check_ids(e, i: int, vocab_size: Optional[int], type_vocab_size: Optional[int]) -> None:
+    """Every id must have a row in the embedding tables it indexes."""
+    for ids, tokens, size, key in ((e.ids, e.tokens, vocab_size, "model_token_id"),
+                                   (e.type_ids, e.tokens, type_vocab_size, "model_token_type")):
+        if size is None:
+            continue
+        bad = next((j for j, n in enumerate(ids) if not 0 <= n < size), None)
+        if bad is not None:
+            raise ModelError(key, index=numbers.position(i), token=elide(tokens[bad], 40), id=ids[bad], vocab=size)
+
+
 def run_sentences(model: BertModel, tokenizer: SentenceTokenizer, sentences) -> ModelRun:
     """Tokens and the whole forward pass (every hidden state, every layer's attention weights)."""
-    batch = encode_batch(tokenizer, sentences, model.config.max_positions)
+    batch = encode_batch(tokenizer, sentences, model.config.max_positions, model.config.vocab_size,
+                         model.config.type_vocab_size)
     return ModelRun(batch, model.forward(batch.ids, batch.valid_lens, batch.type_ids))
 
 
@@ -95,7 +117,7 @@ def layer_scenario(model: BertModel, run: ModelRun, layer: int, pad_token: str =
     labels = run.batch.axis_labels(pad_token)
     title = {lang: words.text("model_layer_title", lang, model=model.name, layer=layer + 1, count=c.n_layers)
              for lang in words.LANGS}
-    text = " | ".join(run.batch.sentences)
+    text = " | ".join(elide(s, NOTE_CHARS) for s in run.batch.sentences)
     notes = {lang: words.text("model_layer_notes", lang, model=model.name, layer=layer + 1, sentences=text,
                               heads=c.n_heads, d_model=c.d_model)
              for lang in words.LANGS}

@@ -16,10 +16,21 @@ EN = {
         "this command writes to a terminal or pipe by default; write it compactly with --out FILE.npz "
         "(about {npz}), keep only some steps with --steps {example}, or raise the limit with "
         "--max-json {suggest}"),
+    "cli.trace_too_big_least": (
+        "{file}: the trace would be at least {size} as JSON text (at least {numbers} numbers, counted from the "
+        "shapes; nothing was computed), more than the {limit} this command writes to a terminal or pipe by default; "
+        "write it compactly with --out FILE.npz (at least {npz}), keep only some steps with --steps {example}, or "
+        "lift the limit with --max-json 0"),
     "cli.trace_steps_unknown": "--steps: no step '{step}' in this scenario's trace; its steps are {steps}",
     "cli.out_suffix": "--out: expected a file name ending in .npz or .json, got '{path}'",
     "cli.size_number": "--max-json: expected a size such as 500MB, 2GB or 0 (no limit), got '{text}'",
     "cli.write_failed": "--out: cannot write {path}: {why}",
+    "cli.not_regular": "{path}: {kind}, not a regular file; nothing was written (choose a file name)",
+    "cli.kind.fifo": "a pipe (FIFO)",
+    "cli.kind.socket": "a socket",
+    "cli.kind.device": "a device",
+    "cli.kind.directory": "a folder",
+    "cli.kind.other": "not a regular file",
     "cli.read_only": (
         "{path} is write-protected; nothing was written (remove the protection, e.g. chmod u+w, "
         "or choose another file)"),
@@ -38,9 +49,19 @@ ZH = {
         "{file}：这条轨迹写成 JSON 文本约有 {size}（{numbers} 个数），超过本命令默认向终端或管道输出的上限 {limit}；"
         "可用 --out FILE.npz 写成紧凑文件（约 {npz}），用 --steps {example} 只输出部分步骤，"
         "或用 --max-json {suggest} 提高上限"),
+    "cli.trace_too_big_least": (
+        "{file}：这条轨迹写成 JSON 文本至少有 {size}（至少 {numbers} 个数，按形状算出，尚未计算），超过本命令默认向终端"
+        "或管道输出的上限 {limit}；可用 --out FILE.npz 写成紧凑文件（至少 {npz}），"
+        "用 --steps {example} 只输出部分步骤，或用 --max-json 0 取消上限"),
     "cli.trace_steps_unknown": "--steps：这个场景的轨迹里没有步骤 '{step}'；它的步骤是 {steps}",
     "cli.out_suffix": "--out：文件名应以 .npz 或 .json 结尾，得到的是 '{path}'",
     "cli.size_number": "--max-json：应为 500MB、2GB 或 0（不限）这样的大小，得到的是 '{text}'",
     "cli.write_failed": "--out：无法写入 {path}：{why}",
+    "cli.not_regular": "{path}：是{kind}，不是普通文件；什么也没有写入（请另选一个文件名）",
+    "cli.kind.fifo": "一个管道（FIFO）",
+    "cli.kind.socket": "一个套接字",
+    "cli.kind.device": "一个设备",
+    "cli.kind.directory": "一个文件夹",
+    "cli.kind.other": "特殊文件",
     "cli.read_only": "{path} 是写保护的；什么也没有写入（可先解除保护，例如 chmod u+w，或另选一个文件）",
 }

@@ -31,13 +31,33 @@ EN = {
                                        "pytorch_model.bin in this folder (found: {found})"),
     "models.error.config_bad": "{path}: not readable as JSON ({detail}); expected a Hugging Face config",
     "models.error.safetensors_short": "{path}: only {size}; a safetensors file starts with an 8-byte header length",
-    "models.error.safetensors_header": ("{path}: starts with {start}, not a safetensors header "
+    "models.error.safetensors_header": ("{path}: {size}, and it does not start with a safetensors header "
                                         "(8-byte length, then a JSON object)"),
     "models.error.safetensors_bad": "{path}: damaged safetensors file ({detail})",
     "models.error.truncated_zip": ("{path}: a zip archive that ends early ({size}; truncated or still being written); "
                                    "expected a complete torch.save file"),
-    "models.error.torch_unknown": ("{path}: starts with {start}; expected a PyTorch file saved with torch.save "
-                                   "(a zip archive or a pickle)"),
+    "models.error.torch_unknown": ("{path}: {size}, and it does not start as a PyTorch file does; expected a file "
+                                   "saved with torch.save (a zip archive or a pickle)"),
+    "models.error.not_regular": ("{path}: not a regular file (a pipe, socket or device); it was not opened; "
+                                 "expected a weights file or a model folder"),
+    "models.error.shard_outside": ("{path}: names the shard '{shard}', which is not a file inside its folder; "
+                                   "only files beside the index are read"),
+    "models.error.too_big": ("{path}: {key} has shape {shape}, {size} as float64 numbers, more than the {free} of "
+                             "memory free on this machine now; nothing was read"),
+    "models.error.overlapping": ("{path}: {key} claims {count} numbers (shape {shape}) but the file stores only "
+                                 "{stored} for it (a view that repeats numbers); nothing was read"),
+    "models.error.nested_deep": ("{path}: no tensors within {limit} levels of nesting (found: {found} nested "
+                                 "deeper); expected a model's state dict"),
+    "models.error.seed": "--seed: expected a whole number from 0 to 2^64 - 1, got {got}",
+    "models.error.tokens_many": ("--tokens {got}: this layer's trace on that many tokens would need {size}, more "
+                                 "than the {free} of memory free on this machine now; at most {most} tokens fit"),
+    "models.json.not_regular": "{path}: not a regular file (a pipe, socket or device); it was not opened",
+    "models.json.too_big": "{path}: {size} bytes, more than the {limit} bytes a model's JSON file may have",
+    "models.json.unreadable": "{path}: cannot read: {why}",
+    "models.json.not_utf8": "{path}: not UTF-8 text (at byte {offset})",
+    "models.json.deep": "{path}: nested more than {limit} levels deep; a model's JSON file nests a few levels",
+    "models.json.long_number": "{path}: {field} is a number with {digits} digits; at most {limit} digits are read",
+    "models.json.syntax": "{path}: invalid JSON at line {line}, column {column}: {reason}",
     "models.error.pickle_code": ("{path}: refused: the file asks to run {name} when unpickled; only tensors, numbers, "
                                  "strings and containers are read (nothing was run)"),
     "models.error.plain_pickle": ("{path}: a Python pickle, not a file saved with torch.save; it was not unpickled "
@@ -118,11 +138,30 @@ ZH = {
                                        "或 pytorch_model.bin（找到：{found}）"),
     "models.error.config_bad": "{path}：无法作为 JSON 读取（{detail}）；应为 Hugging Face 配置",
     "models.error.safetensors_short": "{path}：只有 {size}；safetensors 文件以 8 字节的头部长度开头",
-    "models.error.safetensors_header": ("{path}：以 {start} 开头，不是 safetensors 头部"
+    "models.error.safetensors_header": ("{path}：{size}，开头不是 safetensors 头部"
                                         "（8 字节长度，然后是一个 JSON 对象）"),
     "models.error.safetensors_bad": "{path}：safetensors 文件已损坏（{detail}）",
     "models.error.truncated_zip": "{path}：zip 压缩包提前结束（{size}；被截断或仍在写入）；应为完整的 torch.save 文件",
-    "models.error.torch_unknown": "{path}：以 {start} 开头；应为 torch.save 保存的 PyTorch 文件（zip 压缩包或 pickle）",
+    "models.error.torch_unknown": ("{path}：{size}，开头不像 PyTorch 文件；"
+                                   "应为 torch.save 保存的文件（zip 压缩包或 pickle）"),
+    "models.error.not_regular": "{path}：不是普通文件（管道、套接字或设备）；没有打开它；应为权重文件或模型文件夹",
+    "models.error.shard_outside": "{path}：指向分片 '{shard}'，它不是同一文件夹里的文件；只读取索引旁边的文件",
+    "models.error.too_big": ("{path}：{key} 的形状为 {shape}，按 float64 需"
+                             "要 {size}，超过本机现在可用的 {free} 内存；什么也没有读取"),
+    "models.error.overlapping": ("{path}：{key} 声称有 {count} 个数（形状 {shape}"
+                                 "），但文件里只为它存了 {stored}（重复数字的视图）；什么也没有读取"),
+    "models.error.nested_deep": ("{path}：在 {limit} 层嵌套以内没有张量（找到：嵌"
+                                 "套更深的 {found}）；应为模型的 state dict"),
+    "models.error.seed": "--seed：应为 0 到 2^64 - 1 之间的整数，实际是 {got}",
+    "models.error.tokens_many": ("--tokens {got}：这一层在这么多词元上的计算需要 {size}，超过本机现在可用的 "
+                                 "{free} 内存；最多可用 {most} 个词元"),
+    "models.json.not_regular": "{path}：不是普通文件（管道、套接字或设备）；没有打开它",
+    "models.json.too_big": "{path}：{size} 字节，超过模型 JSON 文件允许的 {limit} 字节",
+    "models.json.unreadable": "{path}：无法读取：{why}",
+    "models.json.not_utf8": "{path}：不是 UTF-8 文本（第 {offset} 字节处）",
+    "models.json.deep": "{path}：嵌套超过 {limit} 层；模型的 JSON 文件只嵌套几层",
+    "models.json.long_number": "{path}：{field} 是一个 {digits} 位的数；最多只读取 {limit} 位",
+    "models.json.syntax": "{path}：JSON 格式错误，位于第 {line} 行第 {column} 列：{reason}",
     "models.error.pickle_code": ("{path}：已拒绝：该文件在反序列化时要求运行 {name}；只读取张量、数字、字符串和容器"
                                  "（没有运行任何东西）"),
     "models.error.plain_pickle": ("{path}：这是 Python pickle，不是 torch.save 保存的文件；没有反序列化它"

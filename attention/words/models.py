@@ -7,6 +7,15 @@ EN = {
     "model_config_key": "{where}: config.json has no {key!r}",
     "model_config_bad": "{where}: config.json holds a value of the wrong kind (expected numbers for sizes)",
     "model_config_unreadable": "{where}: cannot read config.json: {why}",
+    "model_config_field": "{where}: {field} is {got}; expected a whole number from {least} to {most}",
+    "model_memory": "{where}: the weights need {need}, more than the {free} of memory free on this machine now",
+    "model_token_id": ("sentence {index}: the tokenizer gives {token!r} the id {id}, but the model has only "
+                       "{vocab} word embeddings (vocab_size); tokenizer.json does not belong to this model"),
+    "sentence_chars": "sentence {index}: {count} characters; at most {most} are read",
+    "model_token_type": ("sentence {index}: the tokenizer gives {token!r} the token type {id}, but the model has only "
+                         "{vocab} token types (type_vocab_size); tokenizer.json does not belong to this model"),
+    "sentence_box_capped": ("the pasted text was cut to {most} characters, as much as the Sentence box holds "
+                            "({dropped} left out)"),
     "model_heads": "{where}: {heads} attention heads do not divide hidden_size {d_model}",
     "model_missing_file": "{folder}: no {file} in this folder (expected a model folder with config.json, "
                           "model.safetensors and tokenizer.json)",
@@ -34,6 +43,14 @@ ZH = {
     "model_config_key": "{where}：config.json 中没有 {key!r}",
     "model_config_bad": "{where}：config.json 中有类型不对的值（尺寸应为数字）",
     "model_config_unreadable": "{where}：无法读取 config.json：{why}",
+    "model_config_field": "{where}：{field} 为 {got}；应为 {least} 到 {most} 之间的整数",
+    "model_memory": "{where}：权重需要 {need}，超过本机现在可用的 {free} 内存",
+    "model_token_id": ("第 {index} 句：分词器给 {token!r} 的编号是 {id}，但模型只有 {vocab} 个词向量（vocab_size）；"
+                       "tokenizer.json 不属于这个模型"),
+    "sentence_chars": "第 {index} 句：{count} 个字符；最多读取 {most} 个",
+    "model_token_type": ("第 {index} 句：分词器给 {token!r} 的词元类型是 {id}，但模型只有 {vocab} 种词元类型"
+                         "（type_vocab_size）；tokenizer.json 不属于这个模型"),
+    "sentence_box_capped": "粘贴的文字被截到 {most} 个字符，这是句子框能容纳的上限（略去 {dropped} 个）",
     "model_heads": "{where}：{heads} 个注意力头不能整除 hidden_size {d_model}",
     "model_missing_file": "{folder}：此文件夹中没有 {file}（模型文件夹应包含 config.json、model.safetensors 和 "
                           "tokenizer.json）",

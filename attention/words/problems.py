@@ -177,8 +177,10 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
      "选择了 CUDA，但本机 torch.cuda.is_available() 为 False；请改用 CPU"),
     ("no_memory", "not enough memory for this trace; reduce B, L, S or n_heads",
      "内存不足，无法完成这次计算；请减小 B、L、S 或头数"),
-    ("sizes", "this trace would need about {need} GiB, more than the {limit} GiB allowed; reduce B, L, S or n_heads",
-     "这次计算大约需要 {need} GiB 内存，超过允许的 {limit} GiB；请减小 B、L、S 或头数"),
+    ("sizes", "this trace would need about {need} GiB, more than the {limit} GiB of memory free on this machine now "
+              "(at most 60 % of all of it is used); reduce B, L, S or n_heads",
+     "这次计算大约需要 {need} GiB 内存，超过本机现在可用的 {limit} GiB（最多使用全部内存的 60 %）；"
+     "请减小 B、L、S 或头数"),
     # the mask
     ("valid_len_range", "expected a length between 0 and S = {S}, got {got}",
      "有效长度应在 0 到 S = {S} 之间，实际为 {got}"),

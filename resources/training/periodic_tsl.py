@@ -26,6 +26,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from resources.training.loop import fit
 from resources.training.tsl_style import AttentionLayer, DataEmbedding, Encoder, EncoderLayer, FullAttention
 
 PERIOD, WEEKS = 7, 3
@@ -42,8 +43,10 @@ class Forecaster(nn.Module):
     def __init__(self, dropout: float = 0.1):
         super().__init__()
         self.enc_embedding = DataEmbedding(2, D_MODEL, dropout)
-        attention = AttentionLayer(FullAttention(False, dropout, output_attention=True), D_MODEL, N_HEADS)
-        self.encoder = Encoder([EncoderLayer(attention, D_MODEL, D_FF, dropout)], nn.LayerNorm(D_MODEL))
+        attention = AttentionLayer(FullAttention(False, attention_dropout=dropout, output_attention=True),
+                                   D_MODEL, N_HEADS)
+        self.encoder = Encoder([EncoderLayer(attention, D_MODEL, D_FF, dropout, activation="gelu")],
+                               norm_layer=nn.LayerNorm(D_MODEL))
         self.projection = nn.Linear(D_MODEL, 1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, list]:
@@ -72,23 +75,21 @@ def period_share(attn: torch.Tensor) -> torch.Tensor:
 
 def train(steps: int, seed: int, batch: int = 64, lr: float = 3e-3, log=print) -> Forecaster:
     torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
     model = Forecaster(dropout=0.0)  # no dropout: a sharp head is the point, and it comes sooner
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    start = time.perf_counter()
-    for step in range(1, steps + 1):
-        inputs, x = windows(batch, gen)
-        pred, _ = model(inputs)
-        loss = ((pred[:, HISTORY:] - x[:, HISTORY:]) ** 2).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        if step % 500 == 0 or step == steps:
-            share = evaluate(model.eval(), seed).max().item()
-            model.train()
-            log(f"step {step}: forecast MSE {loss.item():.4f} (noise floor {NOISE ** 2:.2f}), "
-                f"best head one period back {share:.2f}, {time.perf_counter() - start:.0f} s")
-    return model.eval()
+
+    def loss_of(m: Forecaster, window) -> tuple[torch.Tensor, None]:
+        inputs, x = window
+        pred, _ = m(inputs)
+        return ((pred[:, HISTORY:] - x[:, HISTORY:]) ** 2).mean(), None
+
+    def report(m: Forecaster, loss: float, _) -> str:
+        share = evaluate(m.eval(), seed).max().item()
+        m.train()
+        return (f"forecast MSE {loss:.4f} (noise floor {NOISE ** 2:.2f}), "
+                f"best head one period back {share:.2f}")
+
+    return fit(model, lambda gen: windows(batch, gen), loss_of, report, steps=steps, seed=seed, lr=lr, every=500,
+               log=log)
 
 
 def evaluate(model: Forecaster, seed: int) -> torch.Tensor:

@@ -25,6 +25,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from resources.training.loop import fit
+
 N_DIGITS = 6
 MARK = 10  # the ">" token
 L = 2 * N_DIGITS  # inputs: 6 digits, ">", 5 reversed digits (the 6th is only a target)
@@ -66,21 +68,21 @@ def mirror_share(weights: torch.Tensor) -> torch.Tensor:
 
 def train(steps: int, seed: int, batch: int = 128, lr: float = 3e-3, log=print) -> Reverser:
     torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
     model = Reverser()
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    start = time.perf_counter()
-    for step in range(1, steps + 1):
-        inputs, targets = sequences(batch, gen)
-        logits, _ = model(inputs)
+
+    def loss_of(m: Reverser, pair) -> tuple[torch.Tensor, tuple]:
+        inputs, targets = pair
+        logits, _ = m(inputs)
         loss = nn.functional.cross_entropy(logits[:, N_DIGITS:].reshape(-1, 11), targets[:, N_DIGITS:].reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        if step % 200 == 0 or step == steps:
-            acc = (logits[:, N_DIGITS:].argmax(-1) == targets[:, N_DIGITS:]).float().mean().item()
-            log(f"step {step}: loss {loss.item():.3f}, digits right {acc:.1%}, {time.perf_counter() - start:.0f} s")
-    return model.eval()
+        return loss, (logits, targets)
+
+    def report(m: Reverser, loss: float, seen: tuple) -> str:
+        logits, targets = seen
+        acc = (logits[:, N_DIGITS:].argmax(-1) == targets[:, N_DIGITS:]).float().mean().item()
+        return f"loss {loss:.3f}, digits right {acc:.1%}"
+
+    return fit(model, lambda gen: sequences(batch, gen), loss_of, report, steps=steps, seed=seed, lr=lr, every=200,
+               log=log)
 
 
 def evaluate(model: Reverser, seed: int) -> tuple[torch.Tensor, float]:

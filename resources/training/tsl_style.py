@@ -1,14 +1,24 @@
-"""A Time-Series-Library-style encoder in plain torch: module and parameter names as TSL's
-(DataEmbedding with a circular-conv TokenEmbedding (kernel 1, see there) and a sinusoid PositionalEmbedding,
-AttentionLayer(FullAttention), EncoderLayer with 1x1 convolutions, Encoder), so the trained
-state_dict reads like a TSL checkpoint and attention.capture records it as one."""
+"""Time-Series-Library's layers in plain torch, in one place: the training scripts build preset 09
+from them, and the tests check attention.capture and the weights importer against them.
+
+Module and parameter names, signatures, arithmetic and call order are TSL's own
+(layers/SelfAttention_Family.py, layers/Transformer_EncDec.py, layers/Embed.py,
+utils/masking.py), including ProbAttention's draw from the global generator and its bare
+`.squeeze()`, so a state_dict made here reads like a TSL checkpoint and a forward here is what
+TSL computes.  Written independently of the engine (attention/), so "captured scenario ==
+module forward" is a real check.  Two departures, both marked: TokenEmbedding's kernel size is
+a parameter (preset 09 uses 1), and AttentionLayer's attn_mask defaults to None.
+"""
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
+# ---- embeddings (layers/Embed.py) ----------------------------------------------------------------
 
 class PositionalEmbedding(nn.Module):
     def __init__(self, d_model: int, max_len: int = 5000):
@@ -52,70 +62,196 @@ class DataEmbedding(nn.Module):
         return self.dropout(self.value_embedding(x) + self.position_embedding(x))
 
 
+# ---- masks (utils/masking.py) --------------------------------------------------------------------
+
+class TriangularCausalMask:
+    def __init__(self, B: int, L: int, device="cpu"):
+        self._mask = torch.triu(torch.ones([B, 1, L, L], dtype=torch.bool), diagonal=1).to(device)
+
+    @property
+    def mask(self) -> torch.Tensor:
+        return self._mask
+
+
+class ProbMask:
+    def __init__(self, B: int, H: int, L: int, index: torch.Tensor, scores: torch.Tensor, device="cpu"):
+        full = torch.ones(L, scores.shape[-1], dtype=torch.bool).to(device).triu(1)
+        expanded = full[None, None, :].expand(B, H, L, scores.shape[-1])
+        picked = expanded[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :]
+        self._mask = picked.view(scores.shape).to(device)
+
+    @property
+    def mask(self) -> torch.Tensor:
+        return self._mask
+
+
+# ---- attention (layers/SelfAttention_Family.py) -------------------------------------------------------
+
 class FullAttention(nn.Module):
-    def __init__(self, mask_flag: bool = False, attention_dropout: float = 0.1, output_attention: bool = False):
+    def __init__(self, mask_flag=True, factor=5, scale=None, attention_dropout=0.1, output_attention=False):
         super().__init__()
-        self.mask_flag, self.scale, self.output_attention = mask_flag, None, output_attention
+        self.scale, self.mask_flag, self.output_attention = scale, mask_flag, output_attention
         self.dropout = nn.Dropout(attention_dropout)
 
     def forward(self, queries, keys, values, attn_mask, tau=None, delta=None):
         B, L, H, E = queries.shape
+        scale = self.scale or 1.0 / math.sqrt(E)
         scores = torch.einsum("blhe,bshe->bhls", queries, keys)  # (B, H, L, S)
         if self.mask_flag:
-            causal = torch.ones(L, L, dtype=torch.bool, device=queries.device).triu(1)
-            scores = scores.masked_fill(causal, float("-inf"))
-        A = self.dropout(torch.softmax(scores / math.sqrt(E), dim=-1))
+            if attn_mask is None:
+                attn_mask = TriangularCausalMask(B, L, device=queries.device)
+            scores.masked_fill_(attn_mask.mask, -np.inf)
+        A = self.dropout(torch.softmax(scale * scores, dim=-1))
         V = torch.einsum("bhls,bshd->blhd", A, values)  # (B, L, H, D)
-        return V.contiguous(), (A if self.output_attention else None)
+        return (V.contiguous(), A) if self.output_attention else (V.contiguous(), None)
+
+
+class ProbAttention(nn.Module):
+    def __init__(self, mask_flag=True, factor=5, scale=None, attention_dropout=0.1, output_attention=False):
+        super().__init__()
+        self.factor, self.scale, self.mask_flag = factor, scale, mask_flag
+        self.output_attention = output_attention
+        self.dropout = nn.Dropout(attention_dropout)
+
+    def _prob_QK(self, Q, K, sample_k, n_top):
+        B, H, L_K, E = K.shape
+        _, _, L_Q, _ = Q.shape
+        K_expand = K.unsqueeze(-3).expand(B, H, L_Q, L_K, E)
+        index_sample = torch.randint(L_K, (L_Q, sample_k))  # the global generator, as TSL
+        K_sample = K_expand[:, :, torch.arange(L_Q).unsqueeze(1), index_sample, :]
+        Q_K_sample = torch.matmul(Q.unsqueeze(-2), K_sample.transpose(-2, -1)).squeeze()
+        M = Q_K_sample.max(-1)[0] - torch.div(Q_K_sample.sum(-1), L_K)
+        M_top = M.topk(n_top, sorted=False)[1]
+        Q_reduce = Q[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], M_top, :]
+        return torch.matmul(Q_reduce, K.transpose(-2, -1)), M_top
+
+    def _initial_context(self, V, L_Q):
+        B, H, L_V, D = V.shape
+        if not self.mask_flag:
+            mean = V.mean(dim=-2)
+            return mean.unsqueeze(-2).expand(B, H, L_Q, mean.shape[-1]).clone()
+        assert L_Q == L_V
+        return V.cumsum(dim=-2)
+
+    def _update_context(self, context, V, scores, index, L_Q):
+        B, H, L_V, D = V.shape
+        if self.mask_flag:
+            scores.masked_fill_(ProbMask(B, H, L_Q, index, scores, device=V.device).mask, -np.inf)
+        attn = torch.softmax(scores, dim=-1)
+        context[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :] = \
+            torch.matmul(attn, V).type_as(context)
+        return context, None
+
+    def forward(self, queries, keys, values, attn_mask, tau=None, delta=None):
+        B, L_Q, H, D = queries.shape
+        _, L_K, _, _ = keys.shape
+        queries, keys, values = queries.transpose(2, 1), keys.transpose(2, 1), values.transpose(2, 1)
+        U_part = min(self.factor * int(np.ceil(np.log(L_K))), L_K)
+        u = min(self.factor * int(np.ceil(np.log(L_Q))), L_Q)
+        scores_top, index = self._prob_QK(queries, keys, sample_k=U_part, n_top=u)
+        scores_top = scores_top * (self.scale or 1.0 / math.sqrt(D))
+        context = self._initial_context(values, L_Q)
+        context, attn = self._update_context(context, values, scores_top, index, L_Q)
+        return context.contiguous(), attn  # (B, H, L, D): AttentionLayer views it without a transpose
 
 
 class AttentionLayer(nn.Module):
-    def __init__(self, attention: nn.Module, d_model: int, n_heads: int):
+    def __init__(self, attention, d_model, n_heads, d_keys=None, d_values=None):
         super().__init__()
-        d = d_model // n_heads
+        d_keys = d_keys or (d_model // n_heads)
+        d_values = d_values or (d_model // n_heads)
         self.inner_attention = attention
-        self.query_projection = nn.Linear(d_model, d * n_heads)
-        self.key_projection = nn.Linear(d_model, d * n_heads)
-        self.value_projection = nn.Linear(d_model, d * n_heads)
-        self.out_projection = nn.Linear(d * n_heads, d_model)
+        self.query_projection = nn.Linear(d_model, d_keys * n_heads)
+        self.key_projection = nn.Linear(d_model, d_keys * n_heads)
+        self.value_projection = nn.Linear(d_model, d_values * n_heads)
+        self.out_projection = nn.Linear(d_values * n_heads, d_model)
         self.n_heads = n_heads
 
-    def forward(self, queries, keys, values, attn_mask, tau=None, delta=None):
+    def forward(self, queries, keys, values, attn_mask=None, tau=None, delta=None):  # TSL: attn_mask required
         B, L, _ = queries.shape
-        S, H = keys.shape[1], self.n_heads
-        q = self.query_projection(queries).view(B, L, H, -1)
-        k = self.key_projection(keys).view(B, S, H, -1)
-        v = self.value_projection(values).view(B, S, H, -1)
-        out, attn = self.inner_attention(q, k, v, attn_mask, tau=tau, delta=delta)
+        _, S, _ = keys.shape
+        H = self.n_heads
+        queries = self.query_projection(queries).view(B, L, H, -1)
+        keys = self.key_projection(keys).view(B, S, H, -1)
+        values = self.value_projection(values).view(B, S, H, -1)
+        out, attn = self.inner_attention(queries, keys, values, attn_mask, tau=tau, delta=delta)
         return self.out_projection(out.view(B, L, -1)), attn
 
 
+# ---- encoder and decoder (layers/Transformer_EncDec.py) ---------------------------------------------
+
 class EncoderLayer(nn.Module):
-    def __init__(self, attention: nn.Module, d_model: int, d_ff: int, dropout: float = 0.1):
+    def __init__(self, attention, d_model, d_ff=None, dropout=0.1, activation="relu"):
         super().__init__()
+        d_ff = d_ff or 4 * d_model
         self.attention = attention
         self.conv1 = nn.Conv1d(d_model, d_ff, kernel_size=1)
         self.conv2 = nn.Conv1d(d_ff, d_model, kernel_size=1)
         self.norm1, self.norm2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
         self.dropout = nn.Dropout(dropout)
+        self.activation = F.relu if activation == "relu" else F.gelu
 
     def forward(self, x, attn_mask=None, tau=None, delta=None):
         new_x, attn = self.attention(x, x, x, attn_mask=attn_mask, tau=tau, delta=delta)
-        x = self.norm1(x + self.dropout(new_x))
-        y = self.dropout(torch.nn.functional.gelu(self.conv1(x.transpose(-1, 1))))
+        x = x + self.dropout(new_x)
+        y = x = self.norm1(x)
+        y = self.dropout(self.activation(self.conv1(y.transpose(-1, 1))))
         y = self.dropout(self.conv2(y).transpose(-1, 1))
         return self.norm2(x + y), attn
 
 
 class Encoder(nn.Module):
-    def __init__(self, attn_layers: list[nn.Module], norm_layer: nn.Module):
+    """TSL's Encoder without the distilling conv_layers (Informer's), which nothing here uses."""
+
+    def __init__(self, attn_layers, norm_layer=None):
         super().__init__()
         self.attn_layers = nn.ModuleList(attn_layers)
         self.norm = norm_layer
 
-    def forward(self, x, attn_mask=None):
+    def forward(self, x, attn_mask=None, tau=None, delta=None):
         attns = []
-        for layer in self.attn_layers:
-            x, attn = layer(x, attn_mask=attn_mask)
+        for attn_layer in self.attn_layers:
+            x, attn = attn_layer(x, attn_mask=attn_mask, tau=tau, delta=delta)
             attns.append(attn)
-        return self.norm(x), attns
+        if self.norm is not None:
+            x = self.norm(x)
+        return x, attns
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, self_attention, cross_attention, d_model, d_ff=None, dropout=0.1, activation="relu"):
+        super().__init__()
+        d_ff = d_ff or 4 * d_model
+        self.self_attention = self_attention
+        self.cross_attention = cross_attention
+        self.conv1 = nn.Conv1d(d_model, d_ff, kernel_size=1)
+        self.conv2 = nn.Conv1d(d_ff, d_model, kernel_size=1)
+        self.norm1, self.norm2, self.norm3 = nn.LayerNorm(d_model), nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.activation = F.relu if activation == "relu" else F.gelu
+
+    def forward(self, x, cross, x_mask=None, cross_mask=None, tau=None, delta=None):
+        x = x + self.dropout(self.self_attention(x, x, x, attn_mask=x_mask, tau=tau, delta=None)[0])
+        x = self.norm1(x)
+        x = x + self.dropout(self.cross_attention(x, cross, cross, attn_mask=cross_mask, tau=tau, delta=delta)[0])
+        y = x = self.norm2(x)
+        y = self.dropout(self.activation(self.conv1(y.transpose(-1, 1))))
+        y = self.dropout(self.conv2(y).transpose(-1, 1))
+        return self.norm3(x + y)
+
+
+class Decoder(nn.Module):
+    def __init__(self, layers, norm_layer=None, projection=None):
+        super().__init__()
+        self.layers = nn.ModuleList(layers)
+        self.norm = norm_layer
+        self.projection = projection
+
+    def forward(self, x, cross, x_mask=None, cross_mask=None, tau=None, delta=None):
+        for layer in self.layers:
+            x = layer(x, cross, x_mask=x_mask, cross_mask=cross_mask, tau=tau, delta=delta)
+        if self.norm is not None:
+            x = self.norm(x)
+        if self.projection is not None:
+            x = self.projection(x)
+        return x

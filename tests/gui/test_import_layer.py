@@ -135,6 +135,30 @@ def test_a_bad_file_is_one_message_and_changes_nothing(window, tmp_path):
     assert len(window.message_bar.lines()) == 1 and window.message_bar.lines()[0].startswith("broken.safetensors:")
 
 
+def test_a_fifo_named_pt_is_one_message_and_does_not_hang(window, tmp_path):
+    """Issue 21: File ▸ Import layer… on a FIFO named .pt blocked the window forever."""
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe.pt"
+    os.mkfifo(fifo)
+
+    def unblock():  # if the window opens the FIFO, a writer that closes at once lets it go on
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+
+    timer = threading.Timer(5, unblock)
+    timer.start()
+    try:
+        window.import_layer.ask_path = lambda: str(fifo)
+        _menu_action(window).trigger()
+    finally:
+        timer.cancel()
+    assert window.message_bar.lines()[0].startswith("pipe.pt: not a regular file")
+
+
 def test_a_file_with_one_layer_says_so_in_the_singular(window, tmp_path):
     path = tmp_path / "one.pt"
     torch.save(torch.nn.MultiheadAttention(8, 2).state_dict(), path)

@@ -194,6 +194,32 @@ def test_sentences_that_cannot_run_are_named_and_nothing_changes(opened, qtbot):
     assert w.document.scenario is before
 
 
+def test_a_100000_character_paste_is_cut_with_a_message_and_nothing_changes(opened, qtbot):
+    """Issue 21: a pasted 100,000-character word froze the window ~9 s while Qt laid it out; the box
+    now takes what fits (BOX_CHARS) and says how much it left out, and the engine refuses the rest."""
+    from PySide6.QtCore import QMimeData
+
+    from app.models_view.panel import BOX_CHARS
+
+    w = opened
+    panel = w.models.panel
+    before = w.document.scenario
+    panel.box.setFocus()
+    panel.box.selectAll()
+    mime = QMimeData()
+    mime.setText("a" * 100_000)
+    panel.box.insertFromMimeData(mime)
+    assert len(panel.box.toPlainText()) == BOX_CHARS
+    assert f"cut to {BOX_CHARS:,} characters" in panel.status.text() and f"{100_000 - BOX_CHARS:,} left out" \
+        in panel.status.text()
+    panel.commit_sentences()
+    qtbot.waitUntil(w.models.is_idle)
+    assert "sentence 1: 20,002 characters; at most 10,000 are read" in panel.status.text()
+    assert w.document.scenario is before
+    panel.set_sentences_text("b" * 50_000)
+    assert len(panel.box.toPlainText()) == BOX_CHARS
+
+
 def test_a_long_sentence_runs_off_the_ui_thread(opened, qtbot, check_panes):
     w = opened
     text = " ".join(["attention"] * 70)

@@ -222,3 +222,53 @@ def test_long_names_keep_their_temporaries_apart(tmp_path):
     (tmp_path / f"{pb}abcdefgh.tmp").write_text("b's")
     assert safe_write.stale_temporaries(tmp_path / a) == []
     assert safe_write.stale_temporaries(tmp_path / b) == [tmp_path / f"{pb}abcdefgh.tmp"]
+
+
+# ---- targets that are not regular files (issue 21) --------------------------------------------------
+
+def _special(tmp_path, kind: str):
+    """A FIFO or a bound Unix socket at tmp_path/kind; the socket object is returned to keep it open."""
+    import socket
+
+    path = tmp_path / kind
+    if kind == "fifo":
+        os.mkfifo(path)
+        return path, None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    return path, sock
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and Unix sockets are POSIX")
+@pytest.mark.parametrize("kind", ["fifo", "socket"])
+@pytest.mark.parametrize("through_link", [False, True])
+def test_a_target_that_is_not_a_regular_file_is_refused_and_left_as_it_is(tmp_path, kind, through_link):
+    import stat
+
+    from attention import safe_write
+
+    path, keep = _special(tmp_path, kind)
+    target = path
+    if through_link:
+        target = tmp_path / "link.json"
+        target.symlink_to(path)
+    before = os.stat(path).st_mode
+    try:
+        with pytest.raises(safe_write.NotRegularFile) as e:
+            safe_write.write_atomic(target, ["{}"])
+        assert e.value.kind == kind
+        with pytest.raises(ScenarioError, match="not a regular file"):
+            scenario_io.save(scenario_io.load(TOY), target)
+    finally:
+        if keep is not None:
+            keep.close()
+    assert os.stat(path).st_mode == before and not stat.S_ISREG(before)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({path.name, target.name})  # no temporary left
+
+
+def test_a_device_node_is_named_as_one():
+    """Checked without writing: a test that wrote to /dev/null as root would replace it when broken."""
+    from attention import safe_write
+
+    assert safe_write.target_kind("/dev/null") == "device"
+    assert safe_write.target_kind(TOY) is None

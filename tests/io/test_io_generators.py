@@ -77,3 +77,17 @@ def test_linear_init_uses_nn_linear_bounds():
     gen = torch.Generator().manual_seed(0)
     w = linear_init((64, 16), 16, gen)
     assert np.abs(w).max() <= 0.25 and np.abs(w).max() > 0.2  # bound 1/sqrt(16), nearly reached
+
+
+def test_an_unknown_kind_is_quoted_at_most_60_characters():
+    """Issue 21: a 1,000-character kind was quoted at ~300 characters (the argument cap, not the quote cap)."""
+    from attention import scenario_io
+    from attention.problem import MAX_QUOTE
+
+    doc = {"format": "attention-explorer/scenario", "version": 1,
+           "queries": {"generate": "k" * 1000, "shape": [1, 4, 4]}}
+    with pytest.raises(ScenarioError) as e:
+        scenario_io.from_dict(doc)
+    (line,) = [ln for ln in e.value.lines if "unknown generator kind" in ln]
+    quoted = line.split("unknown generator kind ")[1].split("; expected")[0]
+    assert MAX_QUOTE == 60 and len(quoted) <= MAX_QUOTE and quoted.startswith("'kkk") and quoted.endswith("\u2026")

@@ -2,8 +2,9 @@
 of the libraries they stand for.  Each forward is the library's own computation, written here
 independently of the engine, so "imported scenario == module forward" is a real check.
 
-- Time-Series-Library: FullAttention + AttentionLayer (layers/SelfAttention_Family.py), inside an
-  encoder (`encoder.attn_layers.i.attention`) and a decoder (`decoder.layers.i.{self,cross}_attention`).
+- Time-Series-Library: its FullAttention + AttentionLayer from resources/training/tsl_style.py (the
+  one copy of TSL's layers), inside an encoder (`encoder.attn_layers.i.attention`) and a decoder
+  (`decoder.layers.i.{self,cross}_attention`).
 - BERT: BertSelfAttention / BertSelfOutput / BertAttention (`bert.encoder.layer.i.attention.…`).
 - GPT-2: Conv1D (weight (in, out)), GPT2Attention with fused c_attn (`transformer.h.i.attn.…`),
   and an MLP whose c_fc/c_proj must not be mistaken for attention.
@@ -16,88 +17,34 @@ from typing import Optional
 import torch
 from torch import nn
 
-# ---- Time-Series-Library -------------------------------------------------------------------------
+import resources.training.tsl_style as tsl
 
-class FullAttention(nn.Module):
+# ---- Time-Series-Library: its own modules (resources/training/tsl_style.py) ----------------------
+
+class FullAttention(tsl.FullAttention):
+    """TSL's FullAttention as the import tests compare it: no dropout, attention weights returned."""
+
     def __init__(self, mask_flag: bool = True, scale: Optional[float] = None):
-        super().__init__()
-        self.mask_flag = mask_flag
-        self.scale = scale
-
-    def forward(self, queries, keys, values, attn_mask=None, tau=None, delta=None):
-        B, L, H, E = queries.shape
-        scale = self.scale or 1.0 / math.sqrt(E)
-        scores = torch.einsum("blhe,bshe->bhls", queries, keys)
-        if self.mask_flag:
-            S = keys.shape[1]
-            mask = torch.triu(torch.ones(L, S, dtype=torch.bool), diagonal=1)  # TriangularCausalMask
-            scores = scores.masked_fill(mask, -math.inf)
-        A = torch.softmax(scale * scores, dim=-1)
-        V = torch.einsum("bhls,bshd->blhd", A, values)
-        return V.contiguous(), A
+        super().__init__(mask_flag, scale=scale, attention_dropout=0.0, output_attention=True)
 
 
-class AttentionLayer(nn.Module):
-    def __init__(self, attention: nn.Module, d_model: int, n_heads: int, d_keys: Optional[int] = None,
-                 d_values: Optional[int] = None):
-        super().__init__()
-        d_keys = d_keys or d_model // n_heads
-        d_values = d_values or d_model // n_heads
-        self.inner_attention = attention
-        self.query_projection = nn.Linear(d_model, d_keys * n_heads)
-        self.key_projection = nn.Linear(d_model, d_keys * n_heads)
-        self.value_projection = nn.Linear(d_model, d_values * n_heads)
-        self.out_projection = nn.Linear(d_values * n_heads, d_model)
-        self.n_heads = n_heads
-
-    def forward(self, queries, keys, values, attn_mask=None):
-        B, L, _ = queries.shape
-        _, S, _ = keys.shape
-        H = self.n_heads
-        q = self.query_projection(queries).view(B, L, H, -1)
-        k = self.key_projection(keys).view(B, S, H, -1)
-        v = self.value_projection(values).view(B, S, H, -1)
-        out, attn = self.inner_attention(q, k, v, attn_mask)
-        return self.out_projection(out.view(B, L, -1)), attn
-
-
-class EncoderLayer(nn.Module):
-    def __init__(self, d_model: int, n_heads: int, d_keys: Optional[int] = None):
-        super().__init__()
-        self.attention = AttentionLayer(FullAttention(False), d_model, n_heads, d_keys=d_keys)
-        self.conv1 = nn.Conv1d(d_model, 2 * d_model, 1)
-        self.norm1 = nn.LayerNorm(d_model)
-
-
-class DecoderLayer(nn.Module):
-    def __init__(self, d_model: int, n_heads: int):
-        super().__init__()
-        self.self_attention = AttentionLayer(FullAttention(True), d_model, n_heads)
-        self.cross_attention = AttentionLayer(FullAttention(False), d_model, n_heads)
-        self.norm1 = nn.LayerNorm(d_model)
-
-
-class Encoder(nn.Module):
-    def __init__(self, layers: list[nn.Module]):
-        super().__init__()
-        self.attn_layers = nn.ModuleList(layers)
-        self.norm = nn.LayerNorm(layers[0].norm1.normalized_shape[0])
-
-
-class Decoder(nn.Module):
-    def __init__(self, layers: list[nn.Module]):
-        super().__init__()
-        self.layers = nn.ModuleList(layers)
+AttentionLayer = tsl.AttentionLayer
 
 
 class TSLTransformer(nn.Module):
-    """The attention skeleton of TSL's Transformer: 2 encoder layers, 1 decoder layer."""
+    """TSL's Transformer without embeddings' details: `e_layers` encoder layers and one decoder layer
+    (causal self-attention, cross-attention), with TSL's module names."""
 
     def __init__(self, d_model: int = 16, n_heads: int = 4, e_layers: int = 2, d_keys: Optional[int] = None):
         super().__init__()
         self.enc_embedding = nn.Linear(3, d_model)
-        self.encoder = Encoder([EncoderLayer(d_model, n_heads, d_keys) for _ in range(e_layers)])
-        self.decoder = Decoder([DecoderLayer(d_model, n_heads)])
+        self.encoder = tsl.Encoder(
+            [tsl.EncoderLayer(AttentionLayer(FullAttention(False), d_model, n_heads, d_keys=d_keys), d_model,
+                              2 * d_model) for _ in range(e_layers)],
+            norm_layer=nn.LayerNorm(d_model))
+        self.decoder = tsl.Decoder([tsl.DecoderLayer(AttentionLayer(FullAttention(True), d_model, n_heads),
+                                                     AttentionLayer(FullAttention(False), d_model, n_heads),
+                                                     d_model, 2 * d_model)])
         self.projection = nn.Linear(d_model, 1)
 
 

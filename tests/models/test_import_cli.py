@@ -166,3 +166,49 @@ def test_a_big_pt_is_named_with_its_size_on_stderr_before_it_is_read(tmp_path, m
     size = checkpoint.human_size(weights.stat().st_size)
     assert rc == 0 and err == f"big.pt is {size}: torch reads it whole, this may take a while and that much memory\n"
     assert out.startswith("big.pt: 1 attention layer (")
+
+
+# ---- hostile arguments (issue 21): one line each, before anything heavy --------------------------------
+
+def _tsl_file(tmp_path) -> Path:
+    torch.manual_seed(0)
+    path = tmp_path / "one.pt"
+    torch.save(AttentionLayer(FullAttention(False), 8, 2).state_dict(), path)
+    return path
+
+
+def test_a_seed_out_of_range_is_one_line(tmp_path):
+    path = _tsl_file(tmp_path)
+    for seed in (2 ** 70, -1):
+        rc, _, err = cli("import", path, "--heads", 2, "--seed", seed, "--out", tmp_path / "o.json")
+        assert rc == 2 and err.strip() == f"--seed: expected a whole number from 0 to 2^64 - 1, got {seed}"
+    assert not (tmp_path / "o.json").exists()
+    rc, _, _ = cli("import", path, "--heads", 2, "--seed", 2 ** 64 - 1, "--out", tmp_path / "o.json")
+    assert rc == 0
+
+
+def test_a_token_count_whose_trace_cannot_fit_is_refused_from_the_shapes(tmp_path, monkeypatch):
+    from attention.models import importing
+    from attention.scenario import estimate_trace_bytes
+
+    monkeypatch.setenv("AE_MEMORY_LIMIT", str(1 << 30))
+    generated = []
+    monkeypatch.setattr(importing, "generated_inputs", lambda *a, **k: generated.append(a) or 1 / 0)
+    rc, _, err = cli("import", _tsl_file(tmp_path), "--heads", 2, "--tokens", 100_000_000, "--out",
+                     tmp_path / "o.json")
+    assert rc == 2 and generated == [] and len(err.strip().splitlines()) == 1
+    most = int(err.split("at most ")[1].split(" tokens")[0].replace(",", ""))
+    # the largest count that fits, by the engine's own estimate (dk = dv = 8 / 2 heads)
+    assert estimate_trace_bytes(1, most, most, 2, 4, 4, 8, 8, 8, 8) <= 1 << 30
+    assert estimate_trace_bytes(1, most + 1, most + 1, 2, 4, 4, 8, 8, 8, 8) > 1 << 30
+    assert "--tokens 100,000,000: this layer's trace" in err and "1.1 GB of memory free" in err
+
+
+def test_out_on_a_fifo_is_refused_before_reading_the_weights(tmp_path):
+    import os
+
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    rc, _, err = cli("import", _tsl_file(tmp_path), "--heads", 2, "--out", fifo)
+    assert rc == 2
+    assert err.strip() == f"{fifo}: a pipe (FIFO), not a regular file; nothing was written (choose a file name)"

@@ -191,11 +191,12 @@ def _bad_files(tmp_path) -> dict[str, tuple]:
         files[name] = (p, expect)
 
     put("truncated.pt", raw[: len(raw) // 2], "ends early", "expected a complete torch.save file")
-    put("text.pt", b"hello, this is not a checkpoint\n", "starts with b'hello, t'", "expected a PyTorch file")
-    put("empty.bin", b"", "starts with b''", "expected a PyTorch file")
+    put("text.pt", b"hello, this is not a checkpoint\n", "32 B, and it does not start as a PyTorch file does",
+        "expected a file saved with torch.save")
+    put("empty.bin", b"", "0 B, and", "expected a file saved with torch.save")
     put("cut.safetensors", st_raw[: len(st_raw) - 40], "damaged safetensors", "not fully covered")
     put("tiny.safetensors", st_raw[:5], "only 5 B", "8-byte header length")
-    put("text.safetensors", b"0123456789abcdef", "not a safetensors header")
+    put("text.safetensors", b"0123456789abcdef", "does not start with a safetensors header")
     put("weights.npy", raw, "not a weights file", "expected .pt")
     code_zip = tmp_path / "code.pt"
     torch.save({"w": torch.ones(2), "x": Payload(marker)}, code_zip)
@@ -253,7 +254,7 @@ def test_folder_problems(tmp_path):
     broken.mkdir()
     save_file(_tensors(AttentionLayer(FullAttention(False), 8, 2)), str(broken / "model.safetensors"))
     (broken / "config.json").write_text("{not json")
-    with pytest.raises(CheckpointError, match="config.json: not readable as JSON"):
+    with pytest.raises(CheckpointError, match="config.json: invalid JSON at line 1, column 2"):
         open_source(broken)
     with pytest.raises(CheckpointError, match="no such file or folder"):
         open_source(tmp_path / "missing.safetensors")

@@ -46,7 +46,7 @@ def test_a_small_bert_with_prefix_runs_and_replays(tmp_path, minilm_folder):
 
 @pytest.mark.parametrize("change, expected", [
     (lambda p: (p / "model.safetensors").unlink(), "no model.safetensors in this folder"),
-    (lambda p: (p / "config.json").write_text("{not json"), "cannot read config.json"),
+    (lambda p: (p / "config.json").write_text("{not json"), "config.json: invalid JSON at line 1"),
     (lambda p: (p / "config.json").write_text(json.dumps({**CONFIG, "model_type": "gpt2"})),
      "model_type is 'gpt2'; only BERT-family"),
     (lambda p: (p / "config.json").write_text(json.dumps({**CONFIG, "position_embedding_type": "relative_key"})),
@@ -87,3 +87,100 @@ def test_sentences_that_cannot_run_are_named(tmp_path, minilm_folder):
     (tmp_path / "t" / "tokenizer.json").write_text("{}")
     with pytest.raises(ModelError, match="cannot read the tokenizer"):
         SentenceTokenizer.load(tmp_path / "t")
+
+
+# ---- hostile folders (issue 21): each a ModelError naming the field, never a raw exception -----------
+
+def _load_error(folder) -> str:
+    from app.viewmodel.model_session import ModelSession
+
+    with pytest.raises(ModelError) as e:
+        session = ModelSession.open(folder)
+        session.compute(("a snowman \u2603",))
+    text = str(e.value)
+    assert "\n" not in text and e.value.text("zh")
+    return text
+
+
+def test_a_tokenizer_whose_unknown_id_is_past_the_vocabulary_is_named(tmp_path, minilm_folder):
+    folder = make_folder(tmp_path / "t", minilm_folder)
+    tok = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    tok["model"]["vocab"]["[UNK]"] = 1_000_000
+    for added in tok["added_tokens"]:
+        if added["content"] == "[UNK]":
+            added["id"] = 1_000_000
+    (folder / "tokenizer.json").write_text(json.dumps(tok), encoding="utf-8")
+    text = _load_error(folder)
+    assert "the id 1000000" in text and "30522 word embeddings (vocab_size)" in text
+
+
+def test_a_100000_deep_config_is_refused_as_nested_too_deep(tmp_path, minilm_folder):
+    folder = make_folder(tmp_path / "deep", minilm_folder)
+    (folder / "config.json").write_text('{"model_type": "bert", "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert "nested more than 64 levels deep" in _load_error(folder)
+
+
+@pytest.mark.parametrize("digits", [5000, 4000, 40])
+def test_a_huge_head_count_is_refused_naming_the_field(tmp_path, minilm_folder, digits):
+    folder = make_folder(tmp_path / "heads", minilm_folder)
+    text = json.dumps(CONFIG).replace('"num_attention_heads": 2', '"num_attention_heads": ' + "7" * digits)
+    (folder / "config.json").write_text(text)
+    line = _load_error(folder)
+    assert "num_attention_heads" in line and len(line) < 400
+
+
+@pytest.mark.parametrize("field, value", [("num_hidden_layers", 10 ** 6), ("hidden_size", -8), ("vocab_size", 1.5),
+                                          ("type_vocab_size", "2"), ("pad_token_id", True)])
+def test_sizes_out_of_range_are_refused_before_anything_is_built(tmp_path, minilm_folder, field, value):
+    folder = make_folder(tmp_path / "sizes", minilm_folder)
+    (folder / "config.json").write_text(json.dumps({**CONFIG, field: value}))
+    assert f"{field} is" in _load_error(folder)
+
+
+def test_tensor_shapes_are_checked_from_the_header_before_reading(tmp_path, minilm_folder, monkeypatch):
+    import safetensors
+
+    folder = make_folder(tmp_path / "s", minilm_folder, reshape="encoder.layer.0.output.dense.weight")
+    got = []
+    real = safetensors.safe_open
+
+    class Counting:
+        def __init__(self, *a, **k):
+            self.f = real(*a, **k)
+
+        def __enter__(self):
+            self.f.__enter__()
+            return self
+
+        def __exit__(self, *a):
+            return self.f.__exit__(*a)
+
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+
+        def get_tensor(self, key):
+            got.append(key)
+            return self.f.get_tensor(key)
+
+    monkeypatch.setattr(safetensors, "safe_open", Counting)
+    with pytest.raises(ModelError, match="has shape"):
+        BertModel.load(folder)
+    assert got == []
+
+
+def test_weights_larger_than_the_free_memory_are_refused_before_reading(tmp_path, minilm_folder, monkeypatch):
+    from attention import memory
+
+    folder = make_folder(tmp_path / "m", minilm_folder)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 1000)
+    with pytest.raises(ModelError, match="more than the 1.0 KB of memory free"):
+        BertModel.load(folder)
+
+
+def test_a_sentence_too_long_in_characters_is_refused_before_tokenizing(tmp_path, minilm_folder):
+    from attention.models.errors import MAX_SENTENCE_CHARS
+
+    tk = SentenceTokenizer.load(make_folder(tmp_path / "c", minilm_folder))
+    with pytest.raises(ModelError, match=f"sentence 2: {MAX_SENTENCE_CHARS + 1:,} characters"):
+        encode_batch(tk, ["fine", "a" * (MAX_SENTENCE_CHARS + 1)], 20)
+    assert encode_batch(tk, ["a" * MAX_SENTENCE_CHARS], 20).tokens[0] == ("[CLS]", "[UNK]", "[SEP]")

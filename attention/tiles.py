@@ -36,14 +36,9 @@ from typing import Iterable, Optional
 
 import numpy as np
 
+from attention import kinds
 from attention.trace import Trace
 
-#: How each scoring kind's tile scores are had: "dot" computes Q_i K_j^T * scale from the head
-#: split (and checks it against the trace); "read" takes the block from the trace's masked
-#: scores (the kind's arithmetic is its own, not a product FlashAttention would fuse).
-_ROW_SOFTMAX = {"scaled_dot": "dot", "dot": "dot", "additive": "read"}
-#: Kinds whose weights are not one softmax per row: the words (attention/words/tiles.py) say why.
-_NOT_TILED = {"prob_sparse": "tiles.not_applicable.prob_sparse"}
 #: The steps of plain multi-head attention (trace format 1).  A trace holding any other step has
 #: something between the head split and the weights (a rotation of q and k, a bias, a cap ...):
 #: its tiles then read their scores from the trace instead of multiplying q and k themselves.
@@ -77,14 +72,17 @@ def method(scoring: Optional[str], step_ids: Iterable[str] = ()) -> str:
     """How a kind's tiles are scored ("dot" or "read"); TilesError when the kind is no row softmax.
 
     The one decision of which kinds the tiled view applies to (the lead moves it onto the kind
-    objects): ProbSparse does not apply -- its lazy rows are never scored, they take the mean
+    objects: `tiled`, `not_tiled_words`): ProbSparse does not apply -- its lazy rows are never scored, they take the mean
     (or the running sum) of the values, so there is no row softmax to compute online.  A dot
     kind whose trace has steps beyond plain attention (`step_ids`) reads its blocks too."""
-    if scoring not in _ROW_SOFTMAX:
-        raise TilesError(_NOT_TILED.get(scoring, "tiles.not_applicable.unknown"), kind=str(scoring))
-    if _ROW_SOFTMAX[scoring] == "dot" and not set(step_ids) <= _PLAIN_STEPS:
+    if not kinds.known_scoring(scoring):
+        raise TilesError("tiles.not_applicable.unknown", kind=str(scoring))
+    kind = kinds.SCORING[scoring]
+    if kind.tiled is None:  # the kind object says how its tiles are scored, or why there are none
+        raise TilesError(kind.not_tiled_words, kind=str(scoring))
+    if kind.tiled == "dot" and not set(step_ids) <= _PLAIN_STEPS:
         return "read"
-    return _ROW_SOFTMAX[scoring]
+    return kind.tiled
 
 
 def default_blocks(L: int, S: int) -> tuple[int, int]:

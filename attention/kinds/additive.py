@@ -22,6 +22,7 @@ class AdditiveKind(DotProduct):
     fields = (plain("scoring.hidden", "int", minimum=1, maximum=INT_MAX, group="scoring", file_key=f"{NAME}.hidden"),)
     extra_steps = ("extra.additive_features",)
     weights_attr = NAME
+    tiled = "read"  # its scores are its own network's, not a product FlashAttention would fuse
     #: (name, one matrix per head) of each weight the editor offers: W_q and W_k are (H, N, width)
     weight_matrices = (("W_q", True), ("W_k", True), ("w_v", False))
     free_widths = True  # W_q and W_k map any query and key widths into the hidden space

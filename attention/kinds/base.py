@@ -38,6 +38,8 @@ class ScoringKind(Protocol):
     titles: Mapping[str, str]  # step id -> catalogue key of its title, where this kind differs
     weights_attr: Optional[str]  # the Scenario attribute holding this kind's own weights, or None
     weight_matrices: tuple[tuple[str, bool], ...]  # (name, one matrix per head) of each of those weights
+    tiled: Optional[str]  # FlashAttention tiles: "dot", "read" (from the trace) or None (no row softmax)
+    not_tiled_words: str  # catalogue key saying why there are no tiles, where tiled is None
     free_widths: bool  # query/key projections may have any width divisible by the heads
     grouped_kv: bool  # query heads may share key/value heads (n_kv_heads < n_heads)
     not_computed_steps: tuple[str, ...]  # steps whose NaN cells mean "never computed"

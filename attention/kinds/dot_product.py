@@ -18,6 +18,11 @@ class DotProduct:
     fields: tuple[Field, ...] = ()
     extra_steps: tuple[str, ...] = ()
     weights_attr: Optional[str] = None
+    #: how the FlashAttention view (attention/tiles.py) gets a tile's scores: "dot" computes
+    #: Q_i K_j^T * scale from the head split (checked against the trace), "read" takes the block
+    #: from the trace's masked scores, None: the weights are not one softmax per row (no tiles)
+    tiled: Optional[str] = "dot"
+    not_tiled_words: str = "tiles.not_applicable.unknown"  # why there are no tiles, where tiled is None
     weight_matrices: tuple[tuple[str, bool], ...] = ()  # (name, one matrix per head): the editor's buttons
     free_widths = False
     grouped_kv = True  # query heads may share key/value heads (n_kv_heads < n_heads: GQA, MQA)

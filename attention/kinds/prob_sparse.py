@@ -33,6 +33,8 @@ class ProbSparseKind(DotProduct):
               "field.scoring.sample_index.help", nullable=True, group="scoring", file_key=f"{NAME}.sample_index"),
     )
     extra_steps = EXTRA_STEPS
+    tiled = None  # the lazy rows are never scored (they take the mean of V): no row softmax to tile
+    not_tiled_words = f"tiles.not_applicable.{NAME}"
     not_computed_steps = ("scores", "masked_scores")  # the lazy queries' rows are never scored (NaN)
     capture_mismatch = "capture.mismatch_prob"
     grouped_kv = False  # Informer's sampling and lazy rows are defined per head of its own keys

@@ -72,7 +72,8 @@ def method(scoring: Optional[str], step_ids: Iterable[str] = ()) -> str:
     """How a kind's tiles are scored ("dot" or "read"); TilesError when the kind is no row softmax.
 
     Each kind object says which (`tiled`, `not_tiled_words`): ProbSparse does not apply -- its
-    lazy rows are never scored, they take the mean (or the running sum) of the values, so there is no row softmax to compute online.  A dot
+    lazy rows are never scored, they take the mean (or the running sum) of the values,
+    so there is no row softmax to compute online.  A dot
     kind whose trace has steps beyond plain attention (`step_ids`) reads its blocks too."""
     if not kinds.known_scoring(scoring):
         raise TilesError("tiles.not_applicable.unknown", kind=str(scoring))

@@ -89,6 +89,25 @@ EN = {
     "models.error.falcon_alibi": ("{path}: config.json alibi is true: Falcon's ALiBi layout is not imported "
                                   "(transformers 5.24's eager and sdpa paths disagree on it: eager adds the "
                                   "bias twice)"),
+    # ---- GGUF files (llama.cpp's format; attention/models/gguf_model.py) ----------------------------
+    "models.error.gguf_package": ("{path}: reading a GGUF file needs the gguf package (llama.cpp's own reader): "
+                                  "pip install {pip}"),
+    "models.error.gguf_bad": "{path}: not a readable GGUF file ({detail})",
+    "models.error.gguf_architecture": ("{path}: metadata general.architecture is {value}; the explorer runs "
+                                       "{known} decoders from GGUF files"),
+    "models.error.gguf_key": "{path}: metadata {key} is {value}; expected {expected}",
+    "models.error.gguf_tensor": ("{path}: tensor {tensor} is not part of a plain {arch} decoder ({why}); "
+                                 "the explorer cannot reproduce it"),
+    "models.error.gguf_quant": "{path}: tensor {tensor} is stored as {kind}, which gguf {version} cannot dequantize",
+    "models.error.gguf_tokenizer": "{path}: metadata {key} is {value}; the explorer builds {expected} tokenizers",
+    "models.gguf.why_bias": "a bias, which Llama's projections do not have",
+    "models.gguf.why_rope_freqs": "per-frequency RoPE factors (Llama 3.1 scaling)",
+    "models.gguf.why_other": "an unknown tensor name",
+    "models.weights.dequantized": "{kind} weights, dequantized from {bits}-bit",
+    "models.weights.plain": "{kind} weights",
+    "models.prompt.empty": "prompt: type some text (the model needs at least one token)",
+    "models.prompt.too_long": "prompt: {n} tokens; this model reads at most {limit}",
+    "models.prompt.bad_id": "prompt: token id {id} is outside the vocabulary (0 to {vocab} - 1)",
 }
 
 ZH = {
@@ -172,4 +191,20 @@ ZH = {
     "models.error.falcon_alibi": ("{path}：config.json 的 alibi 为 true：不导入 Falcon 的 ALiBi 布局"
                                   "（transformers 5.24 的 eager 与 sdpa 两条路径对它的结果不一致："
                                   "eager 把偏置加了两次）"),
+    "models.error.gguf_package": "{path}：读取 GGUF 文件需要 gguf 包（llama.cpp 自己的读取器）：pip install {pip}",
+    "models.error.gguf_bad": "{path}：不是可读取的 GGUF 文件（{detail}）",
+    "models.error.gguf_architecture": ("{path}：元数据 general.architecture 是 {value}；"
+                                       "本程序只运行 GGUF 中的 {known} 解码器"),
+    "models.error.gguf_key": "{path}：元数据 {key} 是 {value}；应为 {expected}",
+    "models.error.gguf_tensor": "{path}：张量 {tensor} 不属于普通的 {arch} 解码器（{why}）；本程序无法精确重现它",
+    "models.error.gguf_quant": "{path}：张量 {tensor} 以 {kind} 格式存储，gguf {version} 无法反量化它",
+    "models.error.gguf_tokenizer": "{path}：元数据 {key} 是 {value}；本程序只能构建 {expected} 分词器",
+    "models.gguf.why_bias": "偏置项，Llama 的投影没有偏置",
+    "models.gguf.why_rope_freqs": "按频率的 RoPE 系数（Llama 3.1 的缩放）",
+    "models.gguf.why_other": "未知的张量名",
+    "models.weights.dequantized": "{kind} 权重，由 {bits} 位量化反量化而来",
+    "models.weights.plain": "{kind} 权重",
+    "models.prompt.empty": "提示词：请输入文字（模型至少需要一个词元）",
+    "models.prompt.too_long": "提示词：{n} 个词元；此模型最多读取 {limit} 个",
+    "models.prompt.bad_id": "提示词：词元编号 {id} 超出词表范围（0 到 {vocab} - 1）",
 }

@@ -1,0 +1,222 @@
+"""A Llama-family decoder (Llama, SmolLM2, ...) run in plain torch from any TensorSource with Hugging Face names.
+
+    x0 = E[ids]                                              (1, L, d)
+    per layer k:  h = RMSNorm(x)                              what attention k reads
+                  x = x + o_proj(Attention(q_proj h, k_proj h, v_proj h))
+                  x = x + down(SiLU(gate RMSNorm(x)) ⊙ up RMSNorm(x))
+    logits = RMSNorm(x) @ W_outᵀ                             W_out = E when tied (no lm_head.weight)
+
+Attention: H query heads of head_dim E, H_kv key/value heads (query head h reads kv head h // (H / H_kv)),
+RoPE in *halves* (dim i turns with dim i + E/2 by position · base^(-2i/E); the Hugging Face layout: a GGUF's
+q/k rows are un-permuted on reading, see gguf_model.py), scale E^-1/2, causal softmax.
+
+Why not transformers: the explorer needs the residual stream entering each layer and the engine computing each
+attention (the `attend` hook), in float32 for speed or float64 for checks, without a 1 GB dependency.  The
+master copy is float32 (what a GGUF's dequantized blocks are, exactly); `forward(dtype=float64)` casts per layer.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+import torch
+
+from attention import words
+from attention.models.checkpoint import CheckpointError, TensorSource
+from attention.models.decoder import Attend, DecoderForward, rms_norm, swiglu
+from attention.models.errors import ModelError
+
+#: Hugging Face names of layer k's tensors, by role.
+LAYER_TENSORS = {
+    "attn_norm": "model.layers.{k}.input_layernorm.weight", "q": "model.layers.{k}.self_attn.q_proj.weight",
+    "k": "model.layers.{k}.self_attn.k_proj.weight", "v": "model.layers.{k}.self_attn.v_proj.weight",
+    "o": "model.layers.{k}.self_attn.o_proj.weight", "ffn_norm": "model.layers.{k}.post_attention_layernorm.weight",
+    "gate": "model.layers.{k}.mlp.gate_proj.weight", "up": "model.layers.{k}.mlp.up_proj.weight",
+    "down": "model.layers.{k}.mlp.down_proj.weight",
+}
+EMBED, FINAL_NORM, LM_HEAD = "model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"
+
+
+@dataclass(frozen=True)
+class LlamaSpec:
+    """The sizes and conventions of one Llama-family decoder, and how its weights were stored.
+
+    `storage` names the file's format of the large weights ("Q4_1", "F16", ...); `bits` is set where they were
+    quantized and dequantized to float32 on reading (4 for Q4_1): every number shown then is a dequantized one,
+    and `weights_label()` says so wherever the weights show."""
+
+    name: str
+    vocab_size: int
+    d_model: int
+    n_layers: int
+    n_heads: int
+    n_kv_heads: int
+    head_dim: int
+    ffn_dim: int
+    rope_base: float
+    eps: float
+    context_length: int
+    tied: bool  # the output projection is the token embedding
+    storage: str = "F32"
+    bits: Optional[int] = None
+
+    def weights_label(self, lang: Optional[str] = None) -> str:
+        """'Q4_1 weights, dequantized from 4-bit' / 'F32 weights' in the catalogue's words."""
+        if self.bits is None:
+            return words.text("models.weights.plain", lang, kind=self.storage)
+        return words.text("models.weights.dequantized", lang, kind=self.storage, bits=self.bits)
+
+    @staticmethod
+    def from_config(cfg: dict[str, Any], name: str, storage: str = "F32", bits: Optional[int] = None,
+                    tied: Optional[bool] = None) -> "LlamaSpec":
+        """From a Hugging Face llama config.json dict (already checked for kinds and ranges)."""
+        H = int(cfg["num_attention_heads"])
+        return LlamaSpec(
+            name=name, vocab_size=int(cfg["vocab_size"]), d_model=int(cfg["hidden_size"]),
+            n_layers=int(cfg["num_hidden_layers"]), n_heads=H, n_kv_heads=int(cfg.get("num_key_value_heads") or H),
+            head_dim=int(cfg.get("head_dim") or int(cfg["hidden_size"]) // H),
+            ffn_dim=int(cfg["intermediate_size"]), rope_base=float(cfg.get("rope_theta", 10000.0)),
+            eps=float(cfg.get("rms_norm_eps", 1e-6)), context_length=int(cfg.get("max_position_embeddings", 2048)),
+            tied=bool(cfg.get("tie_word_embeddings", False)) if tied is None else tied, storage=storage, bits=bits)
+
+
+class LlamaDecoder:
+    """The loaded model: spec, float32 tensors by Hugging Face name, tokenizer (encode / token_labels)."""
+
+    def __init__(self, spec: LlamaSpec, tensors: dict[str, torch.Tensor], tokenizer=None,
+                 source: Optional[TensorSource] = None):
+        self.spec = spec
+        self.tensors = tensors
+        self.tokenizer = tokenizer
+        self.source = source  # where attention_layer() reads a layer's FamilyLayer from
+        self.name = spec.name
+
+    @classmethod
+    def from_source(cls, source: TensorSource, spec: LlamaSpec, tokenizer=None) -> "LlamaDecoder":
+        """Every tensor the forward needs, read once into float32; CheckpointError names a missing or misshapen one."""
+        tensors = {}
+        for key, shape in expected_shapes(spec).items():
+            if key == LM_HEAD and spec.tied:
+                continue
+            if key not in source.keys():
+                raise CheckpointError("models.error.family_tensor", path=source.path.name, tensor=key, family="llama")
+            t = source._tensor(key)  # (out, in) nn.Linear layout, or (d,) for a norm
+            source.reads.append(key)
+            if tuple(t.shape) != shape:
+                raise CheckpointError("models.error.family_shape", path=source.path.name, tensor=key,
+                                      shape=str(tuple(t.shape)), expected=str(shape))
+            tensors[key] = t.to(torch.float32).contiguous()
+        return cls(spec, tensors, tokenizer, source)
+
+    # ---- tokens ------------------------------------------------------------------------------
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text))
+
+    def token_labels(self, ids: list[int]) -> list[str]:
+        return list(self.tokenizer.token_labels(ids))
+
+    # ---- one layer -----------------------------------------------------------------------------
+    def attention_weights(self, k: int) -> dict[str, np.ndarray]:
+        """Layer k's projections, nn.Linear layout (out, in), float64 (dequantized values, exactly)."""
+        return {role: self.tensors[LAYER_TENSORS[name].format(k=k)].double().numpy()
+                for role, name in (("query", "q"), ("key", "k"), ("value", "v"), ("out", "o"))}
+
+    def attention_layer(self, k: int):
+        """Layer k's attention as families.FamilyLayer (the neutral description the engine's kinds are wired from)."""
+        from attention.models.families import read_attention
+
+        return read_attention(self.source, k)
+
+    # ---- the forward pass ----------------------------------------------------------------------
+    @torch.no_grad()
+    def forward(self, ids: list[int], attend: Optional[Attend] = None, dtype: torch.dtype = torch.float32,
+                start: int = 0) -> DecoderForward:
+        """Every residual state, every layer's attention and the logits for one sequence `ids`.
+
+        `attend` computes one attention layer (the model view passes the engine); the default is
+        `reference_attention`, written here so the forward can be checked on its own."""
+        s = self.spec
+        if not ids:
+            raise ModelError("models.prompt.empty")
+        if start < 0 or start + len(ids) > s.context_length:
+            raise ModelError("models.prompt.too_long", n=start + len(ids), limit=s.context_length)
+        bad = [i for i in ids if not 0 <= int(i) < s.vocab_size]
+        if bad:
+            raise ModelError("models.prompt.bad_id", id=bad[0], vocab=s.vocab_size)
+        attend = attend or (lambda k, h, first: self.reference_attention(k, h, first))
+        E = self.tensors[EMBED]
+        x = E[torch.as_tensor(ids)][None].to(dtype)  # (1, L, d)
+        resid, normed, outs, weights = [], [], [], []
+        for k in range(s.n_layers):
+            t = self._layer(k, dtype)
+            resid.append(x)
+            h = rms_norm(x, t["attn_norm"], s.eps)  # (1, L, d)
+            normed.append(h)
+            a, w = attend(k, h, start)  # (1, L, d), (1, H, L, L)
+            outs.append(a)
+            weights.append(w)
+            x = x + a
+            x = x + swiglu(rms_norm(x, t["ffn_norm"], s.eps), t["gate"], t["up"], t["down"])
+        resid.append(x)
+        out = E if s.tied else self.tensors[LM_HEAD]  # (vocab, d)
+        logits = rms_norm(x, self.tensors[FINAL_NORM].to(dtype), s.eps) @ out.to(dtype).T  # (1, L, vocab)
+        return DecoderForward(resid, normed, outs, weights, logits)
+
+    def _layer(self, k: int, dtype: torch.dtype) -> dict[str, torch.Tensor]:
+        return {role: self.tensors[name.format(k=k)].to(dtype) for role, name in LAYER_TENSORS.items()}
+
+    def reference_attention(self, k: int, h: torch.Tensor, start: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+        """Llama's attention written out: GQA, RoPE in halves, scale head_dim^-1/2, causal softmax.
+
+        h (B, L, d) -> output (B, L, d), weights (B, H, L, L)."""
+        s = self.spec
+        t = self._layer(k, h.dtype)
+        B, L, _ = h.shape
+        E = s.head_dim
+        q = (h @ t["q"].T).view(B, L, s.n_heads, E)  # (B, L, H, E)
+        kk = (h @ t["k"].T).view(B, L, s.n_kv_heads, E)  # (B, L, Hkv, E)
+        v = (h @ t["v"].T).view(B, L, s.n_kv_heads, E)
+        pos = torch.arange(start, start + L, dtype=torch.float64)
+        q, kk = rope_halves(q, pos, s.rope_base), rope_halves(kk, pos, s.rope_base)
+        rep = s.n_heads // s.n_kv_heads
+        kk = kk.repeat_interleave(rep, dim=2)  # query head h reads kv head h // rep
+        v = v.repeat_interleave(rep, dim=2)
+        sc = torch.einsum("blhe,bshe->bhls", q, kk) / math.sqrt(E)  # (B, H, L, S)
+        sc = sc.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), -math.inf)
+        w = torch.softmax(sc, dim=-1)
+        ctx = torch.einsum("bhls,bshe->blhe", w, v).reshape(B, L, s.n_heads * E)
+        return ctx @ t["o"].T, w
+
+    def next_tokens(self, logits: torch.Tensor, n: int = 10) -> list[tuple[int, str, float]]:
+        """The n most likely next tokens after the last position: (id, label, probability)."""
+        p = torch.softmax(logits[0, -1].double(), dim=-1)  # (vocab,)
+        top = torch.topk(p, n)
+        ids = [int(i) for i in top.indices]
+        return list(zip(ids, self.token_labels(ids), [float(v) for v in top.values]))
+
+
+def rope_halves(x: torch.Tensor, pos: torch.Tensor, base: float) -> torch.Tensor:
+    """Rotate dim i with dim i + E/2 of each head by pos·base^(-2i/E) (transformers' rotate_half layout).
+
+    x (B, L, H, E), pos (L,) float64."""
+    E = x.shape[-1]
+    inv = base ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)  # (E/2,)
+    ang = pos[:, None] * inv[None]  # (L, E/2)
+    cos, sin = torch.cos(ang).to(x.dtype)[None, :, None], torch.sin(ang).to(x.dtype)[None, :, None]  # (1, L, 1, E/2)
+    a, b = x[..., : E // 2], x[..., E // 2:]
+    return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
+
+
+def expected_shapes(spec: LlamaSpec) -> dict[str, tuple[int, ...]]:
+    """Every tensor name the forward reads, with its nn.Linear-layout shape."""
+    d, f, E = spec.d_model, spec.ffn_dim, spec.head_dim
+    shapes: dict[str, tuple[int, ...]] = {EMBED: (spec.vocab_size, d), FINAL_NORM: (d,), LM_HEAD: (spec.vocab_size, d)}
+    per_layer = {"attn_norm": (d,), "q": (spec.n_heads * E, d), "k": (spec.n_kv_heads * E, d),
+                 "v": (spec.n_kv_heads * E, d), "o": (d, spec.n_heads * E), "ffn_norm": (d,),
+                 "gate": (f, d), "up": (f, d), "down": (d, f)}
+    for k in range(spec.n_layers):
+        for role, shape in per_layer.items():
+            shapes[LAYER_TENSORS[role].format(k=k)] = shape
+    return shapes

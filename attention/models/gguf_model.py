@@ -204,19 +204,19 @@ def _config(meta: dict[str, Any], where: str, n_tokens: Optional[int], tied: boo
     def whole(key: str, default: Any = None) -> int:
         value = meta.get(f"{arch}.{key}", default)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise CheckpointError("models.error.gguf_key", path=where, key=f"{arch}.{key}", value=repr(value),
+            raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
                                   expected="a whole number >= 1")
         return value
 
     def positive(key: str, default: Any = None) -> float:
         value = meta.get(f"{arch}.{key}", default)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
-            raise CheckpointError("models.error.gguf_key", path=where, key=f"{arch}.{key}", value=repr(value),
+            raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
                                   expected="a positive number")
         return float(value)
 
     def refuse(key: str, value: Any, expected: str) -> CheckpointError:
-        return CheckpointError("models.error.gguf_key", path=where, key=f"{arch}.{key}", value=repr(value),
+        return CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
                                expected=expected)
 
     d, H = whole("embedding_length"), whole("attention.head_count")
@@ -236,7 +236,7 @@ def _config(meta: dict[str, Any], where: str, n_tokens: Optional[int], tied: boo
         raise refuse("expert_count", meta[f"{arch}.expert_count"], "0 (mixture of experts is not reproduced)")
     vocab = meta.get(f"{arch}.vocab_size", n_tokens)
     if not isinstance(vocab, int) or vocab < 1:
-        raise CheckpointError("models.error.gguf_key", path=where, key="tokenizer.ggml.tokens", value=repr(vocab),
+        raise CheckpointError("models.error.gguf_key", path=where, field="tokenizer.ggml.tokens", value=repr(vocab),
                               expected="a vocabulary of at least one token")
     return {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": d,
             "num_attention_heads": H, "num_key_value_heads": H_kv, "head_dim": hd,

@@ -67,20 +67,20 @@ def build(meta: dict[str, Any], where: str) -> GGUFTokenizer:
 
     kind = meta.get("tokenizer.ggml.model")
     if kind != "gpt2":
-        raise CheckpointError("models.error.gguf_tokenizer", path=where, key="tokenizer.ggml.model",
+        raise CheckpointError("models.error.gguf_tokenizer", path=where, field="tokenizer.ggml.model",
                               value=repr(kind), expected="gpt2 (byte-level BPE)")
     pre = meta.get("tokenizer.ggml.pre", "default")
     if pre not in PRE_SPLITS:
-        raise CheckpointError("models.error.gguf_tokenizer", path=where, key="tokenizer.ggml.pre", value=repr(pre),
+        raise CheckpointError("models.error.gguf_tokenizer", path=where, field="tokenizer.ggml.pre", value=repr(pre),
                               expected=" / ".join(PRE_SPLITS))
     tokens = meta.get("tokenizer.ggml.tokens")
     merges = meta.get("tokenizer.ggml.merges")
     if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
-        raise CheckpointError("models.error.gguf_key", path=where, key="tokenizer.ggml.tokens",
+        raise CheckpointError("models.error.gguf_key", path=where, field="tokenizer.ggml.tokens",
                               value=type(tokens).__name__, expected="a list of token strings")
     pairs = [tuple(m.split(" ")) for m in merges] if isinstance(merges, list) else None
     if pairs is None or any(len(p) != 2 for p in pairs):
-        raise CheckpointError("models.error.gguf_key", path=where, key="tokenizer.ggml.merges",
+        raise CheckpointError("models.error.gguf_key", path=where, field="tokenizer.ggml.merges",
                               value=type(merges).__name__, expected="a list of 'left right' merges")
     vocab = {t: i for i, t in enumerate(tokens)}
     backend = Tokenizer(models.BPE(vocab=vocab, merges=pairs, fuse_unk=False))
@@ -103,6 +103,6 @@ def _token_id(meta: dict, key: str, n: int, where: str) -> Optional[int]:
     if value is None:
         return None
     if not isinstance(value, int) or not 0 <= value < n:
-        raise CheckpointError("models.error.gguf_key", path=where, key=key, value=repr(value),
+        raise CheckpointError("models.error.gguf_key", path=where, field=key, value=repr(value),
                               expected=f"a token id 0 to {n - 1}")
     return value

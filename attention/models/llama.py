@@ -172,7 +172,7 @@ class LlamaDecoder:
 
         h (B, L, d) -> output (B, L, d), weights (B, H, L, L)."""
         s = self.spec
-        t = self._layer(k, h.dtype)
+        t = {role: self.tensors[LAYER_TENSORS[role].format(k=k)].to(h.dtype) for role in ("q", "k", "v", "o")}
         B, L, _ = h.shape
         E = s.head_dim
         q = (h @ t["q"].T).view(B, L, s.n_heads, E)  # (B, L, H, E)

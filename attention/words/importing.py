@@ -95,11 +95,11 @@ EN = {
     "models.error.gguf_bad": "{path}: not a readable GGUF file ({detail})",
     "models.error.gguf_architecture": ("{path}: metadata general.architecture is {value}; the explorer runs "
                                        "{known} decoders from GGUF files"),
-    "models.error.gguf_key": "{path}: metadata {key} is {value}; expected {expected}",
+    "models.error.gguf_key": "{path}: metadata {field} is {value}; expected {expected}",
     "models.error.gguf_tensor": ("{path}: tensor {tensor} is not part of a plain {arch} decoder ({why}); "
                                  "the explorer cannot reproduce it"),
     "models.error.gguf_quant": "{path}: tensor {tensor} is stored as {kind}, which gguf {version} cannot dequantize",
-    "models.error.gguf_tokenizer": "{path}: metadata {key} is {value}; the explorer builds {expected} tokenizers",
+    "models.error.gguf_tokenizer": "{path}: metadata {field} is {value}; the explorer builds {expected} tokenizers",
     "models.gguf.why_bias": "a bias, which Llama's projections do not have",
     "models.gguf.why_rope_freqs": "per-frequency RoPE factors (Llama 3.1 scaling)",
     "models.gguf.why_other": "an unknown tensor name",
@@ -195,10 +195,10 @@ ZH = {
     "models.error.gguf_bad": "{path}：不是可读取的 GGUF 文件（{detail}）",
     "models.error.gguf_architecture": ("{path}：元数据 general.architecture 是 {value}；"
                                        "本程序只运行 GGUF 中的 {known} 解码器"),
-    "models.error.gguf_key": "{path}：元数据 {key} 是 {value}；应为 {expected}",
+    "models.error.gguf_key": "{path}：元数据 {field} 是 {value}；应为 {expected}",
     "models.error.gguf_tensor": "{path}：张量 {tensor} 不属于普通的 {arch} 解码器（{why}）；本程序无法精确重现它",
     "models.error.gguf_quant": "{path}：张量 {tensor} 以 {kind} 格式存储，gguf {version} 无法反量化它",
-    "models.error.gguf_tokenizer": "{path}：元数据 {key} 是 {value}；本程序只能构建 {expected} 分词器",
+    "models.error.gguf_tokenizer": "{path}：元数据 {field} 是 {value}；本程序只能构建 {expected} 分词器",
     "models.gguf.why_bias": "偏置项，Llama 的投影没有偏置",
     "models.gguf.why_rope_freqs": "按频率的 RoPE 系数（Llama 3.1 的缩放）",
     "models.gguf.why_other": "未知的张量名",

@@ -268,3 +268,15 @@ def test_prompt_refusals(tmp_path):
         model.forward([1] * (CTX + 1))
     with pytest.raises(ModelError, match=f"token id {VOCAB}"):
         model.forward([1, VOCAB])
+
+
+def test_open_source_lists_a_gguf_like_a_folder(tmp_path):
+    """`main.py layers x.gguf`: every layer listed as Llama-style attention (not importable while RoPE is no kind)."""
+    from attention.models.importing import list_header, open_layers
+
+    source, layers = open_layers(write(tmp_path / "tiny.gguf", random_model()))
+    assert isinstance(source, gguf_model.GGUFSource)
+    assert [f.name for f in layers] == [f"model.layers.{k}.self_attn" for k in range(LAYERS)]
+    assert all(f.family == "llama" and not f.supported for f in layers)
+    assert list_header(source, len(layers), "en") == f"tiny.gguf: {LAYERS} attention layers (GGUF file (llama.cpp), " \
+                                                      "dequantized)"

@@ -96,7 +96,7 @@ class GGUFSource(TensorSource):
         self._gguf = gguf
         _check_magic(self.path)
         try:
-            self._reader = gguf.GGUFReader(str(self.path), "r")
+            self._reader = _plain_reader(gguf)(str(self.path), "r")
         except (ValueError, OSError, KeyError, IndexError, TypeError, NotImplementedError) as e:
             raise CheckpointError("models.error.gguf_bad", path=where, detail=_first_line(e)) from None
         self.meta: dict[str, Any] = {k: _value(f) for k, f in self._reader.fields.items() if k not in BIG_ARRAYS}
@@ -164,6 +164,26 @@ class GGUFSource(TensorSource):
 
         return CheckpointError("models.error.gguf_tensor", path=self.path.name, tensor=name, arch="llama",
                                why=words.text(why))
+
+
+def _plain_reader(gguf):
+    """gguf's GGUFReader reading through a plain ndarray view of its memory map.
+
+    Every slice of an np.memmap runs numpy's Python-level memmap hooks (__array_finalize__); the reader slices
+    once per metadata part, about a million times for SmolLM2's 49k-token vocabulary and merges (12 s on a busy
+    machine).  A plain view of the same mapping reads the same bytes without the hooks (the memmap stays
+    referenced as the view's base, so the file stays mapped)."""
+
+    class PlainReader(gguf.GGUFReader):
+        @property
+        def data(self):
+            return self._plain
+
+        @data.setter
+        def data(self, value):
+            self._plain = value.view(np.ndarray)
+
+    return PlainReader
 
 
 def load(path: str | Path, name: Optional[str] = None) -> LlamaDecoder:

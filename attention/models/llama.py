@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
@@ -86,11 +87,12 @@ class LlamaDecoder:
     """The loaded model: spec, float32 tensors by Hugging Face name, tokenizer (encode / token_labels)."""
 
     def __init__(self, spec: LlamaSpec, tensors: dict[str, torch.Tensor], tokenizer=None,
-                 source: Optional[TensorSource] = None):
+                 config: Optional[dict[str, Any]] = None, path: Optional[Path] = None):
         self.spec = spec
         self.tensors = tensors
         self.tokenizer = tokenizer
-        self.source = source  # where attention_layer() reads a layer's FamilyLayer from
+        self.config = dict(config or {})  # the Hugging Face config.json the weights came with (or were read as)
+        self.path = path or Path(spec.name)
         self.name = spec.name
 
     @classmethod
@@ -108,7 +110,7 @@ class LlamaDecoder:
                 raise CheckpointError("models.error.family_shape", path=source.path.name, tensor=key,
                                       shape=str(tuple(t.shape)), expected=str(shape))
             tensors[key] = t.to(torch.float32).contiguous()
-        return cls(spec, tensors, tokenizer, source)
+        return cls(spec, tensors, tokenizer, source.config, source.path)  # the source (a file reader) is let go
 
     # ---- tokens ------------------------------------------------------------------------------
     def encode(self, text: str) -> list[int]:
@@ -124,10 +126,11 @@ class LlamaDecoder:
                 for role, name in (("query", "q"), ("key", "k"), ("value", "v"), ("out", "o"))}
 
     def attention_layer(self, k: int):
-        """Layer k's attention as families.FamilyLayer (the neutral description the engine's kinds are wired from)."""
+        """Layer k's attention as families.FamilyLayer (the neutral description the engine's kinds are wired from),
+        read by families.py from the tensors held here, as it reads a Hugging Face folder."""
         from attention.models.families import read_attention
 
-        return read_attention(self.source, k)
+        return read_attention(_HeldTensors(self.path, self.tensors, self.config), k)
 
     # ---- the forward pass ----------------------------------------------------------------------
     @torch.no_grad()
@@ -195,6 +198,26 @@ class LlamaDecoder:
         top = torch.topk(p, n)
         ids = [int(i) for i in top.indices]
         return list(zip(ids, self.token_labels(ids), [float(v) for v in top.values]))
+
+
+class _HeldTensors(TensorSource):
+    """The decoder's own float32 tensors seen as a TensorSource (no file is read again)."""
+
+    def __init__(self, path: Path, tensors: dict[str, torch.Tensor], config: dict[str, Any]):
+        super().__init__(path, "folder")
+        self._tensors, self.config = tensors, config
+
+    def keys(self) -> list[str]:
+        return list(self._tensors)
+
+    def shape(self, key: str) -> tuple[int, ...]:
+        return tuple(self._tensors[key].shape)
+
+    def dtype(self, key: str) -> str:
+        return "float32"
+
+    def _tensor(self, key: str):
+        return self._tensors[key]
 
 
 def rope_halves(x: torch.Tensor, pos: torch.Tensor, base: float) -> torch.Tensor:

@@ -181,16 +181,27 @@ class LlamaDecoder:
         q = (h @ t["q"].T).view(B, L, s.n_heads, E)  # (B, L, H, E)
         kk = (h @ t["k"].T).view(B, L, s.n_kv_heads, E)  # (B, L, Hkv, E)
         v = (h @ t["v"].T).view(B, L, s.n_kv_heads, E)
-        pos = torch.arange(start, start + L, dtype=torch.float64)
-        q, kk = rope_halves(q, pos, s.rope_base), rope_halves(kk, pos, s.rope_base)
+        cos, sin, mask = self._tables(start, L, h.dtype)
+        q, kk = rope_halves(q, cos, sin), rope_halves(kk, cos, sin)
         rep = s.n_heads // s.n_kv_heads
         kk = kk.repeat_interleave(rep, dim=2)  # query head h reads kv head h // rep
         v = v.repeat_interleave(rep, dim=2)
         sc = torch.einsum("blhe,bshe->bhls", q, kk) / math.sqrt(E)  # (B, H, L, S)
-        sc = sc.masked_fill(torch.ones(L, L, dtype=torch.bool).triu(1), -math.inf)
+        sc = sc.masked_fill(mask, -math.inf)
         w = torch.softmax(sc, dim=-1)
         ctx = torch.einsum("bhls,bshe->blhe", w, v).reshape(B, L, s.n_heads * E)
         return ctx @ t["o"].T, w
+
+    def _tables(self, start: int, L: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """RoPE's cos and sin (1, L, 1, E/2) and the causal mask (L, L), the same for all 30 layers of a pass."""
+        key = (start, L, dtype)
+        cached = getattr(self, "_tables_cache", None)  # (key, tables): one attribute, swapped whole (threads)
+        if cached is None or cached[0] != key:
+            pos = torch.arange(start, start + L, dtype=torch.float64)
+            cos, sin = rope_tables(pos, self.spec.head_dim, self.spec.rope_base, dtype)
+            cached = (key, (cos, sin, torch.ones(L, L, dtype=torch.bool).triu(1)))
+            self._tables_cache = cached
+        return cached[1]
 
     def next_tokens(self, logits: torch.Tensor, n: int = 10) -> list[tuple[int, str, float]]:
         """The n most likely next tokens after the last position: (id, label, probability)."""
@@ -220,14 +231,16 @@ class _HeldTensors(TensorSource):
         return self._tensors[key]
 
 
-def rope_halves(x: torch.Tensor, pos: torch.Tensor, base: float) -> torch.Tensor:
-    """Rotate dim i with dim i + E/2 of each head by pos·base^(-2i/E) (transformers' rotate_half layout).
-
-    x (B, L, H, E), pos (L,) float64."""
-    E = x.shape[-1]
+def rope_tables(pos: torch.Tensor, E: int, base: float, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin (1, L, 1, E/2) of the angles pos·base^(-2i/E), i < E/2, computed in float64.  pos (L,) float64."""
     inv = base ** (-torch.arange(0, E, 2, dtype=torch.float64) / E)  # (E/2,)
     ang = pos[:, None] * inv[None]  # (L, E/2)
-    cos, sin = torch.cos(ang).to(x.dtype)[None, :, None], torch.sin(ang).to(x.dtype)[None, :, None]  # (1, L, 1, E/2)
+    return torch.cos(ang).to(dtype)[None, :, None], torch.sin(ang).to(dtype)[None, :, None]
+
+
+def rope_halves(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate dim i with dim i + E/2 of each head (transformers' rotate_half layout).  x (B, L, H, E)."""
+    E = x.shape[-1]
     a, b = x[..., : E // 2], x[..., E // 2:]
     return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
 

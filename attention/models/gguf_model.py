@@ -39,7 +39,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from attention.models.checkpoint import CheckpointError, TensorSource
+from attention.models.checkpoint import CheckpointError, TensorSource, human_size
 from attention.models.llama import LlamaDecoder, LlamaSpec
 
 PIP_NAME = "gguf==0.19.0"
@@ -98,7 +98,9 @@ class GGUFSource(TensorSource):
         try:
             self._reader = _plain_reader(gguf)(str(self.path), "r")
         except (ValueError, OSError, KeyError, IndexError, TypeError, NotImplementedError) as e:
-            raise CheckpointError("models.error.gguf_bad", path=where, detail=_first_line(e)) from None
+            size = human_size(self.path.stat().st_size)  # a cut-short download shows here as an odd numpy error
+            raise CheckpointError("models.error.gguf_bad", path=where,
+                                  detail=f"{size}, cut short or damaged: {_first_line(e)}") from None
         self.meta: dict[str, Any] = {k: _value(f) for k, f in self._reader.fields.items() if k not in BIG_ARRAYS}
         self._by_hf: dict[str, Any] = {}
         for t in self._reader.tensors:
@@ -126,11 +128,14 @@ class GGUFSource(TensorSource):
 
         t = self._by_hf[key]
         try:
-            w = self._gguf.quants.dequantize(t.data, t.tensor_type)
+            w = np.asarray(self._gguf.quants.dequantize(t.data, t.tensor_type), dtype=np.float32)
+            w = w.reshape(self.shape(key))
         except NotImplementedError:
             raise CheckpointError("models.error.gguf_quant", path=self.path.name, tensor=t.name,
                                   kind=t.tensor_type.name, version=_gguf_version()) from None
-        w = np.asarray(w, dtype=np.float32).reshape(self.shape(key))
+        except (ValueError, IndexError) as e:  # its blocks do not fill its shape: a cut-short or damaged file
+            raise CheckpointError("models.error.gguf_bad", path=self.path.name,
+                                  detail=f"{t.name}: {_first_line(e)}") from None
         if key.endswith("self_attn.q_proj.weight"):
             w = unpermute(w, self.config["num_attention_heads"])
         elif key.endswith("self_attn.k_proj.weight"):

@@ -255,6 +255,11 @@ def test_other_refusals(tmp_path):
     junk.write_bytes(b"PK\x03\x04 not a gguf")
     with pytest.raises(CheckpointError, match="junk.gguf: not a readable GGUF file"):
         gguf_model.GGUFSource(junk)
+    whole = write(tmp_path / "whole.gguf", hf).read_bytes()
+    for cut in (10, 2000, len(whole) // 2):
+        (tmp_path / "cut.gguf").write_bytes(whole[:cut])
+        with pytest.raises(CheckpointError, match="cut.gguf: not a readable GGUF file .*cut short or damaged"):
+            gguf_model.load(tmp_path / "cut.gguf")
     missing = {k: v for k, v in hf.items() if k != "blk.1.ffn_up.weight"}
     with pytest.raises(CheckpointError, match=r"model\.layers\.1\.mlp\.up_proj\.weight"):
         gguf_model.load(write(tmp_path / "e.gguf", missing))

@@ -26,7 +26,7 @@ EN = {
     # ---- errors (one line each: what was found, what was expected) -------------------------------
     "models.error.missing": "{path}: no such file or folder",
     "models.error.unknown_kind": ("{path}: a {suffix} file is not a weights file; expected .pt, .pth, .bin, .ckpt, "
-                                  ".safetensors or a Hugging Face folder (config.json + model.safetensors)"),
+                                  ".safetensors, .gguf or a Hugging Face folder (config.json + model.safetensors)"),
     "models.error.folder_no_weights": ("{path}: no model.safetensors, model.safetensors.index.json or "
                                        "pytorch_model.bin in this folder (found: {found})"),
     "models.error.config_bad": "{path}: not readable as JSON ({detail}); expected a Hugging Face config",
@@ -132,7 +132,7 @@ ZH = {
     "models.reason.packed_shape": "in_proj_weight 的形状为 {shape}；应为 (3·{e}, in)",
     "models.reason.conv1d_shape": "c_attn 的形状为 {shape}；Conv1D 布局应为 (E, 3·E)",
     "models.error.missing": "{path}：没有这个文件或文件夹",
-    "models.error.unknown_kind": ("{path}：{suffix} 文件不是权重文件；应为 .pt、.pth、.bin、.ckpt、.safetensors "
+    "models.error.unknown_kind": ("{path}：{suffix} 文件不是权重文件；应为 .pt、.pth、.bin、.ckpt、.safetensors、.gguf "
                                   "或 Hugging Face 文件夹（config.json + model.safetensors）"),
     "models.error.folder_no_weights": ("{path}：文件夹里没有 model.safetensors、model.safetensors.index.json "
                                        "或 pytorch_model.bin（找到：{found}）"),

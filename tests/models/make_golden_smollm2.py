@@ -11,8 +11,10 @@ tokenizer built from the file's metadata, then LlamaForCausalLM with attn_implem
 
 The weights are dequantized to float32 (as the file's blocks give them) and the model is cast to float64; the
 forward runs inside make_golden_modern.float64_throughout(), which turns transformers' float32 islands (softmax,
-RMSNorm, RoPE's cos/sin) into float64, so the numbers are exact math on the dequantized weights.  The script also
-prints how far the plain run (float32 islands left in) lies from them.
+RMSNorm, RoPE's cos/sin) into float64, so the numbers are exact math on the dequantized weights, with one exception:
+RoPE's inv_freq buffer is made in float32 when the model is built, before the patch applies (6e-8 relative; the
+attention weights move by ~1e-8).  The script also prints how far the plain run (float32 islands left in) lies
+from them.
 
 Saved (float64 unless said):
 - `ids` (L,) int64: the prompt's token ids from transformers' tokenizer (no BOS is added: the file says so);

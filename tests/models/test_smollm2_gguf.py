@@ -5,11 +5,13 @@ GGUF path is independent of ours: its own file reader, its own Q4_1/Q8_0 dequant
 of llama.cpp's q/k rows, its own tokenizer builder and LlamaForCausalLM (eager), run in float64 throughout.
 
 Tolerances reached (and why): the dequantized weights are equal (both are the file's blocks d·q + m in float32;
-the probes, weights times a fixed vector in float64, agree to 1e-9 of rounding in the sum).  In float64 the
-attention weights agree within 1e-7 (measured 1.4e-8: RoPE angles written as base^(-2i/E) here and 1/base^(2i/E)
-there, rounding of order 1e-16 carried through 30 layers whose residual stream grows to 2e4), the logits within
-1e-6 (measured 6e-8).  The float32 path the window uses stays within 1e-5 of the attention weights (measured 1.4e-6)
-and 1e-4 of the logits (measured 8e-6), with the same top-10 order.
+the probes, weights times a fixed vector in float64, agree exactly; 1e-9 allows for summation order).  In float64
+the attention weights agree within 1e-7 (measured 1.4e-8) and the logits within 1e-6 (measured 6e-8).  That
+difference is all RoPE's frequencies: transformers computes its inv_freq buffer in float32 when it builds the model
+(before the golden run's float64 patch applies), 6e-8 relative; with the same float32-rounded frequencies our
+float64 forward agrees to 1e-14 (test_float64_forward_with_transformers_frequencies, tolerance 1e-12).  The float32
+path the window uses stays within 1e-5 of the attention weights (measured 1.4e-6) and 1e-4 of the logits (measured
+8e-6), with the same top-10 order.
 """
 from __future__ import annotations
 
@@ -83,6 +85,26 @@ def test_float64_forward_equals_transformers(run64, golden):
     assert torch.topk(last, 10).indices.tolist() == golden["top_ids"].tolist()
     np.testing.assert_allclose(last[golden["top_ids"]].numpy(), golden["top_logits"], atol=1e-6)
     assert run64.logits[0].argmax(-1).tolist() == golden["argmax"].tolist()
+
+
+def test_float64_forward_with_transformers_frequencies(smollm2, golden, monkeypatch):
+    """RoPE with transformers' float32 inv_freq buffer, 1 / base^(arange(0, E, 2) / E) rounded to float32: then
+    nothing but float64 rounding separates the two forwards."""
+    from attention.models import llama
+
+    def tables(pos, E, base, dtype):
+        inv = (1.0 / base ** (torch.arange(0, E, 2).to(torch.float32) / E)).to(torch.float32).double()  # (E/2,)
+        ang = pos[:, None] * inv[None]
+        return ang.cos().to(dtype)[None, :, None], ang.sin().to(dtype)[None, :, None]
+
+    monkeypatch.setattr(llama, "rope_tables", tables)
+    monkeypatch.setattr(smollm2, "_tables_cache", None)
+    f = smollm2.forward([int(i) for i in golden["ids"]], dtype=torch.float64)
+    monkeypatch.setattr(smollm2, "_tables_cache", None)
+    for k in golden["layers"]:
+        np.testing.assert_allclose(f.weights[k][0].numpy(), golden[f"attn{k}"], atol=1e-12, err_msg=f"layer {k}")
+        np.testing.assert_allclose(f.resid[k][0].numpy(), golden[f"resid{k}"], rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(f.logits[0, -1].numpy()[golden["top_ids"]], golden["top_logits"], atol=1e-12)
 
 
 def test_float32_forward_is_close(smollm2, golden):

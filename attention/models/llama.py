@@ -17,7 +17,7 @@ master copy is float32 (what a GGUF's dequantized blocks are, exactly); `forward
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
@@ -83,6 +83,20 @@ class LlamaSpec:
             tied=bool(cfg.get("tie_word_embeddings", False)) if tied is None else tied, storage=storage, bits=bits)
 
 
+@dataclass
+class KVCache:
+    """What the reference attention keeps of the positions already read, per layer: keys after RoPE and values,
+    each (1, S, H_kv, E), before the GQA repeat.  `forward(new_ids, cache=c)` reads only the new positions, attends
+    over the S cached ones plus themselves, and appends theirs."""
+
+    keys: list[torch.Tensor] = field(default_factory=list)
+    values: list[torch.Tensor] = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        return int(self.keys[0].shape[1]) if self.keys else 0
+
+
 class LlamaDecoder:
     """The loaded model: spec, float32 tensors by Hugging Face name, tokenizer (encode / token_labels)."""
 
@@ -135,12 +149,18 @@ class LlamaDecoder:
     # ---- the forward pass ----------------------------------------------------------------------
     @torch.no_grad()
     def forward(self, ids: list[int], attend: Optional[Attend] = None, dtype: torch.dtype = torch.float32,
-                start: int = 0) -> DecoderForward:
+                start: int = 0, cache: Optional[KVCache] = None) -> DecoderForward:
         """Every residual state, every layer's attention and the logits for one sequence `ids`.
 
         `attend` computes one attention layer (the model view passes the engine); the default is
-        `reference_attention`, written here so the forward can be checked on its own."""
+        `reference_attention`, written here so the forward can be checked on its own.  With `cache` (reference
+        attention only) `ids` are the positions after the cached ones: start is the cache's length, the weights
+        are (1, H, L, cache length + L), and the cache grows by L."""
         s = self.spec
+        if cache is not None:
+            if attend is not None:
+                raise ValueError("a KVCache is kept by the reference attention; an attend hook keeps its own")
+            start = cache.length
         if not ids:
             raise ModelError("models.prompt.empty")
         if start < 0 or start + len(ids) > s.context_length:
@@ -148,7 +168,7 @@ class LlamaDecoder:
         bad = [i for i in ids if not 0 <= int(i) < s.vocab_size]
         if bad:
             raise ModelError("models.prompt.bad_id", id=bad[0], vocab=s.vocab_size)
-        attend = attend or (lambda k, h, first: self.reference_attention(k, h, first))
+        attend = attend or (lambda k, h, first: self.reference_attention(k, h, first, cache))
         E = self.tensors[EMBED]
         x = E[torch.as_tensor(ids)][None].to(dtype)  # (1, L, d)
         resid, normed, outs, weights = [], [], [], []
@@ -170,10 +190,11 @@ class LlamaDecoder:
     def _layer(self, k: int, dtype: torch.dtype) -> dict[str, torch.Tensor]:
         return {role: self.tensors[name.format(k=k)].to(dtype) for role, name in LAYER_TENSORS.items()}
 
-    def reference_attention(self, k: int, h: torch.Tensor, start: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    def reference_attention(self, k: int, h: torch.Tensor, start: int = 0,
+                            cache: Optional[KVCache] = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Llama's attention written out: GQA, RoPE in halves, scale head_dim^-1/2, causal softmax.
 
-        h (B, L, d) -> output (B, L, d), weights (B, H, L, L)."""
+        h (B, L, d) -> output (B, L, d), weights (B, H, L, S): S = L, or cached + L with `cache` (extended here)."""
         s = self.spec
         t = {role: self.tensors[LAYER_TENSORS[role].format(k=k)].to(h.dtype) for role in ("q", "k", "v", "o")}
         B, L, _ = h.shape
@@ -181,8 +202,15 @@ class LlamaDecoder:
         q = (h @ t["q"].T).view(B, L, s.n_heads, E)  # (B, L, H, E)
         kk = (h @ t["k"].T).view(B, L, s.n_kv_heads, E)  # (B, L, Hkv, E)
         v = (h @ t["v"].T).view(B, L, s.n_kv_heads, E)
-        cos, sin, mask = self._tables(start, L, h.dtype)
+        cos, sin, mask = self._tables(start, L, h.dtype, cached=cache is not None)
         q, kk = rope_halves(q, cos, sin), rope_halves(kk, cos, sin)
+        if cache is not None:  # (B, S, Hkv, E): the cached positions, then these
+            if len(cache.keys) > k:
+                kk, v = torch.cat([cache.keys[k], kk], dim=1), torch.cat([cache.values[k], v], dim=1)
+                cache.keys[k], cache.values[k] = kk, v
+            else:
+                cache.keys.append(kk)
+                cache.values.append(v)
         rep = s.n_heads // s.n_kv_heads
         kk = kk.repeat_interleave(rep, dim=2)  # query head h reads kv head h // rep
         v = v.repeat_interleave(rep, dim=2)
@@ -192,16 +220,21 @@ class LlamaDecoder:
         ctx = torch.einsum("bhls,bshe->blhe", w, v).reshape(B, L, s.n_heads * E)
         return ctx @ t["o"].T, w
 
-    def _tables(self, start: int, L: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """RoPE's cos and sin (1, L, 1, E/2) and the causal mask (L, L), the same for all 30 layers of a pass."""
-        key = (start, L, dtype)
-        cached = getattr(self, "_tables_cache", None)  # (key, tables): one attribute, swapped whole (threads)
-        if cached is None or cached[0] != key:
+    def _tables(self, start: int, L: int, dtype: torch.dtype,
+                cached: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """RoPE's cos and sin (1, L, 1, E/2) and the causal mask (L, S), the same for all layers of a pass.
+
+        Without a cache S = L (keys at the queries' positions); with one S = start + L (keys from position 0)."""
+        key = (start, L, dtype, cached)
+        memo = getattr(self, "_tables_cache", None)  # (key, tables): one attribute, swapped whole (threads)
+        if memo is None or memo[0] != key:
             pos = torch.arange(start, start + L, dtype=torch.float64)
             cos, sin = rope_tables(pos, self.spec.head_dim, self.spec.rope_base, dtype)
-            cached = (key, (cos, sin, torch.ones(L, L, dtype=torch.bool).triu(1)))
-            self._tables_cache = cached
-        return cached[1]
+            S = start + L if cached else L
+            query_at = torch.arange(L)[:, None] + (start if cached else 0)  # (L, 1) in the keys' numbering
+            memo = (key, (cos, sin, torch.arange(S)[None, :] > query_at))  # True = masked (a later key)
+            self._tables_cache = memo
+        return memo[1]
 
     def next_tokens(self, logits: torch.Tensor, n: int = 10) -> list[tuple[int, str, float]]:
         """The n most likely next tokens after the last position: (id, label, probability)."""

@@ -285,3 +285,28 @@ def test_open_source_lists_a_gguf_like_a_folder(tmp_path):
     assert all(f.family == "llama" and not f.supported for f in layers)
     assert list_header(source, len(layers), "en") == f"tiny.gguf: {LAYERS} attention layers (GGUF file (llama.cpp), " \
                                                       "dequantized)"
+
+
+def test_cached_decoding_equals_full_recomputation(tmp_path):
+    """Prefill 4 positions, then 3 single cached steps: every step's logits and score row equal the full pass's."""
+    from attention.models.llama import KVCache
+
+    hf = random_model(4)
+    model = gguf_model.load(write(tmp_path / "tiny.gguf", hf))
+    ids = [7, 99, 256, 31, 5, 200, 42]
+    full = model.forward(ids, dtype=torch.float64)
+    _, ref_logits = reference(file_rows(hf), ids)
+    cache = KVCache()
+    first = model.forward(ids[:4], dtype=torch.float64, cache=cache)
+    np.testing.assert_allclose(first.logits[0].numpy(), ref_logits[:4], atol=1e-10)
+    assert cache.length == 4 and cache.keys[0].shape == (1, 4, HKV, HD)
+    for n in range(4, len(ids)):
+        step = model.forward([ids[n]], dtype=torch.float64, cache=cache)
+        assert cache.length == n + 1
+        np.testing.assert_allclose(step.logits[0, 0].numpy(), ref_logits[n], atol=1e-10)
+        for k in range(LAYERS):
+            assert step.weights[k].shape == (1, H, 1, n + 1)  # the new query's 1 x N score row
+            np.testing.assert_allclose(step.weights[k][0, :, 0].numpy(), full.weights[k][0, :, n, : n + 1].numpy(),
+                                       atol=1e-12)
+    with pytest.raises(ValueError, match="attend hook"):
+        model.forward([1], cache=cache, attend=lambda k, h, s: None)

@@ -124,3 +124,19 @@ def test_engine_description_of_a_layer(smollm2):
     assert (layer.family, layer.n_heads, layer.n_kv_heads, layer.head_dim) == ("llama", 9, 3, 64)
     assert layer.rope.pairing == "halves" and layer.rope.base == 100000.0 and layer.rope.rotary_dims == 64
     np.testing.assert_array_equal(layer.k_weight, smollm2.attention_weights(14)["key"])
+
+
+def test_cached_last_token_gives_transformers_top10(smollm2, golden):
+    """The prompt minus its last token through a KVCache, then the last token alone: the same top 10 as
+    transformers' full pass (float32; logits within 1e-4)."""
+    from attention.models.llama import KVCache
+
+    ids = [int(i) for i in golden["ids"]]
+    cache = KVCache()
+    smollm2.forward(ids[:-1], cache=cache)
+    step = smollm2.forward(ids[-1:], cache=cache)
+    last = step.logits[0, -1].double()
+    assert step.weights[29].shape == (1, 9, 1, len(ids))
+    np.testing.assert_allclose(step.weights[29][0, :, 0].double().numpy(), golden["attn29"][:, -1], atol=1e-5)
+    assert torch.topk(last, 10).indices.tolist() == golden["top_ids"].tolist()
+    np.testing.assert_allclose(last[golden["top_ids"]].numpy(), golden["top_logits"], atol=1e-4)

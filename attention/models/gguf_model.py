@@ -280,8 +280,13 @@ def _value(field) -> Any:
 
 
 def _check_magic(path: Path) -> None:
-    with open(path, "rb") as f:
-        head = f.read(4)
+    if not path.is_file():
+        raise CheckpointError("models.error.missing", path=str(path))
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError as e:
+        raise CheckpointError("models.error.gguf_bad", path=path.name, detail=_first_line(e)) from None
     if head != b"GGUF":
         raise CheckpointError("models.error.gguf_bad", path=path.name, detail=f"starts with {head!r}, not b'GGUF'")
 

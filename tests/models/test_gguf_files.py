@@ -255,6 +255,8 @@ def test_other_refusals(tmp_path):
     junk.write_bytes(b"PK\x03\x04 not a gguf")
     with pytest.raises(CheckpointError, match="junk.gguf: not a readable GGUF file"):
         gguf_model.GGUFSource(junk)
+    with pytest.raises(CheckpointError, match="no such file"):
+        gguf_model.load(tmp_path / "absent.gguf")
     whole = write(tmp_path / "whole.gguf", hf).read_bytes()
     for cut in (10, 2000, len(whole) // 2):
         (tmp_path / "cut.gguf").write_bytes(whole[:cut])

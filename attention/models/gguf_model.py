@@ -136,10 +136,13 @@ class GGUFSource(TensorSource):
         except (ValueError, IndexError) as e:  # its blocks do not fill its shape: a cut-short or damaged file
             raise CheckpointError("models.error.gguf_bad", path=self.path.name,
                                   detail=f"{t.name}: {_first_line(e)}") from None
-        if key.endswith("self_attn.q_proj.weight"):
-            w = unpermute(w, self.config["num_attention_heads"])
-        elif key.endswith("self_attn.k_proj.weight"):
-            w = unpermute(w, self.config["num_key_value_heads"])
+        heads = {"q_proj": "num_attention_heads", "k_proj": "num_key_value_heads"}.get(key.split(".")[-2])
+        if heads is not None and key.startswith("model.layers."):
+            n = self.config[heads]
+            if w.shape[0] % (2 * n):
+                raise CheckpointError("models.error.family_shape", path=self.path.name, tensor=t.name,
+                                      shape=str(w.shape), expected=f"rows a multiple of 2 x {n} heads")
+            w = unpermute(w, n)
         w = np.ascontiguousarray(w)
         return torch.from_numpy(w if w.flags.writeable else w.copy())  # gguf's arrays may view the read-only map
 
@@ -163,12 +166,9 @@ class GGUFSource(TensorSource):
         return "/".join(names), (min(bits) if bits else None)
 
     def _refuse_tensor(self, name: str) -> CheckpointError:
-        why = ("models.gguf.why_bias" if name.endswith(".bias") else
-               "models.gguf.why_rope_freqs" if name.startswith("rope_freqs") else "models.gguf.why_other")
-        from attention import words
-
-        return CheckpointError("models.error.gguf_tensor", path=self.path.name, tensor=name, arch="llama",
-                               why=words.text(why))
+        key = ("models.error.gguf_bias" if name.endswith(".bias") else
+               "models.error.gguf_rope_freqs" if name.startswith("rope_freqs") else "models.error.gguf_tensor")
+        return CheckpointError(key, path=self.path.name, tensor=name, arch="llama")
 
 
 def _plain_reader(gguf):

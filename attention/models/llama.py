@@ -118,11 +118,11 @@ class LlamaDecoder:
                 continue
             if key not in source.keys():
                 raise CheckpointError("models.error.family_tensor", path=source.path.name, tensor=key, family="llama")
+            if tuple(source.shape(key)) != shape:  # from the header, before reading
+                raise CheckpointError("models.error.family_shape", path=source.path.name, tensor=key,
+                                      shape=str(tuple(source.shape(key))), expected=str(shape))
             t = source._tensor(key)  # (out, in) nn.Linear layout, or (d,) for a norm
             source.reads.append(key)
-            if tuple(t.shape) != shape:
-                raise CheckpointError("models.error.family_shape", path=source.path.name, tensor=key,
-                                      shape=str(tuple(t.shape)), expected=str(shape))
             tensors[key] = t.to(torch.float32).contiguous()
         return cls(spec, tensors, tokenizer, source.config, source.path)  # the source (a file reader) is let go
 

@@ -97,13 +97,14 @@ EN = {
     "models.error.gguf_architecture": ("{path}: metadata general.architecture is {value}; the explorer runs "
                                        "{known} decoders from GGUF files"),
     "models.error.gguf_key": "{path}: metadata {field} is {value}; expected {expected}",
-    "models.error.gguf_tensor": ("{path}: tensor {tensor} is not part of a plain {arch} decoder ({why}); "
-                                 "the explorer cannot reproduce it"),
+    "models.error.gguf_tensor": ("{path}: tensor {tensor} is not part of a plain {arch} decoder (an unknown "
+                                 "name); the explorer cannot reproduce it"),
+    "models.error.gguf_bias": ("{path}: tensor {tensor} is a bias, which a plain {arch} decoder's projections do not "
+                               "have; the explorer cannot reproduce it"),
+    "models.error.gguf_rope_freqs": ("{path}: tensor {tensor} holds per-frequency RoPE factors (Llama 3.1 scaling); "
+                                     "the explorer cannot reproduce them"),
     "models.error.gguf_quant": "{path}: tensor {tensor} is stored as {kind}, which gguf {version} cannot dequantize",
     "models.error.gguf_tokenizer": "{path}: metadata {field} is {value}; the explorer builds {expected} tokenizers",
-    "models.gguf.why_bias": "a bias, which Llama's projections do not have",
-    "models.gguf.why_rope_freqs": "per-frequency RoPE factors (Llama 3.1 scaling)",
-    "models.gguf.why_other": "an unknown tensor name",
     "models.weights.dequantized": "{kind} weights, dequantized from {bits}-bit",
     "models.weights.plain": "{kind} weights",
     "models.prompt.empty": "prompt: type some text (the model needs at least one token)",
@@ -198,12 +199,13 @@ ZH = {
     "models.error.gguf_architecture": ("{path}：元数据 general.architecture 是 {value}；"
                                        "本程序只运行 GGUF 中的 {known} 解码器"),
     "models.error.gguf_key": "{path}：元数据 {field} 是 {value}；应为 {expected}",
-    "models.error.gguf_tensor": "{path}：张量 {tensor} 不属于普通的 {arch} 解码器（{why}）；本程序无法精确重现它",
+    "models.error.gguf_tensor": ("{path}：张量 {tensor} 不属于普通的 {arch} 解码器（未知的张量名）；"
+                                 "本程序无法精确重现它"),
+    "models.error.gguf_bias": "{path}：张量 {tensor} 是偏置项，普通 {arch} 解码器的投影没有偏置；本程序无法精确重现它",
+    "models.error.gguf_rope_freqs": ("{path}：张量 {tensor} 存有按频率的 RoPE 系数（Llama 3.1 的缩放）；"
+                                     "本程序无法精确重现它"),
     "models.error.gguf_quant": "{path}：张量 {tensor} 以 {kind} 格式存储，gguf {version} 无法反量化它",
     "models.error.gguf_tokenizer": "{path}：元数据 {field} 是 {value}；本程序只能构建 {expected} 分词器",
-    "models.gguf.why_bias": "偏置项，Llama 的投影没有偏置",
-    "models.gguf.why_rope_freqs": "按频率的 RoPE 系数（Llama 3.1 的缩放）",
-    "models.gguf.why_other": "未知的张量名",
     "models.weights.dequantized": "{kind} 权重，由 {bits} 位量化反量化而来",
     "models.weights.plain": "{kind} 权重",
     "models.prompt.empty": "提示词：请输入文字（模型至少需要一个词元）",

@@ -244,11 +244,15 @@ def test_other_refusals(tmp_path):
     with pytest.raises(CheckpointError, match="general.architecture is 'gpt2'"):
         gguf_model.GGUFSource(write(tmp_path / "a.gguf", hf, arch="gpt2"))
     bias = {"blk.0.attn_q.bias": np.zeros(H * HD, np.float32)}
-    with pytest.raises(CheckpointError, match=r"blk\.0\.attn_q\.bias .*a bias"):
+    with pytest.raises(CheckpointError, match=r"blk\.0\.attn_q\.bias is a bias"):
         gguf_model.GGUFSource(write(tmp_path / "b.gguf", hf, extra=bias))
     freqs = {"rope_freqs.weight": np.ones(HD // 2, np.float32)}
-    with pytest.raises(CheckpointError, match="rope_freqs.weight"):
+    with pytest.raises(CheckpointError, match="rope_freqs.weight holds per-frequency RoPE factors") as e:
         gguf_model.GGUFSource(write(tmp_path / "c.gguf", hf, extra=freqs))
+    assert "按频率" in e.value.line("zh")
+    odd = {"blk.0.attn_sinks.weight": np.ones(H, np.float32)}
+    with pytest.raises(CheckpointError, match="attn_sinks.weight is not part of a plain llama decoder"):
+        gguf_model.GGUFSource(write(tmp_path / "s.gguf", hf, extra=odd))
     with pytest.raises(CheckpointError, match="tokenizer.ggml.pre is 'llama-bpe'"):
         gguf_model.load(write(tmp_path / "d.gguf", hf, pre="llama-bpe"))
     junk = tmp_path / "junk.gguf"
@@ -262,6 +266,9 @@ def test_other_refusals(tmp_path):
         (tmp_path / "cut.gguf").write_bytes(whole[:cut])
         with pytest.raises(CheckpointError, match="cut.gguf: not a readable GGUF file .*cut short or damaged"):
             gguf_model.load(tmp_path / "cut.gguf")
+    wrong = dict(hf, **{"blk.1.ffn_down.weight": np.zeros((D, F - 32), np.float32)})
+    with pytest.raises(CheckpointError, match=rf"model\.layers\.1\.mlp\.down_proj\.weight has shape \({D}, {F - 32}\)"):
+        gguf_model.load(write(tmp_path / "w.gguf", wrong))
     missing = {k: v for k, v in hf.items() if k != "blk.1.ffn_up.weight"}
     with pytest.raises(CheckpointError, match=r"model\.layers\.1\.mlp\.up_proj\.weight"):
         gguf_model.load(write(tmp_path / "e.gguf", missing))

@@ -63,6 +63,11 @@ class LlamaSpec:
     storage: str = "F32"
     bits: Optional[int] = None
 
+    @property
+    def max_len(self) -> int:
+        """glassllm's name for the longest sequence (GlassConfig.max_len)."""
+        return self.context_length
+
     def weights_label(self, lang: Optional[str] = None) -> str:
         """'Q4_1 weights, dequantized from 4-bit' / 'F32 weights' in the catalogue's words."""
         if self.bits is None:
@@ -105,9 +110,15 @@ class LlamaDecoder:
         self.spec = spec
         self.tensors = tensors
         self.tokenizer = tokenizer
-        self.config = dict(config or {})  # the Hugging Face config.json the weights came with (or were read as)
+        self.hf_config = dict(config or {})  # the Hugging Face config.json the weights came with (or were read as)
         self.path = path or Path(spec.name)
         self.name = spec.name
+
+    @property
+    def config(self) -> LlamaSpec:
+        """The spec under the name glassllm.GlassDecoder uses (n_layers, n_heads, n_kv_heads, d_model, head_dim,
+        vocab_size, max_len, rope_base, eps), so the window can hold either decoder."""
+        return self.spec
 
     @classmethod
     def from_source(cls, source: TensorSource, spec: LlamaSpec, tokenizer=None) -> "LlamaDecoder":
@@ -144,7 +155,7 @@ class LlamaDecoder:
         read by families.py from the tensors held here, as it reads a Hugging Face folder."""
         from attention.models.families import read_attention
 
-        return read_attention(_HeldTensors(self.path, self.tensors, self.config), k)
+        return read_attention(_HeldTensors(self.path, self.tensors, self.hf_config), k)
 
     # ---- the forward pass ----------------------------------------------------------------------
     @torch.no_grad()

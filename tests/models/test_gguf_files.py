@@ -178,6 +178,9 @@ def test_forward_matches_llama_cpp_layout_reference(tmp_path):
         np.testing.assert_allclose(f.weights[k][0].numpy(), attns[k], atol=1e-12)
     np.testing.assert_allclose(f.logits[0].numpy(), logits, atol=1e-10)
     assert len(f.resid) == LAYERS + 1 and f.normed[0].shape == (1, len(ids), D)
+    # glassllm's names for the sizes, so the window can hold either decoder
+    c = model.config
+    assert (c.n_layers, c.n_heads, c.n_kv_heads, c.d_model, c.head_dim, c.max_len) == (LAYERS, H, HKV, D, HD, CTX)
     f32 = model.forward(ids)  # the fast path: float32 throughout
     np.testing.assert_allclose(f32.logits[0].double().numpy(), logits, atol=1e-4)
 

@@ -111,6 +111,9 @@ class GGUFSource(TensorSource):
         self.config = _config(self.meta, where, len(self._field("tokenizer.ggml.tokens") or []) or None,
                               tied="lm_head.weight" not in self._by_hf)
         self.storage, self.bits = self._storage()
+        # the listing's "GGUF file (llama.cpp), Q4_1 weights dequantized from 4-bit" (importing.list_header)
+        self.kind = "gguf" if self.bits is None else "gguf_quantized"
+        self.kind_args = {"storage": self.storage, "bits": self.bits}
 
     # -- TensorSource
     def keys(self) -> list[str]:

@@ -296,7 +296,11 @@ def test_open_source_lists_a_gguf_like_a_folder(tmp_path):
     assert [f.name for f in layers] == [f"model.layers.{k}.self_attn" for k in range(LAYERS)]
     assert all(f.family == "llama" and not f.supported for f in layers)
     assert list_header(source, len(layers), "en") == f"tiny.gguf: {LAYERS} attention layers (GGUF file (llama.cpp), " \
-                                                      "dequantized)"
+                                                      "F32 weights)"
+    q8 = gguf_model.GGUFSource(write(tmp_path / "q8.gguf", random_model(), quant=gguf.GGMLQuantizationType.Q8_0))
+    assert list_header(q8, 2, "en") == "q8.gguf: 2 attention layers (GGUF file (llama.cpp), Q8_0 weights " \
+                                       "dequantized from 8-bit)"
+    assert "Q8_0 权重，由 8 位量化反量化而来" in list_header(q8, 2, "zh")
 
 
 def test_cached_decoding_equals_full_recomputation(tmp_path):

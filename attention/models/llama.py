@@ -74,6 +74,12 @@ class LlamaSpec:
             return words.text("models.weights.plain", lang, kind=self.storage)
         return words.text("models.weights.dequantized", lang, kind=self.storage, bits=self.bits)
 
+    def summary(self, lang: Optional[str] = None) -> str:
+        """One line for a title, a tooltip or the CLI: sizes, attention layout and how the weights were stored."""
+        return words.text("models.llama.summary", lang, name=self.name, layers=self.n_layers, heads=self.n_heads,
+                          kv=self.n_kv_heads, head_dim=self.head_dim, base=f"{self.rope_base:g}",
+                          context=self.context_length, weights=self.weights_label(lang))
+
     @staticmethod
     def from_config(cfg: dict[str, Any], name: str, storage: str = "F32", bits: Optional[int] = None,
                     tied: Optional[bool] = None) -> "LlamaSpec":

@@ -108,6 +108,8 @@ EN = {
     "models.error.gguf_tokenizer": "{path}: metadata {field} is {value}; the explorer builds {expected} tokenizers",
     "models.weights.dequantized": "{kind} weights, dequantized from {bits}-bit",
     "models.weights.plain": "{kind} weights",
+    "models.llama.summary": ("{name}: {layers} layers, {heads} query heads sharing {kv} key/value heads of {head_dim} "
+                             "dims, RoPE base {base}, up to {context} tokens; {weights}"),
     "models.prompt.empty": "prompt: type some text (the model needs at least one token)",
     "models.prompt.too_long": "prompt: {n} tokens; this model reads at most {limit}",
     "models.prompt.bad_id": "prompt: token id {id} is outside the vocabulary (0 to {vocab} - 1)",
@@ -210,6 +212,8 @@ ZH = {
     "models.error.gguf_tokenizer": "{path}：元数据 {field} 是 {value}；本程序只能构建 {expected} 分词器",
     "models.weights.dequantized": "{kind} 权重，由 {bits} 位量化反量化而来",
     "models.weights.plain": "{kind} 权重",
+    "models.llama.summary": ("{name}：{layers} 层，{heads} 个查询头共享 {kv} 个键/值头（每头 {head_dim} 维），"
+                             "RoPE 基数 {base}，最多 {context} 个词元；{weights}"),
     "models.prompt.empty": "提示词：请输入文字（模型至少需要一个词元）",
     "models.prompt.too_long": "提示词：{n} 个词元；此模型最多读取 {limit} 个",
     "models.prompt.bad_id": "提示词：词元编号 {id} 超出词表范围（0 到 {vocab} - 1）",

@@ -53,6 +53,9 @@ def test_spec_from_the_metadata(smollm2):
     assert (s.vocab_size, s.rope_base, s.context_length, s.tied) == (49152, 100000.0, 8192, True)
     assert s.storage == "Q4_1" and s.bits == 4
     assert s.weights_label("en") == "Q4_1 weights, dequantized from 4-bit"
+    assert s.summary("en") == ("SmolLM2-135M-Instruct: 30 layers, 9 query heads sharing 3 key/value heads of 64 dims, "
+                               "RoPE base 100000, up to 8192 tokens; Q4_1 weights, dequantized from 4-bit")
+    assert "由 4 位量化反量化而来" in s.summary("zh")
 
 
 def test_tokenizer_gives_transformers_ids(smollm2, golden):

@@ -95,8 +95,7 @@ def main() -> None:
     t0 = time.perf_counter()
     model = gguf_model.load_smollm2()
     load_s = time.perf_counter() - t0
-    print(f"{model.name}: {model.spec.weights_label('en')}; {model.spec.n_layers} layers, "
-          f"{model.spec.n_heads} query heads / {model.spec.n_kv_heads} kv heads, vocab {model.spec.vocab_size}")
+    print(model.spec.summary("en"))
     print(f"load (read + dequantize + tokenizer): {load_s:.1f} s; resident memory {before:.0f} -> {rss_mb():.0f} MB")
     ids = prompt_of(model, 16)
     default_threads = torch.get_num_threads()

@@ -25,8 +25,8 @@ class DecoderForward:
 
     resid[k] (1, L, d) the residual stream entering layer k (resid[n_layers]: after the last);
     normed[k] (1, L, d) RMSNorm(resid[k]): what layer k's attention reads as queries, keys, values;
-    attn_out[k] (1, L, d) layer k's attention output; weights[k] (1, H, L, L) its attention weights;
-    logits (1, L, vocab)."""
+    attn_out[k] (1, L, d) layer k's attention output; weights[k] (1, H, L, S) its attention weights (S = L, or
+    with a KV cache the cached positions + L); logits (1, L, vocab)."""
 
     resid: list[torch.Tensor]
     normed: list[torch.Tensor]

@@ -177,6 +177,8 @@ class LlamaDecoder:
         if cache is not None:
             if attend is not None:
                 raise ValueError("a KVCache is kept by the reference attention; an attend hook keeps its own")
+            if cache.keys and cache.keys[0].dtype != dtype:
+                raise ValueError(f"the cache holds {cache.keys[0].dtype}; this pass asks for {dtype}")
             start = cache.length
         if not ids:
             raise ModelError("models.prompt.empty")

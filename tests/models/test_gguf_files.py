@@ -324,5 +324,7 @@ def test_cached_decoding_equals_full_recomputation(tmp_path):
             assert step.weights[k].shape == (1, H, 1, n + 1)  # the new query's 1 x N score row
             np.testing.assert_allclose(step.weights[k][0, :, 0].numpy(), full.weights[k][0, :, n, : n + 1].numpy(),
                                        atol=1e-12)
+    with pytest.raises(ValueError, match="the cache holds torch.float64"):
+        model.forward([1], cache=cache, dtype=torch.float32)
     with pytest.raises(ValueError, match="attend hook"):
         model.forward([1], cache=cache, attend=lambda k, h, s: None)

@@ -36,9 +36,10 @@ class GGUFTokenizer:
     eos_id: Optional[int]
     add_bos: bool
     add_eos: bool
+    post_process: bool = False  # let the backend's own post-processor add BOS/EOS (a folder's tokenizer.json)
 
     def encode(self, text: str) -> list[int]:
-        ids = list(self.backend.encode(text, add_special_tokens=False).ids)
+        ids = list(self.backend.encode(text, add_special_tokens=self.post_process).ids)
         if self.add_bos and self.bos_id is not None:
             ids = [self.bos_id] + ids
         if self.add_eos and self.eos_id is not None:

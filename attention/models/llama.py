@@ -263,6 +263,55 @@ class LlamaDecoder:
         return list(zip(ids, self.token_labels(ids), [float(v) for v in top.values]))
 
 
+def load_folder(path: str | Path) -> LlamaDecoder:
+    """A Hugging Face Llama folder (config.json, model.safetensors or its shards, tokenizer.json) as a LlamaDecoder.
+
+    The attention of layer 0 is read by families.py first, so every config convention (rope_parameters or
+    rope_theta, head_dim, GQA) is the one the layer importer uses; what this forward does not compute is refused,
+    naming the config field: another model_type, scaled RoPE, biases, an activation other than SiLU."""
+    from attention.models.checkpoint import open_source
+    from attention.models.families import read_attention
+    from attention.models.gguf_tokenizer import GGUFTokenizer
+
+    source = open_source(Path(path))
+    cfg, where = source.config, source.path.name
+
+    def refuse(name: str, value: Any, expected: str) -> CheckpointError:
+        return CheckpointError("models.error.family_field", path=where, field=name, value=repr(value),
+                               expected=expected)
+
+    if cfg.get("model_type") != "llama":
+        raise refuse("model_type", cfg.get("model_type"), "llama")
+    layer = read_attention(source, 0)
+    if layer.rope is None or layer.rope.rope_type != "default" or layer.rope.rotary_dims != layer.head_dim:
+        raise refuse("rope_parameters", cfg.get("rope_parameters", cfg.get("rope_scaling")),
+                     "plain RoPE over the whole head (no scaling)")
+    for name in ("attention_bias", "mlp_bias"):
+        if cfg.get(name):
+            raise refuse(name, cfg[name], "false")
+    if cfg.get("hidden_act", "silu") != "silu":
+        raise refuse("hidden_act", cfg.get("hidden_act"), "silu")
+    for name in ("num_hidden_layers", "intermediate_size", "vocab_size"):
+        value = cfg.get(name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise refuse(name, value, "a whole number >= 1")
+    storage = source.dtype(LAYER_TENSORS["q"].format(k=0)).replace("torch.", "")
+    spec = LlamaSpec.from_config({**cfg, "rope_theta": layer.rope.base, "head_dim": layer.head_dim},
+                                 source.path.name, storage=storage)
+    tokenizer = None
+    tokenizer_file = source.path / "tokenizer.json"
+    if tokenizer_file.is_file():
+        from tokenizers import Tokenizer
+
+        try:
+            backend = Tokenizer.from_file(str(tokenizer_file))
+        except Exception as e:  # noqa: BLE001 - the Rust side raises a bare Exception for any unreadable file
+            raise CheckpointError("models.error.config_bad", path="tokenizer.json",
+                                  detail=str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+        tokenizer = GGUFTokenizer(backend, None, None, False, False, post_process=True)
+    return LlamaDecoder.from_source(source, spec, tokenizer)
+
+
 class _HeldTensors(TensorSource):
     """The decoder's own float32 tensors seen as a TensorSource (no file is read again)."""
 

@@ -9,6 +9,7 @@ attention weights and logits, which checks the permutation's direction and the R
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -328,3 +329,68 @@ def test_cached_decoding_equals_full_recomputation(tmp_path):
         model.forward([1], cache=cache, dtype=torch.float32)
     with pytest.raises(ValueError, match="attend hook"):
         model.forward([1], cache=cache, attend=lambda k, h, s: None)
+
+
+# ---- the same decoder from a Hugging Face folder ---------------------------------------------------------
+
+def hf_folder(tmp_path, hf: dict[str, np.ndarray], **config) -> Path:
+    """config.json (transformers 5 style: rope_parameters) + model.safetensors under Hugging Face names (the
+    un-permuted rows) + tokenizer.json (the tiny vocabulary, saved by `tokenizers`)."""
+    import json
+
+    from safetensors.numpy import save_file
+
+    from attention.models import gguf_tokenizer
+
+    names = {"token_embd.weight": "model.embed_tokens.weight", "output_norm.weight": "model.norm.weight",
+             "output.weight": "lm_head.weight"}
+    parts = {"attn_norm": "input_layernorm", "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj",
+             "attn_v": "self_attn.v_proj", "attn_output": "self_attn.o_proj", "ffn_norm": "post_attention_layernorm",
+             "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.up_proj", "ffn_down": "mlp.down_proj"}
+    out = {}
+    for name, w in hf.items():
+        if name in names:
+            out[names[name]] = w
+        else:
+            _, k, part, _ = name.split(".")
+            out[f"model.layers.{k}.{parts[part]}.weight"] = w
+    folder = tmp_path / "tiny-llama"
+    folder.mkdir()
+    save_file(out, str(folder / "model.safetensors"))
+    cfg = {"model_type": "llama", "hidden_size": D, "num_attention_heads": H, "num_key_value_heads": HKV,
+           "num_hidden_layers": LAYERS, "intermediate_size": F, "vocab_size": VOCAB, "rms_norm_eps": EPS,
+           "max_position_embeddings": CTX, "tie_word_embeddings": False, "hidden_act": "silu",
+           "rope_parameters": {"rope_theta": BASE, "rope_type": "default"}, **config}
+    (folder / "config.json").write_text(json.dumps(cfg))
+    meta = {"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": "smollm", "tokenizer.ggml.tokens": TOKENS,
+            "tokenizer.ggml.merges": MERGES, "tokenizer.ggml.token_type": [1] * (VOCAB - 1) + [3]}
+    gguf_tokenizer.build(meta, "tiny").backend.save(str(folder / "tokenizer.json"))
+    return folder
+
+
+def test_hugging_face_llama_folder(tmp_path):
+    from attention.models.llama import load_folder
+
+    hf = random_model(5)
+    model = load_folder(hf_folder(tmp_path, hf))
+    ids = model.encode(" the 12")
+    assert [TOKENS[i] for i in ids] == ["Ġt", "he", "Ġ", "1", "2"]
+    attns, logits = reference(file_rows(hf), ids)
+    f = model.forward(ids, dtype=torch.float64)
+    np.testing.assert_allclose(f.logits[0].numpy(), logits, atol=1e-10)
+    np.testing.assert_allclose(f.weights[1][0].numpy(), attns[1], atol=1e-12)
+    assert model.spec.weights_label("en") == "F32 weights" and model.spec.rope_base == BASE
+
+
+@pytest.mark.parametrize("config, field", [
+    ({"rope_parameters": {"rope_theta": BASE, "rope_type": "linear", "factor": 2.0}}, "rope_parameters"),
+    ({"attention_bias": True}, "attention_bias"),
+    ({"hidden_act": "gelu"}, "hidden_act"),
+    ({"model_type": "mistral"}, "model_type"),
+    ({"intermediate_size": None}, "intermediate_size"),
+])
+def test_hugging_face_folder_refusals(tmp_path, config, field):
+    from attention.models.llama import load_folder
+
+    with pytest.raises(CheckpointError, match=f"config.json {field} is"):
+        load_folder(hf_folder(tmp_path, random_model(), **config))

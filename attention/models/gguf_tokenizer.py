@@ -29,7 +29,9 @@ PRE_SPLITS = ("default", "gpt-2", "smollm")
 
 @dataclass
 class GGUFTokenizer:
-    """encode(text) -> ids and token_labels(ids) -> what each token reads as (spaces shown as ▁)."""
+    """encode(text) -> ids and token_labels(ids) -> what each token reads as (spaces shown as ▁).
+
+    Also wraps a Hugging Face folder's tokenizer.json (llama.load_folder), whose own post-processor adds BOS."""
 
     backend: Any  # tokenizers.Tokenizer
     bos_id: Optional[int]

@@ -10,6 +10,8 @@ Attention: H query heads of head_dim E, H_kv key/value heads (query head h reads
 RoPE in *halves* (dim i turns with dim i + E/2 by position · base^(-2i/E); the Hugging Face layout: a GGUF's
 q/k rows are un-permuted on reading, see gguf_model.py), scale E^-1/2, causal softmax.
 
+Loaded from a GGUF file by gguf_model.load, or from a Hugging Face Llama folder by `load_folder` below.
+
 Why not transformers: the explorer needs the residual stream entering each layer and the engine computing each
 attention (the `attend` hook), in float32 for speed or float64 for checks, without a 1 GB dependency.  The
 master copy is float32 (what a GGUF's dequantized blocks are, exactly); `forward(dtype=float64)` casts per layer.

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 import torch
 
+from attention.models.decoder import Attend, DecoderForward, rms_norm, swiglu  # noqa: F401 (re-exported)
 from attention.models.errors import ModelError
 
 PACKAGE = "glassllm"
@@ -47,26 +48,6 @@ class GlassConfig:
     @property
     def head_dim(self) -> int:
         return self.d_model // self.n_heads
-
-
-@dataclass(frozen=True)
-class DecoderForward:
-    """One pass over one sequence.
-
-    resid[k] (1, L, d) the residual stream entering layer k (resid[n_layers]: after the last);
-    normed[k] (1, L, d) RMSNorm(resid[k]): what layer k's attention reads as queries, keys, values;
-    attn_out[k] (1, L, d) layer k's attention output; weights[k] (1, H, L, L) its attention weights;
-    logits (1, L, vocab)."""
-
-    resid: list[torch.Tensor]
-    normed: list[torch.Tensor]
-    attn_out: list[torch.Tensor]
-    weights: list[torch.Tensor]
-    logits: torch.Tensor
-
-
-#: One attention layer: (layer, normed input (1, L, d), first position) -> (output (1, L, d), weights (1, H, L, L)).
-Attend = Callable[[int, torch.Tensor, int], tuple[torch.Tensor, torch.Tensor]]
 
 
 def available() -> bool:
@@ -170,16 +151,6 @@ class GlassDecoder:
         w = torch.softmax(s, dim=-1)
         ctx = torch.einsum("bhls,bshe->blhe", w, v).reshape(B, L, c.n_heads * E)
         return ctx @ W["out"].T, w
-
-
-def rms_norm(x: torch.Tensor, gamma: torch.Tensor, eps: float) -> torch.Tensor:
-    """glassllm's RMSNorm: x / sqrt(mean(x²) + eps) * gamma."""
-    return x / torch.sqrt((x * x).mean(dim=-1, keepdim=True) + eps) * gamma
-
-
-def swiglu(x: torch.Tensor, W1: torch.Tensor, W3: torch.Tensor, W2: torch.Tensor) -> torch.Tensor:
-    """(SiLU(x W1) ⊙ x W3) W2, with the weights in nn.Linear layout."""
-    return (torch.nn.functional.silu(x @ W1.T) * (x @ W3.T)) @ W2.T
 
 
 def rope_adjacent(x: torch.Tensor, pos: torch.Tensor, base: float) -> torch.Tensor:

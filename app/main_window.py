@@ -879,8 +879,6 @@ class MainWindow(QMainWindow):
         when one was restored (this window then holds it, modified, under its old name)."""
         skipped: list[Skipped] = []
         orphans = find_orphans(self.autosave.folder, skipped)
-        if skipped:
-            self._show_skipped(skipped)
         restored = False
         for orphan in orphans:
             if restored:
@@ -902,6 +900,8 @@ class MainWindow(QMainWindow):
                 orphan.remove()
             else:
                 orphan.release()
+        if skipped:  # after a restore, which clears the message bar
+            self._show_skipped(skipped)
         return restored
 
     def _show_skipped(self, skipped: list[Skipped]) -> None:

@@ -45,7 +45,7 @@ def test_an_edit_is_autosaved_in_the_data_folder(window, qtbot, settings):
     assert file.parent == settings.data_folder() / "autosave"  # the test's folder, never the user's
     doc = json.loads(file.read_text(encoding="utf-8"))
     assert doc["format"] == "attention-explorer/autosave" and abs(doc["saved_at"] - time.time()) < 60
-    assert same(scenario_io.from_dict(doc["scenario"]), window.document.scenario)
+    assert same(scenario_io.from_dict(autosave.unpack(doc["scenario"])), window.document.scenario)
     assert sorted(p.name for p in file.parent.iterdir()) == sorted([file.name, file.with_suffix(".lock").name])
 
 
@@ -72,7 +72,7 @@ def test_a_big_scenario_is_written_off_the_gui_thread(window, qtbot, monkeypatch
     file = _written(window, qtbot) if not window.autosave.file.exists() else window.autosave.file
     qtbot.waitUntil(lambda: window.autosave._worker is None, timeout=5000)
     doc = json.loads(file.read_text(encoding="utf-8"))
-    assert same(scenario_io.from_dict(doc["scenario"]), window.document.scenario)
+    assert same(scenario_io.from_dict(autosave.unpack(doc["scenario"])), window.document.scenario)
 
 
 def test_a_running_window_s_autosave_is_not_offered(window, qtbot, make_window):

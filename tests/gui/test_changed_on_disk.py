@@ -190,7 +190,7 @@ def test_an_autosave_failure_shows_in_the_window_in_both_languages(window, qtbot
     monkeypatch.setattr(autosave.safe_write, "write_atomic", refuse)
     with qtbot.waitSignal(window.autosave.failed, timeout=10000):
         _edit(window, "3")
-    assert window.recovery_label.isVisible() and words in window.recovery_label.toolTip()
+    assert not window.recovery_label.isHidden() and words in window.recovery_label.toolTip()
     assert "Recovery is off" in window.message_bar.title() and words in window.message_bar.title()
     window.set_language("zh")
     with qtbot.waitSignal(window.autosave.failed, timeout=10000):
@@ -200,4 +200,4 @@ def test_an_autosave_failure_shows_in_the_window_in_both_languages(window, qtbot
     monkeypatch.setattr(autosave.safe_write, "write_atomic", real)
     with qtbot.waitSignal(window.autosave.resumed, timeout=10000):
         _edit(window, "5")
-    assert not window.recovery_label.isVisible() and window.message_bar.title() == ""
+    assert window.recovery_label.isHidden() and window.message_bar.title() == ""

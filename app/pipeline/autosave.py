@@ -30,7 +30,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
@@ -136,6 +136,25 @@ def _unpack_one(value: dict) -> np.ndarray:
     if len(raw) != 8 * math.prod(shape):
         raise DamagedAutosave(translate("Autosave", "its numbers are damaged"))
     return np.frombuffer(raw, dtype="<f8").reshape(shape)
+
+
+def json_chunks(doc: dict) -> Iterator[str]:
+    """`doc` as compact JSON, a scenario field at a time.  scenario_io.json_chunks pretty-prints
+    for people and measures every nested object by dumping it whole (the 31 MB of packed numbers
+    three times over); nobody reads an autosave, and each piece here is one C-speed json.dumps,
+    short enough for the GUI thread to run between them."""
+    yield "{"
+    for i, (key, value) in enumerate(doc.items()):
+        yield ("" if i == 0 else ", ") + json.dumps(key) + ": "
+        if key == "scenario" and isinstance(value, dict):
+            yield "{"
+            for j, (k, v) in enumerate(value.items()):
+                yield ("" if j == 0 else ", ") + json.dumps(k) + ": " + json.dumps(v, ensure_ascii=False,
+                                                                                  allow_nan=False)
+            yield "}"
+        else:
+            yield json.dumps(value, ensure_ascii=False, allow_nan=False)
+    yield "}\n"
 
 
 # ---- finding what a crashed window left ------------------------------------------------------
@@ -405,7 +424,7 @@ class Autosaver(QObject):
             return "numbers", e.lines[0] if e.lines else ""
         doc = {"format": FORMAT, "version": VERSION, "saved_at": time.time(), **meta, "scenario": body}
         try:
-            safe_write.write_atomic(self.file, scenario_io.json_chunks(doc), overwrite_protected=True, mode=0o600)
+            safe_write.write_atomic(self.file, json_chunks(doc), overwrite_protected=True, mode=0o600)
         except OSError as e:
             return _os_trouble(e, self.folder)
         return "", ""

@@ -192,6 +192,7 @@ def _relaunch(tmp_path, expected, choice):
     return r.stdout
 
 
+@pytest.mark.slow  # kills and relaunches the window in child processes
 def test_after_kill_9_the_next_launch_offers_the_changes_exactly(tmp_path):
     expected = tmp_path / "expected.json"
     file = _killed_after_edits(tmp_path, expected)
@@ -204,6 +205,7 @@ def test_after_kill_9_the_next_launch_offers_the_changes_exactly(tmp_path):
     assert "OFFERS 0" in out and "SAME False" in out
 
 
+@pytest.mark.slow  # kills and relaunches the window in child processes
 def test_not_now_keeps_it_and_discard_deletes_it(tmp_path):
     expected = tmp_path / "expected.json"
     file = _killed_after_edits(tmp_path, expected)

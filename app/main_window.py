@@ -746,6 +746,10 @@ class MainWindow(QMainWindow):
         self._rebuild_preset_menu()
         self._update_title()
         self.host.retranslate()
+        problem = self.autosave.problem if hasattr(self, "autosave") else None
+        if problem:  # "Recovery off" and its reason in the new language
+            on_bar = self.message_bar.source == "autosave" and not self.message_bar.isHidden()
+            self._show_recovery_off(problem, bar=on_bar)
 
     def _update_undo_texts(self, *_) -> None:
         """"Undo Edit cell (1, 2)": the menu item and the tooltip name the step it takes back, in
@@ -832,13 +836,22 @@ class MainWindow(QMainWindow):
                 "source_stamp": stamp.to_json() if path is not None and stamp is not None else None}
 
     def _on_autosave_failed(self, why: str) -> None:
-        """Recovery is off: say so where a person looks, and keep it on the status bar."""
+        """Recovery is off: say so where a person looks (the message bar, once per reason: a
+        failure at every edit must not keep bringing it back), and keep it on the status bar."""
+        said = self.recovery_label.isVisibleTo(self) and self.recovery_label.toolTip() == self._recovery_tip(why)
+        self._show_recovery_off(why, bar=not said)
+
+    def _recovery_tip(self, why: str) -> str:
+        return self.tr("Autosave failed: {0}").format(why)
+
+    def _show_recovery_off(self, why: str, bar: bool) -> None:
         self.recovery_label.setText(self.tr("Recovery off"))
-        self.recovery_label.setToolTip(self.tr("Autosave failed: {0}").format(why))
+        self.recovery_label.setToolTip(self._recovery_tip(why))
         self.recovery_label.show()
-        self.message_bar.show_message(
-            self.tr("Recovery is off: the unsaved changes could not be autosaved ({0}). "
-                    "Save your work to keep it.").format(why), [], "warning", "autosave")
+        if bar:
+            self.message_bar.show_message(
+                self.tr("Recovery is off: the unsaved changes could not be autosaved ({0}). "
+                        "Save your work to keep it.").format(why), [], "warning", "autosave")
 
     def _on_autosave_resumed(self) -> None:
         self.recovery_label.hide()

@@ -360,7 +360,7 @@ class Autosaver(QObject):
         self.document, self.describe = document, describe
         self.folder = Path(folder) / SUBFOLDER
         self.file = self.folder / f"session-{uuid.uuid4().hex[:12]}.json"
-        self.problem: Optional[str] = None  # why the last write failed; None while autosave works
+        self._trouble: Optional[tuple[str, str]] = None  # what went wrong last; None while autosave works
         self._lock_fd: Optional[int] = None
         self._generation = 0  # bumped by discard(): a write in flight for an older one is dropped
         self._worker: Optional[threading.Thread] = None
@@ -436,24 +436,31 @@ class Autosaver(QObject):
         elif trouble:
             self._report(trouble, detail)
         else:
-            if self.problem is not None:
-                self.problem = None
+            if self._trouble is not None:
+                self._trouble = None
                 self.resumed.emit()
             self.written.emit(str(self.file))
         if self._pending:
             self._pending = False
             self.write_now()
 
-    def _report(self, trouble: str, detail: str) -> None:
-        """Say (console and `failed`) why there is no autosave now."""
-        why = {
+    @property
+    def problem(self) -> Optional[str]:
+        """Why autosave does not work now, in the current language; None while it works."""
+        if self._trouble is None:
+            return None
+        trouble, detail = self._trouble
+        return {
             "full": translate("Autosave", "the disk is full"),
             "readonly": translate("Autosave", "the folder {0} cannot be written").format(detail),
             "numbers": translate("Autosave", "the scenario holds numbers a file cannot hold ({0})").format(detail),
         }.get(trouble) or translate("Autosave", "the system refused: {0}").format(detail)
+
+    def _report(self, trouble: str, detail: str) -> None:
+        """Say (console and `failed`) why there is no autosave now."""
         print(f"attention-explorer: autosave failed: {trouble}: {detail}", flush=True)
-        self.problem = why
-        self.failed.emit(why)
+        self._trouble = (trouble, detail)
+        self.failed.emit(self.problem)
 
     def _hold_lock(self) -> Optional[tuple[str, str]]:
         """None once this window holds its lock, else what went wrong."""

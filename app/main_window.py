@@ -935,8 +935,8 @@ class MainWindow(QMainWindow):
 
 
 def _read_stamped(path: Path) -> tuple[bytes, DiskStamp]:
-    """The scenario file's bytes and their stamp (the mtime taken first: a file rewritten while
-    it is read reads as changed, never as unchanged)."""
+    """The scenario file's bytes and their stamp: the hash is of the very bytes parsed, so a
+    file rewritten while it is read never passes for the version this window holds."""
     try:
         mtime = path.stat().st_mtime_ns
     except (OSError, ValueError):

@@ -21,7 +21,7 @@ CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class DiskStamp:
-    size: int
+    size: int  # -1: unknown (a stamp made from an autosave's time alone)
     mtime_ns: int
     sha256: Optional[str]  # None: unknown (then a later mtime counts as a change)
 
@@ -39,7 +39,7 @@ class DiskStamp:
         if not isinstance(obj, dict):
             return None
         size, mtime, digest = obj.get("size"), obj.get("mtime_ns"), obj.get("sha256")
-        ints = all(type(v) is int and 0 <= v < 2**63 for v in (size, mtime))
+        ints = all(type(v) is int and -1 <= v < 2**63 for v in (size, mtime))  # -1: unknown
         hexed = digest is None or isinstance(digest, str) and len(digest) == 64 and _is_hex(digest)
         return cls(size, mtime, digest) if ints and hexed else None
 

@@ -360,7 +360,8 @@ class Autosaver(QObject):
         self.document, self.describe = document, describe
         self.folder = Path(folder) / SUBFOLDER
         self.file = self.folder / f"session-{uuid.uuid4().hex[:12]}.json"
-        self._trouble: Optional[tuple[str, str]] = None  # what went wrong last; None while autosave works
+        #: what went wrong last ("full" | "readonly" | "numbers" | "other", a detail); None while it works
+        self.trouble: Optional[tuple[str, str]] = None
         self._lock_fd: Optional[int] = None
         self._generation = 0  # bumped by discard(): a write in flight for an older one is dropped
         self._worker: Optional[threading.Thread] = None
@@ -436,8 +437,8 @@ class Autosaver(QObject):
         elif trouble:
             self._report(trouble, detail)
         else:
-            if self._trouble is not None:
-                self._trouble = None
+            if self.trouble is not None:
+                self.trouble = None
                 self.resumed.emit()
             self.written.emit(str(self.file))
         if self._pending:
@@ -447,9 +448,9 @@ class Autosaver(QObject):
     @property
     def problem(self) -> Optional[str]:
         """Why autosave does not work now, in the current language; None while it works."""
-        if self._trouble is None:
+        if self.trouble is None:
             return None
-        trouble, detail = self._trouble
+        trouble, detail = self.trouble
         return {
             "full": translate("Autosave", "the disk is full"),
             "readonly": translate("Autosave", "the folder {0} cannot be written").format(detail),
@@ -459,7 +460,7 @@ class Autosaver(QObject):
     def _report(self, trouble: str, detail: str) -> None:
         """Say (console and `failed`) why there is no autosave now."""
         print(f"attention-explorer: autosave failed: {trouble}: {detail}", flush=True)
-        self._trouble = (trouble, detail)
+        self.trouble = (trouble, detail)
         self.failed.emit(self.problem)
 
     def _hold_lock(self) -> Optional[tuple[str, str]]:

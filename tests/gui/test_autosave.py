@@ -91,9 +91,12 @@ def test_the_offer_says_what_and_when_in_both_languages(window, qtbot, tmp_path)
     en = window.restore_text(orphan)
     assert "Time-Series-Library toy" in en and when in en and "L=4" in en
     window.set_language("zh")
-    zh = window.restore_text(orphan)
-    assert zh != en and when in zh and "恢复" in zh
-    orphan.release()
+    try:
+        zh = window.restore_text(orphan)
+        assert zh != en and when in zh and "恢复" in zh
+    finally:
+        window.set_language("en")  # Qt's translator is process-wide: the next test reads English
+        orphan.release()
 
 
 KILLED = r"""

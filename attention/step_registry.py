@@ -154,7 +154,7 @@ _BASE: tuple[StepRecord, ...] = (
           ("concat", "projection.out.weight"), repeats=(("concat", "wo"),)),
     _extra("extra.mask", ("B", "L", "S"), "bool", mask_rules.mask_step, mask_rules.any_applies, ex._mask_cell, (),
            before="masked_scores", by_hand=("scores", "weights"),  # the sheet veils the masked cells of both
-           lesson=mask_rules.lesson),  # a sentence per rule that applies
+           lesson=le._mask),  # a sentence per rule that applies
     _extra("extra.fully_masked", ("B", "L"), "bool", mask_rules.fully_masked_step, mask_rules.any_applies,
            ex._fully_masked, ("extra.mask",), before="weighted_sum", slide="when_true"),
     # additive scoring only: d2l's hidden features, one L x S block per hidden unit (N*S: unit-major)

@@ -206,16 +206,3 @@ def script(sc) -> str:
     lines += [r.script(sc) for r in rules]
     return "".join(lines)
 
-
-def lesson(step_id: str, options: Mapping[str, Any], v: dict[str, Any], lang: str) -> str:
-    """The mask's lesson: what a mask is, then a sentence per rule of the trace that has one of
-    its own (`rule.lesson_key`: the window, the drawn mask); d2l's lengths and causal rule when
-    they apply, or when no trace is at hand."""
-    from attention import kinds, lessons
-
-    keys = ["lesson.extra.mask.marks"]
-    if not options or options.get("causal") or options.get("valid_lens") is not None:
-        keys.append("lesson.extra.mask.d2l")
-    keys += [r.lesson_key for r in kinds.MASK_RULES.values()
-             if getattr(r, "lesson_key", None) and options and r.applies_to(options)]
-    return lessons._say(keys, lang, v)

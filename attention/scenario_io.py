@@ -38,7 +38,7 @@ VERSION = 1
 #: Top-level fields, in the order `dumps` writes them (the JSON Schema must list exactly these).
 FIELDS = (
     "format", "version", "title", "notes", "query_tokens", "key_tokens",
-    "queries", "keys", "values", "n_heads", "d_keys", "d_values", "projections",
+    "queries", "keys", "values", "n_heads", "n_kv_heads", "d_keys", "d_values", "projections",
     "scoring", "scale", "additive", "mask", "prob_sparse", "seed", "device", "dtype",
 )
 REQUIRED = ("format", "version", "queries", "keys", "values")
@@ -433,6 +433,7 @@ class _Reader:
             if f in doc:
                 arrays[f] = self.matrix(doc[f], f, (3,), f)
         n_heads = self.integer(doc.get("n_heads"), "n_heads", 1, 1)
+        n_kv_heads = self.integer(doc.get("n_kv_heads"), "n_kv_heads", 1, None)
         d_keys = self.integer(doc.get("d_keys"), "d_keys", 1, None)
         d_values = self.integer(doc.get("d_values"), "d_values", 1, None)
         projections = self.projections(doc.get("projections"))
@@ -446,7 +447,7 @@ class _Reader:
         sample_index = self.sample_index(ps.get("sample_index"))
         seed = self.integer(doc.get("seed"), "seed", 0, 0, INT_MAX)
         fields = dict(
-            n_heads=n_heads, d_keys=d_keys, d_values=d_values, projections=projections,
+            n_heads=n_heads, n_kv_heads=n_kv_heads, d_keys=d_keys, d_values=d_values, projections=projections,
             scoring=self.string(doc.get("scoring"), "scoring", "scaled_dot",
                                 ("scaled_dot", "dot", "additive", "prob_sparse")),
             scale=self.number(doc.get("scale"), "scale"),
@@ -685,6 +686,8 @@ def to_dict(sc: Scenario) -> dict:
     doc["keys"] = arr(sc.keys, "keys")
     doc["values"] = arr(sc.values, "values")
     doc["n_heads"] = int(sc.n_heads)
+    if sc.n_kv_heads is not None:
+        doc["n_kv_heads"] = int(sc.n_kv_heads)
     doc["d_keys"] = None if sc.d_keys is None else int(sc.d_keys)
     doc["d_values"] = None if sc.d_values is None else int(sc.d_values)
     projections = {}

@@ -18,6 +18,14 @@ EN = {
     "lesson.extra.mask.drawn": (
         "The cells painted by hand are masked too: any pattern at all, to see what the softmax does with the keys "
         "that are left."),
+    "field.n_kv_heads": "Key/value heads H_kv",
+    "field.n_kv_heads.help": ("Grouped-query attention (Llama, Mistral, Qwen): fewer key/value heads than query "
+                              "heads; query head h reads key/value head h // (H / H_kv). 1 = multi-query; "
+                              "auto = one per query head."),
+    "field.n_kv_heads.undo": "Change key/value heads to {value}",
+    "byhand.block.kt_shared": "Kᵀ, K/V head {j} (query head {h} reads it)",
+    "byhand.block.v_shared": "V, K/V head {j} (query head {h} reads it)",
+    "pane.kv_head": "K/V head {j} · query heads {first}–{last}",
     "explain.scores.kv_group": (" Query head {h1} reads key/value head {j1}: h // (H / H_kv) = {h} // ({H} / {kv}) "
                                 "= {j}; the group of query heads {first}–{last} shares it."),
     "problem.drawn_shape": "the drawn mask must be (batch, L, S) = {want}, got {got}",
@@ -38,6 +46,13 @@ ZH = {
         "滑动窗口（Mistral、Gemma 2）还会隐藏查询之前 W 个位置或更远的每个键：查询 l 最多看到键 l − W + 1 … l，"
         "因此无论文本多长，每个查询的计算量都不变。"),
     "lesson.extra.mask.drawn": "手工绘制的格子也被掩蔽：任何图案都可以，用来观察 softmax 如何处理剩下的键。",
+    "field.n_kv_heads": "键/值头数 H_kv",
+    "field.n_kv_heads.help": ("分组查询注意力（Llama、Mistral、Qwen）：键/值头比查询头少；查询头 h 读取键/值头 "
+                              "h // (H / H_kv)。1 表示多查询注意力；自动表示每个查询头一个。"),
+    "field.n_kv_heads.undo": "将键/值头数改为 {value}",
+    "byhand.block.kt_shared": "Kᵀ，键/值头 {j}（查询头 {h} 读取它）",
+    "byhand.block.v_shared": "V，键/值头 {j}（查询头 {h} 读取它）",
+    "pane.kv_head": "键/值头 {j} · 查询头 {first}–{last}",
     "explain.scores.kv_group": ("查询头 {h1} 读取键/值头 {j1}：h // (H / H_kv) = {h} // ({H} / {kv}) = {j}；"
                                 "查询头 {first}–{last} 这一组共享它。"),
     "problem.drawn_shape": "手绘掩码的形状必须是 (批次, L, S) = {want}，实际是 {got}",

@@ -9,7 +9,7 @@ and resizing L or S anywhere keeps the cells that still fit (edits.conform).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 from PySide6.QtCore import QObject, QPoint, QRect, QSize, Qt, Signal
@@ -21,8 +21,9 @@ from app.viewmodel import drawn_edits
 from attention import numbers, words
 
 if TYPE_CHECKING:  # pragma: no cover - types only
-    from app.features import FeatureHost
     from app.pipeline.document import Document
+
+# the host is app.features.FeatureHost (not imported: app.features imports app.editing)
 
 CELL = 22  # pixels per cell side
 MARGIN = 28  # room for the key numbers above and the query numbers left
@@ -181,7 +182,7 @@ class MaskPainter(QWidget):
 class MaskPainterFeature(QObject):
     """Edit ▸ Draw mask…: a dialog with the painter on the window's document."""
 
-    def __init__(self, host: "FeatureHost") -> None:
+    def __init__(self, host: Any) -> None:
         super().__init__(host.window)
         self.host = host
         self.dialog: Optional[QDialog] = None
@@ -211,6 +212,6 @@ class MaskPainterFeature(QObject):
             self.painter.retranslate()
 
 
-def install(host: "FeatureHost") -> MaskPainterFeature:
+def install(host: Any) -> MaskPainterFeature:
     """Add Edit ▸ Draw mask… to the host's window; returns its controller."""
     return MaskPainterFeature(host)

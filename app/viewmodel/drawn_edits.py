@@ -69,13 +69,10 @@ def stroke(sc: Scenario, batch: int, cells: Iterable[tuple[int, int]], value: bo
 
 def fitted(sc: Scenario) -> Scenario:
     """`sc` with its drawing resized to its (B, L, S): the cells that still fit keep their value,
-    new cells start unmasked (attention.kinds.drawn.resize)."""
+    new cells start unmasked (attention.kinds.drawn.resize_array)."""
     old = drawing(sc)
     if old is None or old.ndim != 3 or old.shape == (sc.batch, sc.L, sc.S):
         return sc
-    import torch
-
     from attention.kinds import drawn
 
-    new = drawn.resize(torch.from_numpy(old), sc.batch, sc.L, sc.S).numpy()
-    return with_drawing(sc, new)
+    return with_drawing(sc, drawn.resize_array(old, sc.batch, sc.L, sc.S))

@@ -106,3 +106,23 @@ def test_a_stroke_outside_the_grid_changes_nothing(qtbot, painter):
     qtbot.mousePress(canvas, LEFT, NONE, canvas.cell_centre(0, 0) - canvas.cell_centre(1, 1))
     qtbot.mouseRelease(canvas, LEFT, NONE, canvas.cell_centre(0, 0) - canvas.cell_centre(1, 1))
     assert painter.doc.undo_stack.count() == 0
+
+
+def test_the_window_paints_through_edit_draw_mask(window, qtbot, check_panes):
+    """Edit ▸ Draw mask… in the real window: a stroke reaches the mask pane; Ctrl+Z's action undoes it."""
+    action = window.mask_painter.action
+    assert action in window.edit_menu.actions() and action.text() == "Draw mask…"
+    action.trigger()
+    painter = window.mask_painter.painter
+    assert painter.isVisible()
+    sc = window.document.scenario
+    _stroke(qtbot, painter, [(0, 0), (0, 1)])
+    want = np.zeros((sc.batch, sc.L, sc.S), bool)
+    want[0, 0, :2] = True
+    np.testing.assert_array_equal(_drawn(painter), want)
+    check_panes(window)
+    assert window.view.pane("extra.mask") is not None
+    window.set_language("zh")
+    assert action.text() == "绘制掩码…" and painter.erase.text() == "擦除"
+    window.undo_action.trigger()
+    assert drawn_edits.drawing(window.document.scenario) is None

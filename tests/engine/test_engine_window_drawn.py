@@ -183,6 +183,7 @@ def test_the_trace_keeps_the_painted_cells():
     json.dumps(masks)
 
 
+@pytest.mark.slow
 def test_the_exported_script_reproduces_window_and_drawn(tmp_path):
     rng = np.random.default_rng(6)
     drawn = rng.random((2, 5, 6)) < 0.2

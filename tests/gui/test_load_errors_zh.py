@@ -245,6 +245,7 @@ ELSEWHERE = {
     "kv_heads_divide", "kv_heads_kind", "identity_width_kv",  # tests/engine/test_engine_gqa.py (no file sets them yet)
     "part_range",  # tests/test_parts.py (no kind with a float field is registered yet)
     "expected_part", "expected_parts", "meaning_part", "dims_1_2_3",  # tests/io/test_io_parts.py (format 2's parts)
+    "drawn_shape", "drawn_cells",  # tests/engine/test_engine_window_drawn.py
 }
 
 

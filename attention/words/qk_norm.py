@@ -45,9 +45,9 @@ ZH: dict[str, str] = {
     "field.qk_norm.style.label": "QK-norm 形式",
     "field.qk_norm.style.help": ("学到的权重如何缩放：Qwen3 乘以 w（存储值在 1 附近），Gemma 3 乘以 1 + w"
                                  "（存储值在 0 附近）。同样的权重换一种形式，结果就不同。"),
-    "field.qk_norm.style.qwen3": "Qwen3：w",
-    "field.qk_norm.style.gemma3": "Gemma 3：1 + w",
-    "field.qk_norm.eps.label": "QK-norm eps",
+    "field.qk_norm.style.qwen3": "Qwen3 式：w",
+    "field.qk_norm.style.gemma3": "Gemma 3 式：1 + w",
+    "field.qk_norm.eps.label": "QK-norm 的 eps",
     "field.qk_norm.eps.help": "开平方前加到均方上，使全零的行仍然有限。",
     "field.qk_norm.query_weight.label": "查询归一化权重",
     "field.qk_norm.query_weight.help": "查询头每列一个学到的数（d_k 个），各头共用。",

@@ -63,8 +63,8 @@ ZH: dict[str, str] = {
     "step.rope.key.title": "旋转后的键（RoPE）",
     "step.rope.key.formula": ("k'[s] = R(p·θ) k[s]，p = 键偏移 + s：每个位置的旋转与查询相同，"
                               "因此 q'·k' 只通过位置之差依赖于位置"),
-    "map.step.rope.query": "RoPE Q",
-    "map.step.rope.key": "RoPE K",
+    "map.step.rope.query": "旋转 Q",
+    "map.step.rope.key": "旋转 K",
     "field.rope.base.label": "RoPE 基数",
     "field.rope.base.help": "θ_i = base^(−2i/r)：基数越大，慢速的列对转得越慢（Llama：10000，Llama 3：500000）。",
     "field.rope.fraction.label": "旋转比例",

@@ -343,9 +343,10 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
 def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
     """What the rotation does and why the scores then depend only on l - s."""
     from attention import words
+    from attention.lessons import format_number as num
 
     s = options_of(options)
-    args = dict(base=s["base"], fraction=s["fraction"], offset=s["offset"], key_offset=key_start(s),
+    args = dict(base=num(s["base"]), fraction=num(s["fraction"]), offset=s["offset"], key_offset=key_start(s),
                 pairing=words.text(f"field.rope.pairing.{s['pairing']}", lang))
     keys = ["lesson.rope.what", "lesson.rope.pairs", "lesson.rope.relative"]
     if s["fraction"] < 1:

@@ -327,7 +327,7 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
                      (ex.Source(src, (b, n, h, e)),), factors=(a, c)),
              ex.Term(ex._same(f"{'−' if sign < 0 else '+'} {sym}[{partner}]·sin θ = "
                               f"{'−' if sign < 0 else '+'} ({ex.fmt(p)} × {ex.fmt(sn)}) = {ex.fmt(sign * p * sn)}"),
-                     sign * p * sn, (ex.Source(src, (b, n, h, partner)),), factors=(p, sn))]
+                     sign * p * sn, (ex.Source(src, (b, n, h, partner)),), factors=(sign * p, sn))]
     result = a * c + sign * p * sn
     op = "−" if sign < 0 else "+"
     formula = ex._same(f"{sym}'[{e}] = {sym}[{e}]·cos θ {op} {sym}[{partner}]·sin θ,  θ = p·θ_{i}")

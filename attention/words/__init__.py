@@ -26,6 +26,7 @@ TOPICS: tuple[str, ...] = (
     "pipeline_map", "fields", "time_series", "kinds",
     "tiles",
     "masks",
+    "rope", "qk_norm",
 )
 
 _language = "en"

@@ -246,6 +246,7 @@ ELSEWHERE = {
     "part_range",  # tests/test_parts.py (no kind with a float field is registered yet)
     "expected_part", "expected_parts", "meaning_part", "dims_1_2_3",  # tests/io/test_io_parts.py (format 2's parts)
     "drawn_shape", "drawn_cells",  # tests/engine/test_engine_window_drawn.py
+    "rope_rotary_dim",  # tests/engine/test_engine_rope.py (no file sets parts yet)
 }
 
 

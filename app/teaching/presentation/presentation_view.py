@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from app.panes import scale_lock
 from app.startup import i18n
 from app.teaching.presentation.edit_drawer import EditDrawer
+from app.teaching.presentation.head_picker import HeadPicker
 from app.teaching.presentation.slide_explain import SlideExplain
 from app.teaching.presentation.slide_map import SlideMap
 from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
@@ -101,6 +102,8 @@ class PresentationView(QWidget):
         self._digits_pending = False  # a pane was resized: the shared precision is due again
         self._width_refits = 0  # the inputs column's width changes since the slide was drawn
         self._build()
+        self.heads = HeadPicker(self)  # "Heads: All 1 2 ... 8" beside the shape line
+        self.shape_row.addWidget(self.heads, 0)
         # on the slide: the map of steps under the header, a clicked cell's arithmetic (Esc closes it)
         self.map, self.slide_explain = SlideMap(self), SlideExplain(self)
         self._extras = (self.map, self.slide_explain)
@@ -219,7 +222,10 @@ class PresentationView(QWidget):
         lay.setSpacing(6)
         lay.addLayout(header)
         lay.addWidget(self.formula)
-        lay.addWidget(self.shape)
+        self.shape_row = QHBoxLayout()
+        self.shape_row.setContentsMargins(0, 0, 0, 0)
+        self.shape_row.addWidget(self.shape, 1)
+        lay.addLayout(self.shape_row)
         lay.addWidget(self.banner)
         lay.addWidget(self.quiz_note)
         lay.addLayout(body, 1)
@@ -484,7 +490,15 @@ class PresentationView(QWidget):
         self._focus = head
         for pane in self._panes.values():
             pane.set_focus(head)
+        self._show_head_picker()
         self.headFocused.emit(head)
+        if self.isVisible() and self.current_step() is not None:
+            self._width_refits = 0
+            self._refit_soon()  # one head alone fills the area the heads shared
+
+    def _show_head_picker(self) -> None:
+        n_heads = int(self._trace.options.get("n_heads", 1)) if self._trace is not None else 1
+        self.heads.show_heads(n_heads if self.current_step() is not None else 1, self._focus)
 
     # ---- what is on screen (tests, the screenshot script) -------------------------------------------
     def output_pane(self) -> Optional[ZoomedPane]:
@@ -553,6 +567,7 @@ class PresentationView(QWidget):
             self.title.setText("")
             self.explanation.setText("")
             self.counter.setText("")
+            self.heads.hide()
             self._extras_shown()
             self.rendered.emit()
             return
@@ -576,6 +591,7 @@ class PresentationView(QWidget):
         self.output_layout.insertWidget(0, out)
         out.show()
         self._write_texts(sid, data)
+        self._show_head_picker()
         self._dirty = False
         self._extras_shown()
         self._fit_panes()
@@ -753,6 +769,7 @@ class PresentationView(QWidget):
             b.setStyleSheet(f"font-size: {px(15)}px; padding: 2px 8px;")
         for x in self._extras:
             x.apply_fonts(z)
+        self.heads.apply_fonts(z)
 
     def _update_banner(self) -> None:
         reason = self._stale_reason
@@ -791,4 +808,5 @@ class PresentationView(QWidget):
         if self._trace is not None and sid is not None and sid in self._trace:
             self._write_texts(sid, self._data(sid))
         self._update_banner()
+        self.heads.retranslate()
         self._extras_shown()

@@ -12,8 +12,8 @@ from typing import Optional
 
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from app.panes import step_pane
-from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX
+from app.panes import scale_lock, step_pane
+from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, IndexAxis
 from app.panes.step_pane import BAR_LABELS_PX, BAR_WIDTH, StepPane
 from app.viewmodel.nowrap import slide_decimal
 
@@ -21,11 +21,16 @@ from app.viewmodel.nowrap import slide_decimal
 HEAD_TITLE_PX, AXIS_ROW_PX, HEAD_TITLE_FONT_PX, AXIS_NAME_PX = 26, 50, 15, 14
 #: a number on a slide is legible from the back row when its digits are this tall on screen (px)
 LEGIBLE_DIGIT_PX = 14
+#: no text on a slide is smaller than this (px): ticks, colour bars, titles, axis names, buttons
+MIN_TEXT_PX = 14
 #: on a slide the numbers may fill this share of the cell height (0.5 on the desk)
 SLIDE_TEXT_RATIO = 0.6
 DIGITS_MOST, DIGITS_FEWEST = 4, 2
 #: zooms searched for the smallest one at which a pane's numbers are legible
 _ZOOM_STEPS = [0.3 + 0.025 * i for i in range(149)]
+#: the smallest zoom of a pane without numbers in its cells (28 x 28 heads): its texts keep
+#: MIN_TEXT_PX whatever the zoom, so eight such heads may shrink until they all share the slide
+NO_NUMBERS_ZOOM = 0.1
 
 
 def digit_height(px: int) -> float:
@@ -98,6 +103,7 @@ class ZoomedPane(StepPane):
 
     def _arrange(self) -> None:
         super()._arrange()
+        self._style_axes()  # a second row of heads may have brought a new row axis
         self._scale_axis_names()
 
     def _size_canvas(self, k: int) -> None:
@@ -114,33 +120,50 @@ class ZoomedPane(StepPane):
         self._natural_width = int(frame + k * (cols * cell_w + self.head_gap)) + 22
 
     def _frame_sizes(self) -> tuple[int, int, float, float]:
-        """StepPane's fixed heights and widths, scaled by the zoom."""
+        """StepPane's fixed heights and widths, scaled by the zoom; the parts that hold text
+        (head titles, axis rows, row labels, the colour bar's numbers) by the text's own scale,
+        which never falls under MIN_TEXT_PX however small the matrices are drawn."""
         d, z = self._data, self._zoom
+        t = self._text_scale()
         ticks = [len(d.layout.rows.tick(i)) for i in range(min(d.layout.rows.size, 64))]
-        title_h = int(HEAD_TITLE_PX * z) if d.layout.per_head else 0
+        title_h = int(HEAD_TITLE_PX * max(z, self._px(HEAD_TITLE_FONT_PX) / HEAD_TITLE_FONT_PX)) \
+            if d.layout.per_head else 0
         # the colour bar's labels at this font take a little more than the desk-top estimate
-        left_w, bar_w = (30 + 8 * max(ticks, default=1)) * z, (BAR_WIDTH + BAR_LABELS_PX + 12) * z
-        return title_h, int(AXIS_ROW_PX * z), left_w, bar_w
+        left_w, bar_w = (30 + 8 * max(ticks, default=1)) * t, BAR_WIDTH * z + (BAR_LABELS_PX + 12) * t
+        return title_h, int(AXIS_ROW_PX * t), left_w, bar_w
 
     # ---- fonts -------------------------------------------------------------------------------
     def _px(self, base: float) -> int:
-        return max(int(round(base * self._zoom)), 6)
+        return max(int(round(base * self._zoom)), MIN_TEXT_PX)
+
+    def _text_scale(self) -> float:
+        """How much larger than on the desk the pane's small texts are drawn (the zoom, or more
+        where MIN_TEXT_PX holds them up)."""
+        return self._px(TICK_FONT_PX) / TICK_FONT_PX
 
     def _apply_fonts(self) -> None:
         self.title.setStyleSheet(step_pane.TITLE_CSS.replace("21px", f"{self._px(21)}px"))
+        self.shape_css = step_pane.SHAPE_CSS.replace("13px", f"{self._px(13)}px")
+        if self._data is not None:
+            self._apply_title()
         self.hover.setStyleSheet(step_pane.HOVER_CSS.replace("14px", f"{self._px(14)}px"))
         self.hover.setMinimumHeight(int(2 * self._px(14) * 1.4) + 6)
+        self.scale_lock.button.setStyleSheet(scale_lock.BUTTON_CSS.replace("13px", f"{self._px(13)}px"))
         font = QFont()
         font.setPixelSize(self._px(TICK_FONT_PX))
-        axes = [self.left, self.bar.axis] + [a for a, _ in self.extra_lefts] + [hm.bottom for hm in self.heatmaps]
-        for axis in axes:
-            axis.setStyle(tickFont=font)
-            if hasattr(axis, "_extent"):  # an IndexAxis: measure its labels again for the stride
-                axis._extent = None
+        self.bar.axis.setStyle(tickFont=font)
+        self._style_axes()
         for hm in self.heatmaps:
             hm.title.opts["size"] = f"{self._px(HEAD_TITLE_FONT_PX)}px"
             hm.title.setText(hm.title.text)
         self._scale_numbers()
+
+    def _style_axes(self) -> None:
+        """Row and column labels at the pane's tick size (token labels may shrink, not under MIN_TEXT_PX)."""
+        px = self._px(TICK_FONT_PX)
+        for axis in [self.left] + [a for a, _ in self.extra_lefts] + [hm.bottom for hm in self.heatmaps]:
+            if isinstance(axis, IndexAxis):
+                axis.set_font_px(px, max(MIN_TEXT_PX, int(px * 0.8)))
 
     def _ensure_heatmaps(self, n: int) -> None:
         before = len(self.heatmaps)
@@ -202,7 +225,7 @@ class ZoomedPane(StepPane):
         (with any precision), given the cells their designed width; the largest zoom tried
         when none is."""
         if self._fit is None or self._data is None or not self._fit._fns:
-            return _ZOOM_STEPS[0]
+            return NO_NUMBERS_ZOOM
         self._scale_numbers()
         rows = self._data.layout.rows.size
         floor = legible_font_px()
@@ -245,6 +268,6 @@ class ZoomedPane(StepPane):
 
 
 def pane_font_px(base: float, zoom: float) -> int:
-    """A font size at `zoom` (the presentation's own labels use it too)."""
-    return max(int(round(base * zoom)), 6)
+    """A font size at `zoom` (the presentation's own labels use it too), never under MIN_TEXT_PX."""
+    return max(int(round(base * zoom)), MIN_TEXT_PX)
 

@@ -1,0 +1,119 @@
+"""Every slide readable from the back row (issue 20): text sizes, eight heads, one head at a time.
+
+Sizes are read from what each item draws with (tests/gui/slide_texts.py): font pixel sizes of
+labels, buttons, axis ticks and names, head titles, the colour bar and the cells' numbers; where
+things sit is read from widget and scene geometry.
+"""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from slide_texts import slide_text_sizes, too_small
+from test_slide_layout import go, present, preset, settle
+
+from app.startup import i18n
+
+MIN_TEXT_PX = 14  # issue 20: no text on a slide under this
+
+EIGHT = "09_trained_tsl_period"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_text_on_an_eight_head_slide_is_at_least_14px(qtbot, window, lang):
+    view = present(qtbot, window, scenario=preset(EIGHT))
+    try:
+        window.set_language(lang, remember=False)
+        for sid in ("projection.query", "scores", "attention_weights", "output"):
+            go(qtbot, view, sid)
+            sizes = slide_text_sizes(view)
+            kinds = {what.split(" ", 1)[-1] for what, _ in sizes}
+            # the measurement saw the small things the issue named
+            assert any("colour bar" in k for k in kinds) and any("ticks" in k for k in kinds), kinds
+            assert too_small(view, MIN_TEXT_PX) == [], sid
+        # the by-hand button is the slide's size before it is ever pressed
+        button = next(b for what, b in sizes if what.startswith("button ") and "Edit" not in what)
+        assert button >= MIN_TEXT_PX
+    finally:
+        window.set_language("en", remember=False)
+        i18n.set_language("en")
+        view.leave()
+
+
+def test_every_text_on_the_toy_slides_is_at_least_14px(qtbot, window):
+    view = present(qtbot, window)
+    try:
+        for sid in view.lesson_ids():
+            go(qtbot, view, sid)
+            assert too_small(view, MIN_TEXT_PX) == [], sid
+    finally:
+        view.leave()
+
+
+def _heads_shown_without_scrolling(view) -> list[int]:
+    """The heads whose matrices lie wholly inside the output area's visible part."""
+    out = view.output_pane()
+    port = view.output_scroll.viewport()
+    shown = []
+    for m in out.visible_heads():
+        rect = out.heatmaps[m].vb.sceneBoundingRect()
+        top_left = out.canvas.mapTo(port, out.canvas.mapFromScene(rect.topLeft()))
+        bottom_right = out.canvas.mapTo(port, out.canvas.mapFromScene(rect.bottomRight()))
+        if port.rect().contains(top_left) and port.rect().contains(bottom_right):
+            shown.append(m)
+    return shown
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1366, 768)])
+def test_eight_heads_share_the_width_and_all_show(qtbot, window, size):
+    view = present(qtbot, window, size=size, scenario=preset(EIGHT))
+    try:
+        for sid in ("scores", "attention_weights"):
+            go(qtbot, view, sid)
+            out = view.output_pane()
+            # all eight on screen at once (they used to show two, the rest below the fold)
+            assert _heads_shown_without_scrolling(view) == list(range(8)), sid
+            assert out.heads_per_row() >= 4, sid
+    finally:
+        view.leave()
+
+
+def test_the_head_picker_shows_one_head_large(qtbot, window):
+    view = present(qtbot, window, scenario=preset(EIGHT))
+    try:
+        go(qtbot, view, "attention_weights")
+        picker = view.heads
+        assert picker.isVisible()
+        assert [b.text() for b in picker.buttons if b.isVisible()] == [str(i) for i in range(1, 9)]
+        out = view.output_pane()
+        all_width = out.heatmaps[0].vb.sceneBoundingRect().width()
+        qtbot.mouseClick(picker.buttons[2], Qt.MouseButton.LeftButton)
+        settle(qtbot)
+        settle(qtbot)
+        assert out.visible_heads() == [2]
+        assert picker.buttons[2].isChecked() and not picker.all_button.isChecked()
+        one_width = out.heatmaps[2].vb.sceneBoundingRect().width()
+        assert one_width >= 1.8 * all_width, (one_width, all_width)
+        assert _heads_shown_without_scrolling(view) == [2]
+        qtbot.keyClick(view, Qt.Key.Key_5)
+        settle(qtbot)
+        assert out.visible_heads() == [4] and picker.buttons[4].isChecked()
+        qtbot.keyClick(view, Qt.Key.Key_A)
+        settle(qtbot)
+        assert out.visible_heads() == list(range(8)) and picker.all_button.isChecked()
+    finally:
+        view.leave()
+
+
+def test_the_head_picker_hides_with_one_head(qtbot, window):
+    view = present(qtbot, window)  # the toy: two heads
+    try:
+        go(qtbot, view, "scores")
+        assert view.heads.isVisible()
+        window.document.load(preset("03_d2l_masked_softmax"), None)
+        window.recompute.recompute_now()
+        window.recompute.wait_idle()
+        settle(qtbot)
+        go(qtbot, view, view.lesson_ids()[0])
+        assert not view.heads.isVisible()
+    finally:
+        view.leave()

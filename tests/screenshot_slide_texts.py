@@ -86,7 +86,8 @@ def main(argv: list[str]) -> int:
         print(f"{target.name}: smallest {least[1]:.0f}px ({least[0]}); under 14px: {len(small)} "
               f"{small[:8]}; zooms {zooms}; output {out.width()}x{out.height()} canvas "
               f"{out.canvas.width()}x{out.canvas.height()} heads/row {out.heads_per_row()} "
-              f"sideways scroll {sideways}; window {view.geometry().getRect()} screen "
+              f"sideways scroll {sideways}; "
+              f"inputs column {view.inputs_column.width()}; window {view.geometry().getRect()} screen "
               f"{screen.availableGeometry().getRect()}", flush=True)
     view.leave()
     window.recompute.shutdown()

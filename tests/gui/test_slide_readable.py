@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from slide_texts import slide_text_sizes, too_small
-from test_slide_layout import go, present, preset, settle
+from test_slide_layout import go, number_sizes, present, preset, settle
 
 from app.startup import i18n
+from app.teaching.presentation.zoomed_pane import LEGIBLE_DIGIT_PX
 
 MIN_TEXT_PX = 14  # issue 20: no text on a slide under this
 
@@ -115,5 +116,28 @@ def test_the_head_picker_hides_with_one_head(qtbot, window):
         settle(qtbot)
         go(qtbot, view, view.lesson_ids()[0])
         assert not view.heads.isVisible()
+    finally:
+        view.leave()
+
+
+# ---- item 2: a wide and short matrix fits the slide's width ------------------------------------------
+@pytest.mark.parametrize("size", [(1280, 720), (1366, 768)])
+def test_one_query_by_ten_keys_fits_without_a_sideways_scroll(qtbot, window, size):
+    view = present(qtbot, window, size=size, scenario=preset("04_d2l_additive"))
+    try:
+        for sid in ("scores", "masked_scores", "attention_weights"):
+            go(qtbot, view, sid)
+            settle(qtbot)
+            out = view.output_pane()
+            assert out.data.layout.cols.size == 10
+            assert view.output_scroll.horizontalScrollBar().maximum() == 0, sid
+            assert out.width() <= view.output_scroll.viewport().width(), sid
+            # every key's cell lies inside the visible area, with a legible number
+            vb = out.heatmaps[0].vb
+            right = out.canvas.mapTo(view.output_scroll.viewport(), out.canvas.mapFromScene(
+                vb.sceneBoundingRect().topRight())).x()
+            assert right <= view.output_scroll.viewport().width(), sid
+            height, _ = number_sizes(view)[sid]
+            assert height >= LEGIBLE_DIGIT_PX, (sid, height)
     finally:
         view.leave()

@@ -54,6 +54,7 @@ ZOOM_DEFAULT = 1.25
 INPUT_CAP, OUTPUT_CAP = 1.0, 2.0
 #: the inputs column takes the width its panes need, at most this share of the slide
 INPUTS_SHARE, INPUTS_SHARE_DRAWER = 0.45, 0.36
+INPUTS_MIN = 200
 BACKGROUND = "#f4f4f4"
 BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 4px 8px;"
 #: the edit drawer's width: this share of the screen, within these bounds (px)
@@ -70,6 +71,12 @@ def _pane_height(pane: ZoomedPane) -> int:
     inner = max(pane.width() - margins.left() - margins.right(), 100)
     title = pane.title.heightForWidth(inner) if pane.title.isVisibleTo(pane) else 0
     return title + pane.canvas.minimumHeight() + margins.top() + margins.bottom() + 2 * pane.layout().spacing()
+
+
+def _pane_min_width(pane: ZoomedPane) -> int:
+    """The narrowest a pane can be without cutting a head: one head's canvas and the frame's margins."""
+    margins = pane.layout().contentsMargins()
+    return pane.canvas.minimumWidth() + margins.left() + margins.right() + 2
 
 
 class PresentationView(QWidget):
@@ -101,6 +108,7 @@ class PresentationView(QWidget):
         self._slide_keys: list[QShortcut] = []  # off while the keyboard is in the drawer
         self._digits_pending = False  # a pane was resized: the shared precision is due again
         self._width_refits = 0  # the inputs column's width changes since the slide was drawn
+        self._output_slack: Optional[int] = None  # px the output's area has beyond its narrowest legible width
         self._build()
         self.heads = HeadPicker(self)  # "Heads: All 1 2 ... 8" beside the shape line
         self.shape_row.addWidget(self.heads, 0)
@@ -637,14 +645,49 @@ class PresentationView(QWidget):
         if out is None or not self.isVisible():
             return
         room_h = self.output_scroll.viewport().height()
+        room_w = self.output_scroll.viewport().width()
 
         def fits(zoom: float) -> bool:
             out.set_zoom(zoom)
             hover = out.hover.minimumHeight() + out.layout().spacing() if out.hover.isVisibleTo(out) else 0
-            return _pane_height(out) + hover <= room_h  # its width follows the area's (heads wrap)
+            # its width follows the area's (heads wrap), down to one head: a wide and short
+            # matrix (1 query x 10 keys) must fit that one head into the width, never scroll sideways
+            return _pane_height(out) + hover <= room_h and _pane_min_width(out) <= room_w
 
+        out.set_squeeze(1.0)  # before the floor: legible at the cells' designed width
         low = self._floor(out)
         out.set_zoom(self._largest_fitting(fits, low, self._zoom * OUTPUT_CAP) if room_h > 0 else low)
+        narrowest = self._squeeze_to(out, room_w)
+        # a wide output at its narrowest legible width takes what it lacks from the inputs
+        # column (_fit_inputs); the sum of the two is the body's, so this settles at once
+        self._output_slack = None if narrowest is None else room_w - narrowest
+
+    def _squeeze_to(self, pane: ZoomedPane, room_w: int) -> Optional[int]:
+        """Narrow the cells of a pane wider than `room_w` (one head) until it fits, never so far
+        that its numbers are no longer legible (then the area scrolls as little as it can).
+        Returns the narrowest legible width of the pane, None when it fit as it was."""
+        if room_w <= 0 or _pane_min_width(pane) <= room_w:
+            return None
+
+        def narrow_enough(squeeze: float) -> bool:  # true from some squeeze downwards
+            pane.set_squeeze(squeeze)
+            return _pane_min_width(pane) <= room_w
+
+        def legible(squeeze: float) -> bool:  # true from some squeeze upwards
+            pane.set_squeeze(squeeze)
+            return pane.numbers_legible()
+
+        fit = self._largest_fitting(narrow_enough, 0.05, 1.0)
+        low, high = 0.05, 1.0  # the narrowest legible cells
+        if legible(low):
+            high = low
+        while high - low > 0.01:
+            mid = (low + high) / 2
+            low, high = (low, mid) if legible(mid) else (mid, high)
+        pane.set_squeeze(high)
+        narrowest = _pane_min_width(pane)
+        pane.set_squeeze(max(fit, high))
+        return narrowest
 
     def _fit_inputs(self) -> None:
         """The input panes as large as the column's height allows (up to INPUT_CAP times the zoom),
@@ -654,21 +697,29 @@ class PresentationView(QWidget):
             return
         room = self.inputs_scroll.viewport().height()
         spacing = self.inputs_layout.spacing() * (len(panes) - 1)
+        for pane in panes:
+            pane.set_squeeze(1.0)
         floors = [self._floor(p) for p in panes]
+
+        bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
+        share = int(self.slide.width() * (INPUTS_SHARE_DRAWER if self.drawer_open() else INPUTS_SHARE))
+        if self._output_slack is not None:  # a wide output at its narrowest legible: the inputs give way
+            share = max(INPUTS_MIN, min(share, self.inputs_column.width() + self._output_slack - 4))
 
         def fits(zoom: float) -> bool:
             for pane, floor in zip(panes, floors):
                 pane.set_zoom(max(zoom, floor))
-            return sum(_pane_height(p) for p in panes) + spacing <= room
+            return (sum(_pane_height(p) for p in panes) + spacing <= room
+                    and max(_pane_min_width(p) for p in panes) + bar + 4 <= share)
 
         zoom = self._largest_fitting(fits, min(floors), self._zoom * INPUT_CAP) if room > 0 else min(floors)
         fits(zoom)
+        for pane in panes:
+            self._squeeze_to(pane, share - bar - 4)
         # the column as wide as its widest pane needs (up to INPUTS_SHARE of the body): what
         # the inputs leave goes to the output, whose heads then stay side by side
-        bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
         need = max(p.sizeHint().width() for p in panes) + bar + 4
-        share = int(self.slide.width() * (INPUTS_SHARE_DRAWER if self.drawer_open() else INPUTS_SHARE))
-        width = max(min(need, share), 200)
+        width = max(min(need, share), INPUTS_MIN)
         # at most twice per slide or size: a width that depends on the fit it changes must not
         # send the slide round in circles
         if self.inputs_column.maximumWidth() != width and self._width_refits < 2:

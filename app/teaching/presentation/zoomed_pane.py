@@ -56,6 +56,10 @@ class ZoomedPane(StepPane):
     def __init__(self, step_id: str, zoom: float = 1.0, show_header: bool = True) -> None:
         super().__init__(step_id)
         self._zoom = float(zoom)
+        #: the cells' width as a share of their designed width: a slide narrows the cells of a
+        #: wide and short matrix (1 query x 10 keys) while their numbers stay legible, rather
+        #: than scroll sideways (PresentationView sets it)
+        self.squeeze = 1.0
         self.max_digits = 4  # one precision for every pane of a slide (PresentationView sets it)
         self.title.setVisible(show_header)
         self.formula.setVisible(False)  # the presentation writes the operation once, above
@@ -99,7 +103,27 @@ class ZoomedPane(StepPane):
 
     def _cell_size(self) -> tuple[int, float]:
         h, cell_w = super()._cell_size()
-        return int(round(h * self._zoom)), cell_w * self._zoom
+        return int(round(h * self._zoom)), cell_w * self._zoom * self.squeeze
+
+    def set_squeeze(self, squeeze: float) -> None:
+        squeeze = min(max(float(squeeze), 0.05), 1.0)
+        if abs(squeeze - self.squeeze) < 1e-9:
+            return
+        self.squeeze = squeeze
+        if self._data is not None:
+            self._arranged_key = None
+            self._arrange()
+
+    def numbers_legible(self) -> bool:
+        """Whether the cells' numbers are drawn legible_font_px() or larger at their designed
+        size (True for a pane without numbers)."""
+        choice = self.designed_choice()
+        if self._fit is None or not self._fit._fns:
+            return True
+        if choice is None:  # True/False or whole numbers: any precision reads the same
+            h, cell_w = self._cell_size()
+            choice = self._fit.choose(cell_w, h / self._data.layout.rows.size)
+        return choice is not None and choice[0] >= legible_font_px()
 
     def _arrange(self) -> None:
         super()._arrange()

@@ -141,3 +141,44 @@ def test_one_query_by_ten_keys_fits_without_a_sideways_scroll(qtbot, window, siz
             assert height >= LEGIBLE_DIGIT_PX, (sid, height)
     finally:
         view.leave()
+
+
+# ---- item 4: a zoom belongs to its scenario; Ctrl+Shift+= zooms ----------------------------------------
+def test_ctrl_plus_as_typed_on_a_main_keyboard_zooms_in(qtbot, window):
+    view = present(qtbot, window)
+    try:
+        before = view.zoom()
+        # Ctrl and the "+" of the "=" key: X delivers Key_Plus with Ctrl and Shift held
+        qtbot.keyClick(view, Qt.Key.Key_Plus, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+        settle(qtbot)
+        assert view.zoom() > before
+    finally:
+        view.leave()
+
+
+def test_a_zoom_stays_with_the_scenario_it_was_set_on(qtbot, window):
+    import resources
+
+    toy = resources.scenarios_dir() / "01_tsl_toy.json"
+    window.load_path(toy)
+    view = present(qtbot, window)
+    try:
+        view.set_zoom(1.6)
+        qtbot.keyClick(view, Qt.Key.Key_2)  # the toy's head 2 alone
+        view.leave()
+        window.load_path(resources.scenarios_dir() / f"{EIGHT}.json")
+        window.recompute.recompute_now()
+        window.recompute.wait_idle()
+        window.presentation.enter()  # F5
+        settle(qtbot)
+        assert view.zoom() == pytest.approx(1.25)  # the default, not the toy's 160 %
+        go(qtbot, view, "scores")
+        assert view.output_pane().visible_heads() == list(range(8))
+        view.leave()
+        window.load_path(toy)
+        window.recompute.recompute_now()
+        window.recompute.wait_idle()
+        window.presentation.enter()  # F5
+        assert view.zoom() == pytest.approx(1.6)  # back on the toy: its own zoom
+    finally:
+        view.leave()

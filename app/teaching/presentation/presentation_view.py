@@ -98,6 +98,11 @@ class PresentationView(QWidget):
         self._index = 0
         self._restart = False  # restart(): the next trace starts at the first slide
         self._zoom = ZOOM_DEFAULT
+        #: the zoom set on each scenario (by its file), and the one on screen: a zoom belongs to
+        #: the scenario it was set on (160 % for the toy is not 160 % for eight heads of 28 rows)
+        self._zooms: dict[Optional[str], float] = {}
+        path = getattr(host.document, "path", None)
+        self._zoom_key: Optional[str] = str(path) if path is not None else None
         self._focus = -1
         self._stale_reason: Optional[str] = None
         self._panes: dict[str, ZoomedPane] = {}
@@ -264,7 +269,8 @@ class PresentationView(QWidget):
         keys(["End"], self.last)
         keys(["Esc"], self.escape)  # in the drawer Esc gives the keys back to the slide instead
         keys(["F5"], self.leave, slide=False)
-        keys(["Ctrl+=", "Ctrl++", "Ctrl+Shift+="], self.zoom_in, slide=False)
+        # "Ctrl +" as typed on a main keyboard arrives as Ctrl+Shift and "+" (the README's key)
+        keys(["Ctrl+=", "Ctrl++", "Ctrl+Shift+=", "Ctrl+Shift++"], self.zoom_in, slide=False)
         keys(["Ctrl+-"], self.zoom_out, slide=False)
         keys(["Ctrl+0"], self.zoom_reset, slide=False)
         keys(["E"], self.toggle_drawer)
@@ -426,8 +432,16 @@ class PresentationView(QWidget):
 
     def restart(self) -> None:
         """A different scenario was opened (not an edit): its first trace starts at the first
-        slide, rather than at the step the last scenario's show had reached."""
+        slide, rather than at the step the last scenario's show had reached, at the zoom last
+        set on that scenario (the default for one not zoomed yet), showing all its heads."""
         self._restart = True
+        self._zooms[self._zoom_key] = self._zoom
+        path = self._host.document.path
+        self._zoom_key = str(path) if path is not None else None
+        self.set_zoom(self._zooms.get(self._zoom_key, ZOOM_DEFAULT) if self._zoom_key is not None else ZOOM_DEFAULT)
+        self._focus = -1
+        for pane in self._panes.values():
+            pane.set_focus(-1)
 
     def _set_trace(self, trace: "Trace", scenario: "Scenario", batch: int) -> None:
         current = None if self._restart else self.current_step()

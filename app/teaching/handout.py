@@ -30,7 +30,7 @@ from app.panes.export import PNG_SCALE, export_pane_image
 from app.panes.steps_view import StepsView
 from app.startup import i18n
 from app.viewmodel import lessons
-from attention import numbers
+from attention import numbers, words
 
 if TYPE_CHECKING:
     from app.features import FeatureHost
@@ -41,7 +41,7 @@ HTML_NAME = "handout.html"
 VIEW_SIZE = (2400, 1400)
 #: heads side by side in one row of a handout picture (more wrap to further rows)
 HEADS_PER_ROW = 4
-#: every word of the page and the menu entries is QCoreApplication.translate("Handout", ...),
+#: the menu entries are QCoreApplication.translate("Handout", ...), the page's words attention.words ("handout.*"),
 #: written out in each call so that lupdate finds it
 
 
@@ -207,8 +207,7 @@ def _wrap_heads(grid: dict, path: Path) -> None:
 
 def _title_of(scenario: "Scenario", lang: str) -> str:
     other = "zh" if lang == "en" else "en"
-    return (scenario.title.get(lang) or scenario.title.get(other)
-            or QCoreApplication.translate("Handout", "Untitled scenario"))
+    return scenario.title.get(lang) or scenario.title.get(other) or words.text("handout.untitled", lang)
 
 
 def _paragraphs(text: str) -> str:
@@ -217,26 +216,30 @@ def _paragraphs(text: str) -> str:
     return "\n".join(f"<p>{html.escape(p).replace(chr(10), '<br>')}</p>" for p in parts if p)
 
 
-def _setup_line(scenario: "Scenario", trace: "Trace", batch: int) -> str:
-    """Sizes, scoring, mask and the batch item shown, in one line."""
+def scoring_name(kind, lang: str) -> str:
+    """The scoring function's name in `lang` ("缩放点积", not the scenario file's "scaled_dot")."""
+    key = f"handout.scoring.{kind}"
+    return words.text(key, lang) if words.has(key) else str(kind)
+
+
+def _setup_line(scenario: "Scenario", trace: "Trace", batch: int, lang: str) -> str:
+    """Sizes, scoring, mask and the batch item shown (counted from 1, as every label), in one line."""
     o = trace.options
     mask = []
     if o.get("causal"):
-        mask.append(QCoreApplication.translate("Handout", "causal"))
+        mask.append(words.text("handout.causal", lang))
     if o.get("valid_lens") is not None:
-        mask.append(QCoreApplication.translate("Handout", "valid lengths {0}").format(o["valid_lens"]))
+        mask.append(words.text("handout.valid_lengths", lang, lens=o["valid_lens"]))
     parts = [
         f"B = {o.get('batch')}, L = {o.get('L')}, S = {o.get('S')}, d_model = {o.get('d_model')}, "
         f"H = {o.get('n_heads')}",
-        QCoreApplication.translate("Handout", "scoring: {0}").format(o.get("scoring")),
-        QCoreApplication.translate("Handout", "scale: {0}").format(numbers.rounded(o.get("scale", 1.0))),
-        QCoreApplication.translate("Handout", "mask: {0}").format(
-            " + ".join(mask) if mask else QCoreApplication.translate("Handout", "none")),
-        QCoreApplication.translate("Handout", "numbers: {0}").format(o.get("dtype")),
+        words.text("handout.scoring", lang, kind=scoring_name(o.get("scoring"), lang)),
+        words.text("handout.scale", lang, scale=numbers.rounded(o.get("scale", 1.0))),
+        words.text("handout.mask", lang, mask=" + ".join(mask) if mask else words.text("handout.none", lang)),
+        words.text("handout.numbers", lang, dtype=o.get("dtype")),
     ]
     if int(o.get("batch", 1)) > 1:
-        parts.append(QCoreApplication.translate("Handout", "pictures show batch item {0} of {1}").format(
-            batch, int(o["batch"])))
+        parts.append(words.text("handout.batch_item", lang, b=batch + 1, n=int(o["batch"])))
     return " · ".join(html.escape(p) for p in parts)
 
 
@@ -290,14 +293,14 @@ def handout_html(scenario: "Scenario", trace: "Trace", steps: list[HandoutStep],
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
         f"<h1>{html.escape(title)}</h1>",
-        f'<p class="setup">{_setup_line(scenario, trace, batch)}</p>',
+        f'<p class="setup">{_setup_line(scenario, trace, batch, lang)}</p>',
     ]
     if notes.strip():
         out.append(f'<div class="notes">{_paragraphs(notes)}</div>')
     if intro:
         out.append(intro)
     for i, s in enumerate(steps):
-        num = html.escape(QCoreApplication.translate("Handout", "Step {0} of {1}").format(i + 1, len(steps)))
+        num = html.escape(words.text("handout.step_of", lang, i=i + 1, n=len(steps)))
         out += [
             f'<section class="step" id="{html.escape(s.id)}">',
             f'<h2><span class="num">{num} ·</span> {html.escape(s.title)}</h2>',
@@ -311,7 +314,7 @@ def handout_html(scenario: "Scenario", trace: "Trace", steps: list[HandoutStep],
             data = base64.b64encode(raw).decode("ascii")
             out.append(f'<img src="data:image/png;base64,{data}" {_display_size(raw)} alt="{html.escape(s.title)}">')
         out += [s.grid, f'<div class="explanation">{_paragraphs(s.explanation)}</div>', "</section>"]
-    footer = QCoreApplication.translate("Handout", "Made with Attention Explorer: every number is the engine's trace.")
+    footer = words.text("handout.footer", lang)
     out += [f"<footer>{html.escape(footer)}</footer>",
             "</body>", "</html>", ""]
     return "\n".join(out)
@@ -322,9 +325,8 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
     """Write the PNGs and handout.html into `out_dir` (created if missing); return the page's path.
     `hide`: a quiz's step, whose numbers (and those of the steps repeating them) show as "?".
 
-    `lang` None: the language now installed (app.startup.i18n).  Otherwise that language is installed
-    for the duration (step explanations and the page's own words are Qt-translated) and the
-    previous one put back.  Raises OSError when the folder or a file cannot be written,
+    `lang` None: the window's language (app.startup.i18n); another is written without touching the
+    window's (pages_in_language).  Raises OSError when the folder or a file cannot be written,
     ValueError for a batch item the trace does not have."""
     out_dir = Path(out_dir)
     with pages_in_language(out_dir, lang) as lang:
@@ -339,21 +341,18 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
 
 @contextlib.contextmanager
 def pages_in_language(out_dir: Path, lang: Optional[str]):
-    """Install `lang` (None: the one installed now) while printed pages are written into
-    `out_dir`, and put the previous language back after; yields the language used.  The handout
-    and the worksheet share this so that both refuse the same bad language and folder alike."""
+    """The language printed pages are written in (`lang`, None: the window's), checked, and the
+    folder checked; yields the language.  Nothing is installed: the pages' words are looked up
+    in that language (attention.words), so exporting in the other language never switches the
+    window's translators back and forth.  The handout and the worksheet share this so that both
+    refuse the same bad language and folder alike."""
     previous = i18n.current_language()
     lang = lang or previous
     if lang not in i18n.LANGUAGES:
         raise ValueError(f"language: expected one of {', '.join(i18n.LANGUAGES)}, got {lang!r}")
     if out_dir.exists() and not out_dir.is_dir():
         raise OSError(f"{out_dir}: expected a folder, found a file")
-    i18n.set_language(lang)
-    try:
-        yield lang
-    finally:
-        if lang != previous:
-            i18n.set_language(previous)
+    yield lang  # every word of the pages is looked up in `lang`: the window keeps its own language
 
 
 # ---- the window's File menu -----------------------------------------------------------------------

@@ -82,8 +82,9 @@ EN: dict[str, str] = {
         "future keys excluded."
     ),
     "lesson.masked_scores.fill": (
-        "Every masked position is replaced by the fill value {fill}: keys at or beyond a row's valid length (d2l's "
-        "sequence_mask: keep position s when s < valid_len), and with causal masking every key after the query (s > l)."
+        "Every masked position is replaced by the fill value {fill}: keys beyond a row's valid length (key s is kept "
+        "when s ≤ valid_len, counting keys from 1 as the labels do), and with causal masking every key after the "
+        "query (s > l)."
     ),
     "lesson.masked_scores.neg_inf": "Time-Series-Library fills with -∞, so a masked key gets exactly zero weight.",
     "lesson.masked_scores.finite": (
@@ -141,8 +142,8 @@ EN: dict[str, str] = {
     # extra.mask
     "lesson.extra.mask.marks": "The mask marks the keys a query may not see (True = masked).",
     "lesson.extra.mask.d2l": (
-        "d2l builds it by comparing arange(S) with each valid length: position s is kept when s < valid_len; causal "
-        "masking also hides every key s > l."
+        "Counting keys from 1 as the labels do, key s is kept when s ≤ valid_len and masked when s > valid_len (d2l's "
+        "code counts from 0: arange(S) < valid_len); causal masking also hides every key s > l."
     ),
     # extra.fully_masked
     "lesson.extra.fully_masked": (
@@ -260,8 +261,8 @@ ZH: dict[str, str] = {
         "没有设置掩码，所以掩蔽后的分数与原分数完全相同。设置有效长度或因果掩码，就能看到填充位置或未来的键被排除。"
     ),
     "lesson.masked_scores.fill": (
-        "每个被掩蔽的位置都替换为填充值 {fill}：包括超出该行有效长度的键（d2l 的 sequence_mask：当 s < valid_len 时保留"
-        "位置 s），以及因果掩码下查询之后的所有键（s > l）。"
+        "每个被掩蔽的位置都替换为填充值 {fill}：包括超出该行有效长度的键（与标签一样从 1 数起，s ≤ 有效长度的键保留），"
+        "以及因果掩码下查询之后的所有键（s > l）。"
     ),
     "lesson.masked_scores.neg_inf": "Time-Series-Library 用 -∞ 填充，所以被掩蔽的键权重恰好为 0。",
     "lesson.masked_scores.finite": (
@@ -311,7 +312,8 @@ ZH: dict[str, str] = {
     # extra.mask
     "lesson.extra.mask.marks": "掩码标出查询不能看到的键（True 表示被掩蔽）。",
     "lesson.extra.mask.d2l": (
-        "d2l 用 arange(S) 与每个有效长度比较来构造它：当 s < valid_len 时保留位置 s；因果掩码还会遮住所有 s > l 的键。"
+        "与标签一样从 1 数起：s ≤ 有效长度的键保留，s > 有效长度的键被掩蔽"
+        "（d2l 的代码从 0 数起：arange(S) < valid_len）；因果掩码还会遮住所有 s > l 的键。"
     ),
     # extra.fully_masked
     "lesson.extra.fully_masked": (

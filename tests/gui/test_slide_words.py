@@ -1,0 +1,83 @@
+"""Words a class reads (issue 20, items 5 and 7): counting from 1, the handout's header in its own
+language, a handout in the other language that leaves the window's language alone."""
+from __future__ import annotations
+
+import operator
+import re
+
+import pytest
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
+
+import attention
+import resources
+from app.startup import i18n
+from app.teaching import handout
+from app.viewmodel.pane_data import pane_data
+from attention import scenario_io, words
+
+MASKED = resources.scenarios_dir() / "03_d2l_masked_softmax.json"
+ADDITIVE = resources.scenarios_dir() / "04_d2l_additive.json"
+COMPARE = {">": operator.gt, ">=": operator.ge, "≥": operator.ge, "<": operator.lt, "<=": operator.le}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_mask_formula_read_with_the_column_labels_gives_the_mask(lang):
+    sc = scenario_io.load(MASKED)  # valid lengths (2, 3): keys 1-2 kept in item 1, 1-3 in item 2
+    trace = attention.run(sc)
+    formula = trace["extra.mask"].formula[lang]
+    m = re.search(r"\bs\s*(>=|≥|>|<=|<)\s*(valid_len|有效长度)", formula)
+    assert m, formula
+    compare = COMPARE[m.group(1)]
+    for b, valid_len in enumerate(sc.valid_lens):
+        data = pane_data(trace, "extra.mask", b)
+        for c in range(data.layout.cols.size):
+            s = int(data.layout.cols.tick(c))  # the label a person reads: 1, 2, 3, 4
+            assert bool(data.block[0, 0, c]) == compare(s, int(valid_len)), (lang, b, s, formula)
+
+
+def test_the_mask_lessons_count_keys_from_1():
+    for key in ("lesson.extra.mask.d2l", "lesson.masked_scores.fill"):
+        for lang in ("en", "zh"):
+            text = words.text(key, lang, fill="-1e6") if "{fill}" in words.text(key, lang) else words.text(key, lang)
+            assert "s ≤ " in text, (key, lang, text)
+
+
+def test_the_handout_header_counts_from_1_and_names_the_scoring_in_chinese(qapp, tmp_path):
+    sc = scenario_io.load(ADDITIVE)
+    trace = attention.run(sc)
+    page = handout.write_handout(sc, trace, tmp_path, lang="zh", batch=0).read_text(encoding="utf-8")
+    setup = re.search(r'<p class="setup">(.*?)</p>', page).group(1)
+    assert "批次第 1 项（共 2 项）" in setup, setup
+    assert "加性" in setup and "additive" not in setup, setup
+    en = handout.write_handout(sc, trace, tmp_path / "en", lang="en", batch=1).read_text(encoding="utf-8")
+    setup = re.search(r'<p class="setup">(.*?)</p>', en).group(1)
+    assert "batch item 2 of 2" in setup and "scoring: additive (d2l)" in setup, setup
+
+
+class _LanguageChanges(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self.count += 1
+        return False
+
+
+def test_a_handout_in_the_other_language_leaves_the_window_alone(qapp, tmp_path):
+    sc = scenario_io.load(MASKED)
+    trace = attention.run(sc)
+    assert i18n.current_language() == "en"
+    changes = _LanguageChanges()
+    app = QApplication.instance()
+    app.installEventFilter(changes)
+    try:
+        page = handout.write_handout(sc, trace, tmp_path, lang="zh").read_text(encoding="utf-8")
+        QApplication.processEvents()
+    finally:
+        app.removeEventFilter(changes)
+    assert changes.count == 0  # no translator was installed or removed: nothing was retranslated
+    assert i18n.current_language() == "en"
+    assert "第 1 步（共" in page and words.text("handout.footer", "zh") in page

@@ -182,3 +182,21 @@ def test_a_zoom_stays_with_the_scenario_it_was_set_on(qtbot, window):
         assert view.zoom() == pytest.approx(1.6)  # back on the toy: its own zoom
     finally:
         view.leave()
+
+
+# ---- item 6: one precision for every slide of a show -------------------------------------------------
+@pytest.mark.parametrize("stem", ["01_tsl_toy", "08_hand_calculation"])
+def test_every_slide_of_a_show_writes_numbers_with_one_precision(qtbot, window, stem):
+    view = present(qtbot, window, scenario=preset(stem))
+    try:
+        seen = {}
+        for sid in view.lesson_ids():
+            go(qtbot, view, sid)
+            settle(qtbot)
+            for name, (height, digits) in number_sizes(view).items():
+                assert height >= LEGIBLE_DIGIT_PX, (sid, name, height)
+                seen[(sid, name)] = digits
+        # the same value never reads 13.79 on one slide and 14 or 13.8 on another
+        assert len(set(seen.values())) == 1, seen
+    finally:
+        view.leave()

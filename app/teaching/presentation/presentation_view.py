@@ -37,7 +37,7 @@ from app.teaching.presentation.edit_drawer import EditDrawer
 from app.teaching.presentation.head_picker import HeadPicker
 from app.teaching.presentation.slide_explain import SlideExplain
 from app.teaching.presentation.slide_map import SlideMap
-from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
+from app.teaching.presentation.zoomed_pane import SLIDE_DIGITS, ZoomedPane, pane_font_px
 from app.viewmodel import lessons, pane_text
 from app.viewmodel.nowrap import keep_together
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
@@ -734,11 +734,16 @@ class PresentationView(QWidget):
         # the inputs leave goes to the output, whose heads then stay side by side
         need = max(p.sizeHint().width() for p in panes) + bar + 4
         width = max(min(need, share), INPUTS_MIN)
+        # and at least one head of its widest pane (up to the same share): the body's stretch
+        # gave the output room it did not use while an input scrolled sideways
+        least = max(min(max(_pane_min_width(p) for p in panes) + bar + 4, width), INPUTS_MIN)
         # at most twice per slide or size: a width that depends on the fit it changes must not
         # send the slide round in circles
-        if self.inputs_column.maximumWidth() != width and self._width_refits < 2:
+        if (self.inputs_column.maximumWidth(), self.inputs_column.minimumWidth()) != (width, least) \
+                and self._width_refits < 2:
             self._width_refits += 1
             self.inputs_column.setMaximumWidth(width)
+            self.inputs_column.setMinimumWidth(least)
             self._refit_soon()  # the output's area has changed
 
     def _share_digits_later(self) -> None:
@@ -749,11 +754,11 @@ class PresentationView(QWidget):
         """One precision on the whole slide: the most digits that every pane's cells hold at a
         legible size (0.7071 in the output beside 0.71 in an input read as two different values)."""
         panes = [p for p in [self.output_pane(), *self.input_panes()] if p is not None]
-        before = min((p.max_digits for p in panes), default=4)
+        before = min((p.max_digits for p in panes), default=SLIDE_DIGITS)
         for pane in panes:
-            pane.set_max_digits(4)
+            pane.set_max_digits(SLIDE_DIGITS)  # the show's one precision, unless a pane cannot hold it
         chosen = [c for c in (p.designed_choice() for p in panes) if c is not None]
-        digits = min((d for _, d in chosen), default=4)
+        digits = min((d for _, d in chosen), default=SLIDE_DIGITS)
         if not more:  # after a resize (a zoom): never more digits, which would draw them smaller
             digits = min(digits, before)
         for pane in panes:

@@ -26,6 +26,10 @@ MIN_TEXT_PX = 14
 #: on a slide the numbers may fill this share of the cell height (0.5 on the desk)
 SLIDE_TEXT_RATIO = 0.6
 DIGITS_MOST, DIGITS_FEWEST = 4, 2
+#: every number on every slide is written with this many significant digits ("13.8", "0.707"):
+#: the panes are drawn large enough for it (a slide of small cells once read "14" beside "13.8"
+#: on the next); fewer only in a pane that cannot hold it legibly at any zoom
+SLIDE_DIGITS = 3
 #: zooms searched for the smallest one at which a pane's numbers are legible
 _ZOOM_STEPS = [0.3 + 0.025 * i for i in range(149)]
 #: the smallest zoom of a pane without numbers in its cells (28 x 28 heads): its texts keep
@@ -60,7 +64,7 @@ class ZoomedPane(StepPane):
         #: wide and short matrix (1 query x 10 keys) while their numbers stay legible, rather
         #: than scroll sideways (PresentationView sets it)
         self.squeeze = 1.0
-        self.max_digits = 4  # one precision for every pane of a slide (PresentationView sets it)
+        self.max_digits = SLIDE_DIGITS  # one precision for every pane of a slide (PresentationView sets it)
         self.title.setVisible(show_header)
         self.formula.setVisible(False)  # the presentation writes the operation once, above
         self._apply_fonts()
@@ -117,13 +121,22 @@ class ZoomedPane(StepPane):
     def numbers_legible(self) -> bool:
         """Whether the cells' numbers are drawn legible_font_px() or larger at their designed
         size (True for a pane without numbers)."""
-        choice = self.designed_choice()
         if self._fit is None or not self._fit._fns:
             return True
-        if choice is None:  # True/False or whole numbers: any precision reads the same
-            h, cell_w = self._cell_size()
+        h, cell_w = self._cell_size()
+        saved = self._fit.max_digits
+        self._fit.max_digits = SLIDE_DIGITS
+        try:
             choice = self._fit.choose(cell_w, h / self._data.layout.rows.size)
-        return choice is not None and choice[0] >= legible_font_px()
+        finally:
+            self._fit.max_digits = saved
+        return choice is not None and choice[0] >= legible_font_px() and choice[1] >= self._wanted_digits()
+
+    def _wanted_digits(self) -> int:
+        """SLIDE_DIGITS, or the fewest for numbers that read the same with any precision (True/False, counts)."""
+        if all(f(DIGITS_MOST) == f(DIGITS_FEWEST) for f in self._fit._fns):
+            return DIGITS_FEWEST
+        return SLIDE_DIGITS
 
     def _arrange(self) -> None:
         super()._arrange()
@@ -254,19 +267,23 @@ class ZoomedPane(StepPane):
         rows = self._data.layout.rows.size
         floor = legible_font_px()
         saved = self._zoom
+        self._fit.max_digits = SLIDE_DIGITS
         try:
-            for z in _ZOOM_STEPS:
-                self._zoom = z
-                self._fit.scale = z
-                h, cell_w = self._cell_size()
-                # a little narrower than designed: the canvas's spacing takes a few pixels
-                got = self._fit.choose(cell_w * 0.96, h / rows)
-                if got is not None and got[0] >= floor:
-                    return z
+            # SLIDE_DIGITS legible, else (a pane too crowded for it at any zoom) any precision
+            for wanted in (self._wanted_digits(), DIGITS_FEWEST):
+                for z in _ZOOM_STEPS:
+                    self._zoom = z
+                    self._fit.scale = z
+                    h, cell_w = self._cell_size()
+                    # a little narrower than designed: the canvas's spacing takes a few pixels
+                    got = self._fit.choose(cell_w * 0.96, h / rows)
+                    if got is not None and got[0] >= floor and got[1] >= wanted:
+                        return z
             return _ZOOM_STEPS[-1]
         finally:
             self._zoom = saved
             self._fit.scale = saved
+            self._fit.max_digits = self.max_digits
 
     def _scale_axis_names(self) -> None:
         style = {"color": AXIS_COLOUR, "font-size": f"{self._px(AXIS_NAME_PX)}px"}

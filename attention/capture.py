@@ -48,6 +48,7 @@ from torch import nn
 
 from attention import scenario_io
 from attention.models.layer import LayerWeights, to_scenario
+from attention.numbers import rounded
 from attention.scenario import Scenario
 from attention.words import text
 
@@ -614,7 +615,8 @@ def _check(call: Call, sc: Scenario, reference: Optional[torch.Tensor], step: st
     if diff <= tol:
         return []
     hint = text("capture.mismatch_prob") if sc.scoring == "prob_sparse" else text("capture.mismatch_other")
-    return [text("capture.mismatch", path=call.path or "model", call=call.number, diff=diff, tol=tol, hint=hint)]
+    return [text("capture.mismatch", path=call.path or "model", call=call.number, diff=rounded(diff),
+                 tol=rounded(tol), hint=hint)]
 
 
 def files_of(paths: Iterable[Union[str, Path]]) -> list[Path]:

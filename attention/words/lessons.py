@@ -45,7 +45,7 @@ EN: dict[str, str] = {
     ),
     "lesson.scores.additive_widths": (
         "Queries and keys may have different widths, since W_q and W_k map both into the same hidden space; tanh keeps "
-        "each feature in [-1, 1], and no scale is applied."
+        "each feature in [-1, 1]. d2l applies no scale: scale is 1 here unless one is set (the formula's × scale)."
     ),
     "lesson.scores.dot": (
         "Each score is the dot product q · k of one query with one key: large when they point the same way."
@@ -235,8 +235,8 @@ ZH: dict[str, str] = {
         "加性注意力（d2l）用一个小网络给查询和键打分：w_v · tanh(W_q q + W_k k)，隐藏单元数为 {hidden}。"
     ),
     "lesson.scores.additive_widths": (
-        "查询和键的维度可以不同，因为 W_q 和 W_k 把二者映射到同一个隐藏空间；tanh 把每个特征限制在 [-1, 1] 内，且不做缩"
-        "放。"
+        "查询和键的维度可以不同，因为 W_q 和 W_k 把二者映射到同一个隐藏空间；tanh 把每个特征限制在 [-1, 1] 内。d2l 不"
+        "做缩放：除非另行设置，这里 scale 为 1（即公式中的 × scale）。"
     ),
     "lesson.scores.dot": "每个分数是一个查询与一个键的点积 q · k：二者方向越一致，分数越大。",
     "lesson.scores.dot_unscaled": (

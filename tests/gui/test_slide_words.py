@@ -81,3 +81,32 @@ def test_a_handout_in_the_other_language_leaves_the_window_alone(qapp, tmp_path)
     assert changes.count == 0  # no translator was installed or removed: nothing was retranslated
     assert i18n.current_language() == "en"
     assert "第 1 步（共" in page and words.text("handout.footer", "zh") in page
+
+
+_NOTATION = re.compile(r"[A-Za-z_\[\],^0-9()]+(?:-[A-Za-z]+)*|[=×·Σ+−\-/*.]")
+
+
+def _symbols(formula: str) -> list[str]:
+    """The operators of a formula: what two languages must write alike (words aside)."""
+    return [t for t in _NOTATION.findall(formula) if t in {"=", "×", "·", "Σ", "+", "−", "-", "/", "*", "."}]
+
+
+def test_english_and_chinese_formulas_use_one_notation():
+    sparse = scenario_io.load(resources.scenarios_dir() / "07_informer_probsparse.json")
+    for sc in (scenario_io.load(MASKED), scenario_io.load(ADDITIVE), sparse, attention.Scenario(
+            queries=__import__("numpy").ones((1, 2, 2)), keys=__import__("numpy").ones((1, 2, 2)),
+            values=__import__("numpy").ones((1, 2, 2)), n_heads=1)):
+        trace = attention.run(sc)
+        for sid in trace.ids:
+            en, zh = trace[sid].formula["en"], trace[sid].formula["zh"]
+            # the same operators in the same order: no "*" and "." in one, "×" and "·" in the other, and
+            # no remark ("without a projection: Q = X_q") in one that the other lacks
+            assert _symbols(en) == _symbols(zh), (sid, en, zh)
+            assert " * " not in en and " . " not in en, (sid, en)
+
+
+def test_the_additive_lesson_agrees_with_its_formula_on_the_scale():
+    for lang in ("en", "zh"):
+        lesson = words.text("lesson.scores.additive_widths", lang)
+        assert "scale" in lesson and "× scale" in words.text("step.scores.formula.additive", lang), lesson
+        assert "no scale is applied" not in lesson

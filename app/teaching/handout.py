@@ -30,6 +30,7 @@ from app.panes.export import PNG_SCALE, export_pane_image
 from app.panes.steps_view import StepsView
 from app.startup import i18n
 from app.viewmodel import lessons
+from app.viewmodel.export_errors import cannot_write
 from attention import numbers, words
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise OSError(f"{out_dir}: cannot create the folder ({e.strerror or e})") from e
+        raise OSError(cannot_write("folder", out_dir, e)) from e
     steps: list[HandoutStep] = []
     with _hidden_view(lang) as view:
         lens = _quiz_lens(view, hide)
@@ -202,7 +203,7 @@ def _wrap_heads(grid: dict, path: Path) -> None:
     finally:
         painter.end()
     if not out.save(str(path), "PNG"):
-        raise OSError(f"{path}: cannot write the PNG file")
+        raise OSError(cannot_write("png", path))
 
 
 def _title_of(scenario: "Scenario", lang: str) -> str:
@@ -335,7 +336,7 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
         try:
             page.write_text(handout_html(scenario, trace, steps, lang, batch), encoding="utf-8")
         except OSError as e:
-            raise OSError(f"{page}: cannot write the handout ({e.strerror or e})") from e
+            raise OSError(cannot_write("handout", page, e)) from e
         return page
 
 
@@ -447,7 +448,7 @@ class HandoutActions(QObject):
             try:
                 Path(path).write_text(python_script(scenario), encoding="utf-8")
             except OSError as e:
-                raise OSError(f"{path}: cannot write the script ({e.strerror or e})") from e
+                raise OSError(cannot_write("script", path, e)) from e
 
         return host.run_export(write, path)
 

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from app.startup import i18n
 from app.teaching.handout import HandoutStep, handout_html, pages_in_language, render_steps
 from app.viewmodel import pane_text
+from app.viewmodel.export_errors import cannot_write
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
 from app.viewmodel.quiz_data import plan
 from attention import words
@@ -134,7 +135,7 @@ def write_worksheet(scenario: "Scenario", trace: "Trace", out_dir, blanks: Seque
             try:
                 page.write_text(text, encoding="utf-8")
             except OSError as e:
-                raise OSError(f"{page}: cannot write the page ({e.strerror or e})") from e
+                raise OSError(cannot_write("page", page, e)) from e
             pages.append(page)
         return pages[0], pages[1]
 

@@ -110,3 +110,35 @@ def test_the_additive_lesson_agrees_with_its_formula_on_the_scale():
         lesson = words.text("lesson.scores.additive_widths", lang)
         assert "scale" in lesson and "× scale" in words.text("step.scores.formula.additive", lang), lesson
         assert "no scale is applied" not in lesson
+
+
+# ---- item 7: errors a Chinese window shows are Chinese ----------------------------------------------
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_export_and_paste_errors_follow_the_window_language(qapp, tmp_path):
+    import errno
+
+    import numpy as np
+
+    from app.viewmodel import clipboard, export_csv
+    from app.viewmodel.export_errors import cannot_write
+
+    trace = attention.run(attention.Scenario(queries=np.ones((1, 2, 2)), keys=np.ones((1, 2, 2)),
+                                             values=np.ones((1, 2, 2)), n_heads=1))
+    blocked = tmp_path / "a folder"
+    blocked.mkdir()
+    i18n.set_language("zh")
+    try:
+        with pytest.raises(OSError) as e:
+            export_csv.step_to_csv(trace, "scores", 0, str(blocked))  # a folder where the file should go
+        assert "CSV 文件" in str(e.value) and "cannot" not in str(e.value), str(e.value)
+        line = cannot_write("png", "x.png", PermissionError(errno.EACCES, "Permission denied"))
+        assert line == "x.png：无法写入 PNG 文件 (没有写入权限)"
+        with pytest.raises(clipboard.ClipboardError) as e:
+            clipboard.parse_table("1\tx\n2\t3")
+        assert str(e.value).startswith("第 1 行第 2 列：") and _CJK.search(str(e.value)), str(e.value)
+    finally:
+        i18n.set_language("en")
+    with pytest.raises(clipboard.ClipboardError, match="row 1, column 2: 'x' is not a number"):
+        clipboard.parse_table("1\tx\n2\t3")

@@ -1345,6 +1345,10 @@
       <translation>退出</translation>
     </message>
     <message>
+      <source>Show the slides, and the window, in the other language (L)</source>
+      <translation>用另一种语言显示幻灯片和窗口（L）</translation>
+    </message>
+    <message>
       <source>Leave presentation mode (Esc)</source>
       <translation>退出演示模式（Esc）</translation>
     </message>

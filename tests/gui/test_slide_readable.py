@@ -200,3 +200,23 @@ def test_every_slide_of_a_show_writes_numbers_with_one_precision(qtbot, window, 
         assert len(set(seen.values())) == 1, seen
     finally:
         view.leave()
+
+
+# ---- item 8: the language is switched from the slides -----------------------------------------------
+def test_l_or_the_language_button_switches_the_slides_language(qtbot, window):
+    view = present(qtbot, window)
+    try:
+        go(qtbot, view, "scores")
+        trace = window.last_trace
+        assert view.lang_button.isVisible() and view.lang_button.text() == "中文"
+        qtbot.keyClick(view, Qt.Key.Key_L)
+        settle(qtbot)
+        assert i18n.current_language() == "zh"
+        assert view.title.text() == trace["scores"].title["zh"]
+        assert view.lang_button.text() == "English" and view.edit_button.text() == "编辑"
+        qtbot.mouseClick(view.lang_button, Qt.MouseButton.LeftButton)
+        settle(qtbot)
+        assert i18n.current_language() == "en" and view.title.text() == trace["scores"].title["en"]
+    finally:
+        window.set_language("en", remember=False)
+        view.leave()

@@ -141,8 +141,9 @@ class PresentationView(QWidget):
         self.next_button = QPushButton("▶")
         self.edit_button = QPushButton()
         self.close_button = QPushButton()
+        self.lang_button = QPushButton()  # the other language's name: the whole show switches (L)
         for b in (self.zoom_out_button, self.zoom_in_button, self.prev_button, self.next_button,
-                  self.edit_button, self.close_button):
+                  self.edit_button, self.close_button, self.lang_button):
             b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys belong to the slide show
         self.zoom_out_button.clicked.connect(self.zoom_out)
         self.zoom_in_button.clicked.connect(self.zoom_in)
@@ -151,6 +152,7 @@ class PresentationView(QWidget):
         self.edit_button.setCheckable(True)
         self.edit_button.clicked.connect(self.toggle_drawer)
         self.close_button.clicked.connect(self.leave)
+        self.lang_button.clicked.connect(self.switch_language)
 
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
@@ -160,6 +162,7 @@ class PresentationView(QWidget):
         for w in (self.prev_button, self.counter, self.next_button):
             header.addWidget(w)
         header.addSpacing(12)
+        header.addWidget(self.lang_button)
         header.addWidget(self.edit_button)
         header.addWidget(self.close_button)
         self.header = header
@@ -274,6 +277,7 @@ class PresentationView(QWidget):
         keys(["Ctrl+-"], self.zoom_out, slide=False)
         keys(["Ctrl+0"], self.zoom_reset, slide=False)
         keys(["E"], self.toggle_drawer)
+        keys(["L"], self.switch_language)
         keys(["A"], lambda: self.set_focus_head(-1))
         for n in range(1, 10):
             keys([str(n)], lambda h=n - 1: self.set_focus_head(h))
@@ -306,6 +310,15 @@ class PresentationView(QWidget):
             self.hide()
             self._host.window.activateWindow()
             self.left.emit()
+
+    def switch_language(self) -> None:
+        """L (or the language button): the window's language switches, and the slide with it."""
+        window = self._host.window
+        other = "en" if self._lang() == "zh" else "zh"
+        if hasattr(window, "set_language"):
+            window.set_language(other)
+        else:
+            i18n.set_language(other)
 
     # ---- the edit drawer ------------------------------------------------------------------------
     def drawer_open(self) -> bool:
@@ -835,7 +848,7 @@ class PresentationView(QWidget):
         if self.drawer is not None and abs(self.drawer.zoom() - z) > 1e-9:
             self.drawer.set_zoom(z)
         for b in (self.zoom_out_button, self.zoom_in_button, self.prev_button, self.next_button,
-                  self.edit_button, self.close_button):
+                  self.edit_button, self.close_button, self.lang_button):
             b.setStyleSheet(f"font-size: {px(15)}px; padding: 2px 8px;")
         for x in self._extras:
             x.apply_fonts(z)
@@ -864,6 +877,9 @@ class PresentationView(QWidget):
         self.edit_button.setToolTip(self.tr("Show or hide the edit panel (E): parameters and inputs, "
                                             "recomputed live on the slide"))
         self.close_button.setText(self.tr("Leave"))
+        # each language's own name, so that a person who reads only the other one finds it
+        self.lang_button.setText("English" if self._lang() == "zh" else "中文")
+        self.lang_button.setToolTip(self.tr("Show the slides, and the window, in the other language (L)"))
         self.close_button.setToolTip(self.tr("Leave presentation mode (Esc)"))
         self.zoom_in_button.setToolTip(self.tr("Larger (Ctrl +)"))
         self.zoom_out_button.setToolTip(self.tr("Smaller (Ctrl −)"))

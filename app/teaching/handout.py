@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog
 
@@ -356,6 +356,22 @@ def pages_in_language(out_dir: Path, lang: Optional[str]):
     yield lang  # every word of the pages is looked up in `lang`: the window keeps its own language
 
 
+def export_start_dir(scenario_dir: str) -> str:
+    """Where a handout's folder dialog opens: the scenario's own folder, but never the app's presets
+    folder (a preset opened from the menu lives there: handouts do not belong among the app's files);
+    then the person's Documents, else their home."""
+    import resources
+
+    try:
+        inside = Path(scenario_dir).resolve().is_relative_to(Path(resources.scenarios_dir()).resolve())
+    except (OSError, ValueError):
+        inside = True
+    if scenario_dir and not inside and Path(scenario_dir).is_dir():
+        return scenario_dir
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    return docs if docs and Path(docs).is_dir() else str(Path.home())
+
+
 # ---- the window's File menu -----------------------------------------------------------------------
 class HandoutActions(QObject):
     """"Export handout…" and "Export as Python script…" in the window's File menu, after the
@@ -394,7 +410,8 @@ class HandoutActions(QObject):
 
     def ask_folder(self) -> Optional[str]:
         path = QFileDialog.getExistingDirectory(
-            self.host.window, QCoreApplication.translate("Handout", "Export handout to folder"), self.host.dialog_dir())
+            self.host.window, QCoreApplication.translate("Handout", "Export handout to folder"),
+            export_start_dir(self.host.dialog_dir()))
         return path or None
 
     def ask_worksheet_steps(self, trace: "Trace") -> Optional[list[str]]:

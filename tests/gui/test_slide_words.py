@@ -142,3 +142,17 @@ def test_export_and_paste_errors_follow_the_window_language(qapp, tmp_path):
         i18n.set_language("en")
     with pytest.raises(clipboard.ClipboardError, match="row 1, column 2: 'x' is not a number"):
         clipboard.parse_table("1\tx\n2\t3")
+
+
+# ---- item 8: File > Export handout opens in the scenario's folder or Documents --------------------------
+def test_the_handout_folder_dialog_never_opens_in_the_presets_folder(tmp_path, monkeypatch):
+    from PySide6.QtCore import QStandardPaths
+
+    docs = tmp_path / "Documents"
+    docs.mkdir()
+    monkeypatch.setattr(QStandardPaths, "writableLocation", lambda *_: str(docs))
+    presets = str(resources.scenarios_dir())
+    assert handout.export_start_dir(presets) == str(docs)  # a preset: the person's Documents
+    own = tmp_path / "lessons"
+    own.mkdir()
+    assert handout.export_start_dir(str(own)) == str(own)  # a scenario of their own: its folder

@@ -156,3 +156,23 @@ def test_the_handout_folder_dialog_never_opens_in_the_presets_folder(tmp_path, m
     own = tmp_path / "lessons"
     own.mkdir()
     assert handout.export_start_dir(str(own)) == str(own)  # a scenario of their own: its folder
+
+
+# ---- item 8: a cell the class found shows its number on the by-hand sheet too ----------------------------
+def test_an_answered_quiz_cell_shows_its_number_on_the_by_hand_sheet(qtbot, window):
+    quiz = window.cell_tools.quiz
+    window.by_hand.set_shown(True)
+    quiz.hide_step("attention_weights")
+    trace = window.last_trace
+    weights = trace.array("attention_weights")  # (B, H, L, S)
+    value = float(weights[0, 0, 1, 2])
+    verdict = quiz.answer("attention_weights", (0, 0, 1, 2), repr(value))  # the right number, typed
+    assert verdict.right
+    for sheet in (window.by_hand.view, window.presentation.by_hand.sheet):
+        if not sheet.cells:
+            continue
+        text = sheet.cells[("weights", 1, 2)][1].text()
+        assert text != "?" and abs(float(text) - value) < 1e-3 * max(1.0, abs(value)), text
+        others = {t.text() for (key, i, j), (_, t) in sheet.cells.items() if key == "weights" and (i, j) != (1, 2)}
+        assert others == {"?"}  # only the found cell
+    quiz.hide_step(None)

@@ -6,6 +6,7 @@ things sit is read from widget and scene geometry.
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from slide_texts import slide_text_sizes, too_small
@@ -219,4 +220,34 @@ def test_l_or_the_language_button_switches_the_slides_language(qtbot, window):
         assert i18n.current_language() == "en" and view.title.text() == trace["scores"].title["en"]
     finally:
         window.set_language("en", remember=False)
+        view.leave()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1366, 768)])
+def test_a_long_row_is_written_in_rows_with_legible_numbers(qtbot, window, size):
+    view = present(qtbot, window, size=size, scenario=preset("04_d2l_additive"))
+    try:
+        for sid in ("extra.additive_features", "head_split.query"):
+            go(qtbot, view, sid)
+            settle(qtbot)
+            out = view.output_pane()
+            original = out.data.block.shape  # (1, 1, 80) / (1, 1, 20): the trace's own shape
+            shown = out.displayed_arrays()[0].shape
+            assert original[1] == 1 and shown[0] > 1 and shown[0] * shown[1] == original[2], (sid, shown)
+            assert view.output_scroll.horizontalScrollBar().maximum() == 0, sid  # no sideways scroll
+            height, _ = number_sizes(view)[sid]  # 1 x 80 had no numbers at all
+            assert height >= LEGIBLE_DIGIT_PX, (sid, height)
+            # every number where it was: row i holds columns i*w+1 ... (i+1)*w
+            w = shown[1]
+            flat = out.data.block[0, 0]
+            assert np.array_equal(out.displayed_arrays()[0], flat.reshape(-1, w).astype(np.float32))
+        # a cell says where it came from, and a click reaches Explain with the trace's own place
+        out = view.output_pane()
+        w = out.displayed_arrays()[0].shape[1]
+        assert f" {w + 3}" in out.hover_text(0, 1, 2), out.hover_text(0, 1, 2)  # counted from 1
+        clicked = []
+        out.cellClicked.connect(lambda *a: clicked.append(a[:3]))
+        out.click_cell(0, 1, 2)
+        assert clicked == [(0, 0, w + 2)]
+    finally:
         view.leave()

@@ -560,6 +560,7 @@ class PresentationView(QWidget):
             self._panes[name] = pane
         pane.title.setVisible(header)
         pane.hover.setVisible(not header)  # hovering is for the output; inputs stay compact
+        pane.wrapped, pane.per_row = False, None  # decided again by the fit (_fit_output, _fit_inputs) on every slide
         pane.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         pane.set_zoom(zoom)
         pane.set_focus(self._focus)
@@ -681,10 +682,23 @@ class PresentationView(QWidget):
             # matrix (1 query x 10 keys) must fit that one head into the width, never scroll sideways
             return _pane_height(out) + hover <= room_h and _pane_min_width(out) <= room_w
 
+        if out.wraps_into_numbers():
+            out.set_wrapped(True)  # 1 x 80 hidden features: 8 rows of 10, with their numbers
         out.set_squeeze(1.0)  # before the floor: legible at the cells' designed width
         low = self._floor(out)
         out.set_zoom(self._largest_fitting(fits, low, self._zoom * OUTPUT_CAP) if room_h > 0 else low)
         narrowest = self._squeeze_to(out, room_w)
+        give = self.inputs_column.width() - INPUTS_MIN  # what the inputs column could give up
+        if narrowest is not None and ((not out.wrapped and out.can_wrap() and narrowest > room_w + give)
+                                      or (out.wrapped and narrowest > room_w)):
+            # a long row (1 x 80) that no narrowing fits, even beside the narrowest inputs: in
+            # rows; fewer a row while that does not fit either (rows are cheap, the inputs are not)
+            if out.wrapped and not out.narrower_rows():
+                self._output_slack = room_w - narrowest
+                return
+            out.set_wrapped(True)
+            self._fit_output()
+            return
         # a wide output at its narrowest legible width takes what it lacks from the inputs
         # column (_fit_inputs); the sum of the two is the body's, so this settles at once
         self._output_slack = None if narrowest is None else room_w - narrowest
@@ -725,6 +739,8 @@ class PresentationView(QWidget):
         room = self.inputs_scroll.viewport().height()
         spacing = self.inputs_layout.spacing() * (len(panes) - 1)
         for pane in panes:
+            if pane.wraps_into_numbers():
+                pane.set_wrapped(True)
             pane.set_squeeze(1.0)
         floors = [self._floor(p) for p in panes]
 
@@ -741,8 +757,16 @@ class PresentationView(QWidget):
 
         zoom = self._largest_fitting(fits, min(floors), self._zoom * INPUT_CAP) if room > 0 else min(floors)
         fits(zoom)
+        room_w = share - bar - 4
         for pane in panes:
-            self._squeeze_to(pane, share - bar - 4)
+            narrowest = self._squeeze_to(pane, room_w)
+            # a long row no narrowing fits into the column: in rows, fewer a row while needed
+            while narrowest is not None and narrowest > room_w and (
+                    (not pane.wrapped and pane.can_wrap() and (pane.set_wrapped(True) or True))
+                    or pane.narrower_rows()):
+                pane.set_squeeze(1.0)
+                pane.set_zoom(max(zoom, self._floor(pane)))
+                narrowest = self._squeeze_to(pane, room_w)
         # the column as wide as its widest pane needs (up to INPUTS_SHARE of the body): what
         # the inputs leave goes to the output, whose heads then stay side by side
         need = max(p.sizeHint().width() for p in panes) + bar + 4

@@ -13,8 +13,10 @@ from typing import Optional
 from PySide6.QtGui import QFont, QFontMetricsF
 
 from app.panes import scale_lock, step_pane
+from app.panes.cell_overlay import prints_numbers
 from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, IndexAxis
 from app.panes.step_pane import BAR_LABELS_PX, BAR_WIDTH, StepPane
+from app.viewmodel import wrapped
 from app.viewmodel.nowrap import slide_decimal
 
 #: the desk-top pane's fixed sizes (step_pane._size_canvas), scaled here
@@ -64,6 +66,9 @@ class ZoomedPane(StepPane):
         #: wide and short matrix (1 query x 10 keys) while their numbers stay legible, rather
         #: than scroll sideways (PresentationView sets it)
         self.squeeze = 1.0
+        self.wrapped = False  # a long one-row matrix written in rows (PresentationView sets it)
+        self.per_row: Optional[int] = None  # how many a row while wrapped (None: the preferred)
+        self._original = None  # the data as given (drawn reshaped while wrapped)
         self.max_digits = SLIDE_DIGITS  # one precision for every pane of a slide (PresentationView sets it)
         self.title.setVisible(show_header)
         self.formula.setVisible(False)  # the presentation writes the operation once, above
@@ -85,8 +90,64 @@ class ZoomedPane(StepPane):
 
     # ---- StepPane overrides --------------------------------------------------------------------
     def show_data(self, data, lang: str, focus: int, picture=None) -> None:
+        self._original = data
+        if self.wrapped:  # a long row written in rows (app.viewmodel.wrapped); its picture is made here
+            shown = wrapped.wrap(data, self.per_row)
+            data, picture = shown, (None if shown is not data else picture)
         super().show_data(data, lang, focus, picture)
         self._scale_numbers()
+
+    @property
+    def data(self):
+        """The step's numbers as the trace has them (a wrapped pane draws them reshaped)."""
+        return self._original if self._original is not None else self._data
+
+    def can_wrap(self) -> bool:
+        return self._original is not None and wrapped.row_width(self._original) is not None
+
+    def wraps_into_numbers(self) -> bool:
+        """A row too long to print numbers (1 x 80) that prints them once written in rows."""
+        if not self.can_wrap() or self.wrapped:
+            return False
+        _, rows, cols = self._original.block.shape
+        per_row = wrapped.row_width(self._original)
+        return not prints_numbers(rows, cols) and prints_numbers(cols // per_row, per_row)
+
+    def narrower_rows(self) -> bool:
+        """Wrapped: fewer numbers a row (the next divisor), False when none is left."""
+        widths = wrapped.row_widths(self._original) if self._original is not None else []
+        now = self.per_row or (widths[0] if widths else None)
+        rest = [w for w in widths if now is not None and w < now]
+        if not self.wrapped or not rest:
+            return False
+        self.per_row = rest[0]
+        self._arranged_key = None
+        self.show_data(self._original, self._lang, self._focus)
+        return True
+
+    def set_wrapped(self, on: bool) -> None:
+        """Write a one-row matrix in rows (on) or as one long row."""
+        on = bool(on) and (self.can_wrap() or not on)
+        if on != self.wrapped:
+            self.wrapped = on
+            self.per_row = None
+            if self._original is not None:
+                self._arranged_key = None
+                self.show_data(self._original, self._lang, self._focus)
+
+    def click_cell(self, m: int, r: int, c: int, double: bool = False) -> None:
+        super().click_cell(*wrapped.unwrapped_cell(self._data, m, r, c), double=double)
+
+    def set_marks(self, layer: str, cells) -> None:
+        """Cells in the trace's own (row, column) places, drawn where a wrapped pane shows them."""
+        d = self._data
+        super().set_marks(layer, {wrapped.wrapped_cell(d, *k): v for k, v in cells.items()} if d is not None
+                          else cells)
+
+    def marks(self, layer: str):
+        d = self._data
+        return {wrapped.unwrapped_cell(d, *k): v for k, v in super().marks(layer).items()} if d is not None \
+            else super().marks(layer)
 
     @staticmethod
     def _text_fn(data, m: int):

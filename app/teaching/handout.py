@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 from app.panes.export import PNG_SCALE, export_pane_image
 from app.panes.steps_view import StepsView
 from app.startup import i18n
-from app.viewmodel import lessons
+from app.viewmodel import lessons, wrapped
 from app.viewmodel.export_errors import cannot_write
 from attention import numbers, words
 
@@ -111,6 +111,7 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
             if sid in skip:
                 path = None
             else:
+                _rows_for_a_long_row(view, sid, lang)  # 1 x 80 features: rows of 10, readable on paper
                 with view.pane(sid).heads_in_one_row():  # the strip that _wrap_heads cuts into rows of four
                     grid = _head_grid(view.pane(sid))
                     export_pane_image(view, sid, str(path))
@@ -130,6 +131,16 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
                 shape=pane.data.shape_text(lang) if pane.data is not None else "",
                 explanation=lessons.explanation(sid, trace.options, lang), png=path, note=note))
     return steps
+
+
+def _rows_for_a_long_row(view: StepsView, sid: str, lang: str) -> None:
+    """A one-row matrix too long for a page (additive attention's 1 x 80 hidden features was a
+    4700 x 444 picture whose labels shrank to a quarter at page width) is drawn in rows
+    (app.viewmodel.wrapped), as on the slides; the numbers are the trace's, reshaped."""
+    pane = view.pane(sid)
+    data = pane.data
+    if data is not None and not isinstance(data, wrapped.WrappedData) and wrapped.row_width(data) is not None:
+        pane.show_data(wrapped.wrap(data), lang, -1)
 
 
 def _quiz_lens(view: StepsView, hide: Sequence[str]):

@@ -176,3 +176,19 @@ def test_an_answered_quiz_cell_shows_its_number_on_the_by_hand_sheet(qtbot, wind
         others = {t.text() for (key, i, j), (_, t) in sheet.cells.items() if key == "weights" and (i, j) != (1, 2)}
         assert others == {"?"}  # only the found cell
     quiz.hide_step(None)
+
+
+# ---- item 2: the handout's picture of a long row -------------------------------------------------------
+def test_the_handout_draws_the_1x80_features_in_rows(qapp, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from attention import step_registry
+
+    sc = scenario_io.load(ADDITIVE)
+    trace = attention.run(sc)
+    handout.write_handout(sc, trace, tmp_path, lang="en")
+    sid = "extra.additive_features"
+    image = QImage(str(tmp_path / handout.image_name(step_registry.in_order(trace.ids).index(sid), sid)))
+    # it was a 4700 x 444 strip whose labels shrank to a quarter at page width
+    assert image.width() / image.height() < 3, (image.width(), image.height())
+    assert image.width() < 2000

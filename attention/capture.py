@@ -50,6 +50,7 @@ from attention import kinds, scenario_io
 from attention.kinds.mask_rules import causal_part, length_part
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.models.layer import LayerWeights, to_scenario
+from attention.numbers import rounded
 from attention.scenario import Scenario
 from attention.words import text
 
@@ -615,7 +616,8 @@ def _check(call: Call, sc: Scenario, reference: Optional[torch.Tensor], step: st
     if diff <= tol:
         return []
     hint = text(kinds.scoring(sc).capture_mismatch)
-    return [text("capture.mismatch", path=call.path or "model", call=call.number, diff=diff, tol=tol, hint=hint)]
+    return [text("capture.mismatch", path=call.path or "model", call=call.number, diff=rounded(diff),
+                 tol=rounded(tol), hint=hint)]
 
 
 def files_of(paths: Iterable[Union[str, Path]]) -> list[Path]:

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Optional, Union
 
 import numpy as np
 
+from attention.numbers import rounded
 from attention.problem import Phrase, Problem, as_problems, count, elide, literal, render_lines
 from attention.problem import shape as _shape
 
@@ -254,7 +255,7 @@ def _value_problem(path: str, a: np.ndarray, dtype: str) -> Optional[Problem]:
 
 def beyond_dtype(path: str, dtype: str) -> Problem:
     limit = FLOAT32_MAX if dtype == "float32" else float(np.finfo(np.float64).max)
-    return Problem("beyond_dtype", path, {"dtype": dtype, "limit": f"{limit:.1e}"})
+    return Problem("beyond_dtype", path, {"dtype": dtype, "limit": rounded(limit)})  # 3.403e38, as the overflow warning
 
 
 def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:

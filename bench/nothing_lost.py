@@ -289,7 +289,7 @@ def main() -> int:
     for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
         QSettings.setPath(fmt, QSettings.Scope.UserScope, tmp)
     from app.main_window import MainWindow
-    from app.startup.settings import Settings
+    from app.services.settings import Settings
 
     settings = Settings.at(Path(tmp) / "settings.ini")
     settings.set_language("en")

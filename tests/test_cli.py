@@ -244,7 +244,7 @@ def test_validate_refuses_what_trace_and_the_window_refuse(capsys):
     validate = capsys.readouterr().err
     assert cli.main(["trace", str(path)]) == 2
     assert capsys.readouterr().err == validate
-    assert validate.endswith("queries: a number is beyond float32's range (about ±3.4e+38); use float64 or smaller "
+    assert validate.endswith("queries: a number is beyond float32's range (about ±3.403e38); use float64 or smaller "
                              "numbers\n")
     from app.pipeline.recompute import compute
     from attention import scenario_io

@@ -128,7 +128,7 @@ def test_head_split_formula_and_lesson_count_heads_from_one():
     from app.viewmodel import lessons
 
     trace = run(toy())
-    assert trace["head_split.query"].formula["en"].endswith("head h owns columns (h-1)*d_k+1 ... h*d_k")
+    assert trace["head_split.query"].formula["en"].endswith("head h owns columns (h-1)*d_k+1 to h*d_k")
     assert "(h-1)*d_k+1" in trace["head_split.query"].formula["zh"]
     text = lessons.explanation("head_split.query", trace.options, "en")
     assert "head h owning columns (h−1)·2+1 … h·2 (head 1 the first 2)" in text

@@ -104,6 +104,8 @@ class ByHandView(QWidget):
         self._stale = False
         self._emphasis: tuple[str, ...] = ()
         self._hidden: frozenset[str] = frozenset()  # blocks a quiz hides ("?" in every cell)
+        self._hidden_step: Optional[str] = None
+        self._revealed: frozenset = frozenset()  # the quiz step's cells found (engine indices): they show
         self.plan: Optional[by_hand.Plan] = None
         self.message = ""  # why no sheet is drawn ("" when one is)
         self.cells: dict[tuple[str, int, int], tuple[QGraphicsRectItem, QGraphicsSimpleTextItem]] = {}
@@ -196,13 +198,36 @@ class ByHandView(QWidget):
     def emphasis(self) -> tuple[str, ...]:
         return self._emphasis
 
-    def set_hidden_step(self, step_id: Optional[str]) -> None:
+    def set_hidden_step(self, step_id: Optional[str], revealed=()) -> None:
         """A quiz hides `step_id` (None: nothing): every block that shows its numbers, or numbers
-        it is read off, prints "?" on a neutral grey (by_hand.SHOWS_STEP)."""
+        it is read off, prints "?" on a neutral grey (by_hand.SHOWS_STEP), except the cells of the
+        step the class has found or been shown (`revealed`: engine indices), as in the window's pane."""
         hidden = frozenset(by_hand.SHOWS_STEP.get(step_id or "", ()))
-        if hidden != self._hidden:
-            self._hidden = hidden
+        revealed = frozenset(tuple(int(i) for i in ix) for ix in revealed)
+        if (hidden, step_id, revealed) != (self._hidden, self._hidden_step, self._revealed):
+            self._hidden, self._hidden_step, self._revealed = hidden, step_id, revealed
             self._draw()
+
+    def _shown_cells(self, block_key: str) -> set[tuple[int, int]]:
+        """The (row, column) cells of block `block_key` that a quiz has revealed on this batch item
+        and head (steps whose cells sit in one block cell each; a projection's or concat's
+        columns mix heads and stay hidden)."""
+        sid = self._hidden_step
+        out: set[tuple[int, int]] = set()
+        for ix in self._revealed:
+            if len(ix) != 4 or ix[0] != self._batch:
+                continue
+            if sid in ("scores", "masked_scores", "attention_weights", "extra.sampled_scores"):
+                b, h, row, col = ix  # (B, H, L, S)
+            elif sid in ("head_split.query", "head_split.value", "weighted_sum"):
+                b, row, h, col = ix  # (B, L, H, d)
+            elif sid == "head_split.key":
+                b, col, h, row = ix  # (B, S, H, d), drawn as Kᵀ: (d, s)
+            else:
+                continue
+            if h == self._head and by_hand.SHOWS_STEP.get(sid or "", ("",))[0] == block_key:
+                out.add((row, col))
+        return out
 
     def hidden_blocks(self) -> frozenset[str]:
         return self._hidden
@@ -369,6 +394,7 @@ class ByHandView(QWidget):
         pen = QPen(GRID)
         pen.setWidthF(1.0)
         hidden = block.key in self._hidden
+        found = self._shown_cells(block.key) if hidden else set()
         # colours and text colours of every cell at once (numpy per cell cost ~0.1 ms a cell)
         rgb = np.broadcast_to(np.array(HIDDEN_FILL, float), idx.shape + (3,)) if hidden else pal.lut[idx].astype(float)
         veiled = block.masked if block.masked is not None else np.zeros(idx.shape, bool)
@@ -385,7 +411,7 @@ class ByHandView(QWidget):
                 item.setPen(pen)
                 item.setBrush(QColor(*rgb[i][j]))
                 self.scene.addItem(item)
-                shown = by_hand.HIDDEN_TEXT if hidden else block.text(i, j, self.digits)
+                shown = by_hand.HIDDEN_TEXT if hidden and (i, j) not in found else block.text(i, j, self.digits)
                 text = QGraphicsSimpleTextItem(shown)
                 text.setFont(font)
                 text.setBrush(dark_text if dark[i][j] else light_text)

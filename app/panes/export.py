@@ -16,6 +16,7 @@ from pyqtgraph.exporters import ImageExporter, SVGExporter
 
 from app.panes.steps_view import StepsView
 from app.viewmodel.export_csv import step_csv_text, step_to_csv
+from app.viewmodel.export_errors import cannot_write
 
 __all__ = ["export_pane_image", "step_csv_text", "step_to_csv", "IMAGE_SUFFIXES"]
 
@@ -107,7 +108,7 @@ def export_pane_image(view: StepsView, step_id: str, path: str) -> None:
             exporter.parameters()["width"] = int(item.boundingRect().width() * PNG_SCALE)
             image = exporter.export(toBytes=True)
             if image is None or image.isNull() or not image.save(str(path), "PNG"):
-                raise OSError(f"{path}: cannot write the PNG file")
+                raise OSError(cannot_write("png", path))
         else:
             with _svg_close_paths(), _crisp_cells(pane):
                 data = SVGExporter(item).export(toBytes=True)
@@ -115,4 +116,4 @@ def export_pane_image(view: StepsView, step_id: str, path: str) -> None:
             try:
                 Path(path).write_bytes(data)
             except OSError as e:
-                raise OSError(f"{path}: cannot write the SVG file ({e.strerror or e})") from e
+                raise OSError(cannot_write("svg", path, e)) from e

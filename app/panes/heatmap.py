@@ -93,6 +93,9 @@ class IndexAxis(pg.AxisItem):
     narrow pane would otherwise print "8101214..." run together).  The stride is worked out
     again when the axis is resized."""
 
+    #: the labels' font, and the smallest a token label may shrink to (a slide raises both)
+    base_px, min_token_px = TICK_FONT_PX, MIN_TOKEN_FONT_PX
+
     def __init__(self, orientation: str) -> None:
         super().__init__(orientation)
         self._index: Optional[Axis] = None
@@ -118,13 +121,14 @@ class IndexAxis(pg.AxisItem):
             return
         horizontal = self.orientation in ("top", "bottom")
         length = self.geometry().width() if horizontal else self.geometry().height()
-        px, stride = TICK_FONT_PX, self._stride(axis, TICK_FONT_PX, horizontal, length)
+        base = self.base_px
+        px, stride = base, self._stride(axis, base, horizontal, length)
         if horizontal and axis.tokens is not None:
-            while stride > 1 and px > MIN_TOKEN_FONT_PX:  # smaller words rather than missing words
+            while stride > 1 and px > self.min_token_px:  # smaller words rather than missing words
                 px -= 1
                 stride = self._stride(axis, px, horizontal, length)
             if stride > 1:
-                px, stride = TICK_FONT_PX, self._stride(axis, TICK_FONT_PX, horizontal, length)
+                px, stride = base, self._stride(axis, base, horizontal, length)
         font = self.style["tickFont"]
         if font is None or font.pixelSize() != px:
             font = QFont(font or QFont())
@@ -148,7 +152,13 @@ class IndexAxis(pg.AxisItem):
 
     def tick_font_px(self) -> int:
         font = self.style["tickFont"]
-        return font.pixelSize() if font is not None else TICK_FONT_PX
+        return font.pixelSize() if font is not None else self.base_px
+
+    def set_font_px(self, px: int, min_token_px: int) -> None:
+        """Labels at `px` (a slide's zoom), token labels never below `min_token_px`."""
+        if (px, min_token_px) != (self.base_px, self.min_token_px):
+            self.base_px, self.min_token_px = px, min(min_token_px, px)
+            self._update_ticks()
 
 
 def styled_axis(orientation: str) -> IndexAxis:

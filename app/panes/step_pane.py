@@ -160,6 +160,7 @@ class StepPane(QFrame):
     """Header plus heatmaps of one step.  StepsView feeds it PaneData."""
 
     wrap_slack = WRAP_SLACK  # how much narrower cells may be before heads wrap
+    shape_css = SHAPE_CSS  # the shape's type beside the title (a slide writes it larger)
     head_gap = 8  # pixels beside each head's matrix (grid spacing)
     focusRequested = Signal(int)  # a head title was clicked: that head, or -1 to show all again
     lockRequested = Signal(bool)  # the person locked / unlocked the colour scale (button or right-click menu)
@@ -486,7 +487,7 @@ class StepPane(QFrame):
             title = (f"<span style='color: {STALE_COLOUR}'>{title} "
                      f"({html.escape(pane_text.ui('stale_tag', lang))})</span>")
         shape = html.escape(keep_together(d.shape_text(lang)))  # "(B, H, L, S) = (1, 2, 4, 4)" stays on one line
-        self.title.setText(f"{title}&nbsp;&nbsp; <span style='{SHAPE_CSS}'>{shape}</span>")
+        self.title.setText(f"{title}&nbsp;&nbsp; <span style='{self.shape_css}'>{shape}</span>")
 
     def title_text(self) -> str:
         """The title line as plain text (tests)."""

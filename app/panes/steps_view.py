@@ -136,7 +136,9 @@ class StepsView(QWidget):
         self._list.setContentsMargins(6, 6, 6, 6)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # as needed: a Steps region narrower than a pane (the Explain dock open on a 1366-px
+        # screen) shows a scroll bar under the panes rather than cutting their right edge
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.scroll.setWidget(self.container)
         self.scroll.verticalScrollBar().setSingleStep(40)
         # moved (scrolled), resized or shown: what can bring a pane into sight, before it paints

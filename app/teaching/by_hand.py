@@ -86,8 +86,8 @@ def follow_quiz(host: FeatureHost, view: ByHandView) -> Optional[QObject]:
     is the window's (app.teaching.cell_tools, installed before this feature); None without one."""
     quiz = getattr(getattr(host.window, "cell_tools", None), "quiz", None)
     if quiz is not None:
-        quiz.changed.connect(lambda: view.set_hidden_step(quiz.step_id))
-        view.set_hidden_step(quiz.step_id)
+        quiz.changed.connect(lambda: view.set_hidden_step(quiz.step_id, quiz.lens.revealed))  # a found cell shows
+        view.set_hidden_step(quiz.step_id, quiz.lens.revealed)
     return quiz
 
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -83,19 +84,24 @@ class ExplainPanel(QDockWidget):
         if quiz is not None:
             self.tolerance.setValue(quiz.tolerance())
             self.tolerance.valueChanged.connect(quiz.set_tolerance)
+        # three short rows rather than two long ones: the panel may be as narrow as MIN_WIDTH
+        # (a 1280-px screen), and Check must stay in view there
+        self.answer_edit.setMinimumWidth(60)
         row1 = QHBoxLayout()
         row1.addWidget(self.answer_label)
         row1.addWidget(self.answer_edit, 1)
-        row1.addWidget(self.check_button)
         row2 = QHBoxLayout()
+        row2.addWidget(self.check_button)
         row2.addWidget(self.show_button)
         row2.addStretch(1)
-        row2.addWidget(self.tolerance_label)
-        row2.addWidget(self.tolerance)
+        row3 = QHBoxLayout()
+        row3.addWidget(self.tolerance_label)
+        row3.addWidget(self.tolerance, 1)
         qlay = QVBoxLayout(self.quiz_box)
         qlay.addLayout(row1)
-        qlay.addWidget(self.verdict)
         qlay.addLayout(row2)
+        qlay.addWidget(self.verdict)
+        qlay.addLayout(row3)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
@@ -111,7 +117,13 @@ class ExplainPanel(QDockWidget):
         lay.addWidget(self.quiz_box)
         lay.addWidget(self.text, 1)
         lay.addWidget(self.sources)
-        self.setWidget(body)
+        # in a scroll area: the quiz row (answer, Check, tolerance) is wider than a narrow panel,
+        # and a dock's minimum width would otherwise push the window past a 1280-px screen's edge
+        scroll = QScrollArea()
+        scroll.setWidget(body)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.setWidget(scroll)
         self.setMinimumWidth(MIN_WIDTH)
 
         for owner in (view, self):

@@ -22,15 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from app.panes.export import PNG_SCALE, export_pane_image
 from app.panes.steps_view import StepsView
 from app.services import i18n
-from app.viewmodel import lessons
-from attention import numbers
+from app.viewmodel import lessons, wrapped
+from app.viewmodel.export_errors import cannot_write
+from attention import numbers, words
 
 if TYPE_CHECKING:
     from app.features import FeatureHost
@@ -41,7 +42,7 @@ HTML_NAME = "handout.html"
 VIEW_SIZE = (2400, 1400)
 #: heads side by side in one row of a handout picture (more wrap to further rows)
 HEADS_PER_ROW = 4
-#: every word of the page and the menu entries is QCoreApplication.translate("Handout", ...),
+#: the menu entries are QCoreApplication.translate("Handout", ...), the page's words attention.words ("handout.*"),
 #: written out in each call so that lupdate finds it
 
 
@@ -96,7 +97,7 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise OSError(f"{out_dir}: cannot create the folder ({e.strerror or e})") from e
+        raise OSError(cannot_write("folder", out_dir, e)) from e
     steps: list[HandoutStep] = []
     with _hidden_view(lang) as view:
         lens = _quiz_lens(view, hide)
@@ -110,6 +111,7 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
             if sid in skip:
                 path = None
             else:
+                _rows_for_a_long_row(view, sid, lang)  # 1 x 80 features: rows of 10, readable on paper
                 with view.pane(sid).heads_in_one_row():  # the strip that _wrap_heads cuts into rows of four
                     grid = _head_grid(view.pane(sid))
                     export_pane_image(view, sid, str(path))
@@ -129,6 +131,16 @@ def render_steps(scenario: "Scenario", trace: "Trace", out_dir: Path, lang: str,
                 shape=pane.data.shape_text(lang) if pane.data is not None else "",
                 explanation=lessons.explanation(sid, trace.options, lang), png=path, note=note))
     return steps
+
+
+def _rows_for_a_long_row(view: StepsView, sid: str, lang: str) -> None:
+    """A one-row matrix too long for a page (additive attention's 1 x 80 hidden features was a
+    4700 x 444 picture whose labels shrank to a quarter at page width) is drawn in rows
+    (app.viewmodel.wrapped), as on the slides; the numbers are the trace's, reshaped."""
+    pane = view.pane(sid)
+    data = pane.data
+    if data is not None and not isinstance(data, wrapped.WrappedData) and wrapped.row_width(data) is not None:
+        pane.show_data(wrapped.wrap(data), lang, -1)
 
 
 def _quiz_lens(view: StepsView, hide: Sequence[str]):
@@ -202,13 +214,12 @@ def _wrap_heads(grid: dict, path: Path) -> None:
     finally:
         painter.end()
     if not out.save(str(path), "PNG"):
-        raise OSError(f"{path}: cannot write the PNG file")
+        raise OSError(cannot_write("png", path))
 
 
 def _title_of(scenario: "Scenario", lang: str) -> str:
     other = "zh" if lang == "en" else "en"
-    return (scenario.title.get(lang) or scenario.title.get(other)
-            or QCoreApplication.translate("Handout", "Untitled scenario"))
+    return scenario.title.get(lang) or scenario.title.get(other) or words.text("handout.untitled", lang)
 
 
 def _paragraphs(text: str) -> str:
@@ -217,26 +228,30 @@ def _paragraphs(text: str) -> str:
     return "\n".join(f"<p>{html.escape(p).replace(chr(10), '<br>')}</p>" for p in parts if p)
 
 
-def _setup_line(scenario: "Scenario", trace: "Trace", batch: int) -> str:
-    """Sizes, scoring, mask and the batch item shown, in one line."""
+def scoring_name(kind, lang: str) -> str:
+    """The scoring function's name in `lang` ("缩放点积", not the scenario file's "scaled_dot")."""
+    key = f"handout.scoring.{kind}"
+    return words.text(key, lang) if words.has(key) else str(kind)
+
+
+def _setup_line(scenario: "Scenario", trace: "Trace", batch: int, lang: str) -> str:
+    """Sizes, scoring, mask and the batch item shown (counted from 1, as every label), in one line."""
     o = trace.options
     mask = []
     if o.get("causal"):
-        mask.append(QCoreApplication.translate("Handout", "causal"))
+        mask.append(words.text("handout.causal", lang))
     if o.get("valid_lens") is not None:
-        mask.append(QCoreApplication.translate("Handout", "valid lengths {0}").format(o["valid_lens"]))
+        mask.append(words.text("handout.valid_lengths", lang, lens=o["valid_lens"]))
     parts = [
         f"B = {o.get('batch')}, L = {o.get('L')}, S = {o.get('S')}, d_model = {o.get('d_model')}, "
         f"H = {o.get('n_heads')}",
-        QCoreApplication.translate("Handout", "scoring: {0}").format(o.get("scoring")),
-        QCoreApplication.translate("Handout", "scale: {0}").format(numbers.rounded(o.get("scale", 1.0))),
-        QCoreApplication.translate("Handout", "mask: {0}").format(
-            " + ".join(mask) if mask else QCoreApplication.translate("Handout", "none")),
-        QCoreApplication.translate("Handout", "numbers: {0}").format(o.get("dtype")),
+        words.text("handout.scoring", lang, kind=scoring_name(o.get("scoring"), lang)),
+        words.text("handout.scale", lang, scale=numbers.rounded(o.get("scale", 1.0))),
+        words.text("handout.mask", lang, mask=" + ".join(mask) if mask else words.text("handout.none", lang)),
+        words.text("handout.numbers", lang, dtype=o.get("dtype")),
     ]
     if int(o.get("batch", 1)) > 1:
-        parts.append(QCoreApplication.translate("Handout", "pictures show batch item {0} of {1}").format(
-            batch, int(o["batch"])))
+        parts.append(words.text("handout.batch_item", lang, b=batch + 1, n=int(o["batch"])))
     return " · ".join(html.escape(p) for p in parts)
 
 
@@ -290,14 +305,14 @@ def handout_html(scenario: "Scenario", trace: "Trace", steps: list[HandoutStep],
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
         f"<h1>{html.escape(title)}</h1>",
-        f'<p class="setup">{_setup_line(scenario, trace, batch)}</p>',
+        f'<p class="setup">{_setup_line(scenario, trace, batch, lang)}</p>',
     ]
     if notes.strip():
         out.append(f'<div class="notes">{_paragraphs(notes)}</div>')
     if intro:
         out.append(intro)
     for i, s in enumerate(steps):
-        num = html.escape(QCoreApplication.translate("Handout", "Step {0} of {1}").format(i + 1, len(steps)))
+        num = html.escape(words.text("handout.step_of", lang, i=i + 1, n=len(steps)))
         out += [
             f'<section class="step" id="{html.escape(s.id)}">',
             f'<h2><span class="num">{num} ·</span> {html.escape(s.title)}</h2>',
@@ -311,7 +326,7 @@ def handout_html(scenario: "Scenario", trace: "Trace", steps: list[HandoutStep],
             data = base64.b64encode(raw).decode("ascii")
             out.append(f'<img src="data:image/png;base64,{data}" {_display_size(raw)} alt="{html.escape(s.title)}">')
         out += [s.grid, f'<div class="explanation">{_paragraphs(s.explanation)}</div>', "</section>"]
-    footer = QCoreApplication.translate("Handout", "Made with Attention Explorer: every number is the engine's trace.")
+    footer = words.text("handout.footer", lang)
     out += [f"<footer>{html.escape(footer)}</footer>",
             "</body>", "</html>", ""]
     return "\n".join(out)
@@ -322,9 +337,8 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
     """Write the PNGs and handout.html into `out_dir` (created if missing); return the page's path.
     `hide`: a quiz's step, whose numbers (and those of the steps repeating them) show as "?".
 
-    `lang` None: the language now installed (app.services.i18n).  Otherwise that language is installed
-    for the duration (step explanations and the page's own words are Qt-translated) and the
-    previous one put back.  Raises OSError when the folder or a file cannot be written,
+    `lang` None: the window's language (app.services.i18n); another is written without touching the
+    window's (pages_in_language).  Raises OSError when the folder or a file cannot be written,
     ValueError for a batch item the trace does not have."""
     out_dir = Path(out_dir)
     with pages_in_language(out_dir, lang) as lang:
@@ -333,27 +347,40 @@ def write_handout(scenario: "Scenario", trace: "Trace", out_dir, lang: Optional[
         try:
             page.write_text(handout_html(scenario, trace, steps, lang, batch), encoding="utf-8")
         except OSError as e:
-            raise OSError(f"{page}: cannot write the handout ({e.strerror or e})") from e
+            raise OSError(cannot_write("handout", page, e)) from e
         return page
 
 
 @contextlib.contextmanager
 def pages_in_language(out_dir: Path, lang: Optional[str]):
-    """Install `lang` (None: the one installed now) while printed pages are written into
-    `out_dir`, and put the previous language back after; yields the language used.  The handout
-    and the worksheet share this so that both refuse the same bad language and folder alike."""
+    """The language printed pages are written in (`lang`, None: the window's), checked, and the
+    folder checked; yields the language.  Nothing is installed: the pages' words are looked up
+    in that language (attention.words), so exporting in the other language never switches the
+    window's translators back and forth.  The handout and the worksheet share this so that both
+    refuse the same bad language and folder alike."""
     previous = i18n.current_language()
     lang = lang or previous
     if lang not in i18n.LANGUAGES:
         raise ValueError(f"language: expected one of {', '.join(i18n.LANGUAGES)}, got {lang!r}")
     if out_dir.exists() and not out_dir.is_dir():
         raise OSError(f"{out_dir}: expected a folder, found a file")
-    i18n.set_language(lang)
+    yield lang  # every word of the pages is looked up in `lang`: the window keeps its own language
+
+
+def export_start_dir(scenario_dir: str) -> str:
+    """Where a handout's folder dialog opens: the scenario's own folder, but never the app's presets
+    folder (a preset opened from the menu lives there: handouts do not belong among the app's files);
+    then the person's Documents, else their home."""
+    import resources
+
     try:
-        yield lang
-    finally:
-        if lang != previous:
-            i18n.set_language(previous)
+        inside = Path(scenario_dir).resolve().is_relative_to(Path(resources.scenarios_dir()).resolve())
+    except (OSError, ValueError):
+        inside = True
+    if scenario_dir and not inside and Path(scenario_dir).is_dir():
+        return scenario_dir
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    return docs if docs and Path(docs).is_dir() else str(Path.home())
 
 
 # ---- the window's File menu -----------------------------------------------------------------------
@@ -394,7 +421,8 @@ class HandoutActions(QObject):
 
     def ask_folder(self) -> Optional[str]:
         path = QFileDialog.getExistingDirectory(
-            self.host.window, QCoreApplication.translate("Handout", "Export handout to folder"), self.host.dialog_dir())
+            self.host.window, QCoreApplication.translate("Handout", "Export handout to folder"),
+            export_start_dir(self.host.dialog_dir()))
         return path or None
 
     def ask_worksheet_steps(self, trace: "Trace") -> Optional[list[str]]:
@@ -448,7 +476,7 @@ class HandoutActions(QObject):
             try:
                 Path(path).write_text(python_script(scenario), encoding="utf-8")
             except OSError as e:
-                raise OSError(f"{path}: cannot write the script ({e.strerror or e})") from e
+                raise OSError(cannot_write("script", path, e)) from e
 
         return host.run_export(write, path)
 

@@ -32,8 +32,10 @@ from PySide6.QtWidgets import (
 
 from app.services import i18n
 from app.teaching.handout import HandoutStep, handout_html, pages_in_language, render_steps
+from app.viewmodel.export_errors import cannot_write
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
 from app.viewmodel.quiz_data import plan
+from attention import words
 
 if TYPE_CHECKING:
     from attention import Scenario, Trace
@@ -78,11 +80,11 @@ def _blank_sections(steps: list[HandoutStep], scenario: "Scenario", trace: "Trac
         if not hidden.hides(s.id):
             out.append(s)
             continue
-        note = (QCoreApplication.translate("Worksheet", "Left blank: fill in every empty cell.")
+        note = (words.text("worksheet.left_blank", lang)
                 if s.id in hidden.chosen
                 else hidden.covered_note(trace, s.id, lang, key="blank_too"))
         if answers:
-            note = QCoreApplication.translate("Worksheet", "Answers (left blank on the worksheet).")
+            note = words.text("worksheet.answers_note", lang)
         grid = grid_html(pane_data(trace, s.id, batch, qt, kt), lang, answers)
         out.append(HandoutStep(s.id, s.title, s.formula, s.shape, s.explanation, None, note=note, grid=grid))
     return out
@@ -92,13 +94,10 @@ def _intro(trace: "Trace", blanks: Sequence[str], lang: str, answers: bool) -> s
     hidden = plan(trace, blanks)
     names = ", ".join(f"“{trace[s].title[lang]}”" for s in hidden.chosen + tuple(hidden.covered))
     if answers:
-        key = QCoreApplication.translate(
-            "Worksheet", "Answer key: the blank cells of the worksheet, filled in: {0}.").format(names)
+        key = words.text("worksheet.key_intro", lang, names=names)
         return f'<p class="sheet">{html.escape(key)}</p>'
-    name = html.escape(QCoreApplication.translate("Worksheet", "Name:"))
-    task = html.escape(QCoreApplication.translate(
-        "Worksheet", "Fill in the empty cells of: {0}. Work each number out from the steps before it.")
-                       .format(names))
+    name = html.escape(words.text("worksheet.name", lang))
+    task = html.escape(words.text("worksheet.task", lang, names=names))
     return f'<p class="sheet">{name} ______________________</p>\n<p class="sheet">{task}</p>'
 
 
@@ -126,8 +125,8 @@ def write_worksheet(scenario: "Scenario", trace: "Trace", out_dir, blanks: Seque
         skip = hidden.chosen + tuple(hidden.covered)
         steps = render_steps(scenario, trace, out_dir, lang, batch, skip=skip)
         pages = []
-        for name, answers, heading in ((WORKSHEET_NAME, False, QCoreApplication.translate("Worksheet", "Worksheet")),
-                                       (KEY_NAME, True, QCoreApplication.translate("Worksheet", "Answer key"))):
+        for name, answers, heading in ((WORKSHEET_NAME, False, words.text("worksheet.heading", lang)),
+                                       (KEY_NAME, True, words.text("worksheet.key_heading", lang))):
             sections = _blank_sections(steps, scenario, trace, blanks, lang, batch, answers)
             page = out_dir / name
             text = handout_html(scenario, trace, sections, lang, batch, heading=heading,
@@ -135,7 +134,7 @@ def write_worksheet(scenario: "Scenario", trace: "Trace", out_dir, blanks: Seque
             try:
                 page.write_text(text, encoding="utf-8")
             except OSError as e:
-                raise OSError(f"{page}: cannot write the page ({e.strerror or e})") from e
+                raise OSError(cannot_write("page", page, e)) from e
             pages.append(page)
         return pages[0], pages[1]
 

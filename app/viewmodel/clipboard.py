@@ -4,8 +4,8 @@ Excel, LibreOffice and Google Sheets put a copied block on the clipboard as tab-
 CRLF line ends, usually a trailing line end, cells with tabs/newlines/quotes in double quotes,
 and numbers formatted in the sheet's locale (``1,5`` where the decimal mark is a comma).  CSV
 files use commas (or semicolons where the comma is the decimal mark).  `parse_table` accepts all
-of these and refuses anything else with one line naming the row and column, so a paste never
-writes half a block or a silently wrong number.
+of these and refuses anything else with one line naming the row and column (in the window's
+language: attention.words "paste.*"), so a paste never writes half a block or a silently wrong number.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from attention import numbers
+from attention import numbers, words
 
 _GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+$")  # 1,234,567 (comma as thousands separator)
 _MINUS = str.maketrans({"\u2212": "-", "\u2013": "-"})  # typographic minus signs
@@ -37,15 +37,15 @@ def parse_number(text: str, decimal_comma: Optional[bool] = None) -> float:
     """
     s = text.strip().translate(_MINUS).replace("\u00a0", "").replace("\u202f", "")
     if not s:
-        raise ValueError("empty cell")
+        raise ValueError(words.text("paste.empty_cell"))
     if "," in s:
         s = _normalise_commas(s, decimal_comma)
     try:
         value = float(s)
     except ValueError:
-        raise ValueError(f"{text.strip()!r} is not a number") from None
+        raise ValueError(words.text("paste.not_number", text=repr(text.strip()))) from None
     if not math.isfinite(value):
-        raise ValueError(f"{text.strip()!r} is not a finite number (NaN and infinity are not allowed)")
+        raise ValueError(words.text("paste.not_finite", text=repr(text.strip())))
     return value
 
 
@@ -72,21 +72,20 @@ def parse_table(text: str, decimal_comma: Optional[bool] = None) -> np.ndarray:
     while rows and all(not c.strip() for c in rows[-1]):
         rows.pop()
     if not rows:
-        raise ClipboardError("the clipboard holds no numbers")
+        raise ClipboardError(words.text("paste.no_numbers"))
     width = len(rows[0])
     for r, row in enumerate(rows):
         if len(row) != width:
-            raise ClipboardError(
-                f"row {numbers.position(r)} has {len(row)} cells but row {numbers.position(0)} has {width}; "
-                "copy a rectangular block"
-            )
+            raise ClipboardError(words.text("paste.ragged", r=numbers.position(r), n=len(row),
+                                            first=numbers.position(0), width=width))
     out = np.empty((len(rows), width), dtype=np.float64)
     for r, row in enumerate(rows):
         for c, cell in enumerate(row):
             try:
                 out[r, c] = parse_number(cell, decimal_comma)
             except ValueError as e:
-                raise ClipboardError(f"row {numbers.position(r)}, column {numbers.position(c)}: {e}") from None
+                why = words.text("paste.cell", r=numbers.position(r), c=numbers.position(c), why=e)
+                raise ClipboardError(why) from None
     return out
 
 
@@ -103,7 +102,7 @@ def _split_rows(text: str, decimal_comma: Optional[bool]) -> list[list[str]]:
     try:
         return [row for row in reader]
     except csv.Error as e:
-        raise ClipboardError(f"unreadable clipboard text: {e}") from None
+        raise ClipboardError(words.text("paste.unreadable", why=e)) from None
 
 
 def format_number(value: float) -> str:

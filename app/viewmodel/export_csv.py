@@ -19,6 +19,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from app.viewmodel.export_errors import cannot_write
 from app.viewmodel.pane_data import Axis, PaneData, pane_data, tokens_of
 from attention import numbers
 from attention.trace import Trace
@@ -77,4 +78,4 @@ def step_to_csv(trace: Trace, step_id: str, batch: int, path: str, labels: Optio
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(text)
     except OSError as e:
-        raise OSError(f"{path}: cannot write the CSV file ({e.strerror or e})") from e
+        raise OSError(cannot_write("csv", path, e)) from e

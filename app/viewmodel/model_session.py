@@ -136,4 +136,4 @@ class ModelSession:
         """The hover line: `template` with {layer} {head} (numbered from 1) {query} {key} {weight} filled."""
         toks = self.tokens()
         return template.format(layer=numbers.position(layer), head=numbers.position(head), query=toks[q], key=toks[k],
-                               weight=f"{self.weight(layer, head, q, k):.3f}")
+                               weight=numbers.rounded(self.weight(layer, head, q, k)))

@@ -35,7 +35,7 @@ EN: dict[str, str] = {
     "capture.relative": "{path}: position_embedding_type {kind} adds a relative-position bias the engine does not have",
     "capture.items": "items: batch item {item} does not exist in call {call} of {path} (batch size {B})",
     "capture.mismatch": ("{path}: call {call}: the recorded scenario does not reproduce the module's own output "
-                         "(max difference {diff:.3g}, allowed {tol:.3g}); nothing was written. {hint}"),
+                         "(max difference {diff}, allowed {tol}); nothing was written. {hint}"),
     "capture.mismatch_prob": ("Time-Series-Library's ProbAttention squeezes its sampled scores with a bare "
                               ".squeeze(), which goes wrong for one head with a batch > 1 or a single sample."),
     "capture.mismatch_other": "Pass check=False to write the files anyway.",
@@ -80,7 +80,7 @@ ZH: dict[str, str] = {
     "capture.relative": "{path}：position_embedding_type {kind} 会加上相对位置偏置，引擎没有这一项",
     "capture.items": "items：{path} 的第 {call} 次调用中没有批次项 {item}（批大小 {B}）",
     "capture.mismatch": ("{path}：第 {call} 次调用：记录下的场景无法重现模块自己的输出"
-                         "（最大差 {diff:.3g}，允许 {tol:.3g}）；没有写入任何文件。{hint}"),
+                         "（最大差 {diff}，允许 {tol}）；没有写入任何文件。{hint}"),
     "capture.mismatch_prob": ("Time-Series-Library 的 ProbAttention 用不带参数的 .squeeze() 压缩采样分数，"
                               "只有一个头且批大小 > 1、或只有一个采样时会出错。"),
     "capture.mismatch_other": "传入 check=False 可以仍然写出文件。",

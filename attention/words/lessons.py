@@ -45,7 +45,7 @@ EN: dict[str, str] = {
     ),
     "lesson.scores.additive_widths": (
         "Queries and keys may have different widths, since W_q and W_k map both into the same hidden space; tanh keeps "
-        "each feature in [-1, 1], and no scale is applied."
+        "each feature in [-1, 1]. d2l applies no scale: scale is 1 here unless one is set (the formula's × scale)."
     ),
     "lesson.scores.dot": (
         "Each score is the dot product q · k of one query with one key: large when they point the same way."
@@ -82,8 +82,9 @@ EN: dict[str, str] = {
         "future keys excluded."
     ),
     "lesson.masked_scores.fill": (
-        "Every masked position is replaced by the fill value {fill}: keys at or beyond a row's valid length (d2l's "
-        "sequence_mask: keep position s when s < valid_len), and with causal masking every key after the query (s > l)."
+        "Every masked position is replaced by the fill value {fill}: keys beyond a row's valid length (key s is kept "
+        "when s ≤ valid_len, counting keys from 1 as the labels do), and with causal masking every key after the "
+        "query (s > l)."
     ),
     "lesson.masked_scores.neg_inf": "Time-Series-Library fills with -∞, so a masked key gets exactly zero weight.",
     "lesson.masked_scores.finite": (
@@ -141,8 +142,8 @@ EN: dict[str, str] = {
     # extra.mask
     "lesson.extra.mask.marks": "The mask marks the keys a query may not see (True = masked).",
     "lesson.extra.mask.d2l": (
-        "d2l builds it by comparing arange(S) with each valid length: position s is kept when s < valid_len; causal "
-        "masking also hides every key s > l."
+        "Counting keys from 1 as the labels do, key s is kept when s ≤ valid_len and masked when s > valid_len (d2l's "
+        "code counts from 0: arange(S) < valid_len); causal masking also hides every key s > l."
     ),
     # extra.fully_masked
     "lesson.extra.fully_masked": (
@@ -234,8 +235,8 @@ ZH: dict[str, str] = {
         "加性注意力（d2l）用一个小网络给查询和键打分：w_v · tanh(W_q q + W_k k)，隐藏单元数为 {hidden}。"
     ),
     "lesson.scores.additive_widths": (
-        "查询和键的维度可以不同，因为 W_q 和 W_k 把二者映射到同一个隐藏空间；tanh 把每个特征限制在 [-1, 1] 内，且不做缩"
-        "放。"
+        "查询和键的维度可以不同，因为 W_q 和 W_k 把二者映射到同一个隐藏空间；tanh 把每个特征限制在 [-1, 1] 内。d2l 不"
+        "做缩放：除非另行设置，这里 scale 为 1（即公式中的 × scale）。"
     ),
     "lesson.scores.dot": "每个分数是一个查询与一个键的点积 q · k：二者方向越一致，分数越大。",
     "lesson.scores.dot_unscaled": (
@@ -260,8 +261,8 @@ ZH: dict[str, str] = {
         "没有设置掩码，所以掩蔽后的分数与原分数完全相同。设置有效长度或因果掩码，就能看到填充位置或未来的键被排除。"
     ),
     "lesson.masked_scores.fill": (
-        "每个被掩蔽的位置都替换为填充值 {fill}：包括超出该行有效长度的键（d2l 的 sequence_mask：当 s < valid_len 时保留"
-        "位置 s），以及因果掩码下查询之后的所有键（s > l）。"
+        "每个被掩蔽的位置都替换为填充值 {fill}：包括超出该行有效长度的键（与标签一样从 1 数起，s ≤ 有效长度的键保留），"
+        "以及因果掩码下查询之后的所有键（s > l）。"
     ),
     "lesson.masked_scores.neg_inf": "Time-Series-Library 用 -∞ 填充，所以被掩蔽的键权重恰好为 0。",
     "lesson.masked_scores.finite": (
@@ -311,7 +312,8 @@ ZH: dict[str, str] = {
     # extra.mask
     "lesson.extra.mask.marks": "掩码标出查询不能看到的键（True 表示被掩蔽）。",
     "lesson.extra.mask.d2l": (
-        "d2l 用 arange(S) 与每个有效长度比较来构造它：当 s < valid_len 时保留位置 s；因果掩码还会遮住所有 s > l 的键。"
+        "与标签一样从 1 数起：s ≤ 有效长度的键保留，s > 有效长度的键被掩蔽"
+        "（d2l 的代码从 0 数起：arange(S) < valid_len）；因果掩码还会遮住所有 s > l 的键。"
     ),
     # extra.fully_masked
     "lesson.extra.fully_masked": (

@@ -67,6 +67,9 @@ EN: dict[str, str] = {
     "pane.unit_part": "hidden unit {n}, key {s}",
     "pane.position": "{noun} {i}",
     "pane.cell": "{row}, {column}",
+    # a one-row matrix written in rows on a slide (app.viewmodel.wrapped)
+    "pane.wrap_rows": "{name}, {n} a row",
+    "pane.wrap_cols": "position in the row",
 }
 
 ZH: dict[str, str] = {
@@ -132,4 +135,6 @@ ZH: dict[str, str] = {
     "pane.unit_part": "隐藏单元 {n}，键 {s}",
     "pane.position": "{noun}{i}",
     "pane.cell": "{row}，{column}",
+    "pane.wrap_rows": "{name}，每行 {n} 个",
+    "pane.wrap_cols": "行内位置",
 }

@@ -232,52 +232,8 @@
   <context>
     <name>Handout</name>
     <message>
-      <source>Untitled scenario</source>
-      <extracomment>width of the hidden Steps list the pictures are drawn in (wide: a pane is never squeezed) heads side by side in one row of a handout picture (more wrap to further rows) every word of the page and the menu entries is QCoreApplication.translate("Handout", ...), written out in each call so that lupdate finds it</extracomment>
-      <translation>未命名场景</translation>
-    </message>
-    <message>
-      <source>causal</source>
-      <translation>因果</translation>
-    </message>
-    <message>
-      <source>valid lengths {0}</source>
-      <translation>有效长度 {0}</translation>
-    </message>
-    <message>
-      <source>scoring: {0}</source>
-      <translation>打分：{0}</translation>
-    </message>
-    <message>
-      <source>scale: {0}</source>
-      <translation>缩放：{0}</translation>
-    </message>
-    <message>
-      <source>mask: {0}</source>
-      <translation>掩码：{0}</translation>
-    </message>
-    <message>
-      <source>none</source>
-      <translation>无</translation>
-    </message>
-    <message>
-      <source>numbers: {0}</source>
-      <translation>数值类型：{0}</translation>
-    </message>
-    <message>
-      <source>pictures show batch item {0} of {1}</source>
-      <translation>图中是批次第 {0} 项（共 {1} 项）</translation>
-    </message>
-    <message>
-      <source>Step {0} of {1}</source>
-      <translation>第 {0} 步（共 {1} 步）</translation>
-    </message>
-    <message>
-      <source>Made with Attention Explorer: every number is the engine's trace.</source>
-      <translation>由注意力机制探索器生成：每个数都来自引擎的计算轨迹。</translation>
-    </message>
-    <message>
       <source>Export handout...</source>
+      <extracomment>width of the hidden Steps list the pictures are drawn in (wide: a pane is never squeezed) heads side by side in one row of a handout picture (more wrap to further rows) the menu entries are QCoreApplication.translate("Handout", ...), the page's words attention.words ("handout.*"), written out in each call so that lupdate finds it</extracomment>
       <translation>导出讲义...</translation>
     </message>
     <message>
@@ -1315,7 +1271,7 @@
     <name>PresentationView</name>
     <message>
       <source>Presentation - Attention Explorer</source>
-      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area the inputs column takes the width its panes need, at most this share of the slide the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open</extracomment>
+      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area the inputs column takes the width its panes need, at most this share of the slide the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open the zoom set on each scenario (by its file), and the one on screen: a zoom belongs to the scenario it was set on (160 % for the toy is not 160 % for eight heads of 28 rows)</extracomment>
       <translation>演示 - 注意力机制探索器</translation>
     </message>
     <message>
@@ -1329,6 +1285,10 @@
     <message>
       <source>Leave</source>
       <translation>退出</translation>
+    </message>
+    <message>
+      <source>Show the slides, and the window, in the other language (L)</source>
+      <translation>用另一种语言显示幻灯片和窗口（L）</translation>
     </message>
     <message>
       <source>Leave presentation mode (Esc)</source>
@@ -1501,36 +1461,8 @@
   <context>
     <name>Worksheet</name>
     <message>
-      <source>Left blank: fill in every empty cell.</source>
-      <extracomment>the step a worksheet leaves blank unless told otherwise (the one a class works out by hand)</extracomment>
-      <translation>留空：请填写每个空格。</translation>
-    </message>
-    <message>
-      <source>Answers (left blank on the worksheet).</source>
-      <translation>答案（练习单上此处留空）。</translation>
-    </message>
-    <message>
-      <source>Answer key: the blank cells of the worksheet, filled in: {0}.</source>
-      <translation>答案：练习单上留空的单元格已填好：{0}。</translation>
-    </message>
-    <message>
-      <source>Name:</source>
-      <translation>姓名：</translation>
-    </message>
-    <message>
-      <source>Fill in the empty cells of: {0}. Work each number out from the steps before it.</source>
-      <translation>请填写以下步骤的空格：{0}。每个数都由它前面的步骤算出。</translation>
-    </message>
-    <message>
-      <source>Worksheet</source>
-      <translation>练习单</translation>
-    </message>
-    <message>
-      <source>Answer key</source>
-      <translation>答案</translation>
-    </message>
-    <message>
       <source>Export worksheet</source>
+      <extracomment>the step a worksheet leaves blank unless told otherwise (the one a class works out by hand)</extracomment>
       <translation>导出练习单</translation>
     </message>
     <message>

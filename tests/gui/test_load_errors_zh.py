@@ -275,7 +275,7 @@ def test_english_stays_as_it_was(all_problems):
         "queries.mean: expected a finite number between -1e300 and 1e300, got ~10^400",
         "title.en: the text holds a lone surrogate (\\ud800) at character 1, which is not valid Unicode and could "
         "not be saved; remove it",
-        "queries: a number is beyond float32's range (about ±3.4e+38); use float64 or smaller numbers",
+        "queries: a number is beyond float32's range (about ±3.403e38); use float64 or smaller numbers",
     } <= english
 
 

@@ -357,13 +357,13 @@ def test_the_additive_scores_pane_shows_the_additive_formula(view):
 
     sc = scenario_io.load(resources.scenarios_dir() / "04_d2l_additive.json")
     show(view, sc)
-    assert "w_v . tanh(W_q q_l + W_k k_s)" in plain(view.pane("scores").formula.text())
-    assert "q_l . k_s" not in plain(view.pane("scores").formula.text())
+    assert "w_v · tanh(W_q q_l + W_k k_s)" in plain(view.pane("scores").formula.text())
+    assert "q_l · k_s" not in plain(view.pane("scores").formula.text())
     view.set_language("zh")
     assert "w_v · tanh(W_q q_l + W_k k_s)" in plain(view.pane("scores").formula.text())
     view.set_language("en")
     show(view, toy())
-    assert plain(view.pane("scores").formula.text()) == "scores[b,h,l,s] = scale * q_l . k_s"
+    assert plain(view.pane("scores").formula.text()) == "scores[b,h,l,s] = scale × q_l · k_s"
 
 
 def test_language_switch_changes_titles_axes_and_hover(view):

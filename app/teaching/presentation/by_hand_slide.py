@@ -77,11 +77,11 @@ class ByHandSlide(QObject):
     def _apply(self) -> None:
         """After every slide drawn: hide its panes and show the sheet of the current trace, or
         leave the slide as it was drawn."""
+        s = self.slides
+        self.button.setStyleSheet(s.edit_button.styleSheet())  # the slide's zoom sizes its buttons, on or off
         self.sheet.setVisible(self.on)
         if not self.on:
             return
-        s = self.slides
-        self.button.setStyleSheet(s.edit_button.styleSheet())  # the slide's zoom sizes its buttons
         for w in (s.inputs_column, s.arrow, s.output_scroll, s.shape, s.explanation, s.formula):
             w.hide()
         last = self.host.last_result()
@@ -95,6 +95,7 @@ class ByHandSlide(QObject):
 
     def _zoom(self, zoom: float) -> None:
         """Ctrl + / Ctrl −: the sheet's numbers grow with the slide (never below 14 px)."""
+        self.button.setStyleSheet(self.slides.edit_button.styleSheet())
         self.sheet.set_zoom(zoom / ZOOM_DEFAULT)
 
     def _follow_head(self, head: int) -> None:

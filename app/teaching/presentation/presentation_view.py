@@ -34,9 +34,10 @@ from PySide6.QtWidgets import (
 from app.panes import scale_lock
 from app.services import i18n
 from app.teaching.presentation.edit_drawer import EditDrawer
+from app.teaching.presentation.head_picker import HeadPicker
 from app.teaching.presentation.slide_explain import SlideExplain
 from app.teaching.presentation.slide_map import SlideMap
-from app.teaching.presentation.zoomed_pane import ZoomedPane, pane_font_px
+from app.teaching.presentation.zoomed_pane import SLIDE_DIGITS, ZoomedPane, pane_font_px
 from app.viewmodel import lessons, pane_text
 from app.viewmodel.nowrap import keep_together
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
@@ -53,6 +54,7 @@ ZOOM_DEFAULT = 1.25
 INPUT_CAP, OUTPUT_CAP = 1.0, 2.0
 #: the inputs column takes the width its panes need, at most this share of the slide
 INPUTS_SHARE, INPUTS_SHARE_DRAWER = 0.45, 0.36
+INPUTS_MIN = 200
 BACKGROUND = "#f4f4f4"
 BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 4px 8px;"
 #: the edit drawer's width: this share of the screen, within these bounds (px)
@@ -69,6 +71,12 @@ def _pane_height(pane: ZoomedPane) -> int:
     inner = max(pane.width() - margins.left() - margins.right(), 100)
     title = pane.title.heightForWidth(inner) if pane.title.isVisibleTo(pane) else 0
     return title + pane.canvas.minimumHeight() + margins.top() + margins.bottom() + 2 * pane.layout().spacing()
+
+
+def _pane_min_width(pane: ZoomedPane) -> int:
+    """The narrowest a pane can be without cutting a head: one head's canvas and the frame's margins."""
+    margins = pane.layout().contentsMargins()
+    return pane.canvas.minimumWidth() + margins.left() + margins.right() + 2
 
 
 class PresentationView(QWidget):
@@ -90,6 +98,11 @@ class PresentationView(QWidget):
         self._index = 0
         self._restart = False  # restart(): the next trace starts at the first slide
         self._zoom = ZOOM_DEFAULT
+        #: the zoom set on each scenario (by its file), and the one on screen: a zoom belongs to
+        #: the scenario it was set on (160 % for the toy is not 160 % for eight heads of 28 rows)
+        self._zooms: dict[Optional[str], float] = {}
+        path = getattr(host.document, "path", None)
+        self._zoom_key: Optional[str] = str(path) if path is not None else None
         self._focus = -1
         self._stale_reason: Optional[str] = None
         self._panes: dict[str, ZoomedPane] = {}
@@ -100,7 +113,10 @@ class PresentationView(QWidget):
         self._slide_keys: list[QShortcut] = []  # off while the keyboard is in the drawer
         self._digits_pending = False  # a pane was resized: the shared precision is due again
         self._width_refits = 0  # the inputs column's width changes since the slide was drawn
+        self._output_slack: Optional[int] = None  # px the output's area has beyond its narrowest legible width
         self._build()
+        self.heads = HeadPicker(self)  # "Heads: All 1 2 ... 8" beside the shape line
+        self.shape_row.addWidget(self.heads, 0)
         # on the slide: the map of steps under the header, a clicked cell's arithmetic (Esc closes it)
         self.map, self.slide_explain = SlideMap(self), SlideExplain(self)
         self._extras = (self.map, self.slide_explain)
@@ -125,8 +141,9 @@ class PresentationView(QWidget):
         self.next_button = QPushButton("▶")
         self.edit_button = QPushButton()
         self.close_button = QPushButton()
+        self.lang_button = QPushButton()  # the other language's name: the whole show switches (L)
         for b in (self.zoom_out_button, self.zoom_in_button, self.prev_button, self.next_button,
-                  self.edit_button, self.close_button):
+                  self.edit_button, self.close_button, self.lang_button):
             b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys belong to the slide show
         self.zoom_out_button.clicked.connect(self.zoom_out)
         self.zoom_in_button.clicked.connect(self.zoom_in)
@@ -135,6 +152,7 @@ class PresentationView(QWidget):
         self.edit_button.setCheckable(True)
         self.edit_button.clicked.connect(self.toggle_drawer)
         self.close_button.clicked.connect(self.leave)
+        self.lang_button.clicked.connect(self.switch_language)
 
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
@@ -144,6 +162,7 @@ class PresentationView(QWidget):
         for w in (self.prev_button, self.counter, self.next_button):
             header.addWidget(w)
         header.addSpacing(12)
+        header.addWidget(self.lang_button)
         header.addWidget(self.edit_button)
         header.addWidget(self.close_button)
         self.header = header
@@ -219,7 +238,10 @@ class PresentationView(QWidget):
         lay.setSpacing(6)
         lay.addLayout(header)
         lay.addWidget(self.formula)
-        lay.addWidget(self.shape)
+        self.shape_row = QHBoxLayout()
+        self.shape_row.setContentsMargins(0, 0, 0, 0)
+        self.shape_row.addWidget(self.shape, 1)
+        lay.addLayout(self.shape_row)
         lay.addWidget(self.banner)
         lay.addWidget(self.quiz_note)
         lay.addLayout(body, 1)
@@ -250,10 +272,12 @@ class PresentationView(QWidget):
         keys(["End"], self.last)
         keys(["Esc"], self.escape)  # in the drawer Esc gives the keys back to the slide instead
         keys(["F5"], self.leave, slide=False)
-        keys(["Ctrl+=", "Ctrl++", "Ctrl+Shift+="], self.zoom_in, slide=False)
+        # "Ctrl +" as typed on a main keyboard arrives as Ctrl+Shift and "+" (the README's key)
+        keys(["Ctrl+=", "Ctrl++", "Ctrl+Shift+=", "Ctrl+Shift++"], self.zoom_in, slide=False)
         keys(["Ctrl+-"], self.zoom_out, slide=False)
         keys(["Ctrl+0"], self.zoom_reset, slide=False)
         keys(["E"], self.toggle_drawer)
+        keys(["L"], self.switch_language)
         keys(["A"], lambda: self.set_focus_head(-1))
         for n in range(1, 10):
             keys([str(n)], lambda h=n - 1: self.set_focus_head(h))
@@ -286,6 +310,15 @@ class PresentationView(QWidget):
             self.hide()
             self._host.window.activateWindow()
             self.left.emit()
+
+    def switch_language(self) -> None:
+        """L (or the language button): the window's language switches, and the slide with it."""
+        window = self._host.window
+        other = "en" if self._lang() == "zh" else "zh"
+        if hasattr(window, "set_language"):
+            window.set_language(other)
+        else:
+            i18n.set_language(other)
 
     # ---- the edit drawer ------------------------------------------------------------------------
     def drawer_open(self) -> bool:
@@ -412,8 +445,16 @@ class PresentationView(QWidget):
 
     def restart(self) -> None:
         """A different scenario was opened (not an edit): its first trace starts at the first
-        slide, rather than at the step the last scenario's show had reached."""
+        slide, rather than at the step the last scenario's show had reached, at the zoom last
+        set on that scenario (the default for one not zoomed yet), showing all its heads."""
         self._restart = True
+        self._zooms[self._zoom_key] = self._zoom
+        path = self._host.document.path
+        self._zoom_key = str(path) if path is not None else None
+        self.set_zoom(self._zooms.get(self._zoom_key, ZOOM_DEFAULT) if self._zoom_key is not None else ZOOM_DEFAULT)
+        self._focus = -1
+        for pane in self._panes.values():
+            pane.set_focus(-1)
 
     def _set_trace(self, trace: "Trace", scenario: "Scenario", batch: int) -> None:
         current = None if self._restart else self.current_step()
@@ -484,7 +525,15 @@ class PresentationView(QWidget):
         self._focus = head
         for pane in self._panes.values():
             pane.set_focus(head)
+        self._show_head_picker()
         self.headFocused.emit(head)
+        if self.isVisible() and self.current_step() is not None:
+            self._width_refits = 0
+            self._refit_soon()  # one head alone fills the area the heads shared
+
+    def _show_head_picker(self) -> None:
+        n_heads = int(self._trace.options.get("n_heads", 1)) if self._trace is not None else 1
+        self.heads.show_heads(n_heads if self.current_step() is not None else 1, self._focus)
 
     # ---- what is on screen (tests, the screenshot script) -------------------------------------------
     def output_pane(self) -> Optional[ZoomedPane]:
@@ -511,6 +560,7 @@ class PresentationView(QWidget):
             self._panes[name] = pane
         pane.title.setVisible(header)
         pane.hover.setVisible(not header)  # hovering is for the output; inputs stay compact
+        pane.wrapped, pane.per_row = False, None  # decided again by the fit (_fit_output, _fit_inputs) on every slide
         pane.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         pane.set_zoom(zoom)
         pane.set_focus(self._focus)
@@ -553,6 +603,7 @@ class PresentationView(QWidget):
             self.title.setText("")
             self.explanation.setText("")
             self.counter.setText("")
+            self.heads.hide()
             self._extras_shown()
             self.rendered.emit()
             return
@@ -576,6 +627,7 @@ class PresentationView(QWidget):
         self.output_layout.insertWidget(0, out)
         out.show()
         self._write_texts(sid, data)
+        self._show_head_picker()
         self._dirty = False
         self._extras_shown()
         self._fit_panes()
@@ -621,14 +673,62 @@ class PresentationView(QWidget):
         if out is None or not self.isVisible():
             return
         room_h = self.output_scroll.viewport().height()
+        room_w = self.output_scroll.viewport().width()
 
         def fits(zoom: float) -> bool:
             out.set_zoom(zoom)
             hover = out.hover.minimumHeight() + out.layout().spacing() if out.hover.isVisibleTo(out) else 0
-            return _pane_height(out) + hover <= room_h  # its width follows the area's (heads wrap)
+            # its width follows the area's (heads wrap), down to one head: a wide and short
+            # matrix (1 query x 10 keys) must fit that one head into the width, never scroll sideways
+            return _pane_height(out) + hover <= room_h and _pane_min_width(out) <= room_w
 
+        if out.wraps_into_numbers():
+            out.set_wrapped(True)  # 1 x 80 hidden features: 8 rows of 10, with their numbers
+        out.set_squeeze(1.0)  # before the floor: legible at the cells' designed width
         low = self._floor(out)
         out.set_zoom(self._largest_fitting(fits, low, self._zoom * OUTPUT_CAP) if room_h > 0 else low)
+        narrowest = self._squeeze_to(out, room_w)
+        give = self.inputs_column.width() - INPUTS_MIN  # what the inputs column could give up
+        if narrowest is not None and ((not out.wrapped and out.can_wrap() and narrowest > room_w + give)
+                                      or (out.wrapped and narrowest > room_w)):
+            # a long row (1 x 80) that no narrowing fits, even beside the narrowest inputs: in
+            # rows; fewer a row while that does not fit either (rows are cheap, the inputs are not)
+            if out.wrapped and not out.narrower_rows():
+                self._output_slack = room_w - narrowest
+                return
+            out.set_wrapped(True)
+            self._fit_output()
+            return
+        # a wide output at its narrowest legible width takes what it lacks from the inputs
+        # column (_fit_inputs); the sum of the two is the body's, so this settles at once
+        self._output_slack = None if narrowest is None else room_w - narrowest
+
+    def _squeeze_to(self, pane: ZoomedPane, room_w: int) -> Optional[int]:
+        """Narrow the cells of a pane wider than `room_w` (one head) until it fits, never so far
+        that its numbers are no longer legible (then the area scrolls as little as it can).
+        Returns the narrowest legible width of the pane, None when it fit as it was."""
+        if room_w <= 0 or _pane_min_width(pane) <= room_w:
+            return None
+
+        def narrow_enough(squeeze: float) -> bool:  # true from some squeeze downwards
+            pane.set_squeeze(squeeze)
+            return _pane_min_width(pane) <= room_w
+
+        def legible(squeeze: float) -> bool:  # true from some squeeze upwards
+            pane.set_squeeze(squeeze)
+            return pane.numbers_legible()
+
+        fit = self._largest_fitting(narrow_enough, 0.05, 1.0)
+        low, high = 0.05, 1.0  # the narrowest legible cells
+        if legible(low):
+            high = low
+        while high - low > 0.01:
+            mid = (low + high) / 2
+            low, high = (low, mid) if legible(mid) else (mid, high)
+        pane.set_squeeze(high)
+        narrowest = _pane_min_width(pane)
+        pane.set_squeeze(max(fit, high))
+        return narrowest
 
     def _fit_inputs(self) -> None:
         """The input panes as large as the column's height allows (up to INPUT_CAP times the zoom),
@@ -638,26 +738,49 @@ class PresentationView(QWidget):
             return
         room = self.inputs_scroll.viewport().height()
         spacing = self.inputs_layout.spacing() * (len(panes) - 1)
+        for pane in panes:
+            if pane.wraps_into_numbers():
+                pane.set_wrapped(True)
+            pane.set_squeeze(1.0)
         floors = [self._floor(p) for p in panes]
+
+        bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
+        share = int(self.slide.width() * (INPUTS_SHARE_DRAWER if self.drawer_open() else INPUTS_SHARE))
+        if self._output_slack is not None:  # a wide output at its narrowest legible: the inputs give way
+            share = max(INPUTS_MIN, min(share, self.inputs_column.width() + self._output_slack - 4))
 
         def fits(zoom: float) -> bool:
             for pane, floor in zip(panes, floors):
                 pane.set_zoom(max(zoom, floor))
-            return sum(_pane_height(p) for p in panes) + spacing <= room
+            return (sum(_pane_height(p) for p in panes) + spacing <= room
+                    and max(_pane_min_width(p) for p in panes) + bar + 4 <= share)
 
         zoom = self._largest_fitting(fits, min(floors), self._zoom * INPUT_CAP) if room > 0 else min(floors)
         fits(zoom)
+        room_w = share - bar - 4
+        for pane in panes:
+            narrowest = self._squeeze_to(pane, room_w)
+            # a long row no narrowing fits into the column: in rows, fewer a row while needed
+            while narrowest is not None and narrowest > room_w and (
+                    (not pane.wrapped and pane.can_wrap() and (pane.set_wrapped(True) or True))
+                    or pane.narrower_rows()):
+                pane.set_squeeze(1.0)
+                pane.set_zoom(max(zoom, self._floor(pane)))
+                narrowest = self._squeeze_to(pane, room_w)
         # the column as wide as its widest pane needs (up to INPUTS_SHARE of the body): what
         # the inputs leave goes to the output, whose heads then stay side by side
-        bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
         need = max(p.sizeHint().width() for p in panes) + bar + 4
-        share = int(self.slide.width() * (INPUTS_SHARE_DRAWER if self.drawer_open() else INPUTS_SHARE))
-        width = max(min(need, share), 200)
+        width = max(min(need, share), INPUTS_MIN)
+        # and at least one head of its widest pane (up to the same share): the body's stretch
+        # gave the output room it did not use while an input scrolled sideways
+        least = max(min(max(_pane_min_width(p) for p in panes) + bar + 4, width), INPUTS_MIN)
         # at most twice per slide or size: a width that depends on the fit it changes must not
         # send the slide round in circles
-        if self.inputs_column.maximumWidth() != width and self._width_refits < 2:
+        if (self.inputs_column.maximumWidth(), self.inputs_column.minimumWidth()) != (width, least) \
+                and self._width_refits < 2:
             self._width_refits += 1
             self.inputs_column.setMaximumWidth(width)
+            self.inputs_column.setMinimumWidth(least)
             self._refit_soon()  # the output's area has changed
 
     def _share_digits_later(self) -> None:
@@ -668,11 +791,11 @@ class PresentationView(QWidget):
         """One precision on the whole slide: the most digits that every pane's cells hold at a
         legible size (0.7071 in the output beside 0.71 in an input read as two different values)."""
         panes = [p for p in [self.output_pane(), *self.input_panes()] if p is not None]
-        before = min((p.max_digits for p in panes), default=4)
+        before = min((p.max_digits for p in panes), default=SLIDE_DIGITS)
         for pane in panes:
-            pane.set_max_digits(4)
+            pane.set_max_digits(SLIDE_DIGITS)  # the show's one precision, unless a pane cannot hold it
         chosen = [c for c in (p.designed_choice() for p in panes) if c is not None]
-        digits = min((d for _, d in chosen), default=4)
+        digits = min((d for _, d in chosen), default=SLIDE_DIGITS)
         if not more:  # after a resize (a zoom): never more digits, which would draw them smaller
             digits = min(digits, before)
         for pane in panes:
@@ -749,10 +872,11 @@ class PresentationView(QWidget):
         if self.drawer is not None and abs(self.drawer.zoom() - z) > 1e-9:
             self.drawer.set_zoom(z)
         for b in (self.zoom_out_button, self.zoom_in_button, self.prev_button, self.next_button,
-                  self.edit_button, self.close_button):
+                  self.edit_button, self.close_button, self.lang_button):
             b.setStyleSheet(f"font-size: {px(15)}px; padding: 2px 8px;")
         for x in self._extras:
             x.apply_fonts(z)
+        self.heads.apply_fonts(z)
 
     def _update_banner(self) -> None:
         reason = self._stale_reason
@@ -777,6 +901,9 @@ class PresentationView(QWidget):
         self.edit_button.setToolTip(self.tr("Show or hide the edit panel (E): parameters and inputs, "
                                             "recomputed live on the slide"))
         self.close_button.setText(self.tr("Leave"))
+        # each language's own name, so that a person who reads only the other one finds it
+        self.lang_button.setText("English" if self._lang() == "zh" else "中文")
+        self.lang_button.setToolTip(self.tr("Show the slides, and the window, in the other language (L)"))
         self.close_button.setToolTip(self.tr("Leave presentation mode (Esc)"))
         self.zoom_in_button.setToolTip(self.tr("Larger (Ctrl +)"))
         self.zoom_out_button.setToolTip(self.tr("Smaller (Ctrl −)"))
@@ -791,4 +918,5 @@ class PresentationView(QWidget):
         if self._trace is not None and sid is not None and sid in self._trace:
             self._write_texts(sid, self._data(sid))
         self._update_banner()
+        self.heads.retranslate()
         self._extras_shown()

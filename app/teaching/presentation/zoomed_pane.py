@@ -12,20 +12,31 @@ from typing import Optional
 
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from app.panes import step_pane
-from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX
+from app.panes import scale_lock, step_pane
+from app.panes.cell_overlay import prints_numbers
+from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, IndexAxis
 from app.panes.step_pane import BAR_LABELS_PX, BAR_WIDTH, StepPane
+from app.viewmodel import wrapped
 from app.viewmodel.nowrap import slide_decimal
 
 #: the desk-top pane's fixed sizes (step_pane._size_canvas), scaled here
 HEAD_TITLE_PX, AXIS_ROW_PX, HEAD_TITLE_FONT_PX, AXIS_NAME_PX = 26, 50, 15, 14
 #: a number on a slide is legible from the back row when its digits are this tall on screen (px)
 LEGIBLE_DIGIT_PX = 14
+#: no text on a slide is smaller than this (px): ticks, colour bars, titles, axis names, buttons
+MIN_TEXT_PX = 14
 #: on a slide the numbers may fill this share of the cell height (0.5 on the desk)
 SLIDE_TEXT_RATIO = 0.6
 DIGITS_MOST, DIGITS_FEWEST = 4, 2
+#: every number on every slide is written with this many significant digits ("13.8", "0.707"):
+#: the panes are drawn large enough for it (a slide of small cells once read "14" beside "13.8"
+#: on the next); fewer only in a pane that cannot hold it legibly at any zoom
+SLIDE_DIGITS = 3
 #: zooms searched for the smallest one at which a pane's numbers are legible
 _ZOOM_STEPS = [0.3 + 0.025 * i for i in range(149)]
+#: the smallest zoom of a pane without numbers in its cells (28 x 28 heads): its texts keep
+#: MIN_TEXT_PX whatever the zoom, so eight such heads may shrink until they all share the slide
+NO_NUMBERS_ZOOM = 0.1
 
 
 def digit_height(px: int) -> float:
@@ -51,7 +62,14 @@ class ZoomedPane(StepPane):
     def __init__(self, step_id: str, zoom: float = 1.0, show_header: bool = True) -> None:
         super().__init__(step_id)
         self._zoom = float(zoom)
-        self.max_digits = 4  # one precision for every pane of a slide (PresentationView sets it)
+        #: the cells' width as a share of their designed width: a slide narrows the cells of a
+        #: wide and short matrix (1 query x 10 keys) while their numbers stay legible, rather
+        #: than scroll sideways (PresentationView sets it)
+        self.squeeze = 1.0
+        self.wrapped = False  # a long one-row matrix written in rows (PresentationView sets it)
+        self.per_row: Optional[int] = None  # how many a row while wrapped (None: the preferred)
+        self._original = None  # the data as given (drawn reshaped while wrapped)
+        self.max_digits = SLIDE_DIGITS  # one precision for every pane of a slide (PresentationView sets it)
         self.title.setVisible(show_header)
         self.formula.setVisible(False)  # the presentation writes the operation once, above
         self._apply_fonts()
@@ -72,8 +90,64 @@ class ZoomedPane(StepPane):
 
     # ---- StepPane overrides --------------------------------------------------------------------
     def show_data(self, data, lang: str, focus: int, picture=None) -> None:
+        self._original = data
+        if self.wrapped:  # a long row written in rows (app.viewmodel.wrapped); its picture is made here
+            shown = wrapped.wrap(data, self.per_row)
+            data, picture = shown, (None if shown is not data else picture)
         super().show_data(data, lang, focus, picture)
         self._scale_numbers()
+
+    @property
+    def data(self):
+        """The step's numbers as the trace has them (a wrapped pane draws them reshaped)."""
+        return self._original if self._original is not None else self._data
+
+    def can_wrap(self) -> bool:
+        return self._original is not None and wrapped.row_width(self._original) is not None
+
+    def wraps_into_numbers(self) -> bool:
+        """A row too long to print numbers (1 x 80) that prints them once written in rows."""
+        if not self.can_wrap() or self.wrapped:
+            return False
+        _, rows, cols = self._original.block.shape
+        per_row = wrapped.row_width(self._original)
+        return not prints_numbers(rows, cols) and prints_numbers(cols // per_row, per_row)
+
+    def narrower_rows(self) -> bool:
+        """Wrapped: fewer numbers a row (the next divisor), False when none is left."""
+        widths = wrapped.row_widths(self._original) if self._original is not None else []
+        now = self.per_row or (widths[0] if widths else None)
+        rest = [w for w in widths if now is not None and w < now]
+        if not self.wrapped or not rest:
+            return False
+        self.per_row = rest[0]
+        self._arranged_key = None
+        self.show_data(self._original, self._lang, self._focus)
+        return True
+
+    def set_wrapped(self, on: bool) -> None:
+        """Write a one-row matrix in rows (on) or as one long row."""
+        on = bool(on) and (self.can_wrap() or not on)
+        if on != self.wrapped:
+            self.wrapped = on
+            self.per_row = None
+            if self._original is not None:
+                self._arranged_key = None
+                self.show_data(self._original, self._lang, self._focus)
+
+    def click_cell(self, m: int, r: int, c: int, double: bool = False) -> None:
+        super().click_cell(*wrapped.unwrapped_cell(self._data, m, r, c), double=double)
+
+    def set_marks(self, layer: str, cells) -> None:
+        """Cells in the trace's own (row, column) places, drawn where a wrapped pane shows them."""
+        d = self._data
+        super().set_marks(layer, {wrapped.wrapped_cell(d, *k): v for k, v in cells.items()} if d is not None
+                          else cells)
+
+    def marks(self, layer: str):
+        d = self._data
+        return {wrapped.unwrapped_cell(d, *k): v for k, v in super().marks(layer).items()} if d is not None \
+            else super().marks(layer)
 
     @staticmethod
     def _text_fn(data, m: int):
@@ -94,10 +168,40 @@ class ZoomedPane(StepPane):
 
     def _cell_size(self) -> tuple[int, float]:
         h, cell_w = super()._cell_size()
-        return int(round(h * self._zoom)), cell_w * self._zoom
+        return int(round(h * self._zoom)), cell_w * self._zoom * self.squeeze
+
+    def set_squeeze(self, squeeze: float) -> None:
+        squeeze = min(max(float(squeeze), 0.05), 1.0)
+        if abs(squeeze - self.squeeze) < 1e-9:
+            return
+        self.squeeze = squeeze
+        if self._data is not None:
+            self._arranged_key = None
+            self._arrange()
+
+    def numbers_legible(self) -> bool:
+        """Whether the cells' numbers are drawn legible_font_px() or larger at their designed
+        size (True for a pane without numbers)."""
+        if self._fit is None or not self._fit._fns:
+            return True
+        h, cell_w = self._cell_size()
+        saved = self._fit.max_digits
+        self._fit.max_digits = SLIDE_DIGITS
+        try:
+            choice = self._fit.choose(cell_w, h / self._data.layout.rows.size)
+        finally:
+            self._fit.max_digits = saved
+        return choice is not None and choice[0] >= legible_font_px() and choice[1] >= self._wanted_digits()
+
+    def _wanted_digits(self) -> int:
+        """SLIDE_DIGITS, or the fewest for numbers that read the same with any precision (True/False, counts)."""
+        if all(f(DIGITS_MOST) == f(DIGITS_FEWEST) for f in self._fit._fns):
+            return DIGITS_FEWEST
+        return SLIDE_DIGITS
 
     def _arrange(self) -> None:
         super()._arrange()
+        self._style_axes()  # a second row of heads may have brought a new row axis
         self._scale_axis_names()
 
     def _size_canvas(self, k: int) -> None:
@@ -114,33 +218,50 @@ class ZoomedPane(StepPane):
         self._natural_width = int(frame + k * (cols * cell_w + self.head_gap)) + 22
 
     def _frame_sizes(self) -> tuple[int, int, float, float]:
-        """StepPane's fixed heights and widths, scaled by the zoom."""
+        """StepPane's fixed heights and widths, scaled by the zoom; the parts that hold text
+        (head titles, axis rows, row labels, the colour bar's numbers) by the text's own scale,
+        which never falls under MIN_TEXT_PX however small the matrices are drawn."""
         d, z = self._data, self._zoom
+        t = self._text_scale()
         ticks = [len(d.layout.rows.tick(i)) for i in range(min(d.layout.rows.size, 64))]
-        title_h = int(HEAD_TITLE_PX * z) if d.layout.per_head else 0
+        title_h = int(HEAD_TITLE_PX * max(z, self._px(HEAD_TITLE_FONT_PX) / HEAD_TITLE_FONT_PX)) \
+            if d.layout.per_head else 0
         # the colour bar's labels at this font take a little more than the desk-top estimate
-        left_w, bar_w = (30 + 8 * max(ticks, default=1)) * z, (BAR_WIDTH + BAR_LABELS_PX + 12) * z
-        return title_h, int(AXIS_ROW_PX * z), left_w, bar_w
+        left_w, bar_w = (30 + 8 * max(ticks, default=1)) * t, BAR_WIDTH * z + (BAR_LABELS_PX + 12) * t
+        return title_h, int(AXIS_ROW_PX * t), left_w, bar_w
 
     # ---- fonts -------------------------------------------------------------------------------
     def _px(self, base: float) -> int:
-        return max(int(round(base * self._zoom)), 6)
+        return max(int(round(base * self._zoom)), MIN_TEXT_PX)
+
+    def _text_scale(self) -> float:
+        """How much larger than on the desk the pane's small texts are drawn (the zoom, or more
+        where MIN_TEXT_PX holds them up)."""
+        return self._px(TICK_FONT_PX) / TICK_FONT_PX
 
     def _apply_fonts(self) -> None:
         self.title.setStyleSheet(step_pane.TITLE_CSS.replace("21px", f"{self._px(21)}px"))
+        self.shape_css = step_pane.SHAPE_CSS.replace("13px", f"{self._px(13)}px")
+        if self._data is not None:
+            self._apply_title()
         self.hover.setStyleSheet(step_pane.HOVER_CSS.replace("14px", f"{self._px(14)}px"))
         self.hover.setMinimumHeight(int(2 * self._px(14) * 1.4) + 6)
+        self.scale_lock.button.setStyleSheet(scale_lock.BUTTON_CSS.replace("13px", f"{self._px(13)}px"))
         font = QFont()
         font.setPixelSize(self._px(TICK_FONT_PX))
-        axes = [self.left, self.bar.axis] + [a for a, _ in self.extra_lefts] + [hm.bottom for hm in self.heatmaps]
-        for axis in axes:
-            axis.setStyle(tickFont=font)
-            if hasattr(axis, "_extent"):  # an IndexAxis: measure its labels again for the stride
-                axis._extent = None
+        self.bar.axis.setStyle(tickFont=font)
+        self._style_axes()
         for hm in self.heatmaps:
             hm.title.opts["size"] = f"{self._px(HEAD_TITLE_FONT_PX)}px"
             hm.title.setText(hm.title.text)
         self._scale_numbers()
+
+    def _style_axes(self) -> None:
+        """Row and column labels at the pane's tick size (token labels may shrink, not under MIN_TEXT_PX)."""
+        px = self._px(TICK_FONT_PX)
+        for axis in [self.left] + [a for a, _ in self.extra_lefts] + [hm.bottom for hm in self.heatmaps]:
+            if isinstance(axis, IndexAxis):
+                axis.set_font_px(px, max(MIN_TEXT_PX, int(px * 0.8)))
 
     def _ensure_heatmaps(self, n: int) -> None:
         before = len(self.heatmaps)
@@ -202,24 +323,28 @@ class ZoomedPane(StepPane):
         (with any precision), given the cells their designed width; the largest zoom tried
         when none is."""
         if self._fit is None or self._data is None or not self._fit._fns:
-            return _ZOOM_STEPS[0]
+            return NO_NUMBERS_ZOOM
         self._scale_numbers()
         rows = self._data.layout.rows.size
         floor = legible_font_px()
         saved = self._zoom
+        self._fit.max_digits = SLIDE_DIGITS
         try:
-            for z in _ZOOM_STEPS:
-                self._zoom = z
-                self._fit.scale = z
-                h, cell_w = self._cell_size()
-                # a little narrower than designed: the canvas's spacing takes a few pixels
-                got = self._fit.choose(cell_w * 0.96, h / rows)
-                if got is not None and got[0] >= floor:
-                    return z
+            # SLIDE_DIGITS legible, else (a pane too crowded for it at any zoom) any precision
+            for wanted in (self._wanted_digits(), DIGITS_FEWEST):
+                for z in _ZOOM_STEPS:
+                    self._zoom = z
+                    self._fit.scale = z
+                    h, cell_w = self._cell_size()
+                    # a little narrower than designed: the canvas's spacing takes a few pixels
+                    got = self._fit.choose(cell_w * 0.96, h / rows)
+                    if got is not None and got[0] >= floor and got[1] >= wanted:
+                        return z
             return _ZOOM_STEPS[-1]
         finally:
             self._zoom = saved
             self._fit.scale = saved
+            self._fit.max_digits = self.max_digits
 
     def _scale_axis_names(self) -> None:
         style = {"color": AXIS_COLOUR, "font-size": f"{self._px(AXIS_NAME_PX)}px"}
@@ -245,6 +370,6 @@ class ZoomedPane(StepPane):
 
 
 def pane_font_px(base: float, zoom: float) -> int:
-    """A font size at `zoom` (the presentation's own labels use it too)."""
-    return max(int(round(base * zoom)), 6)
+    """A font size at `zoom` (the presentation's own labels use it too), never under MIN_TEXT_PX."""
+    return max(int(round(base * zoom)), MIN_TEXT_PX)
 

@@ -233,6 +233,18 @@ def in_order(step_ids) -> list[str]:
     return sorted(step_ids, key=lambda sid: rank.get(sid, len(ORDER)))
 
 
+def read_as(ids, step_id: str, by: Optional[str] = None) -> str:
+    """The step a trace holding `ids` reads in place of `step_id` (before step `by`, when given): the
+    last record standing for it (a bias, a cap standing for "scores"), else `step_id` itself."""
+    have = set(ids)
+    stop = ORDER.index(by) if by in ORDER else len(ORDER)
+    out = step_id
+    for sid in ORDER[:stop]:
+        if sid in have and BY_ID[sid].stands_for == step_id:
+            out = sid
+    return out
+
+
 def record(step_id: str) -> StepRecord:
     """The record of `step_id`; KeyError for an id no step has."""
     return BY_ID[step_id]

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from attention import Additive, Scenario, explain, run, scenario_io, step_registry, words
+from attention.parts import Part
 from attention.step_registry import KINDS, RECORDS
 from resources import list_presets
 
@@ -30,6 +31,8 @@ def _all_kinds_of_trace():
                                                  additive=Additive(3, n(size=(2, 3, 2)), n(size=(2, 3, 2)),
                                                                    n(size=(2, 3)))))
     traces["prob_sparse"] = run(dataclasses.replace(base, scoring="prob_sparse", valid_lens=None, causal=False))
+    traces["modifiers"] = run(dataclasses.replace(base, modifiers=(  # ALiBi, soft-capping, sinks
+        Part("alibi"), Part("softcap", {"cap": 1.5}), Part("sinks", {"logits": [0.5, -1.0]}))))
     return traces
 
 
@@ -53,8 +56,10 @@ def test_every_step_of_every_trace_has_a_record_with_its_dims(traces):
 def _documented_steps() -> dict[str, tuple[str, ...]]:
     """id -> dims from the two step tables of docs/trace-format.md (the public contract)."""
     out = {}
-    for line in (ROOT / "docs" / "trace-format.md").read_text(encoding="utf-8").splitlines():
-        m = re.match(r"\| `((?:projection|head_split|extra)\.[a-z_]+|scores|masked_scores|attention_weights|"
+    text = (ROOT / "docs" / "trace-format.md").read_text(encoding="utf-8")
+    steps = text.split("### `steps`", 1)[1].split("### `warnings`", 1)[0]  # the step tables only
+    for line in steps.splitlines():
+        m = re.match(r"\| `((?:[a-z_]+)\.[a-z_]+|scores|masked_scores|attention_weights|"
                      r"weighted_sum|concat|output)` \| ([^|(]+)", line)
         if m:
             out[m.group(1)] = tuple(d.strip() for d in m.group(2).split(","))
@@ -103,8 +108,9 @@ def test_every_record_is_complete():
             bad.append(f"{where}: lesson {r.lesson!r} is not in attention/lessons.py")
         if r.extra != (r.script is None):
             bad.append(f"{where}: the main pipeline, and only it, is in the exported script")
-        if r.script is not None and _module_of(r.script) != "attention.script_export":
-            bad.append(f"{where}: snippet {r.script!r} is not in attention/script_export.py")
+        if r.script is not None and _module_of(r.script) != "attention.script_export" \
+                and not _module_of(r.script).startswith("attention.kinds."):
+            bad.append(f"{where}: snippet {r.script!r} is not in attention/script_export.py or a kind")
         parameter = re.compile(r"queries|keys|values|projection\.[a-z]+\.weight")
         for name in r.inputs:
             if name not in step_registry.BY_ID and not parameter.fullmatch(name):

@@ -28,7 +28,7 @@ ZH = {
     "field.softcap.cap": "软上限",
     "field.softcap.cap.help": "cap > 0：缩放之后、掩码之前，分数变为 cap × tanh(分数 / cap)（Gemma 2：50）。",
     "step.softcap.scores.title": "软上限后的分数",
-    "step.softcap.scores.formula": "capped[b,h,l,s] = cap × tanh(scores[b,h,l,s] / cap)",
+    "step.softcap.scores.formula": "capped[b,h,l,s] = 上限 × tanh(scores[b,h,l,s] / 上限)",
     "map.step.softcap.scores": "软上限",
     "lesson.softcap.scores.what": (
         "软上限用 cap × tanh(分数 / cap) 把每个分数压进 (−cap, cap)：小分数几乎不变，大分数趋于 ±cap。"),

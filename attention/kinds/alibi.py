@@ -186,7 +186,7 @@ class Alibi:
         from attention.problem import Problem
         from attention.problem import shape as _shape
 
-        errs = []
+        errs = order_problems(sc, part, path)
         if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows are never scored, nothing to bias
             errs.append(Problem("alibi_scoring", path, {"kind": sc.scoring}))
         given = part.get("slopes")
@@ -203,6 +203,22 @@ class Alibi:
 
 
 ALIBI = Alibi()
+
+
+def order_problems(sc, part, path: str) -> list:
+    """A modifier listed twice, or listed in another order than the engine applies them (the order
+    of the registry's MODIFIERS: ALiBi's bias, then the cap, then the sinks), is named: the steps
+    are computed once each, in that order, whatever the list says."""
+    from attention import kinds, parts
+    from attention.problem import Problem
+
+    listed = [p.kind for p in parts.of(sc, "modifiers") if isinstance(p, parts.Part)]
+    if listed.count(part.kind) > 1:
+        return [Problem("modifier_twice", path, {"kind": part.kind})]
+    order = [name for name in kinds.MODIFIERS if name in listed]
+    if [name for name in listed if name in kinds.MODIFIERS] != order:
+        return [Problem("modifier_order", path, {"order": ", ".join(order)})]
+    return []
 
 
 # ---- explain (attention/explain.py's records and words) ---------------------------------------------

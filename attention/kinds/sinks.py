@@ -106,11 +106,14 @@ class Sinks:
         import numpy as np
 
         from attention import kinds
+        from attention.kinds.alibi import order_problems
         from attention.problem import Problem
         from attention.problem import shape as _shape
 
         if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows take the mean of V, no softmax
             return [Problem("sinks_scoring", path, {"kind": sc.scoring})]
+        if order_problems(sc, part, path):
+            return order_problems(sc, part, path)
         given = part.get("logits")
         try:
             a = None if given is None else np.asarray(given, dtype=np.float64)

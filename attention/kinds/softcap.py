@@ -84,11 +84,12 @@ class Softcap:
 
     def part_problems(self, sc, part, path: str) -> list:
         from attention import kinds
+        from attention.kinds.alibi import order_problems
         from attention.problem import Problem
 
         if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows are never scored
             return [Problem("softcap_scoring", path, {"kind": sc.scoring})]
-        return []
+        return order_problems(sc, part, path)
 
 
 SOFTCAP = Softcap()

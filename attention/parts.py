@@ -74,8 +74,11 @@ def problems(sc: Any) -> list[Problem]:
     field does not allow; then each kind's own checks (`kind.part_problems(sc, part, path)`)."""
     errs: list[Problem] = []
     for family in FAMILIES:
+        used = of(sc, family)
+        if not used:
+            continue  # the engine asks on every edit: a scenario without parts costs nothing here
         known = table(family)
-        for i, part in enumerate(of(sc, family)):
+        for i, part in enumerate(used):
             path = f"{family}[{i}]"
             if not isinstance(part, Part) or part.kind not in known:
                 got = part.kind if isinstance(part, Part) else part
@@ -136,9 +139,9 @@ def options(sc: Any) -> dict[str, list[dict[str, Any]]]:
     the families the scenario uses."""
     out = {}
     for family in FAMILIES:
-        known = table(family)
         if not of(sc, family):
             continue  # a trace names only the families its scenario uses
+        known = table(family)
         out[family] = [{"kind": p.kind, **{f.name: value(p, f) for f in known[p.kind].fields if f.type != "matrix"}}
                        for p in of(sc, family)]
     return out

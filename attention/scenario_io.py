@@ -27,19 +27,24 @@ from typing import Iterator, Optional
 
 import numpy as np
 
-from attention import generators, safe_write
+from attention import generators, parts, safe_write
 from attention.generators import field_name
 from attention.problem import Phrase, Problem, count, index_path, literal
 from attention.scenario import PROJECTIONS, Additive, Projection, Scenario, ScenarioError, problems
 
 FORMAT = "attention-explorer/scenario"
-VERSION = 1
+#: The newest version this module reads and writes.  Version 2 adds the key/value heads and the
+#: composed scenario's parts (position encodings, score modifiers, mask rules); a scenario that
+#: uses neither is still written as version 1, so files that need nothing new stay readable by
+#: the explorers that read only version 1.
+VERSION = 2
 
 #: Top-level fields, in the order `dumps` writes them (the JSON Schema must list exactly these).
 FIELDS = (
     "format", "version", "title", "notes", "query_tokens", "key_tokens",
-    "queries", "keys", "values", "n_heads", "d_keys", "d_values", "projections",
-    "scoring", "scale", "additive", "mask", "prob_sparse", "seed", "device", "dtype",
+    "queries", "keys", "values", "n_heads", "n_kv_heads", "d_keys", "d_values", "projections",
+    "scoring", "scale", "additive", "mask", "prob_sparse", "positions", "modifiers", "masks",
+    "seed", "device", "dtype",
 )
 REQUIRED = ("format", "version", "queries", "keys", "values")
 TEXT_FIELDS = ("en", "zh")
@@ -59,7 +64,7 @@ _ENGINE_TO_FILE = {
 _DIMS_MEANING = {
     "queries": "meaning_queries", "keys": "meaning_keys", "values": "meaning_keys", "weight": "meaning_weight",
     "bias": "meaning_bias", "W_q": "meaning_W_q", "W_k": "meaning_W_k", "w_v": "meaning_w_v",
-    "valid_lens": "meaning_valid_lens", "sample_index": "meaning_sample_index",
+    "valid_lens": "meaning_valid_lens", "sample_index": "meaning_sample_index", "part": "meaning_part",
 }
 #: At most this many problems are kept from one file (the rest are counted): 200,000 unknown
 #: fields give a few hundred problems, not 200,000.
@@ -389,7 +394,8 @@ class _Reader:
     def matrix(self, value, path: str, ndims: tuple[int, ...], name: str) -> Optional[np.ndarray]:
         """A nested list of numbers or a generator object -> float64 array with ndim in `ndims`."""
         meaning = Phrase(_DIMS_MEANING[name])
-        want = Phrase({(1,): "dims_1", (2,): "dims_2", (3,): "dims_3", (1, 2): "dims_1_2"}[ndims])
+        want = Phrase({(1,): "dims_1", (2,): "dims_2", (3,): "dims_3", (1, 2): "dims_1_2",
+                       (1, 2, 3): "dims_1_2_3"}[ndims])
         if generators.is_generator(value):
             errs, shape = generators.check(value, path, self.budget)
             if errs:
@@ -433,6 +439,7 @@ class _Reader:
             if f in doc:
                 arrays[f] = self.matrix(doc[f], f, (3,), f)
         n_heads = self.integer(doc.get("n_heads"), "n_heads", 1, 1)
+        n_kv_heads = self.integer(doc.get("n_kv_heads"), "n_kv_heads", 1, None)
         d_keys = self.integer(doc.get("d_keys"), "d_keys", 1, None)
         d_values = self.integer(doc.get("d_values"), "d_values", 1, None)
         projections = self.projections(doc.get("projections"))
@@ -446,7 +453,7 @@ class _Reader:
         sample_index = self.sample_index(ps.get("sample_index"))
         seed = self.integer(doc.get("seed"), "seed", 0, 0, INT_MAX)
         fields = dict(
-            n_heads=n_heads, d_keys=d_keys, d_values=d_values, projections=projections,
+            n_heads=n_heads, n_kv_heads=n_kv_heads, d_keys=d_keys, d_values=d_values, projections=projections,
             scoring=self.string(doc.get("scoring"), "scoring", "scaled_dot",
                                 ("scaled_dot", "dot", "additive", "prob_sparse")),
             scale=self.number(doc.get("scale"), "scale"),
@@ -457,6 +464,7 @@ class _Reader:
             title=self.text(doc.get("title"), "title"), notes=self.text(doc.get("notes"), "notes"),
             query_tokens=self.tokens(doc.get("query_tokens"), "query_tokens"),
             key_tokens=self.tokens(doc.get("key_tokens"), "key_tokens"),
+            **{family: self.parts(doc.get(family), family) for family in parts.FAMILIES},
         )
         additive = self.additive_section(doc.get("additive"))
         if self.broken or any(a is None for a in arrays.values()) or len(arrays) < 3:
@@ -466,6 +474,41 @@ class _Reader:
             return None
         return Scenario(queries=arrays["queries"], keys=arrays["keys"], values=arrays["values"], additive=additive,
                         recipes=self.recipes, **fields)
+
+    def parts(self, value, family: str) -> tuple:
+        """A list of parts, each {"kind": name, field: value, ...} (attention/parts.py): a matrix
+        field is read as any other matrix; the other values are checked with the kind's fields
+        by `attention.parts.problems` afterwards (naming the same path), so no kind needs code here."""
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            self.err(Problem("expected_parts", family, {"got": _describe(value)}))
+            return ()
+        known = parts.table(family)
+        out = []
+        for i, item in enumerate(value):
+            path = f"{family}[{i}]"
+            if not isinstance(item, dict):
+                self.err(Problem("expected_part", path, {"got": _describe(item)}))
+                continue
+            name = item.get("kind")
+            if not isinstance(name, str):
+                self.err(Problem("expected_choice", f"{path}.kind",
+                                 {"choices": ", ".join(known) or "—", "got": _describe(name)}))
+                continue
+            fields = {f.name: f for f in getattr(known.get(name), "fields", ())}
+            values = {}
+            for key, v in item.items():
+                if key == "kind":
+                    continue
+                f = fields.get(key)
+                if f is not None and f.type == "matrix" and v is not None:
+                    v = self.matrix(v, f"{path}.{field_name(key)}", (1, 2, 3), "part")
+                elif f is not None and f.type == "float" and _is_number(v):
+                    v = float(v)
+                values[key] = v
+            out.append(parts.Part(name, values))
+        return tuple(out)
 
     def projections(self, value) -> dict:
         sec = self.section(value, "projections", PROJECTIONS)
@@ -674,7 +717,7 @@ def to_dict(sc: Scenario) -> dict:
             errs.append(Problem("save_text", path))
         return value
 
-    doc: dict = {"format": FORMAT, "version": VERSION,
+    doc: dict = {"format": FORMAT, "version": VERSION if _needs_version_2(sc) else 1,
                  "title": {k: text(sc.title.get(k, ""), f"title.{k}") for k in TEXT_FIELDS},
                  "notes": {k: text(sc.notes.get(k, ""), f"notes.{k}") for k in TEXT_FIELDS}}
     if sc.query_tokens is not None:
@@ -685,6 +728,8 @@ def to_dict(sc: Scenario) -> dict:
     doc["keys"] = arr(sc.keys, "keys")
     doc["values"] = arr(sc.values, "values")
     doc["n_heads"] = int(sc.n_heads)
+    if sc.n_kv_heads is not None:
+        doc["n_kv_heads"] = int(sc.n_kv_heads)
     doc["d_keys"] = None if sc.d_keys is None else int(sc.d_keys)
     doc["d_values"] = None if sc.d_values is None else int(sc.d_values)
     projections = {}
@@ -726,12 +771,33 @@ def to_dict(sc: Scenario) -> dict:
         spec = recipes.get("prob_sparse.sample_index")
         made = isinstance(spec, dict) and _makes(spec, index.astype(np.float64), "prob_sparse.sample_index")
         doc["prob_sparse"]["sample_index"] = json.loads(json.dumps(spec)) if made else index.tolist()
+    for family in parts.FAMILIES:
+        written = [_part_dict(p, f"{family}[{i}]", arr) for i, p in enumerate(parts.of(sc, family))]
+        if written:
+            doc[family] = written
     doc["seed"] = int(sc.seed)
     doc["device"] = sc.device
     doc["dtype"] = sc.dtype
     if errs:
         raise ScenarioError(errs)
     return doc
+
+
+def _needs_version_2(sc: Scenario) -> bool:
+    """Key/value heads or any part: what only a version-2 reader understands."""
+    return sc.n_kv_heads is not None or any(parts.of(sc, family) for family in parts.FAMILIES)
+
+
+def _part_dict(p, path: str, arr) -> dict:
+    """One part as a file writes it: {"kind": name, field: value, ...}; arrays as nested lists."""
+    out: dict = {"kind": p.kind}
+    for name, v in p.values.items():
+        if isinstance(v, np.ndarray):
+            v = arr(v, f"{path}.{name}")
+        elif isinstance(v, np.generic):
+            v = v.item()
+        out[name] = v
+    return out
 
 
 def _makes(spec: dict, a: np.ndarray, path: str) -> bool:

@@ -41,10 +41,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from attention import explain as ex
+from attention import kinds, words
 from attention import lessons as le
 from attention import script_export as se
 from attention import step_compute as sc_
-from attention import words
 from attention.kinds import additive, mask_rules, prob_sparse
 
 KINDS = ("signed", "weights", "bool", "count", "index")
@@ -89,17 +89,13 @@ class StepRecord:
 
 
 def _kind(scoring: Optional[str]):
-    from attention import kinds
-
     return kinds.SCORING.get(scoring) if isinstance(scoring, str) else None
 
 
 def _scoring_has(step_id: str) -> Callable[[Any], bool]:
     """The `active` predicate of a kind's own step: the scenario's scoring kind computes it."""
     def active(sc: Any) -> bool:
-        from attention import kinds
-
-        return step_id in kinds.scoring(sc).extra_steps
+        return step_id in kinds.SCORING[sc.scoring].extra_steps
     active.__qualname__ = f"scoring_has[{step_id}]"
     return active
 
@@ -181,8 +177,6 @@ _BASE: tuple[StepRecord, ...] = (
 def kind_records() -> tuple[StepRecord, ...]:
     """The steps the kinds of the table add (attention/kinds/: a position encoding's rotated q
     and k, a modifier's bias ...): each kind's ``records()``, placed by their ``before``."""
-    from attention import kinds
-
     out: list[StepRecord] = []
     for table in (kinds.SCORING, kinds.POSITIONS, kinds.MODIFIERS, kinds.MASK_RULES):
         for kind in table.values():

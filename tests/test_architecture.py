@@ -248,8 +248,7 @@ def test_the_qsettings_scanner_can_fail(tmp_path):
 #: Where a scoring kind may be named by its string: the kinds themselves, their words, and the
 #: version-1 file format's section names (attention/scenario_io.py).  app/editing/parameter_panel.py
 #: is being rewritten to build its controls from the kinds' fields; it leaves this list then.
-KIND_NAMES_ALLOWED = ("attention/kinds/", "attention/words/", "attention/scenario_io.py",
-                      "app/editing/parameter_panel.py")
+KIND_NAMES_ALLOWED = ("attention/kinds/", "attention/words/", "attention/scenario_io.py")
 
 
 def _kind_name_uses(files: list[Path]) -> dict[str, list[int]]:

@@ -333,7 +333,7 @@ class ParameterPanel(QWidget):
                 _set_value(c[key], int(value))
             self.fields.sync(sc)
             for kind, box in self.kind_boxes.items():
-                _set_visible(box, sc.scoring == kind)
+                _set_visible(box, kinds.SCORING[kind] is kinds.SCORING.get(sc.scoring))
             mode = edits.valid_mode(sc)
             _set_index(c["valid_mode"], edits.VALID_MODES.index(mode))
             _set_visible(self.valid_editor, mode != "none")

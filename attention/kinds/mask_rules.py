@@ -16,6 +16,7 @@ from typing import Any, Mapping, Optional
 
 import numpy as np
 
+from attention import kinds  # the table (this module is part of it: read at call time)
 from attention.fields import Field
 
 
@@ -141,8 +142,6 @@ RULES = (VALID_LENS, CAUSAL)
 
 def active(sc) -> tuple:
     """The rules that apply to `sc`."""
-    from attention import kinds
-
     return tuple(r for r in kinds.MASK_RULES.values() if r.applies(sc))
 
 
@@ -177,8 +176,6 @@ def fully_masked_step(run, step_id: str):
 
 def reasons(options: Mapping[str, Any], b: int, l: int, s: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """(why masked, why kept) for key s of query l in batch item b, one reason per rule that applies."""
-    from attention import kinds
-
     masked, kept = [], []
     for rule in kinds.MASK_RULES.values():
         said = rule.reason(options, b, l, s)
@@ -189,8 +186,6 @@ def reasons(options: Mapping[str, Any], b: int, l: int, s: int) -> tuple[list[di
 
 def in_options(options: Mapping[str, Any]) -> bool:
     """Whether a trace with these options was masked by some rule."""
-    from attention import kinds
-
     return any(r.applies_to(options) for r in kinds.MASK_RULES.values())
 
 

@@ -37,6 +37,7 @@ from attention.problem import elide
 #: Extensions read with torch.load(weights_only=True).
 TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt")
 SAFETENSORS_SUFFIX = ".safetensors"
+GGUF_SUFFIX = ".gguf"
 #: A .pt over this size is named with its size before torch reads it (2 GB).
 LARGE_PT = 2 * 1024 ** 3
 #: Files a Hugging Face folder may hold its weights in, in the order they are tried.
@@ -244,6 +245,10 @@ def open_source(path: str | os.PathLike, notice: Optional[Notice] = None) -> Ten
         return SafetensorsSource(path)
     if suffix in TORCH_SUFFIXES:
         return TorchSource(path, notice)
+    if suffix == GGUF_SUFFIX:  # llama.cpp's format: dequantized, under Hugging Face names (gguf_model.py)
+        from attention.models.gguf_model import GGUFSource
+
+        return GGUFSource(path)
     if path.name == "config.json":
         return _open_folder(path.parent, notice)
     raise CheckpointError("models.error.unknown_kind", path=path.name, suffix=suffix or "(none)")

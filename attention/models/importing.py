@@ -38,7 +38,7 @@ def list_header(source: TensorSource, count: int, lang: Optional[str] = None) ->
     """The line above a file's layers ("model.pt: 1 attention layer (PyTorch state dict)"): English
     needs a singular form; Chinese has none, so both its ids read the same."""
     key = "models.list.header_one" if count == 1 else "models.list.header"
-    kind = words.text(f"models.kind.{source.kind}", lang)
+    kind = words.text(f"models.kind.{source.kind}", lang, **getattr(source, "kind_args", {}))
     return words.text(key, lang, path=source.path.name, count=count, kind=kind)
 
 

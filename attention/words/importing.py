@@ -26,7 +26,7 @@ EN = {
     # ---- errors (one line each: what was found, what was expected) -------------------------------
     "models.error.missing": "{path}: no such file or folder",
     "models.error.unknown_kind": ("{path}: a {suffix} file is not a weights file; expected .pt, .pth, .bin, .ckpt, "
-                                  ".safetensors or a Hugging Face folder (config.json + model.safetensors)"),
+                                  ".safetensors, .gguf or a Hugging Face folder (config.json + model.safetensors)"),
     "models.error.folder_no_weights": ("{path}: no model.safetensors, model.safetensors.index.json or "
                                        "pytorch_model.bin in this folder (found: {found})"),
     "models.error.config_bad": "{path}: not readable as JSON ({detail}); expected a Hugging Face config",
@@ -92,6 +92,8 @@ EN = {
     "models.kind.safetensors": "safetensors, read lazily",
     "models.kind.torch": "PyTorch state dict",
     "models.kind.folder": "Hugging Face folder",
+    "models.kind.gguf": "GGUF file (llama.cpp), {storage} weights",
+    "models.kind.gguf_quantized": "GGUF file (llama.cpp), {storage} weights dequantized from {bits}-bit",
     "models.imported": "wrote {out}: {layer} from {file}, {heads} heads, inputs {shape}",
     "models.title": "{layer} ({file})",
     "models.notes": "Imported from {file}: {layer}, {family}, {heads} heads. {inputs}",
@@ -109,6 +111,28 @@ EN = {
     "models.error.falcon_alibi": ("{path}: config.json alibi is true: Falcon's ALiBi layout is not imported "
                                   "(transformers 5.24's eager and sdpa paths disagree on it: eager adds the "
                                   "bias twice)"),
+    # ---- GGUF files (llama.cpp's format; attention/models/gguf_model.py) ----------------------------
+    "models.error.gguf_package": ("{path}: reading a GGUF file needs the gguf package (llama.cpp's own reader): "
+                                  "pip install {pip}"),
+    "models.error.gguf_bad": "{path}: not a readable GGUF file ({detail})",
+    "models.error.gguf_architecture": ("{path}: metadata general.architecture is {value}; the explorer runs "
+                                       "{known} decoders from GGUF files"),
+    "models.error.gguf_key": "{path}: metadata {field} is {value}; expected {expected}",
+    "models.error.gguf_tensor": ("{path}: tensor {tensor} is not part of a plain {arch} decoder (an unknown "
+                                 "name); the explorer cannot reproduce it"),
+    "models.error.gguf_bias": ("{path}: tensor {tensor} is a bias, which a plain {arch} decoder's projections do not "
+                               "have; the explorer cannot reproduce it"),
+    "models.error.gguf_rope_freqs": ("{path}: tensor {tensor} holds per-frequency RoPE factors (Llama 3.1 scaling); "
+                                     "the explorer cannot reproduce them"),
+    "models.error.gguf_quant": "{path}: tensor {tensor} is stored as {kind}, which gguf {version} cannot dequantize",
+    "models.error.gguf_tokenizer": "{path}: metadata {field} is {value}; the explorer builds {expected} tokenizers",
+    "models.weights.dequantized": "{kind} weights, dequantized from {bits}-bit",
+    "models.weights.plain": "{kind} weights",
+    "models.llama.summary": ("{name}: {layers} layers, {heads} query heads sharing {kv} key/value heads of {head_dim} "
+                             "dims, RoPE base {base}, up to {context} tokens; {weights}"),
+    "models.prompt.empty": "prompt: type some text (the model needs at least one token)",
+    "models.prompt.too_long": "prompt: {n} tokens; this model reads at most {limit}",
+    "models.prompt.bad_id": "prompt: token id {id} is outside the vocabulary (0 to {vocab} - 1)",
 }
 
 ZH = {
@@ -132,7 +156,7 @@ ZH = {
     "models.reason.packed_shape": "in_proj_weight 的形状为 {shape}；应为 (3·{e}, in)",
     "models.reason.conv1d_shape": "c_attn 的形状为 {shape}；Conv1D 布局应为 (E, 3·E)",
     "models.error.missing": "{path}：没有这个文件或文件夹",
-    "models.error.unknown_kind": ("{path}：{suffix} 文件不是权重文件；应为 .pt、.pth、.bin、.ckpt、.safetensors "
+    "models.error.unknown_kind": ("{path}：{suffix} 文件不是权重文件；应为 .pt、.pth、.bin、.ckpt、.safetensors、.gguf "
                                   "或 Hugging Face 文件夹（config.json + model.safetensors）"),
     "models.error.folder_no_weights": ("{path}：文件夹里没有 model.safetensors、model.safetensors.index.json "
                                        "或 pytorch_model.bin（找到：{found}）"),
@@ -195,6 +219,8 @@ ZH = {
     "models.kind.safetensors": "safetensors，按需读取",
     "models.kind.torch": "PyTorch 的 state dict（状态字典）",
     "models.kind.folder": "Hugging Face 文件夹",
+    "models.kind.gguf": "GGUF 文件（llama.cpp），{storage} 权重",
+    "models.kind.gguf_quantized": "GGUF 文件（llama.cpp），{storage} 权重，由 {bits} 位量化反量化而来",
     "models.imported": "已写入 {out}：{layer}，来自 {file}，{heads} 个头，输入 {shape}",
     "models.title": "{layer}（{file}）",
     "models.notes": "从 {file} 导入：{layer}，{family}，{heads} 个头。{inputs}",
@@ -211,4 +237,23 @@ ZH = {
     "models.error.falcon_alibi": ("{path}：config.json 的 alibi 为 true：不导入 Falcon 的 ALiBi 布局"
                                   "（transformers 5.24 的 eager 与 sdpa 两条路径对它的结果不一致："
                                   "eager 把偏置加了两次）"),
+    "models.error.gguf_package": "{path}：读取 GGUF 文件需要 gguf 包（llama.cpp 自己的读取器）：pip install {pip}",
+    "models.error.gguf_bad": "{path}：不是可读取的 GGUF 文件（{detail}）",
+    "models.error.gguf_architecture": ("{path}：元数据 general.architecture 是 {value}；"
+                                       "本程序只运行 GGUF 中的 {known} 解码器"),
+    "models.error.gguf_key": "{path}：元数据 {field} 是 {value}；应为 {expected}",
+    "models.error.gguf_tensor": ("{path}：张量 {tensor} 不属于普通的 {arch} 解码器（未知的张量名）；"
+                                 "本程序无法精确重现它"),
+    "models.error.gguf_bias": "{path}：张量 {tensor} 是偏置项，普通 {arch} 解码器的投影没有偏置；本程序无法精确重现它",
+    "models.error.gguf_rope_freqs": ("{path}：张量 {tensor} 存有按频率的 RoPE 系数（Llama 3.1 的缩放）；"
+                                     "本程序无法精确重现它"),
+    "models.error.gguf_quant": "{path}：张量 {tensor} 以 {kind} 格式存储，gguf {version} 无法反量化它",
+    "models.error.gguf_tokenizer": "{path}：元数据 {field} 是 {value}；本程序只能构建 {expected} 分词器",
+    "models.weights.dequantized": "{kind} 权重，由 {bits} 位量化反量化而来",
+    "models.weights.plain": "{kind} 权重",
+    "models.llama.summary": ("{name}：{layers} 层，{heads} 个查询头共享 {kv} 个键/值头（每头 {head_dim} 维），"
+                             "RoPE 基数 {base}，最多 {context} 个词元；{weights}"),
+    "models.prompt.empty": "提示词：请输入文字（模型至少需要一个词元）",
+    "models.prompt.too_long": "提示词：{n} 个词元；此模型最多读取 {limit} 个",
+    "models.prompt.bad_id": "提示词：词元编号 {id} 超出词表范围（0 到 {vocab} - 1）",
 }

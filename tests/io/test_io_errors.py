@@ -55,9 +55,9 @@ def test_not_an_object(text, expected):
     (lambda d: d.pop("format"), 'format: missing; expected "attention-explorer/scenario"'),
     (lambda d: d.update(format="something/else"),
      'format: expected "attention-explorer/scenario", got the string "something/else"'),
-    (lambda d: d.pop("version"), "version: missing; expected 1"),
-    (lambda d: d.update(version="1"), 'version: expected 1, got the string "1"'),
-    (lambda d: d.update(version=2), "version: this file is version 2, but this program reads version 1 files"),
+    (lambda d: d.pop("version"), "version: missing; expected a whole number from 1 to 2"),
+    (lambda d: d.update(version="1"), 'version: expected a whole number from 1 to 2, got the string "1"'),
+    (lambda d: d.update(version=3), "version: this file is version 3, but this program reads versions 1 to 2"),
 ])
 def test_format_and_version_stop_before_anything_else(mutate, expected):
     doc = edit(mutate)

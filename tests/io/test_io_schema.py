@@ -22,7 +22,8 @@ def test_schema_fields_equal_the_loader_fields():
     assert list(props["additive"]["properties"]) == list(scenario_io.ADDITIVE_FIELDS)
     assert list(SCHEMA["$defs"]["projection"]["properties"]) == list(scenario_io.PROJECTION_FIELDS)
     assert list(SCHEMA["$defs"]["text"]["properties"]) == list(scenario_io.TEXT_FIELDS)
-    assert props["format"]["const"] == scenario_io.FORMAT and props["version"]["const"] == scenario_io.VERSION
+    assert props["format"]["const"] == scenario_io.FORMAT
+    assert props["version"]["enum"] == list(range(1, scenario_io.VERSION + 1))
 
 
 def test_schema_integer_limits_equal_the_loaders():

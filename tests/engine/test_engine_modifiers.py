@@ -368,3 +368,25 @@ def test_prob_sparse_refuses_the_modifiers(part):
     sc = _scenario(np.random.default_rng(0), S=8, L=8, scoring="prob_sparse", modifiers=(part,))
     (err,) = problems(sc)
     assert err.code == f"{part.kind}_scoring" and "prob_sparse" in err.text("en")
+
+
+# ---------------------------------------------------------------- the quiz
+
+
+def test_a_quiz_hiding_the_sink_mass_hides_the_weights_too():
+    from app.viewmodel.quiz_data import plan
+
+    trace = run(_all_three())
+    p = plan(trace, ["sinks.mass"])
+    assert p.hides("attention_weights") and p.covered["attention_weights"][1].reasons == ("sink_rest",)
+    assert "1 minus the sink" in p.note(trace, "en") and "汇聚" in p.note(trace, "zh")
+    assert not plan(trace, ["attention_weights"]).hides("sinks.mass")  # the mass does not give each weight
+
+
+def test_the_masked_scores_repeat_the_biased_scores_through_the_mask():
+    from app.viewmodel.quiz_data import plan
+
+    rng = np.random.default_rng(10)
+    trace = run(_scenario(rng, causal=True, modifiers=(Part("alibi"),)))
+    p = plan(trace, ["alibi.scores"])
+    assert p.covered["masked_scores"][1].reasons == ("mask",)

@@ -281,7 +281,8 @@ def test_random_combinations_against_the_reference(combo):
 def _all_three(rng=None, **more) -> Scenario:
     rng = rng or np.random.default_rng(8)
     return _scenario(rng, causal=True, modifiers=(
-        Part("alibi"), Part("softcap", {"cap": 2.0}), Part("sinks", {"logits": [0.5, -1.0, 0.0, 1.0]})), **more)
+        Part("alibi"), Part("softcap", {"cap": 2.0}),
+        Part("sinks", {"logits": [0.5, -1.0, 0.0, 1.0][:more.get("H", 4)]})), **more)
 
 
 def test_explain_names_the_bias_the_cap_and_the_sink():
@@ -390,3 +391,13 @@ def test_the_masked_scores_repeat_the_biased_scores_through_the_mask():
     trace = run(_scenario(rng, causal=True, modifiers=(Part("alibi"),)))
     p = plan(trace, ["alibi.scores"])
     assert p.covered["masked_scores"][1].reasons == ("mask",)
+
+
+def test_the_by_hand_sheet_shows_the_scores_the_softmax_reads():
+    from app.viewmodel import by_hand
+
+    trace = run(_all_three(B=1, H=2, kv=None))
+    sheet = by_hand.plan(trace, head=1)
+    block = sheet.blocks["scores"]
+    assert block.step_id == "softcap.scores" and "tanh" in block.formula
+    np.testing.assert_array_equal(block.values, trace.array("softcap.scores")[0, 1])

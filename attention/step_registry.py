@@ -253,7 +253,12 @@ def title(step_id: str, scoring: Optional[str] = None) -> dict[str, str]:
     return {lang: words.text(key, lang) for lang in words.LANGS}
 
 
-def formula(step_id: str, scoring: Optional[str] = None) -> dict[str, str]:
-    """The step's formula in every language, as the scoring function `scoring` computes it."""
+def formula(step_id: str, scoring: Optional[str] = None, modifiers: tuple[str, ...] = ()) -> dict[str, str]:
+    """The step's formula in every language, as the scoring function `scoring` computes it, or a score
+    modifier among `modifiers` (names) that computes it its own way (sinks: the weights)."""
+    from attention import kinds
+
     key = BY_ID[step_id].formula_key(scoring)
+    for name in modifiers:
+        key = getattr(kinds.MODIFIERS.get(name), "formulas", {}).get(step_id, key)
     return {lang: words.text(key, lang) for lang in words.LANGS}

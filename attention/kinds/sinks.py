@@ -89,6 +89,7 @@ class Sinks:
     tiled = None  # the weights are a softmax over S + 1 columns: not the row softmax the tiles compute
     not_tiled_words = "tiles.not_applicable.sinks"
     fully_masked_code = "fully_masked_sink"  # the engine's note on rows with every key masked
+    formulas = {"attention_weights": "step.attention_weights.formula.sinks"}  # step id -> its formula here
 
     def __repr__(self) -> str:
         return f"<modifier {self.name}>"

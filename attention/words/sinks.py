@@ -9,6 +9,9 @@ EN = {
     "step.sinks.mass.title": "Sink: mass it took",
     "step.sinks.mass.formula": "mass[b,h,l] = exp(sink_h) / (sum_s exp(masked[b,h,l,s]) + exp(sink_h)) = 1 - sum_s A",
     "map.step.sinks.mass": "Sink mass",
+    "step.attention_weights.formula.sinks": (
+        "A = softmax([masked scores, sink_h], over keys and the sink) without the sink's column: rows sum to "
+        "1 - sinks.mass"),
     "lesson.sinks.mass.what": (
         "The sink is one more column in every row's softmax, with its head's learned logit; it is dropped "
         "afterwards, and this is the share of the row it took."),
@@ -58,6 +61,8 @@ ZH = {
     "step.sinks.mass.title": "汇聚：拿走的份额",
     "step.sinks.mass.formula": "mass[b,h,l] = exp(sink_h) / (Σ_s exp(masked[b,h,l,s]) + exp(sink_h)) = 1 − Σ_s A",
     "map.step.sinks.mass": "汇聚份额",
+    "step.attention_weights.formula.sinks": (
+        "A = softmax([掩蔽后分数, sink_h]，对键和汇聚)，去掉汇聚列：每行之和 = 1 − sinks.mass"),
     "lesson.sinks.mass.what": (
         "汇聚是每行 softmax 里多出的一列，值为该头学到的 logit；softmax 之后去掉，这里是它拿走的份额。"),
     "lesson.sinks.mass.sum": "一行的权重加上汇聚份额等于 1：汇聚拿得多，查询关注得就少。",

@@ -401,3 +401,15 @@ def test_the_by_hand_sheet_shows_the_scores_the_softmax_reads():
     block = sheet.blocks["scores"]
     assert block.step_id == "softcap.scores" and "tanh" in block.formula
     np.testing.assert_array_equal(block.values, trace.array("softcap.scores")[0, 1])
+
+
+def test_the_weights_formula_names_the_sink_and_survives_the_cache(tmp_path):
+    from attention import trace_cache
+
+    sc = _all_three()
+    trace = run(sc)
+    assert "sink" in trace["attention_weights"].formula["en"] and "汇聚" in trace["attention_weights"].formula["zh"]
+    assert "sink" not in run(_scenario(np.random.default_rng(8)))["attention_weights"].formula["en"]
+    assert trace_cache.save(trace, sc, tmp_path / "t.npz")
+    back = trace_cache.load(sc, tmp_path / "t.npz")
+    assert [s.formula for s in back.steps] == [s.formula for s in trace.steps]

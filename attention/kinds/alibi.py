@@ -178,6 +178,10 @@ class Alibi:
                        repeats=(("scores", "alibi_zero"),)),
         )
 
+    def memory_numbers(self, sc) -> int:
+        """The numbers its steps keep: the bias (H, L, S) and the biased scores (B, H, L, S)."""
+        return sc.n_heads * sc.L * sc.S * (1 + sc.batch)
+
     def part_problems(self, sc, part, path: str) -> list:
         """Slopes one finite number per query head; a scoring whose scores are all computed."""
         import numpy as np

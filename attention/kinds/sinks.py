@@ -104,6 +104,11 @@ class Sinks:
                            le._sentences, script_mass, ("masked_scores",), before="weighted_sum",
                            gives_away=(("attention_weights", "sink_rest"),)),)
 
+    def memory_numbers(self, sc) -> int:
+        """The mass (B, H, L) kept, and the softmax's (B, H, L, S + 1) temporaries: the logits with the
+        sink's column and their probabilities."""
+        return sc.batch * sc.n_heads * sc.L * (1 + 2 * (sc.S + 1))
+
     def part_problems(self, sc, part, path: str) -> list:
         import numpy as np
 

@@ -415,7 +415,7 @@ def _masked_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation
 
     b, h, l, s = idx
     value = ctx.value(step_id, idx)
-    src = step_registry.read_as(ctx.trace.ids, "scores", by=step_id)  # ALiBi's biased scores, a cap's ...
+    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)  # ALiBi's biased scores, a cap's ...
     score = ctx.value(src, idx)
     mask = ctx.mask
     if src != "scores":

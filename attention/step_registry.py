@@ -199,9 +199,18 @@ PIPELINE: tuple[str, ...] = tuple(r.id for r in RECORDS if not r.extra and r.act
 
 def _order() -> tuple[str, ...]:
     out: list[str] = []
-    for sid in PIPELINE:
-        out += [r.id for r in RECORDS if r.before == sid]  # in the order they are computed
+
+    def place(sid: str) -> None:
+        """`sid` after the steps placed before it: those that stand for an input first (a later
+        extra of the same step, ProbSparse's sample, then reads the rotated q and k), and a
+        step placed before another extra (QK-norm before RoPE) just before that one."""
+        ahead = [r for r in RECORDS if r.before == sid]
+        for r in sorted(ahead, key=lambda r: r.stands_for is None):  # stable: otherwise as declared
+            place(r.id)
         out.append(sid)
+
+    for sid in PIPELINE:
+        place(sid)
     return tuple(out)
 
 
@@ -230,16 +239,17 @@ def in_order(step_ids) -> list[str]:
     return sorted(step_ids, key=lambda sid: rank.get(sid, len(ORDER)))
 
 
-def read_as(ids, step_id: str, by: Optional[str] = None) -> str:
-    """The step a trace holding `ids` reads in place of `step_id` (before step `by`, when given): the
-    last record standing for it (a bias, a cap standing for "scores"), else `step_id` itself."""
-    have = set(ids)
-    stop = ORDER.index(by) if by in ORDER else len(ORDER)
-    out = step_id
-    for sid in ORDER[:stop]:
+def read_as(step_id: str, present, before: Optional[str] = None) -> str:
+    """The step later steps read in place of `step_id` in a trace holding the steps `present`:
+    the last one computed that stands for it (RoPE's rotated queries for head_split.query), or
+    `step_id` itself.  `before`: what that step read (stand-ins computed before it only)."""
+    have = set(present)
+    limit = ORDER.index(before) if before is not None else len(ORDER)
+    found = step_id
+    for sid in ORDER[:limit]:
         if sid in have and BY_ID[sid].stands_for == step_id:
-            out = sid
-    return out
+            found = sid
+    return found
 
 
 def record(step_id: str) -> StepRecord:

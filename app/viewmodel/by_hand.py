@@ -251,8 +251,7 @@ def plan(trace: Trace, batch: int = 0, head: int = 0, lang: str = "en",
     n_heads = head_count(trace)
     head = max(0, min(int(head), n_heads - 1))
     batch = max(0, min(int(batch), int(trace.array(STEPS["q"]).shape[0]) - 1))
-    # the scores the softmax reads: ALiBi's biased or the capped scores where a modifier stands for them
-    steps = {**STEPS, "scores": step_registry.read_as(trace.ids, STEPS["scores"], by="masked_scores")}
+    steps = {key: step_registry.read_as(sid, trace.ids) for key, sid in STEPS.items()}  # RoPE: rotated q, k
     data = {key: pane_data(trace, sid, batch, query_tokens, key_tokens) for key, sid in steps.items()}
     q = data["q"].block[head]  # (L, dk)
     k = data["kt"].block[head]  # (S, dk)

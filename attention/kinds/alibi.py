@@ -171,7 +171,7 @@ class Alibi:
         active = parts.present("modifiers", NAME)
         return (
             StepRecord("alibi.bias", ("H", "L", "S"), "signed", "step.alibi.bias.title", "step.alibi.bias.formula",
-                       bias_step, active, explain_bias, le._sentences, script_bias, (), before="masked_scores"),
+                       bias_step, active, explain_bias, le._sentences, script_bias, (), before="alibi.scores"),
             StepRecord("alibi.scores", ("B", "H", "L", "S"), "signed", "step.alibi.scores.title",
                        "step.alibi.scores.formula", scores_step, active, explain_scores, le._sentences, script_scores,
                        ("scores", "alibi.bias"), before="masked_scores", stands_for="scores", by_hand=("scores",),
@@ -260,7 +260,7 @@ def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     from attention import step_registry
 
     b, h, l, s = idx
-    src = step_registry.read_as(ctx.trace.ids, "scores", by=step_id)
+    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)
     score = ctx.value(src, idx)
     bias = ctx.value("alibi.bias", (h, l, s))
     slope = float(ctx.param(SLOPES)[h])

@@ -105,7 +105,7 @@ def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     from attention import step_registry
 
     b, h, l, s = idx
-    src = step_registry.read_as(ctx.trace.ids, "scores", by=step_id)
+    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)
     score = ctx.value(src, idx)
     cap = _cap_in(ctx.opts)
     inner = score / cap

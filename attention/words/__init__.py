@@ -27,6 +27,7 @@ TOPICS: tuple[str, ...] = (
     "tiles",
     "masks",
     "rope", "qk_norm",
+    "alibi", "softcap", "sinks",
 )
 
 _language = "en"

@@ -15,6 +15,7 @@ from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, Scor
 from attention.kinds.dot_product import DOT, SCALED_DOT
 from attention.kinds.mask_rules import RULES
 from attention.kinds.prob_sparse import PROB_SPARSE
+from attention.kinds.pyramid import PYRAMID  # Time-Series-Library: Pyraformer
 
 #: name -> scoring kind, in the order a menu lists them
 SCORING: dict[str, ScoringKind] = {k.name: k for k in (SCALED_DOT, DOT, ADDITIVE, PROB_SPARSE)}
@@ -24,6 +25,7 @@ POSITIONS: dict[str, PositionEncoding] = {}
 MODIFIERS: dict[str, ScoreModifier] = {}
 #: name -> mask rule, in the order their parts are combined and their reasons said
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES}
+MASK_RULES[PYRAMID.name] = PYRAMID  # Time-Series-Library: Pyraformer's pyramid
 #: the scoring of a scenario that names none
 DEFAULT_SCORING: str = SCALED_DOT.name
 #: the scoring choice of the Parameters panel, the schema and the docs: one entry per kind above

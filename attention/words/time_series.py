@@ -38,6 +38,30 @@ EN: dict[str, str] = {
     "tsl.conv.cell": "step {t} = bias {bias} + Σ over {n} channels × {k} taps of input steps {steps} = {out}",
     "tsl.conv.wrapped": "steps {steps} are wrapped round from the other end (circular padding)",
     "tsl.pool.cell": "max of conv steps {steps} = {value}, from step {winner}",
+    # Pyraformer's pyramid mask as a mask rule (attention/kinds/pyramid.py)
+    "field.masks.pyramid.input_size.label": "Pyramid: input steps",
+    "field.masks.pyramid.input_size.help": (
+        "How many input time steps the pyramid starts from (Pyraformer's input_size); the queries and keys "
+        "must be all N pyramid nodes: these steps, then every coarser scale."),
+    "field.masks.pyramid.window_size.label": "Pyramid: windows",
+    "field.masks.pyramid.window_size.help": (
+        "One whole number per coarser scale: how many nodes of a scale make one node of the next "
+        "(Pyraformer's window_size, e.g. [4, 4])."),
+    "field.masks.pyramid.inner_size.label": "Pyramid: inner window",
+    "field.masks.pyramid.inner_size.help": (
+        "A node sees the nodes of its own scale at most inner_size // 2 steps away (Pyraformer's inner_size)."),
+    "lesson.extra.mask.pyramid": (
+        "Pyraformer's pyramid: the rows and columns are the input steps followed by each coarser scale; a node "
+        "sees its near neighbours on its own scale, its parent and its children, so any two steps are joined "
+        "through a few coarse nodes while every row keeps only a handful of keys."),
+    "tsl.pyramid.reason": "pyramid: {why}",
+    "tsl.pyramid.far": "{key} is neither a near neighbour of {query} on its scale, nor its parent, nor its child",
+    "problem.pyramid_windows": "expected a list of whole numbers, one per coarser scale; got shape {got}",
+    "problem.pyramid_window": "expected a whole number >= 1, got {got}",
+    "problem.pyramid_empty_scale": (
+        "the pyramid's scales would hold {sizes} nodes: scale {scale} is empty; use fewer or smaller windows"),
+    "problem.pyramid_nodes": (
+        "the pyramid has {N} nodes ({sizes}); the queries and keys must both be {N} long, got {L} and {S}"),
 }
 
 ZH: dict[str, str] = {
@@ -62,4 +86,25 @@ ZH: dict[str, str] = {
     "tsl.conv.cell": "第 {t} 步 = 偏置 {bias} + 对 {n} 个通道 × {k} 个抽头、输入第 {steps} 步求和 = {out}",
     "tsl.conv.wrapped": "第 {steps} 步是从另一端绕回来的（循环填充）",
     "tsl.pool.cell": "卷积第 {steps} 步中的最大值 = {value}，来自第 {winner} 步",
+    # Pyraformer 的金字塔掩码（attention/kinds/pyramid.py）
+    "field.masks.pyramid.input_size.label": "金字塔：输入步数",
+    "field.masks.pyramid.input_size.help": (
+        "金字塔最底层的输入时间步数（Pyraformer 的 input_size）；查询和键必须正好是全部 N 个金字塔节点："
+        "先是这些时间步，再是每个更粗的尺度。"),
+    "field.masks.pyramid.window_size.label": "金字塔：窗口",
+    "field.masks.pyramid.window_size.help": (
+        "每个更粗的尺度一个整数：上一尺度的几个节点合成下一尺度的一个节点（Pyraformer 的 window_size，例如 [4, 4]）。"),
+    "field.masks.pyramid.inner_size.label": "金字塔：内窗口",
+    "field.masks.pyramid.inner_size.help": (
+        "节点能看到本尺度上相距不超过 inner_size // 2 步的节点（Pyraformer 的 inner_size）。"),
+    "lesson.extra.mask.pyramid": (
+        "Pyraformer 的金字塔：行和列先是输入时间步，再是每个更粗的尺度；"
+        "一个节点只看本尺度上的近邻、它的父节点和子节点，"
+        "所以任意两个时间步都能经过几个粗尺度节点相连，而每一行只保留少数几个键。"),
+    "tsl.pyramid.reason": "金字塔：{why}",
+    "tsl.pyramid.far": "{key} 既不是 {query} 同尺度上的近邻，也不是它的父节点或子节点",
+    "problem.pyramid_windows": "应为整数列表，每个更粗的尺度一个；实际形状为 {got}",
+    "problem.pyramid_window": "应为 ≥ 1 的整数，实际为 {got}",
+    "problem.pyramid_empty_scale": "金字塔各尺度的节点数将是 {sizes}：第 {scale} 层是空的；请用更少或更小的窗口",
+    "problem.pyramid_nodes": "金字塔共有 {N} 个节点（{sizes}）；查询和键的长度都必须是 {N}，实际为 {L} 和 {S}",
 }

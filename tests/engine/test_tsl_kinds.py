@@ -1,0 +1,146 @@
+"""The Time-Series-Library kinds registered in the design (issue 18): Pyraformer's pyramid mask rule,
+DSAttention and Auto-Correlation as scoring kinds, run through `engine.run` and checked against the
+library's own module code (the copies in tests/engine/test_tsl_family.py, MIT, thuml; see there) and
+against float64 references written here."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from test_tsl_family import FullAttention, get_mask
+
+from attention import Scenario, explain, lessons, problems, run, scenario_io, words
+from attention.parts import Part
+from attention.script_export import python_script
+from resources import list_presets
+
+PRESETS = {p.name: p for p, _ in list_presets()}
+
+
+@pytest.fixture(autouse=True)
+def _time_series_words(monkeypatch):
+    """The "time_series" words topic counted in, should the catalogue not list it."""
+    if "time_series" not in words.TOPICS:
+        monkeypatch.setattr(words, "TOPICS", words.TOPICS + ("time_series",))
+        words.table.cache_clear()
+    yield
+    words.table.cache_clear()
+
+
+class _Mask:
+    """What FullAttention reads of a mask object (TSL's masks keep the tensor in `.mask`)."""
+
+    def __init__(self, mask):
+        self.mask = mask
+
+
+def _run_scripts(scenarios: dict) -> dict:
+    """Each scenario's exported script run once (`--json --dtype float64`): name -> {step: nested lists}."""
+    driver = ("import contextlib, io, json, runpy, sys\nout = {}\nfor path in sys.argv[1:]:\n"
+              "    sys.argv = [path, '--json', '--dtype', 'float64']\n    buf = io.StringIO()\n"
+              "    with contextlib.redirect_stdout(buf):\n        runpy.run_path(path, run_name='__main__')\n"
+              "    out[path] = json.loads(buf.getvalue())\nprint(json.dumps(out))\n")
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp())
+    paths = {}
+    for i, (name, sc) in enumerate(scenarios.items()):
+        paths[name] = folder / f"s{i}.py"
+        paths[name].write_text(python_script(sc), encoding="utf-8")
+    res = subprocess.run([sys.executable, "-c", driver, *map(str, paths.values())], capture_output=True, text=True,
+                         timeout=600)
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout)
+    return {name: got[str(p)] for name, p in paths.items()}
+
+
+# ---------------------------------------------------------------- Pyraformer's pyramid mask rule
+
+PYRAMIDS = [(8, [2, 2], 3), (10, [4], 3), (13, [2, 3, 2], 4), (9, [3, 3], 1)]
+
+
+def _pyramid_scenario(input_size, window, inner, B=2, H=2, E=4, seed=0, **more) -> Scenario:
+    N = sum(get_mask(input_size, window, inner)[1])
+    rng = np.random.default_rng(seed)
+    x = [rng.normal(size=(B, N, H * E)) for _ in range(3)]
+    part = Part("pyramid", {"input_size": input_size, "window_size": np.array(window, float), "inner_size": inner})
+    return Scenario(*x, n_heads=H, fill_value=-np.inf, masks=(part,), **more)
+
+
+@pytest.mark.parametrize("input_size,window,inner", PYRAMIDS)
+def test_pyramid_rule_masks_as_get_mask_and_attends_as_full_attention(input_size, window, inner):
+    sc = _pyramid_scenario(input_size, window, inner)
+    assert problems(sc) == []
+    trace = run(sc)
+    lib_mask, _ = get_mask(input_size, window, inner)  # (N, N) True = masked
+    assert np.array_equal(trace.array("extra.mask"), np.broadcast_to(lib_mask.numpy(), trace.array("extra.mask").shape))
+    q, k, v = (torch.as_tensor(a).reshape(a.shape[0], a.shape[1], 2, 4) for a in (sc.queries, sc.keys, sc.values))
+    lib = FullAttention(mask_flag=True, attention_dropout=0.0, output_attention=True).eval()
+    out, A = lib(q, k, v, _Mask(lib_mask[None, None]))
+    np.testing.assert_allclose(trace.array("attention_weights"), A.numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(trace.array("weighted_sum"), out.numpy(), rtol=0, atol=1e-12)
+
+
+def test_pyramid_rule_combines_with_causal_and_names_each_reason():
+    sc = _pyramid_scenario(8, [2, 2], 3, causal=True)
+    trace = run(sc)
+    lib_mask, _ = get_mask(8, [2, 2], 3)
+    causal = np.triu(np.ones((14, 14), bool), 1)
+    assert np.array_equal(trace.array("extra.mask")[0], lib_mask.numpy() | causal)
+    # query 8 (scale 2 node 1) and key 0 (its child t0): kept by the pyramid, kept by causal (0 <= 8)
+    e = explain.explain(trace, "extra.mask", (0, 8, 0))
+    assert "scale 1 node 1 is one of scale 2 node 1's children" in e.summary["en"]
+    assert "子节点" in e.summary["zh"]
+    # query 0 and key 8 (its parent): the pyramid keeps it, causal masks it (8 > 0)
+    e = explain.explain(trace, "extra.mask", (0, 0, 8))
+    assert e.value == 1.0 and e.summary["en"] == "Masked: causal: key 9 comes after query 1."
+    # query 0 and key 5: masked by the pyramid (and by causal)
+    e = explain.explain(trace, "extra.mask", (1, 0, 5))
+    assert e.value == 1.0 and ("pyramid: scale 1 node 6 is neither a near neighbour of scale 1 node 1 on its scale"
+                               in e.summary["en"])
+    assert "金字塔：" in e.summary["zh"]
+
+
+def test_pyramid_lesson_is_said_when_the_rule_applies():
+    trace = run(_pyramid_scenario(8, [2, 2], 3))
+    for lang, word in (("en", "Pyraformer's pyramid"), ("zh", "金字塔")):
+        assert word in lessons.explanation("extra.mask", trace.options, lang)
+    plain = run(Scenario(*(np.ones((1, 3, 2)),) * 3, causal=True))
+    assert "Pyraformer" not in lessons.explanation("extra.mask", plain.options, "en")
+
+
+@pytest.mark.parametrize("values, path, code", [
+    ({"input_size": 9, "window_size": np.array([2.0, 2.0])}, "masks[0].input_size", "pyramid_nodes"),
+    ({"input_size": 14, "window_size": np.array([2.0, 0.5])}, "masks[0].window_size[1]", "pyramid_window"),
+    ({"input_size": 14, "window_size": np.array([[2.0]])}, "masks[0].window_size", "pyramid_windows"),
+    ({"input_size": 14, "window_size": np.array([16.0])}, "masks[0].window_size[0]", "pyramid_empty_scale"),
+    ({"input_size": 14}, "masks[0].window_size", "required"),
+    ({"window_size": np.array([2.0])}, "masks[0].input_size", "required"),
+    ({"input_size": 14, "window_size": np.array([2.0]), "inner_size": 0}, "masks[0].inner_size",
+     "expected_int_range"),
+])
+def test_bad_pyramid_parts_are_named_by_field(values, path, code):
+    sc = Scenario(*(np.ones((1, 14, 2)),) * 3, masks=(Part("pyramid", values),))
+    (p,) = problems(sc)
+    assert (p.path, p.code) == (path, code)
+    assert p.text("en") and p.text("zh") != p.text("en")
+
+
+def test_pyramid_preset_and_its_exported_script():
+    sc = scenario_io.load(PRESETS["11_tsl_pyraformer_pyramid.json"])
+    trace = run(sc)
+    assert np.array_equal(trace.array("extra.mask")[0], get_mask(8, [2, 2], 3)[0].numpy())
+    again = scenario_io.loads(scenario_io.dumps(sc))
+    assert np.array_equal(run(again).array("extra.mask"), trace.array("extra.mask"))
+    cases = {"preset": sc, "causal_two_items": _pyramid_scenario(13, [2, 3, 2], 4, causal=True)}
+    got = _run_scripts(cases)
+    for name, scn in cases.items():
+        tr = run(scn)
+        for sid in ("masked_scores", "attention_weights", "output"):
+            np.testing.assert_allclose(np.array(got[name][sid], dtype=float), tr.array(sid), rtol=0, atol=1e-9,
+                                       err_msg=f"{name} {sid}")

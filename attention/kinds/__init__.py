@@ -13,16 +13,19 @@ from attention.fields import plain
 from attention.kinds.additive import ADDITIVE
 from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, ScoringKind
 from attention.kinds.dot_product import DOT, SCALED_DOT
+from attention.kinds.ds_attention import DESTATIONARY, DS_ATTENTION  # Time-Series-Library: Non-stationary
 from attention.kinds.mask_rules import RULES
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.kinds.pyramid import PYRAMID  # Time-Series-Library: Pyraformer
 
 #: name -> scoring kind, in the order a menu lists them
 SCORING: dict[str, ScoringKind] = {k.name: k for k in (SCALED_DOT, DOT, ADDITIVE, PROB_SPARSE)}
+SCORING[DS_ATTENTION.name] = DS_ATTENTION  # Time-Series-Library: Non-stationary Transformer
 #: name -> position encoding (RoPE comes here)
 POSITIONS: dict[str, PositionEncoding] = {}
 #: name -> score modifier (ALiBi, soft-capping, sinks come here)
 MODIFIERS: dict[str, ScoreModifier] = {}
+MODIFIERS[DESTATIONARY.name] = DESTATIONARY  # DSAttention's τ and Δ (read by its scoring kind)
 #: name -> mask rule, in the order their parts are combined and their reasons said
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES}
 MASK_RULES[PYRAMID.name] = PYRAMID  # Time-Series-Library: Pyraformer's pyramid

@@ -62,6 +62,46 @@ EN: dict[str, str] = {
         "the pyramid's scales would hold {sizes} nodes: scale {scale} is empty; use fewer or smaller windows"),
     "problem.pyramid_nodes": (
         "the pyramid has {N} nodes ({sizes}); the queries and keys must both be {N} long, got {L} and {S}"),
+    # DSAttention (Non-stationary Transformer) as a scoring kind (attention/kinds/ds_attention.py)
+    "field.scoring.ds_attention": "De-stationary (Non-stationary Transformer)",
+    "field.modifiers.destationary.tau.label": "τ (one per series)",
+    "field.modifiers.destationary.tau.help": (
+        "DSAttention's τ: one positive number per batch item (series) that multiplies every q·k of it; the model "
+        "learns it from the series' standard deviation. Absent: 1, as the library's tau=None."),
+    "field.modifiers.destationary.delta.label": "Δ (one per key)",
+    "field.modifiers.destationary.delta.help": (
+        "DSAttention's Δ: one number per batch item and key, added to every query's score of that key (then "
+        "multiplied by the scale). Absent: 0, as the library's delta=None."),
+    "step.extra.destationary.title": "De-stationary scores q·k·τ + Δ",
+    "step.extra.destationary.formula": "destationary[b,h,l,s] = (q_l . k_s) * tau[b] + delta[b,s]",
+    "step.scores.title.ds_attention": "Scores the softmax sees",
+    "step.scores.formula.ds_attention": "scores[b,h,l,s] = scale * ((q_l . k_s) * tau[b] + delta[b,s])",
+    "lesson.extra.destationary": (
+        "Non-stationary Transformer normalises each series before attention, which would make every series "
+        "look alike; DSAttention puts the lost scale and level back: τ multiplies the dot products of a series "
+        "(τ > 1 sharpens its weights, τ < 1 flattens them) and Δ adds the same amount to one key's score for "
+        "every query."),
+    "lesson.scores.ds_attention": (
+        "The softmax sees scale × (q·k × τ + Δ): Time-Series-Library scales after adding Δ, so each key's Δ "
+        "counts scale × Δ ({scale} × Δ), not Δ."),
+    "lesson.scores.ds_attention_delta": (
+        "Since Δ is the same for every query, it only moves weight between keys: a key with a larger Δ gets "
+        "more weight in every row."),
+    "explain.destationary.formula": (
+        "destationary[{b},{h},{l},{s}] = (Σ_e q[{b},{l},"
+        "{h},e] · k[{b},{s},{h},e]) × τ[{b}] + Δ[{b},{s}]"),
+    "explain.destationary.summary": (
+        "The dot product times τ = {tau} of series {b1}, plus Δ = {delta} of key {s}: the library's scores "
+        "before the scale."),
+    "explain.ds_scores.formula": "scores[{b},{h},{l},{s}] = scale × destationary[{b},{h},{l},{s}]",
+    "explain.ds_scores.summary": (
+        "scale {scale} multiplies the whole de-stationary score: {scaled_raw} from τ·q·k (q·k = {raw}, "
+        "τ = {tau}) plus {scaled_delta} from Δ = {delta} (scale × Δ, not Δ)."),
+    "problem.destationary_scoring": "τ and Δ are read only by the scoring {scoring}; choose it or remove this part",
+    "problem.destationary_shape": "expected shape {expected}, got {got}",
+    "problem.destationary_tau": "τ must be positive (the model computes exp(...)), got {got}",
+    "param.ds_attention.tau": "τ (per series)",
+    "param.ds_attention.delta": "Δ (per key)",
 }
 
 ZH: dict[str, str] = {
@@ -107,4 +147,41 @@ ZH: dict[str, str] = {
     "problem.pyramid_window": "应为 ≥ 1 的整数，实际为 {got}",
     "problem.pyramid_empty_scale": "金字塔各尺度的节点数将是 {sizes}：第 {scale} 层是空的；请用更少或更小的窗口",
     "problem.pyramid_nodes": "金字塔共有 {N} 个节点（{sizes}）；查询和键的长度都必须是 {N}，实际为 {L} 和 {S}",
+    # DSAttention（Non-stationary Transformer）作为打分方式
+    "field.scoring.ds_attention": "去平稳注意力（Non-stationary Transformer）",
+    "field.modifiers.destationary.tau.label": "τ（每条序列一个）",
+    "field.modifiers.destationary.tau.help": (
+        "DSAttention 的 τ：每个批次项（序列）一个正数，乘到这条序列的每个 q·k 上；模型从序列的标准差学出它。"
+        "不给时为 1，与库中 tau=None 相同。"),
+    "field.modifiers.destationary.delta.label": "Δ（每个键一个）",
+    "field.modifiers.destationary.delta.help": (
+        "DSAttention 的 Δ：每个批次项的每个键一个数，加到所有查询对这个键的分数上（之后再乘缩放）。"
+        "不给时为 0，与库中 delta=None 相同。"),
+    "step.extra.destationary.title": "去平稳分数 q·k·τ + Δ",
+    "step.extra.destationary.formula": "去平稳[b,h,l,s] = (q_l · k_s) × τ[b] + Δ[b,s]",
+    "step.scores.title.ds_attention": "softmax 看到的分数",
+    "step.scores.formula.ds_attention": "分数[b,h,l,s] = scale × ((q_l · k_s) × τ[b] + Δ[b,s])",
+    "lesson.extra.destationary": (
+        "Non-stationary Transformer 在注意力之前把每条序列归一化，这会让所有序列看起来都差不多；"
+        "DSAttention 把丢掉的尺度和水平补回来：τ 乘以一条序列的点积（τ > 1 让权重更尖锐，τ < 1 让权重更平坦），"
+        "Δ 给某个键的分数在所有查询上加同样的量。"),
+    "lesson.scores.ds_attention": (
+        "softmax 看到的是 scale × (q·k × τ + Δ)：Time-Series-Library 在加上 Δ 之后才缩放，"
+        "所以每个键的 Δ 实际起作用的是 scale × Δ（{scale} × Δ），而不是 Δ。"),
+    "lesson.scores.ds_attention_delta": (
+        "因为 Δ 对每个查询都一样，它只在键之间挪"
+        "动权重：Δ 更大的键在每一行都得到更多权重。"),
+    "explain.destationary.formula": (
+        "去平稳[{b},{h},{l},{s}] = (Σ_e q[{b},{l},{h},e"
+        "] · k[{b},{s},{h},e]) × τ[{b}] + Δ[{b},{s}]"),
+    "explain.destationary.summary": "点积乘以序列 {b1} 的 τ = {tau}，再加上键 {s} 的 Δ = {delta}：库中缩放之前的分数。",
+    "explain.ds_scores.formula": "分数[{b},{h},{l},{s}] = scale × 去平稳[{b},{h},{l},{s}]",
+    "explain.ds_scores.summary": (
+        "缩放 {scale} 乘的是整个去平稳分数：来自 τ·q·k 的 {scaled_raw}（q·k = {raw}，τ = {tau}）"
+        "加上来自 Δ = {delta} 的 {scaled_delta}（是 scale × Δ，而不是 Δ）。"),
+    "problem.destationary_scoring": "τ 和 Δ 只由打分方式 {scoring} 读取；请选择它或删除这个部件",
+    "problem.destationary_shape": "形状应为 {expected}，实际为 {got}",
+    "problem.destationary_tau": "τ 必须为正（模型计算的是 exp(...)），实际为 {got}",
+    "param.ds_attention.tau": "τ（每条序列）",
+    "param.ds_attention.delta": "Δ（每个键）",
 }

@@ -144,3 +144,94 @@ def test_pyramid_preset_and_its_exported_script():
         for sid in ("masked_scores", "attention_weights", "output"):
             np.testing.assert_allclose(np.array(got[name][sid], dtype=float), tr.array(sid), rtol=0, atol=1e-9,
                                        err_msg=f"{name} {sid}")
+
+
+# ---------------------------------------------------------------- DSAttention (Non-stationary Transformer)
+
+
+def _layer_scenario(layer, x_q, x_kv, **more) -> Scenario:
+    """A scenario holding an AttentionLayer's projections (nn.Linear weights as they are)."""
+    from attention import Projection
+
+    proj = {name: Projection(m.weight.detach().double().numpy(), m.bias.detach().double().numpy())
+            for name, m in (("query", layer.query_projection), ("key", layer.key_projection),
+                            ("value", layer.value_projection), ("out", layer.out_projection))}
+    return Scenario(x_q.numpy(), x_kv.numpy(), x_kv.numpy(), n_heads=layer.n_heads, projections=proj, **more)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("scale", [None, 0.3])
+def test_ds_attention_matches_the_library_layer(causal, scale):
+    from test_tsl_family import AttentionLayer, DSAttention
+
+    torch.manual_seed(3)
+    B, L, d_model, H = 2, 5, 8, 2
+    S = L if causal else 7
+    x_q, x_kv = torch.randn(B, L, d_model, dtype=torch.float64), torch.randn(B, S, d_model, dtype=torch.float64)
+    tau, delta = torch.rand(B, 1, dtype=torch.float64) * 3 + 0.1, torch.randn(B, S, dtype=torch.float64)
+    layer = AttentionLayer(DSAttention(mask_flag=causal, scale=scale, attention_dropout=0.0, output_attention=True),
+                           d_model, H).double().eval()
+    with torch.no_grad():
+        out, A = layer(x_q, x_kv, x_kv, None, tau=tau, delta=delta)
+    sc = _layer_scenario(layer, x_q, x_kv, scoring="ds_attention", scale=scale, causal=causal, fill_value=-np.inf,
+                         modifiers=(Part("destationary", {"tau": tau.numpy()[:, 0], "delta": delta.numpy()}),))
+    assert problems(sc) == []
+    trace = run(sc)
+    np.testing.assert_allclose(trace.array("attention_weights"), A.numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(trace.array("output"), out.numpy(), rtol=0, atol=1e-12)
+    # float64 reference written here: the de-stationary scores and the quirk (the scale on delta)
+    q, k = trace.array("head_split.query"), trace.array("head_split.key")
+    want = np.einsum("blhe,bshe->bhls", q, k) * tau.numpy()[:, :, None, None] + delta.numpy()[:, None, None, :]
+    np.testing.assert_allclose(trace.array("extra.destationary"), want, rtol=0, atol=1e-12)
+    s = scale or 1 / np.sqrt(d_model // H)
+    np.testing.assert_allclose(trace.array("scores"), s * want, rtol=0, atol=1e-12)
+
+
+def test_ds_attention_without_the_part_is_full_attention():
+    rng = np.random.default_rng(5)
+    x = [rng.normal(size=(2, 4, 6)) for _ in range(3)]
+    ds = run(Scenario(*x, n_heads=2, scoring="ds_attention"))
+    full = run(Scenario(*x, n_heads=2))
+    np.testing.assert_allclose(ds.array("attention_weights"), full.array("attention_weights"), rtol=0, atol=1e-14)
+    np.testing.assert_allclose(ds.array("extra.destationary") / np.sqrt(3), full.array("scores"), atol=1e-14)
+
+
+def test_ds_attention_explain_lesson_and_problems():
+    sc = scenario_io.load(PRESETS["12_tsl_nonstationary_ds_attention.json"])
+    trace = run(sc)
+    tau, delta = sc.modifiers[0].get("tau"), sc.modifiers[0].get("delta")
+    e = explain.explain(trace, "extra.destationary", (0, 0, 1, 2))
+    assert e.result == pytest.approx(trace.array("extra.destationary")[0, 0, 1, 2], abs=1e-12)
+    assert f"τ = {explain.fmt(tau[0])}" in e.summary["en"] and "τ" in e.summary["zh"]
+    e = explain.explain(trace, "scores", (0, 0, 1, 2))
+    scale = trace.options["scale"]
+    assert explain.fmt(scale * delta[0, 2]) in e.summary["en"] and "scale × Δ, not Δ" in e.summary["en"]
+    assert "而不是 Δ" in e.summary["zh"]
+    for lang in ("en", "zh"):
+        assert "Δ" in lessons.explanation("scores", trace.options, lang)
+        assert "τ" in lessons.explanation("extra.destationary", trace.options, lang)
+    bad = [(Part("destationary", {"tau": np.array([1.0, 2.0])}), "modifiers[0].tau", "destationary_shape"),
+           (Part("destationary", {"tau": np.array([-1.0])}), "modifiers[0].tau[0]", "destationary_tau"),
+           (Part("destationary", {"delta": np.ones((1, 3))}), "modifiers[0].delta", "destationary_shape")]
+    for part, path, code in bad:
+        (p,) = problems(Scenario(*(np.ones((1, 4, 2)),) * 3, scoring="ds_attention", modifiers=(part,)))
+        assert (p.path, p.code) == (path, code) and p.text("zh") != p.text("en")
+    (p,) = problems(Scenario(*(np.ones((1, 4, 2)),) * 3, modifiers=(Part("destationary", {}),)))
+    assert (p.path, p.code) == ("modifiers[0]", "destationary_scoring")
+
+
+def test_ds_attention_script_and_file_round_trip():
+    sc = scenario_io.load(PRESETS["12_tsl_nonstationary_ds_attention.json"])
+    again = scenario_io.loads(scenario_io.dumps(sc))
+    np.testing.assert_array_equal(run(again).array("output"), run(sc).array("output"))
+    rng = np.random.default_rng(8)
+    causal = Scenario(*(rng.normal(size=(2, 4, 4)) for _ in range(3)), n_heads=2, scoring="ds_attention", causal=True,
+                      fill_value=-np.inf, modifiers=(Part("destationary", {"tau": np.array([0.5, 2.0]),
+                                                                          "delta": rng.normal(size=(2, 4))}),))
+    cases = {"preset": sc, "causal": causal}
+    got = _run_scripts(cases)
+    for name, scn in cases.items():
+        tr = run(scn)
+        for sid in ("scores", "attention_weights", "output"):
+            np.testing.assert_allclose(np.array(got[name][sid], dtype=float), tr.array(sid), rtol=0, atol=1e-9,
+                                       err_msg=f"{name} {sid}")

@@ -11,6 +11,7 @@ from typing import Any, Union
 
 from attention.fields import plain
 from attention.kinds.additive import ADDITIVE
+from attention.kinds.autocorrelation import AUTOCORRELATION, AUTOCORRELATION_OPTIONS  # TSL: Autoformer
 from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, ScoringKind
 from attention.kinds.dot_product import DOT, SCALED_DOT
 from attention.kinds.ds_attention import DESTATIONARY, DS_ATTENTION  # Time-Series-Library: Non-stationary
@@ -21,11 +22,13 @@ from attention.kinds.pyramid import PYRAMID  # Time-Series-Library: Pyraformer
 #: name -> scoring kind, in the order a menu lists them
 SCORING: dict[str, ScoringKind] = {k.name: k for k in (SCALED_DOT, DOT, ADDITIVE, PROB_SPARSE)}
 SCORING[DS_ATTENTION.name] = DS_ATTENTION  # Time-Series-Library: Non-stationary Transformer
+SCORING[AUTOCORRELATION.name] = AUTOCORRELATION  # Time-Series-Library: Autoformer
 #: name -> position encoding (RoPE comes here)
 POSITIONS: dict[str, PositionEncoding] = {}
 #: name -> score modifier (ALiBi, soft-capping, sinks come here)
 MODIFIERS: dict[str, ScoreModifier] = {}
 MODIFIERS[DESTATIONARY.name] = DESTATIONARY  # DSAttention's τ and Δ (read by its scoring kind)
+MODIFIERS[AUTOCORRELATION_OPTIONS.name] = AUTOCORRELATION_OPTIONS  # Auto-Correlation's factor and path
 #: name -> mask rule, in the order their parts are combined and their reasons said
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES}
 MASK_RULES[PYRAMID.name] = PYRAMID  # Time-Series-Library: Pyraformer's pyramid

@@ -310,10 +310,9 @@ def _flat(values: Any) -> list:
 
 #: the exported script's lines: TSL's get_mask (Pyraformer_EncDec.py, MIT, thuml) as it is
 _SCRIPT = '''# Pyraformer's pyramid mask (TSL get_mask): input_size={n}, window_size={windows}, inner_size={inner}
-import math
 all_size = [{n}]
 for w in {windows}:
-    all_size.append(math.floor(all_size[-1] / w))
+    all_size.append(all_size[-1] // w)  # math.floor(all_size[-1] / w) in the library
 keep = torch.zeros(S, S)  # 1 = visible
 inner_window = {inner} // 2
 for j in range(len(all_size)):  # intra-scale: near neighbours on the same scale

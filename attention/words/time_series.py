@@ -102,6 +102,103 @@ EN: dict[str, str] = {
     "problem.destationary_tau": "τ must be positive (the model computes exp(...)), got {got}",
     "param.ds_attention.tau": "τ (per series)",
     "param.ds_attention.delta": "Δ (per key)",
+    # Auto-Correlation (Autoformer) as a scoring kind (attention/kinds/autocorrelation.py)
+    "field.scoring.autocorrelation": "Auto-Correlation (Autoformer)",
+    "field.modifiers.autocorrelation.factor.label": "Auto-Correlation: factor",
+    "field.modifiers.autocorrelation.factor.help": (
+        "The layer's factor c: the top k = int(c · ln L) lags are kept (Time-Series-Library's --factor; the "
+        "module's default 1)."),
+    "field.modifiers.autocorrelation.path.label": "Auto-Correlation: path",
+    "field.modifiers.autocorrelation.path.help": (
+        "inference (module.eval()): each series its own top lags; training (module.train()): one set of lags "
+        "for the whole batch, from the batch's mean curve."),
+    "field.modifiers.autocorrelation.path.inference": "inference (lags per series)",
+    "field.modifiers.autocorrelation.path.training": "training (lags shared by the batch)",
+    "step.extra.correlation.title": "Correlation over lags, per head and channel",
+    "step.extra.correlation.formula": (
+        "corr[b,h,e,tau] = irfft(rfft(q) * conj(rfft(k)))[tau] = sum_t q[(t+tau) mod L] k[t]"),
+    "step.extra.mean_correlation.title": "Mean correlation curve",
+    "step.extra.mean_correlation.formula": "mean_corr[b,tau] = mean over heads and channels of corr[b,h,e,tau]",
+    "step.extra.top_lags.title": "Top k lags",
+    "step.extra.top_lags.formula": "lags = topk(mean_corr, k = int(factor * ln L))",
+    "step.extra.lag_weights.title": "Lag weights (softmax over the k)",
+    "step.extra.lag_weights.formula": "w[b,i] = softmax_i(mean_corr[b, lag_i])",
+    "step.extra.rolled_values.title": "Rolled copies of V",
+    "step.extra.rolled_values.formula": "copy_i[t] = torch.roll(v, -lag_i)[t] = v[(t + lag_i) mod L]",
+    "step.scores.title.autocorrelation": "Correlation at lag (s − t) mod L",
+    "step.scores.formula.autocorrelation": "scores[b,h,t,s] = mean_corr[b, (s - t) mod L]",
+    "step.masked_scores.title.autocorrelation": "Only the top k lags",
+    "step.masked_scores.formula.autocorrelation": "-inf where (s - t) mod L is not one of the top k lags",
+    "step.attention_weights.title.autocorrelation": "Lag weights, at the keys they read",
+    "step.attention_weights.formula.autocorrelation": "a[b,h,t,s] = w[b,i] where lag_i = (s - t) mod L, else 0",
+    "step.weighted_sum.formula.autocorrelation": "out[t] = sum_i w_i * v[(t + lag_i) mod L]",
+    "lesson.extra.correlation": (
+        "Auto-Correlation compares the queries with the keys shifted by every lag τ at once: the FFT computes "
+        "the circular correlation Σ_t q[(t + τ) mod L]·k[t] for each head and channel."),
+    "lesson.extra.mean_correlation": (
+        "The curves are averaged over heads and channels: one curve per series, whose peaks are the periods "
+        "of the series."),
+    "lesson.extra.top_lags": (
+        "Only the k = int(factor · ln L) highest lags are kept; in training one set for the whole batch (the "
+        "batch's mean curve), at inference each series its own."),
+    "lesson.extra.lag_weights": "The k correlations go through a softmax: k weights that sum to 1.",
+    "lesson.extra.rolled_values": (
+        "For lag τ the library rolls V left by τ (torch.roll(v, -τ)): output step t reads the value τ steps "
+        "later, wrapping round the end, the same phase one period ahead."),
+    "lesson.scores.autocorrelation": (
+        "Auto-Correlation scores a query step t against a key step s by the correlation at their lag "
+        "(s − t) mod L, not by a dot product: every row holds the same curve, rolled."),
+    "lesson.scores.autocorrelation_circulant": (
+        "There is no scale and no mask: the library ignores attn_mask."),
+    "lesson.attention_weights.autocorrelation": (
+        "Each row keeps only the k keys its top lags point at, with the softmax of their correlations; the "
+        "weighted sum then adds the k rolled copies of V."),
+    "explain.autocorr.corr_formula": "corr[{b},{h},{e},{tau}] = Σ_t q[(t + {tau}) mod L, {e}] · k[t, {e}]",
+    "explain.autocorr.corr_summary": (
+        "Channel {e} of head {h1} at lag {tau}: each query step t + {tau} against key step t, round the "
+        "{L} steps."),
+    "explain.autocorr.mean_formula": "mean_corr[{b},{tau}] = mean over h, e of corr[{b},h,e,{tau}]",
+    "explain.autocorr.mean_summary": "The mean of the {n} curves (heads × channels) at lag {tau}.",
+    "explain.autocorr.top_formula": "top_lags[{b},{i}]",
+    "explain.autocorr.top_inference": (
+        "Lag {lag} is series {b1}'s number {i1} of the top {k} on its own curve (mean correlation {v})."),
+    "explain.autocorr.top_training": (
+        "Lag {lag} is number {i1} of the top {k} on the batch's mean curve ({v}): training shares it with every "
+        "series."),
+    "explain.autocorr.weight_formula": "w[{b},{i}] = softmax over the k lag scores",
+    "explain.autocorr.weight_summary": "The weight of lag {lag}: its exp over the sum of the {k} exps.",
+    "explain.autocorr.rolled_formula": "rolled[{b},{h},{t}, copy {i}, {d}] = v[(t + lag) mod L]",
+    "explain.autocorr.rolled_summary": (
+        "Copy {i1} is torch.roll(V, {roll}) (lag {lag}): step {t} holds value step {source}, channel {d}."),
+    "explain.autocorr.score_formula": "scores[{b},h,{t},{s}] = mean_corr[{b}, ({s} − {t}) mod L]",
+    "explain.autocorr.score_summary": (
+        "Key step {s} is {lag} steps after query step {t} (mod {L}): the mean correlation at lag {lag}, the "
+        "same in every head."),
+    "explain.autocorr.masked_formula": "kept when (s − t) mod L is a top lag, else −∞",
+    "explain.autocorr.masked_kept": "Lag {lag} is one of the top {k} lags ({lags}): kept.",
+    "explain.autocorr.masked_dropped": "Lag {lag} is not one of the top {k} lags ({lags}): −∞.",
+    "explain.autocorr.weight_cell_formula": "a[t, s] = w[lag] where lag = (s − t) mod L is a top lag, else 0",
+    "explain.autocorr.weight_zero": "Lag {lag} was not kept: this key adds nothing to output step t.",
+    "explain.autocorr.weight_cell": (
+        "The weight of top lag number {i1} (lag {lag}): output step {t} reads value step {s} with it."),
+    "explain.autocorr.output_formula": "out[{b},{t},{h},{d}] = Σ_i w_i · v[({t} + lag_i) mod L]",
+    "explain.autocorr.output_summary": (
+        "Output step {t} is the weighted sum of {k} rolled copies of V: one term per kept lag."),
+    "problem.autocorrelation_scoring": (
+        "the factor and path are read only by the scoring {scoring}; choose it or remove this part"),
+    "problem.autocorrelation_lengths": (
+        "Auto-Correlation here needs as many keys as queries (L = {L}, S = {S}); the library pads or cuts "
+        "the keys to L"),
+    "problem.autocorrelation_odd": (
+        "Auto-Correlation here needs an even length (L = {L}): for odd L the library's curve has only L − 1 lags "
+        "(irfft without n)"),
+    "problem.autocorrelation_mask": "Auto-Correlation reads no mask (the library ignores attn_mask); remove it",
+    "problem.autocorrelation_scale": "Auto-Correlation has no scale; leave it automatic",
+    "problem.autocorrelation_k": (
+        "factor {factor} keeps k = int(factor · ln {L}) = {k} lags; k must be from 1 to {n}"),
+    "tiles.not_applicable.autocorrelation": (
+        "No tiles: Auto-Correlation's softmax is over its k top lags, not over a row of scores, so there is "
+        "no running row maximum for FlashAttention to keep."),
 }
 
 ZH: dict[str, str] = {
@@ -184,4 +281,83 @@ ZH: dict[str, str] = {
     "problem.destationary_tau": "τ 必须为正（模型计算的是 exp(...)），实际为 {got}",
     "param.ds_attention.tau": "τ（每条序列）",
     "param.ds_attention.delta": "Δ（每个键）",
+    # Auto-Correlation（Autoformer）作为打分方式
+    "field.scoring.autocorrelation": "自相关（Autoformer）",
+    "field.modifiers.autocorrelation.factor.label": "自相关：factor",
+    "field.modifiers.autocorrelation.factor.help": (
+        "层的 factor c：保留前 k = int(c · ln L) 个滞后（Time-Series-Library 的 --factor；模块默认 1）。"),
+    "field.modifiers.autocorrelation.path.label": "自相关：路径",
+    "field.modifiers.autocorrelation.path.help": (
+        "inference（module.eval()）：每条序列各选自己的前 k 个滞后；training（module.train()）："
+        "整个批次共用一组滞后，取自批次的平均曲线。"),
+    "field.modifiers.autocorrelation.path.inference": "推理（每条序列各自的滞后）",
+    "field.modifiers.autocorrelation.path.training": "训练（整个批次共用滞后）",
+    "step.extra.correlation.title": "各滞后的相关，按头和通道",
+    "step.extra.correlation.formula": "corr[b,h,e,τ] = irfft(rfft(q) · conj(rfft(k)))[τ] = Σ_t q[(t+τ) 模 L] k[t]",
+    "step.extra.mean_correlation.title": "平均相关曲线",
+    "step.extra.mean_correlation.formula": "mean_corr[b,τ] = corr[b,h,e,τ] 对头和通道取平均",
+    "step.extra.top_lags.title": "前 k 个滞后",
+    "step.extra.top_lags.formula": "滞后 = topk(mean_corr, k = int(factor · ln L))",
+    "step.extra.lag_weights.title": "滞后权重（对这 k 个做 softmax）",
+    "step.extra.lag_weights.formula": "w[b,i] = softmax_i(mean_corr[b, lag_i])",
+    "step.extra.rolled_values.title": "V 的滚动副本",
+    "step.extra.rolled_values.formula": "副本_i[t] = torch.roll(v, -lag_i)[t] = v[(t + lag_i) 模 L]",
+    "step.scores.title.autocorrelation": "滞后 (s − t) 模 L 处的相关",
+    "step.scores.formula.autocorrelation": "分数[b,h,t,s] = mean_corr[b, (s − t) 模 L]",
+    "step.masked_scores.title.autocorrelation": "只保留前 k 个滞后",
+    "step.masked_scores.formula.autocorrelation": "(s − t) 模 L 不在前 k 个滞后中则为 −∞",
+    "step.attention_weights.title.autocorrelation": "滞后权重，放在它们读取的键上",
+    "step.attention_weights.formula.autocorrelation": "a[b,h,t,s] = w[b,i]（lag_i = (s − t) 模 L），否则为 0",
+    "step.weighted_sum.formula.autocorrelation": "out[t] = Σ_i w_i · v[(t + lag_i) 模 L]",
+    "lesson.extra.correlation": (
+        "自相关一次比较查询与按每个滞后 τ 平移后的键：FFT 为每个头和通道算出循环相关 Σ_t q[(t + τ) 模 L]·k[t]。"),
+    "lesson.extra.mean_correlation": "这些曲线对头和通道取平均：每条序列一条曲线，曲线的峰就是序列的周期。",
+    "lesson.extra.top_lags": (
+        "只保留 k = int(factor · ln L) 个最高的滞后；训练时整个批次共用一组（批次的平均曲线），推理时每条序列"
+        "各选各的。"),
+    "lesson.extra.lag_weights": "这 k 个相关值经过 softmax：得到 k 个和为 1 的权重。",
+    "lesson.extra.rolled_values": (
+        "对滞后 τ，库把 V 向左滚动 τ 步（torch.roll(v, -τ)）：输出第 t 步读取 τ 步之后的值，到末尾再绕回开头，"
+        "也就是一个周期之后的同一相位。"),
+    "lesson.scores.autocorrelation": (
+        "自相关用查询步 t 与键步 s 之间滞后 (s − t) 模 L 处的相关来打分，而不是点积：每一行都是同一条曲线，"
+        "只是滚动了。"),
+    "lesson.scores.autocorrelation_circulant": "没有缩放，也没有掩码：库会忽略 attn_mask。",
+    "lesson.attention_weights.autocorrelation": (
+        "每一行只保留前 k 个滞后所指向的 k 个键，权重是它们相关值的 softmax；加权求和就是把 V 的 k 个滚动副本加起来。"),
+    "explain.autocorr.corr_formula": "corr[{b},{h},{e},{tau}] = Σ_t q[(t + {tau}) 模 L, {e}] · k[t, {e}]",
+    "explain.autocorr.corr_summary": (
+        "第 {h1} 头第 {e} 通道在滞后 {tau} 处：每个查询步 t + {tau} 对键步 t，绕 {L} 步一圈。"),
+    "explain.autocorr.mean_formula": "mean_corr[{b},{tau}] = corr[{b},h,e,{tau}] 对 h、e 取平均",
+    "explain.autocorr.mean_summary": "{n} 条曲线（头 × 通道）在滞后 {tau} 处的平均。",
+    "explain.autocorr.top_formula": "top_lags[{b},{i}]",
+    "explain.autocorr.top_inference": "滞后 {lag} 是序列 {b1} 自己曲线上前 {k} 个中的第 {i1} 个（平均相关 {v}）。",
+    "explain.autocorr.top_training": (
+        "滞后 {lag} 是批次平均曲线上前 {k} 个中的第 {i1} 个（{v}）：训练时所有序列共用它。"),
+    "explain.autocorr.weight_formula": "w[{b},{i}] = 对 k 个滞后分数做 softmax",
+    "explain.autocorr.weight_summary": "滞后 {lag} 的权重：它的 exp 除以 {k} 个 exp 之和。",
+    "explain.autocorr.rolled_formula": "rolled[{b},{h},{t}, 副本 {i}, {d}] = v[(t + lag) 模 L]",
+    "explain.autocorr.rolled_summary": (
+        "副本 {i1} 是 torch.roll(V, {roll})（滞后 {lag}）：第 {t} 步放的是值的第 {source} 步、第 {d} 通道。"),
+    "explain.autocorr.score_formula": "分数[{b},h,{t},{s}] = mean_corr[{b}, ({s} − {t}) 模 L]",
+    "explain.autocorr.score_summary": (
+        "键步 {s} 在查询步 {t} 之后 {lag} 步（模 {L}）：滞后 {lag} 处的平均相关，每个头都一样。"),
+    "explain.autocorr.masked_formula": "(s − t) 模 L 是前 k 个滞后之一则保留，否则为 −∞",
+    "explain.autocorr.masked_kept": "滞后 {lag} 在前 {k} 个滞后（{lags}）之中：保留。",
+    "explain.autocorr.masked_dropped": "滞后 {lag} 不在前 {k} 个滞后（{lags}）之中：−∞。",
+    "explain.autocorr.weight_cell_formula": "a[t, s] = w[lag]（lag = (s − t) 模 L 为前 k 个滞后之一），否则为 0",
+    "explain.autocorr.weight_zero": "滞后 {lag} 没有被保留：这个键对输出第 t 步没有贡献。",
+    "explain.autocorr.weight_cell": "第 {i1} 个前 k 滞后（滞后 {lag}）的权重：输出第 {t} 步用它读取值的第 {s} 步。",
+    "explain.autocorr.output_formula": "out[{b},{t},{h},{d}] = Σ_i w_i · v[({t} + lag_i) 模 L]",
+    "explain.autocorr.output_summary": "输出第 {t} 步是 V 的 {k} 个滚动副本的加权和：每个保留的滞后一项。",
+    "problem.autocorrelation_scoring": "factor 和路径只由打分方式 {scoring} 读取；请选择它或删除这个部件",
+    "problem.autocorrelation_lengths": "这里的自相关需要键和查询一样多（L = {L}，S = {S}）；库会把键补齐或截断到 L",
+    "problem.autocorrelation_odd": (
+        "这里的自相关需要偶数长度（L = {L}）：L 为奇数时库的曲线只有 L − 1 个滞后（irfft 没有给 n）"),
+    "problem.autocorrelation_mask": "自相关不读取掩码（库会忽略 attn_mask）；请去掉它",
+    "problem.autocorrelation_scale": "自相关没有缩放；请保持自动",
+    "problem.autocorrelation_k": "factor {factor} 保留 k = int(factor · ln {L}) = {k} 个滞后；k 必须在 1 到 {n} 之间",
+    "tiles.not_applicable.autocorrelation": (
+        "没有分块：自相关的 softmax 是对前 k 个滞后做的，而不是对一行分数做的，所以 FlashAttention 没有逐行的"
+        "最大值可维护。"),
 }

@@ -220,6 +220,15 @@ def test_ds_attention_explain_lesson_and_problems():
     assert (p.path, p.code) == ("modifiers[0]", "destationary_scoring")
 
 
+def test_ds_attention_tiles_read_the_trace():
+    from attention import tiles
+
+    trace = run(scenario_io.load(PRESETS["12_tsl_nonstationary_ds_attention.json"]))
+    assert tiles.method("ds_attention", trace.ids) == "read"
+    out = tiles.tiled(trace, 2, 3)
+    assert out.how == "read" and out.max_abs_diff < 1e-12
+
+
 def test_ds_attention_script_and_file_round_trip():
     sc = scenario_io.load(PRESETS["12_tsl_nonstationary_ds_attention.json"])
     again = scenario_io.loads(scenario_io.dumps(sc))
@@ -233,5 +242,123 @@ def test_ds_attention_script_and_file_round_trip():
     for name, scn in cases.items():
         tr = run(scn)
         for sid in ("scores", "attention_weights", "output"):
+            np.testing.assert_allclose(np.array(got[name][sid], dtype=float), tr.array(sid), rtol=0, atol=1e-9,
+                                       err_msg=f"{name} {sid}")
+
+
+# ---------------------------------------------------------------- Auto-Correlation (Autoformer)
+
+
+def _ac_scenario(B=2, L=12, H=2, E=3, factor=2.0, path="inference", seed=0, **more) -> Scenario:
+    """Random numbers, identity projections: the head split is the inputs cut into H heads."""
+    rng = np.random.default_rng(seed)
+    x = [rng.normal(size=(B, L, H * E)) for _ in range(3)]
+    return Scenario(*x, n_heads=H, scoring="autocorrelation",
+                    modifiers=(Part("autocorrelation", {"factor": factor, "path": path}),), **more)
+
+
+@pytest.mark.parametrize("path", ["inference", "training"])
+@pytest.mark.parametrize("L,factor", [(12, 2.0), (24, 1.0), (8, 3.0)])
+def test_autocorrelation_matches_the_library_module(path, L, factor):
+    from test_tsl_family import AutoCorrelation
+
+    sc = _ac_scenario(L=L, factor=factor, path=path)
+    assert problems(sc) == []
+    trace = run(sc)
+    lib = AutoCorrelation(factor=factor, attention_dropout=0.0, output_attention=True).train(path == "training")
+    B, H, E = 2, 2, 3
+    q, k, v = (torch.as_tensor(a).reshape(B, L, H, E) for a in (sc.queries, sc.keys, sc.values))
+    out, corr = lib(q, k, v, None)
+    np.testing.assert_allclose(trace.array("weighted_sum"), out.numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(trace.array("extra.correlation"), corr.permute(0, 2, 3, 1).numpy(), rtol=0, atol=1e-12)
+    # float64 reference written here: the circular correlation as a direct sum, its mean, the weights
+    qn, kn, vn = q.numpy(), k.numpy(), v.numpy()
+    direct = np.stack([np.einsum("blhe,blhe->bhe", np.roll(qn, -tau, axis=1), kn) for tau in range(L)], -1)
+    np.testing.assert_allclose(trace.array("extra.correlation"), direct, rtol=0, atol=1e-9)
+    mean = direct.mean(axis=(1, 2))  # (B, L)
+    k_lags = int(factor * np.log(L))
+    lags = trace.array("extra.top_lags")
+    if path == "training":
+        want = np.argsort(-mean.mean(0), kind="stable")[:k_lags]
+        assert (lags == lags[:1]).all() and set(lags[0]) == set(want)
+    else:
+        for b in range(B):
+            assert set(lags[b]) == set(np.argsort(-mean[b], kind="stable")[:k_lags])
+    w = np.exp(mean[np.arange(B)[:, None], lags])
+    w /= w.sum(-1, keepdims=True)
+    A = np.zeros((B, L, L))
+    for b in range(B):
+        for i, lag in enumerate(lags[b]):
+            A[b, np.arange(L), (np.arange(L) + lag) % L] = w[b, i]
+    np.testing.assert_allclose(trace.array("attention_weights"), np.broadcast_to(A[:, None], (B, H, L, L)), atol=1e-12)
+    want_out = sum(w[:, i, None, None, None] * np.stack([np.roll(vn[b], -lags[b, i], axis=0) for b in range(B)])
+                   for i in range(k_lags))
+    np.testing.assert_allclose(trace.array("weighted_sum"), want_out, rtol=0, atol=1e-12)
+
+
+def test_autocorrelation_explain_names_the_lag_and_the_roll():
+    sc = scenario_io.load(PRESETS["13_tsl_autoformer_autocorrelation.json"])
+    trace = run(sc)
+    lags = trace.array("extra.top_lags")[0].tolist()
+    assert len(lags) == 3 and all(lag % 6 == 0 for lag in lags)  # multiples of the series' period
+    e = explain.explain(trace, "weighted_sum", (0, 5, 0, 1))
+    assert e.result == pytest.approx(trace.array("weighted_sum")[0, 5, 0, 1], abs=1e-12)
+    for term, lag in zip(e.terms, lags):
+        assert term.text["en"].startswith(f"lag {lag}: torch.roll(V, {-lag}) brings step {(5 + lag) % 24} to step 5")
+        assert f"滞后 {lag}" in term.text["zh"]
+    e = explain.explain(trace, "masked_scores", (0, 0, 2, 3))
+    assert "is not one of the top 3 lags" in e.summary["en"]
+    e = explain.explain(trace, "attention_weights", (0, 0, 2, (2 + lags[1]) % 24))
+    assert e.value == pytest.approx(trace.array("extra.lag_weights")[0, 1], abs=1e-15)
+    e = explain.explain(trace, "extra.correlation", (0, 0, 1, 6))
+    assert e.result == pytest.approx(trace.array("extra.correlation")[0, 0, 1, 6], abs=1e-12)
+    e = explain.explain(trace, "extra.mean_correlation", (0, 12))
+    assert e.result == pytest.approx(trace.array("extra.mean_correlation")[0, 12], abs=1e-12)
+    for sid in ("extra.top_lags", "extra.lag_weights", "extra.rolled_values", "scores"):
+        idx = tuple(0 for _ in trace[sid].shape)
+        assert explain.explain(trace, sid, idx).summary["zh"]
+    for lang in ("en", "zh"):
+        assert lessons.explanation("extra.rolled_values", trace.options, lang)
+        assert "Auto" in lessons.explanation("scores", trace.options, "en")
+
+
+def test_autocorrelation_refuses_tiles_plainly():
+    from attention import tiles
+
+    with pytest.raises(tiles.TilesError) as err:
+        tiles.tiled(run(_ac_scenario()), 2, 2)
+    assert err.value.key == "tiles.not_applicable.autocorrelation"
+    assert "top lags" in err.value.text("en") and "滞后" in err.value.text("zh")
+
+
+@pytest.mark.parametrize("more, path, code", [
+    ({"L": 11}, "queries", "autocorrelation_odd"),
+    ({"causal": True}, "causal", "autocorrelation_mask"),
+    ({"scale": 0.5}, "scale", "autocorrelation_scale"),
+    ({"factor": 0.1}, "modifiers", "autocorrelation_k"),
+])
+def test_autocorrelation_problems_are_named(more, path, code):
+    (p,) = problems(_ac_scenario(**more))
+    assert (p.path, p.code) == (path, code) and p.text("zh") != p.text("en")
+
+
+def test_autocorrelation_needs_its_scoring_and_equal_lengths():
+    rng = np.random.default_rng(1)
+    (p,) = problems(Scenario(*(rng.normal(size=(1, 4, 2)),) * 3, modifiers=(Part("autocorrelation", {}),)))
+    assert (p.path, p.code) == ("modifiers[0]", "autocorrelation_scoring")
+    (p,) = problems(Scenario(rng.normal(size=(1, 4, 2)), rng.normal(size=(1, 6, 2)), rng.normal(size=(1, 6, 2)),
+                             scoring="autocorrelation"))
+    assert (p.path, p.code) == ("keys", "autocorrelation_lengths")
+
+
+def test_autocorrelation_script_and_file_round_trip():
+    sc = scenario_io.load(PRESETS["13_tsl_autoformer_autocorrelation.json"])
+    again = scenario_io.loads(scenario_io.dumps(sc))
+    np.testing.assert_array_equal(run(again).array("output"), run(sc).array("output"))
+    cases = {"preset": sc, "training": _ac_scenario(path="training"), "inference": _ac_scenario(L=8, factor=3.0)}
+    got = _run_scripts(cases)
+    for name, scn in cases.items():
+        tr = run(scn)
+        for sid in ("scores", "masked_scores", "attention_weights", "weighted_sum", "output"):
             np.testing.assert_allclose(np.array(got[name][sid], dtype=float), tr.array(sid), rtol=0, atol=1e-9,
                                        err_msg=f"{name} {sid}")

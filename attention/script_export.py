@@ -38,6 +38,10 @@ def python_script(sc: Scenario) -> str:
     for rec in step_registry.RECORDS:
         if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
             parts.append(kind.script(sc, rec.id) or rec.script(sc, rec.id))
+    for family in ("positions", "modifiers", "masks"):  # the parts' steps after the output (an encoder layer)
+        for part in getattr(sc, family, ()):
+            after = getattr(kinds.MODIFIERS.get(part.kind) if family == "modifiers" else None, "script_after", None)
+            parts.append(after(sc) if after is not None else "")
     parts.append(_TAIL)
     return "".join(parts)
 

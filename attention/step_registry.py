@@ -200,7 +200,7 @@ def _order() -> tuple[str, ...]:
     for sid in PIPELINE:
         out += [r.id for r in RECORDS if r.before == sid]  # in the order they are computed
         out.append(sid)
-    return tuple(out)
+    return tuple(out + [r.id for r in RECORDS if r.extra and r.before is None])  # after the output: a layer around
 
 
 #: Every step in the order the computation needs them, extras included: each extra just before

@@ -18,6 +18,7 @@ from attention.kinds.ds_attention import DESTATIONARY, DS_ATTENTION  # Time-Seri
 from attention.kinds.mask_rules import RULES
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.kinds.pyramid import PYRAMID  # Time-Series-Library: Pyraformer
+from attention.kinds.tsl_encoder import ENCODER_LAYER  # Time-Series-Library: EncoderLayer
 
 #: name -> scoring kind, in the order a menu lists them
 SCORING: dict[str, ScoringKind] = {k.name: k for k in (SCALED_DOT, DOT, ADDITIVE, PROB_SPARSE)}
@@ -29,6 +30,7 @@ POSITIONS: dict[str, PositionEncoding] = {}
 MODIFIERS: dict[str, ScoreModifier] = {}
 MODIFIERS[DESTATIONARY.name] = DESTATIONARY  # DSAttention's τ and Δ (read by its scoring kind)
 MODIFIERS[AUTOCORRELATION_OPTIONS.name] = AUTOCORRELATION_OPTIONS  # Auto-Correlation's factor and path
+MODIFIERS[ENCODER_LAYER.name] = ENCODER_LAYER  # TSL's EncoderLayer: steps after the output projection
 #: name -> mask rule, in the order their parts are combined and their reasons said
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES}
 MASK_RULES[PYRAMID.name] = PYRAMID  # Time-Series-Library: Pyraformer's pyramid

@@ -199,6 +199,67 @@ EN: dict[str, str] = {
     "tiles.not_applicable.autocorrelation": (
         "No tiles: Auto-Correlation's softmax is over its k top lags, not over a row of scores, so there is "
         "no running row maximum for FlashAttention to keep."),
+    # Time-Series-Library's EncoderLayer after the output projection (attention/kinds/tsl_encoder.py)
+    "field.modifiers.encoder_layer.conv1_weight.label": "Encoder layer: conv1 weight",
+    "field.modifiers.encoder_layer.conv1_weight.help": (
+        "conv1's (d_ff, d_model) matrix (the Conv1d's kernel-1 weight without its last axis)"),
+    "field.modifiers.encoder_layer.conv1_bias.label": "Encoder layer: conv1 bias",
+    "field.modifiers.encoder_layer.conv1_bias.help": "conv1's bias, one per hidden channel (d_ff,)",
+    "field.modifiers.encoder_layer.conv2_weight.label": "Encoder layer: conv2 weight",
+    "field.modifiers.encoder_layer.conv2_weight.help": "conv2's (d_model, d_ff) matrix",
+    "field.modifiers.encoder_layer.conv2_bias.label": "Encoder layer: conv2 bias",
+    "field.modifiers.encoder_layer.conv2_bias.help": "conv2's bias (d_model,)",
+    "field.modifiers.encoder_layer.norm1_weight.label": "Encoder layer: norm1 γ",
+    "field.modifiers.encoder_layer.norm1_weight.help": "the first LayerNorm's scale γ (d_model,); absent: 1",
+    "field.modifiers.encoder_layer.norm1_bias.label": "Encoder layer: norm1 β",
+    "field.modifiers.encoder_layer.norm1_bias.help": "the first LayerNorm's shift β (d_model,); absent: 0",
+    "field.modifiers.encoder_layer.norm2_weight.label": "Encoder layer: norm2 γ",
+    "field.modifiers.encoder_layer.norm2_weight.help": "the second LayerNorm's scale γ (d_model,); absent: 1",
+    "field.modifiers.encoder_layer.norm2_bias.label": "Encoder layer: norm2 β",
+    "field.modifiers.encoder_layer.norm2_bias.help": "the second LayerNorm's shift β (d_model,); absent: 0",
+    "field.modifiers.encoder_layer.activation.label": "Encoder layer: activation",
+    "field.modifiers.encoder_layer.activation.help": "relu, or gelu (exact erf form) as TSL's F.gelu",
+    "step.extra.residual_attention.title": "Encoder: x + attention output",
+    "step.extra.residual_attention.formula": "x + dropout(output)   (dropout = identity in eval)",
+    "step.extra.norm_first.title": "Encoder: norm1",
+    "step.extra.norm_first.formula": "LayerNorm: (x - mean) / sqrt(var + 1e-5) * gamma + beta, per row",
+    "step.extra.ffn_hidden.title": "Encoder: conv1 (kernel 1) + activation",
+    "step.extra.ffn_hidden.formula": "act(norm1 @ W1^T + b1): d_model -> d_ff at every step",
+    "step.extra.ffn_out.title": "Encoder: conv2 (kernel 1)",
+    "step.extra.ffn_out.formula": "hidden @ W2^T + b2: d_ff -> d_model at every step",
+    "step.extra.residual_ffn.title": "Encoder: norm1 + feed-forward",
+    "step.extra.residual_ffn.formula": "norm1 + dropout(conv2)",
+    "step.extra.norm_second.title": "Encoder layer output (norm2)",
+    "step.extra.norm_second.formula": "LayerNorm(norm1 + conv2): the encoder layer's output",
+    "lesson.extra.residual_attention": (
+        "Time-Series-Library's EncoderLayer adds the attention's output back to its input x (a residual "
+        "connection): attention only has to learn a correction."),
+    "lesson.extra.norm_first": (
+        "LayerNorm then rescales each time step on its own: minus the row's mean, divided by the square root "
+        "of its (biased) variance plus 1e-5, times γ plus β."),
+    "lesson.extra.ffn_hidden": (
+        "conv1 has kernel size 1, so it is a matrix product at every time step (d_model to d_ff), followed "
+        "by the activation."),
+    "lesson.extra.ffn_out": "conv2, also kernel 1, maps the d_ff hidden channels back to d_model.",
+    "lesson.extra.residual_ffn": "A second residual connection adds the feed-forward result to norm1's output.",
+    "lesson.extra.norm_second": (
+        "norm2 gives the encoder layer's output, which the next layer (or Informer's distilling conv) reads."),
+    "explain.encoder.residual_attention": "x[b,t,c] + output[b,t,c]",
+    "explain.encoder.residual_ffn": "norm1[b,t,c] + conv2[b,t,c]",
+    "explain.encoder.residual_summary": "A residual connection: the two numbers are added (dropout is off in eval).",
+    "explain.encoder.norm_formula": "(x[c] − mean(x)) / √(var(x) + 1e-5) × γ[c] + β[c], over the row's channels",
+    "explain.encoder.norm_summary": (
+        "The row's mean is {mean} and its biased variance {var} (over {n} values); ({x} − {mean}) / √({var} + "
+        "1e-5) = {normalized}; × γ {gamma} + β {beta} = {out}."),
+    "explain.encoder.conv1_formula": "act(b1[c] + Σ_j W1[c, j] · norm1[t, j])",
+    "explain.encoder.conv2_formula": "b2[c] + Σ_j W2[c, j] · hidden[t, j]",
+    "explain.encoder.conv_summary": (
+        "A kernel-1 convolution is a matrix product at each step: bias {bias} plus {n} products of row {c} of "
+        "the weight with step {t}'s channels."),
+    "problem.encoder_layer_width": (
+        "the encoder layer adds the output to the queries: the output width ({d_out}) must be d_model ({d_model})"),
+    "problem.encoder_layer_shape": "expected shape {expected}, got {got}",
+    "problem.encoder_layer_finite": "every number must be finite",
 }
 
 ZH: dict[str, str] = {
@@ -360,4 +421,61 @@ ZH: dict[str, str] = {
     "tiles.not_applicable.autocorrelation": (
         "没有分块：自相关的 softmax 是对前 k 个滞后做的，而不是对一行分数做的，所以 FlashAttention 没有逐行的"
         "最大值可维护。"),
+    # Time-Series-Library 的 EncoderLayer（输出投影之后）
+    "field.modifiers.encoder_layer.conv1_weight.label": "编码器层：conv1 权重",
+    "field.modifiers.encoder_layer.conv1_weight.help": (
+        "conv1 的 (d_ff, d_model) 矩阵（Conv1d 核大小为 1 的权重去掉最后一维）"),
+    "field.modifiers.encoder_layer.conv1_bias.label": "编码器层：conv1 偏置",
+    "field.modifiers.encoder_layer.conv1_bias.help": "conv1 的偏置，每个隐藏通道一个 (d_ff,)",
+    "field.modifiers.encoder_layer.conv2_weight.label": "编码器层：conv2 权重",
+    "field.modifiers.encoder_layer.conv2_weight.help": "conv2 的 (d_model, d_ff) 矩阵",
+    "field.modifiers.encoder_layer.conv2_bias.label": "编码器层：conv2 偏置",
+    "field.modifiers.encoder_layer.conv2_bias.help": "conv2 的偏置 (d_model,)",
+    "field.modifiers.encoder_layer.norm1_weight.label": "编码器层：norm1 γ",
+    "field.modifiers.encoder_layer.norm1_weight.help": "第一个 LayerNorm 的缩放 γ (d_model,)；不给时为 1",
+    "field.modifiers.encoder_layer.norm1_bias.label": "编码器层：norm1 β",
+    "field.modifiers.encoder_layer.norm1_bias.help": "第一个 LayerNorm 的平移 β (d_model,)；不给时为 0",
+    "field.modifiers.encoder_layer.norm2_weight.label": "编码器层：norm2 γ",
+    "field.modifiers.encoder_layer.norm2_weight.help": "第二个 LayerNorm 的缩放 γ (d_model,)；不给时为 1",
+    "field.modifiers.encoder_layer.norm2_bias.label": "编码器层：norm2 β",
+    "field.modifiers.encoder_layer.norm2_bias.help": "第二个 LayerNorm 的平移 β (d_model,)；不给时为 0",
+    "field.modifiers.encoder_layer.activation.label": "编码器层：激活函数",
+    "field.modifiers.encoder_layer.activation.help": "relu，或 gelu（精确的 erf 形式，与 TSL 的 F.gelu 相同）",
+    "step.extra.residual_attention.title": "编码器：x + 注意力输出",
+    "step.extra.residual_attention.formula": "x + dropout(输出)（推理时 dropout 不起作用）",
+    "step.extra.norm_first.title": "编码器：norm1",
+    "step.extra.norm_first.formula": "层归一化：每行 (x − 均值) / √(方差 + 1e-5) × γ + β",
+    "step.extra.ffn_hidden.title": "编码器：conv1（核大小 1）+ 激活",
+    "step.extra.ffn_hidden.formula": "激活(norm1 @ W1ᵀ + b1)：每一步 d_model → d_ff",
+    "step.extra.ffn_out.title": "编码器：conv2（核大小 1）",
+    "step.extra.ffn_out.formula": "隐藏层 @ W2ᵀ + b2：每一步 d_ff → d_model",
+    "step.extra.residual_ffn.title": "编码器：norm1 + 前馈",
+    "step.extra.residual_ffn.formula": "norm1 + dropout(conv2)",
+    "step.extra.norm_second.title": "编码器层输出（norm2）",
+    "step.extra.norm_second.formula": "层归一化(norm1 + conv2)：编码器层的输出",
+    "lesson.extra.residual_attention": (
+        "Time-Series-Library 的 EncoderLayer 把注意力的输出加回它的输入 x（残差连接）：注意力只需学一个修正量"
+        "。"),
+    "lesson.extra.norm_first": (
+        "接着层归一化单独缩放每个时间步：减去这一行的均值，除以（有偏）方差加 1e-5 的平方根，再乘 γ 加 β。"),
+    "lesson.extra.ffn_hidden": (
+        "conv1 的核大小为 1，所以它就是每个时间步上的矩阵乘法（d_model 到 d_ff），后面跟着激活函数。"),
+    "lesson.extra.ffn_out": "conv2 的核大小也是 1，把 d_ff 个隐藏通道映射回 d_model。",
+    "lesson.extra.residual_ffn": "第二个残差连接把前馈的结果加到 norm1 的输出上。",
+    "lesson.extra.norm_second": "norm2 给出编码器层的输出，下一层（或 Informer 的蒸馏卷积）读取它。",
+    "explain.encoder.residual_attention": "x[b,t,c] + 输出[b,t,c]",
+    "explain.encoder.residual_ffn": "norm1[b,t,c] + conv2[b,t,c]",
+    "explain.encoder.residual_summary": "残差连接：两个数相加（推理时 dropout 不起作用）。",
+    "explain.encoder.norm_formula": "(x[c] − 均值(x)) / √(方差(x) + 1e-5) × γ[c] + β[c]，对这一行的通道",
+    "explain.encoder.norm_summary": (
+        "这一行的均值为 {mean}，有偏方差为 {var}（对 {n} 个值）；({x} − {mean}) / √({var} + 1e-5) = {normaliz"
+        "ed}；× γ {gamma} + β {beta} = {out}。"),
+    "explain.encoder.conv1_formula": "激活(b1[c] + Σ_j W1[c, j] · norm1[t, j])",
+    "explain.encoder.conv2_formula": "b2[c] + Σ_j W2[c, j] · 隐藏层[t, j]",
+    "explain.encoder.conv_summary": (
+        "核大小为 1 的卷积就是每一步上的矩阵乘法：偏置 {bias} 加上权重第 {c} 行与第 {t} 步各通道的 {n} 个乘积"
+        "。"),
+    "problem.encoder_layer_width": "编码器层把输出加到查询上：输出宽度（{d_out}）必须等于 d_model（{d_model}）",
+    "problem.encoder_layer_shape": "形状应为 {expected}，实际为 {got}",
+    "problem.encoder_layer_finite": "每个数都必须是有限值",
 }

@@ -362,3 +362,79 @@ def test_autocorrelation_script_and_file_round_trip():
         for sid in ("scores", "masked_scores", "attention_weights", "weighted_sum", "output"):
             np.testing.assert_allclose(np.array(got[name][sid], dtype=float), tr.array(sid), rtol=0, atol=1e-9,
                                        err_msg=f"{name} {sid}")
+
+
+# ---------------------------------------------------------------- the encoder layer around attention
+
+
+def _encoder_part(layer, activation: str) -> Part:
+    def a(t):
+        return t.detach().double().numpy()
+    return Part("encoder_layer", {"activation": activation, "conv1_weight": a(layer.conv1.weight),
+                                  "conv1_bias": a(layer.conv1.bias), "conv2_weight": a(layer.conv2.weight),
+                                  "conv2_bias": a(layer.conv2.bias), "norm1_weight": a(layer.norm1.weight),
+                                  "norm1_bias": a(layer.norm1.bias), "norm2_weight": a(layer.norm2.weight),
+                                  "norm2_bias": a(layer.norm2.bias)})
+
+
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+def test_encoder_layer_steps_match_the_library_layer(activation):
+    from test_tsl_family import AttentionLayer, EncoderLayer
+
+    torch.manual_seed(21)
+    B, L, d, H = 2, 5, 8, 2
+    attn = AttentionLayer(FullAttention(False, attention_dropout=0.0), d, H)
+    layer = EncoderLayer(attn, d, d_ff=12, dropout=0.3, activation=activation).double().eval()
+    for n in (layer.norm1, layer.norm2):
+        torch.nn.init.normal_(n.weight)
+        torch.nn.init.normal_(n.bias)
+    x = torch.randn(B, L, d, dtype=torch.float64)
+    with torch.no_grad():
+        out, _ = layer(x)
+    sc = _layer_scenario(attn, x, x, modifiers=(_encoder_part(layer, activation),))
+    assert problems(sc) == []
+    trace = run(sc)
+    np.testing.assert_allclose(trace.array("extra.norm_second"), out.numpy(), rtol=0, atol=1e-12)
+    # float64 reference written here, step by step
+    r1 = x.numpy() + trace.array("output")
+    np.testing.assert_allclose(trace.array("extra.residual_attention"), r1, rtol=0, atol=1e-14)
+
+    def ln(v, g, b):
+        return (v - v.mean(-1, keepdims=True)) / np.sqrt(v.var(-1, keepdims=True) + 1e-5) * g + b
+    n1 = ln(r1, layer.norm1.weight.detach().numpy(), layer.norm1.bias.detach().numpy())
+    np.testing.assert_allclose(trace.array("extra.norm_first"), n1, rtol=0, atol=1e-12)
+    pre = n1 @ layer.conv1.weight.detach().numpy()[..., 0].T + layer.conv1.bias.detach().numpy()
+    hidden = np.maximum(pre, 0) if activation == "relu" else torch.nn.functional.gelu(torch.as_tensor(pre)).numpy()
+    np.testing.assert_allclose(trace.array("extra.ffn_hidden"), hidden, rtol=0, atol=1e-12)
+    # explain: LayerNorm's mean and variance, the conv as a matrix product
+    e = explain.explain(trace, "extra.norm_first", (1, 2, 3))
+    assert e.result == pytest.approx(n1[1, 2, 3], abs=1e-12)
+    assert explain.fmt(r1[1, 2].mean()) in e.summary["en"] and "均值" in e.summary["zh"]
+    e = explain.explain(trace, "extra.ffn_hidden", (0, 1, 4))
+    assert e.result == pytest.approx(hidden[0, 1, 4], abs=1e-12) and len(e.terms) == d
+    for sid in ("extra.residual_attention", "extra.ffn_out", "extra.residual_ffn", "extra.norm_second"):
+        e = explain.explain(trace, sid, (0, 0, 0))
+        assert e.result == pytest.approx(trace.array(sid)[0, 0, 0], abs=1e-12)
+        assert lessons.explanation(sid, trace.options, "zh") and lessons.explanation(sid, trace.options, "en")
+    assert trace.ids[-6:] == ("extra.residual_attention", "extra.norm_first", "extra.ffn_hidden", "extra.ffn_out",
+                              "extra.residual_ffn", "extra.norm_second")
+
+
+def test_encoder_layer_is_off_by_default_and_checked():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(1, 3, 4))
+    assert "extra.norm_second" not in run(Scenario(x, x, x)).ids
+    (p,) = problems(Scenario(x, x, x, modifiers=(Part("encoder_layer", {"conv1_weight": np.ones((6, 3))}),)))
+    assert (p.path, p.code) == ("modifiers[0].conv1_weight", "encoder_layer_shape")
+    (p,) = problems(Scenario(x, x, x, modifiers=(Part("encoder_layer", {"conv1_weight": np.ones((6, 4)),
+                                                                      "conv1_bias": np.ones(6)}),)))
+    assert (p.path, p.code) == ("modifiers[0].conv2_weight", "required")
+
+
+def test_encoder_layer_preset_and_script():
+    sc = scenario_io.load(PRESETS["14_tsl_encoder_layer.json"])
+    trace = run(sc)
+    assert "extra.norm_second" in trace.ids and trace.warnings == ()
+    got = _run_scripts({"preset": sc})["preset"]
+    for sid in ("output", "extra.norm_first", "extra.ffn_hidden", "extra.norm_second"):
+        np.testing.assert_allclose(np.array(got[sid], dtype=float), trace.array(sid), rtol=0, atol=1e-9, err_msg=sid)

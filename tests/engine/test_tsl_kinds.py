@@ -438,3 +438,21 @@ def test_encoder_layer_preset_and_script():
     got = _run_scripts({"preset": sc})["preset"]
     for sid in ("output", "extra.norm_first", "extra.ffn_hidden", "extra.norm_second"):
         np.testing.assert_allclose(np.array(got[sid], dtype=float), trace.array(sid), rtol=0, atol=1e-9, err_msg=sid)
+
+
+# ---------------------------------------------------------------- tokens that are time (presets)
+
+
+def test_time_presets_are_labelled_as_time_labels_writes_them():
+    from attention import time_labels as tl
+
+    patch = scenario_io.load(PRESETS["15_tsl_patchtst_patches.json"])
+    assert patch.query_tokens[2] == "patch 3 · t 8–15"  # stride 4: the third patch starts at step 8
+    assert list(patch.query_tokens) == tl.patch_labels(32, 8, 4, 4, lang="en")
+    assert patch.query_tokens[-1] == "patch 8 · t 28–35 (32–35 repeat t 31)"
+    variates = scenario_io.load(PRESETS["16_tsl_itransformer_variates.json"])
+    assert list(variates.query_tokens) == ["temperature", "humidity", "wind", "load"]
+    dated = scenario_io.load(PRESETS["17_tsl_dated_steps.json"])
+    assert dated.query_tokens[0] == "2016-07-01 00:00" and dated.query_tokens[-1] == "2016-07-01 11:00"
+    for sc in (patch, variates, dated):
+        assert run(sc).warnings == ()

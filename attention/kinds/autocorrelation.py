@@ -481,7 +481,9 @@ def explain_top_lag(ctx, step_id: str, idx: tuple[int, ...]):
     training = ctx.opts.get("lag_path") == "training"
     curve = mean.mean(axis=0) if training else mean[b]
     key = "explain.autocorr.top_training" if training else "explain.autocorr.top_inference"
-    return ex._explanation(step_id, idx, float(lag), ex._tx("explain.autocorr.top_formula", b=b, i=i), [], float(lag),
+    term = ex.Term(ex._same(f"lag {lag}"), float(lag), (ex.Source("extra.mean_correlation", (b, lag)),))
+    return ex._explanation(step_id, idx, float(lag), ex._tx("explain.autocorr.top_formula", b=b, i=i), [term],
+                           float(lag),
                            ex._tx(key, i1=ex.P(i), lag=lag, v=ex.fmt(curve[lag]), k=len(_lags(ctx, b)), b1=ex.P(b)),
                            ex._same(str(lag)), (ex.Source("extra.mean_correlation", (b, lag)),))
 
@@ -514,8 +516,10 @@ def explain_rolled(ctx, step_id: str, idx: tuple[int, ...]):
     L = ctx.raw("head_split.value").shape[1]
     source = (t + lags[i]) % L
     v = float(ctx.raw("head_split.value")[b, source, h, d])
+    term = ex.Term(ex._same(f"v[{b},{source},{h},{d}] = {ex.fmt(v)}"), v,
+                   (ex.Source("head_split.value", (b, source, h, d)),))
     return ex._explanation(step_id, idx, ctx.value(step_id, idx),
-                           ex._tx("explain.autocorr.rolled_formula", b=b, h=h, t=t, i=i, d=d), [], v,
+                           ex._tx("explain.autocorr.rolled_formula", b=b, h=h, t=t, i=i, d=d), [term], v,
                            ex._tx("explain.autocorr.rolled_summary", lag=lags[i], roll=-lags[i], source=source, t=t,
                                   i1=ex.P(i), d=d),
                            ex._same(ex.fmt(v)), (ex.Source("head_split.value", (b, source, h, d)),
@@ -530,7 +534,9 @@ def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
     lag = (s - t) % L
     v = float(ctx.raw("extra.mean_correlation")[b, lag])
     return ex._explanation(step_id, idx, ctx.value(step_id, idx),
-                           ex._tx("explain.autocorr.score_formula", b=b, t=t, s=s), [], v,
+                           ex._tx("explain.autocorr.score_formula", b=b, t=t, s=s),
+                           [ex.Term(ex._same(f"mean_corr[{b},{lag}] = {ex.fmt(v)}"), v,
+                                    (ex.Source("extra.mean_correlation", (b, lag)),))], v,
                            ex._tx("explain.autocorr.score_summary", lag=lag, s=s, t=t, L=L),
                            ex._same(ex.fmt(v)), (ex.Source("extra.mean_correlation", (b, lag)),))
 
@@ -545,27 +551,33 @@ def explain_masked(ctx, step_id: str, idx: tuple[int, ...]):
     kept = lag in lags
     v = ctx.value(step_id, idx)
     key = "explain.autocorr.masked_kept" if kept else "explain.autocorr.masked_dropped"
-    return ex._explanation(step_id, idx, v, ex._tx("explain.autocorr.masked_formula"), [], v,
+    term = ex.Term(ex._same(f"scores[{b},{h},{t},{s}] = {ex.fmt(ctx.value('scores', idx))}" if kept else "−∞"), v,
+                   (ex.Source("scores", idx),), masked=not kept)
+    return ex._explanation(step_id, idx, v, ex._tx("explain.autocorr.masked_formula"), [term], v,
                            ex._tx(key, lag=lag, k=len(lags), lags=", ".join(map(str, lags))), ex._same(ex.fmt(v)),
-                           (ex.Source("scores", idx), ex.Source("extra.top_lags", (b, lags.index(lag) if kept else 0))))
+                           (ex.Source("extra.top_lags", (b, lags.index(lag) if kept else 0)),))
 
 
 def explain_weight(ctx, step_id: str, idx: tuple[int, ...]):
+    """A weight: exp of the kept keys' scores (the other keys 0) over their sum: the softmax over the k lags."""
     from attention import explain as ex
 
     b, h, t, s = idx
-    L = ctx.raw(step_id).shape[-1]
+    row = ctx.raw("masked_scores")[b, h, t].astype(float)
+    L = row.shape[0]
+    top = max(x for x in row if math.isfinite(x))
+    exps = [math.exp(x - top) if math.isfinite(x) else 0.0 for x in row]
+    terms = [ex.Term(ex._same(f"exp({ex.fmt(x)} − {ex.fmt(top)}) = {ex.fmt(e)}" if math.isfinite(x) else "0"), e,
+                     (ex.Source("masked_scores", (b, h, t, j)),), masked=not math.isfinite(x))
+             for j, (x, e) in enumerate(zip(row, exps))]
+    result = exps[s] / math.fsum(exps)
     lag = (s - t) % L
     lags = _lags(ctx, b)
-    v = ctx.value(step_id, idx)
-    if lag not in lags:
-        return ex._explanation(step_id, idx, v, ex._tx("explain.autocorr.weight_cell_formula"), [], 0.0,
-                               ex._tx("explain.autocorr.weight_zero", lag=lag), ex._same("0"),
-                               (ex.Source("masked_scores", idx),))
-    i = lags.index(lag)
-    return ex._explanation(step_id, idx, v, ex._tx("explain.autocorr.weight_cell_formula"), [], v,
-                           ex._tx("explain.autocorr.weight_cell", lag=lag, i1=ex.P(i), t=t, s=s), ex._same(ex.fmt(v)),
-                           (ex.Source("extra.lag_weights", (b, i)),))
+    summ = (ex._tx("explain.autocorr.weight_cell", lag=lag, i1=ex.P(lags.index(lag)), t=t, s=s) if lag in lags
+            else ex._tx("explain.autocorr.weight_zero", lag=lag))
+    return ex._explanation(step_id, idx, ctx.value(step_id, idx), ex._tx("explain.autocorr.weight_cell_formula"),
+                           terms, result, summ, ex._same(f"{ex.fmt(exps[s])} / {ex.fmt(math.fsum(exps))} = "
+                                                         f"{ex.fmt(result)}"))
 
 
 def explain_output(ctx, step_id: str, idx: tuple[int, ...]):

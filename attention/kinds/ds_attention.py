@@ -401,10 +401,11 @@ def explain_destationary(ctx, step_id: str, idx: tuple[int, ...]):
              for e in range(q.shape[0])]
     dot = ex._fsum([t.value for t in terms])
     result = dot * tau + delta
+    terms.append(ex.Term(ex._same(f"Δ[{b},{s}] = {ex.fmt(delta)}"), delta, (ex.Source(f"{NAME}.delta", (b, s)),)))
     return ex._explanation(
         step_id, idx, ctx.value(step_id, idx), ex._tx("explain.destationary.formula", b=b, h=h, l=l, s=s), terms,
         result, ex._tx("explain.destationary.summary", b1=ex.P(b), s=ex.P(s), tau=ex.fmt(tau), delta=ex.fmt(delta)),
-        ex._same(f"({ex._sum_text([t.value for t in terms])}) × {ex.fmt(tau)} + {ex.fmt(delta)} = "
+        ex._same(f"({ex._sum_text([t.value for t in terms[:-1]])}) × {ex.fmt(tau)} + {ex.fmt(delta)} = "
                  f"{ex.fmt(dot)} × {ex.fmt(tau)} + {ex.fmt(delta)} = {ex.fmt(result)}"),
         (ex.Source(f"{NAME}.tau", (b,)), ex.Source(f"{NAME}.delta", (b, s))))
 
@@ -418,7 +419,7 @@ def explain_scaled(ctx, step_id: str, idx: tuple[int, ...]):
     tau, delta = float(ctx.param(f"{NAME}.tau")[b]), float(ctx.param(f"{NAME}.delta")[b, s])
     scale = float(ctx.opts["scale"])
     raw = (d - delta) / tau
-    term = ex.Term(ex._same(f"scale × {ex.fmt(d)}"), scale * d, (ex.Source(STEP, idx),), factors=(scale, d))
+    term = ex.Term(ex._same(f"destationary[{b},{h},{l},{s}] = {ex.fmt(d)}"), d, (ex.Source(STEP, idx),))
     return ex._explanation(
         step_id, idx, ctx.value(step_id, idx), ex._tx("explain.ds_scores.formula", b=b, h=h, l=l, s=s), [term],
         scale * d,

@@ -239,7 +239,8 @@ def explain_conv(ctx, step_id: str, idx: tuple[int, ...]):
     terms = [ex.Term(ex._same(f"W[{c},{j}]·x[{j}] = {ex.fmt(W[j])} × {ex.fmt(x[j])}"), float(W[j] * x[j]),
                      (ex.Source(f"{NAME}.{conv}_weight", (c, j)), ex.Source(src, (b, t, j))),
                      factors=(float(W[j]), float(x[j]))) for j in range(x.shape[0])]
-    pre = ex._fsum([tm.value for tm in terms]) + bias
+    terms.append(ex.Term(ex._same(f"b[{c}] = {ex.fmt(bias)}"), bias, (ex.Source(f"{NAME}.{conv}_bias", (c,)),)))
+    pre = ex._fsum([tm.value for tm in terms])
     act = ctx.opts.get("modifiers", [{}])
     activation = next((m.get("activation") for m in act if m.get("kind") == NAME), "relu")
     if first:
@@ -249,6 +250,5 @@ def explain_conv(ctx, step_id: str, idx: tuple[int, ...]):
         result, combine = pre, f"= {ex.fmt(pre)}"
     return ex._explanation(step_id, idx, ctx.value(step_id, idx), ex._tx(f"explain.encoder.{conv}_formula"), terms,
                            result, ex._tx("explain.encoder.conv_summary", bias=ex.fmt(bias), n=x.shape[0], t=t, c=c),
-                           ex._same(f"{ex.fmt(bias)} + {ex._sum_text([tm.value for tm in terms])} {combine}"),
-                           (ex.Source(f"{NAME}.{conv}_bias", (c,)),))
+                           ex._same(f"{ex._sum_text([tm.value for tm in terms])} {combine}"))
 

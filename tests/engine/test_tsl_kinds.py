@@ -411,7 +411,7 @@ def test_encoder_layer_steps_match_the_library_layer(activation):
     assert e.result == pytest.approx(n1[1, 2, 3], abs=1e-12)
     assert explain.fmt(r1[1, 2].mean()) in e.summary["en"] and "均值" in e.summary["zh"]
     e = explain.explain(trace, "extra.ffn_hidden", (0, 1, 4))
-    assert e.result == pytest.approx(hidden[0, 1, 4], abs=1e-12) and len(e.terms) == d
+    assert e.result == pytest.approx(hidden[0, 1, 4], abs=1e-12) and len(e.terms) == d + 1  # d products, the bias
     for sid in ("extra.residual_attention", "extra.ffn_out", "extra.residual_ffn", "extra.norm_second"):
         e = explain.explain(trace, sid, (0, 0, 0))
         assert e.result == pytest.approx(trace.array(sid)[0, 0, 0], abs=1e-12)

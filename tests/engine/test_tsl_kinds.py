@@ -429,6 +429,17 @@ def test_encoder_layer_is_off_by_default_and_checked():
     (p,) = problems(Scenario(x, x, x, modifiers=(Part("encoder_layer", {"conv1_weight": np.ones((6, 4)),
                                                                       "conv1_bias": np.ones(6)}),)))
     assert (p.path, p.code) == ("modifiers[0].conv2_weight", "required")
+    from attention import Projection
+
+    narrow = Scenario(x, x, x, projections={"out": Projection(np.ones((3, 4)))},
+                      modifiers=(Part("encoder_layer", {"conv1_weight": np.ones((6, 4))}),))
+    (p,) = problems(narrow)
+    assert (p.path, p.code) == ("modifiers[0]", "encoder_layer_width")
+    (p,) = problems(Scenario(x, x, x, modifiers=(Part("encoder_layer", {
+        "conv1_weight": np.ones((6, 4)), "conv1_bias": np.ones(6), "conv2_weight": np.full((4, 6), np.nan),
+        "conv2_bias": np.ones(4)}),)))
+    assert (p.path, p.code) == ("modifiers[0].conv2_weight", "encoder_layer_finite")
+    assert p.text("zh") != p.text("en")
 
 
 def test_encoder_layer_preset_and_script():

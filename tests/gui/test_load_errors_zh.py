@@ -244,6 +244,11 @@ ELSEWHERE = {
     "overflow_row", "overflow_output_finite", "overflow_smaller", "cell_column",  # tests/engine/test_engine_problems.py
     "kv_heads_divide", "kv_heads_kind", "identity_width_kv",  # tests/engine/test_engine_gqa.py (no file sets them yet)
     "part_range",  # tests/test_parts.py (no kind with a float field is registered yet)
+    # the Time-Series-Library kinds: tests/engine/test_tsl_kinds.py
+    "pyramid_windows", "pyramid_window", "pyramid_empty_scale", "pyramid_nodes",
+    "destationary_scoring", "destationary_shape", "destationary_tau",
+    "autocorrelation_scoring", "autocorrelation_lengths", "autocorrelation_odd", "autocorrelation_mask",
+    "autocorrelation_scale", "autocorrelation_k", "encoder_layer_width", "encoder_layer_shape", "encoder_layer_finite",
 }
 
 

@@ -88,8 +88,9 @@ def test_script_reproduces_the_trace(outputs, name):
     _, stdout = outputs[name]
     got = json.loads(stdout)
     tr = run(CASES[name], dtype="float64")
-    assert list(got) == list(PIPELINE)
-    for sid in PIPELINE:
+    assert list(got)[:len(PIPELINE)] == list(PIPELINE)  # then a part's steps after the output (an encoder layer)
+    assert set(got) <= set(tr.ids)
+    for sid in got:
         np.testing.assert_allclose(np.array(got[sid], dtype=np.float64), tr.array(sid), rtol=0, atol=1e-6,
                                    err_msg=f"{name}: {sid}")
 

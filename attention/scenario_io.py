@@ -27,7 +27,7 @@ from typing import Iterator, Optional
 
 import numpy as np
 
-from attention import generators, parts, safe_write
+from attention import generators, kinds, parts, safe_write
 from attention.generators import field_name
 from attention.problem import Phrase, Problem, count, index_path, literal
 from attention.scenario import PROJECTIONS, Additive, Projection, Scenario, ScenarioError, problems
@@ -455,7 +455,7 @@ class _Reader:
         fields = dict(
             n_heads=n_heads, n_kv_heads=n_kv_heads, d_keys=d_keys, d_values=d_values, projections=projections,
             scoring=self.string(doc.get("scoring"), "scoring", "scaled_dot",
-                                ("scaled_dot", "dot", "additive", "prob_sparse")),
+                                tuple(kinds.SCORING)),
             scale=self.number(doc.get("scale"), "scale"),
             causal=causal, valid_lens=valid_lens, fill_value=fill, factor=factor, seed=seed, mix=mix,
             sample_index=sample_index,

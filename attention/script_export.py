@@ -40,6 +40,10 @@ def python_script(sc: Scenario) -> str:
         if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
             snippet = next(filter(None, (m.script_step(sc, rec.id) for m in own)), None)
             parts.append(snippet or kind.script(sc, rec.id) or rec.script(sc, rec.id))
+    for family in ("positions", "modifiers", "masks"):  # the parts' steps after the output (an encoder layer)
+        for part in getattr(sc, family, ()):
+            after = getattr(kinds.MODIFIERS.get(part.kind) if family == "modifiers" else None, "script_after", None)
+            parts.append(after(sc) if after is not None else "")
     parts.append(_TAIL)
     return "".join(parts)
 

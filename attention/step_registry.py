@@ -212,7 +212,7 @@ def _order() -> tuple[str, ...]:
 
     for sid in PIPELINE:
         place(sid)
-    return tuple(out)
+    return tuple(out + [r.id for r in RECORDS if r.extra and r.before is None])  # after the output: a layer around
 
 
 #: Every step in the order the computation needs them, extras included: each extra just before

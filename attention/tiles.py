@@ -80,7 +80,7 @@ def method(scoring: Optional[str], step_ids: Iterable[str] = (), modifiers: Iter
     kind = kinds.SCORING[scoring]
     for name in modifiers:  # a modifier that changes the softmax itself (sinks) says why there are no tiles
         mod = kinds.MODIFIERS.get(name)
-        if mod is not None and mod.tiled is None:
+        if mod is not None and getattr(mod, "tiled", "read") is None:  # no word: it leaves the softmax alone
             raise TilesError(mod.not_tiled_words, kind=name)
     if kind.tiled is None:  # the kind object says how its tiles are scored, or why there are none
         raise TilesError(kind.not_tiled_words, kind=str(scoring))

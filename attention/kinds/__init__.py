@@ -12,19 +12,25 @@ from typing import Any, Union
 from attention.fields import plain
 from attention.kinds.additive import ADDITIVE
 from attention.kinds.alibi import ALIBI
+from attention.kinds.autocorrelation import AUTOCORRELATION, AUTOCORRELATION_OPTIONS  # TSL: Autoformer
 from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, ScoringKind
 from attention.kinds.dot_product import DOT, SCALED_DOT
 from attention.kinds.drawn import DRAWN
+from attention.kinds.ds_attention import DESTATIONARY, DS_ATTENTION  # Time-Series-Library: Non-stationary
 from attention.kinds.mask_rules import RULES
 from attention.kinds.prob_sparse import PROB_SPARSE
+from attention.kinds.pyramid import PYRAMID  # Time-Series-Library: Pyraformer
 from attention.kinds.qk_norm import QK_NORM
 from attention.kinds.rope import ROPE
 from attention.kinds.sinks import SINKS
 from attention.kinds.softcap import SOFTCAP
+from attention.kinds.tsl_encoder import ENCODER_LAYER  # Time-Series-Library: EncoderLayer
 from attention.kinds.window import WINDOW
 
 #: name -> scoring kind, in the order a menu lists them
 SCORING: dict[str, ScoringKind] = {k.name: k for k in (SCALED_DOT, DOT, ADDITIVE, PROB_SPARSE)}
+SCORING[DS_ATTENTION.name] = DS_ATTENTION  # Time-Series-Library: Non-stationary Transformer
+SCORING[AUTOCORRELATION.name] = AUTOCORRELATION  # Time-Series-Library: Autoformer
 #: name -> position encoding (RoPE comes here)
 POSITIONS: dict[str, PositionEncoding] = {k.name: k for k in (ROPE,)}
 #: name -> score modifier (ALiBi, soft-capping, sinks come here)
@@ -34,8 +40,12 @@ MODIFIERS: dict[str, ScoreModifier] = {
     SOFTCAP.name: SOFTCAP,  # cap * tanh(s / cap) after scaling (and after ALiBi's bias), before the mask
     SINKS.name: SINKS,  # a learned logit per head joins the softmax as an extra column
 }
+MODIFIERS[DESTATIONARY.name] = DESTATIONARY  # DSAttention's τ and Δ (read by its scoring kind)
+MODIFIERS[AUTOCORRELATION_OPTIONS.name] = AUTOCORRELATION_OPTIONS  # Auto-Correlation's factor and path
+MODIFIERS[ENCODER_LAYER.name] = ENCODER_LAYER  # TSL's EncoderLayer: steps after the output projection
 #: name -> mask rule, in the order their parts are combined and their reasons said
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES + (WINDOW, DRAWN)}
+MASK_RULES[PYRAMID.name] = PYRAMID  # Time-Series-Library: Pyraformer's pyramid
 #: the scoring of a scenario that names none
 DEFAULT_SCORING: str = SCALED_DOT.name
 #: the scoring choice of the Parameters panel, the schema and the docs: one entry per kind above

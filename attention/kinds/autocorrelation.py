@@ -36,16 +36,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
-
-import torch
+from typing import TYPE_CHECKING, Any, Optional
 
 from attention import words
+from attention.fields import Field
+from attention.kinds.dot_product import DotProduct
 from attention.numbers import rounded
+
+if TYPE_CHECKING:  # torch loads when first computing: the registry is read before torch has loaded
+    import torch
 
 
 def align_lengths(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Keys and values to the queries' length L: zero-padded at the end when L > S, cut when L < S."""
+    import torch
+
     B, L, H, E = q.shape
     S, D = v.shape[1], v.shape[3]
     if L > S:
@@ -59,6 +64,8 @@ def align_lengths(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple[to
 
 def correlation(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """q, k (B, L, H, E) (k already aligned) -> corr (B, H, E, L'), L' = 2·(L // 2) (irfft without n)."""
+    import torch
+
     q_fft = torch.fft.rfft(q.permute(0, 2, 3, 1).contiguous(), dim=-1)  # (B, H, E, L // 2 + 1)
     k_fft = torch.fft.rfft(k.permute(0, 2, 3, 1).contiguous(), dim=-1)
     return torch.fft.irfft(q_fft * torch.conj(k_fft), dim=-1)
@@ -92,6 +99,8 @@ class Lags:
 
 def top_lags_training(mean_corr: torch.Tensor, k: int) -> Lags:
     """Training path: lags = top k of the batch-mean curve; each series' own values at them."""
+    import torch
+
     index = torch.topk(mean_corr.mean(dim=0), k, dim=-1)[1]  # (k,)
     scores = mean_corr[:, index]  # (B, k)
     return Lags(index.unsqueeze(0).expand(mean_corr.shape[0], k), scores, True)
@@ -99,12 +108,16 @@ def top_lags_training(mean_corr: torch.Tensor, k: int) -> Lags:
 
 def top_lags_inference(mean_corr: torch.Tensor, k: int) -> Lags:
     """Inference path: every series its own top k lags (sorted, largest first)."""
+    import torch
+
     scores, lags = torch.topk(mean_corr, k, dim=-1)  # (B, k) each
     return Lags(lags, scores, False)
 
 
 def lag_weights(scores: torch.Tensor) -> torch.Tensor:
     """softmax over the k lag scores of each series: (B, k)."""
+    import torch
+
     return torch.softmax(scores, dim=-1)
 
 
@@ -113,6 +126,8 @@ def rolled(v: torch.Tensor, lags: torch.Tensor) -> torch.Tensor:
 
     Written as an index (t + lag) mod L, the same numbers as the library's roll(-lag) (training)
     and its gather from v repeated twice (inference)."""
+    import torch
+
     B, L = v.shape[:2]
     t = torch.arange(L, device=v.device)  # (L,)
     src = (t[None, None, :] + lags[:, :, None]) % L  # (B, k, L)
@@ -122,6 +137,8 @@ def rolled(v: torch.Tensor, lags: torch.Tensor) -> torch.Tensor:
 
 def aggregate(copies: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     """copies (B, k, L, H, D), w (B, k) -> sum_i w[i] · copy_i: (B, L, H, D)."""
+    import torch
+
     return torch.einsum("bklhd,bk->blhd", copies, w)
 
 
@@ -180,3 +197,408 @@ def describe(term: Contribution, t: int, lang: Optional[str] = None) -> str:
     """One line of explain for a term of output step t (time steps as the series numbers them, from 0)."""
     return words.text("tsl.autocorr.term", lang, lag=term.lag, roll=term.roll, source=term.source, t=t,
                       weight=rounded(term.weight), value=rounded(term.value), product=rounded(term.product))
+
+
+# ---- the scoring kind "autocorrelation" and its options, Part("autocorrelation", {factor, path}) ------
+# Auto-Correlation through the pipeline's own steps (one weight per key, as every kind): with
+# lag(t, s) = (s - t) mod L, key s is the value step that lag brings to output step t, so
+#   scores[b, h, t, s]       = mean_corr[b, lag(t, s)]          (a circulant: the curve along each row)
+#   masked_scores            = -inf where lag(t, s) is not one of the series' top k lags
+#   attention_weights        = softmax of the row = the library's softmax over the k lag scores,
+#                              each at the key its lag reads (the other keys weigh exactly 0)
+#   weighted_sum[b, t, h, :] = Σ_i w_i · v[(t + lag_i) mod L]  (the rolled copies' weighted sum)
+# Its own steps: the correlation per head and channel, their mean, the top lags, their weights and
+# the rolled copies of V.  The library needs no scale and reads no mask.
+
+NAME = "autocorrelation"
+PATHS = ("inference", "training")
+#: (step id, dims, kind): the kind's own steps in computing order (records below)
+STEPS = (("extra.correlation", ("B", "H", "dk", "lag"), "signed"),
+         ("extra.mean_correlation", ("B", "lag"), "signed"),
+         ("extra.top_lags", ("B", "k"), "count"),
+         ("extra.lag_weights", ("B", "k"), "weights"),
+         ("extra.rolled_values", ("B", "H", "L", "k*dv"), "signed"))
+
+
+class AutoCorrelationOptions:
+    """The layer's factor and the module's path (train(): lags shared by the batch; eval(): per series)."""
+
+    name = NAME
+    fields = (
+        Field("modifiers.factor", "float", "field.modifiers.autocorrelation.factor.label",
+              "field.modifiers.autocorrelation.factor.help", default=1.0, minimum=0.0, maximum=1e6,
+              group="modifiers"),
+        Field("modifiers.path", "choice", "field.modifiers.autocorrelation.path.label",
+              "field.modifiers.autocorrelation.path.help", default="inference", choices=PATHS,
+              choice_words=tuple(f"field.modifiers.autocorrelation.path.{p}" for p in PATHS), group="modifiers"),
+    )
+
+    def __repr__(self) -> str:
+        return f"<modifier {self.name}>"
+
+    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+        from attention.problem import Problem
+
+        if sc.scoring != NAME:
+            return [Problem("autocorrelation_scoring", path, {"scoring": NAME})]
+        return []
+
+
+def options_of(sc: Any) -> tuple[float, bool]:
+    """(factor, training) of the scenario: its part's, or the module's defaults (1, eval)."""
+    from attention import parts
+
+    p = parts.find(sc, "modifiers", NAME)
+    if p is None:
+        return 1.0, False
+    f, path = AUTOCORRELATION_OPTIONS.fields
+    return float(parts.value(p, f)), parts.value(p, path) == "training"
+
+
+def lag_grid(L: int, device=None) -> "torch.Tensor":
+    """(L, L) int64: lag(t, s) = (s - t) mod L, the lag that brings value step s to output step t."""
+    import torch
+
+    t = torch.arange(L, device=device)
+    return (t[None, :] - t[:, None]) % L
+
+
+class AutoCorrelationKind(DotProduct):
+    """Autoformer's Auto-Correlation: period-based dependencies from the FFT correlation curve."""
+
+    extra_steps = tuple(sid for sid, _, _ in STEPS)
+    tiled = None  # its softmax is over k lags, not a row of scores over keys: no tiles
+    not_tiled_words = f"tiles.not_applicable.{NAME}"
+    grouped_kv = False
+
+    def __init__(self):
+        super().__init__(NAME, scaled=False,
+                         titles={"scores": f"step.scores.title.{NAME}",
+                                 "masked_scores": f"step.masked_scores.title.{NAME}",
+                                 "attention_weights": f"step.attention_weights.title.{NAME}"},
+                         formulas={"scores": f"step.scores.formula.{NAME}",
+                                   "masked_scores": f"step.masked_scores.formula.{NAME}",
+                                   "attention_weights": f"step.attention_weights.formula.{NAME}",
+                                   "weighted_sum": f"step.weighted_sum.formula.{NAME}"})
+
+    def records(self) -> tuple:
+        from attention import lessons
+        from attention.step_registry import StepRecord
+
+        def active(sc: Any) -> bool:
+            return sc.scoring == NAME
+        compute = {"extra.correlation": correlation_step, "extra.mean_correlation": part_step,
+                   "extra.top_lags": part_step, "extra.lag_weights": part_step, "extra.rolled_values": rolled_step}
+        explainer = {"extra.correlation": explain_correlation, "extra.mean_correlation": explain_mean,
+                     "extra.top_lags": explain_top_lag, "extra.lag_weights": explain_lag_weight,
+                     "extra.rolled_values": explain_rolled}
+        inputs = {"extra.correlation": ("head_split.query", "head_split.key"),
+                  "extra.mean_correlation": ("extra.correlation",), "extra.top_lags": ("extra.mean_correlation",),
+                  "extra.lag_weights": ("extra.mean_correlation", "extra.top_lags"),
+                  "extra.rolled_values": ("head_split.value", "extra.top_lags")}
+        return tuple(StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute[sid], active,
+                                explainer[sid], lessons._sentences, None, inputs[sid],
+                                before="weighted_sum" if sid == "extra.rolled_values" else "scores")
+                     for sid, dims, kind in STEPS)
+
+    # ---- the scenario ------------------------------------------------------------------------
+    def default_scale(self, sc) -> float:
+        return 1.0
+
+    def option_problems(self, sc, errs: list) -> list:
+        from attention import parts
+        from attention.problem import Problem
+
+        out = []
+        if sc.L != sc.S:
+            out.append(Problem("autocorrelation_lengths", "keys", {"L": sc.L, "S": sc.S}))
+        elif sc.L % 2:
+            out.append(Problem("autocorrelation_odd", "queries", {"L": sc.L}))
+        if sc.causal:
+            out.append(Problem("autocorrelation_mask", "causal"))
+        if sc.valid_lens is not None:
+            out.append(Problem("autocorrelation_mask", "valid_lens"))
+        if parts.of(sc, "masks"):
+            out.append(Problem("autocorrelation_mask", "masks"))
+        if sc.scale is not None:
+            out.append(Problem("autocorrelation_scale", "scale"))
+        if not out and not errs:
+            factor, _ = options_of(sc)
+            k, n = int(factor * math.log(sc.L)), curve_length(sc.L)
+            if not 1 <= k <= n:
+                out.append(Problem("autocorrelation_k", "modifiers", {"k": k, "n": n, "factor": repr(factor),
+                                                                       "L": sc.L}))
+        return out
+
+    def options(self, sc) -> dict:
+        factor, training = options_of(sc)
+        return {"lag_factor": factor, "lag_path": PATHS[int(training)], "n_lags": int(factor * math.log(sc.L))}
+
+    # ---- the engine ------------------------------------------------------------------------------
+    def compute_scores(self, run):
+        mean = run.state["parts"]["mean_correlation"]  # (B, L)
+        B, H, L = mean.shape[0], run.sc.n_heads, run.sc.L
+        return mean[:, lag_grid(L, mean.device)][:, None].expand(B, H, L, L)  # (B, H, L, S)
+
+    def compute_masked(self, run):
+        lags = run.state["parts"]["top_lags"]  # (B, k)
+        grid = lag_grid(run.sc.L, lags.device)  # (L, S)
+        keep = (grid[None, :, :, None] == lags[:, None, None, :]).any(-1)  # (B, L, S)
+        return run.inputs["scores"].masked_fill(~keep[:, None], float("-inf"))
+
+    # ---- explain, lessons, script ----------------------------------------------------------------
+    def explain_cell(self, ctx, step_id: str, idx: tuple[int, ...]):
+        own = {"scores": explain_score, "masked_scores": explain_masked, "attention_weights": explain_weight,
+               "weighted_sum": explain_output}
+        return own[step_id](ctx, step_id, idx) if step_id in own else None
+
+    def lesson_keys(self, step_id: str, keys: list[str], v: dict) -> list[str]:
+        if step_id == "scores":
+            return [f"lesson.scores.{NAME}", f"lesson.scores.{NAME}_circulant"]
+        if step_id == "attention_weights":
+            return [f"lesson.attention_weights.{NAME}"]
+        return keys
+
+    def script(self, sc, step_id: str) -> Optional[str]:
+        from attention import script_export as se
+
+        factor, training = options_of(sc)
+        k = int(factor * math.log(sc.L))
+        if step_id == "scores":
+            return se.section(sc, step_id) + _SCRIPT_SCORES + se.show(step_id, "scores")
+        if step_id == "masked_scores":
+            lags = ("index = torch.topk(mean_corr.mean(dim=0), top_k, dim=-1)[1]  # training: one set for the batch\n"
+                    "lags = index[None].expand(B, top_k)\n" if training else
+                    "lags = torch.topk(mean_corr, top_k, dim=-1)[1]  # inference: each series its own top k\n")
+            return (se.section(sc, step_id) + f"top_k = {k}  # int(factor * ln L) = int({factor!r} * ln {sc.L})\n"
+                    + lags + "keep = (lag_of[None, :, :, None] == lags[:, None, None, :]).any(-1)  # (B, L, S)\n"
+                    'masked_scores = scores.masked_fill(~keep[:, None], float("-inf"))  # only the top k lags\n'
+                    + se.show(step_id, "masked_scores"))
+        if step_id == "weighted_sum":
+            return se.section(sc, step_id) + _SCRIPT_ROLL + se.show(step_id, "out")
+        return None
+
+    def scale_why(self, sc) -> str:
+        return "Auto-Correlation has no scale"
+
+
+AUTOCORRELATION = AutoCorrelationKind()
+AUTOCORRELATION_OPTIONS = AutoCorrelationOptions()
+
+_SCRIPT_SCORES = '''# Auto-Correlation (Autoformer, TSL layers/AutoCorrelation.py): the correlation curve over lags
+q_fft = torch.fft.rfft(q.permute(0, 2, 3, 1).contiguous(), dim=-1)
+k_fft = torch.fft.rfft(k.permute(0, 2, 3, 1).contiguous(), dim=-1)
+corr = torch.fft.irfft(q_fft * torch.conj(k_fft), dim=-1)  # (B, H, d_k, L): lag tau at [..., tau]
+mean_corr = torch.mean(torch.mean(corr, dim=1), dim=1)  # (B, L): over heads, then channels
+t_pos = torch.arange(L)
+lag_of = (t_pos[None, :] - t_pos[:, None]) % L  # (L, S): the lag that brings value step s to output step t
+scores = mean_corr[:, lag_of][:, None].expand(B, H, L, S)  # each row: the curve, rolled
+'''
+
+_SCRIPT_ROLL = '''# the library's aggregation: the k rolled copies of V, weighted (torch.roll(v, -lag): rolled left)
+w = torch.softmax(torch.gather(mean_corr, 1, lags), dim=-1)  # (B, k): the softmax over the k lag scores
+out = torch.zeros_like(v)  # (B, L, H, d_v)
+for b in range(B):
+    for i in range(lags.shape[1]):
+        out[b] += w[b, i] * torch.roll(v[b], -int(lags[b, i]), dims=0)  # step t reads v[(t + lag) mod L]
+'''
+
+
+# ---- compute ---------------------------------------------------------------------------------------
+
+def correlation_step(run, step_id: str):
+    """extra.correlation, and the lags and their weights kept for the next steps (run.state)."""
+    q, k = run.inputs["head_split.query"], run.inputs["head_split.key"]  # (B, L, H, E)
+    factor, training = options_of(run.sc)
+    corr = correlation(q, k)  # (B, H, E, L')
+    mean = mean_correlation(corr)  # (B, L')
+    n = top_k(factor, q.shape[1])
+    lags = top_lags_training(mean, n) if training else top_lags_inference(mean, n)
+    run.state["parts"] = {"mean_correlation": mean, "top_lags": lags.lags, "lag_weights": lag_weights(lags.scores)}
+    return corr
+
+
+def part_step(run, step_id: str):
+    """extra.mean_correlation, top_lags, lag_weights: kept by the correlation step."""
+    return run.state["parts"][step_id.removeprefix("extra.")]
+
+
+def rolled_step(run, step_id: str):
+    """extra.rolled_values (B, H, L, k*dv): copy i of head h at row t is v[(t + lag_i) mod L]."""
+    copies = rolled(run.inputs["head_split.value"], run.state["parts"]["top_lags"])  # (B, k, L, H, D)
+    B, k, L, H, D = copies.shape
+    return copies.permute(0, 3, 2, 1, 4).reshape(B, H, L, k * D)
+
+
+# ---- explain ---------------------------------------------------------------------------------------
+
+def _lags(ctx, b: int) -> list[int]:
+    return [int(x) for x in ctx.raw("extra.top_lags")[b]]
+
+
+def explain_correlation(ctx, step_id: str, idx: tuple[int, ...]):
+    """corr[b, h, e, tau] = Σ_t q[(t + tau) mod L, e] · k[t, e] (the FFT's circular correlation, even L)."""
+    from attention import explain as ex
+
+    b, h, e, tau = idx
+    q, k = ctx.a("head_split.query")[b, :, h, e], ctx.a("head_split.key")[b, :, h, e]
+    L = q.shape[0]
+    terms = [ex.Term(ex._same(f"q[{(t + tau) % L}]·k[{t}] = {ex.fmt(q[(t + tau) % L])} × {ex.fmt(k[t])}"),
+                     float(q[(t + tau) % L] * k[t]),
+                     (ex.Source("head_split.query", (b, (t + tau) % L, h, e)),
+                      ex.Source("head_split.key", (b, t, h, e))),
+                     factors=(float(q[(t + tau) % L]), float(k[t])))
+             for t in range(L)]
+    vals = [t.value for t in terms]
+    result = ex._fsum(vals)
+    return ex._explanation(step_id, idx, ctx.value(step_id, idx),
+                           ex._tx("explain.autocorr.corr_formula", b=b, h=h, e=e, tau=tau), terms, result,
+                           ex._tx("explain.autocorr.corr_summary", tau=tau, h1=ex.P(h), e=e, L=L),
+                           ex._same(f"{ex._sum_text(vals)} = {ex.fmt(result)}"))
+
+
+def explain_mean(ctx, step_id: str, idx: tuple[int, ...]):
+    from attention import explain as ex
+
+    b, tau = idx
+    corr = ctx.raw("extra.correlation")[b, :, :, tau]  # (H, E)
+    H, E = corr.shape
+    terms = [ex.Term(ex._same(f"corr[{b},{h},{e},{tau}] = {ex.fmt(corr[h, e])}"), float(corr[h, e]),
+                     (ex.Source("extra.correlation", (b, h, e, tau)),)) for h in range(H) for e in range(E)]
+    result = ex._fsum([t.value for t in terms]) / (H * E)
+    return ex._explanation(step_id, idx, ctx.value(step_id, idx),
+                           ex._tx("explain.autocorr.mean_formula", b=b, tau=tau), terms, result,
+                           ex._tx("explain.autocorr.mean_summary", tau=tau, n=H * E),
+                           ex._same(f"({ex._sum_text([t.value for t in terms])}) / {H * E} = {ex.fmt(result)}"))
+
+
+def explain_top_lag(ctx, step_id: str, idx: tuple[int, ...]):
+    from attention import explain as ex
+
+    b, i = idx
+    lag = _lags(ctx, b)[i]
+    mean = ctx.raw("extra.mean_correlation")
+    training = ctx.opts.get("lag_path") == "training"
+    curve = mean.mean(axis=0) if training else mean[b]
+    key = "explain.autocorr.top_training" if training else "explain.autocorr.top_inference"
+    term = ex.Term(ex._same(f"lag {lag}"), float(lag), (ex.Source("extra.mean_correlation", (b, lag)),))
+    return ex._explanation(step_id, idx, float(lag), ex._tx("explain.autocorr.top_formula", b=b, i=i), [term],
+                           float(lag),
+                           ex._tx(key, i1=ex.P(i), lag=lag, v=ex.fmt(curve[lag]), k=len(_lags(ctx, b)), b1=ex.P(b)),
+                           ex._same(str(lag)), (ex.Source("extra.mean_correlation", (b, lag)),))
+
+
+def explain_lag_weight(ctx, step_id: str, idx: tuple[int, ...]):
+    from attention import explain as ex
+
+    b, i = idx
+    lags = _lags(ctx, b)
+    mean = ctx.raw("extra.mean_correlation")[b]
+    vals = [float(mean[x]) for x in lags]
+    top = max(vals)
+    exps = [math.exp(v - top) for v in vals]
+    result = exps[i] / math.fsum(exps)
+    terms = [ex.Term(ex._same(f"lag {x}: exp({ex.fmt(v)} − {ex.fmt(top)}) = {ex.fmt(e)}"), e,
+                     (ex.Source("extra.mean_correlation", (b, x)),)) for x, v, e in zip(lags, vals, exps)]
+    return ex._explanation(step_id, idx, ctx.value(step_id, idx),
+                           ex._tx("explain.autocorr.weight_formula", b=b, i=i), terms, result,
+                           ex._tx("explain.autocorr.weight_summary", lag=lags[i], k=len(lags)),
+                           ex._same(f"{ex.fmt(exps[i])} / {ex.fmt(math.fsum(exps))} = {ex.fmt(result)}"))
+
+
+def explain_rolled(ctx, step_id: str, idx: tuple[int, ...]):
+    from attention import explain as ex
+
+    b, h, t, j = idx
+    lags = _lags(ctx, b)
+    D = ctx.raw("head_split.value").shape[-1]
+    i, d = divmod(j, D)
+    L = ctx.raw("head_split.value").shape[1]
+    source = (t + lags[i]) % L
+    v = float(ctx.raw("head_split.value")[b, source, h, d])
+    term = ex.Term(ex._same(f"v[{b},{source},{h},{d}] = {ex.fmt(v)}"), v,
+                   (ex.Source("head_split.value", (b, source, h, d)),))
+    return ex._explanation(step_id, idx, ctx.value(step_id, idx),
+                           ex._tx("explain.autocorr.rolled_formula", b=b, h=h, t=t, i=i, d=d), [term], v,
+                           ex._tx("explain.autocorr.rolled_summary", lag=lags[i], roll=-lags[i], source=source, t=t,
+                                  i1=ex.P(i), d=d),
+                           ex._same(ex.fmt(v)), (ex.Source("head_split.value", (b, source, h, d)),
+                                                 ex.Source("extra.top_lags", (b, i))))
+
+
+def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
+    from attention import explain as ex
+
+    b, h, t, s = idx
+    L = ctx.raw(step_id).shape[-1]
+    lag = (s - t) % L
+    v = float(ctx.raw("extra.mean_correlation")[b, lag])
+    return ex._explanation(step_id, idx, ctx.value(step_id, idx),
+                           ex._tx("explain.autocorr.score_formula", b=b, t=t, s=s),
+                           [ex.Term(ex._same(f"mean_corr[{b},{lag}] = {ex.fmt(v)}"), v,
+                                    (ex.Source("extra.mean_correlation", (b, lag)),))], v,
+                           ex._tx("explain.autocorr.score_summary", lag=lag, s=s, t=t, L=L),
+                           ex._same(ex.fmt(v)), (ex.Source("extra.mean_correlation", (b, lag)),))
+
+
+def explain_masked(ctx, step_id: str, idx: tuple[int, ...]):
+    from attention import explain as ex
+
+    b, h, t, s = idx
+    L = ctx.raw(step_id).shape[-1]
+    lag = (s - t) % L
+    lags = _lags(ctx, b)
+    kept = lag in lags
+    v = ctx.value(step_id, idx)
+    key = "explain.autocorr.masked_kept" if kept else "explain.autocorr.masked_dropped"
+    term = ex.Term(ex._same(f"scores[{b},{h},{t},{s}] = {ex.fmt(ctx.value('scores', idx))}" if kept else "−∞"), v,
+                   (ex.Source("scores", idx),), masked=not kept)
+    return ex._explanation(step_id, idx, v, ex._tx("explain.autocorr.masked_formula"), [term], v,
+                           ex._tx(key, lag=lag, k=len(lags), lags=", ".join(map(str, lags))), ex._same(ex.fmt(v)),
+                           (ex.Source("extra.top_lags", (b, lags.index(lag) if kept else 0)),))
+
+
+def explain_weight(ctx, step_id: str, idx: tuple[int, ...]):
+    """A weight: exp of the kept keys' scores (the other keys 0) over their sum: the softmax over the k lags."""
+    from attention import explain as ex
+
+    b, h, t, s = idx
+    row = ctx.raw("masked_scores")[b, h, t].astype(float)
+    L = row.shape[0]
+    top = max(x for x in row if math.isfinite(x))
+    exps = [math.exp(x - top) if math.isfinite(x) else 0.0 for x in row]
+    terms = [ex.Term(ex._same(f"exp({ex.fmt(x)} − {ex.fmt(top)}) = {ex.fmt(e)}" if math.isfinite(x) else "0"), e,
+                     (ex.Source("masked_scores", (b, h, t, j)),), masked=not math.isfinite(x))
+             for j, (x, e) in enumerate(zip(row, exps))]
+    result = exps[s] / math.fsum(exps)
+    lag = (s - t) % L
+    lags = _lags(ctx, b)
+    summ = (ex._tx("explain.autocorr.weight_cell", lag=lag, i1=ex.P(lags.index(lag)), t=t, s=s) if lag in lags
+            else ex._tx("explain.autocorr.weight_zero", lag=lag))
+    return ex._explanation(step_id, idx, ctx.value(step_id, idx), ex._tx("explain.autocorr.weight_cell_formula"),
+                           terms, result, summ, ex._same(f"{ex.fmt(exps[s])} / {ex.fmt(math.fsum(exps))} = "
+                                                         f"{ex.fmt(result)}"))
+
+
+def explain_output(ctx, step_id: str, idx: tuple[int, ...]):
+    """An output cell: the k terms weight_i · v[(t + lag_i) mod L], each saying which lag and roll."""
+    from attention import explain as ex
+
+    b, t, h, d = idx
+    lags = _lags(ctx, b)
+    w = ctx.raw("extra.lag_weights")[b]
+    v = ctx.raw("head_split.value")[b, :, h, d]
+    L = v.shape[0]
+    terms = []
+    for i, lag in enumerate(lags):
+        source = (t + lag) % L
+        c = Contribution(lag, -lag, source, float(w[i]), float(v[source]), float(w[i] * v[source]))
+        terms.append(ex.Term({lang: describe(c, t, lang) for lang in words.LANGS}, c.product,
+                             (ex.Source("extra.lag_weights", (b, i)), ex.Source("head_split.value", (b, source, h, d))),
+                             factors=(c.weight, c.value)))
+    vals = [x.value for x in terms]
+    result = ex._fsum(vals)
+    return ex._explanation(step_id, idx, ctx.value(step_id, idx),
+                           ex._tx("explain.autocorr.output_formula", b=b, t=t, h=h, d=d), terms, result,
+                           ex._tx("explain.autocorr.output_summary", t=t, k=len(lags)),
+                           ex._same(f"{ex._sum_text(vals)} = {ex.fmt(result)}"))

@@ -33,20 +33,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
-
-import torch
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from attention import words
-from attention.encoder_layer import circular_conv_matmul
+from attention.fields import Field
+from attention.kinds.dot_product import DotProduct
 from attention.numbers import rounded
+
+if TYPE_CHECKING:  # torch loads when first computing: the registry is read before torch has loaded
+    import torch
 
 #: the model clamps the projector's log-tau here before exp ("avoid numerical overflow")
 TAU_LOG_MAX = 80.0
 #: added to the variance in the model's normalisation (biased variance)
 STD_EPS = 1e-5
 
-Factor = Union[torch.Tensor, float]
+Factor = Union["torch.Tensor", float]
 
 
 def scale_of(E: int, scale: Optional[float]) -> float:
@@ -77,6 +79,8 @@ def shape_factors(tau: Optional[torch.Tensor], delta: Optional[torch.Tensor], B:
 
 def raw_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """q (B, L, H, E), k (B, S, H, E) -> q·k (B, H, L, S), unscaled."""
+    import torch
+
     return torch.einsum("blhe,bshe->bhls", q, k)
 
 
@@ -88,6 +92,8 @@ def destationary_scores(raw: torch.Tensor, tau4: Factor, delta4: Factor) -> torc
 def causal_mask(L: int, S: int, device: Optional[torch.device] = None) -> torch.Tensor:
     """TriangularCausalMask as (L, S): True strictly above the diagonal.  The library builds it
     L×L, so it only fits S == L; a causal call with S != L fails there."""
+    import torch
+
     if S != L:
         raise ValueError(f"the library's causal mask is L×L: it needs as many keys as queries (L={L}, S={S})")
     return torch.ones(L, S, dtype=torch.bool, device=device).triu(1)
@@ -100,11 +106,15 @@ def masked_scores(scores: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.T
 
 def weights(scores: torch.Tensor, scale: float) -> torch.Tensor:
     """softmax(scale · scores) over keys: the scale multiplies tau·q·k AND delta."""
+    import torch
+
     return torch.softmax(scale * scores, dim=-1)
 
 
 def weighted_sum(A: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """A (B, H, L, S), v (B, S, H, D) -> (B, L, H, D)."""
+    import torch
+
     return torch.einsum("bhls,bshd->blhd", A, v)
 
 
@@ -157,6 +167,8 @@ class SeriesStats:
 
 def series_stats(x: torch.Tensor) -> SeriesStats:
     """The model's per-variable normalisation of x (B, S_in, N) (forecast(): before the embedding)."""
+    import torch
+
     mean = x.mean(dim=1, keepdim=True)
     centred = x - mean
     std = torch.sqrt((centred ** 2).mean(dim=1, keepdim=True) + STD_EPS)
@@ -174,6 +186,10 @@ def projector(x: torch.Tensor, stats: torch.Tensor, w: ProjectorWeights) -> torc
 
     The conv treats the S_in time steps as channels and slides (circularly, padding 1) along the
     N variables: a (B, N, S_in) input to the matrix-product conv below gives (B, N, 1)."""
+    import torch
+
+    from attention.encoder_layer import circular_conv_matmul
+
     B = x.shape[0]
     conv = circular_conv_matmul(x.transpose(1, 2), w.conv_weight, None, pad=1).out  # (B, N, 1)
     h = torch.cat([conv.transpose(1, 2), stats], dim=1).reshape(B, -1)  # (B, 2N): conv row, then stats
@@ -188,6 +204,8 @@ def projector(x: torch.Tensor, stats: torch.Tensor, w: ProjectorWeights) -> torc
 
 def tau_from_log(log_tau: torch.Tensor) -> torch.Tensor:
     """tau = exp(clamp(log_tau, max=80)) (B, 1): positive, capped against overflow."""
+    import torch
+
     return torch.exp(torch.clamp(log_tau, max=TAU_LOG_MAX))
 
 
@@ -215,3 +233,197 @@ def describe_cell(parts: DSParts, tau: Optional[torch.Tensor], delta: Optional[t
     return words.text("tsl.ds.cell", lang, raw=rounded(float(parts.raw[b, h, l, s])), tau=rounded(t),
                       delta=rounded(d), score=rounded(score), scale=rounded(parts.scale),
                       scaled=rounded(parts.scale * score), scaled_delta=rounded(parts.scale * d))
+
+
+# ---- the scoring kind "ds_attention" and its inputs, the part Part("destationary", {tau, delta}) -----
+# The trace: extra.destationary = q·k·τ + Δ (the library's `scores`, unscaled), then
+# scores = scale · extra.destationary (what the softmax sees: the scale multiplies Δ too), the mask
+# (the scenario's fill; the library fills -inf) and the row softmax, as the dot-product kinds.
+
+NAME = "ds_attention"
+PART = "destationary"
+STEP = "extra.destationary"
+
+
+def _part(sc: Any):
+    from attention import parts
+
+    return parts.find(sc, "modifiers", PART)
+
+
+def tau_delta(sc: Any) -> tuple[Any, Any]:
+    """(τ (B,), Δ (B, S)) as numpy float64: the part's, or the library's defaults 1 and 0 (None)."""
+    import numpy as np
+
+    p = _part(sc)
+    tau = None if p is None else p.get("tau")
+    delta = None if p is None else p.get("delta")
+    tau = np.ones(sc.batch) if tau is None else np.asarray(tau, dtype=np.float64).reshape(-1)
+    delta = np.zeros((sc.batch, sc.S)) if delta is None else np.asarray(delta, dtype=np.float64)
+    return tau, delta
+
+
+class Destationary:
+    """τ (one per series) and Δ (one per key) of Non-stationary Transformer's DSAttention: the inputs
+    the scoring kind "ds_attention" reads (a part, so that they need no attribute of their own)."""
+
+    name = PART
+    fields = (
+        Field("modifiers.tau", "matrix", "field.modifiers.destationary.tau.label",
+              "field.modifiers.destationary.tau.help", group="modifiers"),
+        Field("modifiers.delta", "matrix", "field.modifiers.destationary.delta.label",
+              "field.modifiers.destationary.delta.help", group="modifiers"),
+    )
+
+    def __repr__(self) -> str:
+        return f"<modifier {self.name}>"
+
+    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+        import numpy as np
+
+        from attention.problem import Problem, index_path
+        from attention.problem import shape as _shape
+
+        if sc.scoring != NAME:
+            return [Problem("destationary_scoring", path, {"scoring": NAME})]
+        errs = []
+        for f, want in ((self.fields[0], (sc.batch,)), (self.fields[1], (sc.batch, sc.S))):
+            v = part.get(f.name)
+            if v is None:
+                continue
+            arr = np.asarray(v, dtype=np.float64)
+            if f.name == "tau" and arr.shape == (sc.batch, 1):
+                arr = arr.reshape(-1)  # the library's (B, 1)
+            if arr.shape != want:
+                errs.append(Problem("destationary_shape", f"{path}.{f.name}",
+                                    {"expected": _shape(want), "got": _shape(arr.shape)}))
+            elif not np.all(np.isfinite(arr)):
+                bad = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+                errs.append(Problem("expected_finite", index_path(f"{path}.{f.name}", bad), {"got": str(arr[bad])}))
+            elif f.name == "tau" and np.any(arr <= 0):
+                bad = tuple(int(i) for i in np.argwhere(arr <= 0)[0])
+                errs.append(Problem("destationary_tau", index_path(f"{path}.tau", bad), {"got": repr(float(arr[bad]))}))
+        return errs
+
+
+class DSAttentionKind(DotProduct):
+    """DSAttention: softmax(scale · (τ · q·k + Δ)), the mask on the de-stationary scores."""
+
+    extra_steps = (STEP,)
+    tiled = "read"  # a row softmax of the trace's masked scores (τ and Δ are not a product of tiles)
+    grouped_kv = False  # the library's DSAttention has one key/value head per query head
+
+    def __init__(self):
+        super().__init__(NAME, scaled=True, titles={"scores": f"step.scores.title.{NAME}"},
+                         formulas={"scores": f"step.scores.formula.{NAME}"})
+
+    def records(self) -> tuple:
+        from attention import lessons
+        from attention.step_registry import StepRecord
+
+        def active(sc: Any) -> bool:
+            return sc.scoring == NAME
+        return (StepRecord(STEP, ("B", "H", "L", "S"), "signed", f"step.{STEP}.title", f"step.{STEP}.formula",
+                           destationary_step, active, explain_destationary, lessons._sentences, None,
+                           ("head_split.query", "head_split.key"), before="scores", by_hand=("scores",)),)
+
+    def parameters(self, sc, dev, dt) -> dict:
+        from attention.engine import tensor
+
+        tau, delta = tau_delta(sc)
+        return {f"{NAME}.tau": tensor(tau, dev, dt), f"{NAME}.delta": tensor(delta, dev, dt)}
+
+    def stray_problems(self, sc) -> list:
+        return []  # the part says itself when another scoring is chosen
+
+    def options(self, sc) -> dict:
+        return {"destationary": _part(sc) is not None}
+
+    # ---- the engine ------------------------------------------------------------------------------
+    def compute_scores(self, run):
+        return run.scale * run.inputs[STEP]  # (B, H, L, S): the scale multiplies τ·q·k and Δ
+
+    # ---- explain, lessons, script ----------------------------------------------------------------
+    def explain_cell(self, ctx, step_id: str, idx: tuple[int, ...]):
+        return explain_scaled(ctx, step_id, idx) if step_id == "scores" else None
+
+    def lesson_keys(self, step_id: str, keys: list[str], v: dict) -> list[str]:
+        if step_id == "scores":
+            return [f"lesson.scores.{NAME}", f"lesson.scores.{NAME}_delta"]
+        return keys
+
+    def script(self, sc, step_id: str) -> Optional[str]:
+        if step_id != "scores":
+            return None
+        from attention import script_export as se
+
+        return (se.section(sc, step_id)
+                + "# DSAttention (Non-stationary Transformer, TSL SelfAttention_Family.py)\n"
+                'raw = torch.einsum("blhe,bshe->bhls", q, k)  # q . k, unscaled: (B, H, L, S)\n'
+                "destationary = raw * DS_tau[:, None, None, None] + DS_delta[:, None, None, :]  "
+                "# tau per series, delta per key\n"
+                "scores = scale * destationary  # softmax(scale * scores) in the library: scale multiplies delta\n"
+                + se.show(step_id, "scores"))
+
+    def script_numbers(self, sc) -> str:
+        from attention import script_export as se
+
+        tau, delta = tau_delta(sc)
+        return (se.tensor_literal("DS_tau", tau, f"tau, one per series (B,) = {tau.shape}")
+                + se.tensor_literal("DS_delta", delta, f"delta, one per key (B, S) = {delta.shape}"))
+
+    def scale_why(self, sc) -> str:
+        return f"the library's default 1/sqrt(E) = 1/sqrt({sc.dk}), applied after tau and delta"
+
+
+DS_ATTENTION = DSAttentionKind()
+DESTATIONARY = Destationary()
+
+
+def destationary_step(run, step_id: str):
+    """extra.destationary: q·k·τ + Δ (B, H, L, S), unscaled, in the library's order (times, then plus)."""
+    q, k = run.inputs["head_split.query"], run.inputs["head_split.key"]  # (B, L, H, E), (B, S, H, E)
+    tau, delta = run.params[f"{NAME}.tau"], run.params[f"{NAME}.delta"]  # (B,), (B, S)
+    return destationary_scores(raw_scores(q, k), tau[:, None, None, None], delta[:, None, None, :])
+
+
+def explain_destationary(ctx, step_id: str, idx: tuple[int, ...]):
+    """One de-stationary score: Σ_e q[e]·k[e], times τ of the series, plus Δ of the key."""
+    from attention import explain as ex
+
+    b, h, l, s = idx
+    q, k = ctx.a("head_split.query")[b, l, h], ctx.a("head_split.key")[b, s, h]
+    tau, delta = float(ctx.param(f"{NAME}.tau")[b]), float(ctx.param(f"{NAME}.delta")[b, s])
+    terms = [ex.Term(ex._same(f"q[{e}]·k[{e}] = {ex.fmt(q[e])} × {ex.fmt(k[e])} = {ex.fmt(q[e] * k[e])}"),
+                     float(q[e] * k[e]),
+                     (ex.Source("head_split.query", (b, l, h, e)), ex.Source("head_split.key", (b, s, h, e))),
+                     factors=(float(q[e]), float(k[e])))
+             for e in range(q.shape[0])]
+    dot = ex._fsum([t.value for t in terms])
+    result = dot * tau + delta
+    terms.append(ex.Term(ex._same(f"Δ[{b},{s}] = {ex.fmt(delta)}"), delta, (ex.Source(f"{NAME}.delta", (b, s)),)))
+    return ex._explanation(
+        step_id, idx, ctx.value(step_id, idx), ex._tx("explain.destationary.formula", b=b, h=h, l=l, s=s), terms,
+        result, ex._tx("explain.destationary.summary", b1=ex.P(b), s=ex.P(s), tau=ex.fmt(tau), delta=ex.fmt(delta)),
+        ex._same(f"({ex._sum_text([t.value for t in terms[:-1]])}) × {ex.fmt(tau)} + {ex.fmt(delta)} = "
+                 f"{ex.fmt(dot)} × {ex.fmt(tau)} + {ex.fmt(delta)} = {ex.fmt(result)}"),
+        (ex.Source(f"{NAME}.tau", (b,)), ex.Source(f"{NAME}.delta", (b, s))))
+
+
+def explain_scaled(ctx, step_id: str, idx: tuple[int, ...]):
+    """A score the softmax sees: scale × (q·k·τ + Δ) = scale·τ·q·k + scale·Δ (the quirk, in numbers)."""
+    from attention import explain as ex
+
+    b, h, l, s = idx
+    d = float(ctx.raw(STEP)[idx])
+    tau, delta = float(ctx.param(f"{NAME}.tau")[b]), float(ctx.param(f"{NAME}.delta")[b, s])
+    scale = float(ctx.opts["scale"])
+    raw = (d - delta) / tau
+    term = ex.Term(ex._same(f"destationary[{b},{h},{l},{s}] = {ex.fmt(d)}"), d, (ex.Source(STEP, idx),))
+    return ex._explanation(
+        step_id, idx, ctx.value(step_id, idx), ex._tx("explain.ds_scores.formula", b=b, h=h, l=l, s=s), [term],
+        scale * d,
+        ex._tx("explain.ds_scores.summary", scale=ex.fmt(scale), tau=ex.fmt(tau), delta=ex.fmt(delta),
+               scaled_delta=ex.fmt(scale * delta), raw=ex.fmt(raw), scaled_raw=ex.fmt(scale * tau * raw)),
+        ex._same(f"{ex.fmt(scale)} × {ex.fmt(d)} = {ex.fmt(scale * d)}"),
+        (ex.Source(f"{NAME}.tau", (b,)), ex.Source(f"{NAME}.delta", (b, s))))

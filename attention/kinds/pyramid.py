@@ -22,12 +22,14 @@ Shapes: N = sum(sizes) nodes; the engine's (B, L, S) mask has L = S = N.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
-
-import torch
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from attention import words
+from attention.fields import INT_MAX, Field
 from attention.numbers import position
+
+if TYPE_CHECKING:  # torch loads when first computing: the registry is read before torch has loaded
+    import torch
 
 
 def pyramid_sizes(input_size: int, window_size: Sequence[int]) -> list[int]:
@@ -109,6 +111,8 @@ def link(i: int, s: int, sizes: Sequence[int], window_size: Sequence[int], inner
 def pyramid_mask(input_size: int, window_size: Sequence[int], inner_size: int,
                  device: Optional[torch.device] = None) -> tuple[torch.Tensor, list[int]]:
     """(N, N) bool, True = masked, and the scale sizes (get_mask's two results)."""
+    import torch
+
     check_inner(inner_size)
     sizes = pyramid_sizes(input_size, window_size)
     N = sum(sizes)
@@ -136,6 +140,8 @@ def batched(mask: torch.Tensor, B: int) -> torch.Tensor:
 
 def refer_points(sizes: Sequence[int], window_size: Sequence[int]) -> torch.Tensor:
     """(input_size, n_scales) int64: row t holds the global position of step t's node at every scale."""
+    import torch
+
     first = starts(sizes)
     rows = []
     for t in range(sizes[0]):
@@ -179,3 +185,151 @@ def mask_for(B: int, L: int, S: int, input_size: int, window_size: Sequence[int]
 def node_labels(sizes: Sequence[int], lang: Optional[str] = None) -> list[str]:
     """A token label per node, "scale 2 node 3" (both counted from 1; scale 1 = the input steps)."""
     return [_node_words(node_of(i, sizes), lang) for i in range(sum(sizes))]
+
+
+# ---- the mask rule (attention/kinds/base.py MaskRule): Part("pyramid", {...}) ---------------------
+# The scenario's queries and keys are the N pyramid nodes (the input steps, then each coarser
+# scale), as Pyraformer's encoder runs its attention over the concatenated scales.
+
+NAME = "pyramid"
+
+
+def _words(key: str) -> dict[str, str]:
+    return {lang: words.text(key, lang) for lang in words.LANGS}
+
+
+class Pyramid:
+    """Pyraformer's PAM mask: a node sees its near neighbours on its scale, its parent and its children."""
+
+    name = NAME
+    attribute = None  # a part of the scenario (Scenario.masks), not an attribute of its own
+    fields = (
+        Field("masks.input_size", "int", "field.masks.pyramid.input_size.label",
+              "field.masks.pyramid.input_size.help", minimum=1, maximum=INT_MAX, group="masks"),
+        Field("masks.window_size", "matrix", "field.masks.pyramid.window_size.label",
+              "field.masks.pyramid.window_size.help", group="masks"),
+        Field("masks.inner_size", "int", "field.masks.pyramid.inner_size.label",
+              "field.masks.pyramid.inner_size.help", default=3, minimum=1, maximum=INT_MAX, group="masks"),
+    )
+    lesson_key = "lesson.extra.mask.pyramid"  # attention/lessons.py: a sentence when the rule applies
+
+    def __repr__(self) -> str:
+        return f"<mask rule {self.name}>"
+
+    @staticmethod
+    def settings(part: Any) -> tuple[int, list[int], int]:
+        """(input_size, window_size, inner_size) of a part (a Part or a trace options entry)."""
+        get = part.get
+        windows = get("window_size")
+        return (int(get("input_size")), [int(w) for w in _flat(windows)], int(get("inner_size", 3) or 3))
+
+    def _parts(self, sc: Any) -> list:
+        from attention import parts
+
+        return [p for p in parts.of(sc, "masks") if isinstance(p, parts.Part) and p.kind == NAME]
+
+    def applies(self, sc: Any) -> bool:
+        return bool(self._parts(sc))
+
+    def applies_to(self, options: Mapping[str, Any]) -> bool:
+        return any(m.get("kind") == NAME for m in options.get("masks") or ())
+
+    def option_values(self, part: Any) -> dict[str, Any]:
+        """The window sizes kept in the trace's options (a matrix field is not), for explain."""
+        return {"window_size": [int(w) for w in _flat(part.get("window_size"))]}
+
+    def mask(self, sc: Any, B: int, L: int, S: int, dev=None) -> "torch.Tensor":
+        import torch
+
+        out = torch.zeros(1, L, S, dtype=torch.bool, device=dev)
+        for part in self._parts(sc):
+            n, windows, inner = self.settings(part)
+            out |= mask_for(1, L, S, n, windows, inner, dev)  # (1, N, N)
+        return out
+
+    def reason(self, options: Mapping[str, Any], b: int, l: int, s: int) -> Optional[tuple[bool, dict[str, str]]]:
+        found = [m for m in options.get("masks") or () if m.get("kind") == NAME]
+        if not found:
+            return None
+        n, windows, inner = self.settings(found[0])
+        sizes = pyramid_sizes(n, windows)
+        masked = link(l, s, sizes, windows, inner) is None
+
+        def said(lang: str) -> str:
+            if not masked:
+                return words.text("tsl.pyramid.reason", lang, why=why(l, s, sizes, windows, inner, lang))
+            query, key = _node_words(node_of(l, sizes), lang), _node_words(node_of(s, sizes), lang)
+            return words.text("tsl.pyramid.reason", lang, why=words.text("tsl.pyramid.far", lang, query=query, key=key))
+        return masked, {lang: said(lang) for lang in words.LANGS}
+
+    def script(self, sc: Any) -> str:
+        lines = []
+        for part in self._parts(sc):
+            n, windows, inner = self.settings(part)
+            lines.append(_SCRIPT.format(n=n, windows=windows, inner=inner))
+        return "".join(lines)
+
+    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+        """window_size: whole numbers >= 1, one per coarser scale, none of them empty; the queries
+        and keys must be exactly the pyramid's N nodes."""
+        import numpy as np
+
+        from attention.problem import Problem
+
+        w = part.get("window_size")
+        if w is None:
+            return [Problem("required", f"{path}.window_size")]
+        arr = np.asarray(w, dtype=np.float64)
+        if arr.ndim != 1 or arr.size == 0:
+            return [Problem("pyramid_windows", f"{path}.window_size", {"got": str(list(arr.shape))})]
+        bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 1))
+        if bad.size:
+            return [Problem("pyramid_window", f"{path}.window_size[{int(bad[0])}]", {"got": repr(float(arr[bad[0]]))})]
+        n, windows, inner = self.settings(part)
+        sizes = pyramid_sizes(n, windows)
+        if 0 in sizes:
+            j = sizes.index(0)
+            return [Problem("pyramid_empty_scale", f"{path}.window_size[{j - 1}]",
+                            {"sizes": " + ".join(map(str, sizes)), "scale": j + 1})]
+        N = sum(sizes)
+        if sc.L != N or sc.S != N:
+            return [Problem("pyramid_nodes", f"{path}.input_size",
+                            {"N": N, "sizes": " + ".join(map(str, sizes)), "L": sc.L, "S": sc.S})]
+        return []
+
+    def problems(self, sc: Any) -> list:
+        return []  # checked per part (part_problems), after its fields
+
+
+def _flat(values: Any) -> list:
+    """A window list as numbers, whether a list, a tuple or an array (of any nesting)."""
+    import numpy as np
+
+    return [] if values is None else np.asarray(values, dtype=np.float64).reshape(-1).tolist()
+
+
+#: the exported script's lines: TSL's get_mask (Pyraformer_EncDec.py, MIT, thuml) as it is
+_SCRIPT = '''# Pyraformer's pyramid mask (TSL get_mask): input_size={n}, window_size={windows}, inner_size={inner}
+all_size = [{n}]
+for w in {windows}:
+    all_size.append(all_size[-1] // w)  # math.floor(all_size[-1] / w) in the library
+keep = torch.zeros(S, S)  # 1 = visible
+inner_window = {inner} // 2
+for j in range(len(all_size)):  # intra-scale: near neighbours on the same scale
+    start = sum(all_size[:j])
+    for i in range(start, start + all_size[j]):
+        keep[i, max(i - inner_window, start):min(i + inner_window + 1, start + all_size[j])] = 1
+for j in range(1, len(all_size)):  # inter-scale: parent and children
+    start = sum(all_size[:j])
+    for i in range(start, start + all_size[j]):
+        left = (start - all_size[j - 1]) + (i - start) * {windows}[j - 1]
+        if i == start + all_size[j] - 1:
+            right = start  # the last node of a scale also adopts the leftover steps
+        else:
+            right = (start - all_size[j - 1]) + (i - start + 1) * {windows}[j - 1]
+        keep[i, left:right] = 1
+        keep[left:right, i] = 1
+mask |= (1 - keep).bool()[None]  # True = masked
+'''
+
+PYRAMID = Pyramid()

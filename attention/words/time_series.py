@@ -38,6 +38,228 @@ EN: dict[str, str] = {
     "tsl.conv.cell": "step {t} = bias {bias} + Σ over {n} channels × {k} taps of input steps {steps} = {out}",
     "tsl.conv.wrapped": "steps {steps} are wrapped round from the other end (circular padding)",
     "tsl.pool.cell": "max of conv steps {steps} = {value}, from step {winner}",
+    # Pyraformer's pyramid mask as a mask rule (attention/kinds/pyramid.py)
+    "field.masks.pyramid.input_size.label": "Pyramid: input steps",
+    "field.masks.pyramid.input_size.help": (
+        "How many input time steps the pyramid starts from (Pyraformer's input_size); the queries and keys "
+        "must be all N pyramid nodes: these steps, then every coarser scale."),
+    "field.masks.pyramid.window_size.label": "Pyramid: windows",
+    "field.masks.pyramid.window_size.help": (
+        "One whole number per coarser scale: how many nodes of a scale make one node of the next "
+        "(Pyraformer's window_size, e.g. [4, 4])."),
+    "field.masks.pyramid.inner_size.label": "Pyramid: inner window",
+    "field.masks.pyramid.inner_size.help": (
+        "A node sees the nodes of its own scale at most inner_size // 2 steps away (Pyraformer's inner_size)."),
+    "lesson.extra.mask.pyramid": (
+        "Pyraformer's pyramid: the rows and columns are the input steps followed by each coarser scale; a node "
+        "sees its near neighbours on its own scale, its parent and its children, so any two steps are joined "
+        "through a few coarse nodes while every row keeps only a handful of keys."),
+    "tsl.pyramid.reason": "pyramid: {why}",
+    "tsl.pyramid.far": "{key} is neither a near neighbour of {query} on its scale, nor its parent, nor its child",
+    "problem.pyramid_windows": "expected a list of whole numbers, one per coarser scale; got shape {got}",
+    "problem.pyramid_window": "expected a whole number >= 1, got {got}",
+    "problem.pyramid_empty_scale": (
+        "the pyramid's scales would hold {sizes} nodes: scale {scale} is empty; use fewer or smaller windows"),
+    "problem.pyramid_nodes": (
+        "the pyramid has {N} nodes ({sizes}); the queries and keys must both be {N} long, got {L} and {S}"),
+    # DSAttention (Non-stationary Transformer) as a scoring kind (attention/kinds/ds_attention.py)
+    "field.scoring.ds_attention": "De-stationary (Non-stationary Transformer)",
+    "field.modifiers.destationary.tau.label": "τ (one per series)",
+    "field.modifiers.destationary.tau.help": (
+        "DSAttention's τ: one positive number per batch item (series) that multiplies every q·k of it; the model "
+        "learns it from the series' standard deviation. Absent: 1, as the library's tau=None."),
+    "field.modifiers.destationary.delta.label": "Δ (one per key)",
+    "field.modifiers.destationary.delta.help": (
+        "DSAttention's Δ: one number per batch item and key, added to every query's score of that key (then "
+        "multiplied by the scale). Absent: 0, as the library's delta=None."),
+    "step.extra.destationary.title": "De-stationary scores q·k·τ + Δ",
+    "step.extra.destationary.formula": "destationary[b,h,l,s] = (q_l . k_s) * tau[b] + delta[b,s]",
+    "step.scores.title.ds_attention": "Scores the softmax sees",
+    "step.scores.formula.ds_attention": "scores[b,h,l,s] = scale * ((q_l . k_s) * tau[b] + delta[b,s])",
+    "lesson.extra.destationary": (
+        "Non-stationary Transformer normalises each series before attention, which would make every series "
+        "look alike; DSAttention puts the lost scale and level back: τ multiplies the dot products of a series "
+        "(τ > 1 sharpens its weights, τ < 1 flattens them) and Δ adds the same amount to one key's score for "
+        "every query."),
+    "lesson.scores.ds_attention": (
+        "The softmax sees scale × (q·k × τ + Δ): Time-Series-Library scales after adding Δ, so each key's Δ "
+        "counts scale × Δ ({scale} × Δ), not Δ."),
+    "lesson.scores.ds_attention_delta": (
+        "Since Δ is the same for every query, it only moves weight between keys: a key with a larger Δ gets "
+        "more weight in every row."),
+    "explain.destationary.formula": (
+        "destationary[{b},{h},{l},{s}] = (Σ_e q[{b},{l},"
+        "{h},e] · k[{b},{s},{h},e]) × τ[{b}] + Δ[{b},{s}]"),
+    "explain.destationary.summary": (
+        "The dot product times τ = {tau} of series {b1}, plus Δ = {delta} of key {s}: the library's scores "
+        "before the scale."),
+    "explain.ds_scores.formula": "scores[{b},{h},{l},{s}] = scale × destationary[{b},{h},{l},{s}]",
+    "explain.ds_scores.summary": (
+        "scale {scale} multiplies the whole de-stationary score: {scaled_raw} from τ·q·k (q·k = {raw}, "
+        "τ = {tau}) plus {scaled_delta} from Δ = {delta} (scale × Δ, not Δ)."),
+    "problem.destationary_scoring": "τ and Δ are read only by the scoring {scoring}; choose it or remove this part",
+    "problem.destationary_shape": "expected shape {expected}, got {got}",
+    "problem.destationary_tau": "τ must be positive (the model computes exp(...)), got {got}",
+    "param.ds_attention.tau": "τ (per series)",
+    "param.ds_attention.delta": "Δ (per key)",
+    # Auto-Correlation (Autoformer) as a scoring kind (attention/kinds/autocorrelation.py)
+    "field.scoring.autocorrelation": "Auto-Correlation (Autoformer)",
+    "field.modifiers.autocorrelation.factor.label": "Auto-Correlation: factor",
+    "field.modifiers.autocorrelation.factor.help": (
+        "The layer's factor c: the top k = int(c · ln L) lags are kept (Time-Series-Library's --factor; the "
+        "module's default 1)."),
+    "field.modifiers.autocorrelation.path.label": "Auto-Correlation: path",
+    "field.modifiers.autocorrelation.path.help": (
+        "inference (module.eval()): each series its own top lags; training (module.train()): one set of lags "
+        "for the whole batch, from the batch's mean curve."),
+    "field.modifiers.autocorrelation.path.inference": "inference (lags per series)",
+    "field.modifiers.autocorrelation.path.training": "training (lags shared by the batch)",
+    "step.extra.correlation.title": "Correlation over lags, per head and channel",
+    "step.extra.correlation.formula": (
+        "corr[b,h,e,tau] = irfft(rfft(q) * conj(rfft(k)))[tau] = sum_t q[(t+tau) mod L] k[t]"),
+    "step.extra.mean_correlation.title": "Mean correlation curve",
+    "step.extra.mean_correlation.formula": "mean_corr[b,tau] = mean over heads and channels of corr[b,h,e,tau]",
+    "step.extra.top_lags.title": "Top k lags",
+    "step.extra.top_lags.formula": "lags = topk(mean_corr, k = int(factor * ln L))",
+    "step.extra.lag_weights.title": "Lag weights (softmax over the k)",
+    "step.extra.lag_weights.formula": "w[b,i] = softmax_i(mean_corr[b, lag_i])",
+    "step.extra.rolled_values.title": "Rolled copies of V",
+    "step.extra.rolled_values.formula": "copy_i[t] = torch.roll(v, -lag_i)[t] = v[(t + lag_i) mod L]",
+    "step.scores.title.autocorrelation": "Correlation at lag (s − t) mod L",
+    "step.scores.formula.autocorrelation": "scores[b,h,t,s] = mean_corr[b, (s - t) mod L]",
+    "step.masked_scores.title.autocorrelation": "Only the top k lags",
+    "step.masked_scores.formula.autocorrelation": "-inf where (s - t) mod L is not one of the top k lags",
+    "step.attention_weights.title.autocorrelation": "Lag weights, at the keys they read",
+    "step.attention_weights.formula.autocorrelation": "a[b,h,t,s] = w[b,i] where lag_i = (s - t) mod L, else 0",
+    "step.weighted_sum.formula.autocorrelation": "out[t] = sum_i w_i * v[(t + lag_i) mod L]",
+    "lesson.extra.correlation": (
+        "Auto-Correlation compares the queries with the keys shifted by every lag τ at once: the FFT computes "
+        "the circular correlation Σ_t q[(t + τ) mod L]·k[t] for each head and channel."),
+    "lesson.extra.mean_correlation": (
+        "The curves are averaged over heads and channels: one curve per series, whose peaks are the periods "
+        "of the series."),
+    "lesson.extra.top_lags": (
+        "Only the k = int(factor · ln L) highest lags are kept; in training one set for the whole batch (the "
+        "batch's mean curve), at inference each series its own."),
+    "lesson.extra.lag_weights": "The k correlations go through a softmax: k weights that sum to 1.",
+    "lesson.extra.rolled_values": (
+        "For lag τ the library rolls V left by τ (torch.roll(v, -τ)): output step t reads the value τ steps "
+        "later, wrapping round the end, the same phase one period ahead."),
+    "lesson.scores.autocorrelation": (
+        "Auto-Correlation scores a query step t against a key step s by the correlation at their lag "
+        "(s − t) mod L, not by a dot product: every row holds the same curve, rolled."),
+    "lesson.scores.autocorrelation_circulant": (
+        "There is no scale and no mask: the library ignores attn_mask."),
+    "lesson.attention_weights.autocorrelation": (
+        "Each row keeps only the k keys its top lags point at, with the softmax of their correlations; the "
+        "weighted sum then adds the k rolled copies of V."),
+    "explain.autocorr.corr_formula": "corr[{b},{h},{e},{tau}] = Σ_t q[(t + {tau}) mod L, {e}] · k[t, {e}]",
+    "explain.autocorr.corr_summary": (
+        "Channel {e} of head {h1} at lag {tau}: each query step t + {tau} against key step t, round the "
+        "{L} steps."),
+    "explain.autocorr.mean_formula": "mean_corr[{b},{tau}] = mean over h, e of corr[{b},h,e,{tau}]",
+    "explain.autocorr.mean_summary": "The mean of the {n} curves (heads × channels) at lag {tau}.",
+    "explain.autocorr.top_formula": "top_lags[{b},{i}]",
+    "explain.autocorr.top_inference": (
+        "Lag {lag} is series {b1}'s number {i1} of the top {k} on its own curve (mean correlation {v})."),
+    "explain.autocorr.top_training": (
+        "Lag {lag} is number {i1} of the top {k} on the batch's mean curve ({v}): training shares it with every "
+        "series."),
+    "explain.autocorr.weight_formula": "w[{b},{i}] = softmax over the k lag scores",
+    "explain.autocorr.weight_summary": "The weight of lag {lag}: its exp over the sum of the {k} exps.",
+    "explain.autocorr.rolled_formula": "rolled[{b},{h},{t}, copy {i}, {d}] = v[(t + lag) mod L]",
+    "explain.autocorr.rolled_summary": (
+        "Copy {i1} is torch.roll(V, {roll}) (lag {lag}): step {t} holds value step {source}, channel {d}."),
+    "explain.autocorr.score_formula": "scores[{b},h,{t},{s}] = mean_corr[{b}, ({s} − {t}) mod L]",
+    "explain.autocorr.score_summary": (
+        "Key step {s} is {lag} steps after query step {t} (mod {L}): the mean correlation at lag {lag}, the "
+        "same in every head."),
+    "explain.autocorr.masked_formula": "kept when (s − t) mod L is a top lag, else −∞",
+    "explain.autocorr.masked_kept": "Lag {lag} is one of the top {k} lags ({lags}): kept.",
+    "explain.autocorr.masked_dropped": "Lag {lag} is not one of the top {k} lags ({lags}): −∞.",
+    "explain.autocorr.weight_cell_formula": "a[t, s] = w[lag] where lag = (s − t) mod L is a top lag, else 0",
+    "explain.autocorr.weight_zero": "Lag {lag} was not kept: this key adds nothing to output step t.",
+    "explain.autocorr.weight_cell": (
+        "The weight of top lag number {i1} (lag {lag}): output step {t} reads value step {s} with it."),
+    "explain.autocorr.output_formula": "out[{b},{t},{h},{d}] = Σ_i w_i · v[({t} + lag_i) mod L]",
+    "explain.autocorr.output_summary": (
+        "Output step {t} is the weighted sum of {k} rolled copies of V: one term per kept lag."),
+    "problem.autocorrelation_scoring": (
+        "the factor and path are read only by the scoring {scoring}; choose it or remove this part"),
+    "problem.autocorrelation_lengths": (
+        "Auto-Correlation here needs as many keys as queries (L = {L}, S = {S}); the library pads or cuts "
+        "the keys to L"),
+    "problem.autocorrelation_odd": (
+        "Auto-Correlation here needs an even length (L = {L}): for odd L the library's curve has only L − 1 lags "
+        "(irfft without n)"),
+    "problem.autocorrelation_mask": "Auto-Correlation reads no mask (the library ignores attn_mask); remove it",
+    "problem.autocorrelation_scale": "Auto-Correlation has no scale; leave it automatic",
+    "problem.autocorrelation_k": (
+        "factor {factor} keeps k = int(factor · ln {L}) = {k} lags; k must be from 1 to {n}"),
+    "tiles.not_applicable.autocorrelation": (
+        "No tiles: Auto-Correlation's softmax is over its k top lags, not over a row of scores, so there is "
+        "no running row maximum for FlashAttention to keep."),
+    # Time-Series-Library's EncoderLayer after the output projection (attention/kinds/tsl_encoder.py)
+    "field.modifiers.encoder_layer.conv1_weight.label": "Encoder layer: conv1 weight",
+    "field.modifiers.encoder_layer.conv1_weight.help": (
+        "conv1's (d_ff, d_model) matrix (the Conv1d's kernel-1 weight without its last axis)"),
+    "field.modifiers.encoder_layer.conv1_bias.label": "Encoder layer: conv1 bias",
+    "field.modifiers.encoder_layer.conv1_bias.help": "conv1's bias, one per hidden channel (d_ff,)",
+    "field.modifiers.encoder_layer.conv2_weight.label": "Encoder layer: conv2 weight",
+    "field.modifiers.encoder_layer.conv2_weight.help": "conv2's (d_model, d_ff) matrix",
+    "field.modifiers.encoder_layer.conv2_bias.label": "Encoder layer: conv2 bias",
+    "field.modifiers.encoder_layer.conv2_bias.help": "conv2's bias (d_model,)",
+    "field.modifiers.encoder_layer.norm1_weight.label": "Encoder layer: norm1 γ",
+    "field.modifiers.encoder_layer.norm1_weight.help": "the first LayerNorm's scale γ (d_model,); absent: 1",
+    "field.modifiers.encoder_layer.norm1_bias.label": "Encoder layer: norm1 β",
+    "field.modifiers.encoder_layer.norm1_bias.help": "the first LayerNorm's shift β (d_model,); absent: 0",
+    "field.modifiers.encoder_layer.norm2_weight.label": "Encoder layer: norm2 γ",
+    "field.modifiers.encoder_layer.norm2_weight.help": "the second LayerNorm's scale γ (d_model,); absent: 1",
+    "field.modifiers.encoder_layer.norm2_bias.label": "Encoder layer: norm2 β",
+    "field.modifiers.encoder_layer.norm2_bias.help": "the second LayerNorm's shift β (d_model,); absent: 0",
+    "field.modifiers.encoder_layer.activation.label": "Encoder layer: activation",
+    "field.modifiers.encoder_layer.activation.help": "relu, or gelu (exact erf form) as TSL's F.gelu",
+    "step.extra.residual_attention.title": "Encoder: x + attention output",
+    "step.extra.residual_attention.formula": "x + dropout(output)   (dropout = identity in eval)",
+    "step.extra.norm_first.title": "Encoder: norm1",
+    "step.extra.norm_first.formula": "LayerNorm: (x - mean) / sqrt(var + 1e-5) * gamma + beta, per row",
+    "step.extra.ffn_hidden.title": "Encoder: conv1 (kernel 1) + activation",
+    "step.extra.ffn_hidden.formula": "act(norm1 @ W1^T + b1): d_model -> d_ff at every step",
+    "step.extra.ffn_out.title": "Encoder: conv2 (kernel 1)",
+    "step.extra.ffn_out.formula": "hidden @ W2^T + b2: d_ff -> d_model at every step",
+    "step.extra.residual_ffn.title": "Encoder: norm1 + feed-forward",
+    "step.extra.residual_ffn.formula": "norm1 + dropout(conv2)",
+    "step.extra.norm_second.title": "Encoder layer output (norm2)",
+    "step.extra.norm_second.formula": "LayerNorm(norm1 + conv2): the encoder layer's output",
+    "lesson.extra.residual_attention": (
+        "Time-Series-Library's EncoderLayer adds the attention's output back to its input x (a residual "
+        "connection): attention only has to learn a correction."),
+    "lesson.extra.norm_first": (
+        "LayerNorm then rescales each time step on its own: minus the row's mean, divided by the square root "
+        "of its (biased) variance plus 1e-5, times γ plus β."),
+    "lesson.extra.ffn_hidden": (
+        "conv1 has kernel size 1, so it is a matrix product at every time step (d_model to d_ff), followed "
+        "by the activation."),
+    "lesson.extra.ffn_out": "conv2, also kernel 1, maps the d_ff hidden channels back to d_model.",
+    "lesson.extra.residual_ffn": "A second residual connection adds the feed-forward result to norm1's output.",
+    "lesson.extra.norm_second": (
+        "norm2 gives the encoder layer's output, which the next layer (or Informer's distilling conv) reads."),
+    "explain.encoder.residual_attention": "x[b,t,c] + output[b,t,c]",
+    "explain.encoder.residual_ffn": "norm1[b,t,c] + conv2[b,t,c]",
+    "explain.encoder.residual_summary": "A residual connection: the two numbers are added (dropout is off in eval).",
+    "explain.encoder.norm_formula": "(x[c] − mean(x)) / √(var(x) + 1e-5) × γ[c] + β[c], over the row's channels",
+    "explain.encoder.norm_summary": (
+        "The row's mean is {mean} and its biased variance {var} (over {n} values); ({x} − {mean}) / √({var} + "
+        "1e-5) = {normalized}; × γ {gamma} + β {beta} = {out}."),
+    "explain.encoder.conv1_formula": "act(b1[c] + Σ_j W1[c, j] · norm1[t, j])",
+    "explain.encoder.conv2_formula": "b2[c] + Σ_j W2[c, j] · hidden[t, j]",
+    "explain.encoder.conv_summary": (
+        "A kernel-1 convolution is a matrix product at each step: bias {bias} plus {n} products of row {c} of "
+        "the weight with step {t}'s channels."),
+    "problem.encoder_layer_width": (
+        "the encoder layer adds the output to the queries: the output width ({d_out}) must be d_model ({d_model})"),
+    "problem.encoder_layer_shape": "expected shape {expected}, got {got}",
+    "problem.encoder_layer_finite": "every number must be finite",
 }
 
 ZH: dict[str, str] = {
@@ -62,4 +284,198 @@ ZH: dict[str, str] = {
     "tsl.conv.cell": "第 {t} 步 = 偏置 {bias} + 对 {n} 个通道 × {k} 个抽头、输入第 {steps} 步求和 = {out}",
     "tsl.conv.wrapped": "第 {steps} 步是从另一端绕回来的（循环填充）",
     "tsl.pool.cell": "卷积第 {steps} 步中的最大值 = {value}，来自第 {winner} 步",
+    # Pyraformer 的金字塔掩码（attention/kinds/pyramid.py）
+    "field.masks.pyramid.input_size.label": "金字塔：输入步数",
+    "field.masks.pyramid.input_size.help": (
+        "金字塔最底层的输入时间步数（Pyraformer 的 input_size）；查询和键必须正好是全部 N 个金字塔节点："
+        "先是这些时间步，再是每个更粗的尺度。"),
+    "field.masks.pyramid.window_size.label": "金字塔：窗口",
+    "field.masks.pyramid.window_size.help": (
+        "每个更粗的尺度一个整数：上一尺度的几个节点合成下一尺度的一个节点（Pyraformer 的 window_size，例如 [4, 4]）。"),
+    "field.masks.pyramid.inner_size.label": "金字塔：内窗口",
+    "field.masks.pyramid.inner_size.help": (
+        "节点能看到本尺度上相距不超过 inner_size // 2 步的节点（Pyraformer 的 inner_size）。"),
+    "lesson.extra.mask.pyramid": (
+        "Pyraformer 的金字塔：行和列先是输入时间步，再是每个更粗的尺度；"
+        "一个节点只看本尺度上的近邻、它的父节点和子节点，"
+        "所以任意两个时间步都能经过几个粗尺度节点相连，而每一行只保留少数几个键。"),
+    "tsl.pyramid.reason": "金字塔：{why}",
+    "tsl.pyramid.far": "{key} 既不是 {query} 同尺度上的近邻，也不是它的父节点或子节点",
+    "problem.pyramid_windows": "应为整数列表，每个更粗的尺度一个；实际形状为 {got}",
+    "problem.pyramid_window": "应为 ≥ 1 的整数，实际为 {got}",
+    "problem.pyramid_empty_scale": "金字塔各尺度的节点数将是 {sizes}：第 {scale} 层是空的；请用更少或更小的窗口",
+    "problem.pyramid_nodes": "金字塔共有 {N} 个节点（{sizes}）；查询和键的长度都必须是 {N}，实际为 {L} 和 {S}",
+    # DSAttention（Non-stationary Transformer）作为打分方式
+    "field.scoring.ds_attention": "去平稳注意力（Non-stationary Transformer）",
+    "field.modifiers.destationary.tau.label": "τ（每条序列一个）",
+    "field.modifiers.destationary.tau.help": (
+        "DSAttention 的 τ：每个批次项（序列）一个正数，乘到这条序列的每个 q·k 上；模型从序列的标准差学出它。"
+        "不给时为 1，与库中 tau=None 相同。"),
+    "field.modifiers.destationary.delta.label": "Δ（每个键一个）",
+    "field.modifiers.destationary.delta.help": (
+        "DSAttention 的 Δ：每个批次项的每个键一个数，加到所有查询对这个键的分数上（之后再乘缩放）。"
+        "不给时为 0，与库中 delta=None 相同。"),
+    "step.extra.destationary.title": "去平稳分数 q·k·τ + Δ",
+    "step.extra.destationary.formula": "去平稳[b,h,l,s] = (q_l · k_s) × τ[b] + Δ[b,s]",
+    "step.scores.title.ds_attention": "softmax 看到的分数",
+    "step.scores.formula.ds_attention": "分数[b,h,l,s] = scale × ((q_l · k_s) × τ[b] + Δ[b,s])",
+    "lesson.extra.destationary": (
+        "Non-stationary Transformer 在注意力之前把每条序列归一化，这会让所有序列看起来都差不多；"
+        "DSAttention 把丢掉的尺度和水平补回来：τ 乘以一条序列的点积（τ > 1 让权重更尖锐，τ < 1 让权重更平坦），"
+        "Δ 给某个键的分数在所有查询上加同样的量。"),
+    "lesson.scores.ds_attention": (
+        "softmax 看到的是 scale × (q·k × τ + Δ)：Time-Series-Library 在加上 Δ 之后才缩放，"
+        "所以每个键的 Δ 实际起作用的是 scale × Δ（{scale} × Δ），而不是 Δ。"),
+    "lesson.scores.ds_attention_delta": (
+        "因为 Δ 对每个查询都一样，它只在键之间挪"
+        "动权重：Δ 更大的键在每一行都得到更多权重。"),
+    "explain.destationary.formula": (
+        "去平稳[{b},{h},{l},{s}] = (Σ_e q[{b},{l},{h},e"
+        "] · k[{b},{s},{h},e]) × τ[{b}] + Δ[{b},{s}]"),
+    "explain.destationary.summary": "点积乘以序列 {b1} 的 τ = {tau}，再加上键 {s} 的 Δ = {delta}：库中缩放之前的分数。",
+    "explain.ds_scores.formula": "分数[{b},{h},{l},{s}] = scale × 去平稳[{b},{h},{l},{s}]",
+    "explain.ds_scores.summary": (
+        "缩放 {scale} 乘的是整个去平稳分数：来自 τ·q·k 的 {scaled_raw}（q·k = {raw}，τ = {tau}）"
+        "加上来自 Δ = {delta} 的 {scaled_delta}（是 scale × Δ，而不是 Δ）。"),
+    "problem.destationary_scoring": "τ 和 Δ 只由打分方式 {scoring} 读取；请选择它或删除这个部件",
+    "problem.destationary_shape": "形状应为 {expected}，实际为 {got}",
+    "problem.destationary_tau": "τ 必须为正（模型计算的是 exp(...)），实际为 {got}",
+    "param.ds_attention.tau": "τ（每条序列）",
+    "param.ds_attention.delta": "Δ（每个键）",
+    # Auto-Correlation（Autoformer）作为打分方式
+    "field.scoring.autocorrelation": "自相关（Autoformer）",
+    "field.modifiers.autocorrelation.factor.label": "自相关：factor",
+    "field.modifiers.autocorrelation.factor.help": (
+        "层的 factor c：保留前 k = int(c · ln L) 个滞后（Time-Series-Library 的 --factor；模块默认 1）。"),
+    "field.modifiers.autocorrelation.path.label": "自相关：路径",
+    "field.modifiers.autocorrelation.path.help": (
+        "inference（module.eval()）：每条序列各选自己的前 k 个滞后；training（module.train()）："
+        "整个批次共用一组滞后，取自批次的平均曲线。"),
+    "field.modifiers.autocorrelation.path.inference": "推理（每条序列各自的滞后）",
+    "field.modifiers.autocorrelation.path.training": "训练（整个批次共用滞后）",
+    "step.extra.correlation.title": "各滞后的相关，按头和通道",
+    "step.extra.correlation.formula": "corr[b,h,e,τ] = irfft(rfft(q) · conj(rfft(k)))[τ] = Σ_t q[(t+τ) 模 L] k[t]",
+    "step.extra.mean_correlation.title": "平均相关曲线",
+    "step.extra.mean_correlation.formula": "mean_corr[b,τ] = corr[b,h,e,τ] 对头和通道取平均",
+    "step.extra.top_lags.title": "前 k 个滞后",
+    "step.extra.top_lags.formula": "滞后 = topk(mean_corr, k = int(factor · ln L))",
+    "step.extra.lag_weights.title": "滞后权重（对这 k 个做 softmax）",
+    "step.extra.lag_weights.formula": "w[b,i] = softmax_i(mean_corr[b, lag_i])",
+    "step.extra.rolled_values.title": "V 的滚动副本",
+    "step.extra.rolled_values.formula": "副本_i[t] = torch.roll(v, -lag_i)[t] = v[(t + lag_i) 模 L]",
+    "step.scores.title.autocorrelation": "滞后 (s − t) 模 L 处的相关",
+    "step.scores.formula.autocorrelation": "分数[b,h,t,s] = mean_corr[b, (s − t) 模 L]",
+    "step.masked_scores.title.autocorrelation": "只保留前 k 个滞后",
+    "step.masked_scores.formula.autocorrelation": "(s − t) 模 L 不在前 k 个滞后中则为 −∞",
+    "step.attention_weights.title.autocorrelation": "滞后权重，放在它们读取的键上",
+    "step.attention_weights.formula.autocorrelation": "a[b,h,t,s] = w[b,i]（lag_i = (s − t) 模 L），否则为 0",
+    "step.weighted_sum.formula.autocorrelation": "out[t] = Σ_i w_i · v[(t + lag_i) 模 L]",
+    "lesson.extra.correlation": (
+        "自相关一次比较查询与按每个滞后 τ 平移后的键：FFT 为每个头和通道算出循环相关 Σ_t q[(t + τ) 模 L]·k[t]。"),
+    "lesson.extra.mean_correlation": "这些曲线对头和通道取平均：每条序列一条曲线，曲线的峰就是序列的周期。",
+    "lesson.extra.top_lags": (
+        "只保留 k = int(factor · ln L) 个最高的滞后；训练时整个批次共用一组（批次的平均曲线），推理时每条序列"
+        "各选各的。"),
+    "lesson.extra.lag_weights": "这 k 个相关值经过 softmax：得到 k 个和为 1 的权重。",
+    "lesson.extra.rolled_values": (
+        "对滞后 τ，库把 V 向左滚动 τ 步（torch.roll(v, -τ)）：输出第 t 步读取 τ 步之后的值，到末尾再绕回开头，"
+        "也就是一个周期之后的同一相位。"),
+    "lesson.scores.autocorrelation": (
+        "自相关用查询步 t 与键步 s 之间滞后 (s − t) 模 L 处的相关来打分，而不是点积：每一行都是同一条曲线，"
+        "只是滚动了。"),
+    "lesson.scores.autocorrelation_circulant": "没有缩放，也没有掩码：库会忽略 attn_mask。",
+    "lesson.attention_weights.autocorrelation": (
+        "每一行只保留前 k 个滞后所指向的 k 个键，权重是它们相关值的 softmax；加权求和就是把 V 的 k 个滚动副本加起来。"),
+    "explain.autocorr.corr_formula": "corr[{b},{h},{e},{tau}] = Σ_t q[(t + {tau}) 模 L, {e}] · k[t, {e}]",
+    "explain.autocorr.corr_summary": (
+        "第 {h1} 头第 {e} 通道在滞后 {tau} 处：每个查询步 t + {tau} 对键步 t，绕 {L} 步一圈。"),
+    "explain.autocorr.mean_formula": "mean_corr[{b},{tau}] = corr[{b},h,e,{tau}] 对 h、e 取平均",
+    "explain.autocorr.mean_summary": "{n} 条曲线（头 × 通道）在滞后 {tau} 处的平均。",
+    "explain.autocorr.top_formula": "top_lags[{b},{i}]",
+    "explain.autocorr.top_inference": "滞后 {lag} 是序列 {b1} 自己曲线上前 {k} 个中的第 {i1} 个（平均相关 {v}）。",
+    "explain.autocorr.top_training": (
+        "滞后 {lag} 是批次平均曲线上前 {k} 个中的第 {i1} 个（{v}）：训练时所有序列共用它。"),
+    "explain.autocorr.weight_formula": "w[{b},{i}] = 对 k 个滞后分数做 softmax",
+    "explain.autocorr.weight_summary": "滞后 {lag} 的权重：它的 exp 除以 {k} 个 exp 之和。",
+    "explain.autocorr.rolled_formula": "rolled[{b},{h},{t}, 副本 {i}, {d}] = v[(t + lag) 模 L]",
+    "explain.autocorr.rolled_summary": (
+        "副本 {i1} 是 torch.roll(V, {roll})（滞后 {lag}）：第 {t} 步放的是值的第 {source} 步、第 {d} 通道。"),
+    "explain.autocorr.score_formula": "分数[{b},h,{t},{s}] = mean_corr[{b}, ({s} − {t}) 模 L]",
+    "explain.autocorr.score_summary": (
+        "键步 {s} 在查询步 {t} 之后 {lag} 步（模 {L}）：滞后 {lag} 处的平均相关，每个头都一样。"),
+    "explain.autocorr.masked_formula": "(s − t) 模 L 是前 k 个滞后之一则保留，否则为 −∞",
+    "explain.autocorr.masked_kept": "滞后 {lag} 在前 {k} 个滞后（{lags}）之中：保留。",
+    "explain.autocorr.masked_dropped": "滞后 {lag} 不在前 {k} 个滞后（{lags}）之中：−∞。",
+    "explain.autocorr.weight_cell_formula": "a[t, s] = w[lag]（lag = (s − t) 模 L 为前 k 个滞后之一），否则为 0",
+    "explain.autocorr.weight_zero": "滞后 {lag} 没有被保留：这个键对输出第 t 步没有贡献。",
+    "explain.autocorr.weight_cell": "第 {i1} 个前 k 滞后（滞后 {lag}）的权重：输出第 {t} 步用它读取值的第 {s} 步。",
+    "explain.autocorr.output_formula": "out[{b},{t},{h},{d}] = Σ_i w_i · v[({t} + lag_i) 模 L]",
+    "explain.autocorr.output_summary": "输出第 {t} 步是 V 的 {k} 个滚动副本的加权和：每个保留的滞后一项。",
+    "problem.autocorrelation_scoring": "factor 和路径只由打分方式 {scoring} 读取；请选择它或删除这个部件",
+    "problem.autocorrelation_lengths": "这里的自相关需要键和查询一样多（L = {L}，S = {S}）；库会把键补齐或截断到 L",
+    "problem.autocorrelation_odd": (
+        "这里的自相关需要偶数长度（L = {L}）：L 为奇数时库的曲线只有 L − 1 个滞后（irfft 没有给 n）"),
+    "problem.autocorrelation_mask": "自相关不读取掩码（库会忽略 attn_mask）；请去掉它",
+    "problem.autocorrelation_scale": "自相关没有缩放；请保持自动",
+    "problem.autocorrelation_k": "factor {factor} 保留 k = int(factor · ln {L}) = {k} 个滞后；k 必须在 1 到 {n} 之间",
+    "tiles.not_applicable.autocorrelation": (
+        "没有分块：自相关的 softmax 是对前 k 个滞后做的，而不是对一行分数做的，所以 FlashAttention 没有逐行的"
+        "最大值可维护。"),
+    # Time-Series-Library 的 EncoderLayer（输出投影之后）
+    "field.modifiers.encoder_layer.conv1_weight.label": "编码器层：conv1 权重",
+    "field.modifiers.encoder_layer.conv1_weight.help": (
+        "conv1 的 (d_ff, d_model) 矩阵（Conv1d 核大小为 1 的权重去掉最后一维）"),
+    "field.modifiers.encoder_layer.conv1_bias.label": "编码器层：conv1 偏置",
+    "field.modifiers.encoder_layer.conv1_bias.help": "conv1 的偏置，每个隐藏通道一个 (d_ff,)",
+    "field.modifiers.encoder_layer.conv2_weight.label": "编码器层：conv2 权重",
+    "field.modifiers.encoder_layer.conv2_weight.help": "conv2 的 (d_model, d_ff) 矩阵",
+    "field.modifiers.encoder_layer.conv2_bias.label": "编码器层：conv2 偏置",
+    "field.modifiers.encoder_layer.conv2_bias.help": "conv2 的偏置 (d_model,)",
+    "field.modifiers.encoder_layer.norm1_weight.label": "编码器层：norm1 γ",
+    "field.modifiers.encoder_layer.norm1_weight.help": "第一个 LayerNorm 的缩放 γ (d_model,)；不给时为 1",
+    "field.modifiers.encoder_layer.norm1_bias.label": "编码器层：norm1 β",
+    "field.modifiers.encoder_layer.norm1_bias.help": "第一个 LayerNorm 的平移 β (d_model,)；不给时为 0",
+    "field.modifiers.encoder_layer.norm2_weight.label": "编码器层：norm2 γ",
+    "field.modifiers.encoder_layer.norm2_weight.help": "第二个 LayerNorm 的缩放 γ (d_model,)；不给时为 1",
+    "field.modifiers.encoder_layer.norm2_bias.label": "编码器层：norm2 β",
+    "field.modifiers.encoder_layer.norm2_bias.help": "第二个 LayerNorm 的平移 β (d_model,)；不给时为 0",
+    "field.modifiers.encoder_layer.activation.label": "编码器层：激活函数",
+    "field.modifiers.encoder_layer.activation.help": "relu，或 gelu（精确的 erf 形式，与 TSL 的 F.gelu 相同）",
+    "step.extra.residual_attention.title": "编码器：x + 注意力输出",
+    "step.extra.residual_attention.formula": "x + dropout(输出)（推理时 dropout 不起作用）",
+    "step.extra.norm_first.title": "编码器：norm1",
+    "step.extra.norm_first.formula": "层归一化：每行 (x − 均值) / √(方差 + 1e-5) × γ + β",
+    "step.extra.ffn_hidden.title": "编码器：conv1（核大小 1）+ 激活",
+    "step.extra.ffn_hidden.formula": "激活(norm1 @ W1ᵀ + b1)：每一步 d_model → d_ff",
+    "step.extra.ffn_out.title": "编码器：conv2（核大小 1）",
+    "step.extra.ffn_out.formula": "隐藏层 @ W2ᵀ + b2：每一步 d_ff → d_model",
+    "step.extra.residual_ffn.title": "编码器：norm1 + 前馈",
+    "step.extra.residual_ffn.formula": "norm1 + dropout(conv2)",
+    "step.extra.norm_second.title": "编码器层输出（norm2）",
+    "step.extra.norm_second.formula": "层归一化(norm1 + conv2)：编码器层的输出",
+    "lesson.extra.residual_attention": (
+        "Time-Series-Library 的 EncoderLayer 把注意力的输出加回它的输入 x（残差连接）：注意力只需学一个修正量"
+        "。"),
+    "lesson.extra.norm_first": (
+        "接着层归一化单独缩放每个时间步：减去这一行的均值，除以（有偏）方差加 1e-5 的平方根，再乘 γ 加 β。"),
+    "lesson.extra.ffn_hidden": (
+        "conv1 的核大小为 1，所以它就是每个时间步上的矩阵乘法（d_model 到 d_ff），后面跟着激活函数。"),
+    "lesson.extra.ffn_out": "conv2 的核大小也是 1，把 d_ff 个隐藏通道映射回 d_model。",
+    "lesson.extra.residual_ffn": "第二个残差连接把前馈的结果加到 norm1 的输出上。",
+    "lesson.extra.norm_second": "norm2 给出编码器层的输出，下一层（或 Informer 的蒸馏卷积）读取它。",
+    "explain.encoder.residual_attention": "x[b,t,c] + 输出[b,t,c]",
+    "explain.encoder.residual_ffn": "norm1[b,t,c] + conv2[b,t,c]",
+    "explain.encoder.residual_summary": "残差连接：两个数相加（推理时 dropout 不起作用）。",
+    "explain.encoder.norm_formula": "(x[c] − 均值(x)) / √(方差(x) + 1e-5) × γ[c] + β[c]，对这一行的通道",
+    "explain.encoder.norm_summary": (
+        "这一行的均值为 {mean}，有偏方差为 {var}（对 {n} 个值）；({x} − {mean}) / √({var} + 1e-5) = {normaliz"
+        "ed}；× γ {gamma} + β {beta} = {out}。"),
+    "explain.encoder.conv1_formula": "激活(b1[c] + Σ_j W1[c, j] · norm1[t, j])",
+    "explain.encoder.conv2_formula": "b2[c] + Σ_j W2[c, j] · 隐藏层[t, j]",
+    "explain.encoder.conv_summary": (
+        "核大小为 1 的卷积就是每一步上的矩阵乘法：偏置 {bias} 加上权重第 {c} 行与第 {t} 步各通道的 {n} 个乘积"
+        "。"),
+    "problem.encoder_layer_width": "编码器层把输出加到查询上：输出宽度（{d_out}）必须等于 d_model（{d_model}）",
+    "problem.encoder_layer_shape": "形状应为 {expected}，实际为 {got}",
+    "problem.encoder_layer_finite": "每个数都必须是有限值",
 }

@@ -121,6 +121,26 @@ def _recombine(tr: Trace, ex: Explanation) -> float:
     if sid in ("extra.sample_count", "extra.selected"):  # one term of 1 per matching draw / top_index entry
         assert set(vals) <= {1.0}
         return float(len(vals))
+    b = ex.index[0]
+    if sid == "extra.destationary":  # DSAttention: the q·k products, then Δ; times τ of the series
+        return math.fsum(vals[:-1]) * float(tr.parameters["ds_attention.tau"][b]) + vals[-1]
+    if sid in ("extra.correlation", "extra.residual_attention", "extra.residual_ffn", "extra.ffn_out"):
+        return math.fsum(vals)  # a sum over lags' products, two residual terms, a conv's products and bias
+    if sid == "extra.mean_correlation":
+        return math.fsum(vals) / len(vals)
+    if sid == "extra.lag_weights":  # the exps of the k lag scores
+        return vals[ex.index[1]] / math.fsum(vals)
+    if sid == "extra.ffn_hidden":  # conv1's products and bias, then the activation
+        pre = math.fsum(vals)
+        act = next(m["activation"] for m in tr.options["modifiers"] if m["kind"] == "encoder_layer")
+        return max(pre, 0.0) if act == "relu" else 0.5 * pre * (1.0 + math.erf(pre / math.sqrt(2.0)))
+    if sid in ("extra.norm_first", "extra.norm_second"):  # the row's values: LayerNorm of value c
+        c, n = ex.index[2], len(vals)
+        mean = math.fsum(vals) / n
+        var = math.fsum((v - mean) ** 2 for v in vals) / n
+        which = "norm1" if sid == "extra.norm_first" else "norm2"
+        g, beta = (float(tr.parameters[f"encoder_layer.{which}_{w}"][c]) for w in ("weight", "bias"))
+        return (vals[c] - mean) / math.sqrt(var + 1e-5) * g + beta
     assert len(vals) == 1, sid  # copies: head split, concat, masked score, lazy weight, mask, sample/top index
     return vals[0]
 

@@ -249,6 +249,11 @@ ELSEWHERE = {
     "rope_rotary_dim",  # tests/engine/test_engine_rope.py (no file sets parts yet)
     "alibi_scoring", "alibi_slopes", "alibi_slopes_finite", "softcap_scoring", "sinks_scoring", "sinks_logits",
     "sinks_logits_finite", "fully_masked_sink", "modifier_twice", "modifier_order",  # test_engine_modifiers.py
+    # the Time-Series-Library kinds: tests/engine/test_tsl_kinds.py
+    "pyramid_windows", "pyramid_window", "pyramid_empty_scale", "pyramid_nodes",
+    "destationary_scoring", "destationary_shape", "destationary_tau",
+    "autocorrelation_scoring", "autocorrelation_lengths", "autocorrelation_odd", "autocorrelation_mask",
+    "autocorrelation_scale", "autocorrelation_k", "encoder_layer_width", "encoder_layer_shape", "encoder_layer_finite",
 }
 
 

@@ -44,9 +44,16 @@ MODIFIED = ["alibi.bias", "alibi.scores", "softcap.scores"]
 
 
 def test_the_registry_order_is_the_pipeline_order():
-    assert list(step_registry.ORDER) == _with("weighted_sum", ["extra.fully_masked", "sinks.mass"], _with(
-        "masked_scores", MODIFIED + ["extra.mask"], _with("extra.sample_index", ["extra.additive_features"], _with(
-            "extra.sample_index", ["qk_norm.query", "rope.query", "qk_norm.key", "rope.key"], PROB_SPARSE))))
+    tsl_scores = ["extra.destationary", "extra.correlation", "extra.mean_correlation", "extra.top_lags",
+                  "extra.lag_weights"]  # DSAttention's, then Auto-Correlation's, before the scores
+    encoder = ["extra.residual_attention", "extra.norm_first", "extra.ffn_hidden", "extra.ffn_out",
+               "extra.residual_ffn", "extra.norm_second"]  # TSL's EncoderLayer, after the output
+    assert list(step_registry.ORDER) == _with(
+        "weighted_sum", ["extra.fully_masked", "extra.rolled_values", "sinks.mass"], _with(
+            "masked_scores", MODIFIED + ["extra.mask"], _with("scores", tsl_scores, _with(
+                "extra.sample_index", ["extra.additive_features"], _with(
+                    "extra.sample_index", ["qk_norm.query", "rope.query", "qk_norm.key", "rope.key"],
+                    PROB_SPARSE))))) + encoder
     assert step_registry.in_order(["output", "extra.mask", "scores", "no.such.step"]) == [
         "scores", "extra.mask", "output", "no.such.step"]
 

@@ -99,7 +99,8 @@ def test_unknown_fields_name_their_path(mutate, expected):
     (lambda d: d["values"][0][0].__setitem__(0, -(10**309)),
      "values[0][0][0] (batch item 1, row 1, column 1): expected a finite number, got a number too large for float64"),
     (lambda d: d["mask"].update(causal=1), "mask.causal: expected true or false, got 1"),
-    (lambda d: d.update(scoring=3), "scoring: expected one of scaled_dot, dot, additive, prob_sparse, got 3"),
+    (lambda d: d.update(scoring=3),
+     "scoring: expected one of scaled_dot, dot, additive, prob_sparse, ds_attention, autocorrelation, got 3"),
     (lambda d: d.update(device=None, dtype=64), "dtype: expected one of float32, float64, got 64"),
     (lambda d: d.update(title="Toy"), 'title: expected an object {"en": "...", "zh": "..."}, got the string "Toy"'),
     (lambda d: d["notes"].update(en=5), "notes.en: expected a string, got 5"),
@@ -182,7 +183,8 @@ def test_bad_valid_lengths(valid_lens, expected):
 
 def test_unknown_scoring_kind():
     assert lines_for(edit(lambda d: d.update(scoring="cosine"))) == [
-        "scoring: unknown kind 'cosine'; expected one of scaled_dot, dot, additive, prob_sparse"]
+        "scoring: unknown kind 'cosine'; expected one of scaled_dot, dot, additive, prob_sparse, ds_attention, "
+        "autocorrelation"]
 
 
 def test_additive_without_its_section():

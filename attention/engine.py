@@ -99,7 +99,8 @@ def tensor(a: Optional[np.ndarray], dev: torch.device, dt: torch.dtype) -> Optio
 _t = tensor
 
 
-def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Optional[Problem]:
+def _fully_masked_warning(full: torch.Tensor, fill: float, code: Optional[str] = None,
+                          shown: int = 6) -> Optional[Problem]:
     """A warning naming the query rows whose every key is masked (full (B, L) bool), or None.
 
     Such a row has no defined attention: a finite fill gives uniform weights over all keys
@@ -112,7 +113,7 @@ def _fully_masked_warning(full: torch.Tensor, fill: float, shown: int = 6) -> Op
                  for b, q in where[:shown].tolist())
     if n > shown:
         rows += (Phrase("and_more", {"n": n - shown}),)
-    code = "fully_masked_uniform" if math.isfinite(fill) else "fully_masked_nan"
+    code = code or ("fully_masked_uniform" if math.isfinite(fill) else "fully_masked_nan")  # a sink: its own
     have = Phrase("row_has" if n == 1 else "rows_have")
     return Problem(code, "attention_weights", {"n": n, "rows_have": have, "rows": rows, "fill": numbers.rounded(fill)})
 
@@ -223,7 +224,8 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     masked_nan = None  # (B, L): rows NaN by design (every key masked, -inf fill)
     if mask is not None:
         full = values["extra.fully_masked"]  # (B, L)
-        warning = _fully_masked_warning(full, sc.fill_value)
+        said = [m.fully_masked_code for m in kinds.modifiers(sc) if hasattr(m, "fully_masked_code")]
+        warning = _fully_masked_warning(full, sc.fill_value, said[0] if said else None)
         if warning:
             warnings.append(warning)
         if not math.isfinite(sc.fill_value):

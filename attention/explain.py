@@ -121,11 +121,14 @@ def explain(trace: Trace, step_id: str, index: Sequence[int]) -> Explanation:
         raise ExplainError(f"step id: unknown or not explainable {step_id!r}; expected one of {', '.join(ok)}")
     step = trace[step_id]
     idx = _check_index(step_id, tuple(step.dims), tuple(step.numpy().shape), index)
-    from attention import step_registry
+    from attention import kinds, step_registry
 
     ctx = _Ctx(trace)
-    # the trace's scoring kind explains the cells it computes its own way; else the step's record's explainer
-    out = ctx.kind.explain_cell(ctx, step_id, idx) or step_registry.record(step_id).explain(ctx, step_id, idx)
+    # a modifier (sinks' weights) or the trace's scoring kind explains the cells it computes its own way;
+    # else the step's record's explainer
+    own = next(filter(None, (m.explain_cell(ctx, step_id, idx) for m in kinds.modifiers(ctx.opts)
+                             if hasattr(m, "explain_cell"))), None)
+    out = own or ctx.kind.explain_cell(ctx, step_id, idx) or step_registry.record(step_id).explain(ctx, step_id, idx)
     return dataclasses.replace(out, scoring=trace.options.get("scoring"))
 
 
@@ -416,10 +419,15 @@ def _mask_reasons(ctx: _Ctx, b: int, l: int, s: int) -> tuple[list[dict[str, str
 
 
 def _masked_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    from attention import step_registry
+
     b, h, l, s = idx
     value = ctx.value(step_id, idx)
-    score = ctx.value("scores", idx)
+    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)  # ALiBi's biased scores, a cap's ...
+    score = ctx.value(src, idx)
     mask = ctx.mask
+    if src != "scores":
+        return _masked_read(ctx, step_id, idx, src, score, value)
     if mask is None:
         term = Term(_tx("explain.masked.score_term", b=b, h=h, l=l, s=s, v=fmt(score)), score, (Source("scores", idx),))
         return _explanation(step_id, idx, value, _tx("explain.masked.no_mask_formula"), [term], score,
@@ -440,6 +448,32 @@ def _masked_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation
     return _explanation(
         step_id, idx, value, _tx("explain.masked.kept_formula"), [term], score,
         _tx("explain.masked.kept_summary", why=_joined(why_kept)), _same(fmt(score)))
+
+
+def _masked_read(ctx: _Ctx, step_id: str, idx: tuple[int, ...], src: str, score: float,
+                 value: float) -> Explanation:
+    """A masked score where the mask reads a step standing for the scores (ALiBi, a cap): as
+    `_masked_scores`, the term naming that step."""
+    b, h, l, s = idx
+    mask = ctx.mask
+    term_of = lambda *more: Term(_same(f"{src}[{b},{h},{l},{s}] = {fmt(score)}"), score,  # noqa: E731
+                                 (Source(src, idx), *more))
+    if mask is None:
+        return _explanation(step_id, idx, value, _tx("explain.masked.no_mask_formula"), [term_of()], score,
+                            _tx("explain.masked.no_mask_summary"), _same(fmt(score)))
+    why_masked, why_kept = _mask_reasons(ctx, b, l, s)
+    msrc = Source("extra.mask", (b, l, s))
+    if bool(mask[b, l, s]):
+        fill = float(ctx.opts["fill_value"])
+        term = Term(_tx("explain.masked.fill_term", v=fmt(fill)), fill, (msrc,), masked=True)
+        what = _tx("explain.masked.fill_d2l" if fill == -1e6 else
+                   "explain.masked.fill_tsl" if fill == -math.inf else "explain.masked.fill_chosen")
+        return _explanation(
+            step_id, idx, value, _tx("explain.masked.masked_formula"), [term], fill,
+            _tx("explain.masked.masked_summary", fill=fmt(fill), what=what, why=_joined(why_masked), score=fmt(score)),
+            _same(fmt(fill)), (Source(src, idx),))
+    return _explanation(step_id, idx, value, _tx("explain.masked.kept_formula"), [term_of(msrc)], score,
+                        _tx("explain.masked.kept_summary", why=_joined(why_kept)), _same(fmt(score)))
 
 
 # ---- softmax -----------------------------------------------------------------------------------

@@ -119,7 +119,12 @@ def _weights(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
     if _has_mask(options) or not options:
         fill = "neg_inf" if _is_neg_inf(options.get("fill_value", -1e6)) else "finite"
         keys.append(f"lesson.attention_weights.{fill}")
-    return _say(_kind(options).lesson_keys(step_id, keys, v), lang, v)
+    keys = _kind(options).lesson_keys(step_id, keys, v)
+    from attention import kinds
+
+    for m in kinds.modifiers(options):  # a modifier that changes the softmax (sinks) says so
+        keys = m.lesson_keys(step_id, keys, v) if hasattr(m, "lesson_keys") else keys
+    return _say(keys, lang, v)
 
 
 def _concat(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:

@@ -34,10 +34,12 @@ def python_script(sc: Scenario) -> str:
     if errs:
         raise ScenarioError(errs)
     kind = kinds.scoring(sc)
+    own = [m for m in kinds.modifiers(sc) if hasattr(m, "script")]  # modifiers computing a step their way (sinks)
     parts = [_header(sc), _numbers(sc), _LINEAR]
-    for rec in step_registry.active(sc):  # computing order: a kind's step (RoPE) where it is computed
+    for rec in step_registry.active(sc):  # computing order: a kind's step (RoPE, ALiBi's bias) where it is computed
         if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
-            parts.append(kind.script(sc, rec.id) or rec.script(sc, rec.id))
+            snippet = next(filter(None, (m.script(sc, rec.id) for m in own)), None)
+            parts.append(snippet or kind.script(sc, rec.id) or rec.script(sc, rec.id))
     parts.append(_TAIL)
     return "".join(parts)
 

@@ -45,8 +45,11 @@ def masked_scores(run: Any, step_id: str):
 
 
 def attention_weights(run: Any, step_id: str):
-    """(B, H, L, S): the rows' softmax (the kind's way)."""
-    return run.kind.compute_weights(run)
+    """(B, H, L, S): the rows' softmax (the kind's way; a modifier that changes the softmax, sinks, its way)."""
+    from attention import kinds
+
+    own = next((m for m in kinds.modifiers(run.sc) if hasattr(m, "compute_weights")), None)
+    return (own or run.kind).compute_weights(run)
 
 
 def weighted_sum(run: Any, step_id: str):

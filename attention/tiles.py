@@ -68,7 +68,7 @@ def args_in(args: dict, lang: str) -> dict:
     return {k: words.text(v[1:], lang) if isinstance(v, str) and v.startswith("@") else v for k, v in args.items()}
 
 
-def method(scoring: Optional[str], step_ids: Iterable[str] = ()) -> str:
+def method(scoring: Optional[str], step_ids: Iterable[str] = (), modifiers: Iterable[str] = ()) -> str:
     """How a kind's tiles are scored ("dot" or "read"); TilesError when the kind is no row softmax.
 
     Each kind object says which (`tiled`, `not_tiled_words`): ProbSparse does not apply -- its
@@ -78,6 +78,10 @@ def method(scoring: Optional[str], step_ids: Iterable[str] = ()) -> str:
     if not kinds.known_scoring(scoring):
         raise TilesError("tiles.not_applicable.unknown", kind=str(scoring))
     kind = kinds.SCORING[scoring]
+    for name in modifiers:  # a modifier that changes the softmax itself (sinks) says why there are no tiles
+        mod = kinds.MODIFIERS.get(name)
+        if mod is not None and mod.tiled is None:
+            raise TilesError(mod.not_tiled_words, kind=name)
     if kind.tiled is None:  # the kind object says how its tiles are scored, or why there are none
         raise TilesError(kind.not_tiled_words, kind=str(scoring))
     if kind.tiled == "dot" and not set(step_ids) <= _PLAIN_STEPS:
@@ -152,7 +156,7 @@ def check_block(name: str, value: object) -> int:
 def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
     """Run the tiles of `trace` with query blocks of `block_q` rows and key blocks of `block_k`."""
     opts = trace.options
-    how = method(opts.get("scoring"), trace.ids)
+    how = method(opts.get("scoring"), trace.ids, [p.get("kind") for p in opts.get("modifiers", ())])
     br, bc = check_block("block_q", block_q), check_block("block_k", block_k)
     masked_scores = trace.array("masked_scores")  # (B, H, L, S)
     B, H, L, S = masked_scores.shape

@@ -58,7 +58,7 @@ def command(args, lang: str) -> int:
 
     sc = scenario_io.load(args.file)
     try:
-        method(sc.scoring)  # before running: ProbSparse says why at once
+        method(sc.scoring, (), [p.kind for p in sc.modifiers])  # before running: ProbSparse, sinks say why at once
         br0, bc0 = default_blocks(sc.L, sc.S)
         br = check_block("--block-q", br0 if args.block_q is None else args.block_q)
         bc = check_block("--block-k", bc0 if args.block_k is None else args.block_k)

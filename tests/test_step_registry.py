@@ -32,6 +32,8 @@ def _all_kinds_of_trace():
                                                                    n(size=(2, 3)))))
     traces["prob_sparse"] = run(dataclasses.replace(base, scoring="prob_sparse", valid_lens=None, causal=False))
     traces["rope_qk_norm"] = run(dataclasses.replace(base, positions=(Part("rope"),), modifiers=(Part("qk_norm"),)))
+    traces["modifiers"] = run(dataclasses.replace(base, modifiers=(  # ALiBi, soft-capping, sinks
+        Part("alibi"), Part("softcap", {"cap": 1.5}), Part("sinks", {"logits": [0.5, -1.0]}))))
     return traces
 
 
@@ -55,9 +57,11 @@ def test_every_step_of_every_trace_has_a_record_with_its_dims(traces):
 def _documented_steps() -> dict[str, tuple[str, ...]]:
     """id -> dims from the two step tables of docs/trace-format.md (the public contract)."""
     out = {}
-    for line in (ROOT / "docs" / "trace-format.md").read_text(encoding="utf-8").splitlines():
-        m = re.match(r"\| `((?:projection|head_split|extra)\.[a-z_]+|scores|masked_scores|attention_weights|"
-                     r"weighted_sum|concat|output|(?:rope|qk_norm)\.(?:query|key))` \| ([^|(]+)", line)
+    text = (ROOT / "docs" / "trace-format.md").read_text(encoding="utf-8")
+    steps = text.split("### `steps`", 1)[1].split("### `warnings`", 1)[0]  # the step tables only
+    for line in steps.splitlines():
+        m = re.match(r"\| `((?:[a-z_]+)\.[a-z_]+|scores|masked_scores|attention_weights|"
+                     r"weighted_sum|concat|output)` \| ([^|(]+)", line)
         if m:
             out[m.group(1)] = tuple(d.strip() for d in m.group(2).split(","))
     return out

@@ -11,19 +11,27 @@ from typing import Any, Union
 
 from attention.fields import plain
 from attention.kinds.additive import ADDITIVE
+from attention.kinds.alibi import ALIBI
 from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, ScoringKind
 from attention.kinds.dot_product import DOT, SCALED_DOT
 from attention.kinds.mask_rules import RULES
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.kinds.qk_norm import QK_NORM
 from attention.kinds.rope import ROPE
+from attention.kinds.sinks import SINKS
+from attention.kinds.softcap import SOFTCAP
 
 #: name -> scoring kind, in the order a menu lists them
 SCORING: dict[str, ScoringKind] = {k.name: k for k in (SCALED_DOT, DOT, ADDITIVE, PROB_SPARSE)}
 #: name -> position encoding (RoPE comes here)
 POSITIONS: dict[str, PositionEncoding] = {k.name: k for k in (ROPE,)}
 #: name -> score modifier (ALiBi, soft-capping, sinks come here)
-MODIFIERS: dict[str, ScoreModifier] = {k.name: k for k in (QK_NORM,)}
+MODIFIERS: dict[str, ScoreModifier] = {
+    QK_NORM.name: QK_NORM,  # RMS norm of each head's q and k, before RoPE
+    ALIBI.name: ALIBI,  # a bias per head and key position, added to the scores before the mask
+    SOFTCAP.name: SOFTCAP,  # cap * tanh(s / cap) after scaling (and after ALiBi's bias), before the mask
+    SINKS.name: SINKS,  # a learned logit per head joins the softmax as an extra column
+}
 #: name -> mask rule, in the order their parts are combined and their reasons said
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES}
 #: the scoring of a scenario that names none
@@ -54,6 +62,19 @@ def rules_for(sc: Any) -> tuple[MaskRule, ...]:
     return tuple(r for r in MASK_RULES.values() if r.applies(sc))
 
 
+def modifiers(which: Any) -> tuple[ScoreModifier, ...]:
+    """The score modifiers a scenario's parts (or a trace's options["modifiers"]) name, in their order.
+
+    Where a modifier computes, explains, teaches or exports a main step its own way (sinks: the
+    weights) or changes what reads them (the tiles, the note on fully masked rows), the code asks
+    these objects for their optional hooks."""
+    if isinstance(which, dict):
+        names = [p.get("kind") for p in which.get("modifiers", ()) if isinstance(p, dict)]
+    else:
+        names = [getattr(p, "kind", None) for p in (getattr(which, "modifiers", ()) or ())]
+    return tuple(MODIFIERS[n] for n in names if n in MODIFIERS)
+
+
 def owning_weights(path: str) -> Union[ScoringKind, None]:
     """The scoring kind whose own weights a field path names ('additive.W_q' -> additive), or None."""
     head = path.split(".", 1)[0].split("[", 1)[0]
@@ -64,4 +85,4 @@ def owning_weights(path: str) -> Union[ScoringKind, None]:
 
 
 __all__ = ["DEFAULT_SCORING", "SCORING_FIELD", "MASK_RULES", "MODIFIERS", "POSITIONS", "SCORING", "known_scoring",
-           "rules_for", "owning_weights", "scoring"]
+           "modifiers", "rules_for", "owning_weights", "scoring"]

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 import resources
+from app.editing import mask_painter
 from app.editing.inputs_panel import InputsPanel
 from app.editing.message_bar import MessageBar
 from app.editing.parameter_panel import ParameterPanel
@@ -266,6 +267,7 @@ class MainWindow(QMainWindow):
         self.scale_locks = scale_locks.install(self.host)  # View ▸ Lock all colour scales
         self.pipeline_map = pipeline_map.install(self.host)  # the map of steps above the panels, "you are here"
         self.tiles = install_tiles(self.host)  # View ▸ FlashAttention tiles… (tiles and online softmax)
+        self.mask_painter = mask_painter.install(self.host)  # Edit ▸ Draw mask… (the drawn mask, one undo per stroke)
         # not yet through the host: these two still take the window itself
         self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
         self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view

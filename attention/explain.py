@@ -405,8 +405,20 @@ def _scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     sums = _sum_text([t.value for t in terms])
     return _explanation(
         step_id, idx, ctx.value(step_id, idx), formula, terms, result,
-        _tx("explain.scores.summary", l=P(l), s=P(s), h1=P(h), b=P(b), why=why),
+        _cat(_tx("explain.scores.summary", l=P(l), s=P(s), h1=P(h), b=P(b), why=why), _kv_group(ctx, h)),
         _same(f"{fmt(scale)} × ({sums}) = {fmt(scale)} × {fmt(dot)} = {fmt(result)}"))
+
+
+def _kv_group(ctx: _Ctx, h: int) -> dict[str, str]:
+    """Grouped-query / multi-query attention: which key/value head query head h reads, and the
+    group of query heads sharing it ("" when every query head has its own)."""
+    H = int(ctx.opts.get("n_heads") or 1)
+    kv = int(ctx.opts.get("n_kv_heads") or H)
+    if kv == H:
+        return _same("")
+    g, j = H // kv, ctx.kv_head(h)
+    return _tx("explain.scores.kv_group", h1=P(h), j1=P(j), h=h, j=j, H=H, kv=kv, g=g,
+               first=P(j * g), last=P(j * g + g - 1))
 
 
 # ---- masks -------------------------------------------------------------------------------------

@@ -70,6 +70,9 @@ def plain(key: str, type: FieldType, *, undo: bool = True, **kw) -> Field:
 
 HEADS_FIELDS: tuple[Field, ...] = (
     plain("heads.n_heads", "int", default=1, minimum=1, maximum=INT_MAX, group="heads", file_key="n_heads"),
+    # grouped-query / multi-query attention: auto (None) = one key/value head per query head
+    plain("heads.n_kv_heads", "int", minimum=1, maximum=INT_MAX, nullable=True, group="heads",
+          file_key="n_kv_heads"),
     plain("heads.d_keys", "int", undo=False, minimum=1, maximum=INT_MAX, nullable=True, group="heads",
            file_key="d_keys"),
     plain("heads.d_values", "int", undo=False, minimum=1, maximum=INT_MAX, nullable=True, group="heads",

@@ -107,6 +107,20 @@ def _has_mask(options: dict) -> bool:
     return mask_rules.in_options(options)
 
 
+def _mask(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
+    """The mask's lesson: what a mask is, then a sentence per rule of the trace that has one of
+    its own (`rule.lesson_key`: the window, the drawn mask); d2l's lengths and causal rule when
+    they apply, or when no trace is at hand."""
+    from attention import kinds
+
+    keys = ["lesson.extra.mask.marks"]
+    if not options or options.get("causal") or options.get("valid_lens") is not None:
+        keys.append("lesson.extra.mask.d2l")
+    keys += [r.lesson_key for r in kinds.MASK_RULES.values()
+             if getattr(r, "lesson_key", None) and options and r.applies_to(options)]
+    return _say(keys, lang, v)
+
+
 def _masked_scores(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
     if not _has_mask(options) and options:
         return _say(["lesson.masked_scores.no_mask"], lang, v)

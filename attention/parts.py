@@ -142,6 +142,13 @@ def options(sc: Any) -> dict[str, list[dict[str, Any]]]:
         if not of(sc, family):
             continue  # a trace names only the families its scenario uses
         known = table(family)
-        out[family] = [{"kind": p.kind, **{f.name: value(p, f) for f in known[p.kind].fields if f.type != "matrix"}}
-                       for p in of(sc, family)]
+        out[family] = [{"kind": p.kind, **{f.name: value(p, f) for f in known[p.kind].fields if f.type != "matrix"},
+                        **_option_values(known[p.kind], p)} for p in of(sc, family)]
     return out
+
+
+def _option_values(kind: Any, part: Part) -> dict[str, Any]:
+    """What a kind keeps of a part's matrices in the trace's options (a drawn mask's painted
+    cells: `kind.option_values(part)`), so explain can read them from the options alone."""
+    extra = getattr(kind, "option_values", None)
+    return extra(part) if extra is not None else {}

@@ -107,9 +107,9 @@ def _main(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, explain:
 
 
 def _extra(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, active: Callable[[Any], bool],
-           explain: Callable, inputs: tuple[str, ...], **more) -> StepRecord:
+           explain: Callable, inputs: tuple[str, ...], lesson: Callable = le._sentences, **more) -> StepRecord:
     return StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute, active,
-                      explain, le._sentences, None, inputs, **more)
+                      explain, lesson, None, inputs, **more)
 
 
 #: The steps every scenario may have, the main pipeline first and in order, then the extras.
@@ -149,7 +149,8 @@ _BASE: tuple[StepRecord, ...] = (
     _main("output", ("B", "L", "d_out"), "signed", sc_.projection, ex._projection, le._sentences, se._output,
           ("concat", "projection.out.weight"), repeats=(("concat", "wo"),)),
     _extra("extra.mask", ("B", "L", "S"), "bool", mask_rules.mask_step, mask_rules.any_applies, ex._mask_cell, (),
-           before="masked_scores", by_hand=("scores", "weights")),  # the sheet veils the masked cells of both
+           before="masked_scores", by_hand=("scores", "weights"),  # the sheet veils the masked cells of both
+           lesson=le._mask),  # a sentence per rule that applies
     _extra("extra.fully_masked", ("B", "L"), "bool", mask_rules.fully_masked_step, mask_rules.any_applies,
            ex._fully_masked, ("extra.mask",), before="weighted_sum", slide="when_true"),
     # additive scoring only: d2l's hidden features, one L x S block per hidden unit (N*S: unit-major)

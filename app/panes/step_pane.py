@@ -472,7 +472,7 @@ class StepPane(QFrame):
         self._apply_title()
         self.formula.setText(keep_together(d.step.formula[lang]))
         for m, hm in enumerate(self.heatmaps[: d.layout.n_matrices]):
-            hm.set_title(pane_text.head_name(m, lang) if d.layout.per_head else "")
+            hm.set_title(d.matrix_title(m, lang))
         self._arranged_key = None  # axis names depend on the language
         if self._hover is None:
             self._set_hint()

@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
 
 from app.services import i18n
 from app.teaching.handout import HandoutStep, handout_html, pages_in_language, render_steps
-from app.viewmodel import pane_text
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
 from app.viewmodel.quiz_data import plan
 
@@ -55,7 +54,7 @@ def grid_html(data: PaneData, lang: str, answers: bool) -> str:
     out = []
     for m in range(n):
         if lay.per_head and n > 1:
-            out.append(f'<p class="grid-head">{html.escape(pane_text.head_name(m, lang))}</p>')
+            out.append(f'<p class="grid-head">{html.escape(data.matrix_title(m, lang))}</p>')
         head = "".join(f"<th>{html.escape(lay.cols.tick(c))}</th>" for c in range(cols))
         body = []
         for r in range(rows):

@@ -25,7 +25,7 @@ import numpy as np
 
 from app.viewmodel import cell_format, pane_text
 from app.viewmodel.pane_data import Axis, pane_data
-from attention import step_registry, words
+from attention import numbers, step_registry, words
 from attention.trace import Trace
 
 #: each block's step id in the trace (one matrix per head of each)
@@ -253,9 +253,10 @@ def plan(trace: Trace, batch: int = 0, head: int = 0, lang: str = "en",
     batch = max(0, min(int(batch), int(trace.array(STEPS["q"]).shape[0]) - 1))
     steps = {key: step_registry.read_as(sid, trace.ids) for key, sid in STEPS.items()}  # RoPE: rotated q, k
     data = {key: pane_data(trace, sid, batch, query_tokens, key_tokens) for key, sid in steps.items()}
+    kv = head // data["kt"].kv_group  # grouped-query attention: the key/value head this query head reads
     q = data["q"].block[head]  # (L, dk)
-    k = data["kt"].block[head]  # (S, dk)
-    v = data["v"].block[head]  # (S, dv)
+    k = data["kt"].block[kv]  # (S, dk)
+    v = data["v"].block[kv]  # (S, dv)
     L, dk = q.shape
     S, dv = v.shape
     if max(L, S, dk, dv) > MAX_SIDE:
@@ -270,6 +271,9 @@ def plan(trace: Trace, batch: int = 0, head: int = 0, lang: str = "en",
     head_words = pane_text.head_name(head, lang)
 
     def title(key: str) -> tuple[str, str]:
+        if key in ("kt", "v") and data["kt"].kv_group > 1:  # a shared key/value head: say which one
+            return words.text(f"byhand.block.{key}_shared", lang, h=numbers.position(head),
+                              j=numbers.position(kv)), ""
         if key in ("q", "kt", "v"):
             return words.text(f"byhand.block.{key}", lang, head=head_words), ""
         step = trace[steps[key]]

@@ -19,6 +19,7 @@ from typing import Optional
 
 import numpy as np
 
+from app.viewmodel import drawn_edits
 from app.viewmodel.matrix_ref import set_array
 from attention import Additive, Projection, Scenario, kinds
 from attention.generators import generate
@@ -107,7 +108,7 @@ def conform(new: Scenario, old: Scenario) -> Scenario:
     vl = new.valid_lens
     if vl is not None and vl.ndim in (1, 2):
         changes["valid_lens"] = resize(vl, (B,) if vl.ndim == 1 else (B, L), fill=S)
-    out = dataclasses.replace(new, **changes)
+    out = drawn_edits.fitted(dataclasses.replace(new, **changes))  # a drawn mask keeps what still fits
     if not heads_split(out):
         return out
     return _conform_weights(out, old)
@@ -116,18 +117,19 @@ def conform(new: Scenario, old: Scenario) -> Scenario:
 def _conform_weights(sc: Scenario, old: Scenario) -> Scenario:
     H, dq = sc.n_heads, sc.d_model
     h_dk, h_dv = H * sc.dk, H * sc.dv
+    kv_dk, kv_dv = sc.kv_heads * sc.dk, sc.kv_heads * sc.dv  # key/value heads (grouped-query: fewer)
     old_h_dk = old.n_heads * old.dk if heads_split(old) else None
     # a kind whose query/key projections may have any width divisible by H (additive)
     free = kinds.known_scoring(sc.scoring) and kinds.scoring(sc).free_widths
 
     def rows_for(name: str, rows: int) -> int:
         if name == "value":
-            return h_dv
+            return kv_dv
         if name == "out":
             return dq if rows == old.d_model else rows
         if free and rows != old_h_dk and rows % H == 0:
             return rows
-        return h_dk
+        return kv_dk if name == "key" else h_dk
 
     in_width = {"query": dq, "key": sc.keys.shape[2], "value": sc.values.shape[2], "out": h_dv}
     projections = {}
@@ -159,10 +161,12 @@ def weight_shape(sc: Scenario, name: str) -> tuple[int, int]:
     split = heads_split(sc)
     h_dk = sc.n_heads * sc.dk if split else sc.d_model
     h_dv = sc.n_heads * sc.dv if split else sc.d_model
+    kv_dk = sc.kv_heads * sc.dk if split else sc.d_model  # key/value heads (grouped-query: fewer)
+    kv_dv = sc.kv_heads * sc.dv if split else sc.d_model
     return {
         "query": (h_dk, sc.d_model),
-        "key": (h_dk, int(sc.keys.shape[2])),
-        "value": (h_dv, int(sc.values.shape[2])),
+        "key": (kv_dk, int(sc.keys.shape[2])),
+        "value": (kv_dv, int(sc.values.shape[2])),
         "out": (sc.d_model, h_dv),
     }[name]
 

@@ -17,7 +17,7 @@ from attention.fields import Field
 #: Fields whose edit resizes or regenerates arrays (weights, additive weights, a recorded key
 #: sample): the edit replaces the scenario (conform).  Every other field is a plain option the
 #: document sets on its own (undo keeps only the old and new value).
-RESHAPING = frozenset({"n_heads", "d_keys", "d_values", "scoring", "hidden", "factor", "seed"})
+RESHAPING = frozenset({"n_heads", "n_kv_heads", "d_keys", "d_values", "scoring", "hidden", "factor", "seed"})
 
 
 def fields_for_scoring(kind: str) -> tuple[Field, ...]:
@@ -44,6 +44,8 @@ def auto_value(sc: Scenario, field: Field) -> Any:
         return sc.resolved_scale()
     if field.name in ("d_keys", "d_values"):
         return sc.dk if field.name == "d_keys" else sc.dv
+    if field.name == "n_kv_heads":
+        return sc.n_heads  # auto: one key/value head per query head
     raise ValueError(f"{field.key} has no automatic value")
 
 

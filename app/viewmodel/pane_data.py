@@ -94,6 +94,18 @@ class PaneData:
     nan_label: str  # cell text for NaN: "n/c" (ProbSparse never computed it) or "NaN"
     value_axis: Optional[Axis]  # for index steps: the axis the values point into
     fill_value: Optional[float] = None  # what masked scores were replaced by
+    kv_group: int = 1  # grouped-query attention: query heads per key/value head of this step's matrices
+
+    def matrix_title(self, m: int, lang: str) -> str:
+        """The title of matrix m: its head ("Head 2"); a shared key/value head says which query
+        heads read it ("K/V head 1 · query heads 1–2"); "" when the matrices are not heads."""
+        if not self.layout.per_head:
+            return ""
+        if self.kv_group == 1:
+            return pane_text.head_name(m, lang)
+        g = self.kv_group
+        return words.text("pane.kv_head", lang, j=numbers.position(m), first=numbers.position(m * g),
+                          last=numbers.position(m * g + g - 1))
 
     def matrices(self) -> list[np.ndarray]:
         return [self.block[i] for i in range(self.block.shape[0])]
@@ -155,7 +167,7 @@ class PaneData:
             where = words.text("pane.cell", lang, row=where, column=col)
         text = f"{where} = {self.value_phrase(m, r, c, lang)}"
         if lay.per_head:
-            text = f"{pane_text.head_name(m, lang)} · {text}"
+            text = f"{self.matrix_title(m, lang)} · {text}"
         return text
 
     def value_phrase(self, m: int, r: int, c: int, lang: str) -> str:
@@ -276,8 +288,14 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
     value_axis = ax(points_into, _index_range(trace, points_into)) if points_into else None
     layout = Layout(step_id, kind, rows, cols, block.shape[0], per_head)
     fill = trace.options.get("fill_value")
+    kv = int(trace.options.get("n_kv_heads") or H)
+    shared = per_head and step_id in _KV_STEPS and 0 < kv < H and block.shape[0] == kv
     return PaneData(layout, step, batch, block, masked, style, nan_label, value_axis,
-                    None if fill is None else float(fill))
+                    None if fill is None else float(fill), H // kv if shared else 1)
+
+
+#: the steps whose heads are the key/value heads (fewer than the query heads under grouped-query attention)
+_KV_STEPS = ("head_split.key", "head_split.value")
 
 
 def _index_range(trace: Trace, dim: str) -> int:

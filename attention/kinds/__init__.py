@@ -14,12 +14,14 @@ from attention.kinds.additive import ADDITIVE
 from attention.kinds.alibi import ALIBI
 from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, ScoringKind
 from attention.kinds.dot_product import DOT, SCALED_DOT
+from attention.kinds.drawn import DRAWN
 from attention.kinds.mask_rules import RULES
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.kinds.qk_norm import QK_NORM
 from attention.kinds.rope import ROPE
 from attention.kinds.sinks import SINKS
 from attention.kinds.softcap import SOFTCAP
+from attention.kinds.window import WINDOW
 
 #: name -> scoring kind, in the order a menu lists them
 SCORING: dict[str, ScoringKind] = {k.name: k for k in (SCALED_DOT, DOT, ADDITIVE, PROB_SPARSE)}
@@ -33,7 +35,7 @@ MODIFIERS: dict[str, ScoreModifier] = {
     SINKS.name: SINKS,  # a learned logit per head joins the softmax as an extra column
 }
 #: name -> mask rule, in the order their parts are combined and their reasons said
-MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES}
+MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES + (WINDOW, DRAWN)}
 #: the scoring of a scenario that names none
 DEFAULT_SCORING: str = SCALED_DOT.name
 #: the scoring choice of the Parameters panel, the schema and the docs: one entry per kind above

@@ -200,3 +200,4 @@ def script(sc) -> str:
     lines.append("mask = torch.zeros(B, L, S, dtype=torch.bool)\n")
     lines += [r.script(sc) for r in rules]
     return "".join(lines)
+

@@ -18,11 +18,18 @@ Shapes: B batch, L queries, S keys.  True = masked, as everywhere in the engine.
 """
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING, Any, Mapping, Optional
+
+from attention.fields import Field
+
+if TYPE_CHECKING:  # torch loads when first computing (the registry is read before torch has loaded)
+    import torch
 
 
 def window_mask(L: int, S: int, W: int, device: torch.device | None = None) -> torch.Tensor:
     """(L, S) bool: True where key s is more than W - 1 positions before query l (s <= l - W)."""
+    import torch
+
     if W < 1:
         raise ValueError(f"window={W} must be >= 1")
     l = torch.arange(L, device=device)[:, None]  # (L, 1)
@@ -32,6 +39,8 @@ def window_mask(L: int, S: int, W: int, device: torch.device | None = None) -> t
 
 def sliding_window_causal_mask(L: int, S: int, W: int, device: torch.device | None = None) -> torch.Tensor:
     """(L, S) bool: the whole Mistral mask, window and causal together (visible iff l - W < s <= l)."""
+    import torch
+
     l = torch.arange(L, device=device)[:, None]
     s = torch.arange(S, device=device)[None, :]
     return window_mask(L, S, W, device) | (s > l)
@@ -40,3 +49,66 @@ def sliding_window_causal_mask(L: int, S: int, W: int, device: torch.device | No
 def masked_by_window(l: int, s: int, W: int) -> bool:
     """The rule for one cell, for explain: is key s too far back for query l?"""
     return s <= l - W
+
+
+# ---- the mask rule (attention/kinds/base.py MaskRule) --------------------------------------------
+# A part of the scenario: Part("window", {"size": W}); several windows: the narrowest decides.
+
+
+def _sizes(sc: Any) -> list[int]:
+    """The window sizes of the scenario's window parts (usually one)."""
+    from attention import parts
+
+    return [int(parts.value(p, WINDOW.fields[0])) for p in parts.of(sc, "masks")
+            if isinstance(p, parts.Part) and p.kind == WINDOW.name]
+
+
+def _option_sizes(options: Mapping[str, Any]) -> list[int]:
+    return [int(m["size"]) for m in options.get("masks") or () if m.get("kind") == WINDOW.name]
+
+
+class Window:
+    """Sliding window: query l sees only keys l - W < s <= l; this rule masks s <= l - W."""
+
+    name = "window"
+    attribute = None  # a part of the scenario (Scenario.masks), not an attribute of its own
+    fields = (Field("masks.size", "int", "field.masks.window.size.label", "field.masks.window.size.help",
+                    minimum=1, maximum=2**31 - 1, group="masks"),)
+    lesson_key = "lesson.extra.mask.window"
+
+    def applies(self, sc: Any) -> bool:
+        return bool(_sizes(sc))
+
+    def applies_to(self, options: Mapping[str, Any]) -> bool:
+        return bool(_option_sizes(options))
+
+    def mask(self, sc: Any, B: int, L: int, S: int, dev=None) -> "torch.Tensor":
+        import torch
+
+        out = torch.zeros(1, L, S, dtype=torch.bool, device=dev)
+        for W in _sizes(sc):
+            out |= window_mask(L, S, W, dev)[None]  # (1, L, S), broadcast over the batch
+        return out
+
+    def reason(self, options: Mapping[str, Any], b: int, l: int, s: int) -> Optional[tuple[bool, dict[str, str]]]:
+        sizes = _option_sizes(options)
+        if not sizes:
+            return None
+        from attention.kinds.mask_rules import _explain_words
+        from attention.numbers import position as P
+
+        W = min(sizes)  # the narrowest window decides
+        if masked_by_window(l, s, W):
+            return True, _explain_words("explain.mask.window_far", s=P(s), l=P(l), W=W, d=l - s)
+        return False, _explain_words("explain.mask.window_near", s=P(s), l=P(l), W=W)
+
+    def script(self, sc: Any) -> str:
+        return "".join(f"W = {W}  # sliding window: query l sees keys l - W < s <= l\n"
+                       "mask |= (s_pos[None, :] <= torch.arange(L)[:, None] - W)[None]  # too far back\n"
+                       for W in _sizes(sc))
+
+    def problems(self, sc: Any) -> list:
+        return []  # the size is checked against its field by attention/parts.py
+
+
+WINDOW = Window()

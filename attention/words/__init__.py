@@ -25,7 +25,7 @@ TOPICS: tuple[str, ...] = (
     "by_hand", "scales", "positions",
     "pipeline_map", "fields", "time_series", "kinds",
     "tiles",
-    "rope", "qk_norm", "alibi", "softcap", "sinks",
+    "rope", "qk_norm", "alibi", "softcap", "sinks", "masks",
 )
 
 _language = "en"

@@ -85,6 +85,8 @@ class Found:
                 "values": self.shapes["value.weight"][1]}
 
     def head_choices(self) -> list[int]:
+        if self.extra.get("heads_fixed"):  # a decoder family's query and key/value heads come from its config
+            return [self.n_heads] if self.n_heads else []
         dk, dv = self.shapes["query.weight"][0], self.shapes["value.weight"][0]
         return [h for h in range(1, dk + 1) if dk % h == 0 and dv % h == 0]
 
@@ -137,8 +139,11 @@ def find_layers(source: TensorSource) -> list[Found]:
             groups.setdefault((family, prefix), {})[tag] = key
             break
     heads = _configured_heads(source)
-    found = []
+    found = _decoder_layers(source)  # Llama, Qwen, Gemma, GPT-NeoX, Phi, BLOOM, Falcon ... by their config
+    taken = {f.extra["prefix"] for f in found}
     for (family, prefix), tags in groups.items():
+        if prefix in taken:
+            continue
         layer = _BUILDERS[family](source, prefix, tags, heads)
         if layer is not None:
             found.append(layer)
@@ -344,6 +349,41 @@ def _t5(source, prefix, tags, heads) -> Optional[Found]:
     shapes = {f"{t}.weight": source.shape(tags[t]) for t in ("q", "k", "v", "o")}
     return Found(_display(prefix), "t5", {}, {}, shapes, heads,
                  reasons=(("models.reason.t5_relative", ()),))
+
+
+def _decoder_layers(source: TensorSource) -> list[Found]:
+    """The attention layers of a Hugging Face decoder family its config names (attention/models/families.py),
+    described from the config and the tensor names alone: each is importable with its kinds (RoPE, QK-norm,
+    ALiBi, soft-cap, window, shared key/value heads), or listed with the config field that stops it."""
+    from attention.models import families
+    from attention.models.checkpoint import CheckpointError
+
+    family = families.family_of(source.config)
+    if family is None:
+        return []
+    keys = set(source.keys())
+    out = []
+    for index, prefix in families.layer_prefixes(source, family).items():
+        extra = {"prefix": prefix, "layer_index": index, "decoder": family, "heads_fixed": True}
+        try:
+            facts = families.layer_facts(source, index)
+        except CheckpointError as e:
+            out.append(Found(_display(prefix), f"hf_{family}", {}, {}, {}, None, causal=True,
+                             reasons=((e.key, tuple((k, str(v)) for k, v in e.args_.items())),), extra=extra))
+            continue
+        H, Hkv, hd, E = facts["n_heads"], facts["n_kv_heads"], facts["head_dim"], facts["d_model"]
+        shapes = {"query.weight": (H * hd, E), "key.weight": (Hkv * hd, E), "value.weight": (Hkv * hd, E),
+                  "out.weight": (E, H * hd)}
+        fused = f"{prefix}.query_key_value.bias" in keys
+        for role, name, width in (("query", "q_proj", H * hd), ("key", "k_proj", Hkv * hd),
+                                  ("value", "v_proj", Hkv * hd)):
+            if fused or f"{prefix}.{name}.bias" in keys:
+                shapes[f"{role}.bias"] = (width,)
+        if f"{prefix}.o_proj.bias" in keys or f"{prefix}.dense.bias" in keys:
+            shapes["out.bias"] = (E,)
+        out.append(Found(_display(prefix), f"hf_{family}", {}, {}, shapes, H, causal=True,
+                         extra=dict(extra, facts=facts)))
+    return out
 
 
 _BUILDERS = {"tsl": _tsl, "mha": _mha, "bert": _bert, "gpt2": _gpt2, "llama": _llama, "fused": _fused, "t5": _t5}

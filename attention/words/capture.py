@@ -63,7 +63,8 @@ ZH: dict[str, str] = {
     "capture.family.bert": "BERT 自注意力",
     "capture.family.hf": "Hugging Face 的 Llama 系列注意力（RoPE、共享键/值头及其种类）",
     "capture.hf_config": "{path}：其配置无法精确重现：{reason}",
-    "capture.hf_positions": "{path}：第 {call} 次调用的 position_ids 不是每行从同一起点连续递增；请逐个批次项捕获（items=[b]）",
+    "capture.hf_positions": ("{path}：第 {call} 次调用的 position_ids 不是每行从同一起点连续递增；"
+                             "请逐个批次项捕获（items=[b]）"),
     "capture.unknown_name": "{path}：模型中没有这个名字的模块（找到的注意力模块：{found}）",
     "capture.unsupported": ("{path}：{kind} 不是 capture 能记录的注意力模块；请指定 Time-Series-Library 的 "
                             "AttentionLayer、nn.MultiheadAttention 或 BERT 自注意力"),

@@ -52,7 +52,7 @@ def check(family: str, dtype: torch.dtype) -> float:
         model(input_ids=ids, position_ids=pos)
     assert len(rec.scenarios) == len(found)
     worst = 0.0
-    for (stem, sc), call in zip(rec.scenarios, rec.calls):
+    for (_stem, sc), call in zip(rec.scenarios, rec.calls):
         assert sc.positions[0].values["offset"] == START
         got = engine.run(sc, dtype="float64").array("output")
         worst = max(worst, float(np.abs(got - call.output.double().numpy()).max()))

@@ -192,6 +192,9 @@ def inputs_of(step_id: str, trace: Any) -> list[str]:
 
     rec = step_registry.BY_ID.get(step_id)
     names = rec.inputs if rec is not None else ()
+    # a step another stands for is shown as what was read in its place (the scores read RoPE's rotated q)
+    ids = getattr(trace, "ids", ())
+    names = [step_registry.read_as(n, ids, before=step_id) if n in step_registry.BY_ID else n for n in names]
     return [n for n in names if n in trace or n in getattr(trace, "parameters", {})]
 
 

@@ -180,7 +180,9 @@ def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
 
     s = options_of(options)
     keys = ["lesson.qk_norm.what", f"lesson.qk_norm.{s['style']}", "lesson.qk_norm.why"]
-    return " ".join(words.text(k, lang, eps=s["eps"]) for k in keys)
+    from attention.lessons import format_number
+
+    return " ".join(words.text(k, lang, eps=format_number(s["eps"])) for k in keys)
 
 
 _HELPER = '''

@@ -327,7 +327,7 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
                      (ex.Source(src, (b, n, h, e)),), factors=(a, c)),
              ex.Term(ex._same(f"{'−' if sign < 0 else '+'} {sym}[{partner}]·sin θ = "
                               f"{'−' if sign < 0 else '+'} ({ex.fmt(p)} × {ex.fmt(sn)}) = {ex.fmt(sign * p * sn)}"),
-                     sign * p * sn, (ex.Source(src, (b, n, h, partner)),), factors=(p, sn))]
+                     sign * p * sn, (ex.Source(src, (b, n, h, partner)),), factors=(sign * p, sn))]
     result = a * c + sign * p * sn
     op = "−" if sign < 0 else "+"
     formula = ex._same(f"{sym}'[{e}] = {sym}[{e}]·cos θ {op} {sym}[{partner}]·sin θ,  θ = p·θ_{i}")
@@ -343,9 +343,10 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
 def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
     """What the rotation does and why the scores then depend only on l - s."""
     from attention import words
+    from attention.lessons import format_number as num
 
     s = options_of(options)
-    args = dict(base=s["base"], fraction=s["fraction"], offset=s["offset"], key_offset=key_start(s),
+    args = dict(base=num(s["base"]), fraction=num(s["fraction"]), offset=s["offset"], key_offset=key_start(s),
                 pairing=words.text(f"field.rope.pairing.{s['pairing']}", lang))
     keys = ["lesson.rope.what", "lesson.rope.pairs", "lesson.rope.relative"]
     if s["fraction"] < 1:

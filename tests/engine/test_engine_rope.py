@@ -280,3 +280,21 @@ def test_the_exported_script_reproduces_rope_and_qk_norm(tmp_path, freqs):
                              "head_split.key", "head_split.value", "qk_norm.query", "rope.query", "qk_norm.key"]
     for sid in got:
         np.testing.assert_allclose(np.array(got[sid]), t.array(sid), rtol=0, atol=1e-12, err_msg=sid)
+
+
+def test_lessons_and_slide_inputs_follow_what_each_step_read():
+    from attention import lessons
+
+    rng = np.random.default_rng(13)
+    sc = _scenario(rng, d=8, H=2, positions=(Part("rope", {"base": 500.0, "fraction": 0.5, "offset": 5}),),
+                   modifiers=(Part("qk_norm", {"style": "gemma3"}),))
+    t = run(sc)
+    assert lessons.inputs_of("scores", t) == ["rope.query", "rope.key"]
+    assert lessons.inputs_of("rope.query", t) == ["qk_norm.query"]
+    assert lessons.inputs_of("qk_norm.key", t) == ["head_split.key"]
+    en, zh = lessons.explanation("rope.query", t.options, "en"), lessons.explanation("rope.query", t.options, "zh")
+    assert "500" in en and "first 0.5" in en and "start at position 5, keys at 5" in en and "l − s" in en
+    assert "500" in zh and "l − s" in zh and "从位置 5 开始" in zh
+    assert "1 + w" in lessons.explanation("qk_norm.query", t.options, "en")
+    ids = lessons.lesson_ids(t)
+    assert ids.index("qk_norm.query") < ids.index("rope.query") < ids.index("scores")

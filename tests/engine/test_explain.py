@@ -103,6 +103,14 @@ def _recombine(tr: Trace, ex: Explanation) -> float:
     if sid == "extra.fully_masked":  # all of the row's mask cells
         assert vals and set(vals) <= {0.0, 1.0}
         return float(all(v == 1.0 for v in vals))
+    if sid.startswith("rope."):  # x[e]·cos θ ∓ x[partner]·sin θ (one copy where the column does not turn)
+        return math.fsum(vals)
+    if sid.startswith("qk_norm."):  # the row's squares, then the weight: x[e] / √(mean + eps) · (w or 1 + w)
+        (part,) = [p for p in tr.options["modifiers"] if p["kind"] == "qk_norm"]
+        squares, w = vals[:-1], vals[-1]
+        x = ex.terms[ex.index[-1]].factors[0]
+        factor = w if part["style"] == "qwen3" else 1.0 + w
+        return x / math.sqrt(math.fsum(squares) / len(squares) + part["eps"]) * factor
     if sid in ("extra.sample_count", "extra.selected"):  # one term of 1 per matching draw / top_index entry
         assert set(vals) <= {1.0}
         return float(len(vals))

@@ -217,7 +217,8 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     run.state.clear()
     run.inputs.clear()
     values = run.values
-    out = [Step(r.id, values[r.id], r.dims, sc.scoring) for r in step_registry.RECORDS if r.id in values]
+    mods = tuple(m.name for m in kinds.modifiers(sc))
+    out = [Step(r.id, values[r.id], r.dims, sc.scoring, mods) for r in step_registry.RECORDS if r.id in values]
     warnings: list[Problem] = []
 
     mask = values.get("extra.mask")

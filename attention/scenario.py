@@ -356,8 +356,11 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
             errs.append(Problem(code, name, {"n": n, "got": len(toks)}))
     if not errs:
         hidden, n_sample = kind.memory_terms(sc)
+        itemsize = 4 if sc.dtype == "float32" else 8
         need = estimate_trace_bytes(B, L, S, H, dk, dv, d_q, d_kin, sc.values.shape[2], sc.d_out,
-                                    hidden, 4 if sc.dtype == "float32" else 8, n_sample)
+                                    hidden, itemsize, n_sample)
+        # the numbers a score modifier's steps keep (ALiBi's bias and biased scores, a sink's column ...)
+        need += itemsize * sum(m.memory_numbers(sc) for m in kinds.modifiers(sc) if hasattr(m, "memory_numbers"))
         limit = memory_limit()
         if need > limit:
             errs.append(Problem("sizes", "sizes", {"need": _gib(need), "limit": _gib(limit)}))

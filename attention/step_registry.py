@@ -73,6 +73,9 @@ class StepRecord:
     by_hand: tuple[str, ...] = ()  # blocks of the by-hand sheet that show this step's numbers
     stands_for: Optional[str] = None  # a step every later step reads this one in place of (see the docstring)
     repeats: tuple[tuple[str, str], ...] = ()  # (input, reason id): when this step can hold that input's numbers
+    # (step, reason id): a step this one can be worked out from (sinks.mass = 1 - a row of the weights):
+    # a quiz hiding this step hides that one too
+    gives_away: tuple[tuple[str, str], ...] = ()
 
     @property
     def extra(self) -> bool:
@@ -271,7 +274,12 @@ def title(step_id: str, scoring: Optional[str] = None) -> dict[str, str]:
     return {lang: words.text(key, lang) for lang in words.LANGS}
 
 
-def formula(step_id: str, scoring: Optional[str] = None) -> dict[str, str]:
-    """The step's formula in every language, as the scoring function `scoring` computes it."""
+def formula(step_id: str, scoring: Optional[str] = None, modifiers: tuple[str, ...] = ()) -> dict[str, str]:
+    """The step's formula in every language, as the scoring function `scoring` computes it, or a score
+    modifier among `modifiers` (names) that computes it its own way (sinks: the weights)."""
+    from attention import kinds
+
     key = BY_ID[step_id].formula_key(scoring)
+    for name in modifiers:
+        key = getattr(kinds.MODIFIERS.get(name), "formulas", {}).get(step_id, key)
     return {lang: words.text(key, lang) for lang in words.LANGS}

@@ -27,6 +27,7 @@ class Step:
     tensor: torch.Tensor
     dims: tuple[str, ...]
     scoring: Optional[str] = None  # the trace's scoring function: some steps' formulas depend on it
+    modifiers: tuple[str, ...] = ()  # the trace's score modifiers: one may compute a step its way (sinks: weights)
 
     @property
     def title(self) -> dict[str, str]:
@@ -35,8 +36,8 @@ class Step:
 
     @property
     def formula(self) -> dict[str, str]:
-        """{language: formula}, as the trace's scoring function computes this step."""
-        return step_registry.formula(self.id, self.scoring)
+        """{language: formula}, as the trace's scoring function (or a modifier of it) computes this step."""
+        return step_registry.formula(self.id, self.scoring, self.modifiers)
 
     @property
     def shape(self) -> tuple[int, ...]:

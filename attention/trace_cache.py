@@ -126,7 +126,9 @@ def load(sc: Scenario, path: Path, engine: Optional[str] = None) -> Optional[Tra
             if meta.get("version") != VERSION or meta.get("key") != key_for(sc, tag):
                 return None
             scoring = meta["options"].get("scoring")
-            steps = tuple(Step(sid, data[f"s{i}"], tuple(dims), scoring) for i, (sid, dims) in enumerate(meta["steps"]))
+            mods = tuple(p.get("kind") for p in meta["options"].get("modifiers", ()))
+            steps = tuple(Step(sid, data[f"s{i}"], tuple(dims), scoring, mods)
+                          for i, (sid, dims) in enumerate(meta["steps"]))
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
         return None
     return Trace(steps, meta["options"], {}, tuple(Problem.from_json(w) for w in meta["warnings"]))

@@ -33,6 +33,7 @@ from app.viewmodel import pane_text
 from app.viewmodel import token_lines as tl
 from app.viewmodel.pane_data import axis_for
 from app.viewmodel.quiz_data import QuizPaneData
+from attention import words
 
 STEP = "attention_weights"
 TOKEN_PX = 18  # token labels: read from the back of a room
@@ -259,6 +260,8 @@ class TokenLinesPanel(QDockWidget):
             if self.canvas.model is not None and self.canvas.model.clipped:
                 notes.append(self.tr("Only the first {0} queries and keys are drawn (L = {1}, S = {2}).")
                              .format(tl.MAX_TOKENS, L, S))
+            if "sinks.mass" in trace:  # the rows sum to less than 1: thinner lines, honestly
+                notes.append(words.text("sinks.lines_note", self._lang))
             if not np.isfinite(weights).all():
                 notes.append(self.tr("Weights that are not numbers have no line."))
         if stale:

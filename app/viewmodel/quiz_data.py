@@ -135,8 +135,11 @@ DIGITS = 9
 #: the pipeline's links (input, step, reason), each with what makes its two ends hold the same
 #: numbers when they do (a reason id: quiz.reason.<id> in attention/words/teaching.py): each step
 #: record's `repeats` (attention/step_registry.py)
-LINKS: tuple[tuple[str, str, str], ...] = tuple(
-    (source, rec.id, reason) for rec in step_registry.RECORDS for source, reason in rec.repeats)
+_OWN_LINKS = tuple((source, rec.id, reason) for rec in step_registry.RECORDS for source, reason in rec.repeats)
+#: ... and a step standing for another (ALiBi's biased scores for the scores) feeds what that one fed
+LINKS: tuple[tuple[str, str, str], ...] = _OWN_LINKS + tuple(
+    (rec.id, step, reason) for rec in step_registry.RECORDS if rec.stands_for
+    for source, step, reason in _OWN_LINKS if source == rec.stands_for)
 #: links that only rearrange numbers: named only when nothing else explains a repeat
 REARRANGE = ("split", "concat")
 
@@ -374,4 +377,8 @@ def plan(trace, chosen) -> QuizPlan:
                 continue
             target = covered if rep.ref in trace else exposed
             target.setdefault(rep.ref, (sid, rep))
+        rec = step_registry.BY_ID.get(sid)
+        for ref, why in rec.gives_away if rec is not None else ():  # worked out from another step (a sink's mass)
+            if ref in trace and ref not in chosen:
+                covered.setdefault(ref, (sid, Repeat(ref, (why,), 1.0)))
     return QuizPlan(chosen, covered, exposed)

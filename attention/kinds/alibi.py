@@ -178,6 +178,10 @@ class Alibi:
                        repeats=(("scores", "alibi_zero"),)),
         )
 
+    def memory_numbers(self, sc) -> int:
+        """The numbers its steps keep: the bias (H, L, S) and the biased scores (B, H, L, S)."""
+        return sc.n_heads * sc.L * sc.S * (1 + sc.batch)
+
     def part_problems(self, sc, part, path: str) -> list:
         """Slopes one finite number per query head; a scoring whose scores are all computed."""
         import numpy as np
@@ -235,8 +239,9 @@ def explain_bias(ctx, step_id: str, idx: tuple[int, ...]):
     form = _form_in(ctx.opts)
     pos = s if form == "key" else s - l
     value = ctx.value(step_id, idx)
-    term = ex.Term(ex._same(f"slope[{h}] = {ex.fmt(slope)}"), slope, (ex.Source(SLOPES, (h,)),))
     result = slope * pos
+    term = ex.Term(ex._same(f"slope[{h}] × {_position_text(form, l, s)} = {ex.fmt(slope)} × {pos} = {ex.fmt(result)}"),
+                   result, (ex.Source(SLOPES, (h,)),), factors=(slope, float(pos)))
     return ex._explanation(
         step_id, idx, value, ex._tx(f"explain.alibi.bias.formula.{form}", h=h, l=l, s=s), [term], result,
         ex._tx(f"explain.alibi.bias.summary.{form}", h1=ex.P(h), l=ex.P(l), s=ex.P(s), slope=ex.fmt(slope),

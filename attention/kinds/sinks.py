@@ -89,6 +89,7 @@ class Sinks:
     tiled = None  # the weights are a softmax over S + 1 columns: not the row softmax the tiles compute
     not_tiled_words = "tiles.not_applicable.sinks"
     fully_masked_code = "fully_masked_sink"  # the engine's note on rows with every key masked
+    formulas = {"attention_weights": "step.attention_weights.formula.sinks"}  # step id -> its formula here
 
     def __repr__(self) -> str:
         return f"<modifier {self.name}>"
@@ -100,7 +101,13 @@ class Sinks:
 
         return (StepRecord("sinks.mass", ("B", "H", "L"), "weights", "step.sinks.mass.title",
                            "step.sinks.mass.formula", mass_step, parts.present("modifiers", NAME), explain_mass,
-                           le._sentences, script_mass, ("masked_scores",), before="weighted_sum"),)
+                           le._sentences, script_mass, ("masked_scores",), before="weighted_sum",
+                           gives_away=(("attention_weights", "sink_rest"),)),)
+
+    def memory_numbers(self, sc) -> int:
+        """The mass (B, H, L) kept, and the softmax's (B, H, L, S + 1) temporaries: the logits with the
+        sink's column and their probabilities."""
+        return sc.batch * sc.n_heads * sc.L * (1 + 2 * (sc.S + 1))
 
     def part_problems(self, sc, part, path: str) -> list:
         import numpy as np

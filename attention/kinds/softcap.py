@@ -82,6 +82,10 @@ class Softcap:
                            le._sentences, script_scores, ("scores",), before="masked_scores", stands_for="scores",
                            by_hand=("scores",), repeats=(("scores", "softcap_small"),)),)
 
+    def memory_numbers(self, sc) -> int:
+        """The numbers its step keeps: the capped scores (B, H, L, S)."""
+        return sc.batch * sc.n_heads * sc.L * sc.S
+
     def part_problems(self, sc, part, path: str) -> list:
         from attention import kinds
         from attention.kinds.alibi import order_problems

@@ -9,6 +9,9 @@ EN = {
     "step.sinks.mass.title": "Sink: mass it took",
     "step.sinks.mass.formula": "mass[b,h,l] = exp(sink_h) / (sum_s exp(masked[b,h,l,s]) + exp(sink_h)) = 1 - sum_s A",
     "map.step.sinks.mass": "Sink mass",
+    "step.attention_weights.formula.sinks": (
+        "A = softmax([masked scores, sink_h], over keys and the sink) without the sink's column: rows sum to "
+        "1 - sinks.mass"),
     "lesson.sinks.mass.what": (
         "The sink is one more column in every row's softmax, with its head's learned logit; it is dropped "
         "afterwards, and this is the share of the row it took."),
@@ -34,6 +37,8 @@ EN = {
     "explain.sinks.fully.summary": (
         "Every key of query {l} (batch {b}) is masked, so the sink takes the whole row: every weight is 0 (not "
         "uniform, not NaN, whatever the fill {fill}) and the output of this row is 0."),
+    "sinks.lines_note": "A sink took part of each row: a query's lines sum to less than 1 (sinks.mass is the rest).",
+    "quiz.reason.sink_rest": "a row's weights sum to 1 minus the sink's mass",
     "problem.sinks_scoring": (
         "sinks change the softmax of every row; {kind} leaves some rows without one. Choose scaled dot, dot or "
         "additive scoring, or remove the sinks part"),
@@ -56,6 +61,8 @@ ZH = {
     "step.sinks.mass.title": "汇聚：拿走的份额",
     "step.sinks.mass.formula": "mass[b,h,l] = exp(sink_h) / (Σ_s exp(masked[b,h,l,s]) + exp(sink_h)) = 1 − Σ_s A",
     "map.step.sinks.mass": "汇聚份额",
+    "step.attention_weights.formula.sinks": (
+        "A = softmax([掩蔽后分数, sink_h]，对键和汇聚)，去掉汇聚列：每行之和 = 1 − sinks.mass"),
     "lesson.sinks.mass.what": (
         "汇聚是每行 softmax 里多出的一列，值为该头学到的 logit；softmax 之后去掉，这里是它拿走的份额。"),
     "lesson.sinks.mass.sum": "一行的权重加上汇聚份额等于 1：汇聚拿得多，查询关注得就少。",
@@ -78,6 +85,8 @@ ZH = {
     "explain.sinks.fully.summary": (
         "批次 {b} 的查询 {l} 的所有键都被掩蔽，所以汇聚拿走整行：每个权重都是 0（不是均匀，也不是 NaN，"
         "与填充值 {fill} 无关），这一行的输出为 0。"),
+    "sinks.lines_note": "汇聚拿走了每行的一部分：一个查询的线条之和小于 1（其余的在 sinks.mass 中）。",
+    "quiz.reason.sink_rest": "一行的权重之和等于 1 减去汇聚的份额",
     "problem.sinks_scoring": (
         "汇聚改变每一行的 softmax；{kind} 有些行没有 softmax。请选择缩放点积、点积或加性打分，或去掉 sinks 部分"),
     "problem.sinks_logits": "每个查询头应有一个汇聚 logit，形状应为 [{H}]，实际为 {got}",

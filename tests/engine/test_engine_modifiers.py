@@ -281,7 +281,8 @@ def test_random_combinations_against_the_reference(combo):
 def _all_three(rng=None, **more) -> Scenario:
     rng = rng or np.random.default_rng(8)
     return _scenario(rng, causal=True, modifiers=(
-        Part("alibi"), Part("softcap", {"cap": 2.0}), Part("sinks", {"logits": [0.5, -1.0, 0.0, 1.0]})), **more)
+        Part("alibi"), Part("softcap", {"cap": 2.0}),
+        Part("sinks", {"logits": [0.5, -1.0, 0.0, 1.0][:more.get("H", 4)]})), **more)
 
 
 def test_explain_names_the_bias_the_cap_and_the_sink():
@@ -368,3 +369,60 @@ def test_prob_sparse_refuses_the_modifiers(part):
     sc = _scenario(np.random.default_rng(0), S=8, L=8, scoring="prob_sparse", modifiers=(part,))
     (err,) = problems(sc)
     assert err.code == f"{part.kind}_scoring" and "prob_sparse" in err.text("en")
+
+
+# ---------------------------------------------------------------- the quiz
+
+
+def test_a_quiz_hiding_the_sink_mass_hides_the_weights_too():
+    from app.viewmodel.quiz_data import plan
+
+    trace = run(_all_three())
+    p = plan(trace, ["sinks.mass"])
+    assert p.hides("attention_weights") and p.covered["attention_weights"][1].reasons == ("sink_rest",)
+    assert "1 minus the sink" in p.note(trace, "en") and "汇聚" in p.note(trace, "zh")
+    assert not plan(trace, ["attention_weights"]).hides("sinks.mass")  # the mass does not give each weight
+
+
+def test_the_masked_scores_repeat_the_biased_scores_through_the_mask():
+    from app.viewmodel.quiz_data import plan
+
+    rng = np.random.default_rng(10)
+    trace = run(_scenario(rng, causal=True, modifiers=(Part("alibi"),)))
+    p = plan(trace, ["alibi.scores"])
+    assert p.covered["masked_scores"][1].reasons == ("mask",)
+
+
+def test_the_by_hand_sheet_shows_the_scores_the_softmax_reads():
+    from app.viewmodel import by_hand
+
+    trace = run(_all_three(B=1, H=2, kv=None))
+    sheet = by_hand.plan(trace, head=1)
+    block = sheet.blocks["scores"]
+    assert block.step_id == "softcap.scores" and "tanh" in block.formula
+    np.testing.assert_array_equal(block.values, trace.array("softcap.scores")[0, 1])
+
+
+def test_the_weights_formula_names_the_sink_and_survives_the_cache(tmp_path):
+    from attention import trace_cache
+
+    sc = _all_three()
+    trace = run(sc)
+    assert "sink" in trace["attention_weights"].formula["en"] and "汇聚" in trace["attention_weights"].formula["zh"]
+    assert "sink" not in run(_scenario(np.random.default_rng(8)))["attention_weights"].formula["en"]
+    assert trace_cache.save(trace, sc, tmp_path / "t.npz")
+    back = trace_cache.load(sc, tmp_path / "t.npz")
+    assert [s.formula for s in back.steps] == [s.formula for s in trace.steps]
+
+
+def test_the_memory_guard_counts_the_modifiers_steps(monkeypatch):
+    """A scenario that fits without modifiers is refused with them when their steps do not fit."""
+    from attention import scenario
+
+    sc = _scenario(np.random.default_rng(0), B=1, L=64, S=64, H=4)
+    plain = scenario.estimate_trace_bytes(1, 64, 64, 4, 2, 2, 8, 8, 8, 8)
+    monkeypatch.setattr(scenario, "memory_limit", lambda: plain + 8 * 4 * 64 * 64)  # room for one more (H, L, S)
+    assert problems(sc) == []
+    (err,) = problems(_scenario(np.random.default_rng(0), B=1, L=64, S=64, H=4,
+                                modifiers=(Part("alibi"), Part("softcap"))))
+    assert err.code == "sizes"

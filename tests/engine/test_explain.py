@@ -94,6 +94,13 @@ def _recombine(tr: Trace, ex: Explanation) -> float:
         return tr.options["scale"] * math.fsum(vals)
     if sid == "attention_weights" and not lazy:
         return vals[ex.index[3]] / sum(vals)
+    if sid == "alibi.scores":  # the score (as read there) plus ALiBi's bias
+        return math.fsum(vals)
+    if sid == "softcap.scores":  # cap · tanh(score / cap)
+        cap = next(p["cap"] for p in tr.options["modifiers"] if p["kind"] == "softcap")
+        return cap * math.tanh(vals[0] / cap)
+    if sid == "sinks.mass":  # the sink's term (the last) over every term of the row
+        return vals[-1] / sum(vals)
     if sid == "extra.sparsity":
         return max(vals) - sum(vals) / tr.options["S"]
     if sid == "extra.additive_features":  # tanh of (W_q q)[n] + (W_k k)[n]: every product one term

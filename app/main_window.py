@@ -45,7 +45,8 @@ from app.models_view import tools as model_tools
 from app.panes import pipeline_map
 from app.panes.export import export_pane_image, step_to_csv
 from app.panes.steps_view import StepsView
-from app.pipeline.autosave import Autosaver, Orphan, find_orphans
+from app.pipeline.autosave import Autosaver, Orphan, Skipped, find_orphans
+from app.pipeline.disk_stamp import DiskStamp, changed_since, stamp_file
 from app.pipeline.document import Document
 from app.pipeline.recompute import Recomputer
 from app.services import i18n, window_fit
@@ -104,6 +105,8 @@ class MainWindow(QMainWindow):
         if scenario is None:
             self.open_default()
         self.autosave = Autosaver(self.document, self.settings.data_folder(), self._autosave_description, self)
+        self.autosave.failed.connect(self._on_autosave_failed)
+        self.autosave.resumed.connect(self._on_autosave_resumed)
         self.recompute.schedule()
 
     # ---- construction ------------------------------------------------------------------------
@@ -140,6 +143,10 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.busy_label = QLabel()
         self.statusBar().addPermanentWidget(self.busy_label)
+        self.recovery_label = QLabel()  # "Recovery off" while autosave fails (the reason in its tooltip)
+        self.recovery_label.setStyleSheet("color: #b00020; font-weight: bold;")
+        self.recovery_label.hide()
+        self.statusBar().addPermanentWidget(self.recovery_label)
 
     def _region(self, key: str, widget: QWidget) -> QWidget:
         box = QWidget()
@@ -267,7 +274,7 @@ class MainWindow(QMainWindow):
         self.scale_locks = scale_locks.install(self.host)  # View ▸ Lock all colour scales
         self.pipeline_map = pipeline_map.install(self.host)  # the map of steps above the panels, "you are here"
         self.tiles = install_tiles(self.host)  # View ▸ FlashAttention tiles… (tiles and online softmax)
-        self.mask_painter = mask_painter.install(self.host)  # Edit ▸ Draw mask… (the drawn mask, one undo per stroke)
+        self.mask_painter = mask_painter.install(self.host)  # Edit ▸ Mask editor… (window; drawn mask)
         # not yet through the host: these two still take the window itself
         self.import_layer = import_layer.install(self)  # File ▸ Import layer… (a trained layer from a weights file)
         self.models = model_tools.install(self)  # File ▸ Open model folder…, the Sentence box, the model view
@@ -461,11 +468,15 @@ class MainWindow(QMainWindow):
         good numbers, marked stale, as while editing."""
         path = Path(path)
         safe_write.remove_stale(path)  # leftovers of this file's interrupted saves
+        data: Optional[bytes] = None
         try:
-            scenario, problems = scenario_io.load(path), []
+            data, stamp = _read_stamped(path)
+            scenario, problems = scenario_io.loads(data), []
         except ScenarioError as e:
             try:
-                scenario, problems = scenario_io.load(path, check=False), list(e.problems)
+                if data is None:  # not read at all
+                    raise
+                scenario, problems = scenario_io.loads(data, check=False), list(e.problems)
                 if not _controls_can_show(scenario):
                     raise ScenarioError(e.problems, e.omitted)
             except ScenarioError:
@@ -473,7 +484,7 @@ class MainWindow(QMainWindow):
                                    list(e.problems), omitted=e.omitted)
                 return False
         self._doc_title = None
-        self.document.load(scenario, path)
+        self.document.load(scenario, path, stamp)
         self.settings.add_recent(path)
         self._rebuild_recent_menu()
         if problems:
@@ -536,8 +547,45 @@ class MainWindow(QMainWindow):
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
 
+    def ask_overwrite_changed(self, path: Path, now: DiskStamp) -> str:
+        """"overwrite", "save_as" or "cancel" when `path` changed on disk since this window
+        opened or last saved it (another window or program wrote it).  Tests replace this."""
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("File changed on disk"),
+                          self.changed_on_disk_text(path, now), QMessageBox.StandardButton.NoButton, self)
+        overwrite = box.addButton(self.tr("Overwrite"), QMessageBox.ButtonRole.DestructiveRole)
+        save_as = box.addButton(self.tr("Save As..."), QMessageBox.ButtonRole.AcceptRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(save_as)
+        box.setEscapeButton(cancel)
+        box.exec()
+        return {overwrite: "overwrite", save_as: "save_as"}.get(box.clickedButton(), "cancel")
+
+    def changed_on_disk_text(self, path: Path, now: DiskStamp) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now.mtime_ns / 1e9))
+        return self.tr("\"{0}\" was changed on disk at {1}, after this window opened or last saved it (another "
+                       "window or program wrote it). Saving now would replace that version with yours. "
+                       "Overwrite it, save yours under another name, or cancel?").format(path.name, when)
+
+    def _replaces_a_changed_file(self, path: Path) -> Optional[str]:
+        """None to go on writing `path`; "save_as" or "cancel" when it is the document's own file,
+        changed on disk since it was opened or saved, and the person would rather not replace it."""
+        doc = self.document
+        if doc.path is None or doc.disk_stamp is None or not _same_file(path, doc.path):
+            return None
+        now = changed_since(path, doc.disk_stamp)
+        if now is None:
+            return None
+        choice = self.ask_overwrite_changed(path, now)
+        return None if choice == "overwrite" else choice
+
     def write(self, path: Path) -> bool:
         sc = self.document.scenario
+        refused = self._replaces_a_changed_file(path)
+        if refused == "save_as":
+            return self.save_as()
+        if refused:
+            self.statusBar().showMessage(self.tr("Not saved: {0} was changed on disk").format(path), 8000)
+            return False
         try:
             try:
                 scenario_io.save(sc, path)
@@ -550,7 +598,7 @@ class MainWindow(QMainWindow):
             self.show_messages(self.tr("Could not save {0}; nothing was written.").format(path.name), list(e.problems),
                                omitted=e.omitted)
             return False
-        self.document.mark_saved(path)
+        self.document.mark_saved(path, stamp_file(path))
         self.settings.add_recent(path)
         self._rebuild_recent_menu()
         try:
@@ -701,6 +749,10 @@ class MainWindow(QMainWindow):
         self._rebuild_preset_menu()
         self._update_title()
         self.host.retranslate()
+        problem = self.autosave.problem if hasattr(self, "autosave") else None
+        if problem:  # "Recovery off" and its reason in the new language
+            on_bar = self.message_bar.source == "autosave" and not self.message_bar.isHidden()
+            self._show_recovery_off(problem, bar=on_bar)
 
     def _update_undo_texts(self, *_) -> None:
         """"Undo Edit cell (1, 2)": the menu item and the tooltip name the step it takes back, in
@@ -782,8 +834,33 @@ class MainWindow(QMainWindow):
     # ---- autosave and crash recovery ----------------------------------------------------------
     def _autosave_description(self) -> dict:
         """What an autosave records besides the scenario: the file or preset it came from."""
-        path = self.document.path
-        return {"source": str(path) if path is not None else None, "title": self._doc_title}
+        path, stamp = self.document.path, self.document.disk_stamp
+        return {"source": str(path) if path is not None else None, "title": self._doc_title,
+                "source_stamp": stamp.to_json() if path is not None and stamp is not None else None}
+
+    def _on_autosave_failed(self, why: str) -> None:
+        """Recovery is off: say so where a person looks (the message bar, once per reason: a
+        failure at every edit must not keep bringing it back), and keep it on the status bar."""
+        said = self.recovery_label.isVisibleTo(self) and self.recovery_label.toolTip() == self._recovery_tip(why)
+        self._show_recovery_off(why, bar=not said)
+
+    def _recovery_tip(self, why: str) -> str:
+        return self.tr("Autosave failed: {0}").format(why)
+
+    def _show_recovery_off(self, why: str, bar: bool) -> None:
+        self.recovery_label.setText(self.tr("Recovery off"))
+        self.recovery_label.setToolTip(self._recovery_tip(why))
+        self.recovery_label.show()
+        if bar:
+            self.message_bar.show_message(
+                self.tr("Recovery is off: the unsaved changes could not be autosaved ({0}). "
+                        "Save your work to keep it.").format(why), [], "warning", "autosave")
+
+    def _on_autosave_resumed(self) -> None:
+        self.recovery_label.hide()
+        if self.message_bar.source == "autosave":
+            self.message_bar.clear()
+        self.statusBar().showMessage(self.tr("Autosave works again: recovery is on"), 6000)
 
     def ask_restore(self, orphan: Orphan) -> str:
         """"restore", "discard" or "later" for unsaved changes a crashed window left (tests
@@ -803,14 +880,21 @@ class MainWindow(QMainWindow):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(orphan.saved_at))
         sc = orphan.scenario
         sizes = f"B={sc.batch} L={sc.L} S={sc.S} d_model={sc.d_model} H={sc.n_heads}"
-        return self.tr("Attention Explorer did not close normally. It kept the changes to \"{0}\" that were not "
+        text = self.tr("Attention Explorer did not close normally. It kept the changes to \"{0}\" that were not "
                        "saved ({1}), as they were at {2}. Restore them? You can then save them or keep editing.")\
             .format(name, sizes, when)
+        newer = orphan.disk_changed()
+        if newer is not None:
+            text += " " + self.tr("The file on disk is newer: it was changed at {0}, after these changes began. "
+                                  "Saving will ask before replacing it.").format(
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(newer.mtime_ns / 1e9)))
+        return text
 
     def offer_recovery(self) -> bool:
         """Offer the autosaves of windows that did not close normally, newest first; True
         when one was restored (this window then holds it, modified, under its old name)."""
-        orphans = find_orphans(self.autosave.folder)
+        skipped: list[Skipped] = []
+        orphans = find_orphans(self.autosave.folder, skipped)
         restored = False
         for orphan in orphans:
             if restored:
@@ -819,7 +903,9 @@ class MainWindow(QMainWindow):
             choice = self.ask_restore(orphan)
             if choice == "restore" and self.maybe_save():
                 self._doc_title = orphan.title if not orphan.source else None
-                self.document.load(orphan.scenario, Path(orphan.source) if orphan.source else None)
+                # the stamp of the file the changes began from: a save over a file changed since asks
+                self.document.load(orphan.scenario, Path(orphan.source) if orphan.source else None,
+                                   orphan.base_stamp())
                 self.document.undo_stack.resetClean()  # unsaved: the title shows *, quitting asks
                 orphan.remove()
                 self._update_title()
@@ -830,7 +916,15 @@ class MainWindow(QMainWindow):
                 orphan.remove()
             else:
                 orphan.release()
+        if skipped:  # after a restore, which clears the message bar
+            self._show_skipped(skipped)
         return restored
+
+    def _show_skipped(self, skipped: list[Skipped]) -> None:
+        lines = [self.tr("{0}: {1}; set aside as {2}").format(s.file.name, s.reason, s.kept_as.name) if s.kept_as
+                 else self.tr("{0}: {1}").format(s.file.name, s.reason) for s in skipped]
+        self.show_messages(self.tr("Skipped {0} damaged autosave(s) in {1}; they are not offered.")
+                           .format(len(skipped), self.autosave.folder), lines, "warning")
 
     # ---- closing -------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -841,3 +935,21 @@ class MainWindow(QMainWindow):
         self.autosave.close()  # a normal quit: the changes were saved or discarded
         self.recompute.shutdown()
         event.accept()
+
+
+def _read_stamped(path: Path) -> tuple[bytes, DiskStamp]:
+    """The scenario file's bytes and their stamp: the hash is of the very bytes parsed, so a
+    file rewritten while it is read never passes for the version this window holds."""
+    try:
+        mtime = path.stat().st_mtime_ns
+    except (OSError, ValueError):
+        mtime = 0  # read_file says why it cannot be read
+    data = scenario_io.read_file(path)
+    return data, DiskStamp.of_bytes(data, mtime)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):
+        return a == b

@@ -13,6 +13,8 @@ settings.register_profile("default", deadline=None)
 settings.load_profile("default")
 
 
+import subprocess  # noqa: E402
+
 import pytest  # noqa: E402
 
 
@@ -25,6 +27,51 @@ def _catalogue_language_restored():
     before = words.language()
     yield
     words.set_language(before)
+
+
+def _is_python(args) -> bool:
+    argv0 = args if isinstance(args, (str, bytes, os.PathLike)) else next(iter(args), "")
+    return os.path.realpath(os.fsdecode(argv0)) == os.path.realpath(sys.executable)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    with _quick_loop_guard(item):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    with _quick_loop_guard(item):
+        yield
+
+
+class _quick_loop_guard:  # noqa: N801 - used as a `with` block
+    """A test that starts Python in a child process takes seconds (an interpreter, Qt, torch):
+    it must be marked slow so `pytest -m "not slow"`, the quick loop, stays under a minute.  In a
+    test not marked slow (its fixtures too, a module-scoped one included) such a start fails at
+    once, naming the rule, instead of quietly slowing the loop down (issue 21 item 10)."""
+
+    def __init__(self, item):
+        self.active = item.get_closest_marker("slow") is None
+        self.real = subprocess.Popen.__init__
+
+    def __enter__(self):
+        if self.active:
+            real = self.real
+
+            def guarded(popen, args, *a, **kw):
+                if _is_python(args):
+                    pytest.fail("this test starts Python in a child process (seconds): mark it "
+                                "@pytest.mark.slow, or call the code in-process", pytrace=False)
+                real(popen, args, *a, **kw)
+
+            subprocess.Popen.__init__ = guarded
+        return self
+
+    def __exit__(self, *exc):
+        subprocess.Popen.__init__ = self.real
+        return False
 
 
 _exit_status: list[int] = []

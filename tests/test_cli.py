@@ -183,6 +183,7 @@ def test_help_and_bad_options_in_process(capsys):
 
 # ---- hostile input (issue 13) ---------------------------------------------------------------------
 
+@pytest.mark.slow  # the `runs` fixture starts main.py nine times
 def test_paths_that_are_not_files_are_refused_at_once(runs):
     """A FIFO would block forever and /dev/zero never ends: both are refused before reading."""
     for name, what in (("validate_fifo", "a pipe (FIFO)"), ("validate_zero", "a device")):
@@ -191,6 +192,7 @@ def test_paths_that_are_not_files_are_refused_at_once(runs):
         assert r.stderr.endswith(f": file: {what}, not a regular file; open a scenario file (.json)\n"), r.stderr
 
 
+@pytest.mark.slow  # the `runs` fixture starts main.py nine times
 def test_huge_integers_get_the_projects_own_error_naming_the_field(runs):
     r = runs["validate_huge"]
     assert r.returncode == 2 and "Error" not in r.stderr

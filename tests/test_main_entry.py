@@ -24,6 +24,7 @@ def _run(args, lang="C.UTF-8", **env):
                           text=True, encoding="utf-8", timeout=120)
 
 
+@pytest.mark.slow  # starts main.py in a child process
 def test_a_file_without_a_display_says_so_in_one_line():
     r = _run([str(TOY)])
     assert r.returncode == 2, r.stderr
@@ -35,16 +36,19 @@ def test_a_file_without_a_display_says_so_in_one_line():
     assert "qt.qpa" not in r.stderr and "Aborted" not in r.stderr
 
 
+@pytest.mark.slow  # starts main.py in a child process
 def test_no_argument_without_a_display_says_so_too():
     r = _run([])
     assert r.returncode == 2 and "needs a display" in r.stderr
 
 
+@pytest.mark.slow  # starts main.py in a child process
 def test_in_chinese_when_the_terminal_is():
     r = _run([str(TOY)], lang="zh_CN.UTF-8")
     assert r.returncode == 2 and "显示器" in r.stderr and "validate" in r.stderr
 
 
+@pytest.mark.slow  # starts main.py in a child process
 @pytest.mark.parametrize("word, near", [("frobnicate", None), ("valdate", "validate"), ("preset", "presets")])
 def test_an_unknown_command_is_named_as_such(word, near):
     r = _run([word], DISPLAY=":99")  # even with a display: not a file, not a command
@@ -56,6 +60,7 @@ def test_an_unknown_command_is_named_as_such(word, near):
         assert f"'{near}'" in line
 
 
+@pytest.mark.slow  # starts main.py in a child process
 def test_an_unknown_option():
     r = _run(["--frob"])
     assert r.returncode == 2 and "unknown option '--frob'" in r.stderr

@@ -170,6 +170,7 @@ def _csv_cell(trace, step: str, batch: int, m: int, r: int, c: int) -> str:
     return blocks[m][1 + r][1 + c]
 
 
+@pytest.mark.slow  # the CLI part starts main.py
 def test_minus_a_million_reads_the_same_in_cell_hover_explain_lesson_csv_and_cli():
     from app.viewmodel import lessons
     from app.viewmodel.pane_data import pane_data
@@ -187,6 +188,7 @@ def test_minus_a_million_reads_the_same_in_cell_hover_explain_lesson_csv_and_cli
     assert _cli_first_line(path, "masked_scores", (b, h, l, s)).endswith(f"= {want}")
 
 
+@pytest.mark.slow  # the CLI part starts main.py
 def test_a_small_number_reads_the_same_in_cell_hover_explain_csv_and_cli(tmp_path):
     from app.viewmodel.pane_data import pane_data
     path, trace, idx = _tiny(tmp_path)

@@ -143,6 +143,7 @@ def test_script_export_keeps_zero_based_indices():
 
 
 # ---- the CLI, as a person runs it ---------------------------------------------------------------------
+@pytest.mark.slow  # starts Python in a child process
 def test_cli_explain_and_validate_text_count_from_one(tmp_path):
     out = subprocess.run([sys.executable, "main.py", "explain", str(TOY), "scores", "0", "0", "0", "3"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -1,28 +1,30 @@
-"""Edit ▸ Draw mask…: paint the drawn mask (Part("drawn"), attention/kinds/drawn.py) with the mouse.
+"""Edit ▸ Mask editor…: the sliding window W (Part("window")) and the drawn mask (Part("drawn"),
+attention/kinds/drawn.py), painted with the mouse.
 
 One batch item's (L, S) grid at a time: press on a cell, drag across others, release.  A left
 press paints (masks), a right press, Shift held or the Erase toggle erases.  The whole stroke is
 ONE undo step through the document's QUndoStack (pushed on release); the grid shows the stroke
 while it is drawn.  The engine combines the drawing with the other mask rules; explain then says
-"drawn" for a painted cell.  The edits themselves are Qt-free (app/viewmodel/drawn_edits.py),
+"drawn" for a painted cell.  The edits themselves are Qt-free (app/viewmodel/mask_edits.py),
 and resizing L or S anywhere keeps the cells that still fit (edits.conform).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
-from PySide6.QtCore import QObject, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QObject, QPoint, QRect, QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QMouseEvent, QPainter, QPen
 from PySide6.QtWidgets import QCheckBox, QDialog, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from app.panes.paint_guard import guarded
-from app.viewmodel import drawn_edits
+from app.viewmodel import mask_edits
 from attention import numbers, words
 
 if TYPE_CHECKING:  # pragma: no cover - types only
-    from app.features import FeatureHost
     from app.pipeline.document import Document
+
+# the host is app.features.FeatureHost (not imported: app.features imports app.editing)
 
 CELL = 22  # pixels per cell side
 MARGIN = 28  # room for the key numbers above and the query numbers left
@@ -120,7 +122,8 @@ class MaskCanvas(QWidget):
 
 
 class MaskPainter(QWidget):
-    """The canvas, the batch item, the Erase toggle and Clear, editing `doc`'s drawn mask."""
+    """The window size, and the canvas, the batch item, the Erase toggle and Clear editing
+    `doc`'s drawn mask."""
 
     def __init__(self, doc: "Document", parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -128,6 +131,12 @@ class MaskPainter(QWidget):
         self.canvas = MaskCanvas(self)
         self.batch_label, self.batch = QLabel(self), QSpinBox(self)
         self.erase, self.clear = QCheckBox(self), QPushButton(self)
+        self.window_label, self.window = QLabel(self), QSpinBox(self)
+        self.window.setRange(0, 2**31 - 1)  # 0: no window
+        wrow = QHBoxLayout()
+        wrow.addWidget(self.window_label)
+        wrow.addWidget(self.window)
+        wrow.addStretch(1)
         self.hint = QLabel(self)
         self.hint.setWordWrap(True)
         row = QHBoxLayout()
@@ -135,6 +144,7 @@ class MaskPainter(QWidget):
             row.addWidget(w)
         row.addStretch(1)
         lay = QVBoxLayout(self)
+        lay.addLayout(wrow)
         lay.addLayout(row)
         lay.addWidget(self.canvas, 0, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         lay.addWidget(self.hint)
@@ -143,6 +153,7 @@ class MaskPainter(QWidget):
         self.erase.toggled.connect(lambda on: setattr(self.canvas, "erase", on))
         self.clear.clicked.connect(self.clear_item)
         self.batch.valueChanged.connect(lambda _: self.refresh())
+        self.window.valueChanged.connect(self.set_window)
         doc.changed.connect(self.refresh)
         self.retranslate()
         self.refresh()
@@ -154,24 +165,37 @@ class MaskPainter(QWidget):
     def refresh(self) -> None:
         sc = self.doc.scenario
         self.batch.setRange(1, max(sc.batch, 1))
-        drawn = drawn_edits.drawing(sc)
+        drawn = mask_edits.drawing(sc)
         b = self.item()
         fits = drawn is not None and drawn.shape == (sc.batch, sc.L, sc.S)
         self.canvas.set_mask(drawn[b] if fits else np.zeros((sc.L, sc.S), dtype=bool))
+        W = mask_edits.window_size(sc)
+        with QSignalBlocker(self.window):
+            self.window.setValue(W if isinstance(W, int) and W >= 1 else 0)
+
+    def set_window(self, W: int) -> None:
+        """The window size (0: none); holding an arrow is one undo step (merged)."""
+        size = W if W >= 1 else None
+        new = mask_edits.with_window(self.doc.scenario, size)
+        text = (words.text("maskpaint.undo_window", W=W) if size else words.text("maskpaint.undo_no_window"))
+        self.doc.replace(new, text, merge_key="window" if size else None)  # removing it is a step of its own
 
     def apply_stroke(self, cells: list, value: bool) -> None:
         """One stroke = one undo step."""
-        new = drawn_edits.stroke(self.doc.scenario, self.item(), cells, value)
+        new = mask_edits.stroke(self.doc.scenario, self.item(), cells, value)
         self.doc.replace(new, words.text("maskpaint.undo_paint" if value else "maskpaint.undo_erase",
                                          n=len(cells), b=numbers.position(self.item())))
 
     def clear_item(self) -> None:
         sc = self.doc.scenario
         cells = [(r, c) for r in range(sc.L) for c in range(sc.S)]
-        self.doc.replace(drawn_edits.stroke(sc, self.item(), cells, False),
+        self.doc.replace(mask_edits.stroke(sc, self.item(), cells, False),
                          words.text("maskpaint.undo_clear", b=numbers.position(self.item())))
 
     def retranslate(self) -> None:
+        self.window_label.setText(words.text("field.masks.window.size.label"))
+        self.window.setToolTip(words.text("field.masks.window.size.help"))
+        self.window.setSpecialValueText(words.text("maskpaint.no_window"))
         self.batch_label.setText(words.text("maskpaint.batch"))
         self.erase.setText(words.text("maskpaint.erase"))
         self.clear.setText(words.text("maskpaint.clear"))
@@ -179,9 +203,9 @@ class MaskPainter(QWidget):
 
 
 class MaskPainterFeature(QObject):
-    """Edit ▸ Draw mask…: a dialog with the painter on the window's document."""
+    """Edit ▸ Mask editor…: a dialog with the window size and the painter on the window's document."""
 
-    def __init__(self, host: "FeatureHost") -> None:
+    def __init__(self, host: Any) -> None:
         super().__init__(host.window)
         self.host = host
         self.dialog: Optional[QDialog] = None
@@ -211,6 +235,6 @@ class MaskPainterFeature(QObject):
             self.painter.retranslate()
 
 
-def install(host: "FeatureHost") -> MaskPainterFeature:
-    """Add Edit ▸ Draw mask… to the host's window; returns its controller."""
+def install(host: Any) -> MaskPainterFeature:
+    """Add Edit ▸ Mask editor… to the host's window; returns its controller."""
     return MaskPainterFeature(host)

@@ -143,6 +143,20 @@ class MatrixEditor(QWidget):
                 act = menu.addAction("")
                 act.triggered.connect(lambda _=False, k=kind, w=whole: self.fill(k, whole=w))
                 self.fill_actions[(kind, whole)] = act
+        self.table_menu = self._build_table_menu()
+
+    def _build_table_menu(self) -> QMenu:
+        """The table's right-click menu, built once and kept for the editor's life.  It shows
+        the Fill button's own submenus; PySide ties them to every menu they are added to, so a
+        menu made per click and deleted after it (deleteLater) took them along, and the second
+        right-click raised "Internal C++ object (QMenu) already deleted"."""
+        menu = QMenu(self)
+        menu.addAction(self.copy_action)
+        menu.addAction(self.paste_action)
+        menu.addSeparator()
+        menu.addMenu(self.fill_selection_menu)
+        menu.addMenu(self.fill_all_menu)
+        return menu
 
     def _build_toolbar(self, compact: bool) -> None:
         self.toolbar = QHBoxLayout()
@@ -311,16 +325,9 @@ class MatrixEditor(QWidget):
             self.fill("zeros")
 
     def context_menu(self) -> QMenu:
-        """The table's right-click menu: Copy, Paste, Fill selection ▸, Fill whole matrix ▸."""
-        menu = QMenu(self)
-        menu.addAction(self.copy_action)
-        menu.addAction(self.paste_action)
-        menu.addSeparator()
-        menu.addMenu(self.fill_selection_menu)
-        menu.addMenu(self.fill_all_menu)
-        return menu
+        """The table's right-click menu: Copy, Paste, Fill selection ▸, Fill whole matrix ▸
+        (the same menu at every right-click; never delete it)."""
+        return self.table_menu
 
     def _context_menu(self, pos) -> None:
-        menu = self.context_menu()
-        menu.exec(self.table.viewport().mapToGlobal(pos))
-        menu.deleteLater()
+        self.table_menu.exec(self.table.viewport().mapToGlobal(pos))

@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from app.pipeline import undo
+from app.pipeline.disk_stamp import DiskStamp
 from app.viewmodel.matrix_ref import MatrixRef
 from attention import Scenario
 
@@ -37,6 +38,9 @@ class Document(QObject):
         super().__init__(parent)
         self._scenario = scenario
         self._path = path
+        #: the file as it was opened or last saved (app.pipeline.disk_stamp): a save over a file
+        #: changed since then asks first.  None: nothing known, nothing compared.
+        self.disk_stamp: Optional[DiskStamp] = None
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self.replaying = False  # True while the history is rebuilt: commands then change nothing
@@ -59,18 +63,20 @@ class Document(QObject):
         self._scenario = scenario
         self.changed.emit()
 
-    def load(self, scenario: Scenario, path: Optional[Path]) -> None:
-        """A new document: fresh history, clean state."""
+    def load(self, scenario: Scenario, path: Optional[Path], stamp: Optional[DiskStamp] = None) -> None:
+        """A new document: fresh history, clean state; `stamp`: the file as it was read."""
         self.undo_stack.clear()
         self._path = path
+        self.disk_stamp = stamp
         self._scenario = scenario
         self.undo_stack.setClean()
         self.path_changed.emit()
         self.loaded.emit()
         self.changed.emit()
 
-    def mark_saved(self, path: Path) -> None:
+    def mark_saved(self, path: Path, stamp: Optional[DiskStamp] = None) -> None:
         self._path = path
+        self.disk_stamp = stamp
         self.undo_stack.setClean()
         self.path_changed.emit()
 

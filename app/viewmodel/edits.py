@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from app.viewmodel import drawn_edits
+from app.viewmodel import mask_edits
 from app.viewmodel.matrix_ref import set_array
 from attention import Additive, Projection, Scenario, kinds
 from attention.generators import generate
@@ -108,7 +108,7 @@ def conform(new: Scenario, old: Scenario) -> Scenario:
     vl = new.valid_lens
     if vl is not None and vl.ndim in (1, 2):
         changes["valid_lens"] = resize(vl, (B,) if vl.ndim == 1 else (B, L), fill=S)
-    out = drawn_edits.fitted(dataclasses.replace(new, **changes))  # a drawn mask keeps what still fits
+    out = mask_edits.fitted(dataclasses.replace(new, **changes))  # a drawn mask keeps what still fits
     if not heads_split(out):
         return out
     return _conform_weights(out, old)

@@ -35,6 +35,14 @@ def resize(mask: torch.Tensor, B: int, L: int, S: int) -> torch.Tensor:
     return out
 
 
+def resize_array(mask: np.ndarray, B: int, L: int, S: int) -> np.ndarray:
+    """`resize` for a numpy (B0, L0, S0) bool array (the editors, which do not load torch)."""
+    out = np.zeros((B, L, S), dtype=bool)
+    b, l, s = min(B, mask.shape[0]), min(L, mask.shape[1]), min(S, mask.shape[2])
+    out[:b, :l, :s] = mask[:b, :l, :s]
+    return out
+
+
 def paint(mask: torch.Tensor, cells: list[tuple[int, int, int]], value: bool) -> torch.Tensor:
     """A copy of mask with the (b, l, s) cells set to value: one stroke = one new tensor, so the
     undo stack can keep the one before."""

@@ -43,7 +43,7 @@ EN: dict[str, str] = {
     "step.output.formula": "Y = concat W_o^T + b_o",
     # extras: the mask, additive attention's hidden features, ProbSparse's sampling and selection
     "step.extra.mask.title": "Mask (True = masked)",
-    "step.extra.mask.formula": "masked if s >= valid_len or (causal and s > l)",
+    "step.extra.mask.formula": "masked if s >= valid_len, or causal and s > l, or s <= l - W (window), or drawn",
     "step.extra.fully_masked.title": "Rows with every key masked",
     "step.extra.fully_masked.formula": "all(mask[b,l,:])",
     "step.extra.additive_features.title": "Additive: hidden features",
@@ -99,7 +99,7 @@ ZH: dict[str, str] = {
     "step.output.formula": "Y = 拼接 W_o^T + b_o（无投影时 Y = 拼接）",
     # extras: the mask and ProbSparse's sampling and selection
     "step.extra.mask.title": "掩码（True 表示被掩蔽）",
-    "step.extra.mask.formula": "s ≥ 有效长度或（因果时）s > l 则被掩蔽",
+    "step.extra.mask.formula": "s ≥ 有效长度、或（因果时）s > l、或 s ≤ l − W（窗口）、或手绘时被掩蔽",
     "step.extra.fully_masked.title": "所有键都被掩蔽的行",
     "step.extra.fully_masked.formula": "mask[b,l,:] 全为 True",
     "step.extra.additive_features.title": "加性注意力：隐藏特征",

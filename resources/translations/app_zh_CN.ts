@@ -2,6 +2,67 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
   <context>
+    <name>Autosave</name>
+    <message>
+      <source>its numbers are damaged</source>
+      <extracomment>a temporary of write_atomic for an autosave: `.session-&lt;id&gt;.json.&lt;8 random&gt;.tmp` the latest time an autosave may carry (9999-12-31): anything beyond is damage</extracomment>
+      <translation>其中的数字已损坏</translation>
+    </message>
+    <message>
+      <source>it cannot be read ({0})</source>
+      <translation>无法读取（{0}）</translation>
+    </message>
+    <message>
+      <source>it is not text (UTF-8)</source>
+      <translation>不是文本（UTF-8）</translation>
+    </message>
+    <message>
+      <source>it is nested too deeply to be an autosave</source>
+      <translation>嵌套太深，不是自动保存文件</translation>
+    </message>
+    <message>
+      <source>it is not JSON</source>
+      <translation>不是 JSON</translation>
+    </message>
+    <message>
+      <source>it is not an autosave of this program</source>
+      <translation>不是本程序的自动保存文件</translation>
+    </message>
+    <message>
+      <source>its scenario cannot be read: {0}</source>
+      <translation>其中的场景无法读取：{0}</translation>
+    </message>
+    <message>
+      <source>its time (saved_at) is not a time</source>
+      <translation>其时间（saved_at）不是有效时间</translation>
+    </message>
+    <message>
+      <source>its file name (source) is not a path</source>
+      <translation>其文件名（source）不是路径</translation>
+    </message>
+    <message>
+      <source>its title is not a pair of names</source>
+      <translation>其标题（title）不是一对名称</translation>
+    </message>
+    <message>
+      <source>the disk is full</source>
+      <extracomment>what went wrong last ("full" | "readonly" | "numbers" | "other", a detail); None while it works</extracomment>
+      <translation>磁盘已满</translation>
+    </message>
+    <message>
+      <source>the folder {0} cannot be written</source>
+      <translation>文件夹 {0} 无法写入</translation>
+    </message>
+    <message>
+      <source>the scenario holds numbers a file cannot hold ({0})</source>
+      <translation>场景中有文件无法保存的数字（{0}）</translation>
+    </message>
+    <message>
+      <source>the system refused: {0}</source>
+      <translation>系统拒绝：{0}</translation>
+    </message>
+  </context>
+  <context>
     <name>ByHandLayout</name>
     <message>
       <source>By-hand layout</source>
@@ -16,7 +77,7 @@
     <name>ByHandSlide</name>
     <message>
       <source>By hand</source>
-      <extracomment>which block of the sheet each step of the pipeline is</extracomment>
+      <extracomment>which blocks of the sheet show each step (outlined while it is the slide's step): the step records' one table, which the sheet's quiz hiding reads too (app/viewmodel/by_hand.py)</extracomment>
       <translation>手算</translation>
     </message>
     <message>
@@ -526,6 +587,26 @@
       <translation>“{0}”是写保护的。仍要替换它吗（替换后仍保持写保护）？</translation>
     </message>
     <message>
+      <source>File changed on disk</source>
+      <translation>文件已在磁盘上更改</translation>
+    </message>
+    <message>
+      <source>Overwrite</source>
+      <translation>覆盖</translation>
+    </message>
+    <message>
+      <source>Save As...</source>
+      <translation>另存为...</translation>
+    </message>
+    <message>
+      <source>"{0}" was changed on disk at {1}, after this window opened or last saved it (another window or program wrote it). Saving now would replace that version with yours. Overwrite it, save yours under another name, or cancel?</source>
+      <translation>“{0}”在 {1} 已在磁盘上被更改，晚于本窗口打开或上次保存它的时间（另一个窗口或程序写入了它）。现在保存会用你的版本替换那个版本。要覆盖它、把你的版本另存为其他名称，还是取消？</translation>
+    </message>
+    <message>
+      <source>Not saved: {0} was changed on disk</source>
+      <translation>未保存：{0} 已在磁盘上被更改</translation>
+    </message>
+    <message>
       <source>Not saved: {0} is write-protected</source>
       <translation>未保存：{0} 是写保护的</translation>
     </message>
@@ -706,6 +787,22 @@
       <translation>重做(&amp;R)</translation>
     </message>
     <message>
+      <source>Recovery off</source>
+      <translation>恢复已关闭</translation>
+    </message>
+    <message>
+      <source>Autosave failed: {0}</source>
+      <translation>自动保存失败：{0}</translation>
+    </message>
+    <message>
+      <source>Recovery is off: the unsaved changes could not be autosaved ({0}). Save your work to keep it.</source>
+      <translation>恢复已关闭：未保存的更改无法自动保存（{0}）。请保存你的工作以免丢失。</translation>
+    </message>
+    <message>
+      <source>Autosave works again: recovery is on</source>
+      <translation>自动保存已恢复正常：恢复已开启</translation>
+    </message>
+    <message>
       <source>Restore unsaved changes?</source>
       <translation>恢复未保存的修改？</translation>
     </message>
@@ -726,8 +823,24 @@
       <translation>Attention Explorer 上次没有正常关闭。它保留了对“{0}”尚未保存的修改（{1}），时间为 {2}。要恢复这些修改吗？恢复后可以保存或继续编辑。</translation>
     </message>
     <message>
+      <source>The file on disk is newer: it was changed at {0}, after these changes began. Saving will ask before replacing it.</source>
+      <translation>磁盘上的文件更新：它在 {0} 被更改，晚于这些更改开始的时间。保存时会先询问再替换它。</translation>
+    </message>
+    <message>
       <source>Restored the unsaved changes to {0}</source>
       <translation>已恢复对 {0} 的未保存修改</translation>
+    </message>
+    <message>
+      <source>{0}: {1}; set aside as {2}</source>
+      <translation>{0}：{1}；已另存为 {2}</translation>
+    </message>
+    <message>
+      <source>{0}: {1}</source>
+      <translation>{0}：{1}</translation>
+    </message>
+    <message>
+      <source>Skipped {0} damaged autosave(s) in {1}; they are not offered.</source>
+      <translation>跳过了 {1} 中 {0} 个损坏的自动保存；不会提供恢复它们。</translation>
     </message>
     <message>
       <source>Parameters</source>
@@ -900,6 +1013,7 @@
     <name>ModelPanel</name>
     <message>
       <source>Layer {0}</source>
+      <extracomment>Characters the Sentence box takes: every sentence at its longest (attention.models.sentences).</extracomment>
       <translation>第 {0} 层</translation>
     </message>
     <message>
@@ -1018,7 +1132,7 @@
     <name>ParameterPanel</name>
     <message>
       <source>sizes: the inputs would hold {0:,} numbers, more than the {1:,} this window edits; nothing was changed</source>
-      <extracomment>The fields whose new value changes how many numbers the weights hold: checked against MAX_ELEMENTS before anything is allocated. Where a field's refusal or problem line shows, where that is not its own label: the additive kind's problems sit under its weight buttons (app.editing.problems.control_key: "additive").</extracomment>
+      <extracomment>The fields whose new value changes how many numbers the weights hold: checked against MAX_ELEMENTS before anything is allocated. Where a field's refusal or problem line shows, where that is not its own label: the options of a kind with weights of its own sit under its weight buttons (app.editing.problems.control_key: the kind's weights_attr).</extracomment>
       <translation>sizes：输入将包含 {0:,} 个数，超过本窗口可编辑的 {1:,} 个；没有任何改动</translation>
     </message>
     <message>
@@ -1201,7 +1315,7 @@
     <name>PresentationView</name>
     <message>
       <source>Presentation - Attention Explorer</source>
-      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns input panes are drawn this much smaller than the output the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open</extracomment>
+      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area the inputs column takes the width its panes need, at most this share of the slide the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open</extracomment>
       <translation>演示 - 注意力机制探索器</translation>
     </message>
     <message>

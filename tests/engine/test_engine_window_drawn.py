@@ -183,6 +183,7 @@ def test_the_trace_keeps_the_painted_cells():
     json.dumps(masks)
 
 
+@pytest.mark.slow
 def test_the_exported_script_reproduces_window_and_drawn(tmp_path):
     rng = np.random.default_rng(6)
     drawn = rng.random((2, 5, 6)) < 0.2
@@ -194,3 +195,17 @@ def test_the_exported_script_reproduces_window_and_drawn(tmp_path):
     got = json.loads(out.stdout)
     _, want = _reference(sc)
     np.testing.assert_allclose(np.array(got["output"]), want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("new", [(1, 2, 3), (2, 5, 6), (3, 1, 7)])
+def test_the_editors_resize_keeps_what_fits_as_the_kinds(new):
+    """drawn.resize_array (numpy, for the editors) keeps the top-left block as drawn.resize does."""
+    from attention.kinds import drawn
+
+    old = np.random.default_rng(8).random((2, 4, 5)) < 0.5
+    got = drawn.resize_array(old, *new)
+    b, l, s = (min(a, c) for a, c in zip(old.shape, new))
+    want = np.zeros(new, dtype=bool)
+    want[:b, :l, :s] = old[:b, :l, :s]
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(drawn.resize(torch.from_numpy(old), *new).numpy(), want)

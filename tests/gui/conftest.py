@@ -7,7 +7,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from gui_helpers import expected_matrices  # noqa: E402
+from gui_helpers import expected_matrices, presentation  # noqa: E402, F401 (a fixture for every GUI test)
 from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 

@@ -1,13 +1,19 @@
-"""Scenarios and expectations shared by the window's tests.
+"""Scenarios, expectations and set-ups shared by the window's tests.
 
 `expected_matrices` cuts what a pane must show straight from the engine's array (one batch
 item, one 2-D matrix per head, heads as columns for (H, L) steps, a column for a vector),
-independently of the pane code."""
+independently of the pane code.  `enter_presentation` (and the `presentation` fixture, which
+tests/gui/conftest.py makes available to every GUI test) starts the slide show the way a person
+does: the window shown and active, F5, the slides taking the keys."""
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from attention import Projection, Scenario
 
@@ -44,3 +50,24 @@ def expected_matrices(trace, step_id: str, batch: int) -> list[np.ndarray]:
     if len(dims) == 2:
         return [arr.T if dims[0] == "H" else arr]
     return [arr[:, None]]
+
+
+def enter_presentation(qtbot, window, size: Optional[tuple[int, int]] = None):
+    """Press F5 in the shown, active `window`; the slide view once it has the keys, resized to
+    `size` (a projector's 1280 x 720, say; offscreen's full screen is 800 x 800) when given."""
+    with qtbot.waitActive(window):
+        window.show()
+        window.activateWindow()
+    view = window.presentation.view
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)  # presenter keys go to the slide show
+    if size is not None:
+        view.resize(*size)
+        qtbot.waitUntil(lambda: (view.width(), view.height()) == tuple(size))
+    return view
+
+
+@pytest.fixture
+def presentation(qtbot):
+    """presentation(window, size=None) -> the slide view (`enter_presentation`)."""
+    return lambda window, size=None: enter_presentation(qtbot, window, size)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 from gui_helpers import expected_matrices
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 import attention
 import resources
@@ -39,14 +38,9 @@ def test_the_steps_region_shows_the_features_with_the_engines_numbers(window):
             assert not any(w in text for w in DOT_WORDS), (sid, text)
 
 
-def test_the_slides_show_the_features_before_the_scores_in_both_languages(qtbot, window):
+def test_the_slides_show_the_features_before_the_scores_in_both_languages(qtbot, window, presentation):
     _open_additive(window)
-    with qtbot.waitActive(window):
-        window.show()
-        window.activateWindow()
-    view = window.presentation.view
-    qtbot.keyClick(window, Qt.Key.Key_F5)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
+    view = presentation(window)
     ids = view.lesson_ids()
     assert ids.index("extra.additive_features") == ids.index("scores") - 1
     trace = window.last_trace

@@ -45,7 +45,7 @@ def test_an_edit_is_autosaved_in_the_data_folder(window, qtbot, settings):
     assert file.parent == settings.data_folder() / "autosave"  # the test's folder, never the user's
     doc = json.loads(file.read_text(encoding="utf-8"))
     assert doc["format"] == "attention-explorer/autosave" and abs(doc["saved_at"] - time.time()) < 60
-    assert same(scenario_io.from_dict(doc["scenario"]), window.document.scenario)
+    assert same(scenario_io.from_dict(autosave.unpack(doc["scenario"])), window.document.scenario)
     assert sorted(p.name for p in file.parent.iterdir()) == sorted([file.name, file.with_suffix(".lock").name])
 
 
@@ -72,7 +72,7 @@ def test_a_big_scenario_is_written_off_the_gui_thread(window, qtbot, monkeypatch
     file = _written(window, qtbot) if not window.autosave.file.exists() else window.autosave.file
     qtbot.waitUntil(lambda: window.autosave._worker is None, timeout=5000)
     doc = json.loads(file.read_text(encoding="utf-8"))
-    assert same(scenario_io.from_dict(doc["scenario"]), window.document.scenario)
+    assert same(scenario_io.from_dict(autosave.unpack(doc["scenario"])), window.document.scenario)
 
 
 def test_a_running_window_s_autosave_is_not_offered(window, qtbot, make_window):
@@ -91,9 +91,12 @@ def test_the_offer_says_what_and_when_in_both_languages(window, qtbot, tmp_path)
     en = window.restore_text(orphan)
     assert "Time-Series-Library toy" in en and when in en and "L=4" in en
     window.set_language("zh")
-    zh = window.restore_text(orphan)
-    assert zh != en and when in zh and "恢复" in zh
-    orphan.release()
+    try:
+        zh = window.restore_text(orphan)
+        assert zh != en and when in zh and "恢复" in zh
+    finally:
+        window.set_language("en")  # Qt's translator is process-wide: the next test reads English
+        orphan.release()
 
 
 KILLED = r"""
@@ -192,6 +195,7 @@ def _relaunch(tmp_path, expected, choice):
     return r.stdout
 
 
+@pytest.mark.slow  # kills and relaunches the window in child processes
 def test_after_kill_9_the_next_launch_offers_the_changes_exactly(tmp_path):
     expected = tmp_path / "expected.json"
     file = _killed_after_edits(tmp_path, expected)
@@ -204,6 +208,7 @@ def test_after_kill_9_the_next_launch_offers_the_changes_exactly(tmp_path):
     assert "OFFERS 0" in out and "SAME False" in out
 
 
+@pytest.mark.slow  # kills and relaunches the window in child processes
 def test_not_now_keeps_it_and_discard_deletes_it(tmp_path):
     expected = tmp_path / "expected.json"
     file = _killed_after_edits(tmp_path, expected)

@@ -157,13 +157,8 @@ def test_view_menu_shows_it_in_the_steps_region_and_edits_redraw_it(qtbot, windo
     window.set_language("en")
 
 
-def test_b_lays_the_slides_out_by_hand(qtbot, window):
-    with qtbot.waitActive(window):
-        window.show()
-        window.activateWindow()
-    view = window.presentation.view
-    qtbot.keyClick(window, Qt.Key.Key_F5)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
+def test_b_lays_the_slides_out_by_hand(qtbot, window, presentation):
+    view = presentation(window)
     slide = window.presentation.by_hand
     qtbot.keyClick(view, Qt.Key.Key_B)
     assert slide.on and slide.button.isChecked() and slide.sheet.isVisible()

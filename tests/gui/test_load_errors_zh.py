@@ -61,7 +61,7 @@ BAD_TEXTS = [
     ("other format", '{"format": "something/else", "version": 1}'),
     ("no version", json.dumps({"format": OK})),
     ("version text", json.dumps({"format": OK, "version": "1"})),
-    ("newer version", json.dumps({"format": OK, "version": 2})),
+    ("newer version", json.dumps({"format": OK, "version": 3})),
     ("missing queries", _doc(queries=_DROP, values=_DROP)),
     ("unknown fields", _doc(heads=2, mask__causl=True, title__fr="Jouet", **{"a:b c": 1})),
     ("duplicate", _doc()[:-1] + ', "seed": 3}'),
@@ -245,6 +245,8 @@ ELSEWHERE = {
     "kv_heads_divide", "kv_heads_kind", "identity_width_kv",  # tests/engine/test_engine_gqa.py (no file sets them yet)
     "part_range",  # tests/test_parts.py (no kind with a float field is registered yet)
     "rope_rotary_dim",  # tests/engine/test_engine_rope.py (no file sets parts yet)
+    "expected_part", "expected_parts", "meaning_part", "dims_1_2_3",  # tests/io/test_io_parts.py (format 2's parts)
+    "drawn_shape", "drawn_cells",  # tests/engine/test_engine_window_drawn.py
 }
 
 

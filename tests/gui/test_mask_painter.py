@@ -1,4 +1,4 @@
-"""Edit ▸ Draw mask… (app/editing/mask_painter.py): a person presses on a cell, drags across
+"""Edit ▸ Mask editor… (app/editing/mask_painter.py): a person presses on a cell, drags across
 others and releases; the stroke is one undo step; undo and redo bring the drawing back; the right
 button, Shift and the Erase toggle erase; resizing L keeps what still fits.  Expected cells are
 written out here; the engine's mask is checked against them."""
@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 
 from app.editing.mask_painter import MaskPainter
 from app.pipeline.document import Document
-from app.viewmodel import drawn_edits, edits
+from app.viewmodel import edits, mask_edits
 from attention import Scenario, explain, run
 
 LEFT, RIGHT = Qt.MouseButton.LeftButton, Qt.MouseButton.RightButton
@@ -39,7 +39,7 @@ def _stroke(qtbot, p: MaskPainter, cells, button=LEFT, mods=NONE):
 
 
 def _drawn(p: MaskPainter) -> np.ndarray:
-    d = drawn_edits.drawing(p.doc.scenario)
+    d = mask_edits.drawing(p.doc.scenario)
     return np.zeros((p.doc.scenario.batch, p.doc.scenario.L, p.doc.scenario.S), bool) if d is None else d
 
 
@@ -106,3 +106,37 @@ def test_a_stroke_outside_the_grid_changes_nothing(qtbot, painter):
     qtbot.mousePress(canvas, LEFT, NONE, canvas.cell_centre(0, 0) - canvas.cell_centre(1, 1))
     qtbot.mouseRelease(canvas, LEFT, NONE, canvas.cell_centre(0, 0) - canvas.cell_centre(1, 1))
     assert painter.doc.undo_stack.count() == 0
+
+
+def test_the_window_paints_through_edit_draw_mask(window, qtbot, check_panes):
+    """Edit ▸ Mask editor… in the real window: a stroke reaches the mask pane; Ctrl+Z's action undoes it."""
+    action = window.mask_painter.action
+    assert action in window.edit_menu.actions() and action.text() == "Mask editor…"
+    action.trigger()
+    painter = window.mask_painter.painter
+    assert painter.isVisible()
+    sc = window.document.scenario
+    _stroke(qtbot, painter, [(0, 0), (0, 1)])
+    want = np.zeros((sc.batch, sc.L, sc.S), bool)
+    want[0, 0, :2] = True
+    np.testing.assert_array_equal(_drawn(painter), want)
+    check_panes(window)
+    assert window.view.pane("extra.mask") is not None
+    window.set_language("zh")
+    assert action.text() == "掩码编辑器…" and painter.erase.text() == "擦除"
+    window.undo_action.trigger()
+    assert mask_edits.drawing(window.document.scenario) is None
+
+
+def test_the_window_size_is_set_and_removed_as_undo_steps(qtbot, painter):
+    stack = painter.doc.undo_stack
+    painter.window.setValue(2)
+    painter.window.setValue(3)  # as holding the arrow: one undo step
+    assert mask_edits.window_size(painter.doc.scenario) == 3 and stack.count() == 1
+    l, s = np.arange(4)[:, None], np.arange(5)[None, :]
+    np.testing.assert_array_equal(run(painter.doc.scenario).array("extra.mask")[1], s <= l - 3)
+    assert painter.window.text() == "3"
+    painter.window.setValue(0)
+    assert mask_edits.window_size(painter.doc.scenario) is None and painter.window.text() == "none"
+    stack.undo()
+    assert mask_edits.window_size(painter.doc.scenario) == 3 and painter.window.value() == 3

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from app.panes.pipeline_map import PANE_HIGHLIGHT_CSS, PipelineMap
 from app.services import i18n
@@ -123,15 +122,8 @@ def test_window_map_fits_with_probsparse_and_a_mask_in_both_languages(qtbot, win
     assert strip.current() == "extra.mask"
 
 
-def test_slide_map_marks_the_slide_and_a_click_goes_there(qtbot, window):
-    with qtbot.waitActive(window):
-        window.show()
-        window.activateWindow()
-    view = window.presentation.view
-    qtbot.keyClick(window, Qt.Key.Key_F5)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
-    view.resize(1280, 720)
-    qtbot.waitUntil(lambda: view.width() == 1280)
+def test_slide_map_marks_the_slide_and_a_click_goes_there(qtbot, window, presentation):
+    view = presentation(window, (1280, 720))
     strip = view.map.map
     assert strip.step_ids() == view.lesson_ids()
     assert strip.current() == view.current_step() == "projection.query"
@@ -148,16 +140,9 @@ def test_slide_map_marks_the_slide_and_a_click_goes_there(qtbot, window):
     view.leave()
 
 
-def test_slide_map_fits_1280_for_probsparse_and_follows_the_language(qtbot, window, chinese):
+def test_slide_map_fits_1280_for_probsparse_and_follows_the_language(qtbot, window, chinese, presentation):
     load(window, "07_informer_probsparse.json")
-    with qtbot.waitActive(window):
-        window.show()
-        window.activateWindow()
-    view = window.presentation.view
-    qtbot.keyClick(window, Qt.Key.Key_F5)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
-    view.resize(1280, 720)
-    qtbot.waitUntil(lambda: view.width() == 1280)
+    view = presentation(window, (1280, 720))
     strip = view.map.map
     assert strip.step_ids() == view.lesson_ids()
     for lang in ("en", "zh"):

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from gui_helpers import expected_matrices
+from gui_helpers import enter_presentation, expected_matrices
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QToolBar
 
@@ -19,13 +19,7 @@ from attention.trace import PIPELINE
 
 
 def enter(qtbot, window):
-    with qtbot.waitActive(window):
-        window.show()
-        window.activateWindow()
-    view = window.presentation.view
-    qtbot.keyClick(window, Qt.Key.Key_F5)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)  # presenter keys go to the slide show
-    return view
+    return enter_presentation(qtbot, window)
 
 
 def key(qtbot, view, k, modifier=Qt.KeyboardModifier.NoModifier):
@@ -193,10 +187,7 @@ def test_language_switch_retranslates_the_slide(qtbot, window, chinese):
 # ---- the edit drawer: the window's Parameters and Inputs beside the slide ---------------------------
 def enter_at_1280(qtbot, window):
     """Presentation mode at a projector's 1280x720 (offscreen's full screen is 800x800)."""
-    view = enter(qtbot, window)
-    view.resize(1280, 720)
-    qtbot.waitUntil(lambda: view.width() == 1280)
-    return view
+    return enter_presentation(qtbot, window, (1280, 720))
 
 
 def focus(qtbot, widget):

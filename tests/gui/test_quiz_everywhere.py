@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from gui_helpers import enter_presentation
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QLabel
 
 import resources
 from app.teaching import handout
@@ -62,13 +63,7 @@ def hide_from_menu(window, step_id: str) -> None:
 
 
 def enter_slides(qtbot, window):
-    with qtbot.waitActive(window):
-        window.show()
-        window.activateWindow()
-    view = window.presentation.view
-    qtbot.keyClick(window, Qt.Key.Key_F5)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
-    return view
+    return enter_presentation(qtbot, window)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gui_helpers import enter_presentation
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
@@ -22,15 +23,7 @@ PRESETS = ROOT / "resources" / "scenarios"
 
 
 def enter(qtbot, window):
-    with qtbot.waitActive(window):
-        window.show()
-        window.activateWindow()
-    view = window.presentation.view
-    qtbot.keyClick(window, Qt.Key.Key_F5)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
-    view.resize(1280, 720)
-    qtbot.waitUntil(lambda: view.width() == 1280)
-    return view
+    return enter_presentation(qtbot, window, (1280, 720))
 
 
 def mouse_click(pane, m: int, r: int, c: int) -> None:

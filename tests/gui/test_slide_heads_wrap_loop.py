@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = r'''
@@ -89,6 +91,7 @@ def _run(size: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow  # starts Python in a child process
 def test_eight_heads_then_chinese_slides_settle_and_exit_cleanly():
     for size in ("1280x720", "1366x768"):
         done = _run(size)

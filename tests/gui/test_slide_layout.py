@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from gui_helpers import enter_presentation
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QLabel
@@ -51,14 +52,7 @@ def present(qtbot, window, size=(1280, 720), scenario: Scenario | None = None):
         window.document.load(scenario, None)
         window.recompute.recompute_now()
         window.recompute.wait_idle()
-    with qtbot.waitActive(window):
-        window.show()
-        window.activateWindow()
-    view = window.presentation.view
-    qtbot.keyClick(window, Qt.Key.Key_F5)
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
-    view.resize(*size)
-    qtbot.waitUntil(lambda: (view.width(), view.height()) == size)
+    view = enter_presentation(qtbot, window, size)
     settle(qtbot)
     return view
 

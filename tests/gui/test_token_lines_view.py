@@ -191,19 +191,40 @@ def test_masked_pairs_have_no_line_and_the_note_says_so(make_window, qtbot):
     assert panel.note.isVisible() and "Masked" in panel.note.text()
 
 
+#: the hue (degrees) each head's lines must have: Matplotlib's tab10 palette, as BertViz colours
+#: heads (head 1 blue #1f77b4, head 2 orange #ff7f0e), written here from the palette's definition
+WANT_HUES = {0: 205.0, 1: 30.0}
+
+
+def line_hues(canvas) -> list[float]:
+    """The hue of every coloured pixel between the two token columns (the lines, no labels)."""
+    image = canvas.grab().toImage()
+    g = canvas.geometry_now()
+    hues = []
+    for x in range(int(g["x_query"]) + 2, int(g["x_key"]) - 2, 2):
+        for y in range(0, image.height(), 2):
+            c = image.pixelColor(x, y)
+            if c.hsvSaturationF() > 0.15:
+                hues.append(c.hsvHueF() * 360)
+    return hues
+
+
 def test_painted_with_each_heads_colour(make_window, qtbot):
+    """Each head alone: every coloured pixel of its lines has that head's hue (a line blended
+    over white keeps its hue), so one colour for every head fails here."""
     window = make_window(scenario=toy())
     panel = open_lines(window, qtbot)
     qtbot.waitUntil(lambda: panel.canvas.height() > 100)
-    image = panel.canvas.grab().toImage()
-    colours = {image.pixelColor(x, y).name() for x in range(0, image.width(), 2) for y in range(0, image.height(), 2)}
-    g = panel.canvas.geometry_now()
-    # the strongest line of each head is opaque enough to show its colour's hue where it starts
-    for h in range(2):
-        strongest = max((ln for ln in panel.canvas.model.lines if ln.head == h), key=lambda ln: ln.weight)
-        px = image.pixelColor(int(g["x_query"] + 3), int(g["queries"][strongest.query]))
-        assert px.name() != "#ffffff"
-    assert len(colours) > 10  # lines in colour, not a blank canvas
+    for h, want in WANT_HUES.items():
+        panel.set_head(h)
+        hues = line_hues(panel.canvas)
+        assert len(hues) > 50, f"head {h + 1}: no lines drawn"
+        near = [x for x in hues if min(abs(x - want), 360 - abs(x - want)) < 12]
+        assert len(near) > 0.95 * len(hues), f"head {h + 1}: lines not in its colour"
+    panel.set_head(-1)  # every head: both colours on the canvas
+    hues = line_hues(panel.canvas)
+    for want in WANT_HUES.values():
+        assert sum(min(abs(x - want), 360 - abs(x - want)) < 12 for x in hues) > 20
 
 
 def test_the_quiz_hides_the_lines_too(make_window, qtbot):
@@ -254,9 +275,15 @@ def test_a_paint_that_raises_draws_nothing_and_is_reported(make_window, qtbot, m
     def broken(painter):
         raise PaintBroke("a bad number")
 
+    qtbot.waitUntil(lambda: canvas.height() > 100)
+    before = canvas.grab().toImage()
+    assert any(before.pixelColor(x, y).name() != "#ffffff"
+               for x in range(0, before.width(), 3) for y in range(0, before.height(), 3))  # lines and labels
     reported = []
     monkeypatch.setattr(sys, "excepthook", lambda *info: reported.append(info[0]))
     monkeypatch.setattr(canvas, "_paint", broken)
-    canvas.repaint()
+    after = canvas.grab().toImage()  # paints with the broken _paint
     qtbot.waitUntil(lambda: PaintBroke in reported)
     assert window.isVisible()
+    assert {after.pixelColor(x, y).name() for x in range(after.width()) for y in range(after.height())} \
+        == {"#ffffff"}, "a paint that raised drew something"

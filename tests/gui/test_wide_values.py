@@ -123,6 +123,7 @@ sys.exit(run(sys.argv[2]))
 """
 
 
+@pytest.mark.slow  # starts Python in a child process
 def test_the_largest_factor_with_mix_quits_cleanly(tmp_path):
     """The issue saw `malloc_consolidate(): unaligned fastbin chunk` on quit in 2 of 9 launches
     with factor 2**31 + mix (the format now stops at 2**31 - 1)."""

@@ -131,6 +131,7 @@ def _killed_save(path, source) -> None:
     assert r.returncode == -9
 
 
+@pytest.mark.slow  # starts Python in a child process
 def test_a_killed_save_leaves_its_temporary_and_the_next_save_removes_it(saved, tmp_path):
     from attention import safe_write
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 from import_modules import AttentionLayer, FullAttention, TSLTransformer
 from safetensors.torch import save_file
@@ -139,6 +140,7 @@ def test_import_usage_errors_name_the_option(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.slow  # starts Python in a child process
 def test_main_py_dispatches_layers_and_import_headless(tmp_path):
     """Through main.py in a fresh process: the commands exist and import no Qt."""
     weights = tmp_path / "mha.pt"

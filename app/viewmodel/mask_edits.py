@@ -1,5 +1,5 @@
-"""The drawn mask of a scenario (Part("drawn", {"mask": (B, L, S) bool}), attention/kinds/drawn.py)
-as the editors change it.  Qt-free.
+"""The mask parts of a scenario as the editors change them: the drawn mask (Part("drawn", {"mask":
+(B, L, S) bool}), attention/kinds/drawn.py) and the sliding window (Part("window")).  Qt-free.
 
 Why here and not in the painter: a stroke, a cleared batch item and a resize are edits of the
 immutable Scenario, each giving a new one that the document pushes as one undo step; keeping
@@ -69,13 +69,28 @@ def stroke(sc: Scenario, batch: int, cells: Iterable[tuple[int, int]], value: bo
 
 def fitted(sc: Scenario) -> Scenario:
     """`sc` with its drawing resized to its (B, L, S): the cells that still fit keep their value,
-    new cells start unmasked (attention.kinds.drawn.resize)."""
+    new cells start unmasked (attention.kinds.drawn.resize_array)."""
     old = drawing(sc)
     if old is None or old.ndim != 3 or old.shape == (sc.batch, sc.L, sc.S):
         return sc
-    import torch
-
     from attention.kinds import drawn
 
-    new = drawn.resize(torch.from_numpy(old), sc.batch, sc.L, sc.S).numpy()
-    return with_drawing(sc, new)
+    return with_drawing(sc, drawn.resize_array(old, sc.batch, sc.L, sc.S))
+
+
+# ---- the sliding window (Part("window", {"size": W}), attention/kinds/window.py) -----------------
+
+def window_size(sc: Scenario) -> Optional[int]:
+    """The scenario's window W, or None when it has no window part."""
+    for part in sc.masks or ():
+        if isinstance(part, Part) and part.kind == "window":
+            return part.get("size")
+    return None
+
+
+def with_window(sc: Scenario, size: Optional[int]) -> Scenario:
+    """`sc` with its window set to `size` (added when it had none; None removes it)."""
+    masks = [p for p in sc.masks or () if not (isinstance(p, Part) and p.kind == "window")]
+    if size is not None:
+        masks.append(Part("window", {"size": int(size)}))
+    return sc if window_size(sc) == size else dataclasses.replace(sc, masks=tuple(masks))

@@ -15,9 +15,13 @@ Families (the prefix before each pattern is free: `module.`, `bert.`, `model.`, 
   `P.attention.{q,k,v,out}_lin`.
 - GPT-2: `P.c_attn` in Conv1D layout (in, out) = (E, 3E) fused q|k|v, `P.c_proj` (E, E); causal.
 
+- Hugging Face decoders whose config.json names their family (attention/models/families.py: Llama,
+  Mistral, Qwen2/3, Gemma 2/3, GPT-NeoX, Phi, BLOOM, Falcon): described from the config and tensor
+  names (`extra["facts"]`), read and mapped at import by attention/models/family_scenario.py.
+
 Layers the engine cannot reproduce exactly are listed with the reason (a catalogue key), never
-imported: Llama-style `q_proj/k_proj/v_proj/o_proj` (rotary positions; grouped-query attention
-when k/v are narrower than q), fused `query_key_value` (GPT-NeoX/Falcon rotary, BLOOM ALiBi),
+imported: without a config, Llama-style `q_proj/k_proj/v_proj/o_proj` (rotary positions; grouped-query
+attention when k/v are narrower than q), fused `query_key_value` (GPT-NeoX/Falcon rotary, BLOOM ALiBi),
 T5 `SelfAttention/EncDecAttention.{q,k,v,o}` (relative-position bias), BERT with relative
 positions or RoFormer's rotary, and nn.MultiheadAttention with add_bias_kv.
 """

@@ -181,7 +181,7 @@ ZH = {
     "models.list.rope": "RoPE（底数 {base}，{dim} 维中旋转 {dims} 维，{pairing}）",
     "models.list.rope_scaled": "{type} 缩放的频率（系数 {factor}）",
     "models.list.qk_norm": "QK 归一化（× {style}）",
-    "models.list.alibi": "ALiBi",
+    "models.list.alibi": "ALiBi 线性偏置",
     "models.list.softcap": "软上限 {cap}",
     "models.list.window": "窗口 {size}",
     "models.list.scale": "缩放 {scale}",

@@ -179,3 +179,17 @@ def test_a_config_field_no_kind_covers_is_listed_with_its_reason(tmp_path):
     assert rc == 0 and "not importable" in out and "rope_type" in out
     rc, _, err = cli("import", folder, "--out", tmp_path / "x.json")
     assert rc != 0 and "rope_type" in err
+
+
+def test_inputs_from_another_scenario_feed_the_decoder_layer(tmp_path):
+    """--inputs: the queries of another scenario (width 32) become the layer's one sequence; the width is checked."""
+    first = imported("gemma2", 0, tmp_path)
+    path = tmp_path / "gemma2_0.json"
+    scenario_io.save(first, path)
+    rc, _, err = cli("import", GOLDEN / "llama", "--inputs", path, "--out", tmp_path / "llama.json")
+    assert rc == 0, err
+    sc = scenario_io.load(tmp_path / "llama.json")
+    np.testing.assert_array_equal(sc.queries, first.queries)
+    assert sc.keys is not None and np.array_equal(sc.keys, first.queries)
+    rc, _, err = cli("import", GOLDEN / "bloom", "--inputs", path, "--out", tmp_path / "bloom.json")
+    assert rc != 0 and "queries are 32 wide" in err and "takes 36" in err

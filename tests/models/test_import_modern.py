@@ -193,3 +193,23 @@ def test_inputs_from_another_scenario_feed_the_decoder_layer(tmp_path):
     assert sc.keys is not None and np.array_equal(sc.keys, first.queries)
     rc, _, err = cli("import", GOLDEN / "bloom", "--inputs", path, "--out", tmp_path / "bloom.json")
     assert rc != 0 and "queries are 32 wide" in err and "takes 36" in err
+
+
+@pytest.mark.parametrize("change", [{"num_key_value_heads": 3}, {"head_dim": "eight"}, {"sliding_window": -1},
+                                    {"num_attention_heads": 0}, {"rope_parameters": {"rope_type": "dynamic", "factor": 2.0}},
+                                    {"layer_types": ["sliding_attention", "no_such"]}, {"hidden_size": True}])
+def test_a_bad_config_is_one_line_for_list_and_import(change, tmp_path):
+    """Hostile configs of a decoder family: `layers` and `import` answer with one line, never a traceback."""
+    import json
+    import shutil
+
+    folder = tmp_path / "bad"
+    shutil.copytree(GOLDEN / "qwen2", folder)
+    cfg = json.loads((folder / "config.json").read_text())
+    cfg.update(change)
+    (folder / "config.json").write_text(json.dumps(cfg))
+    rc, out, err = cli("layers", folder)
+    assert "Traceback" not in out + err
+    rc, out, err = cli("import", folder, "--layer", "1", "--out", tmp_path / "x.json")  # the sliding layer
+    assert "Traceback" not in out + err
+    assert rc != 0 and len(err.strip().splitlines()) == 1, err

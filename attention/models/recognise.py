@@ -378,6 +378,11 @@ def _decoder_layers(source: TensorSource) -> list[Found]:
         H, Hkv, hd, E = facts["n_heads"], facts["n_kv_heads"], facts["head_dim"], facts["d_model"]
         shapes = {"query.weight": (H * hd, E), "key.weight": (Hkv * hd, E), "value.weight": (Hkv * hd, E),
                   "out.weight": (E, H * hd)}
+        bad = _decoder_shape_problem(source, prefix, H, Hkv, hd, E)
+        if bad is not None:  # the config's head counts and widths must be the tensors' (read from the header)
+            out.append(Found(_display(prefix), f"hf_{family}", {}, {}, {}, None, causal=True,
+                             reasons=(bad,), extra=extra))
+            continue
         fused = f"{prefix}.query_key_value.bias" in keys
         for role, name, width in (("query", "q_proj", H * hd), ("key", "k_proj", Hkv * hd),
                                   ("value", "v_proj", Hkv * hd)):
@@ -388,6 +393,22 @@ def _decoder_layers(source: TensorSource) -> list[Found]:
         out.append(Found(_display(prefix), f"hf_{family}", {}, {}, shapes, H, causal=True,
                          extra=dict(extra, facts=facts)))
     return out
+
+
+def _decoder_shape_problem(source: TensorSource, prefix: str, H: int, Hkv: int, hd: int, E: int):
+    """The reason (catalogue key, args) when a tensor's stored shape is not what the config's sizes make."""
+    keys = set(source.keys())
+    fused = f"{prefix}.query_key_value.weight"
+    want = {fused: ((H + 2 * Hkv) * hd, E)} if fused in keys else {  # per head, multi-query, grouped alike
+        f"{prefix}.q_proj.weight": (H * hd, E), f"{prefix}.k_proj.weight": (Hkv * hd, E),
+        f"{prefix}.v_proj.weight": (Hkv * hd, E)}
+    for key, shape in want.items():
+        got = source.shape(key) if key in keys else None
+        if H % Hkv or got != shape:
+            return ("models.reason.config_shape", (("tensor", key), ("shape", _shape(got or ())),
+                                                   ("expected", _shape(shape)), ("heads", str(H)),
+                                                   ("kv", str(Hkv))))
+    return None
 
 
 _BUILDERS = {"tsl": _tsl, "mha": _mha, "bert": _bert, "gpt2": _gpt2, "llama": _llama, "fused": _fused, "t5": _t5}

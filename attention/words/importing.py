@@ -37,6 +37,8 @@ EN = {
     "models.reason.relative": "relative-position scores ({kind}) are added to every score",
     "models.reason.t5_relative": "T5 adds a learned relative-position bias to every score",
     "models.reason.gqa": "grouped-query attention: k and v are {k} wide, q is {q}",
+    "models.reason.config_shape": ("{tensor} has shape {shape}, but config.json's {heads} query heads and {kv} "
+                                   "key/value heads make {expected}"),
     "models.reason.fused_positions": ("a fused query_key_value layer of a model that positions tokens by rotation "
                                       "or ALiBi"),
     "models.reason.bias_kv": "add_bias_kv appends a learned key and value after the projection",
@@ -192,6 +194,8 @@ ZH = {
     "models.reason.relative": "每个分数都加上相对位置分数（{kind}）",
     "models.reason.t5_relative": "T5 给每个分数加上学得的相对位置偏置",
     "models.reason.gqa": "分组查询注意力：k 和 v 宽 {k}，q 宽 {q}",
+    "models.reason.config_shape": ("{tensor} 的形状是 {shape}，但 config.json 的 {heads} 个查询头和 {kv} "
+                                   "个键/值头应为 {expected}"),
     "models.reason.fused_positions": "融合的 query_key_value 层，所属模型用旋转或 ALiBi 表示位置",
     "models.reason.bias_kv": "add_bias_kv 在投影之后追加一个学得的键和值",
     "models.reason.qk_width": "查询投影（{q}）与键投影（{k}）宽度不同",

@@ -99,6 +99,7 @@ def test_prob_sparse_says_it_does_not_apply(capsys):
     assert "does not apply to ProbSparse" in err and "lazy" in err and "Traceback" not in err
 
 
+@pytest.mark.slow  # starts main.py in a child process
 def test_main_py_runs_it_headless(tmp_path):
     path = write(tmp_path)
     done = subprocess.run([sys.executable, "main.py", "tiles", path, "--json"], cwd=ROOT, capture_output=True,

@@ -37,7 +37,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from app.pipeline.disk_stamp import DiskStamp, changed_since
-from attention import Scenario, ScenarioError, safe_write, scenario_io
+from attention import Scenario, ScenarioError, kinds, safe_write, scenario_io
 
 try:
     import fcntl
@@ -82,9 +82,11 @@ def _matrices(sc: Scenario) -> dict[tuple[str, ...], np.ndarray]:
             out[("projections", name, "weight")] = p.weight
             if p.bias is not None:
                 out[("projections", name, "bias")] = p.bias
-    if sc.additive is not None:
-        for name in ("W_q", "W_k", "w_v"):
-            out[("additive", name)] = getattr(sc.additive, name)
+    for kind in kinds.SCORING.values():  # a kind's own weights (additive's W_q, W_k, w_v)
+        held = getattr(sc, kind.weights_attr, None) if kind.weights_attr else None
+        if held is not None:
+            for name, _ in kind.weight_matrices:
+                out[(kind.weights_attr, name)] = getattr(held, name)
     return out
 
 
@@ -113,7 +115,7 @@ def unpack(body: dict) -> dict:
     packed matrix is not what pack writes."""
     paths = [(n,) for n in ("queries", "keys", "values")]
     paths += [("projections", n, p) for n in ("query", "key", "value", "out") for p in ("weight", "bias")]
-    paths += [("additive", n) for n in ("W_q", "W_k", "w_v")]
+    paths += [(k.weights_attr, n) for k in kinds.SCORING.values() if k.weights_attr for n, _ in k.weight_matrices]
     for path in paths:
         holder = _slot(body, path)
         value = holder[path[-1]] if holder is not None else None

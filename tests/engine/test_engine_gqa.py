@@ -78,6 +78,7 @@ def test_explain_reads_the_shared_key_and_value_head():
     assert w.result == pytest.approx(w.value, rel=1e-12)
 
 
+@pytest.mark.slow  # runs the exported script in a child process
 def test_the_exported_script_reproduces_a_grouped_trace(tmp_path):
     sc = _gqa(np.random.default_rng(5), kv=3, causal=True)
     path = tmp_path / "gqa.py"

@@ -263,6 +263,7 @@ def test_explain_reads_through_qk_norm_then_rope():
     assert norm.result == pytest.approx(norm.value, abs=1e-12) and "1 + w" in norm.text("en")
 
 
+@pytest.mark.slow  # starts the exported script in a child process
 @pytest.mark.parametrize("freqs", [None, np.array([0.5, 0.125])])
 def test_the_exported_script_reproduces_rope_and_qk_norm(tmp_path, freqs):
     rng = np.random.default_rng(12)

@@ -25,7 +25,9 @@ TOPICS: tuple[str, ...] = (
     "by_hand", "scales", "positions",
     "pipeline_map", "fields", "time_series", "kinds",
     "tiles",
-    "rope", "qk_norm", "alibi", "softcap", "sinks", "masks",
+    "masks",
+    "rope", "qk_norm",
+    "alibi", "softcap", "sinks",
 )
 
 _language = "en"

@@ -263,7 +263,7 @@ def test_explain_reads_through_qk_norm_then_rope():
     assert norm.result == pytest.approx(norm.value, abs=1e-12) and "1 + w" in norm.text("en")
 
 
-@pytest.mark.slow  # starts the exported script in a child process
+@pytest.mark.slow  # runs the exported script in a child process
 @pytest.mark.parametrize("freqs", [None, np.array([0.5, 0.125])])
 def test_the_exported_script_reproduces_rope_and_qk_norm(tmp_path, freqs):
     rng = np.random.default_rng(12)
@@ -299,3 +299,19 @@ def test_lessons_and_slide_inputs_follow_what_each_step_read():
     assert "1 + w" in lessons.explanation("qk_norm.query", t.options, "en")
     ids = lessons.lesson_ids(t)
     assert ids.index("qk_norm.query") < ids.index("rope.query") < ids.index("scores")
+
+
+def test_parts_with_matrices_and_null_fields_survive_a_file(tmp_path):
+    from attention import scenario_io
+
+    rng = np.random.default_rng(14)
+    sc = _scenario(rng, d=8, H=2, kv=1,
+                   positions=(Part("rope", {"frequencies": np.array([0.7, 0.1]), "key_offset": None, "offset": 3,
+                                            "pairing": "adjacent"}),),
+                   modifiers=(Part("qk_norm", {"style": "gemma3", "query_weight": rng.normal(size=4)}),))
+    path = tmp_path / "rope.json"
+    scenario_io.save(sc, path)
+    back = scenario_io.load(path)
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 2
+    for step in ("rope.query", "rope.key", "qk_norm.query", "output"):
+        np.testing.assert_array_equal(run(back).array(step), run(sc).array(step))

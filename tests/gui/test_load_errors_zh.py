@@ -244,9 +244,9 @@ ELSEWHERE = {
     "overflow_row", "overflow_output_finite", "overflow_smaller", "cell_column",  # tests/engine/test_engine_problems.py
     "kv_heads_divide", "kv_heads_kind", "identity_width_kv",  # tests/engine/test_engine_gqa.py (no file sets them yet)
     "part_range",  # tests/test_parts.py (no kind with a float field is registered yet)
-    "rope_rotary_dim",  # tests/engine/test_engine_rope.py (no file sets parts yet)
     "expected_part", "expected_parts", "meaning_part", "dims_1_2_3",  # tests/io/test_io_parts.py (format 2's parts)
     "drawn_shape", "drawn_cells",  # tests/engine/test_engine_window_drawn.py
+    "rope_rotary_dim",  # tests/engine/test_engine_rope.py (no file sets parts yet)
     "alibi_scoring", "alibi_slopes", "alibi_slopes_finite", "softcap_scoring", "sinks_scoring", "sinks_logits",
     "sinks_logits_finite", "fully_masked_sink", "modifier_twice", "modifier_order",  # test_engine_modifiers.py
 }

@@ -205,19 +205,9 @@ def _order() -> tuple[str, ...]:
         """`sid` after the steps placed before it: those that stand for an input first (a later
         extra of the same step, ProbSparse's sample, then reads the rotated q and k), and a
         step placed before another extra (QK-norm before RoPE) just before that one."""
-        ahead = sorted((r for r in RECORDS if r.before == sid), key=lambda r: r.stands_for is None)  # stable
-        by_id = {r.id: r for r in ahead}
-
-        def put(r: StepRecord) -> None:  # ... yet each after the steps it reads (ALiBi's scores: its bias)
-            if r.id in out:
-                return
-            for dep in r.inputs:
-                if dep in by_id and dep != r.id:
-                    put(by_id[dep])
+        ahead = [r for r in RECORDS if r.before == sid]
+        for r in sorted(ahead, key=lambda r: r.stands_for is None):  # stable: otherwise as declared
             place(r.id)
-
-        for r in ahead:
-            put(r)
         out.append(sid)
 
     for sid in PIPELINE:

@@ -171,7 +171,7 @@ class Alibi:
         active = parts.present("modifiers", NAME)
         return (
             StepRecord("alibi.bias", ("H", "L", "S"), "signed", "step.alibi.bias.title", "step.alibi.bias.formula",
-                       bias_step, active, explain_bias, le._sentences, script_bias, (), before="masked_scores"),
+                       bias_step, active, explain_bias, le._sentences, script_bias, (), before="alibi.scores"),
             StepRecord("alibi.scores", ("B", "H", "L", "S"), "signed", "step.alibi.scores.title",
                        "step.alibi.scores.formula", scores_step, active, explain_scores, le._sentences, script_scores,
                        ("scores", "alibi.bias"), before="masked_scores", stands_for="scores", by_hand=("scores",),
@@ -209,6 +209,10 @@ class Alibi:
 ALIBI = Alibi()
 
 
+#: the modifiers that act on the scores one after the other (each reads what the one before wrote)
+SCORE_CHAIN = ("alibi", "softcap", "sinks")
+
+
 def order_problems(sc, part, path: str) -> list:
     """A modifier listed twice, or listed in another order than the engine applies them (the order
     of the registry's MODIFIERS: ALiBi's bias, then the cap, then the sinks), is named: the steps
@@ -219,8 +223,9 @@ def order_problems(sc, part, path: str) -> list:
     listed = [p.kind for p in parts.of(sc, "modifiers") if isinstance(p, parts.Part)]
     if listed.count(part.kind) > 1:
         return [Problem("modifier_twice", path, {"kind": part.kind})]
-    order = [name for name in kinds.MODIFIERS if name in listed]
-    if [name for name in listed if name in kinds.MODIFIERS] != order:
+    chained = [name for name in listed if name in SCORE_CHAIN]  # only these act on the scores in turn
+    order = [name for name in kinds.MODIFIERS if name in chained]
+    if chained != order:
         return [Problem("modifier_order", path, {"order": ", ".join(order)})]
     return []
 

@@ -38,9 +38,14 @@ KINDS = {
 }
 
 
+#: the score modifiers: ALiBi's bias and biased scores, then the cap, after the scores and before the mask;
+#: the sink's mass after the weights it was computed with
+MODIFIED = ["alibi.bias", "alibi.scores", "softcap.scores"]
+
+
 def test_the_registry_order_is_the_pipeline_order():
     assert list(step_registry.ORDER) == _with("weighted_sum", ["extra.fully_masked", "sinks.mass"], _with(
-        "masked_scores", ["alibi.bias", "alibi.scores", "softcap.scores", "extra.mask"], _with(
+        "masked_scores", MODIFIED + ["extra.mask"], _with(
             "extra.sample_index", ["extra.additive_features"], _with(
                 "extra.sample_index", ["qk_norm.query", "rope.query", "qk_norm.key", "rope.key"], PROB_SPARSE))))
     assert step_registry.in_order(["output", "extra.mask", "scores", "no.such.step"]) == [

@@ -287,3 +287,18 @@ def test_a_paint_that_raises_draws_nothing_and_is_reported(make_window, qtbot, m
     assert window.isVisible()
     assert {after.pixelColor(x, y).name() for x in range(after.width()) for y in range(after.height())} \
         == {"#ffffff"}, "a paint that raised drew something"
+
+
+def test_a_sink_thins_the_lines_and_the_note_says_so(make_window, qtbot):
+    """Under attention sinks a query's lines sum to less than 1 (the weights as they are); the note says why."""
+    import dataclasses
+
+    from attention.parts import Part
+
+    sc = dataclasses.replace(toy(), modifiers=(Part("sinks", {"logits": [1.0, -1.0]}),))
+    window = make_window(scenario=sc)
+    panel = open_lines(window, qtbot)
+    got = line_weights(panel)
+    rows = {(h, r): sum(w for (hh, rr, _), w in got.items() if (hh, rr) == (h, r)) for h in range(2) for r in range(4)}
+    assert all(total < 1 for total in rows.values())
+    assert panel.note.isVisible() and "sink" in panel.note.text()

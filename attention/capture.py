@@ -29,6 +29,11 @@ Families (duck-typed, no import of their libraries):
 - Hugging Face BERT self-attention (query/key/value Linear + num_attention_heads; the sibling
   `output.dense` of its parent BertAttention becomes the out projection, so the engine's `concat`
   is the module's output and `output` is the dense layer's, before dropout, residual and LayerNorm).
+- Hugging Face Llama-family attention (LlamaAttention, MistralAttention, Qwen2/Qwen3Attention,
+  Gemma2/Gemma3Attention: q/k/v/o_proj + `config` + `layer_idx`), when transformers is in use: the
+  module's weights and config go through the same reader and mapping as `main.py import`
+  (attention/models/families.py, family_scenario.py), so RoPE, shared key/value heads, QK-norm,
+  soft-caps and windows become the scenario's parts; RoPE starts at the call's position_ids.
 Masks: causal triangles and padding at the end of a row become `causal` and `valid_lens`; anything
 else is refused with the reason.
 """
@@ -49,6 +54,7 @@ from torch import nn
 from attention import kinds, scenario_io
 from attention.kinds.mask_rules import causal_part, length_part
 from attention.kinds.prob_sparse import PROB_SPARSE
+from attention.models.checkpoint import TensorSource
 from attention.models.layer import LayerWeights, to_scenario
 from attention.numbers import rounded
 from attention.scenario import Scenario
@@ -80,10 +86,24 @@ def _is_tsl(m: nn.Module) -> bool:
             and isinstance(getattr(m, "n_heads", None), int))
 
 
+#: Hugging Face model types whose attention module is Llama-like (q/k/v/o_proj, position_embeddings)
+HF_DECODERS = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3", "gemma3_text")
+
+
+def _is_hf_decoder(m: nn.Module) -> bool:
+    """A transformers LlamaAttention-like module (duck-typed: transformers is never imported here)."""
+    config = getattr(m, "config", None)
+    return (all(isinstance(getattr(m, f"{n}_proj", None), nn.Linear) for n in "qkvo")
+            and isinstance(getattr(m, "layer_idx", None), int) and hasattr(config, "to_dict")
+            and getattr(config, "model_type", None) in HF_DECODERS)
+
+
 def family(m: nn.Module) -> Optional[str]:
-    """"tsl", "mha", "bert" or None: which mapping records `m`."""
+    """"tsl", "mha", "bert", "hf" or None: which mapping records `m`."""
     if isinstance(m, nn.MultiheadAttention):
         return "mha"
+    if _is_hf_decoder(m):
+        return "hf"
     if _is_tsl(m):
         return "tsl"
     if _is_bert_self(m):
@@ -154,6 +174,8 @@ def _bound(m: nn.Module, args: tuple, kwargs: dict) -> dict[str, Any]:
 
 
 def _weights(path: str, m: nn.Module, fam: str, parent: Optional[nn.Module]) -> dict:
+    if fam == "hf":  # every tensor of the module (projections, QK-norm weights), by its state-dict name
+        return {name: (_cpu(t), None) for name, t in m.state_dict().items()}
     if fam == "tsl":
         return {r: _linear(getattr(m, f"{r}_projection")) for r in ("query", "key", "value", "out")}
     if fam == "mha":
@@ -334,6 +356,8 @@ class capture:  # noqa: N801 - used as a context manager, named like one
             with torch.no_grad():
                 call = Call(path, count[0], fam, mod, {k: _clone(v) for k, v in _bound(mod, args, kwargs).items()},
                             _weights(path, mod, fam, parent), mod.training)
+            if fam == "hf":  # a cache is filled by this very call: its length is read now
+                call.facts["cached"] = _cached_length(call.args, mod)
             pending.append(call)
 
         def post(mod: nn.Module, args: tuple, kwargs: dict, output: Any) -> None:
@@ -401,6 +425,8 @@ def _dtype_name(t: torch.Tensor) -> str:
 
 def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> tuple[Scenario, torch.Tensor, str]:
     """(scenario, the module's output as (B, L, width), the engine step it must equal)."""
+    if call.family == "hf":
+        return _hf(call, items, dtype)
     build: Callable = {"tsl": _tsl, "mha": _mha, "bert": _bert}[call.family]
     q, k, v, hidden, options, reference, step = build(call)
     B = q.shape[0]
@@ -592,6 +618,87 @@ def _bert(call: Call):
         opts["scale"] = float(scaling)
     step = "concat" if "out" in call.weights else "output"
     return q, kv, kv, hidden, opts, call.output, step
+
+
+class _StateSource(TensorSource):
+    """A module's recorded tensors under the names a Hugging Face file gives them, for families.py."""
+
+    def __init__(self, name: str, tensors: dict[str, torch.Tensor]):
+        super().__init__(Path(name), "torch")
+        self._tensors = tensors
+
+    def keys(self) -> list[str]:
+        return list(self._tensors)
+
+    def shape(self, key: str) -> tuple[int, ...]:
+        return tuple(self._tensors[key].shape)
+
+    def dtype(self, key: str) -> str:
+        return str(self._tensors[key].dtype).replace("torch.", "")
+
+    def _tensor(self, key: str):
+        return self._tensors[key]
+
+
+def _cached_length(args: dict, m: nn.Module) -> int:
+    """Keys a transformers cache handed to this call already holds (0: a plain forward pass)."""
+    for name in ("cache", "past_key_value", "past_key_values"):
+        c = args.get(name)
+        if c is None:
+            continue
+        try:
+            return int(c.get_seq_length(m.layer_idx))
+        except (AttributeError, TypeError, IndexError):
+            return 1  # a cache it cannot read: refused as one
+    return 0
+
+
+def _hf(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> tuple[Scenario, torch.Tensor, str]:
+    """A Llama-family module's call: its config and weights read as a file's would be (families.py), then
+    the import mapping; RoPE starts at the call's position_ids, the mask must be causal (+ the window)."""
+    from attention.models import families, family_scenario
+    from attention.models.checkpoint import CheckpointError
+
+    m, a, where = call.module, call.args, call.path or "model"
+    if call.training and float(getattr(m, "attention_dropout", 0.0) or 0.0):
+        raise _dropout_error(call, float(m.attention_dropout))
+    if call.facts.get("cached"):
+        raise CaptureError([text("capture.cache", path=where, call=call.number)])
+    prefix = f"model.layers.{m.layer_idx}.self_attn"
+    source = _StateSource(where, {f"{prefix}.{name}": w for name, (w, _) in call.weights.items()})
+    try:
+        d = families.read_attention(source, m.layer_idx, config=m.config.to_dict())
+    except CheckpointError as e:
+        raise CaptureError([text("capture.hf_config", path=where, reason=e.line())]) from None
+    x = a.get("hidden_states", a.get("_0"))
+    pos, mask, out = a.get("position_ids"), a.get("attention_mask"), call.output
+    B, L = x.shape[0], x.shape[1]
+    if items is not None:
+        for i in items:
+            if not -B <= i < B:
+                raise CaptureError([text("capture.items", item=i, call=call.number, path=where, B=B)])
+        sel = torch.tensor(items, dtype=torch.long)
+        x, out = x[sel], out[sel] if out is not None else None
+        pos = pos[sel] if pos is not None and pos.shape[0] == B else pos
+        mask = mask[sel] if mask is not None and mask.shape[0] == B else mask
+    start = 0
+    if pos is not None:
+        rows = pos.reshape(-1, pos.shape[-1]).to(torch.long)
+        start = int(rows[0, 0])
+        if not bool((rows == start + torch.arange(L)).all()):
+            raise CaptureError([text("capture.hf_positions", path=where, call=call.number)])
+    sc = family_scenario.to_scenario(
+        d, _np(x), offset=start, dtype=dtype or _dtype_name(x),
+        title={lang: text("capture.title", lang, path=where, call=call.number) for lang in ("en", "zh")},
+        notes={lang: text("capture.notes", lang, family=text("capture.family.hf", lang), call=call.number)
+               for lang in ("en", "zh")})
+    if mask is not None:
+        hidden = _hidden(mask, keep_is_true=mask.dtype == torch.bool)
+        li, si = torch.arange(L)[:, None], torch.arange(L)[None, :]
+        want = si > li if d.window is None else (si > li) | (li - si >= d.window)  # (L, S) the rules' mask
+        if hidden is None or hidden.shape[-2:] != (L, L) or not bool((hidden == want).all()):
+            raise _mask_error(call, "attention_mask", "capture.mask_pattern")
+    return sc, out, "output"
 
 
 # ---- the check -------------------------------------------------------------------------------

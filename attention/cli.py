@@ -303,6 +303,7 @@ def _layers(args) -> int:
 
 def _layer_facts(f) -> str:
     from attention import words
+    from attention.models.importing import kind_facts
 
     if not f.supported:
         return words.text("models.list.unsupported", reason=f.reason())
@@ -312,7 +313,7 @@ def _layer_facts(f) -> str:
         facts.append(words.text("models.list.causal"))
     if f.cross:
         facts.append(words.text("models.list.cross"))
-    return ", ".join(facts)
+    return ", ".join(facts + kind_facts(f))
 
 
 def _import(args) -> int:

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from app.services import i18n
 from attention import words
 from attention.models.checkpoint import HF_WEIGHTS, CheckpointError, TensorSource
-from attention.models.importing import DEFAULT_TOKENS, import_layer, list_header, nothing_found, open_layers
+from attention.models.importing import DEFAULT_TOKENS, import_layer, kind_facts, list_header, nothing_found, open_layers
 from attention.models.recognise import Found
 
 #: Pixels for the Notes column (a reason wraps onto more lines rather than hiding the shapes).
@@ -125,7 +125,7 @@ class LayerDialog(QDialog):
             notes.append(words.text("models.list.causal", lang))
         if f.cross:
             notes.append(words.text("models.list.cross", lang))
-        return ", ".join(notes)
+        return ", ".join(notes + kind_facts(f, lang))
 
     def chosen(self) -> Optional[Found]:
         item = self.tree.currentItem()

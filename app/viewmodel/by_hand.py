@@ -251,7 +251,9 @@ def plan(trace: Trace, batch: int = 0, head: int = 0, lang: str = "en",
     n_heads = head_count(trace)
     head = max(0, min(int(head), n_heads - 1))
     batch = max(0, min(int(batch), int(trace.array(STEPS["q"]).shape[0]) - 1))
-    steps = {key: step_registry.read_as(sid, trace.ids) for key, sid in STEPS.items()}  # RoPE: rotated q, k
+    # RoPE: the rotated q and k; the scores the softmax reads: ALiBi's biased or the capped scores
+    steps = {key: step_registry.read_as(sid, trace.ids, before="masked_scores" if key == "scores" else None)
+             for key, sid in STEPS.items()}
     data = {key: pane_data(trace, sid, batch, query_tokens, key_tokens) for key, sid in steps.items()}
     kv = head // data["kt"].kv_group  # grouped-query attention: the key/value head this query head reads
     q = data["q"].block[head]  # (L, dk)

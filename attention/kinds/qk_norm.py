@@ -198,6 +198,8 @@ def script(sc, step_id: str) -> str:
     from attention import parts
     from attention import script_export as se
 
+    if step_id not in ("qk_norm.query", "qk_norm.key"):
+        return None  # script export asks every modifier for every step (sinks computes one its way)
     s = _settings(parts.find(sc, "modifiers", NAME))
     which = step_id.split(".", 1)[1]
     _, _, _, wname = _STEPS[which]

@@ -163,6 +163,32 @@ def read_attention(path_or_source, layer: int = 0, config: Optional[dict] = None
     return reader.layer(int(layer))
 
 
+def layer_facts(source: TensorSource, layer: int) -> dict:
+    """Config-only facts of decoder layer `layer` (see _Reader.facts); a CheckpointError as read_attention."""
+    cfg = dict(source.config)
+    model_type = str(cfg.get("model_type", ""))
+    if model_type == "gemma3" and isinstance(cfg.get("text_config"), dict):
+        cfg = dict(cfg["text_config"], model_type="gemma3_text")
+    family = FAMILIES.get(model_type)
+    if family is None:
+        raise CheckpointError("models.error.family_unknown", path=source.path.name, value=model_type or "(none)",
+                              known=", ".join(sorted(set(FAMILIES))))
+    return _Reader(source, {**DEFAULTS.get(family, {}), **cfg}, source.path.name, family, model_type).facts(layer)
+
+
+def family_of(config: dict) -> Optional[str]:
+    """The family a config.json names (FAMILIES), or None."""
+    model_type = str(config.get("model_type", ""))
+    if model_type == "gemma3" and isinstance(config.get("text_config"), dict):
+        model_type = "gemma3_text"
+    return FAMILIES.get(model_type)
+
+
+def layer_prefixes(source: TensorSource, family: str) -> dict[int, str]:
+    """Decoder layer index -> its attention's tensor-name prefix, by the family's names."""
+    return _layer_prefixes(source.keys(), family)
+
+
 def layer_count(path_or_source, config: Optional[dict] = None) -> int:
     """How many decoder layers' attention the file holds (by tensor names)."""
     source = path_or_source if isinstance(path_or_source, TensorSource) else open_source(Path(path_or_source))
@@ -285,21 +311,7 @@ class _Reader:
         key = f"{prefix}.query_key_value.weight"
         w, b = self.tensor(key), self.maybe(f"{prefix}.query_key_value.bias")
         hd = E // H
-        n_kv = H
-        if self.family == "falcon":
-            if self.get("alibi", default=False):
-                raise CheckpointError("models.error.falcon_alibi", path=self.where)
-            new_arch = bool(self.get("new_decoder_architecture", default=self.model_type == "RefinedWeb"))
-            multi_query = bool(self.get("multi_query", default=True))
-            if new_arch:
-                n_kv = self.whole("num_kv_heads", self.get("num_kv_heads", "n_head_kv", default=H))
-                layout = "grouped"
-            elif multi_query:
-                n_kv, layout = 1, "multi_query"
-            else:
-                layout = "per_head"
-        else:
-            layout = "per_head"
+        n_kv, layout = self.fused_layout(H)
         rows = {"per_head": 3 * H * hd, "multi_query": (H + 2) * hd, "grouped": (H + 2 * n_kv) * hd}[layout]
         if w.shape != (rows, E) or (b is not None and b.shape != (rows,)) or H % n_kv:
             raise CheckpointError("models.error.family_shape", path=self.where, tensor=key, shape=str(tuple(w.shape)),
@@ -310,6 +322,36 @@ class _Reader:
             qb, kb, vb = (part[:, 0] for part in _unfuse(b[:, None], layout, H, n_kv, hd))
         return {"n_kv": n_kv, "head_dim": hd, "q": (q, qb), "k": (k, kb), "v": (v, vb),
                 "o": (self.tensor(f"{prefix}.dense.weight"), self.maybe(f"{prefix}.dense.bias"))}
+
+    def fused_layout(self, H: int) -> tuple[int, str]:
+        """(key/value heads, row layout) of a fused query_key_value, from the config alone."""
+        if self.family != "falcon":
+            return H, "per_head"
+        if self.get("alibi", default=False):
+            raise CheckpointError("models.error.falcon_alibi", path=self.where)
+        new_arch = bool(self.get("new_decoder_architecture", default=self.model_type == "RefinedWeb"))
+        if new_arch:
+            return self.whole("num_kv_heads", self.get("num_kv_heads", "n_head_kv", default=H)), "grouped"
+        if bool(self.get("multi_query", default=True)):
+            return 1, "multi_query"
+        return H, "per_head"
+
+    def facts(self, index: int) -> dict:
+        """What the config alone says of layer `index` (no tensor read): heads, widths, scale, window,
+        soft-cap, RoPE, ALiBi, QK-norm.  For lists of a big model's layers, which must not read weights."""
+        H = self.whole("num_attention_heads", self.get("num_attention_heads", "n_head", "num_heads"))
+        E = self.whole("hidden_size", self.get("hidden_size", "n_embed", "d_model"))
+        if self.family in FUSED:
+            n_kv, hd = self.fused_layout(H)[0], E // H
+        else:
+            hd_cfg = self.get("head_dim")
+            hd = self.whole("head_dim", hd_cfg) if hd_cfg is not None else E // H
+            n_kv = self.whole("num_key_value_heads", self.get("num_key_value_heads", default=H))
+        layer_type = self.layer_type(index)
+        return {"family": self.family, "n_heads": H, "n_kv_heads": n_kv, "head_dim": hd, "d_model": E,
+                "scale": self.scale(hd), "window": self.window(layer_type), "softcap": self.softcap(),
+                "rope": self.rope(hd, H, E, layer_type), "alibi": self.family == "bloom",
+                "qk_norm": self.family in ("qwen3", "gemma3"), "layer_type": layer_type, "causal": self.causal()}
 
     def layer_type(self, index: int) -> Optional[str]:
         types = self.cfg.get("layer_types")

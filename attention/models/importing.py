@@ -82,6 +82,8 @@ def heads_for(found: Found, heads: Optional[int]) -> int:
         if found.n_heads is None:
             raise CheckpointError("models.error.heads_needed", name=found.name, choices=_list(choices))
         return found.n_heads
+    if heads not in choices and found.extra.get("heads_fixed"):
+        raise CheckpointError("models.error.heads_fixed", heads=heads, name=found.name, fixed=found.n_heads)
     if heads not in choices:
         raise CheckpointError("models.error.heads_bad", heads=heads, name=found.name, choices=_list(choices))
     return heads
@@ -153,8 +155,10 @@ def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None
     given = inputs is not None
     if not given:
         check_tokens(found, H, tokens)
-    layer = read_layer(source, found)
     inputs = dict(inputs) if given else generated_inputs(found, tokens, seed)
+    if found.extra.get("decoder"):
+        return _decoder_scenario(source, found, inputs, seed, inputs_name if given else None)
+    layer = read_layer(source, found)
     file_name = source.path.name
     args = {"file": file_name, "layer": found.name, "heads": H}
     family = {lang: words.text(f"models.family.{found.family}", lang) for lang in words.LANGS}
@@ -172,6 +176,60 @@ def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None
     )
     scale = gpt2_scale(found, H)
     return dataclasses.replace(sc, scale=scale) if scale is not None else sc
+
+
+def _decoder_scenario(source: TensorSource, found: Found, inputs: dict, seed: int,
+                      inputs_name: Optional[str]) -> Scenario:
+    """A Hugging Face decoder layer (families.py) with its kinds as the scenario's parts: self-attention on
+    the queries of `inputs` (a decoder layer reads one sequence), positions 0..L-1."""
+    from attention.models import families, family_scenario
+
+    d = families.read_attention(source, found.extra["layer_index"])
+    n_tokens = inputs["queries"].shape[1]
+    args = {"file": source.path.name, "layer": found.name, "heads": d.n_heads}
+    notes = {}
+    for lang in words.LANGS:
+        how = (words.text("models.notes.inputs_given", lang, path=inputs_name) if inputs_name is not None
+               else words.text("models.notes.inputs_random", lang, seed=seed, tokens=n_tokens))
+        said = [words.text("models.notes", lang, family=words.text(f"models.family.{found.family}", lang),
+                           inputs=how, **args),
+                words.text("models.notes.kinds", lang, kinds=", ".join(kind_facts(found, lang)))]
+        if d.residual_added:
+            said.append(words.text("models.notes.residual", lang))
+        notes[lang] = " ".join(said)
+    return family_scenario.to_scenario(
+        d, inputs["queries"], valid_lens=inputs.get("valid_lens"), query_tokens=inputs.get("query_tokens"),
+        title={lang: words.text("models.title", lang, **args) for lang in words.LANGS}, notes=notes)
+
+
+def kind_facts(found: Found, lang: Optional[str] = None) -> list[str]:
+    """What a decoder layer's scenario will hold, in words: shared key/value heads, RoPE, QK-norm, ALiBi,
+    soft-cap, window, a scale other than 1/sqrt(head_dim) ([] for other layers)."""
+    facts = found.extra.get("facts")
+    if not facts:
+        return []
+    out = []
+    if facts["n_kv_heads"] != facts["n_heads"]:
+        one = facts["n_kv_heads"] == 1
+        out.append(words.text("models.list.kv_one" if one else "models.list.kv_heads", lang, kv=facts["n_kv_heads"]))
+    rope = facts["rope"]
+    if rope is not None:
+        pairing = words.text(f"field.rope.pairing.{rope.pairing}", lang)
+        out.append(words.text("models.list.rope", lang, base=f"{rope.base:g}", dims=rope.rotary_dims,
+                              dim=facts["head_dim"], pairing=pairing))
+        if rope.rope_type != "default":
+            out.append(words.text("models.list.rope_scaled", lang, type=rope.rope_type, factor=f"{rope.factor:g}"))
+    if facts["qk_norm"]:
+        out.append(words.text("models.list.qk_norm", lang, style="1 + w" if facts["family"] == "gemma3" else "w"))
+    if facts["alibi"]:
+        out.append(words.text("models.list.alibi", lang))
+    if facts["softcap"] is not None:
+        out.append(words.text("models.list.softcap", lang, cap=f"{facts['softcap']:g}"))
+    if facts["window"] is not None:
+        out.append(words.text("models.list.window", lang, size=facts["window"]))
+    if not math.isclose(facts["scale"], facts["head_dim"] ** -0.5, rel_tol=1e-12):
+        out.append(words.text("models.list.scale", lang, scale=f"{facts['scale']:.6g}"))
+    return out
 
 
 def gpt2_scale(found: Found, heads: int) -> Optional[float]:

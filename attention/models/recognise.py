@@ -15,9 +15,13 @@ Families (the prefix before each pattern is free: `module.`, `bert.`, `model.`, 
   `P.attention.{q,k,v,out}_lin`.
 - GPT-2: `P.c_attn` in Conv1D layout (in, out) = (E, 3E) fused q|k|v, `P.c_proj` (E, E); causal.
 
+- Hugging Face decoders whose config.json names their family (attention/models/families.py: Llama,
+  Mistral, Qwen2/3, Gemma 2/3, GPT-NeoX, Phi, BLOOM, Falcon): described from the config and tensor
+  names (`extra["facts"]`), read and mapped at import by attention/models/family_scenario.py.
+
 Layers the engine cannot reproduce exactly are listed with the reason (a catalogue key), never
-imported: Llama-style `q_proj/k_proj/v_proj/o_proj` (rotary positions; grouped-query attention
-when k/v are narrower than q), fused `query_key_value` (GPT-NeoX/Falcon rotary, BLOOM ALiBi),
+imported: without a config, Llama-style `q_proj/k_proj/v_proj/o_proj` (rotary positions; grouped-query
+attention when k/v are narrower than q), fused `query_key_value` (GPT-NeoX/Falcon rotary, BLOOM ALiBi),
 T5 `SelfAttention/EncDecAttention.{q,k,v,o}` (relative-position bias), BERT with relative
 positions or RoFormer's rotary, and nn.MultiheadAttention with add_bias_kv.
 """
@@ -85,6 +89,8 @@ class Found:
                 "values": self.shapes["value.weight"][1]}
 
     def head_choices(self) -> list[int]:
+        if self.extra.get("heads_fixed"):  # a decoder family's query and key/value heads come from its config
+            return [self.n_heads] if self.n_heads else []
         dk, dv = self.shapes["query.weight"][0], self.shapes["value.weight"][0]
         return [h for h in range(1, dk + 1) if dk % h == 0 and dv % h == 0]
 
@@ -137,8 +143,11 @@ def find_layers(source: TensorSource) -> list[Found]:
             groups.setdefault((family, prefix), {})[tag] = key
             break
     heads = _configured_heads(source)
-    found = []
+    found = _decoder_layers(source)  # Llama, Qwen, Gemma, GPT-NeoX, Phi, BLOOM, Falcon ... by their config
+    taken = {f.extra["prefix"] for f in found}
     for (family, prefix), tags in groups.items():
+        if prefix in taken:
+            continue
         layer = _BUILDERS[family](source, prefix, tags, heads)
         if layer is not None:
             found.append(layer)
@@ -344,6 +353,62 @@ def _t5(source, prefix, tags, heads) -> Optional[Found]:
     shapes = {f"{t}.weight": source.shape(tags[t]) for t in ("q", "k", "v", "o")}
     return Found(_display(prefix), "t5", {}, {}, shapes, heads,
                  reasons=(("models.reason.t5_relative", ()),))
+
+
+def _decoder_layers(source: TensorSource) -> list[Found]:
+    """The attention layers of a Hugging Face decoder family its config names (attention/models/families.py),
+    described from the config and the tensor names alone: each is importable with its kinds (RoPE, QK-norm,
+    ALiBi, soft-cap, window, shared key/value heads), or listed with the config field that stops it."""
+    from attention.models import families
+    from attention.models.checkpoint import CheckpointError
+
+    family = families.family_of(source.config)
+    if family is None:
+        return []
+    keys = set(source.keys())
+    out = []
+    for index, prefix in families.layer_prefixes(source, family).items():
+        extra = {"prefix": prefix, "layer_index": index, "decoder": family, "heads_fixed": True}
+        try:
+            facts = families.layer_facts(source, index)
+        except CheckpointError as e:
+            out.append(Found(_display(prefix), f"hf_{family}", {}, {}, {}, None, causal=True,
+                             reasons=((e.key, tuple((k, str(v)) for k, v in e.args_.items())),), extra=extra))
+            continue
+        H, Hkv, hd, E = facts["n_heads"], facts["n_kv_heads"], facts["head_dim"], facts["d_model"]
+        shapes = {"query.weight": (H * hd, E), "key.weight": (Hkv * hd, E), "value.weight": (Hkv * hd, E),
+                  "out.weight": (E, H * hd)}
+        bad = _decoder_shape_problem(source, prefix, H, Hkv, hd, E)
+        if bad is not None:  # the config's head counts and widths must be the tensors' (read from the header)
+            out.append(Found(_display(prefix), f"hf_{family}", {}, {}, {}, None, causal=True,
+                             reasons=(bad,), extra=extra))
+            continue
+        fused = f"{prefix}.query_key_value.bias" in keys
+        for role, name, width in (("query", "q_proj", H * hd), ("key", "k_proj", Hkv * hd),
+                                  ("value", "v_proj", Hkv * hd)):
+            if fused or f"{prefix}.{name}.bias" in keys:
+                shapes[f"{role}.bias"] = (width,)
+        if f"{prefix}.o_proj.bias" in keys or f"{prefix}.dense.bias" in keys:
+            shapes["out.bias"] = (E,)
+        out.append(Found(_display(prefix), f"hf_{family}", {}, {}, shapes, H, causal=True,
+                         extra=dict(extra, facts=facts)))
+    return out
+
+
+def _decoder_shape_problem(source: TensorSource, prefix: str, H: int, Hkv: int, hd: int, E: int):
+    """The reason (catalogue key, args) when a tensor's stored shape is not what the config's sizes make."""
+    keys = set(source.keys())
+    fused = f"{prefix}.query_key_value.weight"
+    want = {fused: ((H + 2 * Hkv) * hd, E)} if fused in keys else {  # per head, multi-query, grouped alike
+        f"{prefix}.q_proj.weight": (H * hd, E), f"{prefix}.k_proj.weight": (Hkv * hd, E),
+        f"{prefix}.v_proj.weight": (Hkv * hd, E)}
+    for key, shape in want.items():
+        got = source.shape(key) if key in keys else None
+        if H % Hkv or got != shape:
+            return ("models.reason.config_shape", (("tensor", key), ("shape", _shape(got or ())),
+                                                   ("expected", _shape(shape)), ("heads", str(H)),
+                                                   ("kv", str(Hkv))))
+    return None
 
 
 _BUILDERS = {"tsl": _tsl, "mha": _mha, "bert": _bert, "gpt2": _gpt2, "llama": _llama, "fused": _fused, "t5": _t5}

@@ -11,6 +11,10 @@ EN: dict[str, str] = {
     "capture.family.tsl_prob": "a Time-Series-Library AttentionLayer with ProbAttention (its key sample is recorded)",
     "capture.family.mha": "torch.nn.MultiheadAttention",
     "capture.family.bert": "a BERT self-attention",
+    "capture.family.hf": "a Hugging Face Llama-family attention (RoPE, shared key/value heads, its kinds)",
+    "capture.hf_config": "{path}: its config cannot be reproduced: {reason}",
+    "capture.hf_positions": ("{path}: call {call} gave position_ids that are not one run per row from the same "
+                             "start; capture one batch item at a time (items=[b])"),
     "capture.unknown_name": "{path}: no module of that name in the model (attention modules found: {found})",
     "capture.unsupported": ("{path}: {kind} is not an attention module capture can record; name a "
                             "Time-Series-Library AttentionLayer, an nn.MultiheadAttention or a BERT self-attention"),
@@ -57,6 +61,10 @@ ZH: dict[str, str] = {
     "capture.family.tsl_prob": "Time-Series-Library 的 AttentionLayer（ProbAttention，已记录其键采样）",
     "capture.family.mha": "torch.nn.MultiheadAttention",
     "capture.family.bert": "BERT 自注意力",
+    "capture.family.hf": "Hugging Face 的 Llama 系列注意力（RoPE、共享键/值头及其种类）",
+    "capture.hf_config": "{path}：其配置无法精确重现：{reason}",
+    "capture.hf_positions": ("{path}：第 {call} 次调用的 position_ids 不是每行从同一起点连续递增；"
+                             "请逐个批次项捕获（items=[b]）"),
     "capture.unknown_name": "{path}：模型中没有这个名字的模块（找到的注意力模块：{found}）",
     "capture.unsupported": ("{path}：{kind} 不是 capture 能记录的注意力模块；请指定 Time-Series-Library 的 "
                             "AttentionLayer、nn.MultiheadAttention 或 BERT 自注意力"),

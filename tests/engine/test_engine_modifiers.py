@@ -311,6 +311,7 @@ def test_lessons_say_the_rows_no_longer_sum_to_one():
         assert lessons.explanation(sid, trace.options, "en") and "。" in lessons.explanation(sid, trace.options, "zh")
 
 
+@pytest.mark.slow  # starts the exported script in a child process
 def test_the_exported_script_reproduces_every_modifier(tmp_path):
     sc = _all_three(kv=2, valid_lens=np.array([5.0, 2.0]))
     path = tmp_path / "modifiers.py"

@@ -241,3 +241,38 @@ def test_the_file_dialog_picks_a_model_folder_or_a_file(window, qtbot, tmp_path)
     window.import_layer.action.trigger()
     assert window.import_layer.dialog.source.path == single
     window.import_layer.dialog.reject()
+
+
+def test_a_hugging_face_decoder_folder_imports_with_its_kinds(window, qtbot, check_panes):
+    """Gemma 2 (golden folder of tests/models): the dialog lists each layer with its shared key/value heads,
+    RoPE, soft-cap and window; the heads come from the config only; the imported scenario holds the
+    kinds and the window's trace matches a plain-torch reference written in tests/models."""
+    from test_families_golden import reference
+
+    from attention.models.families import read_attention
+
+    folder = Path(__file__).resolve().parents[1] / "models" / "golden_modern" / "gemma2"
+    window.import_layer.ask_path = lambda: str(folder)
+    _menu_action(window).trigger()
+    dialog = window.import_layer.dialog
+    tree = dialog.tree
+    assert dialog.header.text() == "gemma2: 2 attention layers (Hugging Face folder)"
+    assert tree.topLevelItem(0).text(1) == "Gemma 2 decoder attention (Hugging Face)"
+    facts = tree.topLevelItem(0).text(2)
+    assert facts.startswith("4 heads, causal, 2 key/value heads, RoPE (base 10000, 8 of 8 dims")
+    assert "soft-cap 5" in facts and "window 4" in facts and "window" not in tree.topLevelItem(1).text(2)
+    assert dialog.chosen().name == "model.layers.0.self_attn" and dialog.import_button.isEnabled()
+    assert [dialog.heads.itemText(i) for i in range(dialog.heads.count())] == ["4"]
+    assert dialog.heads_note.text() == "From the model's configuration."
+    dialog.tokens.selectAll()
+    qtbot.keyClicks(dialog.tokens, "7")
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+
+    sc = window.document.scenario
+    assert (sc.n_heads, sc.kv_heads, sc.causal, sc.queries.shape) == (4, 2, True, (1, 7, 32))
+    assert [p.kind for p in sc.positions + sc.modifiers + sc.masks] == ["rope", "softcap", "window"]
+    window.recompute.recompute_now()
+    want_out, want_w, _ = reference(read_attention(folder, 0), sc.queries, np.arange(7)[None])
+    np.testing.assert_allclose(window.last_trace["output"].numpy(), want_out.numpy(), atol=1e-4, rtol=0)
+    np.testing.assert_allclose(window.last_trace["attention_weights"].numpy(), want_w.numpy(), atol=1e-5, rtol=0)
+    check_panes(window)

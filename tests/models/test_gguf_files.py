@@ -289,13 +289,27 @@ def test_prompt_refusals(tmp_path):
 
 
 def test_open_source_lists_a_gguf_like_a_folder(tmp_path):
-    """`main.py layers x.gguf`: every layer listed as Llama-style attention (not importable while RoPE is no kind)."""
-    from attention.models.importing import list_header, open_layers
+    """`main.py layers x.gguf`: every layer listed as a Llama decoder layer, importable with its kinds (RoPE,
+    shared key/value heads); the imported layer 1 replays the GGUF model's own reference attention."""
+    import dataclasses
 
-    source, layers = open_layers(write(tmp_path / "tiny.gguf", random_model()))
+    from attention import engine
+    from attention.models.importing import import_layer, list_header, open_layers
+
+    path = write(tmp_path / "tiny.gguf", random_model())
+    source, layers = open_layers(path)
     assert isinstance(source, gguf_model.GGUFSource)
     assert [f.name for f in layers] == [f"model.layers.{k}.self_attn" for k in range(LAYERS)]
-    assert all(f.family == "llama" and not f.supported for f in layers)
+    assert all(f.family == "hf_llama" and f.supported and f.n_heads == H for f in layers)
+    sc = import_layer(source, layers[1])
+    assert sc.kv_heads == HKV and [p.kind for p in sc.positions] == ["rope"] and sc.positions[0].values["base"] == BASE
+    model = gguf_model.load(path)
+    run = model.forward([1, 2, 3, 4, 5], dtype=torch.float64)
+    x = run.normed[1].double().numpy()
+    trace = engine.run(dataclasses.replace(sc, queries=x, keys=x, values=x, query_tokens=None, key_tokens=None),
+                       dtype="float64")
+    np.testing.assert_allclose(trace.array("attention_weights"), run.weights[1].double().numpy(), atol=1e-6, rtol=0)
+    np.testing.assert_allclose(trace.array("output"), run.attn_out[1].double().numpy(), atol=1e-6, rtol=0)
     assert list_header(source, len(layers), "en") == f"tiny.gguf: {LAYERS} attention layers (GGUF file (llama.cpp), " \
                                                       "F32 weights)"
     q8 = gguf_model.GGUFSource(write(tmp_path / "q8.gguf", random_model(), quant=gguf.GGMLQuantizationType.Q8_0))

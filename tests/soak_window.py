@@ -62,7 +62,10 @@ def check(window) -> str:
         assert window.view._stale, "a scenario the engine refuses, but the panes are not marked stale"
         return "refused"
     view = window.view
-    assert view.pane_ids() == list(trace.ids), "the panes are not the trace's steps"
+    from attention import step_registry
+
+    # the Steps region shows the trace's steps in pipeline order (step_registry.in_order)
+    assert view.pane_ids() == step_registry.in_order(trace.ids), "the panes are not the trace's steps"
     tools = window.cell_tools
     if tools.compare.lens.active or tools.quiz.lens.active:
         return "lens"  # the panes show a difference or hide numbers on purpose

@@ -166,6 +166,13 @@ class _Ctx:
         kv = int(self.opts.get("n_kv_heads") or H)
         return h // (H // kv)
 
+    def reads(self, step_id: str) -> str:
+        """The step the scores read in place of `step_id` in this trace (RoPE's rotated q for
+        head_split.query: the last step standing for it), or `step_id` itself."""
+        from attention import step_registry
+
+        return step_registry.read_as(step_id, self.trace.ids)
+
     def raw(self, step_id: str) -> np.ndarray:
         return self.trace[step_id].numpy()
 
@@ -370,13 +377,14 @@ def _head_split(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
 def _scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     """q · k times the scale (the dot-product kinds; a kind that scores otherwise explains its own)."""
     b, h, l, s = idx
-    q = ctx.a("head_split.query")[b, l, h]
+    qid, kid = ctx.reads("head_split.query"), ctx.reads("head_split.key")  # rotated q, k when RoPE is on
+    q = ctx.a(qid)[b, l, h]
     j = ctx.kv_head(h)  # the key head this query head reads (h itself unless heads share keys)
-    k = ctx.a("head_split.key")[b, s, j]
+    k = ctx.a(kid)[b, s, j]
     scale = float(ctx.opts["scale"])
     terms = [Term(_same(f"q[{e}]·k[{e}] = {fmt(q[e])} × {fmt(k[e])} = {fmt(q[e] * k[e])}"),
                   float(q[e] * k[e]),
-                  (Source("head_split.query", (b, l, h, e)), Source("head_split.key", (b, s, j, e))),
+                  (Source(qid, (b, l, h, e)), Source(kid, (b, s, j, e))),
                   factors=(float(q[e]), float(k[e])))
              for e in range(q.shape[0])]
     dot = _fsum([t.value for t in terms])
@@ -527,11 +535,12 @@ def _concat(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
 def _sampled_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     b, h, l, j = idx
     s = int(ctx.raw("extra.sample_index")[l, j])
-    q = ctx.a("head_split.query")[b, l, h]
-    k = ctx.a("head_split.key")[b, s, h]
+    qid, kid = ctx.reads("head_split.query"), ctx.reads("head_split.key")
+    q = ctx.a(qid)[b, l, h]
+    k = ctx.a(kid)[b, s, h]
     terms = [Term(_same(f"q[{e}]·k[{e}] = {fmt(q[e])} × {fmt(k[e])} = {fmt(q[e] * k[e])}"),
                   float(q[e] * k[e]),
-                  (Source("head_split.query", (b, l, h, e)), Source("head_split.key", (b, s, h, e))),
+                  (Source(qid, (b, l, h, e)), Source(kid, (b, s, h, e))),
                   factors=(float(q[e]), float(k[e])))
              for e in range(q.shape[0])]
     vals = [t.value for t in terms]

@@ -35,7 +35,7 @@ def python_script(sc: Scenario) -> str:
         raise ScenarioError(errs)
     kind = kinds.scoring(sc)
     parts = [_header(sc), _numbers(sc), _LINEAR]
-    for rec in step_registry.RECORDS:
+    for rec in step_registry.active(sc):  # computing order: a kind's step (RoPE) where it is computed
         if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
             parts.append(kind.script(sc, rec.id) or rec.script(sc, rec.id))
     parts.append(_TAIL)

@@ -196,9 +196,18 @@ PIPELINE: tuple[str, ...] = tuple(r.id for r in RECORDS if not r.extra and r.act
 
 def _order() -> tuple[str, ...]:
     out: list[str] = []
-    for sid in PIPELINE:
-        out += [r.id for r in RECORDS if r.before == sid]  # in the order they are computed
+
+    def place(sid: str) -> None:
+        """`sid` after the steps placed before it: those that stand for an input first (a later
+        extra of the same step, ProbSparse's sample, then reads the rotated q and k), and a
+        step placed before another extra (QK-norm before RoPE) just before that one."""
+        ahead = [r for r in RECORDS if r.before == sid]
+        for r in sorted(ahead, key=lambda r: r.stands_for is None):  # stable: otherwise as declared
+            place(r.id)
         out.append(sid)
+
+    for sid in PIPELINE:
+        place(sid)
     return tuple(out)
 
 
@@ -225,6 +234,19 @@ def in_order(step_ids) -> list[str]:
     """`step_ids` sorted into pipeline order (ORDER); ids no record has go last, as given."""
     rank = {sid: i for i, sid in enumerate(ORDER)}
     return sorted(step_ids, key=lambda sid: rank.get(sid, len(ORDER)))
+
+
+def read_as(step_id: str, present, before: Optional[str] = None) -> str:
+    """The step later steps read in place of `step_id` in a trace holding the steps `present`:
+    the last one computed that stands for it (RoPE's rotated queries for head_split.query), or
+    `step_id` itself.  `before`: what that step read (stand-ins computed before it only)."""
+    have = set(present)
+    limit = ORDER.index(before) if before is not None else len(ORDER)
+    found = step_id
+    for sid in ORDER[:limit]:
+        if sid in have and BY_ID[sid].stands_for == step_id:
+            found = sid
+    return found
 
 
 def record(step_id: str) -> StepRecord:

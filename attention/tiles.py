@@ -164,12 +164,15 @@ def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
     safe = _skip_is_exact(masked_scores, fill)  # (B, H, L)
     q = k = None
     bound = 0.0
-    if how == "dot" and trace["head_split.key"].shape[2] != H:  # shared key heads: read the blocks
+    from attention.step_registry import read_as
+
+    qid, kid = read_as("head_split.query", trace.ids), read_as("head_split.key", trace.ids)  # RoPE: rotated
+    if how == "dot" and trace[kid].shape[2] != H:  # shared key heads: read the blocks
         how = "read"
     if how == "dot":
-        q = np.ascontiguousarray(trace.array("head_split.query").transpose(0, 2, 1, 3) * dt.type(opts["scale"]))
+        q = np.ascontiguousarray(trace.array(qid).transpose(0, 2, 1, 3) * dt.type(opts["scale"]))
         # q: (B, H, L, E), the scale folded in first, as the engine does
-        k = np.ascontiguousarray(trace.array("head_split.key").transpose(0, 2, 1, 3))  # (B, H, S, E)
+        k = np.ascontiguousarray(trace.array(kid).transpose(0, 2, 1, 3))  # (B, H, S, E)
         bound = _rounding_bound(q, k)
     n_q, n_k = -(-L // br), -(-S // bc)
     D = v.shape[-1]

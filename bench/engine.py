@@ -113,6 +113,60 @@ def time_sizes(quick: bool) -> list[dict]:
     return rows
 
 
+GQA_ROPE_SIZE = (1, 512, 512, 8, 2)  # B, L = S, d_model, query heads, key/value heads
+GQA_ROPE_TARGET = 1.2
+
+
+def make_gqa_rope(B: int, L: int, d: int, H: int, kv: int, seed: int = 0) -> Scenario:
+    """Llama-like: H query heads of d / H columns, kv key/value heads, RoPE on q and k (causal)."""
+    from attention.parts import Part
+
+    rng = np.random.default_rng(seed)
+    dk = d // H
+    w = lambda out: Projection(rng.normal(size=(out, d)) / np.sqrt(d))  # noqa: E731
+    return Scenario(queries=rng.normal(size=(B, L, d)), keys=rng.normal(size=(B, L, d)),
+                    values=rng.normal(size=(B, L, d)), n_heads=H, n_kv_heads=kv, causal=True,
+                    projections={"query": w(d), "key": w(kv * dk), "value": w(kv * dk), "out": w(d)},
+                    positions=(Part("rope", {"base": 10000.0}),), dtype="float32", device="cpu")
+
+
+def time_gqa_rope(quick: bool) -> dict:
+    """The trace of a GQA + RoPE layer against the same layer as F.scaled_dot_product_attention
+    (enable_gqa=True, is_causal) plus the rotation of q and k (attention/kinds/rope.py's rotate)."""
+    import torch.nn.functional as F
+
+    from attention.kinds.rope import rotate
+
+    B, L, d, H, kv = GQA_ROPE_SIZE
+    sc = make_gqa_rope(B, L, d, H, kv)
+    f = lambda a: torch.as_tensor(a, dtype=torch.float32)  # noqa: E731
+    x = [f(a) for a in (sc.queries, sc.keys, sc.values)]
+    W = {n: f(sc.projections[n].weight) for n in ("query", "key", "value", "out")}
+
+    def sdpa():
+        with torch.inference_mode():
+            q = rotate(F.linear(x[0], W["query"]).view(B, L, H, -1))  # (B, L, H, dk)
+            k = rotate(F.linear(x[1], W["key"]).view(B, L, kv, -1))
+            v = F.linear(x[2], W["value"]).view(B, L, kv, -1)
+            o = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                                               is_causal=True, enable_gqa=True)  # (B, H, L, dk)
+            return F.linear(o.transpose(1, 2).reshape(B, L, d), W["out"])
+
+    diff = float((run(sc)["output"].tensor - sdpa()).abs().max())
+    (t_sdpa, _), (t_ours, _) = median_times([sdpa, lambda: run(sc)], 5 if quick else 15)
+    return dict(sdpa_ms=t_sdpa * 1e3, trace_ms=t_ours * 1e3, ratio=t_ours / t_sdpa, max_diff=diff)
+
+
+def print_gqa_rope(quick: bool) -> bool:
+    B, L, d, H, kv = GQA_ROPE_SIZE
+    r = time_gqa_rope(quick)
+    good = r["ratio"] <= GQA_ROPE_TARGET
+    print(f"GQA+RoPE B={B} L=S={L} d={d} H={H} kv={kv} causal: SDPA(enable_gqa)+rotation {r['sdpa_ms']:.2f} ms, "
+          f"trace {r['trace_ms']:.2f} ms, ratio {r['ratio']:.2f}, max |diff| {r['max_diff']:.1e}"
+          + ("  ok" if good else f"  > {GQA_ROPE_TARGET}"))
+    return good
+
+
 def _status_bytes(field: str) -> int:
     """VmRSS / VmHWM of this process from /proc (Linux), in bytes."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -160,10 +214,13 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="fewer repeats")
     ap.add_argument("--child-memory", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--causal", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--gqa-rope", action="store_true", help="only the GQA+RoPE line")
     args = ap.parse_args()
     if args.child_memory:
         child_memory(args.causal)
         return 0
+    if args.gqa_rope:
+        return 0 if print_gqa_rope(args.quick) else 1
 
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU, float32")
     rows = time_sizes(args.quick)
@@ -179,6 +236,7 @@ def main() -> int:
         print(f"{r['B']:>2} {r['L']:>5} {r['d']:>4} {r['H']:>2} | {r['mha_ms']:>9.2f} {r['trace_ms']:>9.2f} "
               f"{r['ratio']:>6.2f} {r['best_ratio']:>5.2f} | {r['causal_ms']:>9.2f} | {r['max_diff']:>10.1e}{flag}")
     print("ms: median per call; ratio = median trace / median MHA; best = fastest trace / fastest MHA")
+    ok &= print_gqa_rope(args.quick)
     B, L, d, H = MEMORY_SIZE
     for causal in (False, True):
         m = peak_memory(causal)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from attention import Additive, Scenario, explain, run, scenario_io, step_registry, words
+from attention.parts import Part
 from attention.step_registry import KINDS, RECORDS
 from resources import list_presets
 
@@ -30,6 +31,7 @@ def _all_kinds_of_trace():
                                                  additive=Additive(3, n(size=(2, 3, 2)), n(size=(2, 3, 2)),
                                                                    n(size=(2, 3)))))
     traces["prob_sparse"] = run(dataclasses.replace(base, scoring="prob_sparse", valid_lens=None, causal=False))
+    traces["rope_qk_norm"] = run(dataclasses.replace(base, positions=(Part("rope"),), modifiers=(Part("qk_norm"),)))
     return traces
 
 
@@ -55,7 +57,7 @@ def _documented_steps() -> dict[str, tuple[str, ...]]:
     out = {}
     for line in (ROOT / "docs" / "trace-format.md").read_text(encoding="utf-8").splitlines():
         m = re.match(r"\| `((?:projection|head_split|extra)\.[a-z_]+|scores|masked_scores|attention_weights|"
-                     r"weighted_sum|concat|output)` \| ([^|(]+)", line)
+                     r"weighted_sum|concat|output|(?:rope|qk_norm)\.(?:query|key))` \| ([^|(]+)", line)
         if m:
             out[m.group(1)] = tuple(d.strip() for d in m.group(2).split(","))
     return out
@@ -99,12 +101,14 @@ def test_every_record_is_complete():
         if not callable(r.explain) or _module_of(r.explain) not in ("attention.explain",) \
                 and not _module_of(r.explain).startswith("attention.kinds."):
             bad.append(f"{where}: explainer {r.explain!r} is not in attention/explain.py or a kind")
-        if not callable(r.lesson) or _module_of(r.lesson) != "attention.lessons":
-            bad.append(f"{where}: lesson {r.lesson!r} is not in attention/lessons.py")
+        if not callable(r.lesson) or _module_of(r.lesson) != "attention.lessons" \
+                and not _module_of(r.lesson).startswith("attention.kinds."):
+            bad.append(f"{where}: lesson {r.lesson!r} is not in attention/lessons.py or a kind")
         if r.extra != (r.script is None):
             bad.append(f"{where}: the main pipeline, and only it, is in the exported script")
-        if r.script is not None and _module_of(r.script) != "attention.script_export":
-            bad.append(f"{where}: snippet {r.script!r} is not in attention/script_export.py")
+        if r.script is not None and _module_of(r.script) != "attention.script_export" \
+                and not _module_of(r.script).startswith("attention.kinds."):
+            bad.append(f"{where}: snippet {r.script!r} is not in attention/script_export.py or a kind")
         parameter = re.compile(r"queries|keys|values|projection\.[a-z]+\.weight")
         for name in r.inputs:
             if name not in step_registry.BY_ID and not parameter.fullmatch(name):

@@ -251,7 +251,8 @@ def plan(trace: Trace, batch: int = 0, head: int = 0, lang: str = "en",
     n_heads = head_count(trace)
     head = max(0, min(int(head), n_heads - 1))
     batch = max(0, min(int(batch), int(trace.array(STEPS["q"]).shape[0]) - 1))
-    data = {key: pane_data(trace, sid, batch, query_tokens, key_tokens) for key, sid in STEPS.items()}
+    steps = {key: step_registry.read_as(sid, trace.ids) for key, sid in STEPS.items()}  # RoPE: rotated q, k
+    data = {key: pane_data(trace, sid, batch, query_tokens, key_tokens) for key, sid in steps.items()}
     q = data["q"].block[head]  # (L, dk)
     k = data["kt"].block[head]  # (S, dk)
     v = data["v"].block[head]  # (S, dv)
@@ -271,7 +272,7 @@ def plan(trace: Trace, batch: int = 0, head: int = 0, lang: str = "en",
     def title(key: str) -> tuple[str, str]:
         if key in ("q", "kt", "v"):
             return words.text(f"byhand.block.{key}", lang, head=head_words), ""
-        step = trace[STEPS[key]]
+        step = trace[steps[key]]
         return step.title[lang], step.formula[lang]
 
     blocks = {}
@@ -279,7 +280,7 @@ def plan(trace: Trace, batch: int = 0, head: int = 0, lang: str = "en",
         x, y, title_rect = where[key]
         name, formula = title(key)
         d = data[key]
-        blocks[key] = Block(key, STEPS[key], d.kind, np.asarray(values[key]),
+        blocks[key] = Block(key, steps[key], d.kind, np.asarray(values[key]),
                             masked if key in ("scores", "weights") else None, d.nan_label,
                             x, y, name, formula, title_rect, lanes[key])
     return Plan(head, n_heads, arrangement, width, height, blocks, arrow,

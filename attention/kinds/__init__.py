@@ -15,13 +15,15 @@ from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, Scor
 from attention.kinds.dot_product import DOT, SCALED_DOT
 from attention.kinds.mask_rules import RULES
 from attention.kinds.prob_sparse import PROB_SPARSE
+from attention.kinds.qk_norm import QK_NORM
+from attention.kinds.rope import ROPE
 
 #: name -> scoring kind, in the order a menu lists them
 SCORING: dict[str, ScoringKind] = {k.name: k for k in (SCALED_DOT, DOT, ADDITIVE, PROB_SPARSE)}
 #: name -> position encoding (RoPE comes here)
-POSITIONS: dict[str, PositionEncoding] = {}
+POSITIONS: dict[str, PositionEncoding] = {k.name: k for k in (ROPE,)}
 #: name -> score modifier (ALiBi, soft-capping, sinks come here)
-MODIFIERS: dict[str, ScoreModifier] = {}
+MODIFIERS: dict[str, ScoreModifier] = {k.name: k for k in (QK_NORM,)}
 #: name -> mask rule, in the order their parts are combined and their reasons said
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES}
 #: the scoring of a scenario that names none

@@ -131,8 +131,9 @@ def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
 
     b, h, l, s = idx
     fmt, Term, Source = ex.fmt, ex.Term, ex.Source
-    q = ctx.a("head_split.query")[b, l, h]
-    k = ctx.a("head_split.key")[b, s, h]
+    qid, kid = ctx.reads("head_split.query"), ctx.reads("head_split.key")  # rotated when RoPE is on
+    q = ctx.a(qid)[b, l, h]
+    k = ctx.a(kid)[b, s, h]
     Wq, Wk, wv = (ctx.param(f"{NAME}.{n}")[h] for n in WEIGHTS)
     scale = float(ctx.opts["scale"])
     terms = []
@@ -142,9 +143,9 @@ def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
         arg = fq + fk
         th = math.tanh(arg)
         srcs = ([Source(f"{NAME}.W_q", (h, n, e)) for e in range(q.shape[0])]
-                + [Source("head_split.query", (b, l, h, e)) for e in range(q.shape[0])]
+                + [Source(qid, (b, l, h, e)) for e in range(q.shape[0])]
                 + [Source(f"{NAME}.W_k", (h, n, e)) for e in range(k.shape[0])]
-                + [Source("head_split.key", (b, s, h, e)) for e in range(k.shape[0])]
+                + [Source(kid, (b, s, h, e)) for e in range(k.shape[0])]
                 + [Source(f"{NAME}.w_v", (h, n))]
                 + ([Source("extra.additive_features", (b, h, l, n * int(ctx.opts["S"]) + s))]
                    if ctx.has("extra.additive_features") else []))
@@ -174,11 +175,12 @@ def explain_features(ctx, step_id: str, idx: tuple[int, ...]):
     fmt, Term, Source = ex.fmt, ex.Term, ex.Source
     S = int(ctx.opts["S"])
     n, s = divmod(j, S)
-    q = ctx.a("head_split.query")[b, l, h]
-    k = ctx.a("head_split.key")[b, s, h]
+    qid, kid = ctx.reads("head_split.query"), ctx.reads("head_split.key")
+    q = ctx.a(qid)[b, l, h]
+    k = ctx.a(kid)[b, s, h]
     Wq, Wk = ctx.param(f"{NAME}.W_q")[h, n], ctx.param(f"{NAME}.W_k")[h, n]
     terms = []
-    for sym, W, x, ref, pos in (("q", Wq, q, "head_split.query", (b, l, h)), ("k", Wk, k, "head_split.key", (b, s, h))):
+    for sym, W, x, ref, pos in (("q", Wq, q, qid, (b, l, h)), ("k", Wk, k, kid, (b, s, h))):
         for e in range(x.shape[0]):
             p = float(W[e] * x[e])
             terms.append(Term(ex._same(f"W_{sym}[{n},{e}]·{sym}[{e}] = {fmt(W[e])} × {fmt(x[e])} = {fmt(p)}"), p,

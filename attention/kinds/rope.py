@@ -28,9 +28,10 @@ Shapes: B batch, N positions (L for queries, S for keys), H heads, d head width,
 """
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
-import torch
+if TYPE_CHECKING:  # torch is imported inside the functions: the kinds' table is read before torch loads
+    import torch
 
 Pairing = Literal["halves", "adjacent"]
 PAIRINGS: tuple[Pairing, ...] = ("halves", "adjacent")
@@ -45,12 +46,15 @@ def rotary_dim(head_dim: int, fraction: float = 1.0) -> int:
     return r
 
 
-def inv_frequencies(rot_dim: int, base: float, dtype: torch.dtype = torch.float64,
+def inv_frequencies(rot_dim: int, base: float, dtype: torch.dtype | None = None,
                     device: torch.device | None = None, hf_float32: bool = False) -> torch.Tensor:
     """(r/2,) inv_freq[i] = 1 / base ** (2i / r), the angle per position of pair i.
 
     The expression is transformers' own, step by step (integer arange, cast, divide, power,
     reciprocal); hf_float32 does those steps in float32 as transformers does, then casts."""
+    import torch
+
+    dtype = torch.float64 if dtype is None else dtype  # None: float64 (torch is not loaded at import)
     work = torch.float32 if hf_float32 else dtype
     exponent = torch.arange(0, rot_dim, 2, dtype=torch.int64, device=device).to(work) / rot_dim  # (r/2,)
     return (1.0 / (base ** exponent)).to(dtype)
@@ -58,21 +62,28 @@ def inv_frequencies(rot_dim: int, base: float, dtype: torch.dtype = torch.float6
 
 def positions(n: int, offset: int = 0, device: torch.device | None = None) -> torch.Tensor:
     """(N,) int64 positions offset, offset + 1, ..., offset + n - 1."""
+    import torch
+
     return torch.arange(n, device=device) + offset
 
 
 def angles(pos: torch.Tensor, inv_freq: torch.Tensor, hf_float32: bool = False) -> torch.Tensor:
     """pos (N,) or (B, N), inv_freq (r/2,) -> angles (N, r/2) or (B, N, r/2), in inv_freq's dtype
     (rounded through float32 first when hf_float32: one float32 product, as transformers)."""
+    import torch
+
     work = torch.float32 if hf_float32 else inv_freq.dtype
     return (pos.to(work)[..., None] * inv_freq.to(work)).to(inv_freq.dtype)
 
 
-def cos_sin(pos: torch.Tensor, rot_dim: int, base: float, dtype: torch.dtype = torch.float64,
+def cos_sin(pos: torch.Tensor, rot_dim: int, base: float, dtype: torch.dtype | None = None,
             hf_float32: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """cos and sin of every (position, pair) angle: each (N, r/2) or (B, N, r/2), in dtype.
 
     One value per pair (not per column): the pairing decides which columns share it."""
+    import torch
+
+    dtype = torch.float64 if dtype is None else dtype
     inv = inv_frequencies(rot_dim, base, torch.float32 if hf_float32 else dtype, pos.device, hf_float32)
     theta = angles(pos, inv, hf_float32)
     return theta.cos().to(dtype), theta.sin().to(dtype)
@@ -86,6 +97,8 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, pairing: P
     apply_rotary_pos_emb elementwise.  The pairs are strided views of x ((2, r/2) or (r/2, 2) per
     head row) and the results are written straight into the output's matching views: no
     gather, no concatenation, two temporaries of half the rotated width."""
+    import torch
+
     half = cos.shape[-1]
     r = 2 * half
     if pairing not in PAIRINGS:
@@ -146,11 +159,14 @@ class RopeCell(NamedTuple):
 
 
 def rope_cell(column: int, position: int, head_dim: int, base: float, fraction: float, pairing: Pairing,
-              dtype: torch.dtype = torch.float64, hf_float32: bool = False) -> RopeCell | None:
+              dtype: torch.dtype | None = None, hf_float32: bool = False) -> RopeCell | None:
     """The pair, angle, cos and sin behind one cell; None for a column that does not rotate.
 
     Computed with the very functions the engine uses (same dtype and hf_float32), so the numbers
     explain shows are the numbers that rotated the cell."""
+    import torch
+
+    dtype = torch.float64 if dtype is None else dtype
     r = rotary_dim(head_dim, fraction)
     found = pair_of(column, r, pairing)
     if found is None:
@@ -167,3 +183,245 @@ def rotated_value(cell: RopeCell, x_column: float, x_partner: float) -> float:
     """The rotated cell from its input and its partner's: the one line explain writes out."""
     sign = -1.0 if cell.is_first else 1.0
     return x_column * cell.cos + sign * x_partner * cell.sin
+
+
+# ---- the kind: Part("rope", ...) in a scenario's positions (attention/parts.py) ------------------
+# Registered in attention/kinds/__init__.py (POSITIONS).  Two steps, rope.query and rope.key,
+# computed after the head split; each stands for the head split it rotates, so the scores (and
+# ProbSparse's sample, the tiles, the by-hand sheet, explain) read the rotated q and k.
+
+from attention.fields import INT_MAX, Field  # noqa: E402  (the kind below; the math above needs neither)
+
+NAME = "rope"
+#: query / key -> (the step it rotates, the step id, the positions' field)
+_STEPS = {"query": ("head_split.query", "rope.query"), "key": ("head_split.key", "rope.key")}
+
+
+def _f(name: str, type_: str, **kw) -> Field:
+    return Field(f"positions.{NAME}.{name}", type_, f"field.rope.{name}.label", f"field.rope.{name}.help",
+                 group="positions", **kw)
+
+
+FIELDS: tuple[Field, ...] = (
+    _f("base", "float", default=10000.0, minimum=1.0, maximum=1e12),
+    _f("fraction", "float", default=1.0, minimum=0.0, maximum=1.0),
+    _f("pairing", "choice", default="halves", choices=PAIRINGS,
+       choice_words=tuple(f"field.rope.pairing.{p}" for p in PAIRINGS)),
+    _f("offset", "int", default=0, minimum=0, maximum=INT_MAX),
+    # a decoder step with a cache: queries at offset .. offset + L - 1, keys at key_offset .. (None: offset)
+    _f("key_offset", "int", default=None, minimum=0, maximum=INT_MAX, nullable=True),
+    _f("frequencies", "matrix", default=None, nullable=True),
+)
+
+
+def _settings(part) -> dict:
+    """The part's field values (defaults filled in)."""
+    return {f.name: part.values.get(f.name, f.default) for f in FIELDS}
+
+
+def key_start(settings) -> int:
+    """The keys' first position: key_offset, or the queries' offset when it is None."""
+    k = settings.get("key_offset")
+    return int(settings.get("offset") or 0) if k is None else int(k)
+
+
+def rotate_step(run, step_id: str):
+    """rope.query / rope.key: (B, N, H, d) the head split (or what stands for it: QK-norm's
+    output) rotated at positions offset + n (keys: key_offset + n)."""
+    import numpy as np
+    import torch
+
+    from attention import parts
+
+    which = step_id.split(".", 1)[1]
+    x = run.inputs[_STEPS[which][0]]  # (B, N, H, d)
+    s = _settings(parts.find(run.sc, "positions", NAME))
+    start = int(s["offset"]) if which == "query" else key_start(s)
+    pos = positions(x.shape[1], start, x.device)  # (N,)
+    r = rotary_dim(x.shape[-1], s["fraction"])
+    if s["frequencies"] is None:
+        c, sn = cos_sin(pos, r, s["base"], x.dtype)  # (N, r/2)
+    else:
+        inv = torch.as_tensor(np.asarray(s["frequencies"], dtype=np.float64), dtype=x.dtype, device=x.device)
+        run.params[f"{NAME}.frequencies"] = inv  # the trace's parameters: explain reads the angles from them
+        theta = angles(pos, inv)
+        c, sn = theta.cos(), theta.sin()
+    return apply_rope(x, c, sn, s["pairing"])
+
+
+def part_problems(sc, part, path: str) -> list:
+    """The rotated width of each head must be an even number >= 2 (pairs); given frequencies
+    must be (r/2,) finite numbers."""
+    import numpy as np
+
+    from attention.problem import Problem, literal
+
+    s = _settings(part)
+    errs = []
+    widths = dict.fromkeys((sc.query_head_width, sc.key_head_width))
+    for width in widths:
+        r = int(width * s["fraction"])
+        if r < 2 or r % 2:
+            errs.append(Problem("rope_rotary_dim", f"{path}.fraction",
+                                {"width": width, "fraction": literal(s["fraction"]), "r": r}))
+    f = s["frequencies"]
+    if f is not None and not errs:
+        r = int(sc.query_head_width * s["fraction"])
+        try:
+            a = np.asarray(f, dtype=np.float64)
+        except (TypeError, ValueError):
+            return [Problem("expected_number", f"{path}.frequencies", {"got": literal(type(f).__name__)})]
+        if a.shape != (r // 2,):
+            errs.append(Problem("shape", f"{path}.frequencies", {"expected": f"[{r // 2}]", "got": list(a.shape)}))
+        elif not np.isfinite(a).all():
+            errs.append(Problem("not_finite", f"{path}.frequencies"))
+    return errs
+
+
+# ---- explain, lesson, script ----------------------------------------------------------------------
+
+def options_of(opts) -> dict:
+    """The RoPE part of a trace's options (attention.parts.options), defaults filled in."""
+    for p in opts.get("positions") or ():
+        if p.get("kind") == NAME:
+            return {f.name: p.get(f.name, f.default) for f in FIELDS}
+    return {f.name: f.default for f in FIELDS}
+
+
+def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
+    """One rotated cell: its pair, the angle, cos and sin, and x[e]·cos ∓ x[partner]·sin."""
+    import math
+
+    from attention import explain as ex
+    from attention import step_registry
+
+    which = step_id.split(".", 1)[1]
+    b, n, h, e = idx
+    src = step_registry.read_as(_STEPS[which][0], ctx.trace.ids, before=step_id)  # what this step rotated
+    x = ctx.a(src)[b, n, h]  # (d,)
+    s = options_of(ctx.opts)
+    pos = (int(s["offset"]) if which == "query" else key_start(s)) + n
+    d = x.shape[0]
+    sym = "q" if which == "query" else "k"
+    value = ctx.value(step_id, idx)
+    where = dict(e=ex.P(e), n=ex.P(n), h1=ex.P(h), name=ex._tx(f"explain.rope.{which}"), pos=pos)
+    r = rotary_dim(d, s["fraction"])
+    found = pair_of(e, r, s["pairing"])
+    if found is None:
+        term = ex.Term(ex._same(f"{sym}[{e}] = {ex.fmt(x[e])}"), float(x[e]), (ex.Source(src, (b, n, h, e)),))
+        return ex._explanation(step_id, idx, value, ex._same(f"{sym}'[{e}] = {sym}[{e}]"), [term], float(x[e]),
+                               ex._tx("explain.rope.passes", r=r, d=d, **where), ex._same(ex.fmt(x[e])))
+    i, first, second = found
+    partner = second if e == first else first
+    freqs = ctx.param(f"{NAME}.frequencies")
+    if freqs is None:  # the engine's own functions, in float64
+        cell = rope_cell(e, pos, d, s["base"], s["fraction"], s["pairing"])
+        inv, angle, c, sn = cell.inv_freq, cell.angle, cell.cos, cell.sin
+    else:
+        inv = float(freqs[i])
+        angle = pos * inv
+        c, sn = math.cos(angle), math.sin(angle)
+    sign = -1.0 if e == first else 1.0
+    a, p = float(x[e]), float(x[partner])
+    terms = [ex.Term(ex._same(f"{sym}[{e}]·cos θ = {ex.fmt(a)} × {ex.fmt(c)} = {ex.fmt(a * c)}"), a * c,
+                     (ex.Source(src, (b, n, h, e)),), factors=(a, c)),
+             ex.Term(ex._same(f"{'−' if sign < 0 else '+'} {sym}[{partner}]·sin θ = "
+                              f"{'−' if sign < 0 else '+'} ({ex.fmt(p)} × {ex.fmt(sn)}) = {ex.fmt(sign * p * sn)}"),
+                     sign * p * sn, (ex.Source(src, (b, n, h, partner)),), factors=(p, sn))]
+    result = a * c + sign * p * sn
+    op = "−" if sign < 0 else "+"
+    formula = ex._same(f"{sym}'[{e}] = {sym}[{e}]·cos θ {op} {sym}[{partner}]·sin θ,  θ = p·θ_{i}")
+    how = ex._tx("explain.rope.given" if freqs is not None else "explain.rope.from_base",
+                 i=i, r=r, base=ex.fmt(s["base"]))
+    summary = ex._tx("explain.rope.summary", i=i, first=ex.P(first), second=ex.P(second), inv=ex.fmt(inv),
+                     angle=ex.fmt(angle), cos=ex.fmt(c), sin=ex.fmt(sn), how=how,
+                     pairing=ex._tx(f"field.rope.pairing.{s['pairing']}"), **where)
+    combine = ex._same(f"{ex._signed([a * c, sign * p * sn])} = {ex.fmt(result)}")
+    return ex._explanation(step_id, idx, value, formula, terms, result, summary, combine)
+
+
+def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
+    """What the rotation does and why the scores then depend only on l - s."""
+    from attention import words
+
+    s = options_of(options)
+    args = dict(base=s["base"], fraction=s["fraction"], offset=s["offset"], key_offset=key_start(s),
+                pairing=words.text(f"field.rope.pairing.{s['pairing']}", lang))
+    keys = ["lesson.rope.what", "lesson.rope.pairs", "lesson.rope.relative"]
+    if s["fraction"] < 1:
+        keys.append("lesson.rope.partial")
+    if s["offset"] or key_start(s):
+        keys.append("lesson.rope.offset")
+    return " ".join(words.text(k, lang, **args) for k in keys)
+
+
+_HELPER = '''
+def rope(x, start, base, fraction, pairing, inv_freq=None):
+    """x (B, N, H, d) rotated at positions start .. start + N - 1: pair i of the first
+    r = int(d * fraction) columns turns by position * inv_freq[i], inv_freq[i] = base ** (-2i / r)."""
+    d = x.shape[-1]
+    r = int(d * fraction)
+    half = r // 2
+    if inv_freq is None:
+        inv_freq = 1.0 / base ** (torch.arange(0, r, 2, dtype=torch.int64).to(dtype) / r)  # (r/2,)
+    theta = (torch.arange(x.shape[1]) + start).to(dtype)[:, None] * inv_freq  # (N, r/2)
+    cos, sin = theta.cos()[:, None, :], theta.sin()[:, None, :]  # (N, 1, r/2): the same for every head
+    if pairing == "halves":  # pair i = columns (i, i + r/2): Hugging Face's rotate_half
+        x1, x2 = x[..., :half], x[..., half:r]
+    else:  # "adjacent": pair i = columns (2i, 2i + 1): Meta's reference, GPT-J
+        x1, x2 = x[..., 0:r:2], x[..., 1:r:2]
+    y1 = x1 * cos - x2 * sin
+    y2 = x2 * cos + x1 * sin
+    rotated = torch.cat([y1, y2], -1) if pairing == "halves" else torch.stack([y1, y2], -1).flatten(-2)
+    return torch.cat([rotated, x[..., r:]], -1)  # partial rotary: the other columns pass through
+
+'''
+
+
+def script(sc, step_id: str) -> str:
+    """rope.query (with the helper and the settings) / rope.key: rebinds q / k, read by the scores."""
+    from attention import parts
+    from attention import script_export as se
+
+    s = _settings(parts.find(sc, "positions", NAME))
+    which = step_id.split(".", 1)[1]
+    head = ""
+    if which == "query":
+        inv = "None" if s["frequencies"] is None else f"torch.tensor({se.literal(s['frequencies'])}, dtype=dtype)"
+        head = (_HELPER + f"rope_base, rope_fraction, rope_pairing = {se._num(float(s['base']))}, "
+                f"{se._num(float(s['fraction']))}, {s['pairing']!r}\n"
+                f"rope_inv_freq = {inv}  # None: computed from the base\n")
+    name, start = ("q", int(s["offset"])) if which == "query" else ("k", key_start(s))
+    return (se.section(sc, step_id) + head
+            + f"{name} = rope({name}, {start}, rope_base, rope_fraction, rope_pairing, rope_inv_freq)  "
+              f"# positions {start} ... {start} + {'L' if which == 'query' else 'S'} - 1\n"
+            + se.show(step_id, name))
+
+
+class Rope:
+    """Rotary position embedding as a position encoding of the kinds' table."""
+
+    name = NAME
+    fields = FIELDS
+    compute = staticmethod(rotate_step)
+    explain = staticmethod(explain_cell)
+    lesson = staticmethod(lesson)
+    script = staticmethod(script)
+    part_problems = staticmethod(part_problems)
+
+    def __repr__(self) -> str:
+        return f"<position {self.name}>"
+
+    def records(self) -> tuple:
+        from attention import parts
+        from attention.step_registry import StepRecord
+
+        active = parts.present("positions", NAME)
+        return tuple(
+            StepRecord(sid, ("B", "L" if which == "query" else "S", "H", "dk"), "signed", f"step.{sid}.title",
+                       f"step.{sid}.formula", rotate_step, active, explain_cell, lesson, script, (src,),
+                       before="scores", stands_for=src, by_hand=("q",) if which == "query" else ("kt",))
+            for which, (src, sid) in _STEPS.items())
+
+
+ROPE = Rope()

@@ -25,6 +25,7 @@ TOPICS: tuple[str, ...] = (
     "by_hand", "scales", "positions",
     "pipeline_map", "fields", "time_series", "kinds",
     "tiles",
+    "rope", "qk_norm",
 )
 
 _language = "en"

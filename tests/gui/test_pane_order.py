@@ -40,7 +40,8 @@ KINDS = {
 
 def test_the_registry_order_is_the_pipeline_order():
     assert list(step_registry.ORDER) == _with("weighted_sum", ["extra.fully_masked"], _with(
-        "masked_scores", ["extra.mask"], _with("extra.sample_index", ["extra.additive_features"], PROB_SPARSE)))
+        "masked_scores", ["extra.mask"], _with("extra.sample_index", ["extra.additive_features"], _with(
+            "extra.sample_index", ["qk_norm.query", "rope.query", "qk_norm.key", "rope.key"], PROB_SPARSE))))
     assert step_registry.in_order(["output", "extra.mask", "scores", "no.such.step"]) == [
         "scores", "extra.mask", "output", "no.such.step"]
 

@@ -26,6 +26,7 @@ TOPICS: tuple[str, ...] = (
     "pipeline_map", "fields", "time_series", "kinds",
     "tiles",
     "rope", "qk_norm",
+    "decoders",
 )
 
 _language = "en"

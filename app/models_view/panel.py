@@ -79,6 +79,10 @@ class ModelPanel(QWidget):
         self.box.setTabChangesFocus(True)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.detached = QLabel()  # the open document is not this model's layer
+        self.detached.setWordWrap(True)
+        self.detached.setStyleSheet("color: #8a5a00;")
+        self.detached.hide()
         self.layer_label, self.head_label, self.item_label = QLabel(), QLabel(), QLabel()
         self.layer_box, self.head_box, self.item_box = QComboBox(), QComboBox(), QComboBox()
         self.grid = ModelGrid()
@@ -104,6 +108,7 @@ class ModelPanel(QWidget):
         v = QVBoxLayout(self)
         v.setContentsMargins(4, 4, 4, 4)
         v.addWidget(self.title)
+        v.addWidget(self.detached)
         v.addWidget(self.empty)
         v.addWidget(self.box_label)
         v.addWidget(self.box)
@@ -175,6 +180,10 @@ class ModelPanel(QWidget):
             self.head_box.setCurrentIndex(head + 1)
         self.grid.set_focus(layer, head)
 
+    def set_detached(self, detached: bool) -> None:
+        """Say that the document open now is not this model's layer (another file was opened)."""
+        self.detached.setVisible(detached)
+
     def show_problem(self, error: Optional[object]) -> None:
         """A ModelError for the sentences (None: they ran)."""
         self._problem = error
@@ -245,6 +254,9 @@ class ModelPanel(QWidget):
         self.empty.setText(self.tr("Open a BERT-family model folder (config.json, model.safetensors, tokenizer.json) "
                                    "with File ▸ Open model folder..., or the bundled MiniLM with "
                                    "File ▸ MiniLM (bundled)."))
+        self.detached.setText(self.tr("The open document is not this model's layer. A click on the grid (or a "
+                                      "layer picked) opens that layer as a new document, asking first about "
+                                      "unsaved changes."))
         self.box_label.setText(self.tr("Sentences (one per line; two make a padded batch):"))
         self.layer_label.setText(self.tr("Layer"))
         self.head_label.setText(self.tr("Head"))

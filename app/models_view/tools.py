@@ -39,6 +39,7 @@ class ModelTools(QObject):
         self._busy = 0
         self._pending_head: Optional[int] = None
         self._shown = None  # the last scenario this module put into the document
+        self.attached = False  # the document is this model's layer (not a file or preset opened since)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-forward",
                                             initializer=devices.leave_a_core_for_the_gui)
         self.panel = ModelPanel()
@@ -67,6 +68,7 @@ class ModelTools(QObject):
         self.panel.grid.cellClicked.connect(self.open_layer)
         window.view.focusHeadChanged.connect(self._on_view_focus)
         window.recompute.ready.connect(self._apply_pending_head)
+        window.document.loaded.connect(self._on_document_loaded)
         window.installEventFilter(self)
         window.destroyed.connect(lambda *_: self._executor.shutdown(wait=False, cancel_futures=True))
         self.retranslate()
@@ -104,9 +106,9 @@ class ModelTools(QObject):
         self.generation += 1  # a sentence run for the previous model is moot now
         self.session = session
         self.panel.show_session(session)
-        self.dock.show()
         self._shown = scenario
         self.window.load_scenario(scenario, {lang: session.label for lang in i18n.LANGUAGES})
+        self.dock.show()
         self.window.statusBar().showMessage(self.tr("Opened the model {0}").format(session.label), 5000)
         return True
 
@@ -159,7 +161,8 @@ class ModelTools(QObject):
         self.session.accept(run)
         self.panel.show_problem(None)
         self.panel.refresh()
-        self._push(self.session.scenario(), self.tr("Sentence"), before)
+        if self.attached:  # a detached dock repaints its grid; the document (another file) stays as it is
+            self._push(self.session.scenario(), self.tr("Sentence"), before)
 
     def _state(self) -> tuple:
         """What undo must bring back with the document: the session's choices and the scenario
@@ -201,6 +204,9 @@ class ModelTools(QObject):
         s = self.session
         if s is None or s.run is None:
             return
+        if not self.attached or self.window.document.path is not None:
+            self._open_as_new(layer, head)
+            return
         shown = self.window.document.scenario
         if layer != s.layer or self._shown is None or shown.title != self._shown.title:
             before = self._state()
@@ -210,13 +216,39 @@ class ModelTools(QObject):
             self.focus_head(head)
         self.panel.set_focus(s.layer, s.head)
 
+    def _open_as_new(self, layer: int, head: Optional[int]) -> None:
+        """The document is another file (or this model's layer saved under a name): the layer opens as a
+        new, untitled document named for the layer, after Save / Discard / Cancel for unsaved changes;
+        it never takes over the previous document's file name."""
+        s = self.session
+        if not self.window.maybe_save():
+            self.panel.set_focus(s.layer, s.head)  # Cancel: the grid keeps showing what is open
+            return
+        scenario = s.scenario(layer)
+        self._shown = scenario
+        self.window.load_scenario(scenario, dict(scenario.title))
+        if head is not None:
+            self.focus_head(head)
+        self.panel.set_focus(s.layer, s.head)
+
+    def _on_document_loaded(self) -> None:
+        """The dock follows the open document: another file, preset or new scenario detaches it (its grid
+        clicks then open a layer as a new document); the model's own layer attaches it again."""
+        attached = self.session is not None and self.window.document.scenario is self._shown
+        self.attached = attached
+        self.panel.set_detached(self.session is not None and not attached)
+        if self.session is not None and not attached:
+            self._pending_head = None
+            self.dock.hide()
+
     def focus_head(self, head: int) -> None:
         s = self.session
         if s is None:
             return
         s.head = head
-        self._pending_head = head
-        self._apply_pending_head()
+        if self.attached:  # a detached dock's head picker leaves the other document's panes alone
+            self._pending_head = head
+            self._apply_pending_head()
         self.panel.set_focus(s.layer, head)
 
     def _apply_pending_head(self, *_) -> None:
@@ -230,7 +262,7 @@ class ModelTools(QObject):
             self._pending_head = None
 
     def _on_view_focus(self, head: int) -> None:
-        if self.session is not None:
+        if self.session is not None and self.attached:  # a preset's heads are not the model's
             self.session.head = head
             self._pending_head = None
             self.panel.set_focus(self.session.layer, head)

@@ -16,7 +16,7 @@
     <name>ByHandSlide</name>
     <message>
       <source>By hand</source>
-      <extracomment>which block of the sheet each step of the pipeline is</extracomment>
+      <extracomment>which blocks of the sheet show each step (outlined while it is the slide's step): the step records' one table, which the sheet's quiz hiding reads too (app/viewmodel/by_hand.py)</extracomment>
       <translation>手算</translation>
     </message>
     <message>
@@ -900,6 +900,7 @@
     <name>ModelPanel</name>
     <message>
       <source>Layer {0}</source>
+      <extracomment>Characters the Sentence box takes: every sentence at its longest (attention.models.sentences).</extracomment>
       <translation>第 {0} 层</translation>
     </message>
     <message>
@@ -949,6 +950,10 @@
     <message>
       <source>Open a BERT-family model folder (config.json, model.safetensors, tokenizer.json) with File ▸ Open model folder..., or the bundled MiniLM with File ▸ MiniLM (bundled).</source>
       <translation>用 文件 ▸ 打开模型文件夹... 打开一个 BERT 系列的模型文件夹（config.json、model.safetensors、tokenizer.json），或用 文件 ▸ MiniLM（内置）打开内置的 MiniLM。</translation>
+    </message>
+    <message>
+      <source>The open document is not this model's layer. A click on the grid (or a layer picked) opens that layer as a new document, asking first about unsaved changes.</source>
+      <translation>当前打开的文档不是这个模型的某一层。点击网格（或选择一层）会把那一层作为新文档打开，如有未保存的更改会先询问。</translation>
     </message>
     <message>
       <source>Sentences (one per line; two make a padded batch):</source>
@@ -1018,7 +1023,7 @@
     <name>ParameterPanel</name>
     <message>
       <source>sizes: the inputs would hold {0:,} numbers, more than the {1:,} this window edits; nothing was changed</source>
-      <extracomment>The fields whose new value changes how many numbers the weights hold: checked against MAX_ELEMENTS before anything is allocated. Where a field's refusal or problem line shows, where that is not its own label: the additive kind's problems sit under its weight buttons (app.editing.problems.control_key: "additive").</extracomment>
+      <extracomment>The fields whose new value changes how many numbers the weights hold: checked against MAX_ELEMENTS before anything is allocated. Where a field's refusal or problem line shows, where that is not its own label: the options of a kind with weights of its own sit under its weight buttons (app.editing.problems.control_key: the kind's weights_attr).</extracomment>
       <translation>sizes：输入将包含 {0:,} 个数，超过本窗口可编辑的 {1:,} 个；没有任何改动</translation>
     </message>
     <message>
@@ -1201,7 +1206,7 @@
     <name>PresentationView</name>
     <message>
       <source>Presentation - Attention Explorer</source>
-      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns input panes are drawn this much smaller than the output the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open</extracomment>
+      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area the inputs column takes the width its panes need, at most this share of the slide the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open</extracomment>
       <translation>演示 - 注意力机制探索器</translation>
     </message>
     <message>

@@ -85,6 +85,9 @@ class ModelPanel(QWidget):
         self.detached.hide()
         self.layer_label, self.head_label, self.item_label = QLabel(), QLabel(), QLabel()
         self.layer_box, self.head_box, self.item_box = QComboBox(), QComboBox(), QComboBox()
+        self.next_label = QLabel()  # a decoder's next-token distribution (top 10)
+        self.next_label.setWordWrap(True)
+        self.next_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.grid = ModelGrid()
         self.grid.describe = self._describe
         self.hover = QLabel()
@@ -122,6 +125,7 @@ class ModelPanel(QWidget):
             pickers.addWidget(box, r, 1)
         pickers.setColumnStretch(2, 1)
         v.addLayout(pickers)
+        v.addWidget(self.next_label)
         v.addWidget(self.grid, 1)
         v.addWidget(self.hover)
 
@@ -135,6 +139,8 @@ class ModelPanel(QWidget):
                   self.head_box, self.grid, self.hover):
             w.setVisible(has)
         self.empty.setVisible(not has)
+        if not has:
+            self.next_label.hide()
         if has:
             with QSignalBlocker(self.box):
                 self.box.set_text("\n".join(session.sentences))
@@ -163,6 +169,16 @@ class ModelPanel(QWidget):
         self.item_label.setVisible(n > 1)
         self.grid.set_weights(s.grid())
         self.grid.set_focus(s.layer, s.head)
+        self._show_next()
+
+    def _show_next(self) -> None:
+        """A decoder's next-token distribution, most likely first (hidden for an encoder)."""
+        s = self.session
+        top = s.next_text() if s is not None and getattr(s, "is_decoder", False) else []
+        self.next_label.setVisible(bool(top))
+        if top:
+            items = ", ".join(f"{label!r} {100 * p:.1f}%" for label, p in top)
+            self.next_label.setText(self.tr("Next token (top {0}): {1}").format(len(top), items))
 
     def _fill_heads(self) -> None:
         s = self.session
@@ -210,7 +226,9 @@ class ModelPanel(QWidget):
             lens = ", ".join(str(int(n)) for n in b.valid_lens)
             text = self.tr("{0} tokens").format(b.L) if len(b.sentences) == 1 else \
                 self.tr("{0} positions; the shorter sentence is padded: valid lengths {1}").format(b.L, lens)
-            self.status.setText(text + " " + self.tr("(one sentence per line; two make a batch)"))
+            if not getattr(s, "is_decoder", False):
+                text += " " + self.tr("(one sentence per line; two make a batch)")
+            self.status.setText(text)
         else:
             self.status.setText("")
 
@@ -257,7 +275,10 @@ class ModelPanel(QWidget):
         self.detached.setText(self.tr("The open document is not this model's layer. A click on the grid (or a "
                                       "layer picked) opens that layer as a new document, asking first about "
                                       "unsaved changes."))
-        self.box_label.setText(self.tr("Sentences (one per line; two make a padded batch):"))
+        if s is not None and getattr(s, "is_decoder", False):
+            self.box_label.setText(self.tr("Prompt (the decoder reads it as one text):"))
+        else:
+            self.box_label.setText(self.tr("Sentences (one per line; two make a padded batch):"))
         self.layer_label.setText(self.tr("Layer"))
         self.head_label.setText(self.tr("Head"))
         self.item_label.setText(self.tr("Model view shows"))

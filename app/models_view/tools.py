@@ -53,10 +53,13 @@ class ModelTools(QObject):
         self.open_action.triggered.connect(lambda: self.open_folder())
         self.bundled_action = QAction(window)
         self.bundled_action.triggered.connect(self.open_bundled)
+        self.glassllm_action = QAction(window)
+        self.glassllm_action.triggered.connect(self.open_glassllm)
         menu = window.file_menu
         before = window.preset_menu.menuAction()
         menu.insertAction(before, self.open_action)
         menu.insertAction(before, self.bundled_action)
+        menu.insertAction(before, self.glassllm_action)
         window.view_menu.addSeparator()
         window.view_menu.addAction(self.dock_action)
         self._delivered.connect(self._on_delivered, Qt.ConnectionType.QueuedConnection)
@@ -85,6 +88,20 @@ class ModelTools(QObject):
         folder = folder or self.ask_folder()
         if not folder:
             return False
+        return self._open(lambda: ModelSession.open(folder, label),
+                          self.tr("Could not open the model folder {0}; the current scenario is "
+                                  "unchanged.").format(Path(folder).name))
+
+    def open_glassllm(self) -> bool:
+        """File ▸ glassllm (bundled): the trained decoder, a prompt, its layers through the engine."""
+        from app.viewmodel.decoder_session import DecoderSession
+
+        return self._open(DecoderSession.open_glassllm, self.tr("Could not open glassllm; the current scenario is "
+                                                                "unchanged."))
+
+    def _open(self, make, failed: str) -> bool:
+        """Open the session `make()` builds: its layer 1 becomes the document (after Save / Discard /
+        Cancel for unsaved changes); on failure one line says why and the current document stays."""
         if not self.window.maybe_save():
             return False
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
@@ -93,13 +110,11 @@ class ModelTools(QObject):
         # worker lowers the pool the same way for big traces
         devices.leave_a_core_for_the_gui()
         try:
-            session = ModelSession.open(folder, label)
+            session = make()
             session.accept(session.compute(session.sentences))
             scenario = session.scenario(0)
         except ModelError as e:
-            self.window.show_messages(self.tr("Could not open the model folder {0}; the current scenario is "
-                                              "unchanged.").format(Path(folder).name),
-                                      [e.text(i18n.current_language())])
+            self.window.show_messages(failed, [e.text(i18n.current_language())])
             return False
         finally:
             QApplication.restoreOverrideCursor()
@@ -296,6 +311,10 @@ class ModelTools(QObject):
         self.bundled_action.setStatusTip(self.tr("all-MiniLM-L6-v2: 6 layers x 12 heads, d_model 384 "
                                                  "(weights Apache-2.0)") if bundled.folder() is not None
                                          else bundled.install_hint(i18n.current_language()))
+        self.glassllm_action.setText(self.tr("glassllm (bundled)"))
+        self.glassllm_action.setStatusTip(self.tr("A trained English decoder: 4 layers x 4 query heads sharing 2 "
+                                                  "key/value heads, RoPE, d_model 128 (glassllm, MIT); type a "
+                                                  "prompt and see the next token"))
         self.dock.setWindowTitle(self.tr("Model view"))
         self.dock_action.setText(self.tr("Model view"))
         self.panel.retranslate()

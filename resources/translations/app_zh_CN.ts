@@ -908,6 +908,10 @@
       <translation>第 {0} 句</translation>
     </message>
     <message>
+      <source>Next token (top {0}): {1}</source>
+      <translation>下一个词元（前 {0} 个）：{1}</translation>
+    </message>
+    <message>
       <source>All heads</source>
       <translation>全部头</translation>
     </message>
@@ -956,6 +960,10 @@
       <translation>当前打开的文档不是这个模型的某一层。点击网格（或选择一层）会把那一层作为新文档打开，如有未保存的更改会先询问。</translation>
     </message>
     <message>
+      <source>Prompt (the decoder reads it as one text):</source>
+      <translation>提示词（解码器把它作为一段文字读取）：</translation>
+    </message>
+    <message>
       <source>Sentences (one per line; two make a padded batch):</source>
       <translation>句子（每行一句；两句组成一个补齐的批次）：</translation>
     </message>
@@ -981,6 +989,10 @@
     <message>
       <source>Could not open the model folder {0}; the current scenario is unchanged.</source>
       <translation>无法打开模型文件夹 {0}；当前场景未改变。</translation>
+    </message>
+    <message>
+      <source>Could not open glassllm; the current scenario is unchanged.</source>
+      <translation>无法打开 glassllm；当前场景保持不变。</translation>
     </message>
     <message>
       <source>Opened the model {0}</source>
@@ -1013,6 +1025,14 @@
     <message>
       <source>all-MiniLM-L6-v2: 6 layers x 12 heads, d_model 384 (weights Apache-2.0)</source>
       <translation>all-MiniLM-L6-v2：6 层 × 12 个头，d_model 384（权重采用 Apache-2.0 许可）</translation>
+    </message>
+    <message>
+      <source>glassllm (bundled)</source>
+      <translation>glassllm（内置）</translation>
+    </message>
+    <message>
+      <source>A trained English decoder: 4 layers x 4 query heads sharing 2 key/value heads, RoPE, d_model 128 (glassllm, MIT); type a prompt and see the next token</source>
+      <translation>训练好的英文解码器：4 层 × 4 个查询头，共享 2 个键/值头，RoPE，d_model 128（glassllm，MIT）；输入提示词，查看下一个词元</translation>
     </message>
     <message>
       <source>Model view</source>

@@ -1,0 +1,92 @@
+"""File ▸ glassllm (bundled) used as a person does: the menu entry, the 4 × 4 grid, the layer as
+editable steps computed by the engine, the next-token top 10, typing a prompt, a grid click.  Numbers
+come from glassllm's own NumPy forward (its Tracer), not from this project's code."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+glassllm = pytest.importorskip("glassllm")
+
+pytestmark = pytest.mark.gui
+
+
+def _theirs(prompt: str):
+    """glassllm's own float64 forward: (tokens, Tracer, probabilities of the next token)."""
+    from importlib import resources
+    with resources.as_file(resources.files("glassllm") / "weights" / "en.npz") as path:
+        net = glassllm.GlassLM.load(path, dtype=np.float64)
+    _, tok = glassllm.load_pretrained("en")
+    ids = list(tok.encode(prompt))
+    tracer = glassllm.Tracer()
+    logits = net.forward(ids, trace=tracer).data[0][-1]
+    p = np.exp(logits - logits.max())
+    return list(tok.tokens(ids)), tracer, p / p.sum(), tok
+
+
+@pytest.fixture
+def opened(window, qtbot):
+    window.show()
+    qtbot.waitExposed(window)
+    action = window.models.glassllm_action
+    assert action in window.file_menu.actions() and action.text() == "glassllm (bundled)"
+    action.trigger()
+    window.recompute.wait_idle()
+    return window
+
+
+def test_glassllm_opens_with_its_grid_layer_and_next_token(opened, check_panes):
+    w = opened
+    s = w.models.session
+    prompt = s.sentences[0]
+    tokens, tracer, p, tok = _theirs(prompt)
+    assert w.models.dock.isVisible()
+    assert w.models.panel.box_label.text().startswith("Prompt")
+    grid = s.grid()
+    assert grid.shape == (4, 4, len(tokens), len(tokens))
+    for k in range(4):
+        np.testing.assert_allclose(grid[k], tracer.get("attn.softmax", layer=k).value, rtol=0, atol=1e-12)
+    sc = w.document.scenario
+    assert (sc.n_heads, sc.n_kv_heads, sc.causal) == (4, 2, True)
+    assert sc.positions[0].kind == "rope" and sc.positions[0].values["pairing"] == "adjacent"
+    assert sc.query_tokens == tuple(tokens)
+    check_panes(w)
+    weights = w.last_trace.array("attention_weights")[0]
+    np.testing.assert_allclose(weights, tracer.get("attn.softmax", layer=0).value, rtol=0, atol=1e-12)
+    best = np.argsort(p)[::-1][:10]
+    text = w.models.panel.next_label.text()
+    assert w.models.panel.next_label.isVisible() and text.startswith("Next token (top 10)")
+    first = tok.tokens([int(best[0])])[0]
+    assert f"{first!r} {100 * p[best[0]]:.1f}%" in text
+    assert [label for label, _ in s.next_text()] == list(tok.tokens([int(i) for i in best]))
+
+
+def test_typing_a_prompt_and_clicking_layer_three(opened, qtbot, check_panes):
+    w = opened
+    panel = w.models.panel
+    before = w.document.scenario
+    panel.box.setFocus()
+    panel.box.selectAll()
+    qtbot.keyClicks(panel.box, "The Queen said")
+    qtbot.waitUntil(lambda: w.document.scenario is not before and w.models.is_idle(), timeout=20000)
+    w.recompute.wait_idle()
+    tokens, tracer, p, _ = _theirs("The Queen said")
+    assert w.document.scenario.query_tokens == tuple(tokens)
+    grid = panel.grid
+    qtbot.mouseClick(grid, Qt.MouseButton.LeftButton, pos=grid.cell_rect(2, 1).center())
+    w.recompute.wait_idle()
+    assert w.models.session.layer == 2
+    np.testing.assert_allclose(w.last_trace.array("attention_weights")[0], tracer.get("attn.softmax", layer=2).value,
+                               rtol=0, atol=1e-12)
+    check_panes(w)
+    assert w.view.focus_head() == 1
+
+
+def test_an_empty_prompt_is_named(opened, qtbot):
+    w = opened
+    before = w.document.scenario
+    w.models.panel.set_sentences_text("   ")
+    w.models.panel.commit_sentences()
+    assert "prompt" in w.models.panel.status.text()
+    assert w.document.scenario is before

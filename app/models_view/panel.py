@@ -90,6 +90,16 @@ class ModelPanel(QWidget):
         self.next_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.grid = ModelGrid()
         self.grid.describe = self._describe
+        self.show_label, self.show_box = QLabel(), QComboBox()  # the grid of layers x heads, or the rollout
+        self.show_box.addItems(["", ""])
+        self.rollout = ModelGrid()  # R after the open layer: one token x token heatmap
+        self.rollout.show_labels = False
+        self.rollout.describe = self._describe_rollout
+        self.rollout_explain = QLabel()
+        self.rollout_explain.setWordWrap(True)
+        self.rollout_explain.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.rollout.hide()
+        self.rollout_explain.hide()
         self.hover = QLabel()
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hover.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -104,6 +114,9 @@ class ModelPanel(QWidget):
         self.head_box.activated.connect(lambda i: self.headChosen.emit(int(self.head_box.itemData(i))))
         self.item_box.activated.connect(lambda i: self.itemChosen.emit(int(self.item_box.itemData(i))))
         self.grid.hovered.connect(self.hover.setText)
+        self.rollout.hovered.connect(self.hover.setText)
+        self.rollout.pointClicked.connect(lambda _l, _h, q, k: self.explain_rollout(q, k))
+        self.show_box.activated.connect(lambda _i: self._show_what())
         self.retranslate()
         self.show_session(None)
 
@@ -120,13 +133,15 @@ class ModelPanel(QWidget):
         # and with it the window too wide for a 1280 px screen (issue 12, defect 8)
         pickers = QGridLayout()
         for r, (label, box) in enumerate(((self.layer_label, self.layer_box), (self.head_label, self.head_box),
-                                          (self.item_label, self.item_box))):
+                                          (self.item_label, self.item_box), (self.show_label, self.show_box))):
             pickers.addWidget(label, r, 0)
             pickers.addWidget(box, r, 1)
         pickers.setColumnStretch(2, 1)
         v.addLayout(pickers)
         v.addWidget(self.next_label)
         v.addWidget(self.grid, 1)
+        v.addWidget(self.rollout, 1)
+        v.addWidget(self.rollout_explain)
         v.addWidget(self.hover)
 
     # ---- what it shows ------------------------------------------------------------------------
@@ -136,8 +151,9 @@ class ModelPanel(QWidget):
         self._problem = None
         has = session is not None
         for w in (self.box_label, self.box, self.status, self.layer_label, self.layer_box, self.head_label,
-                  self.head_box, self.grid, self.hover):
+                  self.head_box, self.grid, self.hover, self.show_label, self.show_box):
             w.setVisible(has)
+        self.rollout_explain.clear()
         self.empty.setVisible(not has)
         if not has:
             self.next_label.hide()
@@ -170,6 +186,42 @@ class ModelPanel(QWidget):
         self.grid.set_weights(s.grid())
         self.grid.set_focus(s.layer, s.head)
         self._show_next()
+        self._show_what()
+
+    # ---- rollout ----------------------------------------------------------------------------------
+    def showing_rollout(self) -> bool:
+        return self.session is not None and self.show_box.currentIndex() == 1
+
+    def _show_what(self) -> None:
+        """The layers x heads grid, or the rollout heatmap through the open layer (picked head or mean)."""
+        on = self.showing_rollout()
+        self.grid.setVisible(self.session is not None and not on)
+        self.rollout.setVisible(on)
+        self.rollout_explain.setVisible(on and bool(self.rollout_explain.text()))
+        if on:
+            from app.viewmodel import rollout_view
+
+            self.rollout.set_weights(rollout_view.heatmap(self.session)[None, None])
+            self.rollout_explain.clear()
+            self.rollout_explain.hide()
+
+    def _describe_rollout(self, _layer: int, _head: int, q: int, k: int) -> str:
+        s = self.session
+        if s is None:
+            return ""
+        from app.viewmodel import rollout_view
+
+        toks = s.tokens()
+        return self.tr("Rollout through layer {0}: {1} ← {2}  {3}").format(
+            numbers.position(s.layer), toks[q], toks[k], f"{rollout_view.heatmap(s)[q, k]:.3f}")
+
+    def explain_rollout(self, q: int, k: int) -> None:
+        """Explain of one rollout cell: the product it came from (attention.models.rollout.terms)."""
+        from app.services import i18n
+        from app.viewmodel import rollout_view
+
+        self.rollout_explain.setText("\n".join(rollout_view.explain(self.session, q, k, i18n.current_language())))
+        self.rollout_explain.show()
 
     def _show_next(self) -> None:
         """A decoder's next-token distribution, most likely first (hidden for an encoder)."""
@@ -195,6 +247,8 @@ class ModelPanel(QWidget):
         with QSignalBlocker(self.head_box):
             self.head_box.setCurrentIndex(head + 1)
         self.grid.set_focus(layer, head)
+        if self.showing_rollout():
+            self._show_what()
 
     def set_detached(self, detached: bool) -> None:
         """Say that the document open now is not this model's layer (another file was opened)."""
@@ -282,5 +336,8 @@ class ModelPanel(QWidget):
         self.layer_label.setText(self.tr("Layer"))
         self.head_label.setText(self.tr("Head"))
         self.item_label.setText(self.tr("Model view shows"))
+        self.show_label.setText(self.tr("Show"))
+        self.show_box.setItemText(0, self.tr("Attention: layers × heads"))
+        self.show_box.setItemText(1, self.tr("Rollout (Abnar & Zuidema)"))
         self.grid.setToolTip("")
         self._show_status()

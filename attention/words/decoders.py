@@ -13,6 +13,7 @@ EN = {
     "rollout_what": ("Attention rollout (Abnar & Zuidema 2020): each layer's weights ({heads}) mixed half and half "
                      "with the identity for the residual, multiplied through layers 1 to {layer}"),
     "rollout_mean": "averaged over the heads",
+    "rollout_rest": "+ {n} smaller terms, together {p}",
     "rollout_head": "head {head}",
     "run_wrote": "wrote {n} scenarios to {out}",
     "run_next": "next token after the text (top {n}):",
@@ -33,6 +34,7 @@ ZH = {
     "rollout_what": ("注意力展开（Abnar 与 Zuidema 2020）：每层的权重（{heads}）与单位矩阵各占一半（代表残差连接），"
                      "从第 1 层乘到第 {layer} 层"),
     "rollout_mean": "各头平均",
+    "rollout_rest": "+ 其余 {n} 项（较小），合计 {p}",
     "rollout_head": "第 {head} 个头",
     "run_wrote": "已把 {n} 个场景写入 {out}",
     "run_next": "这段文字之后的下一个词元（前 {n} 个）：",

@@ -908,6 +908,10 @@
       <translation>第 {0} 句</translation>
     </message>
     <message>
+      <source>Rollout through layer {0}: {1} ← {2}  {3}</source>
+      <translation>展开到第 {0} 层：{1} ← {2}  {3}</translation>
+    </message>
+    <message>
       <source>Next token (top {0}): {1}</source>
       <translation>下一个词元（前 {0} 个）：{1}</translation>
     </message>
@@ -978,6 +982,18 @@
     <message>
       <source>Model view shows</source>
       <translation>模型视图显示</translation>
+    </message>
+    <message>
+      <source>Show</source>
+      <translation>显示</translation>
+    </message>
+    <message>
+      <source>Attention: layers × heads</source>
+      <translation>注意力：层 × 头</translation>
+    </message>
+    <message>
+      <source>Rollout (Abnar &amp; Zuidema)</source>
+      <translation>注意力展开（Abnar 与 Zuidema）</translation>
     </message>
   </context>
   <context>

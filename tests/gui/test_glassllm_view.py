@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 glassllm = pytest.importorskip("glassllm")
 
@@ -90,3 +90,59 @@ def test_an_empty_prompt_is_named(opened, qtbot):
     w.models.panel.commit_sentences()
     assert "prompt" in w.models.panel.status.text()
     assert w.document.scenario is before
+
+
+def _rollout_by_hand(tracer, last: int, head):
+    """Abnar & Zuidema written out with loops: per layer 0.5·A + 0.5·I, later layers on the left."""
+    R = None
+    for k in range(last + 1):
+        w = tracer.get("attn.softmax", layer=k).value  # (H, L, L)
+        A = w.mean(axis=0) if head is None else w[head]
+        n = A.shape[0]
+        mixed = [[0.5 * A[i, j] + (0.5 if i == j else 0.0) for j in range(n)] for i in range(n)]
+        if R is None:
+            R = mixed
+        else:
+            R = [[sum(mixed[i][m] * R[m][j] for m in range(n)) for j in range(n)] for i in range(n)]
+    return np.array(R)
+
+
+def test_rollout_heatmap_hover_and_explain(opened, qtbot):
+    w = opened
+    panel = w.models.panel
+    s = w.models.session
+    tokens, tracer, _, _ = _theirs(s.sentences[0])
+    panel.layer_box.activated.emit(3)  # Layer 4
+    w.recompute.wait_idle()
+    panel.show_box.setCurrentIndex(1)
+    panel.show_box.activated.emit(1)  # Show: Rollout
+    assert panel.rollout.isVisible() and not panel.grid.isVisible()
+    want = _rollout_by_hand(tracer, 3, None)
+    from app.viewmodel import rollout_view
+    np.testing.assert_allclose(rollout_view.heatmap(s), want, rtol=0, atol=1e-12)
+    i, j = len(tokens) - 1, 0
+    grid = panel.rollout
+    qtbot.waitUntil(lambda: grid.cell_size() > 4)
+    c = grid.cell_size()
+    pos = grid.cell_rect(0, 0).topLeft() + QPoint(int((j + 0.5) * c / len(tokens)), int((i + 0.5) * c / len(tokens)))
+    # the offscreen test screen is narrower than the window with the dock: hand the heatmap Qt's move event
+    from PySide6.QtCore import QPointF
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.sendEvent(grid, QMouseEvent(QMouseEvent.Type.MouseMove, QPointF(pos), QPointF(grid.mapToGlobal(pos)),
+                                             Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
+                                             Qt.KeyboardModifier.NoModifier))
+    qtbot.waitUntil(lambda: panel.hover.text() != "")
+    assert panel.hover.text().endswith(f"{want[i, j]:.3f}") and tokens[i] in panel.hover.text()
+    qtbot.mouseClick(grid, Qt.MouseButton.LeftButton, pos=pos)
+    text = panel.rollout_explain.text()
+    assert panel.rollout_explain.isVisible()
+    assert f"R4[{i + 1}, {j + 1}]" in text and f"{want[i, j]:.4f}" in text and "averaged over the heads" in text
+    prev = _rollout_by_hand(tracer, 2, None)
+    A = tracer.get("attn.softmax", layer=3).value.mean(axis=0)
+    m = max(range(len(tokens)), key=lambda m: (0.5 * A[i, m] + (0.5 if m == i else 0)) * prev[m, j])
+    assert f"[{i + 1}, {m + 1}]" in text.splitlines()[3]  # the largest term first
+    panel.head_box.activated.emit(2)  # Head 2
+    np.testing.assert_allclose(rollout_view.heatmap(s), _rollout_by_hand(tracer, 3, 1), rtol=0, atol=1e-12)
+    assert not panel.rollout_explain.isVisible()  # the explain of the old heatmap is gone

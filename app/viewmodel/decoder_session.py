@@ -14,6 +14,7 @@ from typing import Any, Optional
 import numpy as np
 
 from app.viewmodel.model_session import ModelSession
+from attention.models.decoder_layer import next_tokens
 
 #: what the prompt box holds when glassllm is first opened (its training text is Lewis Carroll's)
 DEFAULT_PROMPT = ("Alice was beginning to get very tired of sitting by her",)
@@ -47,16 +48,6 @@ class DecoderRun:
     ids: tuple[int, ...]
     forward: DecoderArrays
     top: list[tuple[int, str, float]]  # the next token: (id, label, probability), most likely first
-
-
-def next_tokens(model: Any, logits, n: int = TOP_N) -> list[tuple[int, str, float]]:
-    """The n most likely tokens after the last position: softmax of the last row of logits (1, L, vocab)."""
-    import torch
-
-    p = torch.softmax(logits[0, -1].double(), dim=-1)  # (vocab,)
-    top = torch.topk(p, n)
-    ids = [int(i) for i in top.indices]
-    return list(zip(ids, model.token_labels(ids), [float(v) for v in top.values]))
 
 
 def prompt_of(sentences: tuple[str, ...]) -> str:

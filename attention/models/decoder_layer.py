@@ -69,3 +69,11 @@ def engine_attend(model: Any, dtype: str = "float64") -> Attend:
         return out, w
 
     return attend
+
+
+def next_tokens(model: Any, logits: torch.Tensor, n: int = 10) -> list[tuple[int, str, float]]:
+    """The n most likely tokens after the last position: softmax of the last row of logits (1, L, vocab)."""
+    p = torch.softmax(logits[0, -1].double(), dim=-1)  # (vocab,)
+    top = torch.topk(p, n)
+    ids = [int(i) for i in top.indices]
+    return list(zip(ids, model.token_labels(ids), [float(v) for v in top.values]))

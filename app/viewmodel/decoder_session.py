@@ -9,7 +9,7 @@ hook is attention.models.decoder_layer.engine_attend), so the grid shows the eng
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 

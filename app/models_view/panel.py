@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.models_view.cache_view import CachePanel
 from app.models_view.grid import ModelGrid
 from app.viewmodel.model_session import ModelSession, sentence_lines
 from attention import numbers
@@ -100,6 +101,8 @@ class ModelPanel(QWidget):
         self.rollout_explain.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.rollout.hide()
         self.rollout_explain.hide()
+        self.cache = CachePanel()  # a decoder's Next token and KV cache panes
+        self.cache.hide()
         self.hover = QLabel()
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hover.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -142,6 +145,7 @@ class ModelPanel(QWidget):
         v.addWidget(self.grid, 1)
         v.addWidget(self.rollout, 1)
         v.addWidget(self.rollout_explain)
+        v.addWidget(self.cache, 1)
         v.addWidget(self.hover)
 
     # ---- what it shows ------------------------------------------------------------------------
@@ -157,6 +161,7 @@ class ModelPanel(QWidget):
         self.empty.setVisible(not has)
         if not has:
             self.next_label.hide()
+            self.cache.hide()
         if has:
             with QSignalBlocker(self.box):
                 self.box.set_text("\n".join(session.sentences))
@@ -187,6 +192,19 @@ class ModelPanel(QWidget):
         self.grid.set_focus(s.layer, s.head)
         self._show_next()
         self._show_what()
+        self._show_cache()
+
+    def _show_cache(self) -> None:
+        """A decoder's KV cache panes for the open layer and the picked head (hidden for an encoder)."""
+        s = self.session
+        decoder = s is not None and getattr(s, "is_decoder", False)
+        self.cache.setVisible(decoder)
+        if not decoder:
+            return
+        g = s.generation
+        fresh = g is not None and s.run is not None and tuple(g.ids) == tuple(s.run.ids)
+        self.cache.show_generation(g if fresh else None, s.layer, s.head, list(s.tokens()),
+                                   s.last_diff if fresh else None)
 
     # ---- rollout ----------------------------------------------------------------------------------
     def showing_rollout(self) -> bool:
@@ -249,6 +267,8 @@ class ModelPanel(QWidget):
         self.grid.set_focus(layer, head)
         if self.showing_rollout():
             self._show_what()
+        if self.cache.isVisible():
+            self._show_cache()
 
     def set_detached(self, detached: bool) -> None:
         """Say that the document open now is not this model's layer (another file was opened)."""
@@ -336,6 +356,7 @@ class ModelPanel(QWidget):
         self.layer_label.setText(self.tr("Layer"))
         self.head_label.setText(self.tr("Head"))
         self.item_label.setText(self.tr("Model view shows"))
+        self.cache.retranslate()
         self.show_label.setText(self.tr("Show"))
         self.show_box.setItemText(0, self.tr("Attention: layers × heads"))
         self.show_box.setItemText(1, self.tr("Rollout (Abnar & Zuidema)"))

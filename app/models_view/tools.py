@@ -69,6 +69,7 @@ class ModelTools(QObject):
         self.panel.itemChosen.connect(self._show_item)
         window.inputs.batch_changed.connect(self._on_batch_item)
         self.panel.grid.cellClicked.connect(self.open_layer)
+        self.panel.cache.nextRequested.connect(self.next_token)
         window.view.focusHeadChanged.connect(self._on_view_focus)
         window.recompute.ready.connect(self._apply_pending_head)
         window.document.loaded.connect(self._on_document_loaded)
@@ -178,6 +179,25 @@ class ModelTools(QObject):
         self.panel.refresh()
         if self.attached:  # a detached dock repaints its grid; the document (another file) stays as it is
             self._push(self.session.scenario(), self.tr("Sentence"), before)
+
+    def next_token(self) -> None:
+        """Next token (a decoder): append it through the KV cache, show the cache and the check, and make
+        the open layer on the longer text the document (one undo step)."""
+        s = self.session
+        if s is None or s.run is None or not getattr(s, "is_decoder", False):
+            return
+        self.generation += 1  # a prompt still running on the worker is older than this token
+        before = self._state()
+        sample, seed = self.panel.cache.sampling()
+        try:
+            run = s.next_token(sample, seed)
+        except ModelError as e:  # the context is full
+            self.panel.show_problem(e)
+            return
+        s.accept(run)
+        self.panel.show_session(s)
+        if self.attached:
+            self._push(s.scenario(), self.tr("Next token"), before)
 
     def _state(self) -> tuple:
         """What undo must bring back with the document: the session's choices and the scenario

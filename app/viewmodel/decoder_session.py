@@ -9,7 +9,7 @@ hook is attention.models.decoder_layer.engine_attend), so the grid shows the eng
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -61,6 +61,8 @@ class DecoderSession(ModelSession):
 
     sentences: tuple[str, ...] = field(default=DEFAULT_PROMPT)
     is_decoder: bool = True
+    generation: Any = None  # attention.models.kv_cache.Generation of the shown tokens (made on Next token)
+    last_diff: Optional[float] = None  # the last step's cached-vs-full difference
 
     @classmethod
     def open_glassllm(cls) -> "DecoderSession":
@@ -87,6 +89,10 @@ class DecoderSession(ModelSession):
             raise ModelError("model_no_tokens")
         ids = self.model.encode(text)
         f = self.model.forward(ids, attend=engine_attend(self.model), dtype=torch.float64)
+        return self._run_from(f, ids, text)
+
+    def _run_from(self, f, ids, text: str) -> DecoderRun:
+        """The run the dock shows, from a DecoderForward of `ids`."""
         labels = tuple(self.model.token_labels(ids))
         att = np.stack([w.numpy() for w in f.weights])  # (n_layers, 1, H, L, L)
         arrays = DecoderArrays(att, [h.numpy() for h in f.normed])
@@ -102,6 +108,23 @@ class DecoderSession(ModelSession):
         r = self.run
         return layer_scenario(self.model, r.forward.hidden[self.layer], self.layer, r.batch.tokens[0],
                               text=r.batch.sentences[0])
+
+    def next_token(self, sample: bool = False, seed: int = 0) -> DecoderRun:
+        """Append the next token through the KV cache (only its position runs), check it against a full
+        recomputation (`last_diff`), and return the run of the longer text."""
+        from attention.models.kv_cache import Generation
+
+        g = self.generation
+        if g is None or tuple(g.ids) != tuple(self.run.ids):
+            g = self.generation = Generation(self.model, list(self.run.ids))
+        g.next(sample, seed)
+        self.last_diff = g.check()
+        return self._run_from(g.full, list(g.ids), self.model.tokenizer.decode(list(g.ids)))
+
+    def accept(self, run) -> None:
+        super().accept(run)
+        if self.generation is not None and tuple(self.generation.ids) != tuple(run.ids):
+            self.generation, self.last_diff = None, None  # a typed prompt: the cache starts again
 
     def next_text(self) -> list[tuple[str, float]]:
         """The next-token distribution as (token, probability), most likely first."""

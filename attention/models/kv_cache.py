@@ -47,6 +47,7 @@ class Generation:
     values: list[np.ndarray] = field(default_factory=list)  # per layer (1, S, H_kv·E)
     logits: Optional[torch.Tensor] = None  # (vocab,) after the last position
     last: Optional[StepRecord] = None
+    full: Any = None  # the last check's full recomputation (DecoderForward of every position)
 
     @property
     def length(self) -> int:
@@ -116,7 +117,7 @@ class Generation:
     def check(self) -> float:
         """Largest difference between cached decoding and a full recomputation of every position: the
         last step's weight rows and the logits after the last token."""
-        full = self.model.forward(self.ids, attend=engine_attend(self.model), dtype=torch.float64)
+        full = self.full = self.model.forward(self.ids, attend=engine_attend(self.model), dtype=torch.float64)
         diff = float((full.logits[0, -1] - self.logits).abs().max())
         if self.last is not None:
             for k, row in enumerate(self.last.rows):

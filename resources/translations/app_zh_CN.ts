@@ -37,6 +37,53 @@
     </message>
   </context>
   <context>
+    <name>CachePanel</name>
+    <message>
+      <source>Layer {0}: cache of {1} positions; query head {2} reads key/value head {3}</source>
+      <translation>第 {0} 层：缓存了 {1} 个位置；查询头 {2} 读取键/值头 {3}</translation>
+    </message>
+    <message>
+      <source>New query {0} (position {1}): its 1 × {2} weight row</source>
+      <translation>新的查询 {0}（第 {1} 个位置）：它的 1 × {2} 权重行</translation>
+    </message>
+    <message>
+      <source>Press Next token: the new query's row appears here</source>
+      <translation>按“下一个词元”：新查询的权重行会显示在这里</translation>
+    </message>
+    <message>
+      <source>Cached decoding vs full recomputation: largest difference {0} (must be ≤ 1e-6)</source>
+      <translation>缓存解码与完整重算相比：最大差 {0}（应 ≤ 1e-6）</translation>
+    </message>
+    <message>
+      <source>Next token</source>
+      <translation>下一个词元</translation>
+    </message>
+    <message>
+      <source>Append the next token and run only its position through the KV cache</source>
+      <translation>追加下一个词元，只让它这个位置经过 KV 缓存计算</translation>
+    </message>
+    <message>
+      <source>Greedy</source>
+      <translation>贪心</translation>
+    </message>
+    <message>
+      <source>Sampled (seed)</source>
+      <translation>按种子采样</translation>
+    </message>
+    <message>
+      <source>Seed</source>
+      <translation>种子</translation>
+    </message>
+    <message>
+      <source>Cached K (positions × E, before RoPE)</source>
+      <translation>缓存的 K（位置 × E，RoPE 之前）</translation>
+    </message>
+    <message>
+      <source>Cached V (positions × E)</source>
+      <translation>缓存的 V（位置 × E）</translation>
+    </message>
+  </context>
+  <context>
     <name>CellTools</name>
     <message>
       <source>Explain panel</source>
@@ -1021,6 +1068,10 @@
     <message>
       <source>Sentence</source>
       <translation>句子</translation>
+    </message>
+    <message>
+      <source>Next token</source>
+      <translation>下一个词元</translation>
     </message>
     <message>
       <source>Open layer {0}</source>

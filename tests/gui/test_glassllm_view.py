@@ -146,3 +146,58 @@ def test_rollout_heatmap_hover_and_explain(opened, qtbot):
     panel.head_box.activated.emit(2)  # Head 2
     np.testing.assert_allclose(rollout_view.heatmap(s), _rollout_by_hand(tracer, 3, 1), rtol=0, atol=1e-12)
     assert not panel.rollout_explain.isVisible()  # the explain of the old heatmap is gone
+
+
+def test_next_token_with_the_visible_kv_cache(opened, qtbot, check_panes):
+    w = opened
+    panel = w.models.panel
+    s = w.models.session
+    prompt = s.sentences[0]
+    _, tracer, p, tok = _theirs(prompt)
+    ids = list(tok.encode(prompt))
+    assert panel.cache.isVisible() and panel.cache.next_button.text() == "Next token"
+    panel.head_box.activated.emit(3)  # Head 3 (reads key/value head 2)
+    panel.layer_box.activated.emit(1)  # Layer 2
+    w.recompute.wait_idle()
+    qtbot.mouseClick(panel.cache.next_button, Qt.MouseButton.LeftButton)
+    w.recompute.wait_idle()
+    best = int(np.argmax(p))
+    assert list(s.run.ids) == ids + [best]
+    assert panel.box.toPlainText() == tok.decode(ids + [best])
+    _, full, _, _ = _theirs(tok.decode(ids + [best]))
+    n = len(ids) + 1
+    # the new query's row: glassllm's own full forward, last row, layer 2, head 3
+    np.testing.assert_allclose(panel.cache.row.values[0], full.get("attn.softmax", layer=1).value[2, -1],
+                               rtol=0, atol=1e-12)
+    # cached K of key/value head 2: the layer's key projection of its normed inputs (before RoPE), by hand
+    h = full.get("norm.attn", layer=1).value  # (n, d)
+    Wk = s.model.tensors["blocks.1.attn.W_K"].numpy()  # (out, in)
+    np.testing.assert_allclose(panel.cache.keys.values, (h @ Wk.T)[:, 32:64], rtol=0, atol=1e-12)
+    assert panel.cache.keys.values.shape == (n, 32)
+    assert "largest difference" in panel.cache.check.text()
+    assert float(panel.cache.check.text().split("difference ")[1].split()[0]) <= 1e-6
+    assert w.document.scenario.query_tokens[-1] == tok.tokens([best])[0]
+    check_panes(w)
+    qtbot.keyClick(w.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the token
+    w.recompute.wait_idle()
+    assert list(s.run.ids) == ids and panel.box.toPlainText() == prompt
+    assert not panel.cache.row.isVisible()  # the cache panes belonged to the longer text
+
+
+def test_seeded_sampling_from_the_dock_repeats(opened, qtbot):
+    w = opened
+    panel = w.models.panel
+    s = w.models.session
+    start = list(s.run.ids)
+    panel.cache.mode.setCurrentIndex(1)
+    assert panel.cache.seed.isEnabled()
+    panel.cache.seed.setValue(11)
+    qtbot.mouseClick(panel.cache.next_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.cache.next_button, Qt.MouseButton.LeftButton)
+    first = list(s.run.ids)
+    w.undo_action.trigger()
+    w.undo_action.trigger()
+    assert list(s.run.ids) == start
+    qtbot.mouseClick(panel.cache.next_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.cache.next_button, Qt.MouseButton.LeftButton)
+    assert list(s.run.ids) == first

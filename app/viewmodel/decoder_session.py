@@ -79,16 +79,14 @@ class DecoderSession(ModelSession):
 
     def compute(self, sentences: tuple[str, ...]) -> DecoderRun:
         """Tokens, every layer through the engine, and the next-token distribution."""
-        import torch
-
-        from attention.models.decoder_layer import engine_attend
+        from attention.models.decoder_layer import run_prompt
         from attention.models.errors import ModelError
 
         text = prompt_of(sentences)
         if not text.strip():
             raise ModelError("model_no_tokens")
         ids = self.model.encode(text)
-        f = self.model.forward(ids, attend=engine_attend(self.model), dtype=torch.float64)
+        f = run_prompt(self.model, ids)
         return self._run_from(f, ids, text)
 
     def _run_from(self, f, ids, text: str) -> DecoderRun:

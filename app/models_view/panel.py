@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.models_view.cache_view import CachePanel
 from app.models_view.grid import ModelGrid
 from app.viewmodel.model_session import ModelSession, sentence_lines
 from attention import numbers
@@ -79,10 +80,32 @@ class ModelPanel(QWidget):
         self.box.setTabChangesFocus(True)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.detached = QLabel()  # the open document is not this model's layer
+        self.detached.setWordWrap(True)
+        self.detached.setStyleSheet("color: #8a5a00;")
+        self.detached.hide()
         self.layer_label, self.head_label, self.item_label = QLabel(), QLabel(), QLabel()
         self.layer_box, self.head_box, self.item_box = QComboBox(), QComboBox(), QComboBox()
+        self.next_label = QLabel()  # a decoder's next-token distribution (top 10)
+        self.next_label.setWordWrap(True)
+        self.next_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.grid = ModelGrid()
         self.grid.describe = self._describe
+        self.show_label, self.show_box = QLabel(), QComboBox()  # the grid of layers x heads, or the rollout
+        self.show_box.addItems(["", ""])
+        # its long item text must not widen the dock (the Steps column pays for every pixel; issue 12 defect 8)
+        self.show_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.show_box.setMinimumContentsLength(4)
+        self.rollout = ModelGrid()  # R after the open layer: one token x token heatmap
+        self.rollout.show_labels = False
+        self.rollout.describe = self._describe_rollout
+        self.rollout_explain = QLabel()
+        self.rollout_explain.setWordWrap(True)
+        self.rollout_explain.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.rollout.hide()
+        self.rollout_explain.hide()
+        self.cache = CachePanel()  # a decoder's Next token and KV cache panes
+        self.cache.hide()
         self.hover = QLabel()
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hover.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -97,6 +120,9 @@ class ModelPanel(QWidget):
         self.head_box.activated.connect(lambda i: self.headChosen.emit(int(self.head_box.itemData(i))))
         self.item_box.activated.connect(lambda i: self.itemChosen.emit(int(self.item_box.itemData(i))))
         self.grid.hovered.connect(self.hover.setText)
+        self.rollout.hovered.connect(self.hover.setText)
+        self.rollout.pointClicked.connect(lambda _l, _h, q, k: self.explain_rollout(q, k))
+        self.show_box.activated.connect(lambda _i: self._show_what())
         self.retranslate()
         self.show_session(None)
 
@@ -104,6 +130,7 @@ class ModelPanel(QWidget):
         v = QVBoxLayout(self)
         v.setContentsMargins(4, 4, 4, 4)
         v.addWidget(self.title)
+        v.addWidget(self.detached)
         v.addWidget(self.empty)
         v.addWidget(self.box_label)
         v.addWidget(self.box)
@@ -112,12 +139,16 @@ class ModelPanel(QWidget):
         # and with it the window too wide for a 1280 px screen (issue 12, defect 8)
         pickers = QGridLayout()
         for r, (label, box) in enumerate(((self.layer_label, self.layer_box), (self.head_label, self.head_box),
-                                          (self.item_label, self.item_box))):
+                                          (self.item_label, self.item_box), (self.show_label, self.show_box))):
             pickers.addWidget(label, r, 0)
             pickers.addWidget(box, r, 1)
         pickers.setColumnStretch(2, 1)
         v.addLayout(pickers)
+        v.addWidget(self.next_label)
         v.addWidget(self.grid, 1)
+        v.addWidget(self.rollout, 1)
+        v.addWidget(self.rollout_explain)
+        v.addWidget(self.cache, 1)
         v.addWidget(self.hover)
 
     # ---- what it shows ------------------------------------------------------------------------
@@ -127,9 +158,13 @@ class ModelPanel(QWidget):
         self._problem = None
         has = session is not None
         for w in (self.box_label, self.box, self.status, self.layer_label, self.layer_box, self.head_label,
-                  self.head_box, self.grid, self.hover):
+                  self.head_box, self.grid, self.hover, self.show_label, self.show_box):
             w.setVisible(has)
+        self.rollout_explain.clear()
         self.empty.setVisible(not has)
+        if not has:
+            self.next_label.hide()
+            self.cache.hide()
         if has:
             with QSignalBlocker(self.box):
                 self.box.set_text("\n".join(session.sentences))
@@ -158,6 +193,65 @@ class ModelPanel(QWidget):
         self.item_label.setVisible(n > 1)
         self.grid.set_weights(s.grid())
         self.grid.set_focus(s.layer, s.head)
+        self._show_next()
+        self._show_what()
+        self._show_cache()
+
+    def _show_cache(self) -> None:
+        """A decoder's KV cache panes for the open layer and the picked head (hidden for an encoder)."""
+        s = self.session
+        decoder = s is not None and getattr(s, "is_decoder", False)
+        self.cache.setVisible(decoder)
+        if not decoder:
+            return
+        g = s.generation
+        fresh = g is not None and s.run is not None and tuple(g.ids) == tuple(s.run.ids)
+        self.cache.show_generation(g if fresh else None, s.layer, s.head, list(s.tokens()),
+                                   s.last_diff if fresh else None)
+
+    # ---- rollout ----------------------------------------------------------------------------------
+    def showing_rollout(self) -> bool:
+        return self.session is not None and self.show_box.currentIndex() == 1
+
+    def _show_what(self) -> None:
+        """The layers x heads grid, or the rollout heatmap through the open layer (picked head or mean)."""
+        on = self.showing_rollout()
+        self.grid.setVisible(self.session is not None and not on)
+        self.rollout.setVisible(on)
+        self.rollout_explain.setVisible(on and bool(self.rollout_explain.text()))
+        if on:
+            from app.viewmodel import rollout_view
+
+            self.rollout.set_weights(rollout_view.heatmap(self.session)[None, None])
+            self.rollout_explain.clear()
+            self.rollout_explain.hide()
+
+    def _describe_rollout(self, _layer: int, _head: int, q: int, k: int) -> str:
+        s = self.session
+        if s is None:
+            return ""
+        from app.viewmodel import rollout_view
+
+        toks = s.tokens()
+        return self.tr("Rollout through layer {0}: {1} ← {2}  {3}").format(
+            numbers.position(s.layer), toks[q], toks[k], f"{rollout_view.heatmap(s)[q, k]:.3f}")
+
+    def explain_rollout(self, q: int, k: int) -> None:
+        """Explain of one rollout cell: the product it came from (attention.models.rollout.terms)."""
+        from app.services import i18n
+        from app.viewmodel import rollout_view
+
+        self.rollout_explain.setText("\n".join(rollout_view.explain(self.session, q, k, i18n.current_language())))
+        self.rollout_explain.show()
+
+    def _show_next(self) -> None:
+        """A decoder's next-token distribution, most likely first (hidden for an encoder)."""
+        s = self.session
+        top = s.next_text() if s is not None and getattr(s, "is_decoder", False) else []
+        self.next_label.setVisible(bool(top))
+        if top:
+            items = ", ".join(f"{label!r} {100 * p:.1f}%" for label, p in top)
+            self.next_label.setText(self.tr("Next token (top {0}): {1}").format(len(top), items))
 
     def _fill_heads(self) -> None:
         s = self.session
@@ -174,6 +268,14 @@ class ModelPanel(QWidget):
         with QSignalBlocker(self.head_box):
             self.head_box.setCurrentIndex(head + 1)
         self.grid.set_focus(layer, head)
+        if self.showing_rollout():
+            self._show_what()
+        if self.cache.isVisible():
+            self._show_cache()
+
+    def set_detached(self, detached: bool) -> None:
+        """Say that the document open now is not this model's layer (another file was opened)."""
+        self.detached.setVisible(detached)
 
     def show_problem(self, error: Optional[object]) -> None:
         """A ModelError for the sentences (None: they ran)."""
@@ -201,7 +303,9 @@ class ModelPanel(QWidget):
             lens = ", ".join(str(int(n)) for n in b.valid_lens)
             text = self.tr("{0} tokens").format(b.L) if len(b.sentences) == 1 else \
                 self.tr("{0} positions; the shorter sentence is padded: valid lengths {1}").format(b.L, lens)
-            self.status.setText(text + " " + self.tr("(one sentence per line; two make a batch)"))
+            if not getattr(s, "is_decoder", False):
+                text += " " + self.tr("(one sentence per line; two make a batch)")
+            self.status.setText(text)
         else:
             self.status.setText("")
 
@@ -245,9 +349,19 @@ class ModelPanel(QWidget):
         self.empty.setText(self.tr("Open a BERT-family model folder (config.json, model.safetensors, tokenizer.json) "
                                    "with File ▸ Open model folder..., or the bundled MiniLM with "
                                    "File ▸ MiniLM (bundled)."))
-        self.box_label.setText(self.tr("Sentences (one per line; two make a padded batch):"))
+        self.detached.setText(self.tr("The open document is not this model's layer. A click on the grid (or a "
+                                      "layer picked) opens that layer as a new document, asking first about "
+                                      "unsaved changes."))
+        if s is not None and getattr(s, "is_decoder", False):
+            self.box_label.setText(self.tr("Prompt (the decoder reads it as one text):"))
+        else:
+            self.box_label.setText(self.tr("Sentences (one per line; two make a padded batch):"))
         self.layer_label.setText(self.tr("Layer"))
         self.head_label.setText(self.tr("Head"))
         self.item_label.setText(self.tr("Model view shows"))
+        self.cache.retranslate()
+        self.show_label.setText(self.tr("Show"))
+        self.show_box.setItemText(0, self.tr("Attention: layers × heads"))
+        self.show_box.setItemText(1, self.tr("Rollout (Abnar & Zuidema)"))
         self.grid.setToolTip("")
         self._show_status()

@@ -39,6 +39,7 @@ class ModelTools(QObject):
         self._busy = 0
         self._pending_head: Optional[int] = None
         self._shown = None  # the last scenario this module put into the document
+        self.attached = False  # the document is this model's layer (not a file or preset opened since)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-forward",
                                             initializer=devices.leave_a_core_for_the_gui)
         self.panel = ModelPanel()
@@ -52,10 +53,13 @@ class ModelTools(QObject):
         self.open_action.triggered.connect(lambda: self.open_folder())
         self.bundled_action = QAction(window)
         self.bundled_action.triggered.connect(self.open_bundled)
+        self.glassllm_action = QAction(window)
+        self.glassllm_action.triggered.connect(self.open_glassllm)
         menu = window.file_menu
         before = window.preset_menu.menuAction()
         menu.insertAction(before, self.open_action)
         menu.insertAction(before, self.bundled_action)
+        menu.insertAction(before, self.glassllm_action)
         window.view_menu.addSeparator()
         window.view_menu.addAction(self.dock_action)
         self._delivered.connect(self._on_delivered, Qt.ConnectionType.QueuedConnection)
@@ -65,8 +69,10 @@ class ModelTools(QObject):
         self.panel.itemChosen.connect(self._show_item)
         window.inputs.batch_changed.connect(self._on_batch_item)
         self.panel.grid.cellClicked.connect(self.open_layer)
+        self.panel.cache.nextRequested.connect(self.next_token)
         window.view.focusHeadChanged.connect(self._on_view_focus)
         window.recompute.ready.connect(self._apply_pending_head)
+        window.document.loaded.connect(self._on_document_loaded)
         window.installEventFilter(self)
         window.destroyed.connect(lambda *_: self._executor.shutdown(wait=False, cancel_futures=True))
         self.retranslate()
@@ -83,6 +89,20 @@ class ModelTools(QObject):
         folder = folder or self.ask_folder()
         if not folder:
             return False
+        return self._open(lambda: ModelSession.open(folder, label),
+                          self.tr("Could not open the model folder {0}; the current scenario is "
+                                  "unchanged.").format(Path(folder).name))
+
+    def open_glassllm(self) -> bool:
+        """File ▸ glassllm (bundled): the trained decoder, a prompt, its layers through the engine."""
+        from app.viewmodel.decoder_session import DecoderSession
+
+        return self._open(DecoderSession.open_glassllm, self.tr("Could not open glassllm; the current scenario is "
+                                                                "unchanged."))
+
+    def _open(self, make, failed: str) -> bool:
+        """Open the session `make()` builds: its layer 1 becomes the document (after Save / Discard /
+        Cancel for unsaved changes); on failure one line says why and the current document stays."""
         if not self.window.maybe_save():
             return False
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
@@ -91,22 +111,20 @@ class ModelTools(QObject):
         # worker lowers the pool the same way for big traces
         devices.leave_a_core_for_the_gui()
         try:
-            session = ModelSession.open(folder, label)
+            session = make()
             session.accept(session.compute(session.sentences))
             scenario = session.scenario(0)
         except ModelError as e:
-            self.window.show_messages(self.tr("Could not open the model folder {0}; the current scenario is "
-                                              "unchanged.").format(Path(folder).name),
-                                      [e.text(i18n.current_language())])
+            self.window.show_messages(failed, [e.text(i18n.current_language())])
             return False
         finally:
             QApplication.restoreOverrideCursor()
         self.generation += 1  # a sentence run for the previous model is moot now
         self.session = session
         self.panel.show_session(session)
-        self.dock.show()
         self._shown = scenario
         self.window.load_scenario(scenario, {lang: session.label for lang in i18n.LANGUAGES})
+        self.dock.show()
         self.window.statusBar().showMessage(self.tr("Opened the model {0}").format(session.label), 5000)
         return True
 
@@ -159,7 +177,27 @@ class ModelTools(QObject):
         self.session.accept(run)
         self.panel.show_problem(None)
         self.panel.refresh()
-        self._push(self.session.scenario(), self.tr("Sentence"), before)
+        if self.attached:  # a detached dock repaints its grid; the document (another file) stays as it is
+            self._push(self.session.scenario(), self.tr("Sentence"), before)
+
+    def next_token(self) -> None:
+        """Next token (a decoder): append it through the KV cache, show the cache and the check, and make
+        the open layer on the longer text the document (one undo step)."""
+        s = self.session
+        if s is None or s.run is None or not getattr(s, "is_decoder", False):
+            return
+        self.generation += 1  # a prompt still running on the worker is older than this token
+        before = self._state()
+        sample, seed = self.panel.cache.sampling()
+        try:
+            run = s.next_token(sample, seed)
+        except ModelError as e:  # the context is full
+            self.panel.show_problem(e)
+            return
+        s.accept(run)
+        self.panel.show_session(s)
+        if self.attached:
+            self._push(s.scenario(), self.tr("Next token"), before)
 
     def _state(self) -> tuple:
         """What undo must bring back with the document: the session's choices and the scenario
@@ -201,6 +239,9 @@ class ModelTools(QObject):
         s = self.session
         if s is None or s.run is None:
             return
+        if not self.attached or self.window.document.path is not None:
+            self._open_as_new(layer, head)
+            return
         shown = self.window.document.scenario
         if layer != s.layer or self._shown is None or shown.title != self._shown.title:
             before = self._state()
@@ -210,13 +251,39 @@ class ModelTools(QObject):
             self.focus_head(head)
         self.panel.set_focus(s.layer, s.head)
 
+    def _open_as_new(self, layer: int, head: Optional[int]) -> None:
+        """The document is another file (or this model's layer saved under a name): the layer opens as a
+        new, untitled document named for the layer, after Save / Discard / Cancel for unsaved changes;
+        it never takes over the previous document's file name."""
+        s = self.session
+        if not self.window.maybe_save():
+            self.panel.set_focus(s.layer, s.head)  # Cancel: the grid keeps showing what is open
+            return
+        scenario = s.scenario(layer)
+        self._shown = scenario
+        self.window.load_scenario(scenario, dict(scenario.title))
+        if head is not None:
+            self.focus_head(head)
+        self.panel.set_focus(s.layer, s.head)
+
+    def _on_document_loaded(self) -> None:
+        """The dock follows the open document: another file, preset or new scenario detaches it (its grid
+        clicks then open a layer as a new document); the model's own layer attaches it again."""
+        attached = self.session is not None and self.window.document.scenario is self._shown
+        self.attached = attached
+        self.panel.set_detached(self.session is not None and not attached)
+        if self.session is not None and not attached:
+            self._pending_head = None
+            self.dock.hide()
+
     def focus_head(self, head: int) -> None:
         s = self.session
         if s is None:
             return
         s.head = head
-        self._pending_head = head
-        self._apply_pending_head()
+        if self.attached:  # a detached dock's head picker leaves the other document's panes alone
+            self._pending_head = head
+            self._apply_pending_head()
         self.panel.set_focus(s.layer, head)
 
     def _apply_pending_head(self, *_) -> None:
@@ -230,7 +297,7 @@ class ModelTools(QObject):
             self._pending_head = None
 
     def _on_view_focus(self, head: int) -> None:
-        if self.session is not None:
+        if self.session is not None and self.attached:  # a preset's heads are not the model's
             self.session.head = head
             self._pending_head = None
             self.panel.set_focus(self.session.layer, head)
@@ -264,6 +331,10 @@ class ModelTools(QObject):
         self.bundled_action.setStatusTip(self.tr("all-MiniLM-L6-v2: 6 layers x 12 heads, d_model 384 "
                                                  "(weights Apache-2.0)") if bundled.folder() is not None
                                          else bundled.install_hint(i18n.current_language()))
+        self.glassllm_action.setText(self.tr("glassllm (bundled)"))
+        self.glassllm_action.setStatusTip(self.tr("A trained English decoder: 4 layers x 4 query heads sharing 2 "
+                                                  "key/value heads, RoPE, d_model 128 (glassllm, MIT); type a "
+                                                  "prompt and see the next token"))
         self.dock.setWindowTitle(self.tr("Model view"))
         self.dock_action.setText(self.tr("Model view"))
         self.panel.retranslate()

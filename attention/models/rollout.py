@@ -51,3 +51,10 @@ def terms(r: Rollout, layer: int, b: int, i: int, j: int) -> list[tuple[int, flo
         return [(j, float(r.layers[0][b, i, j]), 1.0)]
     row, col = r.layers[layer][b, i], r.products[layer - 1][b, :, j]
     return [(m, float(row[m]), float(col[m])) for m in range(row.shape[0])]
+
+
+def from_arrays(weights: Sequence, head: Optional[int] = None) -> Rollout:
+    """Rollout of NumPy weights, one (H, L, L) array per layer (the model view's grid rows; B = 1)."""
+    import numpy as np
+
+    return rollout([torch.from_numpy(np.ascontiguousarray(w, dtype=np.float64))[None] for w in weights], head)

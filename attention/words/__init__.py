@@ -28,6 +28,7 @@ TOPICS: tuple[str, ...] = (
     "masks",
     "rope", "qk_norm",
     "alibi", "softcap", "sinks",
+    "decoders",
 )
 
 _language = "en"

@@ -98,6 +98,53 @@
     </message>
   </context>
   <context>
+    <name>CachePanel</name>
+    <message>
+      <source>Layer {0}: cache of {1} positions; query head {2} reads key/value head {3}</source>
+      <translation>第 {0} 层：缓存了 {1} 个位置；查询头 {2} 读取键/值头 {3}</translation>
+    </message>
+    <message>
+      <source>New query {0} (position {1}): its 1 × {2} weight row</source>
+      <translation>新的查询 {0}（第 {1} 个位置）：它的 1 × {2} 权重行</translation>
+    </message>
+    <message>
+      <source>Press Next token: the new query's row appears here</source>
+      <translation>按“下一个词元”：新查询的权重行会显示在这里</translation>
+    </message>
+    <message>
+      <source>Cached decoding vs full recomputation: largest difference {0} (must be ≤ 1e-6)</source>
+      <translation>缓存解码与完整重算相比：最大差 {0}（应 ≤ 1e-6）</translation>
+    </message>
+    <message>
+      <source>Next token</source>
+      <translation>下一个词元</translation>
+    </message>
+    <message>
+      <source>Append the next token and run only its position through the KV cache</source>
+      <translation>追加下一个词元，只让它这个位置经过 KV 缓存计算</translation>
+    </message>
+    <message>
+      <source>Greedy</source>
+      <translation>贪心</translation>
+    </message>
+    <message>
+      <source>Sampled (seed)</source>
+      <translation>按种子采样</translation>
+    </message>
+    <message>
+      <source>Seed</source>
+      <translation>种子</translation>
+    </message>
+    <message>
+      <source>Cached K (positions × E, before RoPE)</source>
+      <translation>缓存的 K（位置 × E，RoPE 之前）</translation>
+    </message>
+    <message>
+      <source>Cached V (positions × E)</source>
+      <translation>缓存的 V（位置 × E）</translation>
+    </message>
+  </context>
+  <context>
     <name>CellTools</name>
     <message>
       <source>Explain panel</source>
@@ -977,6 +1024,14 @@
       <translation>第 {0} 句</translation>
     </message>
     <message>
+      <source>Rollout through layer {0}: {1} ← {2}  {3}</source>
+      <translation>展开到第 {0} 层：{1} ← {2}  {3}</translation>
+    </message>
+    <message>
+      <source>Next token (top {0}): {1}</source>
+      <translation>下一个词元（前 {0} 个）：{1}</translation>
+    </message>
+    <message>
       <source>All heads</source>
       <translation>全部头</translation>
     </message>
@@ -1021,6 +1076,14 @@
       <translation>用 文件 ▸ 打开模型文件夹... 打开一个 BERT 系列的模型文件夹（config.json、model.safetensors、tokenizer.json），或用 文件 ▸ MiniLM（内置）打开内置的 MiniLM。</translation>
     </message>
     <message>
+      <source>The open document is not this model's layer. A click on the grid (or a layer picked) opens that layer as a new document, asking first about unsaved changes.</source>
+      <translation>当前打开的文档不是这个模型的某一层。点击网格（或选择一层）会把那一层作为新文档打开，如有未保存的更改会先询问。</translation>
+    </message>
+    <message>
+      <source>Prompt (the decoder reads it as one text):</source>
+      <translation>提示词（解码器把它作为一段文字读取）：</translation>
+    </message>
+    <message>
       <source>Sentences (one per line; two make a padded batch):</source>
       <translation>句子（每行一句；两句组成一个补齐的批次）：</translation>
     </message>
@@ -1036,6 +1099,18 @@
       <source>Model view shows</source>
       <translation>模型视图显示</translation>
     </message>
+    <message>
+      <source>Show</source>
+      <translation>显示</translation>
+    </message>
+    <message>
+      <source>Attention: layers × heads</source>
+      <translation>注意力：层 × 头</translation>
+    </message>
+    <message>
+      <source>Rollout (Abnar &amp; Zuidema)</source>
+      <translation>注意力展开（Abnar 与 Zuidema）</translation>
+    </message>
   </context>
   <context>
     <name>ModelTools</name>
@@ -1048,6 +1123,10 @@
       <translation>无法打开模型文件夹 {0}；当前场景未改变。</translation>
     </message>
     <message>
+      <source>Could not open glassllm; the current scenario is unchanged.</source>
+      <translation>无法打开 glassllm；当前场景保持不变。</translation>
+    </message>
+    <message>
       <source>Opened the model {0}</source>
       <translation>已打开模型 {0}</translation>
     </message>
@@ -1058,6 +1137,10 @@
     <message>
       <source>Sentence</source>
       <translation>句子</translation>
+    </message>
+    <message>
+      <source>Next token</source>
+      <translation>下一个词元</translation>
     </message>
     <message>
       <source>Open layer {0}</source>
@@ -1078,6 +1161,14 @@
     <message>
       <source>all-MiniLM-L6-v2: 6 layers x 12 heads, d_model 384 (weights Apache-2.0)</source>
       <translation>all-MiniLM-L6-v2：6 层 × 12 个头，d_model 384（权重采用 Apache-2.0 许可）</translation>
+    </message>
+    <message>
+      <source>glassllm (bundled)</source>
+      <translation>glassllm（内置）</translation>
+    </message>
+    <message>
+      <source>A trained English decoder: 4 layers x 4 query heads sharing 2 key/value heads, RoPE, d_model 128 (glassllm, MIT); type a prompt and see the next token</source>
+      <translation>训练好的英文解码器：4 层 × 4 个查询头，共享 2 个键/值头，RoPE，d_model 128（glassllm，MIT）；输入提示词，查看下一个词元</translation>
     </message>
     <message>
       <source>Model view</source>

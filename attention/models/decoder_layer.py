@@ -1,0 +1,84 @@
+"""One decoder layer as an ordinary scenario, and the engine as a decoder's attention (the `Attend` hook).
+
+Why: the explorer's promise is that what the window shows is the engine's own computation.  A decoder
+layer (glassllm, SmolLM2, any Llama-family model) is grouped-query attention with RoPE under a causal
+mask; with RoPE a kind of the table (Part("rope")) and n_kv_heads in the scenario, that layer is a plain
+Scenario: the layer's RMS-normed input as queries, keys and values, its four projections without biases,
+`n_kv_heads`, Part("rope", {"base", "pairing"}) and the causal rule.  `engine.run` on it gives the same
+attention weights and output as the decoder's own attention, so the model view can run every layer
+through the engine (`engine_attend`) and a person can edit any number of one layer afterwards.
+
+The decoder object is duck-typed (glassllm.GlassDecoder, llama.LlamaDecoder): `config` (n_layers,
+n_heads, n_kv_heads, head_dim, d_model, rope_base), `attention_weights(k)` and `name`.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+import torch
+
+from attention import words
+from attention.engine import run
+from attention.models.decoder import Attend
+from attention.models.errors import ModelError
+from attention.parts import Part
+from attention.scenario import Projection, Scenario
+
+
+def pairing_of(model: Any) -> str:
+    """How the decoder pairs the dimensions it rotates: glassllm (GPT-J style) adjacent, Llama halves."""
+    return getattr(model, "rope_pairing", None) or ("adjacent" if type(model).__name__ == "GlassDecoder"
+                                                     else "halves")
+
+
+def layer_scenario(model: Any, normed: np.ndarray, layer: int, tokens: Optional[Sequence[str]] = None,
+                   start: int = 0, dtype: str = "float64", text: str = "") -> Scenario:
+    """Layer `layer` of a decoder on `normed` (B, L, d), the RMS-normed residual entering it.
+
+    `start` is the first token's position (RoPE's offset).  Layers are numbered from 1 in the words."""
+    c = model.config
+    if not 0 <= layer < c.n_layers:
+        raise ModelError("model_layer_range", layer=layer, count=c.n_layers)
+    x = np.asarray(normed, dtype=np.float64)  # (B, L, d)
+    weights = model.attention_weights(layer)  # role -> (out, in) float64
+    projections = {role: Projection(np.asarray(weights[role], dtype=np.float64), None)
+                   for role in ("query", "key", "value", "out")}
+    rope = Part("rope", {"base": float(c.rope_base), "pairing": pairing_of(model), "offset": int(start)})
+    labels = tuple(tokens) if tokens is not None else None
+    title = {lang: words.text("model_layer_title", lang, model=model.name, layer=layer + 1, count=c.n_layers)
+             for lang in words.LANGS}
+    notes = {lang: words.text("decoder_layer_notes", lang, model=model.name, layer=layer + 1, text=text,
+                              heads=c.n_heads, kv=c.n_kv_heads, d_model=c.d_model, base=f"{c.rope_base:g}",
+                              pairing=words.text(f"decoder_pairing_{pairing_of(model)}", lang))
+             for lang in words.LANGS}
+    return Scenario(queries=x, keys=x, values=x, n_heads=c.n_heads, n_kv_heads=c.n_kv_heads,
+                    d_keys=c.head_dim, d_values=c.head_dim, projections=projections, causal=True,
+                    positions=(rope,), dtype=dtype, title=title, notes=notes,
+                    query_tokens=labels, key_tokens=labels)
+
+
+def engine_attend(model: Any, dtype: str = "float64") -> Attend:
+    """The `Attend` hook that computes every layer with `engine.run` on its scenario."""
+
+    def attend(k: int, h: torch.Tensor, start: int) -> tuple[torch.Tensor, torch.Tensor]:
+        sc = layer_scenario(model, h.detach().double().numpy(), k, start=start, dtype=dtype)
+        t = run(sc, device="cpu")
+        out = torch.from_numpy(np.asarray(t.array("output"))).to(h.dtype)  # (B, L, d)
+        w = torch.from_numpy(np.asarray(t.array("attention_weights"))).to(h.dtype)  # (B, H, L, L)
+        return out, w
+
+    return attend
+
+
+def next_tokens(model: Any, logits: torch.Tensor, n: int = 10) -> list[tuple[int, str, float]]:
+    """The n most likely tokens after the last position: softmax of the last row of logits (1, L, vocab)."""
+    p = torch.softmax(logits[0, -1].double(), dim=-1)  # (vocab,)
+    top = torch.topk(p, n)
+    ids = [int(i) for i in top.indices]
+    return list(zip(ids, model.token_labels(ids), [float(v) for v in top.values]))
+
+
+def run_prompt(model: Any, ids: Sequence[int]):
+    """The decoder's forward over `ids` in float64 with every layer computed by the engine (DecoderForward)."""
+    return model.forward(list(ids), attend=engine_attend(model), dtype=torch.float64)

@@ -1,7 +1,8 @@
 """`python main.py render FILE --out DIR [--lang zh|en] [--dtype ...] [--batch N] [--blank STEP,...]`: a
 handout of a scenario, headless (app.teaching.handout: a PNG of every step and one self-contained
 handout.html).  With --blank, a worksheet instead (app.teaching.worksheet): worksheet.html with those
-steps as empty grids to fill in, and answer_key.html with the same grids filled in.
+steps as empty grids to fill in, and answer_key.html with the same grids filled in; `tiles` among
+them adds tiles_worksheet.html and tiles_answer_key.html (FlashAttention's running m, ℓ, O).
 
 It draws with the window's Qt panes, so, unlike attention.cli, it needs Qt: without a display
 it uses Qt's offscreen platform.  PySide6 is imported before torch (a process that imports
@@ -31,8 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=DEVICES, help="override the scenario's device")
     p.add_argument("--batch", type=int, default=0, metavar="N", help="batch item the pictures show (default 0)")
     p.add_argument("--blank", action="append", metavar="STEP[,STEP]",
-                   help="write a worksheet with these steps left blank (step ids, e.g. attention_weights) "
-                        "and its answer key instead of the handout; may be repeated")
+                   help="write a worksheet with these steps left blank (step ids, e.g. attention_weights, or "
+                        "'tiles' for FlashAttention's running m, l, O) and its answer key instead of the "
+                        "handout; may be repeated")
     return p
 
 
@@ -116,10 +118,12 @@ def _render(args) -> int:
         blanks = [b for arg in args.blank for b in arg.split(",")]
         try:
             blanks = worksheet.check_blanks(trace, blanks)
+            if worksheet.TILES in blanks and (why := worksheet.tiles_refusal(trace, args.lang)) is not None:
+                raise ValueError(why)
         except ValueError as e:
             print(f"--blank: {e}", file=sys.stderr)
             return 2
-        for page in worksheet.write_worksheet(sc, trace, out, blanks, lang=args.lang, batch=args.batch):
+        for page in worksheet.write_chosen(sc, trace, out, blanks, lang=args.lang, batch=args.batch):
             print(page)
         return 0
     page = handout.write_handout(sc, trace, out, lang=args.lang, batch=args.batch)

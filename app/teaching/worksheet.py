@@ -11,6 +11,10 @@ No picture is written for a blank step, so the folder holds no answer either.
 Both pages go into one folder: worksheet.html and answer_key.html (plus the other steps' PNGs).
 Reached from File ▸ Export worksheet… (a dialog to choose the steps) and from
 `python main.py render FILE --out DIR --blank STEP[,STEP]` (app.startup.render_cli).
+
+Beside the steps, `tiles` (TILES) chooses FlashAttention's running values: the tiles worksheet and
+its answer key (attention/tiles_worksheet.py: blank running m / ℓ / O per tile), written into the
+same folder under their own names, with the default blocks of the tiled view (about 2 × 3 tiles).
 """
 from __future__ import annotations
 
@@ -44,6 +48,8 @@ WORKSHEET_NAME = "worksheet.html"
 KEY_NAME = "answer_key.html"
 #: the step a worksheet leaves blank unless told otherwise (the one a class works out by hand)
 DEFAULT_BLANK = "attention_weights"
+#: the choice, next to the step ids, of FlashAttention's running values (the tiles worksheet)
+TILES = "tiles"
 
 
 def grid_html(data: PaneData, lang: str, answers: bool) -> str:
@@ -102,15 +108,60 @@ def _intro(trace: "Trace", blanks: Sequence[str], lang: str, answers: bool) -> s
 
 
 def check_blanks(trace: "Trace", blanks: Sequence[str]) -> list[str]:
-    """The chosen steps, checked: a ValueError naming each step id the trace does not have."""
+    """The chosen steps (and `tiles`), checked: a ValueError naming each id the trace does not have."""
     blanks = [b.strip() for b in blanks if b.strip()]
-    unknown = [b for b in blanks if b not in trace]
+    unknown = [b for b in blanks if b not in trace and b != TILES]
     if unknown:
         raise ValueError(f"no step {', '.join(repr(u) for u in unknown)} "
-                         f"(steps: {', '.join(trace.ids)})")
+                         f"(steps: {', '.join(trace.ids)}, or {TILES})")
     if not blanks:
         raise ValueError("choose at least one step to leave blank")
     return blanks
+
+
+def tiles_refusal(trace: "Trace", lang: str) -> Optional[str]:
+    """Why this trace's running values cannot be a worksheet (ProbSparse, sinks …), in `lang`; None
+    when they can.  The engine's own check (attention.tiles.method) decides."""
+    from attention.tiles import TilesError, method
+
+    opts = trace.options
+    try:
+        method(opts.get("scoring"), trace.ids, [p.get("kind") for p in opts.get("modifiers", ())])
+    except TilesError as e:
+        return words.text("worksheet.tiles_refused", lang, why=e.text(lang))
+    return None
+
+
+def write_tiles(trace: "Trace", out_dir, lang: str, batch: int = 0, head: int = 0) -> list[Path]:
+    """The tiles worksheet and its answer key of one batch item and head, with the tiled view's
+    default blocks; their paths.  ValueError (the refusal, in `lang`) for a kind with no tiles."""
+    from attention.tiles import TilesError, default_blocks, tiled
+    from attention.tiles_worksheet import write
+
+    why = tiles_refusal(trace, lang)
+    if why is not None:
+        raise ValueError(why)
+    _, _, L, S = trace.array("masked_scores").shape
+    try:
+        result = tiled(trace, *default_blocks(L, S))
+    except TilesError as e:  # numbers the tiles cannot take (an overflow): said, not a traceback
+        raise ValueError(words.text("worksheet.tiles_refused", lang, why=e.text(lang))) from e
+    return write(result, trace, Path(out_dir), batch, head, lang)
+
+
+def write_chosen(scenario: "Scenario", trace: "Trace", out_dir, blanks: Sequence[str],
+                 lang: Optional[str] = None, batch: int = 0) -> list[Path]:
+    """Every page the choice asks for: the steps' worksheet and key (when a step is chosen) and
+    the tiles' worksheet and key (when `tiles` is); the tiles are refused before anything is written."""
+    blanks = check_blanks(trace, blanks)
+    lang = lang or i18n.current_language()
+    steps = [b for b in blanks if b != TILES]
+    if TILES in blanks and (why := tiles_refusal(trace, lang)) is not None:
+        raise ValueError(why)
+    pages: list[Path] = list(write_worksheet(scenario, trace, out_dir, steps, lang=lang, batch=batch)) if steps else []
+    if TILES in blanks:
+        pages += write_tiles(trace, out_dir, lang, batch=batch)
+    return pages
 
 
 def write_worksheet(scenario: "Scenario", trace: "Trace", out_dir, blanks: Sequence[str],
@@ -157,6 +208,7 @@ class WorksheetDialog(QDialog):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if sid in checked else Qt.CheckState.Unchecked)
             self.steps.addItem(item)
+        self.steps.addItem(self._tiles_item(trace, TILES in checked, lang))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -167,6 +219,21 @@ class WorksheetDialog(QDialog):
         lay.addWidget(self.buttons)
         self.resize(520, 420)
         self._sync()
+
+    @staticmethod
+    def _tiles_item(trace: "Trace", checked: bool, lang: str) -> QListWidgetItem:
+        """The running values (tiles) as one more choice; greyed out, saying why, for a kind without tiles."""
+        item = QListWidgetItem(words.text("worksheet.tiles_choice", lang))
+        item.setData(Qt.ItemDataRole.UserRole, TILES)
+        why = tiles_refusal(trace, lang)
+        if why is None:
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+        else:
+            item.setFlags((item.flags() | Qt.ItemFlag.ItemIsUserCheckable) & ~Qt.ItemFlag.ItemIsEnabled)
+            item.setCheckState(Qt.CheckState.Unchecked)
+            item.setToolTip(why)
+        return item
 
     def chosen(self) -> list[str]:
         items = (self.steps.item(i) for i in range(self.steps.count()))
@@ -202,8 +269,8 @@ def export_worksheet(actions) -> bool:
     pages: list[Path] = []
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
-        ok = host.run_export(lambda: pages.extend(write_worksheet(last.scenario, last.trace, folder, blanks,
-                                                                  batch=last.batch)), folder)
+        ok = host.run_export(lambda: pages.extend(write_chosen(last.scenario, last.trace, folder, blanks,
+                                                               batch=last.batch)), folder)
     finally:
         QApplication.restoreOverrideCursor()
     if ok:

@@ -75,6 +75,8 @@ EN: dict[str, str] = {
     "worksheet.task": "Fill in the empty cells of: {names}. Work each number out from the steps before it.",
     "worksheet.heading": "Worksheet",
     "worksheet.key_heading": "Answer key",
+    "worksheet.tiles_choice": "Running values m, ℓ, O of FlashAttention's tiles (tiles)",
+    "worksheet.tiles_refused": "the running values (tiles) cannot be set for this scenario: {why}",
     # a failed export (app.viewmodel.export_errors), in the window's language
     "export.cannot.png": "{path}: cannot write the PNG file",
     "export.cannot.svg": "{path}: cannot write the SVG file",
@@ -164,6 +166,8 @@ ZH: dict[str, str] = {
     "worksheet.task": "请填写以下步骤的空格：{names}。每个数都由它前面的步骤算出。",
     "worksheet.heading": "练习单",
     "worksheet.key_heading": "答案",
+    "worksheet.tiles_choice": "FlashAttention 分块的运行值 m、ℓ、O（tiles）",
+    "worksheet.tiles_refused": "这个场景无法出分块运行值（tiles）的练习：{why}",
     "export.cannot.png": "{path}：无法写入 PNG 文件",
     "export.cannot.svg": "{path}：无法写入 SVG 文件",
     "export.cannot.csv": "{path}：无法写入 CSV 文件",

@@ -92,7 +92,7 @@ def test_the_dialog_offers_every_step_and_needs_one(qtbot):
     trace = attention.run(scenario_io.load(HAND))
     dialog = worksheet.WorksheetDialog(trace, ["scores"])
     qtbot.addWidget(dialog)
-    assert dialog.steps.count() == len(trace.ids) and dialog.chosen() == ["scores"]
+    assert dialog.steps.count() == len(trace.ids) + 1 and dialog.chosen() == ["scores"]  # + the tiles
     ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
     row = list(trace.ids).index("scores")
     dialog.steps.item(row).setCheckState(Qt.CheckState.Unchecked)

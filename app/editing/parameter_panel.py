@@ -6,7 +6,9 @@ app/editing/field_controls.py: labels, tooltips, choice words and undo words com
 catalogue (attention/words/fields.py).  Which kind options show is decided by
 `field_values.fields_for_scoring` alone.  What stays written here is what is not a plain option:
 the sizes (they reshape the inputs), the valid lengths (a matrix), the projections (weights) and
-the additive kind's weight buttons.
+the additive kind's weight buttons.  The "Position & modifiers" group (RoPE, ALiBi, soft-capping,
+windows: every kind whose object says `in_panel`) is app/editing/part_controls.py, generated from the
+kinds' tables.
 
 Every control pushes one undo command through the document; `sync` puts the scenario's values
 back into the controls (signals blocked, so syncing never edits).  `show_problems` places each

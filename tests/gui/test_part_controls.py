@@ -10,7 +10,7 @@ import pytest
 from app.editing.parameter_panel import ParameterPanel
 from app.pipeline.document import Document
 from app.viewmodel import edits, field_values
-from attention import run, words
+from attention import problems, run, words
 from attention.parts import Part
 
 
@@ -154,3 +154,15 @@ def test_words_in_chinese(panel):
     words.set_language("en")
     panel.retranslate()
     assert panel.parts.title() == "Position & modifiers"
+
+
+def test_a_parts_real_problem_shows_under_its_field(panel):
+    doc, rope = panel.doc, _key(panel, "rope")
+    panel.parts.checks[rope].setChecked(True)
+    panel.parts.controls[rope].controls["fraction"].setValue(0.5)  # head width 2: one rotated column, no pair
+    lines = problems(doc.scenario)
+    assert [p.path for p in lines] == ["positions[0].fraction"]
+    rest = panel.show_problems(lines)
+    assert rest == [] and panel.parts.controls[rope].problem_labels["fraction"].problems() == lines
+    panel.parts.checks[rope].setChecked(False)  # its control is gone: the window's bar would say it
+    assert panel.show_problems(lines) == lines

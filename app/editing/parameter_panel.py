@@ -6,7 +6,9 @@ app/editing/field_controls.py: labels, tooltips, choice words and undo words com
 catalogue (attention/words/fields.py).  Which kind options show is decided by
 `field_values.fields_for_scoring` alone.  What stays written here is what is not a plain option:
 the sizes (they reshape the inputs), the valid lengths (a matrix), the projections (weights) and
-the additive kind's weight buttons.
+the additive kind's weight buttons.  The "Position & modifiers" group (RoPE, ALiBi, soft-capping,
+windows: every kind whose object says `in_panel`) is app/editing/part_controls.py, generated from the
+kinds' tables.
 
 Every control pushes one undo command through the document; `sync` puts the scenario's values
 back into the controls (signals blocked, so syncing never edits).  `show_problems` places each
@@ -35,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from app.editing.field_controls import FieldControls, undo_words
 from app.editing.matrix_editor import MatrixEditor
+from app.editing.part_controls import PartControls
 from app.editing.problems import ProblemLabel, group_by_control
 from app.editing.wide_spin import WideSpinBox
 from app.pipeline.document import Document, only_input_numbers_changed
@@ -121,8 +124,9 @@ class ParameterPanel(QWidget):
         self.kind_boxes: dict[str, QWidget] = {}  # scoring kind -> the box of its own options
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        self.parts = PartControls(doc, self)  # positions, score modifiers, windows: from the kinds' tables
         for build in (self._build_sizes, self._build_heads, self._build_scoring, self._build_mask,
-                      self._build_projections, self._build_compute):
+                      lambda: self.parts, self._build_projections, self._build_compute):
             layout.addWidget(build())
         layout.addStretch(1)
         self._synced: Optional[Scenario] = None  # the scenario the controls show
@@ -332,6 +336,7 @@ class ParameterPanel(QWidget):
                                ("key_width", sc.keys.shape[2]), ("value_width", sc.values.shape[2])):
                 _set_value(c[key], int(value))
             self.fields.sync(sc)
+            self.parts.sync(sc)
             for kind, box in self.kind_boxes.items():
                 _set_visible(box, kinds.SCORING[kind] is kinds.SCORING.get(sc.scoring))
             mode = edits.valid_mode(sc)
@@ -369,11 +374,13 @@ class ParameterPanel(QWidget):
                 label.set_lines([])  # its control is not on screen: the window shows the line instead
                 continue
             label.set_lines(grouped.pop(key, []))
+        self.parts.show_problems(grouped)
         return [line for group in grouped.values() for line in group]
 
     def clear_problems(self) -> None:
         for label in self.problem_labels.values():
             label.set_lines([])
+        self.parts.clear_problems()
 
     # ---- language ----------------------------------------------------------------------------
     def changeEvent(self, event: QEvent) -> None:
@@ -412,6 +419,7 @@ class ParameterPanel(QWidget):
             self.labels[key].setText(text)
             self.labels[key].setToolTip(tip)
             self.controls[key].setToolTip(tip)
+        self.parts.retranslate()
         self.fields.retranslate()  # the plain options: their words come from the catalogue
         for i, text in enumerate((self.tr("none"), self.tr("one per batch item"), self.tr("one per query row"))):
             self.controls["valid_mode"].setItemText(i, text)

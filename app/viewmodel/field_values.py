@@ -8,10 +8,11 @@ become look-ups in the part and the kinds registry, and the panel does not chang
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from app.viewmodel import edits
-from attention import Scenario, kinds
+from attention import Scenario, kinds, parts
 from attention.fields import Field
 
 #: Fields whose edit resizes or regenerates arrays (weights, additive weights, a recorded key
@@ -61,3 +62,72 @@ def with_value(sc: Scenario, field: Field, new: Any) -> Scenario:
     if field.name == "hidden":
         return edits.with_hidden(sc, new) if sc.additive is not None else sc
     return edits.with_fields(sc, **{field.name: new})
+
+
+# ---- generic parts (positions, score modifiers, extra mask rules) ------------------------------
+# A kind shows in the panel's "Position & modifiers" group when its object says `in_panel = True`:
+# kinds whose part means nothing without matrices (sinks' logits, drawn masks...) leave it unset.
+
+def panel_kinds() -> tuple[tuple[str, str], ...]:
+    """(family, kind name) of every kind the panel offers as a check box, in the tables' order."""
+    return tuple((family, name) for family in parts.FAMILIES for name, kind in parts.table(family).items()
+                 if getattr(kind, "in_panel", False))
+
+
+def part_fields(family: str, kind: str) -> tuple[Field, ...]:
+    """A kind's plain fields (its matrices are not edited here)."""
+    return tuple(f for f in parts.table(family)[kind].fields if f.type != "matrix")
+
+
+def kind_words(family: str, kind: str) -> tuple[str, str]:
+    """Catalogue keys of a kind's check box: its name and its tooltip."""
+    return f"parts.kind.{kind}", f"parts.kind.{kind}.help"
+
+
+def has_part(sc: Scenario, family: str, kind: str) -> bool:
+    return parts.find(sc, family, kind) is not None
+
+
+def part_value(sc: Scenario, family: str, kind: str, field: Field) -> Any:
+    """A field's value in the scenario's part of `kind` (its default when the part has none)."""
+    part = parts.find(sc, family, kind)
+    return field.default if part is None else parts.value(part, field)
+
+
+def _start_value(kind: Any, field: Field) -> Any:
+    """The value a new part starts with: the field's default, the kind's `panel_start`, or the minimum."""
+    if field.default is not None or field.nullable:
+        return field.default
+    start = getattr(kind, "panel_start", {})
+    if field.name in start:
+        return start[field.name]
+    return int(field.minimum) if field.type == "int" and field.minimum is not None else field.minimum
+
+
+def with_part(sc: Scenario, family: str, kind: str, on: bool) -> Scenario:
+    """`sc` with a part of `kind` added (its required values filled in) or every such part removed."""
+    used = parts.of(sc, family)
+    if on:
+        if has_part(sc, family, kind):
+            return sc
+        obj = parts.table(family)[kind]
+        values = {f.name: _start_value(obj, f) for f in obj.fields if f.default is None and not f.nullable}
+        return dataclasses.replace(sc, **{family: used + (parts.Part(kind, values),)})
+    kept = tuple(p for p in used if getattr(p, "kind", None) != kind)
+    return sc if len(kept) == len(used) else dataclasses.replace(sc, **{family: kept})
+
+
+def with_part_value(sc: Scenario, family: str, kind: str, field: Field, new: Any) -> Scenario:
+    """`sc` with `field` of its part of `kind` set to `new` (unchanged when it has no such part)."""
+    used = parts.of(sc, family)
+    for i, p in enumerate(used):
+        if getattr(p, "kind", None) == kind:
+            changed = parts.Part(kind, {**p.values, field.name: new})
+            return dataclasses.replace(sc, **{family: used[:i] + (changed,) + used[i + 1:]})
+    return sc
+
+
+def part_problem_key(family: str, field: Field) -> str:
+    """The key app.editing.problems.control_key gives a problem of this field ('positions[0].base' ->
+    'positions.base')."""
+    return f"{family}.{field.name}"

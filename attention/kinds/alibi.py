@@ -151,6 +151,7 @@ class Alibi:
     """ALiBi as a score modifier: its fields, its two steps, its checks, explain and script."""
 
     name = NAME
+    in_panel = True  # the Parameters panel's "Position & modifiers" group offers it
     fields = (
         Field("modifiers.alibi.slopes", "matrix", "field.alibi.slopes", "field.alibi.slopes.help", nullable=True,
               group="modifiers"),

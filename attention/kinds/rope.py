@@ -403,6 +403,7 @@ class Rope:
     """Rotary position embedding as a position encoding of the kinds' table."""
 
     name = NAME
+    in_panel = True  # the Parameters panel's "Position & modifiers" group offers it
     fields = FIELDS
     compute = staticmethod(rotate_step)
     explain = staticmethod(explain_cell)

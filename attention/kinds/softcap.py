@@ -64,6 +64,7 @@ class Softcap:
     """Soft-capping as a score modifier: its field, its step, its checks, explain and script."""
 
     name = NAME
+    in_panel = True  # the Parameters panel's "Position & modifiers" group offers it
     fields = (Field("modifiers.softcap.cap", "float", "field.softcap.cap", "field.softcap.cap.help",
                     default=DEFAULT_CAP, minimum=1e-6, maximum=1e6, group="modifiers"),)
     tiled = "read"  # the cap is applied to each tile's scores before the online softmax: read from the trace

@@ -71,6 +71,8 @@ class Window:
     """Sliding window: query l sees only keys l - W < s <= l; this rule masks s <= l - W."""
 
     name = "window"
+    in_panel = True  # the Parameters panel's "Position & modifiers" group offers it
+    panel_start = {"size": 3}  # the panel's first window (the field has no default: files must give one)
     attribute = None  # a part of the scenario (Scenario.masks), not an attribute of its own
     fields = (Field("masks.size", "int", "field.masks.window.size.label", "field.masks.window.size.help",
                     minimum=1, maximum=2**31 - 1, group="masks"),)

@@ -1,6 +1,20 @@
 """The words of the kinds' fields (attention/kinds/): each field's label and help, English and Chinese."""
 
 EN = {
+    "parts.group": "Position & modifiers",
+    "parts.add.undo": "Add {kind}",
+    "parts.remove.undo": "Remove {kind}",
+    "parts.kind.rope": "RoPE (rotary positions)",
+    "parts.kind.rope.help": ("Rotate each head's queries and keys by their positions before the scores "
+                             "(RoFormer, Llama)."),
+    "parts.kind.alibi": "ALiBi (linear bias)",
+    "parts.kind.alibi.help": ("Add a bias per head, growing with the distance to the key, to the scores "
+                              "(BLOOM)."),
+    "parts.kind.softcap": "Soft-capping",
+    "parts.kind.softcap.help": ("Squash the scores into (-cap, cap) with cap·tanh(s / cap) before the mask "
+                                "(Gemma 2)."),
+    "parts.kind.window": "Sliding window",
+    "parts.kind.window.help": "Each query sees only the last W keys up to its own position (Mistral, Gemma).",
     "field.scoring.hidden.label": "Hidden units",
     "field.scoring.hidden.help": "Additive attention: the number of hidden units of w_v · tanh(W_q q + W_k k).",
     "field.scoring.factor.label": "Factor c",
@@ -21,6 +35,17 @@ EN = {
 }
 
 ZH = {
+    "parts.group": "位置与修饰",
+    "parts.add.undo": "添加{kind}",
+    "parts.remove.undo": "移除{kind}",
+    "parts.kind.rope": "RoPE（旋转位置编码）",
+    "parts.kind.rope.help": "在计算分数前，按位置旋转每个头的查询和键（RoFormer、Llama）。",
+    "parts.kind.alibi": "ALiBi（线性偏置）",
+    "parts.kind.alibi.help": "给分数加上每个头随与键距离增长的偏置（BLOOM）。",
+    "parts.kind.softcap": "软上限",
+    "parts.kind.softcap.help": "在掩码之前用 cap·tanh(s / cap) 把分数压到 (-cap, cap) 之内（Gemma 2）。",
+    "parts.kind.window": "滑动窗口",
+    "parts.kind.window.help": "每个查询只看到截至自身位置的最后 W 个键（Mistral、Gemma）。",
     "field.scoring.hidden.label": "隐藏单元数",
     "field.scoring.hidden.help": "加性注意力：w_v · tanh(W_q q + W_k k) 的隐藏单元个数。",
     "field.scoring.factor.label": "因子 c",

@@ -89,6 +89,11 @@ class FieldControls:
             return box
         if f.type == "choice" or (f.type == "float" and f.choices):
             combo = QComboBox(self.owner)
+            # a long choice ("De-stationary (Non-stationary Transformer)") must not widen the panel and
+            # push the window past a 1280-px screen: the box is as wide as ~14 characters at least and
+            # elides the rest (the open list shows every word in full)
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(14)
             combo.currentIndexChanged.connect(lambda i: self._chose(f, combo, i))
             return combo
         if f.type == "int":

@@ -24,83 +24,85 @@ from attention.scenario import DEVICES, DTYPES, Scenario, ScenarioError
 #: `validate` quotes at most this much of a title (a 100 MB title is a file's business, not the terminal's).
 TITLE_CHARS = 80
 
-DESCRIPTION = (
-    "Attention Explorer: edit every number of a multi-head attention layer and watch each step. "
-    "Without a command, `python main.py [FILE]` opens the window."
-)
-EPILOG = (
-    "render: `python main.py render FILE --out DIR [--lang en|zh]` writes a PNG of every step and a "
-    "self-contained handout.html (it draws with the window's panes, so it lives in app/startup/render_cli.py; "
-    "`python main.py render --help` for its options)."
-)
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description=DESCRIPTION, epilog=EPILOG)
+def _parser(lang: str = "en") -> argparse.ArgumentParser:
+    """The commands and their options; every help text comes from the catalogue in `lang`
+    (attention/words/cli.py, keys cli.cmd.<command>[.about] and cli.opt.<command>.<dest>)."""
+    p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    v = sub.add_parser("validate", help="check a scenario file; print a one-line summary",
-                       description="Check a scenario file. Exit 0 with a summary, or 2 with one line per problem.")
-    v.add_argument("file", metavar="FILE")
-    t = sub.add_parser("trace", help="run a scenario; print every step as one JSON object",
-                       description="Run a scenario and print its trace as JSON (see docs/trace-format.md).")
+    # help="" lists a command in the top-level help; _localize writes its words
+    sub.add_parser("validate", help="").add_argument("file", metavar="FILE")
+    t = sub.add_parser("trace", help="")
     t.add_argument("file", metavar="FILE")
-    t.add_argument("--device", choices=DEVICES, help="override the scenario's device")
-    t.add_argument("--dtype", choices=DTYPES, help="override the scenario's dtype")
-    t.add_argument("--indent", type=int, default=None, metavar="N", help="pretty-print with N spaces")
-    t.add_argument("--steps", metavar="ID,ID", help="only these steps (comma-separated ids, e.g. scores,weights); "
-                                                    "every parameter is always written")
-    t.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout: FILE.npz (compact: the arrays "
-                                                 "as they are, see docs/trace-format.md) or FILE.json")
-    t.add_argument("--max-json", metavar="SIZE", default=None,
-                   help="refuse JSON text above SIZE (default 256MB; 0 = no limit); the size is estimated "
-                        "before any text is built")
-    sub.add_parser("presets", help="list the bundled preset scenarios",
-                   description="List the bundled preset scenarios: file name, English title, Chinese title.")
-    e = sub.add_parser("explain", help="show how one cell of one step was computed, term by term",
-                       description="Run a scenario and explain one cell: STEP is a step id (e.g. scores), INDEX its "
-                                   "index as code counts it, from 0, one whole number per dim (e.g. 0 1 2 3 for "
-                                   "batch item 1, head 2, query 3, key 4; the text counts from 1).")
+    t.add_argument("--device", choices=DEVICES)
+    t.add_argument("--dtype", choices=DTYPES)
+    t.add_argument("--indent", type=int, default=None, metavar="N")
+    t.add_argument("--steps", metavar="ID,ID")
+    t.add_argument("--out", metavar="FILE")
+    t.add_argument("--max-json", metavar="SIZE", default=None)
+    sub.add_parser("presets", help="")
+    e = sub.add_parser("explain", help="")
     e.add_argument("file", metavar="FILE")
     e.add_argument("step", metavar="STEP")
     e.add_argument("index", metavar="INDEX", nargs="+")
-    e.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the text (default en)")
-    e.add_argument("--json", action="store_true", help="print the explanation as one JSON object (docs/explain.md)")
-    e.add_argument("--dtype", choices=DTYPES, help="override the scenario's dtype")
-    s = sub.add_parser("script", help="export a scenario as a standalone plain-torch Python script",
-                       description="Write a standalone .py (imports only torch) that rebuilds the scenario "
-                                   "and prints every step.")
+    e.add_argument("--lang", choices=("en", "zh"), default="en")
+    e.add_argument("--json", action="store_true")
+    e.add_argument("--dtype", choices=DTYPES)
+    s = sub.add_parser("script", help="")
     s.add_argument("file", metavar="FILE")
-    s.add_argument("--out", metavar="PATH", help="write the script here (default: stdout)")
-    ly = sub.add_parser("layers", help="list the attention layers in a weights file or Hugging Face folder",
-                        description="List every attention layer a .pt/.pth/.bin/.safetensors file or a Hugging "
-                                    "Face folder holds, with its shapes; layers that cannot be reproduced exactly "
-                                    "are listed with the reason. Nothing is unpickled; safetensors are read "
-                                    "header-only.")
+    s.add_argument("--out", metavar="PATH")
+    ly = sub.add_parser("layers", help="")
     ly.add_argument("file", metavar="WEIGHTS")
-    ly.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the text (default en)")
-    im = sub.add_parser("import", help="turn one trained attention layer into a scenario file",
-                        description="Write a scenario that runs one attention layer of a weights file with its real "
-                                    "weights. A file holding one attention layer needs no --layer. The inputs are "
-                                    "seeded random numbers of the layer's width unless --inputs gives a scenario "
-                                    "whose queries/keys/values to use.")
+    ly.add_argument("--lang", choices=("en", "zh"), default="en")
+    im = sub.add_parser("import", help="")
     im.add_argument("file", metavar="WEIGHTS")
-    im.add_argument("--layer", metavar="NAME", help="the layer, as `layers` lists it (or its position there)")
-    im.add_argument("--heads", type=int, metavar="H", help="head count (default: from config.json or the checkpoint)")
-    im.add_argument("--inputs", metavar="SCENARIO", help="take queries, keys, values (and tokens) from this scenario")
-    im.add_argument("--tokens", type=int, default=6, metavar="N", help="generated inputs: N tokens (default 6)")
-    im.add_argument("--seed", type=int, default=0, help="generated inputs: random seed (default 0)")
-    im.add_argument("--out", metavar="SCENARIO", required=True, help="write the scenario here")
-    im.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the messages (default en)")
+    im.add_argument("--layer", metavar="NAME")
+    im.add_argument("--heads", type=int, metavar="H")
+    im.add_argument("--inputs", metavar="SCENARIO")
+    im.add_argument("--tokens", type=int, default=6, metavar="N")
+    im.add_argument("--seed", type=int, default=0)
+    im.add_argument("--out", metavar="SCENARIO", required=True)
+    im.add_argument("--lang", choices=("en", "zh"), default="en")
     tiles_cli.add_parser(sub)
     run_cli.add_parser(sub)
+    _localize(p, lang)
     return p
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's own formatter with the catalogue's "usage: " (set per language by _localize)."""
+
+    usage_prefix = "usage: "
+
+    def add_usage(self, usage, actions, groups, prefix=None):  # noqa: D102 (argparse override)
+        super().add_usage(usage, actions, groups, self.usage_prefix if prefix is None else prefix)
+
+
+def _localize(parser: argparse.ArgumentParser, lang: str, command: Optional[str] = None) -> None:
+    """Put the catalogue's words on `parser` and its subcommands: argparse's own headings and
+    "-h" line, each command's summary and description, each option's help."""
+    formatter = type("Formatter", (_Formatter,), {"usage_prefix": words.text("cli.usage", lang)})
+    parser.formatter_class = formatter
+    parser.description = words.text(f"cli.cmd.{command}.about" if command else "cli.about", lang)
+    parser.epilog = None if command else words.text("cli.epilog", lang)
+    parser._positionals.title = words.text("cli.positionals", lang)
+    parser._optionals.title = words.text("cli.options", lang)
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            action.help = words.text("cli.help_option", lang)
+        elif isinstance(action, argparse._SubParsersAction):
+            for shown in action._choices_actions:  # the command list in the top-level help
+                shown.help = words.text(f"cli.cmd.{shown.dest}", lang)
+            for name, child in action.choices.items():
+                _localize(child, lang, name)
+        elif action.option_strings and command:
+            action.help = words.text(f"cli.opt.{command}.{action.dest}", lang)
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _tolerant_output()
     try:
-        args = _parser().parse_args(argv)
+        args = _parser(terminal_language()).parse_args(argv)
     except SystemExit as e:  # usage errors (2) and --help (0); argparse already printed
         return int(e.code) if isinstance(e.code, int) else 2
     if getattr(args, "lang", None):

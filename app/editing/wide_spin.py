@@ -65,6 +65,13 @@ class WideSpinBox(QAbstractSpinBox):
         self.setRange(min(self._min, hi), hi)
 
     # ---- text --------------------------------------------------------------------------------
+    def setSpecialValueText(self, text: str) -> None:  # noqa: N802
+        """Redraw at once: a box that starts at its minimum never gets a setValue, so without
+        this it kept showing "0" where the special text ("auto") belongs."""
+        super().setSpecialValueText(text)
+        self._show()
+        self.updateGeometry()
+
     def textFromValue(self, value: int) -> str:  # noqa: N802
         if value == self._min and self.specialValueText():
             return self.specialValueText()

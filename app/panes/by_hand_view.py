@@ -39,8 +39,11 @@ from attention import words
 #: numbers are drawn this large at most, and never smaller than MIN_FONT_PX (the view scrolls instead)
 MAX_FONT_PX = 26
 MIN_FONT_PX = 14
-#: a cell is this much wider than its widest number, and this much taller than the font
-PAD_X, HEIGHT_RATIO = 10, 1.75
+#: a cell is this much wider than its widest number, and this much taller than the font;
+#: PAD_X_TIGHT where PAD_X would make the sheet scroll sideways (a 1280 or 1366 px window)
+PAD_X, PAD_X_TIGHT, HEIGHT_RATIO = 10, 4, 1.75
+#: significant digits a cell prints, most first: fewer before the sheet scrolls sideways
+DIGIT_CHOICES = (4, 3, 2)
 MARGIN = 8
 _DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
 #: numbers are measured once at this size and scaled; SLACK_PX (at REF_PX) covers hinting
@@ -316,21 +319,31 @@ class ByHandView(QWidget):
 
     def _fit(self, sheet: by_hand.Plan) -> tuple[bool, int, int, float, float]:
         """(fits, digits, font px, cell width, cell height) for `sheet` in this view: the most
-        digits (4, else 3: a worksheet is worked with them) at the largest font from MAX_FONT_PX
-        down to MIN_FONT_PX whose widest number fits a cell of the size that fits the view; if
-        none fits, MIN_FONT_PX with 3 digits and cells as large as those numbers need (the view
-        then scrolls: numbers are never drawn below MIN_FONT_PX)."""
+        digits (4, else 3: a worksheet is worked with them; 2 and tighter cells rather than a
+        sideways scroll, which at 1280 x 720 hid V and the output) at the largest font from
+        MAX_FONT_PX down to MIN_FONT_PX whose widest number fits a cell of the size that fits the
+        view; if none fits, MIN_FONT_PX with 3 digits and cells as large as those numbers need
+        (the view then scrolls: numbers are never drawn below MIN_FONT_PX)."""
         vp = self._room()
         room_w = max(vp.width() - 2 * MARGIN - 2, 50) / sheet.width
         room_h = max(vp.height() - 2 * MARGIN - 2, 50) / sheet.height
         per_px = self._widest_per_px(sheet)
-        for digits in (4, 3):
+        tries = [(d, pad) for d in DIGIT_CHOICES
+                 for pad in ((PAD_X,) if d == DIGIT_CHOICES[0] else (PAD_X, PAD_X_TIGHT))]
+        for digits, pad in tries:
             for px in range(self.max_font_px(), self.min_font_px() - 1, -1):
-                need_w = per_px[digits] * px + PAD_X
+                need_w = per_px[digits] * px + pad
                 if need_w <= room_w and px * HEIGHT_RATIO <= room_h:
                     cell_h = min(room_h, px * HEIGHT_RATIO * 1.5)
                     return True, digits, px, min(room_w, max(need_w * 1.3, cell_h * 2.2)), cell_h
         low = self.min_font_px()
+        # too short: scroll down (beside the vertical scroll bar), never sideways, if fewer digits allow
+        bar = self.canvas.verticalScrollBar().sizeHint().width()
+        room_w = max(vp.width() - 2 * MARGIN - 2 - bar, 50) / sheet.width
+        for digits, pad in tries:
+            need_w = per_px[digits] * low + pad
+            if need_w <= room_w:
+                return False, digits, low, room_w, low * HEIGHT_RATIO
         need_w = per_px[3] * low + PAD_X
         cell_h = max(min(room_h, low * HEIGHT_RATIO * 1.5), low * HEIGHT_RATIO)
         return False, 3, low, max(room_w, need_w), cell_h
@@ -361,20 +374,22 @@ class ByHandView(QWidget):
         if self._widest_cache is None:  # one sheet's numbers (both arrangements show the same), per draw
             metrics = QFontMetricsF(_font(REF_PX))
             # digits share one advance (tabular figures): one text per pattern ("-0.000") is measured
-            shapes = {d: {t.translate(_DIGITS_AS_ZERO) for t in self._texts(sheet, d)} for d in (4, 3)}
-            widths = {d: max((metrics.horizontalAdvance(t) for t in shapes[d]), default=0.0) for d in (4, 3)}
+            shapes = {d: {t.translate(_DIGITS_AS_ZERO) for t in self._texts(sheet, d)} for d in DIGIT_CHOICES}
+            widths = {d: max((metrics.horizontalAdvance(t) for t in shapes[d]), default=0.0) for d in DIGIT_CHOICES}
             self._widest_cache = {d: (w + SLACK_PX) / REF_PX for d, w in widths.items()}
         return self._widest_cache
 
     def _choose(self, sheets: list[by_hand.Plan]) -> by_hand.Plan:
         """The arrangement that shows the numbers best here: one that fits without scrolling,
+        then one that needs no sideways scroll (scrolling down is easier in front of a class),
         then the most digits, then the largest font, then the least to scroll."""
         best, best_key = sheets[0], None
         vp = self._room()
         for sheet in sheets:
             fit = self._fit(sheet)
             overflow = max(0.0, sheet.width * fit[3] - vp.width()) + max(0.0, sheet.height * fit[4] - vp.height())
-            key = (*fit[:3], -overflow)
+            across = sheet.width * fit[3] + 2 * MARGIN <= vp.width()  # no sideways scroll
+            key = (fit[0], across, *fit[1:3], -overflow)
             if best_key is None or key > best_key:
                 best, best_key = sheet, key
                 _, self.digits, self.font_px, self.cell_w, self.cell_h = fit

@@ -65,3 +65,170 @@ ZH = {
     "cli.kind.other": "特殊文件",
     "cli.read_only": "{path} 是写保护的；什么也没有写入（可先解除保护，例如 chmod u+w，或另选一个文件）",
 }
+
+# ---- argparse's --help (attention.cli._localize): the same words in English and Chinese --------------------------
+HELP_EN = {
+    "cli.about": (
+        "Attention Explorer: edit every number of a multi-head attention layer and watch each step. "
+        "Without a command, `python main.py [FILE]` opens the window."),
+    "cli.epilog": (
+        "render: `python main.py render FILE --out DIR [--lang en|zh]` writes a PNG of every step and a "
+        "self-contained handout.html (it draws with the window's panes, so it lives in app/startup/render_cli.py; "
+        "`python main.py render --help` for its options)."),
+    "cli.usage": "usage: ",
+    "cli.positionals": "positional arguments",
+    "cli.options": "options",
+    "cli.help_option": "show this help message and exit",
+    "cli.cmd.validate": "check a scenario file; print a one-line summary",
+    "cli.cmd.validate.about": "Check a scenario file. Exit 0 with a summary, or 2 with one line per problem.",
+    "cli.cmd.trace": "run a scenario; print every step as one JSON object",
+    "cli.cmd.trace.about": "Run a scenario and print its trace as JSON (see docs/trace-format.md).",
+    "cli.opt.trace.device": "override the scenario's device",
+    "cli.opt.trace.dtype": "override the scenario's dtype",
+    "cli.opt.trace.indent": "pretty-print with N spaces",
+    "cli.opt.trace.steps": (
+        "only these steps (comma-separated ids, e.g. scores,weights); every parameter is always written"),
+    "cli.opt.trace.out": (
+        "write to FILE instead of stdout: FILE.npz (compact: the arrays as they are, see docs/trace-format.md) "
+        "or FILE.json"),
+    "cli.opt.trace.max_json": (
+        "refuse JSON text above SIZE (default 256MB; 0 = no limit); the size is estimated before any text is built"),
+    "cli.cmd.presets": "list the bundled preset scenarios",
+    "cli.cmd.presets.about": "List the bundled preset scenarios: file name, English title, Chinese title.",
+    "cli.cmd.explain": "show how one cell of one step was computed, term by term",
+    "cli.cmd.explain.about": (
+        "Run a scenario and explain one cell: STEP is a step id (e.g. scores), INDEX its index as code counts it, "
+        "from 0, one whole number per dim (e.g. 0 1 2 3 for batch item 1, head 2, query 3, key 4; the text counts "
+        "from 1)."),
+    "cli.opt.explain.lang": "language of the text (default en)",
+    "cli.opt.explain.json": "print the explanation as one JSON object (docs/explain.md)",
+    "cli.opt.explain.dtype": "override the scenario's dtype",
+    "cli.cmd.script": "export a scenario as a standalone plain-torch Python script",
+    "cli.cmd.script.about": (
+        "Write a standalone .py (imports only torch) that rebuilds the scenario and prints every step."),
+    "cli.opt.script.out": "write the script here (default: stdout)",
+    "cli.cmd.layers": "list the attention layers in a weights file or Hugging Face folder",
+    "cli.cmd.layers.about": (
+        "List every attention layer a .pt/.pth/.bin/.safetensors file or a Hugging Face folder holds, with its "
+        "shapes; layers that cannot be reproduced exactly are listed with the reason. Nothing is unpickled; "
+        "safetensors are read header-only."),
+    "cli.opt.layers.lang": "language of the text (default en)",
+    "cli.cmd.import": "turn one trained attention layer into a scenario file",
+    "cli.cmd.import.about": (
+        "Write a scenario that runs one attention layer of a weights file with its real weights. A file holding "
+        "one attention layer needs no --layer. The inputs are seeded random numbers of the layer's width unless "
+        "--inputs gives a scenario whose queries/keys/values to use."),
+    "cli.opt.import.layer": "the layer, as `layers` lists it (or its position there)",
+    "cli.opt.import.heads": "head count (default: from config.json or the checkpoint)",
+    "cli.opt.import.inputs": "take queries, keys, values (and tokens) from this scenario",
+    "cli.opt.import.tokens": "generated inputs: N tokens (default 6)",
+    "cli.opt.import.seed": "generated inputs: random seed (default 0)",
+    "cli.opt.import.out": "write the scenario here",
+    "cli.opt.import.lang": "language of the messages (default en)",
+    "cli.cmd.tiles": "run a scenario tile by tile (FlashAttention's online softmax)",
+    "cli.cmd.tiles.about": (
+        "Run a scenario's attention tile by tile as FlashAttention-2 does: per tile the running row maximum and "
+        "row sum, then the output O / l and its largest difference from the exact softmax (the trace's "
+        "weighted_sum)."),
+    "cli.opt.tiles.block_q": "query rows per tile (default: L/2)",
+    "cli.opt.tiles.block_k": "keys per tile (default: S/3)",
+    "cli.opt.tiles.batch": "only batch item B (from 0)",
+    "cli.opt.tiles.head": "only head H (from 0)",
+    "cli.opt.tiles.json": "print one JSON object (positions from 0)",
+    "cli.opt.tiles.dtype": "override the scenario's dtype",
+    "cli.opt.tiles.lang": "language of the text (default: the terminal's)",
+    "cli.opt.tiles.blank": (
+        "write a by-hand worksheet (blank running m, l, O per tile) and its answer key into --out DIR "
+        "(one batch item and head: --batch, --head, default 0)"),
+    "cli.opt.tiles.out": "with --blank: the folder to write the two pages into",
+    "cli.opt.tiles.explain": (
+        "explain one running value instead: TILE WHAT ROW [COL], from 0 (TILE its place in the walk, WHAT m, l "
+        "or O, ROW the query, COL the column of O), of --batch/--head (default 0)"),
+    "cli.cmd.run": "run a real model on a text; write one scenario per layer",
+    "cli.cmd.run.about": (
+        "Run MODEL (minilm, glassllm, smollm2, a model folder or a .gguf file) on TEXT and write "
+        "DIR/layer1.json ... layerN.json, each layer's attention on the text's real hidden states (tokens as "
+        "labels); decoders also print the next-token top 5."),
+    "cli.opt.run.text2": "a second sentence (encoders: a padded batch of two)",
+    "cli.opt.run.out": "the folder to write layer1.json ... into",
+    "cli.opt.run.lang": "language of the text (default: the terminal's)",
+}
+
+HELP_ZH = {
+    "cli.about": "注意力探索器：编辑多头注意力层的每一个数，观察每一步。不带命令时，`python main.py [FILE]` 打开窗口。",
+    "cli.epilog": (
+        "render：`python main.py render FILE --out DIR [--lang en|zh]` 为每一步写一张 PNG，并写一份独立的 "
+        "handout.html（它用窗口的面板绘图，所以在 app/startup/render_cli.py 中；选项见 "
+        "`python main.py render --help`）。"),
+    "cli.usage": "用法：",
+    "cli.positionals": "位置参数",
+    "cli.options": "选项",
+    "cli.help_option": "显示本帮助并退出",
+    "cli.cmd.validate": "检查场景文件；输出一行摘要",
+    "cli.cmd.validate.about": "检查场景文件。成功时退出码 0 并输出摘要，否则退出码 2，每个问题一行。",
+    "cli.cmd.trace": "运行场景；把每一步输出为一个 JSON 对象",
+    "cli.cmd.trace.about": "运行场景，以 JSON 输出其轨迹（见 docs/trace-format.md）。",
+    "cli.opt.trace.device": "覆盖场景的设备",
+    "cli.opt.trace.dtype": "覆盖场景的数据类型",
+    "cli.opt.trace.indent": "用 N 个空格缩进排版",
+    "cli.opt.trace.steps": "只输出这些步骤（逗号分隔的 id，例如 scores,weights）；参数总是全部写出",
+    "cli.opt.trace.out": (
+        "写入 FILE 而不是标准输出：FILE.npz（紧凑：数组原样保存，见 docs/trace-format.md）或 FILE.json"),
+    "cli.opt.trace.max_json": "JSON 文本超过 SIZE 时拒绝输出（默认 256MB；0 = 不限）；大小在生成任何文本之前估算",
+    "cli.cmd.presets": "列出自带的预设场景",
+    "cli.cmd.presets.about": "列出自带的预设场景：文件名、英文标题、中文标题。",
+    "cli.cmd.explain": "逐项说明某一步的某个格子是怎样算出来的",
+    "cli.cmd.explain.about": (
+        "运行场景并解释一个格子：STEP 是步骤 id（例如 scores），INDEX 是它按代码方式从 0 开始计数的下标，"
+        "每一维一个整数（例如 0 1 2 3 表示批次第 1 项、第 2 个头、第 3 个查询、第 4 个键；说明文字从 1 开始计数）。"),
+    "cli.opt.explain.lang": "文字的语言（默认 en）",
+    "cli.opt.explain.json": "把解释输出为一个 JSON 对象（docs/explain.md）",
+    "cli.opt.explain.dtype": "覆盖场景的数据类型",
+    "cli.cmd.script": "把场景导出为独立的纯 torch Python 脚本",
+    "cli.cmd.script.about": "写出一个独立的 .py（只导入 torch），它重建场景并打印每一步。",
+    "cli.opt.script.out": "把脚本写到这里（默认：标准输出）",
+    "cli.cmd.layers": "列出权重文件或 Hugging Face 文件夹中的注意力层",
+    "cli.cmd.layers.about": (
+        "列出 .pt/.pth/.bin/.safetensors 文件或 Hugging Face 文件夹中的每一个注意力层及其形状；"
+        "不能精确重现的层会注明原因。不做任何反序列化（unpickle）；safetensors 只读文件头。"),
+    "cli.opt.layers.lang": "文字的语言（默认 en）",
+    "cli.cmd.import": "把一个训练好的注意力层变成场景文件",
+    "cli.cmd.import.about": (
+        "写出一个场景，用权重文件中某个注意力层的真实权重运行它。只含一个注意力层的文件不需要 --layer。"
+        "输入是按该层宽度、用种子生成的随机数，除非 --inputs 给出一个场景，取用它的查询/键/值。"),
+    "cli.opt.import.layer": "要用的层，写法同 `layers` 的列表（或它在列表中的位置）",
+    "cli.opt.import.heads": "头数（默认：取自 config.json 或检查点）",
+    "cli.opt.import.inputs": "从这个场景取查询、键、值（以及词元）",
+    "cli.opt.import.tokens": "生成的输入：N 个词元（默认 6）",
+    "cli.opt.import.seed": "生成的输入：随机种子（默认 0）",
+    "cli.opt.import.out": "把场景写到这里",
+    "cli.opt.import.lang": "消息的语言（默认 en）",
+    "cli.cmd.tiles": "分块运行场景（FlashAttention 的在线 softmax）",
+    "cli.cmd.tiles.about": (
+        "像 FlashAttention-2 那样分块运行场景的注意力：每块给出行的累计最大值和累计和，"
+        "再给出输出 O / l 及其与精确 softmax（轨迹中的 weighted_sum）的最大差。"),
+    "cli.opt.tiles.block_q": "每块的查询行数（默认：L/2）",
+    "cli.opt.tiles.block_k": "每块的键数（默认：S/3）",
+    "cli.opt.tiles.batch": "只看批次第 B 项（从 0 开始）",
+    "cli.opt.tiles.head": "只看第 H 个头（从 0 开始）",
+    "cli.opt.tiles.json": "输出一个 JSON 对象（位置从 0 开始）",
+    "cli.opt.tiles.dtype": "覆盖场景的数据类型",
+    "cli.opt.tiles.lang": "文字的语言（默认：终端的语言）",
+    "cli.opt.tiles.blank": (
+        "把一份手算练习（每块空出累计 m、l、O）及其答案写进 --out DIR（一个批次项和一个头：--batch、--head，默认 0）"),
+    "cli.opt.tiles.out": "配合 --blank：写入这两页的文件夹",
+    "cli.opt.tiles.explain": (
+        "改为解释一个累计值：TILE WHAT ROW [COL]，从 0 开始（TILE 是该块在遍历中的位置，WHAT 为 m、l 或 O，"
+        "ROW 是查询，COL 是 O 的列），针对 --batch/--head（默认 0）"),
+    "cli.cmd.run": "在一段文字上运行真实模型；每层写一个场景",
+    "cli.cmd.run.about": (
+        "在 TEXT 上运行 MODEL（minilm、glassllm、smollm2、模型文件夹或 .gguf 文件），写出 "
+        "DIR/layer1.json ... layerN.json，每个文件是一层在该文字真实隐藏状态上的注意力（词元作标签）；"
+        "解码器还会输出下一个词元的前 5 名。"),
+    "cli.opt.run.text2": "第二句话（编码器：补齐成两句的批次）",
+    "cli.opt.run.out": "写入 layer1.json ... 的文件夹",
+    "cli.opt.run.lang": "文字的语言（默认：终端的语言）",
+}
+
+EN.update(HELP_EN)
+ZH.update(HELP_ZH)

@@ -223,3 +223,26 @@ def test_an_edit_that_cannot_run_leaves_the_last_good_sheet_faded_under_the_bann
     qtbot.waitUntil(lambda: not window.view._stale)
     assert sheet.canvas.isEnabled() and sheet.plan.n_heads == 4
     assert np.array_equal(sheet.plan.block("weights").values, window.last_trace.array("attention_weights")[0, 0])
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1366, 768)])
+def test_the_windows_sheet_needs_no_sideways_scroll_on_a_laptop(qtbot, window, size):
+    """At 1280 x 720 (82 px to scroll before) and 1366 x 768 (19 px) the toy's sheet fits across:
+    fewer digits and tighter cells, never numbers under 14 px; scrolling down is allowed."""
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(200)  # the window's own first sizing (a share of the screen) is done
+    window.by_hand.action.trigger()
+    assert window.by_hand.is_shown()
+    window.resize(*size)
+    qtbot.waitUntil(lambda: window.size().toTuple() == size)
+    view = window.by_hand.view
+    qtbot.wait(300)  # the docks and the Steps region settle, then the sheet is laid out again
+    qtbot.waitUntil(lambda: view.plan is not None and not view._relayout_timer.isActive())
+    assert view.canvas.horizontalScrollBar().maximum() == 0, (size, view.scene.sceneRect().width(),
+                                                              view.canvas.viewport().width())
+    assert view.font_px >= MIN_FONT_PX and view.digits >= 2
+    for rect, text in view.cells.values():
+        assert text.font().pixelSize() >= MIN_FONT_PX
+        box = text.mapRectToScene(text.boundingRect())
+        assert box.width() <= rect.rect().width(), text.text()  # every number inside its cell

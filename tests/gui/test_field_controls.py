@@ -159,3 +159,19 @@ def test_cuda_is_offered_once_known(panel, monkeypatch):
     assert combo.count() == 1
     panel.sync(force=True)
     assert [combo.itemText(i) for i in range(combo.count())] == ["CPU", "CUDA"] and combo.currentText() == "CPU"
+
+
+def test_a_nullable_int_reads_auto_on_its_first_sync(qtbot, english):
+    """The spin box starts at its minimum (the "auto" step): the first sync of None changes no
+    value, so the box must show "auto" as soon as the words are set, not "0"."""
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    fc = FieldControls(owner, lambda f, v: None, current=lambda: None, read=lambda sc, f: None,
+                       auto=lambda sc, f: 0.25)
+    fc.add(QFormLayout(owner), (WINDOW,))
+    fc.retranslate()
+    fc.sync(None)
+    assert fc.controls["window"].text() == "auto"
+    words.set_language("zh")
+    fc.retranslate()
+    assert fc.controls["window"].text() == words.text("field.auto") != "auto"

@@ -26,6 +26,17 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(autouse=True)
+def english_after():
+    """Every GUI test starts from English: a test that switches the window to Chinese must not
+    leave the next one reading 复制 where it looks for Copy (the language is process-wide)."""
+    yield
+    from app.services import i18n
+
+    if i18n.current_language() != "en":
+        i18n.set_language("en")
+
+
 @pytest.fixture
 def settings(tmp_path):
     """Settings in tmp_path; QSettings' default locations point there too, never at the user's."""

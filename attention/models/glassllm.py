@@ -25,6 +25,7 @@ from typing import Optional
 import numpy as np
 import torch
 
+from attention.kinds import rope
 from attention.models.decoder import Attend, DecoderForward, rms_norm, swiglu  # noqa: F401 (re-exported)
 from attention.models.errors import ModelError
 
@@ -141,8 +142,9 @@ class GlassDecoder:
         q = (h @ W["query"].T).view(B, L, c.n_heads, E)  # (B, L, H, E)
         kk = (h @ W["key"].T).view(B, L, c.n_kv_heads, E)  # (B, L, Hkv, E)
         v = (h @ W["value"].T).view(B, L, c.n_kv_heads, E)
-        pos = torch.arange(start, start + L, dtype=h.dtype)
-        q, kk = rope_adjacent(q, pos, c.rope_base), rope_adjacent(kk, pos, c.rope_base)
+        # glassllm's RoPE is the rope kind's "adjacent" pairing (pairs 2i, 2i+1; theta_i = base^(-2i/E))
+        q = rope.rotate(q, base=c.rope_base, pairing="adjacent", offset=start)
+        kk = rope.rotate(kk, base=c.rope_base, pairing="adjacent", offset=start)
         rep = c.n_heads // c.n_kv_heads
         kk = kk.repeat_interleave(rep, dim=2)  # query head h reads kv head h // rep
         v = v.repeat_interleave(rep, dim=2)
@@ -151,18 +153,3 @@ class GlassDecoder:
         w = torch.softmax(s, dim=-1)
         ctx = torch.einsum("bhls,bshe->blhe", w, v).reshape(B, L, c.n_heads * E)
         return ctx @ W["out"].T, w
-
-
-def rope_adjacent(x: torch.Tensor, pos: torch.Tensor, base: float) -> torch.Tensor:
-    """Rotate adjacent pairs (2i, 2i+1) of each head by pos·base^(-2i/E): glassllm's (and GPT-J's) RoPE.
-
-    x (B, L, H, E), pos (L,)."""
-    E = x.shape[-1]
-    theta = base ** (-2.0 * torch.arange(E // 2, dtype=torch.float64) / E)  # (E/2,)
-    ang = (pos.to(torch.float64)[:, None] * theta[None]).to(x.dtype)  # (L, E/2)
-    cos, sin = torch.cos(ang)[None, :, None], torch.sin(ang)[None, :, None]  # (1, L, 1, E/2)
-    even, odd = x[..., 0::2], x[..., 1::2]
-    out = torch.empty_like(x)
-    out[..., 0::2] = even * cos - odd * sin
-    out[..., 1::2] = even * sin + odd * cos
-    return out

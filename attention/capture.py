@@ -51,7 +51,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from attention import kinds, scenario_io
+from attention import capture_tsl, kinds, scenario_io
 from attention.kinds.mask_rules import causal_part, length_part
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.models.checkpoint import TensorSource
@@ -99,11 +99,15 @@ def _is_hf_decoder(m: nn.Module) -> bool:
 
 
 def family(m: nn.Module) -> Optional[str]:
-    """"tsl", "mha", "bert", "hf" or None: which mapping records `m`."""
+    """"tsl", "mha", "bert", "hf", capture_tsl's "tsl_ds", "tsl_autocorr", "tsl_encoder",
+    "tsl_two_stage", or None: which mapping records `m`."""
     if isinstance(m, nn.MultiheadAttention):
         return "mha"
     if _is_hf_decoder(m):
         return "hf"
+    tsl_family = capture_tsl.family(m)
+    if tsl_family is not None:
+        return tsl_family
     if _is_tsl(m):
         return "tsl"
     if _is_bert_self(m):
@@ -111,9 +115,12 @@ def family(m: nn.Module) -> Optional[str]:
     return None
 
 
-def attention_modules(model: nn.Module) -> list[tuple[str, str]]:
-    """(path, family) of every module in `model` that capture can record, in module order."""
-    return [(name, fam) for name, m in model.named_modules() if (fam := family(m)) is not None]
+def attention_modules(model: nn.Module, whole_layers: bool = False) -> list[tuple[str, str]]:
+    """(path, family) of every attention module in `model` that capture can record, in module order;
+    with whole_layers, also the layers around attention that it records when named (a TSL
+    EncoderLayer, Crossformer's TwoStageAttentionLayer)."""
+    return [(name, fam) for name, m in model.named_modules()
+            if (fam := family(m)) is not None and (whole_layers or fam not in capture_tsl.WHOLE)]
 
 
 # ---- one recorded call -----------------------------------------------------------------------
@@ -176,8 +183,9 @@ def _bound(m: nn.Module, args: tuple, kwargs: dict) -> dict[str, Any]:
 def _weights(path: str, m: nn.Module, fam: str, parent: Optional[nn.Module]) -> dict:
     if fam == "hf":  # every tensor of the module (projections, QK-norm weights), by its state-dict name
         return {name: (_cpu(t), None) for name, t in m.state_dict().items()}
-    if fam == "tsl":
-        return {r: _linear(getattr(m, f"{r}_projection")) for r in ("query", "key", "value", "out")}
+    if fam == "tsl" or fam in (capture_tsl.DS, capture_tsl.AUTOCORR, capture_tsl.ENCODER):
+        a = capture_tsl.attention_of(m, fam)
+        return {r: _linear(getattr(a, f"{r}_projection")) for r in ("query", "key", "value", "out")}
     if fam == "mha":
         E = m.embed_dim
         if m._qkv_same_embed_dim:
@@ -265,15 +273,18 @@ class capture:  # noqa: N801 - used as a context manager, named like one
     items: batch items to keep (default all), e.g. [0] for a small file from a large batch.
     max_calls: record at most this many calls per module (e.g. in a training loop).
     check: run each scenario through the engine and refuse it unless it reproduces the module's
-      own output (relative 1e-4 in float32, 1e-9 in float64).
+      own output (relative 1e-4 in float32, 1e-6 for Time-Series-Library modules, 1e-9 in float64).
     overwrite: replace existing files of the same name (otherwise refused, nothing written).
-    dtype: the scenarios' dtype; default the dtype the module computed in."""
+    dtype: the scenarios' dtype; default the dtype the module computed in.
+    variates: names of the series' variables, for iTransformer / Crossformer token labels."""
 
     def __init__(self, model: nn.Module, names: Optional[Union[str, Sequence[str]]] = None,
                  out_dir: Optional[Union[str, Path]] = None, *, items: Optional[Sequence[int]] = None,
                  max_calls: Optional[int] = None, check: bool = True, overwrite: bool = False,
-                 dtype: Optional[str] = None) -> None:
+                 dtype: Optional[str] = None, variates: Optional[Sequence[str]] = None) -> None:
         self.model = model
+        self.variates = None if variates is None else [str(v) for v in variates]
+        self._seen: dict[str, Any] = {}  # what the model's embeddings received (capture_tsl)
         self.names = [names] if isinstance(names, str) else names
         self.out_dir = None if out_dir is None else Path(out_dir)
         self.items = None if items is None else [int(i) for i in items]
@@ -290,6 +301,7 @@ class capture:  # noqa: N801 - used as a context manager, named like one
         try:
             for path, module in targets:
                 self._attach(path, module)
+            self._handles += capture_tsl.embedding_hooks(self.model, self._seen)
         except BaseException:
             self._detach()
             raise
@@ -319,14 +331,18 @@ class capture:  # noqa: N801 - used as a context manager, named like one
             if family(m) is None:
                 errs.append(text("capture.unsupported", path=path or "model", kind=type(m).__name__))
                 continue
-            errs += self._module_problems(path, m)
-            out.append((path, m))
+            for p, sub in (capture_tsl.expand_two_stage(path, m) if family(m) == capture_tsl.TWO_STAGE
+                           else [(path, m)]):
+                errs += self._module_problems(p, sub)
+                out.append((p, sub))
         if errs:
             raise CaptureError(errs)
         return out
 
     def _module_problems(self, path: str, m: nn.Module) -> list[str]:
         fam, path = family(m), path or "model"
+        if fam in (capture_tsl.DS, capture_tsl.AUTOCORR, capture_tsl.ENCODER):
+            return capture_tsl.module_problems(path, m, fam)
         if fam == "tsl":
             inner = type(m.inner_attention).__name__
             if inner not in ("FullAttention", "ProbAttention"):
@@ -347,6 +363,7 @@ class capture:  # noqa: N801 - used as a context manager, named like one
         parent = modules.get(path.rsplit(".", 1)[0] if "." in path else "") if path else None
         count = [0]
         pending: list[Call] = []
+        stage = capture_tsl.stage_of(modules, path)  # one of a TwoStageAttentionLayer's attentions
 
         def pre(mod: nn.Module, args: tuple, kwargs: dict) -> None:
             count[0] += 1
@@ -358,6 +375,9 @@ class capture:  # noqa: N801 - used as a context manager, named like one
                             _weights(path, mod, fam, parent), mod.training)
             if fam == "hf":  # a cache is filled by this very call: its length is read now
                 call.facts["cached"] = _cached_length(call.args, mod)
+            call.facts.update(capture_tsl.facts_at_call(mod, fam))
+            if stage is not None:
+                call.facts["stage"] = stage[0]
             pending.append(call)
 
         def post(mod: nn.Module, args: tuple, kwargs: dict, output: Any) -> None:
@@ -370,11 +390,12 @@ class capture:  # noqa: N801 - used as a context manager, named like one
 
         self._handles.append(m.register_forward_pre_hook(pre, with_kwargs=True))
         self._handles.append(m.register_forward_hook(post, with_kwargs=True))
-        if fam == "tsl" and type(m.inner_attention).__name__ == "ProbAttention":
+        holder = m.attention if fam == capture_tsl.ENCODER else m
+        if fam in ("tsl", capture_tsl.ENCODER) and type(holder.inner_attention).__name__ == "ProbAttention":
             def before_draw(_mod: nn.Module, _args: tuple, _kwargs: dict) -> None:
                 if pending and pending[-1] is not None:  # get_rng_state copies; it draws nothing
                     pending[-1].rng_state = torch.get_rng_state()
-            self._handles.append(m.inner_attention.register_forward_pre_hook(before_draw, with_kwargs=True))
+            self._handles.append(holder.inner_attention.register_forward_pre_hook(before_draw, with_kwargs=True))
 
     def _detach(self) -> None:
         for h in self._handles:
@@ -392,6 +413,7 @@ class capture:  # noqa: N801 - used as a context manager, named like one
         for call in rec.calls:
             try:
                 sc, reference, step = _scenario(call, self.items, self.dtype)
+                sc = _labelled(call, sc, self._seen, self.variates)
             except CaptureError as e:
                 errs += e.lines
                 continue
@@ -427,14 +449,18 @@ def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> t
     """(scenario, the module's output as (B, L, width), the engine step it must equal)."""
     if call.family == "hf":
         return _hf(call, items, dtype)
-    build: Callable = {"tsl": _tsl, "mha": _mha, "bert": _bert}[call.family]
+    build: Callable = {"tsl": _tsl, "mha": _mha, "bert": _bert, capture_tsl.DS: _tsl_ds,
+                       capture_tsl.AUTOCORR: _tsl_autocorr, capture_tsl.ENCODER: _tsl_encoder}[call.family]
     q, k, v, hidden, options, reference, step = build(call)
     B = q.shape[0]
+    sel = None
     if items is not None:
         for i in items:
             if not -B <= i < B:
                 raise CaptureError([text("capture.items", item=i, call=call.number, path=call.path or "model", B=B)])
         sel = torch.tensor(items, dtype=torch.long)
+        if call.facts.get("training") and call.family == capture_tsl.AUTOCORR and sorted(i % B for i in items) != list(range(B)):
+            raise CaptureError([text("capture.tsl.autocorr_items", path=call.path or "model", call=call.number)])
         q, k, v = q[sel], k[sel], v[sel]
         reference = None if reference is None else reference[sel]
         hidden = None if hidden is None else hidden[sel]
@@ -452,6 +478,9 @@ def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> t
                          projections={r: (_np(w), None if b is None else _np(b)) for r, (w, b) in call.weights.items()},
                          n_heads=options.pop("n_heads"), causal=causal)
     fam_key = options.pop("family_key")
+    part_fns = options.pop("parts", ())
+    if part_fns:  # capture_tsl's parts, cut to the kept batch items
+        options["modifiers"] = tuple(f(sel) for f in part_fns)
     sc = to_scenario(layer, _np(q), _np(k), _np(v), causal=causal, valid_lens=lens, fill_value=float("-inf"),
                      title={lang: text("capture.title", lang, path=call.path or "model", call=call.number)
                             for lang in ("en", "zh")},
@@ -464,7 +493,19 @@ def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> t
         sc = dataclasses.replace(sc, **options)
         if kinds.scoring(sc) is PROB_SPARSE and call.rng_state is not None:  # its key sample, replayed
             sc = dataclasses.replace(sc, sample_index=_replayed_sample(call.rng_state, sc))
+    if call.family in capture_tsl.FAMILIES:  # the kinds' own limits (an odd Auto-Correlation length ...)
+        _refuse_problems(call, sc)
     return sc, reference, step
+
+
+def _refuse_problems(call: Call, sc: Scenario) -> None:
+    from attention.problem import render_lines
+    from attention.scenario import problems
+
+    errs = problems(sc, check_values=False)
+    if errs:
+        raise CaptureError([text("capture.tsl.problem", path=call.path or "model", call=call.number, problem=line)
+                            for line in render_lines(errs)])
 
 
 def _replayed_sample(state: torch.Tensor, sc: Scenario) -> np.ndarray:
@@ -515,6 +556,57 @@ def _tsl(call: Call):
     if prob:
         opts.update(scoring=PROB_SPARSE.name, factor=int(inner.factor), mix=bool(getattr(call.module, "mix", True)))
     return q, k, v, hidden, opts, call.output, "output"
+
+
+def _tsl_ds(call: Call):
+    """AttentionLayer(DSAttention): the FullAttention mapping + scoring ds_attention and the call's τ, Δ."""
+    q, k, v, hidden, opts, out, step = _tsl(call)
+    opts.update(scoring="ds_attention", family_key="capture.family.tsl_ds")
+    part = capture_tsl.destationary_part(call.args.get("tau"), call.args.get("delta"))
+    opts["parts"] = () if part is None else (part,)
+    return q, k, v, hidden, opts, out, step
+
+
+def _tsl_autocorr(call: Call):
+    """AutoCorrelationLayer: its projections, scoring autocorrelation; attn_mask is ignored by the library."""
+    a = call.args
+    q, k, v = (a.get(n, a.get(f"_{i}")) for i, n in enumerate(("queries", "keys", "values")))
+    opts: dict[str, Any] = {"n_heads": int(call.module.n_heads), "family_key": "capture.family.tsl_autocorr",
+                            "scoring": "autocorrelation", "mask_name": "attn_mask",
+                            "parts": (capture_tsl.autocorrelation_part(call.facts["factor"], call.facts["training"]),)}
+    return q, k, v, None, opts, call.output, "output"
+
+
+def _tsl_encoder(call: Call):
+    """A whole EncoderLayer: its attention's call (x, x, x and the layer's mask, τ, Δ) mapped as that
+    attention's family, then the encoder_layer part; the layer's output is extra.norm_second's."""
+    if call.training and call.facts["dropout"]:
+        raise _dropout_error(call, call.facts["dropout"])
+    a = call.args
+    x = a.get("x", a.get("_0"))
+    inner = call.module.attention
+    sub = dataclasses.replace(call, module=inner, args={"queries": x, "keys": x, "values": x,
+                                                       "attn_mask": a.get("attn_mask"), "tau": a.get("tau"),
+                                                       "delta": a.get("delta")})
+    ds = type(inner.inner_attention).__name__ == "DSAttention"
+    q, k, v, hidden, opts, _, _ = (_tsl_ds if ds else _tsl)(sub)
+    opts["parts"] = tuple(opts.get("parts", ())) + (capture_tsl.encoder_part(call.facts["encoder"],
+                                                                             call.facts["activation"]),)
+    opts["family_key"] = "capture.family.tsl_encoder"
+    return q, k, v, hidden, opts, call.output, "extra.norm_second"
+
+
+def _labelled(call: Call, sc: Scenario, seen: dict, variates: Optional[list[str]]) -> Scenario:
+    """Token labels from the model's embeddings (patches, segments, variates, router slots) and, for a
+    Crossformer stage, the notes saying which stage of the two it is."""
+    q_tokens, k_tokens = capture_tsl.tokens(call.facts, seen, sc.L, sc.S, variates)
+    if q_tokens is not None:
+        sc = dataclasses.replace(sc, query_tokens=q_tokens, key_tokens=k_tokens)
+    stage = call.facts.get("stage")
+    if stage is not None:
+        sc = dataclasses.replace(sc, notes={lang: f"{sc.notes[lang]} {text(f'capture.tsl.stage.{stage}', lang)}"
+                                            for lang in ("en", "zh")})
+    return sc
 
 
 def _batch_first(x: torch.Tensor, batch_first: bool) -> torch.Tensor:
@@ -703,6 +795,11 @@ def _hf(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> tuple[S
 
 # ---- the check -------------------------------------------------------------------------------
 
+#: Time-Series-Library modules are held to 1e-6 (relative to max(1, |output|)) in float32: measured
+#: at most 2.5e-7 for d_model 512, 8 heads, 96 steps (tests/models/test_capture_tsl_models.py)
+TSL_FLOAT32 = 1e-6
+TSL_FAMILIES = ("tsl",) + capture_tsl.FAMILIES
+
 def _check(call: Call, sc: Scenario, reference: Optional[torch.Tensor], step: str) -> list[str]:
     """Run the engine on the recorded scenario; refuse it unless it gives the module's output."""
     if reference is None:
@@ -716,7 +813,8 @@ def _check(call: Call, sc: Scenario, reference: Optional[torch.Tensor], step: st
     else:
         compared = ~np.isnan(want)  # NaN marks rows the module never computed (padding)
         scale = float(np.abs(want[compared]).max()) if compared.any() else 0.0
-        rel = {torch.float64: 1e-9 if sc.dtype == "float64" else 1e-4, torch.float32: 1e-4}.get(reference.dtype, 1e-2)
+        f32 = TSL_FLOAT32 if call.family in TSL_FAMILIES else 1e-4
+        rel = {torch.float64: 1e-9 if sc.dtype == "float64" else f32, torch.float32: f32}.get(reference.dtype, 1e-2)
         tol = rel * max(1.0, scale)  # float16 / bfloat16 modules keep about 3 digits
         d = np.abs(got - want)[compared]
         diff = float(np.nan_to_num(d, nan=math.inf).max()) if d.size else 0.0

@@ -1,0 +1,118 @@
+"""Words of Time-Series-Library's models in capture and import: Non-stationary Transformer's DSAttention,
+Autoformer's Auto-Correlation, Crossformer's two stages, PatchTST / iTransformer tokens and whole
+encoder layers (attention/capture_tsl.py, attention/models/tsl_models.py)."""
+from __future__ import annotations
+
+EN: dict[str, str] = {
+    # ---- capture
+    "capture.family.tsl_ds": ("a Time-Series-Library AttentionLayer with DSAttention (Non-stationary Transformer; "
+                              "τ and Δ as the call received them)"),
+    "capture.family.tsl_autocorr": "Autoformer's AutoCorrelationLayer (Time-Series-Library)",
+    "capture.family.tsl_encoder": ("a whole Time-Series-Library EncoderLayer (its attention, then x + output, "
+                                   "norm1, conv1, the activation, conv2, the second residual and norm2)"),
+    "capture.tsl.inner_correlation": ("{path}: the inner {inner} cannot be reproduced exactly (supported: "
+                                      "Autoformer's AutoCorrelation)"),
+    "capture.tsl.activation": ("{path}: the activation {got} is not one the encoder layer steps have "
+                               "(F.relu or F.gelu, as TSL's EncoderLayer chooses)"),
+    "capture.tsl.norm_eps": "{path}: LayerNorm eps {eps} is not the engine's {want}",
+    "capture.tsl.autocorr_items": ("{path}: call {call}: in training mode Auto-Correlation picks one set of lags "
+                                   "for the whole batch, so a part of the batch (items) would pick other lags; "
+                                   "record every item, or call model.eval()"),
+    "capture.tsl.problem": "{path}: call {call}: the engine cannot hold it: {problem}",
+    "capture.tsl.stage.time_attention": ("Crossformer's cross-time stage (TwoStageAttentionLayer.time_attention): "
+                                         "each row is one variable of one series, its tokens the segments. The "
+                                         "LayerNorms and MLP after it, and the router between the stages, are not "
+                                         "in this scenario; dim_sender and dim_receiver are recorded beside it."),
+    "capture.tsl.stage.dim_sender": ("Crossformer's cross-dimension stage, first half "
+                                     "(TwoStageAttentionLayer.dim_sender): the router's slots are the queries and "
+                                     "gather from every variable of one segment (each row: one series, one segment)."),
+    "capture.tsl.stage.dim_receiver": ("Crossformer's cross-dimension stage, second half "
+                                       "(TwoStageAttentionLayer.dim_receiver): every variable reads back from the "
+                                       "router's slots, which hold what dim_sender gathered."),
+    "tsl.router_slot": "router {i}",
+    # ---- import
+    "models.family.tsl_ds": "Time-Series-Library AttentionLayer with DSAttention (Non-stationary Transformer)",
+    "models.family.tsl_autocorr": "Autoformer AutoCorrelationLayer (Time-Series-Library)",
+    "models.family.tsl_encoder": "Time-Series-Library EncoderLayer (attention + residuals, LayerNorms, convolutions)",
+    "models.family.tsl_two_stage": "Crossformer TwoStageAttentionLayer (Time-Series-Library)",
+    "models.family.tsl_fourier": "FEDformer frequency-enhanced block (Time-Series-Library)",
+    "models.tsl.model": "{model}",
+    "models.tsl.stage": "Crossformer stage {stage}",
+    "models.tsl.patches": "tokens are patches (patch_len {patch_len}, stride {stride}; the model makes {n} of them)",
+    "models.tsl.variates": "tokens are variables ({steps} steps each), then time features",
+    "models.tsl.router": "queries are the router's {n} slots of segment 1 (the file's own router)",
+    "models.tsl.prob_sparse": "ProbSparse (Informer, factor {factor})",
+    "models.tsl.activation": "activation {activation}",
+    "models.reason.tsl_two_stage": ("a whole two-stage layer is not a scenario yet: import its time_attention, "
+                                    "dim_sender or dim_receiver"),
+    "models.reason.tsl_fourier": "FEDformer's Fourier / wavelet blocks are not attention the engine computes",
+    "models.notes.tsl_ds": ("τ and Δ cannot come from a state dict: the model computes them from the raw series "
+                            "(tau_learner, delta_learner) at every forward. This scenario uses τ = 1 and Δ = 0, "
+                            "where DSAttention is plain full attention; edit them under modifiers (τ one per "
+                            "series, Δ one per key), or record a real forward with attention.capture, which keeps "
+                            "the τ and Δ the layer received."),
+    "models.notes.tsl_autocorr": ("Auto-Correlation with factor {factor} (k = int(factor · ln L) lags), inference "
+                                  "path (the module in eval()); keys and values are as many steps as the queries, "
+                                  "as the library aligns them."),
+    "models.notes.tsl_encoder": ("After the output projection come the layer's own steps: x + output, norm1, "
+                                 "conv1 and {activation}, conv2, the second residual and norm2 (the layer's "
+                                 "output, extra.norm_second)."),
+    "models.notes.tsl_activation_default": ("The file does not say the activation: Time-Series-Library's default, "
+                                            "gelu, is used; change modifiers[…].activation if the model was "
+                                            "trained with relu."),
+    "models.notes.tsl_prob": ("Informer's encoder uses ProbAttention: the scenario scores with ProbSparse "
+                              "(factor {factor}); its key sample is drawn from the scenario's seed."),
+    "models.notes.tsl_router": ("Crossformer's dim_sender: the queries are the layer's own router vectors for "
+                                "segment 1; the keys and values stand for the variables of that segment."),
+    "models.notes.tsl_stage": "Crossformer's {stage}, one of the three attentions of a TwoStageAttentionLayer.",
+}
+
+ZH: dict[str, str] = {
+    "capture.family.tsl_ds": "Time-Series-Library 的 AttentionLayer（DSAttention，Non-stationary Transformer；τ 和 Δ 按调用收到的记录）",
+    "capture.family.tsl_autocorr": "Autoformer 的 AutoCorrelationLayer（Time-Series-Library）",
+    "capture.family.tsl_encoder": ("Time-Series-Library 的完整 EncoderLayer（其注意力，然后 x + 输出、norm1、conv1、"
+                                   "激活函数、conv2、第二个残差和 norm2）"),
+    "capture.tsl.inner_correlation": "{path}：内部的 {inner} 无法被精确重现（支持 Autoformer 的 AutoCorrelation）",
+    "capture.tsl.activation": "{path}：激活函数 {got} 不是编码器层步骤支持的（TSL 的 EncoderLayer 选用的 F.relu 或 F.gelu）",
+    "capture.tsl.norm_eps": "{path}：LayerNorm 的 eps {eps} 不是引擎使用的 {want}",
+    "capture.tsl.autocorr_items": ("{path}：第 {call} 次调用：训练模式下自相关为整个批次选一组滞后，"
+                                   "只取批次的一部分（items）会选出别的滞后；请记录全部批次项，或调用 model.eval()"),
+    "capture.tsl.problem": "{path}：第 {call} 次调用：引擎无法容纳它：{problem}",
+    "capture.tsl.stage.time_attention": ("Crossformer 的跨时间阶段（TwoStageAttentionLayer.time_attention）："
+                                         "每一行是一条序列的一个变量，词元是它的各段。之后的 LayerNorm 和 MLP、"
+                                         "以及两个阶段之间的路由不在这个场景里；dim_sender 和 dim_receiver 在旁边另外记录。"),
+    "capture.tsl.stage.dim_sender": ("Crossformer 的跨维度阶段前半（TwoStageAttentionLayer.dim_sender）："
+                                     "路由的各个槽是查询，从同一段的所有变量收集信息（每一行：一条序列的一段）。"),
+    "capture.tsl.stage.dim_receiver": ("Crossformer 的跨维度阶段后半（TwoStageAttentionLayer.dim_receiver）："
+                                       "每个变量从路由的槽里读回 dim_sender 收集到的信息。"),
+    "tsl.router_slot": "路由 {i}",
+    "models.family.tsl_ds": "Time-Series-Library 的 AttentionLayer（DSAttention，Non-stationary Transformer）",
+    "models.family.tsl_autocorr": "Autoformer 的 AutoCorrelationLayer（Time-Series-Library）",
+    "models.family.tsl_encoder": "Time-Series-Library 的 EncoderLayer（注意力 + 残差、LayerNorm、卷积）",
+    "models.family.tsl_two_stage": "Crossformer 的 TwoStageAttentionLayer（Time-Series-Library）",
+    "models.family.tsl_fourier": "FEDformer 的频域增强块（Time-Series-Library）",
+    "models.tsl.model": "{model}",
+    "models.tsl.stage": "Crossformer 阶段 {stage}",
+    "models.tsl.patches": "词元是块（patch_len {patch_len}，stride {stride}；模型切出 {n} 块）",
+    "models.tsl.variates": "词元是变量（每个 {steps} 步），然后是时间特征",
+    "models.tsl.router": "查询是第 1 段路由的 {n} 个槽（文件自己的路由）",
+    "models.tsl.prob_sparse": "ProbSparse（Informer，factor {factor}）",
+    "models.tsl.activation": "激活函数 {activation}",
+    "models.reason.tsl_two_stage": "完整的两阶段层还不是一个场景：请导入它的 time_attention、dim_sender 或 dim_receiver",
+    "models.reason.tsl_fourier": "FEDformer 的傅里叶/小波块不是引擎计算的注意力",
+    "models.notes.tsl_ds": ("τ 和 Δ 无法从状态字典得到：模型在每次前向时从原始序列（tau_learner、delta_learner）计算它们。"
+                            "这个场景使用 τ = 1、Δ = 0，此时 DSAttention 就是普通的完整注意力；可以在 modifiers 下修改"
+                            "（τ 每条序列一个，Δ 每个键一个），或者用 attention.capture 记录一次真实的前向传播，"
+                            "它会保留这一层收到的 τ 和 Δ。"),
+    "models.notes.tsl_autocorr": ("自相关，factor {factor}（k = int(factor · ln L) 个滞后），推理路径（模块处于 eval()）；"
+                                  "键和值与查询步数相同，和库对齐它们的方式一致。"),
+    "models.notes.tsl_encoder": ("输出投影之后是这一层自己的步骤：x + 输出、norm1、conv1 和 {activation}、conv2、"
+                                 "第二个残差和 norm2（这一层的输出，extra.norm_second）。"),
+    "models.notes.tsl_activation_default": ("文件没有说明激活函数：使用 Time-Series-Library 的默认值 gelu；"
+                                            "如果模型是用 relu 训练的，请修改 modifiers[…].activation。"),
+    "models.notes.tsl_prob": ("Informer 的编码器使用 ProbAttention：场景用 ProbSparse 打分（factor {factor}）；"
+                              "它的键采样由场景的种子抽取。"),
+    "models.notes.tsl_router": ("Crossformer 的 dim_sender：查询是这一层自己第 1 段的路由向量；"
+                                "键和值代表这一段的各个变量。"),
+    "models.notes.tsl_stage": "Crossformer 的 {stage}，TwoStageAttentionLayer 的三个注意力之一。",
+}

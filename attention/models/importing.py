@@ -17,6 +17,7 @@ import numpy as np
 
 from attention import words
 from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size, open_source
+from attention.models import tsl_models
 from attention.models.json_file import NAME_CHARS
 from attention.models.layer import to_scenario
 from attention.models.recognise import Found, find_layers, read_layer
@@ -155,6 +156,8 @@ def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None
     given = inputs is not None
     if not given:
         check_tokens(found, H, tokens)
+    if found.family in tsl_models.FAMILIES or found.extra.get("stage"):  # TSL kinds, Crossformer stages
+        return tsl_models.import_layer(source, found, H, inputs if given else None, tokens, seed, inputs_name)
     inputs = dict(inputs) if given else generated_inputs(found, tokens, seed)
     if found.extra.get("decoder"):
         return _decoder_scenario(source, found, inputs, seed, inputs_name if given else None)
@@ -175,7 +178,8 @@ def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None
                for lang in words.LANGS},
     )
     scale = gpt2_scale(found, H)
-    return dataclasses.replace(sc, scale=scale) if scale is not None else sc
+    sc = dataclasses.replace(sc, scale=scale) if scale is not None else sc
+    return sc if given else tsl_models.labelled(found, sc)  # PatchTST patches, iTransformer variates
 
 
 def _decoder_scenario(source: TensorSource, found: Found, inputs: dict, seed: int,
@@ -206,6 +210,8 @@ def kind_facts(found: Found, lang: Optional[str] = None) -> list[str]:
     """What a decoder layer's scenario will hold, in words: shared key/value heads, RoPE, QK-norm, ALiBi,
     soft-cap, window, a scale other than 1/sqrt(head_dim) ([] for other layers)."""
     facts = found.extra.get("facts")
+    if found.extra.get("model"):  # a Time-Series-Library model's layer
+        return tsl_models.facts(found, lang)
     if not facts:
         return []
     out = []

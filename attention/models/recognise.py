@@ -151,6 +151,9 @@ def find_layers(source: TensorSource) -> list[Found]:
         layer = _BUILDERS[family](source, prefix, tags, heads)
         if layer is not None:
             found.append(layer)
+    from attention.models import tsl_models
+
+    found = tsl_models.refine(source, found)  # which Time-Series-Library model; whole encoder layers
     if not source.ordered:  # safetensors list names alphabetically: layer 10 would come before layer 2
         found.sort(key=lambda f: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", f.name)])
     return found

@@ -37,7 +37,7 @@ EN: dict[str, str] = {
     "models.family.tsl_two_stage": "Crossformer TwoStageAttentionLayer (Time-Series-Library)",
     "models.family.tsl_fourier": "FEDformer frequency-enhanced block (Time-Series-Library)",
     "models.tsl.model": "{model}",
-    "models.tsl.stage": "Crossformer stage {stage}",
+    "models.tsl.stage": "stage {stage}",
     "models.tsl.patches": "tokens are patches (patch_len {patch_len}, stride {stride}; the model makes {n} of them)",
     "models.tsl.variates": "tokens are variables ({steps} steps each), then time features",
     "models.tsl.router": "queries are the router's {n} slots of segment 1 (the file's own router)",
@@ -45,6 +45,7 @@ EN: dict[str, str] = {
     "models.tsl.activation": "activation {activation}",
     "models.reason.tsl_two_stage": ("a whole two-stage layer is not a scenario yet: import its time_attention, "
                                     "dim_sender or dim_receiver"),
+    "models.error.tsl_problem": "{name}: the engine cannot hold this layer as asked: {problem}",
     "models.reason.tsl_fourier": "FEDformer's Fourier / wavelet blocks are not attention the engine computes",
     "models.notes.tsl_ds": ("τ and Δ cannot come from a state dict: the model computes them from the raw series "
                             "(tau_learner, delta_learner) at every forward. This scenario uses τ = 1 and Δ = 0, "
@@ -92,13 +93,14 @@ ZH: dict[str, str] = {
     "models.family.tsl_two_stage": "Crossformer 的 TwoStageAttentionLayer（Time-Series-Library）",
     "models.family.tsl_fourier": "FEDformer 的频域增强块（Time-Series-Library）",
     "models.tsl.model": "{model}",
-    "models.tsl.stage": "Crossformer 阶段 {stage}",
+    "models.tsl.stage": "阶段 {stage}",
     "models.tsl.patches": "词元是块（patch_len {patch_len}，stride {stride}；模型切出 {n} 块）",
     "models.tsl.variates": "词元是变量（每个 {steps} 步），然后是时间特征",
     "models.tsl.router": "查询是第 1 段路由的 {n} 个槽（文件自己的路由）",
     "models.tsl.prob_sparse": "ProbSparse（Informer，factor {factor}）",
     "models.tsl.activation": "激活函数 {activation}",
     "models.reason.tsl_two_stage": "完整的两阶段层还不是一个场景：请导入它的 time_attention、dim_sender 或 dim_receiver",
+    "models.error.tsl_problem": "{name}：引擎无法按要求容纳这一层：{problem}",
     "models.reason.tsl_fourier": "FEDformer 的傅里叶/小波块不是引擎计算的注意力",
     "models.notes.tsl_ds": ("τ 和 Δ 无法从状态字典得到：模型在每次前向时从原始序列（tau_learner、delta_learner）计算它们。"
                             "这个场景使用 τ = 1、Δ = 0，此时 DSAttention 就是普通的完整注意力；可以在 modifiers 下修改"

@@ -459,7 +459,8 @@ def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> t
             if not -B <= i < B:
                 raise CaptureError([text("capture.items", item=i, call=call.number, path=call.path or "model", B=B)])
         sel = torch.tensor(items, dtype=torch.long)
-        if call.facts.get("training") and call.family == capture_tsl.AUTOCORR and sorted(i % B for i in items) != list(range(B)):
+        whole = sorted(i % B for i in items) == list(range(B))
+        if call.facts.get("training") and call.family == capture_tsl.AUTOCORR and not whole:
             raise CaptureError([text("capture.tsl.autocorr_items", path=call.path or "model", call=call.number)])
         q, k, v = q[sel], k[sel], v[sel]
         reference = None if reference is None else reference[sel]

@@ -234,7 +234,8 @@ def _plain_variates(n: int, names: Optional[list[str]]) -> tuple:
     return tuple(time_labels.variate_labels(n, use))
 
 
-def tokens(facts: dict, seen: dict, L: int, S: int, names: Optional[list[str]]) -> tuple[Optional[tuple], Optional[tuple]]:
+def tokens(facts: dict, seen: dict, L: int, S: int,
+           names: Optional[list[str]]) -> tuple[Optional[tuple], Optional[tuple]]:
     """(query_tokens, key_tokens) for a recorded call of L queries and S keys, or None each."""
     stage = facts.get("stage")
     p = seen.get("patches")

@@ -16,8 +16,8 @@ from typing import Optional
 import numpy as np
 
 from attention import words
-from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size, open_source
 from attention.models import tsl_models
+from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size, open_source
 from attention.models.json_file import NAME_CHARS
 from attention.models.layer import to_scenario
 from attention.models.recognise import Found, find_layers, read_layer

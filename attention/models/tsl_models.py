@@ -10,7 +10,7 @@ the keys first (they are certain), then a saved config's `model`, then the setti
 | Nonstationary_Transformer | `tau_learner.*`, `delta_learner.*` | AttentionLayer(DSAttention) -> "tsl_ds" |
 | Autoformer | `encoder.norm.layernorm.*` (my_Layernorm), bias-free `conv1` | AutoCorrelationLayer -> "tsl_autocorr" |
 | FEDformer | `*.inner_correlation.*` (Fourier / wavelet weights) | listed, not importable |
-| Crossformer | `*.router` beside `time_attention` / `dim_sender` / `dim_receiver` | the three stages; the TSA layer listed |
+| Crossformer | `*.router` beside `time_attention`, `dim_sender`, `dim_receiver` | the three stages; TSA listed |
 | PatchTST | `patch_embedding.value_embedding.weight` (d_model, patch_len) | patch token labels |
 | iTransformer | `enc_embedding.value_embedding.weight` (d_model, seq_len), no tokenConv | variate token labels |
 | Informer | `encoder.conv_layers.*.downConv` (distilling) or the setting's name | whole encoder layers use ProbSparse |
@@ -79,7 +79,8 @@ def model_of(source: TensorSource) -> Optional[str]:
 
 def _said_model(source: TensorSource) -> Optional[str]:
     """A saved config's `model`, else TSL's setting folder name (checkpoints/<setting>/checkpoint.pth)."""
-    for value in (source.config.get("model"), *(v for k, v in source.values.items() if k.rsplit(".", 1)[-1] == "model")):
+    saved = [v for k, v in source.values.items() if k.rsplit(".", 1)[-1] == "model"]
+    for value in (source.config.get("model"), *saved):
         if isinstance(value, str) and value in MODELS:
             return value
     for part in reversed(source.path.resolve().parts[:-1]):

@@ -69,19 +69,22 @@ EN: dict[str, str] = {
 }
 
 ZH: dict[str, str] = {
-    "capture.family.tsl_ds": "Time-Series-Library 的 AttentionLayer（DSAttention，Non-stationary Transformer；τ 和 Δ 按调用收到的记录）",
+    "capture.family.tsl_ds": ("Time-Series-Library 的 AttentionLayer（DSAttention，Non-stationary Transformer；"
+                              "τ 和 Δ 按调用收到的记录）"),
     "capture.family.tsl_autocorr": "Autoformer 的 AutoCorrelationLayer（Time-Series-Library）",
     "capture.family.tsl_encoder": ("Time-Series-Library 的完整 EncoderLayer（其注意力，然后 x + 输出、norm1、conv1、"
                                    "激活函数、conv2、第二个残差和 norm2）"),
     "capture.tsl.inner_correlation": "{path}：内部的 {inner} 无法被精确重现（支持 Autoformer 的 AutoCorrelation）",
-    "capture.tsl.activation": "{path}：激活函数 {got} 不是编码器层步骤支持的（TSL 的 EncoderLayer 选用的 F.relu 或 F.gelu）",
+    "capture.tsl.activation": ("{path}：激活函数 {got} 不是编码器层步骤支持的"
+                               "（TSL 的 EncoderLayer 选用的 F.relu 或 F.gelu）"),
     "capture.tsl.norm_eps": "{path}：LayerNorm 的 eps {eps} 不是引擎使用的 {want}",
     "capture.tsl.autocorr_items": ("{path}：第 {call} 次调用：训练模式下自相关为整个批次选一组滞后，"
                                    "只取批次的一部分（items）会选出别的滞后；请记录全部批次项，或调用 model.eval()"),
     "capture.tsl.problem": "{path}：第 {call} 次调用：引擎无法容纳它：{problem}",
     "capture.tsl.stage.time_attention": ("Crossformer 的跨时间阶段（TwoStageAttentionLayer.time_attention）："
                                          "每一行是一条序列的一个变量，词元是它的各段。之后的 LayerNorm 和 MLP、"
-                                         "以及两个阶段之间的路由不在这个场景里；dim_sender 和 dim_receiver 在旁边另外记录。"),
+                                         "以及两个阶段之间的路由不在这个场景里；"
+                                         "dim_sender 和 dim_receiver 在旁边另外记录。"),
     "capture.tsl.stage.dim_sender": ("Crossformer 的跨维度阶段前半（TwoStageAttentionLayer.dim_sender）："
                                      "路由的各个槽是查询，从同一段的所有变量收集信息（每一行：一条序列的一段）。"),
     "capture.tsl.stage.dim_receiver": ("Crossformer 的跨维度阶段后半（TwoStageAttentionLayer.dim_receiver）："
@@ -99,14 +102,17 @@ ZH: dict[str, str] = {
     "models.tsl.router": "查询是第 1 段路由的 {n} 个槽（文件自己的路由）",
     "models.tsl.prob_sparse": "ProbSparse（Informer，factor {factor}）",
     "models.tsl.activation": "激活函数 {activation}",
-    "models.reason.tsl_two_stage": "完整的两阶段层还不是一个场景：请导入它的 time_attention、dim_sender 或 dim_receiver",
+    "models.reason.tsl_two_stage": ("完整的两阶段层还不是一个场景："
+                                    "请导入它的 time_attention、dim_sender 或 dim_receiver"),
     "models.error.tsl_problem": "{name}：引擎无法按要求容纳这一层：{problem}",
     "models.reason.tsl_fourier": "FEDformer 的傅里叶/小波块不是引擎计算的注意力",
-    "models.notes.tsl_ds": ("τ 和 Δ 无法从状态字典得到：模型在每次前向时从原始序列（tau_learner、delta_learner）计算它们。"
+    "models.notes.tsl_ds": ("τ 和 Δ 无法从状态字典得到："
+                            "模型在每次前向时从原始序列（tau_learner、delta_learner）计算它们。"
                             "这个场景使用 τ = 1、Δ = 0，此时 DSAttention 就是普通的完整注意力；可以在 modifiers 下修改"
                             "（τ 每条序列一个，Δ 每个键一个），或者用 attention.capture 记录一次真实的前向传播，"
                             "它会保留这一层收到的 τ 和 Δ。"),
-    "models.notes.tsl_autocorr": ("自相关，factor {factor}（k = int(factor · ln L) 个滞后），推理路径（模块处于 eval()）；"
+    "models.notes.tsl_autocorr": ("自相关，factor {factor}（k = int(factor · ln L) 个滞后），"
+                                  "推理路径（模块处于 eval()）；"
                                   "键和值与查询步数相同，和库对齐它们的方式一致。"),
     "models.notes.tsl_encoder": ("输出投影之后是这一层自己的步骤：x + 输出、norm1、conv1 和 {activation}、conv2、"
                                  "第二个残差和 norm2（这一层的输出，extra.norm_second）。"),

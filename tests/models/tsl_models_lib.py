@@ -333,7 +333,7 @@ class TwoStageAttentionLayer(nn.Module):
     def forward(self, x, attn_mask=None, tau=None, delta=None):
         batch = x.shape[0]
         b, ts_d, seg_num, d_model = x.shape
-        time_in = x.reshape(b * ts_d, seg_num, d_model)  # rearrange 'b ts_d seg_num d_model -> (b ts_d) seg_num d_model'
+        time_in = x.reshape(b * ts_d, seg_num, d_model)  # rearrange 'b ts_d seg_num d_model -> (b ts_d) ...'
         time_enc, attn = self.time_attention(
             time_in, time_in, time_in, attn_mask=None, tau=None, delta=None
         )
@@ -365,7 +365,7 @@ class scale_block(nn.Module):
         super(scale_block, self).__init__()
         self.merge_layer = None  # departure: win_size 1 only (the first block)
         self.encode_layers = nn.ModuleList()
-        for i in range(depth):
+        for _ in range(depth):
             self.encode_layers.append(TwoStageAttentionLayer(configs, seg_num, factor, d_model, n_heads,
                                                              d_ff, dropout))
 

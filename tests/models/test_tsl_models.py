@@ -1,0 +1,347 @@
+"""Time-Series-Library models in attention.capture and `main.py layers/import` (issue 18 item 7).
+
+The modules are TSL's own code (tests/models/tsl_models_lib.py, MIT, THUML), seeded random weights.
+Every engine output here is compared with the module's own forward, run separately in the test
+(a forward hook of our own, or the module called on the scenario's inputs), never with numbers the
+code under test produced."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).parent))
+import tsl_models_lib as lib  # noqa: E402
+
+from attention import words  # noqa: E402
+from attention.capture import CaptureError, attention_modules, capture  # noqa: E402
+from attention.engine import run  # noqa: E402
+from attention.models.checkpoint import CheckpointError  # noqa: E402
+from attention.models.importing import choose, import_layer, open_layers  # noqa: E402
+
+TOL = 1e-6  # relative to max(1, |output|), float32 module against the float32 engine
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    words.set_language("en")
+    yield
+    words.set_language("en")
+
+
+def _outputs(model, names):
+    """The named modules' own first outputs per call, by a hook of the test's own."""
+    got: dict[str, list] = {n: [] for n in names}
+    mods = dict(model.named_modules())
+    handles = [mods[n].register_forward_hook(
+        lambda _m, _a, out, n=n: got[n].append((out[0] if isinstance(out, tuple) else out).detach().clone()))
+        for n in names]
+    return got, handles
+
+
+def _close(engine: np.ndarray, module: torch.Tensor, tol: float = TOL) -> float:
+    want = module.detach().double().numpy()
+    assert engine.shape == want.shape
+    diff = float(np.abs(engine - want).max()) / max(1.0, float(np.abs(want).max()))
+    assert diff <= tol, diff
+    return diff
+
+
+def _capture(model, names, *args, **kw):
+    model.eval()
+    own, handles = _outputs(model, names)
+    try:
+        with torch.no_grad(), capture(model, names, **kw) as rec:
+            model(*args)
+    finally:
+        for h in handles:
+            h.remove()
+    return dict(rec.scenarios), own
+
+
+# ---------------------------------------------------------------- capture
+
+def test_nonstationary_records_tau_and_delta_from_the_forward():
+    torch.manual_seed(0)
+    cfg = lib.configs()
+    model = lib.NonstationaryTransformer(cfg).eval()
+    x, xd = torch.randn(2, cfg.seq_len, cfg.enc_in), torch.randn(2, cfg.label_len + cfg.pred_len, cfg.dec_in)
+    names = ["encoder.attn_layers.0.attention", "decoder.layers.0.self_attention", "decoder.layers.0.cross_attention"]
+    scs, own = _capture(model, names, x, None, xd, None)
+    # τ and Δ as the model computes them (its own learners, written out here)
+    mean = x.mean(1, keepdim=True)
+    std = torch.sqrt(torch.var(x - mean, dim=1, keepdim=True, unbiased=False) + 1e-5)
+    with torch.no_grad():
+        tau = torch.clamp(model.tau_learner(x, std), max=80.0).exp().reshape(-1).double().numpy()
+        delta = model.delta_learner(x, mean).double().numpy()
+    enc = scs["encoder.attn_layers.0.attention.call1"]
+    assert enc.scoring == "ds_attention"
+    part = enc.modifiers[0]
+    assert part.kind == "destationary"
+    np.testing.assert_allclose(part.get("tau"), tau, rtol=1e-6)
+    np.testing.assert_allclose(part.get("delta"), delta, rtol=1e-6, atol=1e-7)
+    assert "delta" not in scs["decoder.layers.0.self_attention.call1"].modifiers[0].values  # TSL passes None
+    assert scs["decoder.layers.0.self_attention.call1"].causal
+    for n in names:
+        _close(run(scs[f"{n}.call1"]).array("output"), own[n][0])
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_autoformer_autocorrelation_layer(training):
+    torch.manual_seed(1)
+    cfg = lib.configs(factor=2)
+    model = lib.Autoformer(cfg)
+    x = torch.randn(3, cfg.seq_len, cfg.enc_in)
+    name = "encoder.attn_layers.1.attention"
+    own, handles = _outputs(model, [name])
+    model.train(training)
+    with torch.no_grad(), capture(model, [name]) as rec:
+        model(x)
+    for h in handles:
+        h.remove()
+    sc = dict(rec.scenarios)[f"{name}.call1"]
+    assert sc.scoring == "autocorrelation"
+    assert dict(sc.modifiers[0].values) == {"factor": 2.0, "path": "training" if training else "inference"}
+    _close(run(sc).array("output"), own[name][0])
+
+
+def test_autoformer_training_refuses_part_of_the_batch():
+    torch.manual_seed(1)
+    cfg = lib.configs()
+    model = lib.Autoformer(cfg).train()
+    with pytest.raises(CaptureError, match="encoder.attn_layers.0.attention: call 1: in training mode"):
+        with torch.no_grad(), capture(model, ["encoder.attn_layers.0.attention"], items=[0]):
+            model(torch.randn(2, cfg.seq_len, cfg.enc_in))
+
+
+def test_autoformer_odd_length_is_refused_naming_the_module():
+    torch.manual_seed(1)
+    cfg = lib.configs(seq_len=23)
+    model = lib.Autoformer(cfg).eval()
+    with pytest.raises(CaptureError, match=r"encoder.attn_layers.0.attention: call 1: the engine cannot hold it"):
+        with torch.no_grad(), capture(model, ["encoder.attn_layers.0.attention"]):
+            model(torch.randn(1, 23, cfg.enc_in))
+
+
+def test_patchtst_patches_are_labelled_and_the_whole_encoder_layer_matches():
+    torch.manual_seed(2)
+    cfg = lib.configs(seq_len=40)
+    model = lib.PatchTST(cfg)
+    names = ["encoder.attn_layers.0.attention", "encoder.attn_layers.1"]
+    scs, own = _capture(model, names, torch.randn(2, 40, cfg.enc_in))
+    sc = scs["encoder.attn_layers.0.attention.call1"]
+    # 40 steps padded by stride 8, patch_len 16: (40 + 8 - 16) // 8 + 1 = 5 patches, the last padded
+    assert sc.query_tokens[:3] == ("patch 1 · t 0–15", "patch 2 · t 8–23", "patch 3 · t 16–31")
+    assert len(sc.query_tokens) == 5 and "repeat t 39" in sc.query_tokens[4]
+    _close(run(sc).array("output"), own[names[0]][0])
+    whole = scs["encoder.attn_layers.1.call1"]
+    assert [p.kind for p in whole.modifiers] == ["encoder_layer"]
+    assert whole.modifiers[0].get("activation") == "gelu"
+    _close(run(whole).array("extra.norm_second"), own[names[1]][0])
+
+
+def test_itransformer_variates_and_time_features():
+    torch.manual_seed(3)
+    cfg = lib.configs()
+    model = lib.ITransformer(cfg)
+    name = "encoder.attn_layers.0.attention"
+    scs, own = _capture(model, [name], torch.randn(2, cfg.seq_len, 3), torch.randn(2, cfg.seq_len, 2),
+                        variates=["temperature", "humidity", "load"])
+    sc = scs[f"{name}.call1"]
+    assert sc.query_tokens == ("temperature", "humidity", "load", "time feature 1", "time feature 2")
+    _close(run(sc).array("output"), own[name][0])
+
+
+def test_crossformer_two_stage_layer_records_its_three_attentions():
+    torch.manual_seed(4)
+    cfg = lib.configs(seq_len=40)
+    model = lib.Crossformer(cfg)
+    tsa = "encoder.encode_blocks.0.encode_layers.0"
+    assert (tsa, "tsl_two_stage") in attention_modules(model, whole_layers=True)
+    assert (tsa, "tsl_two_stage") not in attention_modules(model)
+    stages = [f"{tsa}.{s}" for s in ("time_attention", "dim_sender", "dim_receiver")]
+    own, handles = _outputs(model.eval(), stages)
+    with torch.no_grad(), capture(model, [tsa]) as rec:
+        model(torch.randn(2, 40, cfg.enc_in))
+    for h in handles:
+        h.remove()
+    scs = dict(rec.scenarios)
+    assert sorted(scs) == sorted(f"{s}.call1" for s in stages)
+    time = scs[f"{stages[0]}.call1"]
+    assert time.query_tokens[0] == "segment 1 · t 0–11" and len(time.query_tokens) == 4  # ceil(40 / 12)
+    sender = scs[f"{stages[1]}.call1"]
+    np.testing.assert_array_equal(sender.queries[:4], model.encoder.encode_blocks[0].encode_layers[0].router.detach()
+                                  .double().numpy())  # the router is the sender's queries, segment by segment
+    assert sender.key_tokens == ("variable 1", "variable 2", "variable 3")
+    assert "dim_sender" in sender.notes["en"]
+    for s in stages:
+        _close(run(scs[f"{s}.call1"]).array("output"), own[s][0])
+
+
+def test_informer_whole_encoder_layer_with_prob_sparse():
+    torch.manual_seed(5)
+    cfg = lib.configs(factor=2)
+    model = lib.Informer(cfg)
+    names = ["encoder.attn_layers.0", "encoder.attn_layers.1"]
+    scs, own = _capture(model, names, torch.randn(2, cfg.seq_len, cfg.enc_in))
+    for n in names:
+        sc = scs[f"{n}.call1"]
+        assert sc.scoring == "prob_sparse" and sc.factor == 2 and sc.sample_index is not None
+        _close(run(sc).array("extra.norm_second"), own[n][0])
+    # the distilling ConvLayer: circular pad 2, kernel 3 -> 26 steps; MaxPool(3, stride 2, pad 1) -> 13
+    assert scs["encoder.attn_layers.1.call1"].L == (24 + 4 - 3 + 1 + 2 - 3) // 2 + 1
+
+
+def test_encoder_layer_with_another_activation_is_refused():
+    torch.manual_seed(6)
+    model = lib.Informer(lib.configs())
+    model.encoder.attn_layers[0].activation = torch.tanh
+    with pytest.raises(CaptureError, match="encoder.attn_layers.0: the activation tanh"):
+        with capture(model, ["encoder.attn_layers.0"]):
+            pass
+
+
+def test_fedformer_style_inner_correlation_is_refused():
+    class FourierBlock(torch.nn.Module):
+        pass
+
+    layer = lib.AutoCorrelationLayer(FourierBlock(), 8, 2)
+    with pytest.raises(CaptureError, match="layer: the inner FourierBlock"):
+        with capture(torch.nn.ModuleDict({"layer": layer}), ["layer"]):
+            pass
+
+
+# ---------------------------------------------------------------- layers / import
+
+def _saved(tmp_path, name, model) -> Path:
+    folder = tmp_path / f"long_term_forecast_test_{name}_custom_ftM_sl24"
+    folder.mkdir()
+    path = folder / "checkpoint.pth"
+    torch.save(model.state_dict(), path)
+    return path
+
+
+def _imported(path, layer, tokens=6, heads=4):
+    source, layers = open_layers(path)
+    found = choose(source, layers, layer)
+    return found, import_layer(source, found, heads=heads, tokens=tokens)
+
+
+def _t(a) -> torch.Tensor:
+    return torch.from_numpy(np.asarray(a, dtype=np.float64))
+
+
+def test_import_nonstationary_uses_tau_1_delta_0_and_says_so(tmp_path):
+    torch.manual_seed(7)
+    model = lib.NonstationaryTransformer(lib.configs()).double().eval()
+    path = _saved(tmp_path, "Nonstationary_Transformer", model)
+    found, sc = _imported(path, "decoder.layers.0.self_attention")
+    assert found.family == "tsl_ds" and sc.scoring == "ds_attention" and sc.causal
+    np.testing.assert_array_equal(sc.modifiers[0].get("tau"), [1.0])
+    assert "cannot come from a state dict" in sc.notes["en"] and "attention.capture" in sc.notes["en"]
+    with torch.no_grad():
+        want = model.decoder.layers[0].self_attention(_t(sc.queries), _t(sc.keys), _t(sc.values), None,
+                                                      tau=torch.ones(1, 1), delta=torch.zeros(1, sc.S))[0]
+    _close(run(sc, dtype="float64").array("output"), want, 1e-12)
+
+
+def test_import_whole_nonstationary_encoder_layer(tmp_path):
+    torch.manual_seed(8)
+    model = lib.NonstationaryTransformer(lib.configs(activation="relu")).double().eval()
+    path = _saved(tmp_path, "x", model)  # told by tau_learner / delta_learner, not by the folder
+    torch.save({"model": model.state_dict(), "args": {"activation": "relu"}}, path)
+    found, sc = _imported(path, "model.encoder.attn_layers.1")
+    assert found.family == "tsl_encoder"
+    assert [p.kind for p in sc.modifiers] == ["destationary", "encoder_layer"]
+    with torch.no_grad():
+        want = model.encoder.attn_layers[1](_t(sc.queries))[0]
+    _close(run(sc, dtype="float64").array("extra.norm_second"), want, 1e-12)
+
+
+def test_import_autoformer_autocorrelation(tmp_path):
+    torch.manual_seed(9)
+    model = lib.Autoformer(lib.configs()).double().eval()
+    path = _saved(tmp_path, "Autoformer", model)
+    found, sc = _imported(path, "encoder.attn_layers.0.attention", tokens=12)
+    assert found.family == "tsl_autocorr" and sc.scoring == "autocorrelation"
+    with torch.no_grad():
+        want = model.encoder.attn_layers[0].attention(_t(sc.queries), _t(sc.keys), _t(sc.values), None)[0]
+    _close(run(sc, dtype="float64").array("output"), want, 1e-12)
+
+
+def test_import_autoformer_odd_tokens_refused_in_one_line(tmp_path):
+    torch.manual_seed(9)
+    path = _saved(tmp_path, "Autoformer", lib.Autoformer(lib.configs()))
+    with pytest.raises(CheckpointError, match=r"^encoder.attn_layers.0.attention: the engine cannot hold"):
+        _imported(path, "encoder.attn_layers.0.attention", tokens=7)
+
+
+def test_import_informer_encoder_layer_prob_sparse(tmp_path):
+    torch.manual_seed(10)
+    model = lib.Informer(lib.configs(factor=1)).double().eval()
+    path = _saved(tmp_path, "Informer", model)
+    found, sc = _imported(path, "encoder.attn_layers.0", tokens=12)
+    assert sc.scoring == "prob_sparse" and sc.mix
+    n_sample, _ = sc.prob_sparse_sizes()
+    torch.manual_seed(11)
+    sample = torch.randint(sc.S, (sc.L, n_sample))  # the draw the module makes next, given to the engine
+    sc = __import__("dataclasses").replace(sc, sample_index=sample.numpy())
+    torch.manual_seed(11)
+    with torch.no_grad():
+        want = model.encoder.attn_layers[0](_t(sc.queries))[0]
+    _close(run(sc, dtype="float64").array("extra.norm_second"), want, 1e-12)
+
+
+def test_import_crossformer_sender_reads_the_files_router(tmp_path):
+    torch.manual_seed(12)
+    model = lib.Crossformer(lib.configs(seq_len=40)).double().eval()
+    path = _saved(tmp_path, "Crossformer", model)
+    tsa = model.encoder.encode_blocks[0].encode_layers[0]
+    found, sc = _imported(path, "encoder.encode_blocks.0.encode_layers.0.dim_sender", tokens=3)
+    np.testing.assert_array_equal(sc.queries[0], tsa.router[0].detach().numpy())
+    assert sc.key_tokens == ("variable 1", "variable 2", "variable 3")
+    with torch.no_grad():
+        want = tsa.dim_sender(_t(sc.queries), _t(sc.keys), _t(sc.values), None)[0]
+    _close(run(sc, dtype="float64").array("output"), want, 1e-12)
+    with pytest.raises(CheckpointError, match="encoder.encode_blocks.0.encode_layers.0: .*not a scenario yet"):
+        _imported(path, "encoder.encode_blocks.0.encode_layers.0")
+
+
+def test_import_patchtst_labels_patches(tmp_path):
+    torch.manual_seed(13)
+    path = _saved(tmp_path, "PatchTST", lib.PatchTST(lib.configs(seq_len=40)))
+    found, sc = _imported(path, "encoder.attn_layers.0.attention", tokens=5)
+    assert found.extra["n_patches"] == 5 and found.extra["patch_len"] == 16
+    assert sc.query_tokens[2] == "patch 3 · t 16–31"
+
+
+def test_layers_lists_every_tsl_model(tmp_path, capsys):
+    from attention.cli import main
+
+    torch.manual_seed(14)
+    cfg = lib.configs()
+    for name, model, want in (("Nonstationary_Transformer", lib.NonstationaryTransformer(cfg), "DSAttention"),
+                              ("Autoformer", lib.Autoformer(cfg), "AutoCorrelationLayer"),
+                              ("iTransformer", lib.ITransformer(cfg), "tokens are variables (24 steps each)"),
+                              ("Informer", lib.Informer(cfg), "ProbSparse (Informer, factor 1)")):
+        assert main(["layers", str(_saved(tmp_path, name, model))]) == 0
+        assert want in capsys.readouterr().out
+
+
+def test_import_unknown_layer_and_bad_shape_name_the_key(tmp_path, capsys):
+    from attention.cli import main
+
+    torch.manual_seed(15)
+    state = lib.Informer(lib.configs()).state_dict()
+    state["encoder.attn_layers.0.conv2.weight"] = torch.randn(16, 5, 1)  # conv1 makes 32 channels
+    path = tmp_path / "checkpoint.pth"
+    torch.save(state, path)
+    out = str(tmp_path / "x.json")
+    assert main(["import", str(path), "--layer", "encoder.attn_layers.9", "--heads", "4", "--out", out]) == 2
+    assert "encoder.attn_layers.9" in capsys.readouterr().err
+    assert main(["import", str(path), "--layer", "encoder.attn_layers.0", "--heads", "4", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "encoder.attn_layers.0" in err and "conv2_weight" in err

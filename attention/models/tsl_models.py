@@ -15,8 +15,10 @@ the keys first (they are certain), then a saved config's `model`, then the setti
 | iTransformer | `enc_embedding.value_embedding.weight` (d_model, seq_len), no tokenConv | variate token labels |
 | Informer | `encoder.conv_layers.*.downConv` (distilling) or the setting's name | whole encoder layers use ProbSparse |
 
-Every TSL EncoderLayer (`P.attention.*` + `P.conv1`, `P.conv2`, `P.norm1`, `P.norm2`) is also
-listed whole ("tsl_encoder"): its attention plus the encoder_layer part (attention/kinds/tsl_encoder.py).
+In a file whose model is told, every TSL EncoderLayer (`P.attention.*` + `P.conv1`, `P.conv2`, `P.norm1`,
+`P.norm2`) is also listed whole ("tsl_encoder"): its attention plus the encoder_layer part
+(attention/kinds/tsl_encoder.py).  TSL's plain Transformer is told only by a saved config or the
+setting's folder name (its keys are Informer's without distilling).
 
 τ and Δ (Non-stationary) are computed from the raw series at each forward, so a state dict cannot
 hold them: the scenario uses τ = 1, Δ = 0 and its notes say so (attention.capture records real ones).
@@ -158,8 +160,8 @@ def _encoder_layer(source: TensorSource, f: Found, parent: str, leaf: str, keys:
     """The whole Transformer_EncDec.EncoderLayer around `f` (`parent.attention`), when the file has it."""
     names = ("conv1.weight", "conv1.bias", "conv2.weight", "conv2.bias", "norm1.weight", "norm1.bias",
              "norm2.weight", "norm2.bias")
-    if leaf != "attention" or not parent or any(f"{parent}.{n}" not in keys for n in names):
-        return None
+    if model is None or leaf != "attention" or not parent or any(f"{parent}.{n}" not in keys for n in names):
+        return None  # listed only for a model told (a plain file keeps its one-layer-per-attention list)
     if f"{parent}.norm3.weight" in keys:  # a DecoderLayer
         return None
     inner = {"Nonstationary_Transformer": "ds", "Informer": "prob"}.get(model or "", "full")

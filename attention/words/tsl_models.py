@@ -100,7 +100,7 @@ ZH: dict[str, str] = {
     "models.tsl.patches": "词元是块（patch_len {patch_len}，stride {stride}；模型切出 {n} 块）",
     "models.tsl.variates": "词元是变量（每个 {steps} 步），然后是时间特征",
     "models.tsl.router": "查询是第 1 段路由的 {n} 个槽（文件自己的路由）",
-    "models.tsl.prob_sparse": "ProbSparse（Informer，factor {factor}）",
+    "models.tsl.prob_sparse": "ProbSparse 注意力（Informer，factor {factor}）",
     "models.tsl.activation": "激活函数 {activation}",
     "models.reason.tsl_two_stage": ("完整的两阶段层还不是一个场景："
                                     "请导入它的 time_attention、dim_sender 或 dim_receiver"),

@@ -93,11 +93,23 @@ def _said_model(source: TensorSource) -> Optional[str]:
 
 
 def _setting(source: TensorSource, name: str, default: Any) -> Any:
-    """A run.py argument saved beside the weights (config.json or an `args` dict), else its default."""
+    """A run.py argument saved beside the weights (config.json or an `args` dict), else its default
+    (also for a value of another type than the default's: a file's words are never trusted)."""
     value = source.config.get(name)
     if value is None:
         value = next((v for k, v in source.values.items() if k.rsplit(".", 1)[-1] == name), None)
-    return default if value is None or isinstance(value, bool) else value
+    if default is None:
+        return value if isinstance(value, str) else None
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e6
+    return value if ok else default
+
+
+def _dim(source: TensorSource, key: Optional[str], axis: int, ndim: int) -> Optional[int]:
+    """One size of a tensor of `ndim` axes, None for a tensor of another rank (a hostile file)."""
+    if key is None:
+        return None
+    shape = source.shape(key)
+    return int(shape[axis]) if len(shape) == ndim else None
 
 
 # ---- listing ---------------------------------------------------------------------------------------
@@ -122,7 +134,7 @@ def refine(source: TensorSource, found: list[Found]) -> list[Found]:
         prefix = _prefix(f)
         parent, leaf = prefix.rsplit(".", 1) if "." in prefix else ("", prefix)
         extra = dict(f.extra, model=model, prefix=prefix)
-        if leaf in STAGES and f"{parent}.router" in keys:
+        if leaf in STAGES and f"{parent}.router" in keys and len(source.shape(f"{parent}.router")) == 3:
             if parent not in listed:
                 listed.add(parent)
                 out.append(Found(_name(parent), TWO_STAGE, {}, {}, {"router": source.shape(f"{parent}.router")},
@@ -165,29 +177,31 @@ def _encoder_layer(source: TensorSource, f: Found, parent: str, leaf: str, keys:
     if f"{parent}.norm3.weight" in keys:  # a DecoderLayer
         return None
     inner = {"Nonstationary_Transformer": "ds", "Informer": "prob"}.get(model or "", "full")
+    act = _setting(source, "activation", None)
     extra = dict(f.extra, encoder=parent, inner=inner, factor=int(_setting(source, "factor", DEFAULT_FACTOR)),
-                 activation=_setting(source, "activation", None))
-    d_ff = source.shape(f"{parent}.conv1.weight")[0]
-    return dataclasses.replace(f, name=_name(parent), family=ENCODER, extra=dict(extra, d_ff=d_ff))
+                 activation=act)
+    if act is not None and act != "relu":  # TSL: F.relu if activation == "relu" else F.gelu (any other word)
+        extra["activation"] = "gelu"
+    return dataclasses.replace(f, name=_name(parent), family=ENCODER, extra=extra)
 
 
 def _token_facts(source: TensorSource, model: Optional[str], keys: set) -> dict:
     if model == "PatchTST":
         key = next(k for k in keys if k.endswith("patch_embedding.value_embedding.weight"))
-        return {"patch_len": int(source.shape(key)[1]), "stride": PATCHTST_STRIDE,
-                "n_patches": _patchtst_count(source, keys, int(source.shape(key)[0]))}
+        d_model, patch_len = _dim(source, key, 0, 2), _dim(source, key, 1, 2)
+        if not d_model or not patch_len:
+            return {}
+        return {"patch_len": patch_len, "stride": PATCHTST_STRIDE, "n_patches": _patchtst_count(source, keys, d_model)}
     if model == "iTransformer":
-        key = next((k for k in keys if k.endswith("enc_embedding.value_embedding.weight")), None)
-        return {"steps": int(source.shape(key)[1])} if key else {}
+        steps = _dim(source, next((k for k in keys if k.endswith("enc_embedding.value_embedding.weight")), None), 1, 2)
+        return {"steps": steps} if steps else {}
     return {}
 
 
 def _patchtst_count(source: TensorSource, keys: set, d_model: int) -> Optional[int]:
     """The patches the model makes: its head's input width is d_model · patch_num."""
-    key = next((k for k in keys if k.endswith("head.linear.weight")), None)
-    if key is None or source.shape(key)[1] % d_model:
-        return None
-    return source.shape(key)[1] // d_model
+    width = _dim(source, next((k for k in keys if k.endswith("head.linear.weight")), None), 1, 2)
+    return None if width is None or width % d_model else width // d_model
 
 
 def facts(found: Found, lang: Optional[str] = None) -> list[str]:

@@ -19,7 +19,7 @@ EN: dict[str, str] = {
     "capture.unsupported": ("{path}: {kind} is not an attention module capture can record; name a "
                             "Time-Series-Library AttentionLayer, an nn.MultiheadAttention or a BERT self-attention"),
     "capture.inner": ("{path}: the inner {inner} cannot be reproduced exactly (supported: FullAttention, "
-                      "ProbAttention)"),
+                      "ProbAttention, DSAttention; Autoformer's AutoCorrelationLayer)"),
     "capture.inner_name": ("{path}: this is the inner attention of an AttentionLayer; name the layer that holds "
                            "it ({parent}) so that its projections are recorded too"),
     "capture.mix_full": ("{path}: Informer2020's AttentionLayer(mix=True) with FullAttention mixes heads and "
@@ -68,7 +68,8 @@ ZH: dict[str, str] = {
     "capture.unknown_name": "{path}：模型中没有这个名字的模块（找到的注意力模块：{found}）",
     "capture.unsupported": ("{path}：{kind} 不是 capture 能记录的注意力模块；请指定 Time-Series-Library 的 "
                             "AttentionLayer、nn.MultiheadAttention 或 BERT 自注意力"),
-    "capture.inner": "{path}：内部的 {inner} 无法被精确重现（支持 FullAttention、ProbAttention）",
+    "capture.inner": ("{path}：内部的 {inner} 无法被精确重现（支持 FullAttention、ProbAttention、DSAttention；"
+                      "Autoformer 的 AutoCorrelationLayer）"),
     "capture.inner_name": ("{path}：这是某个 AttentionLayer 的内部注意力；请指定包含它的那一层（{parent}），"
                            "这样它的投影也会被记录"),
     "capture.mix_full": ("{path}：Informer2020 的 AttentionLayer(mix=True) 配 FullAttention 会混合头和位置，"

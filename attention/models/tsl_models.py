@@ -182,7 +182,28 @@ def _encoder_layer(source: TensorSource, f: Found, parent: str, leaf: str, keys:
                  activation=act)
     if act is not None and act != "relu":  # TSL: F.relu if activation == "relu" else F.gelu (any other word)
         extra["activation"] = "gelu"
-    return dataclasses.replace(f, name=_name(parent), family=ENCODER, extra=extra)
+    bad = _encoder_shape_problem(source, parent, f.shapes["out.weight"][0])
+    return dataclasses.replace(f, name=_name(parent), family=ENCODER, extra=extra,
+                               reasons=(bad,) if bad else f.reasons)
+
+
+def _encoder_shape_problem(source: TensorSource, parent: str, d: int) -> Optional[tuple]:
+    """The reason (naming the tensor) when the layer's convs and norms do not chain with d_model `d`
+    (read from the header, before any tensor)."""
+    conv1 = source.shape(f"{parent}.conv1.weight")
+    d_ff = conv1[0] if conv1 else 0
+    want = {"conv1.weight": (d_ff, d, 1), "conv1.bias": (d_ff,), "conv2.weight": (d, d_ff, 1), "conv2.bias": (d,),
+            "norm1.weight": (d,), "norm1.bias": (d,), "norm2.weight": (d,), "norm2.bias": (d,)}
+    for name, shape in want.items():
+        got = tuple(source.shape(f"{parent}.{name}"))
+        if got != shape:
+            return ("models.reason.tsl_shape", (("tensor", f"{_name(parent)}.{name}"), ("shape", _text(got)),
+                                                ("expected", _text(shape))))
+    return None
+
+
+def _text(shape: tuple) -> str:
+    return "(" + "×".join(str(n) for n in shape) + ")"
 
 
 def _token_facts(source: TensorSource, model: Optional[str], keys: set) -> dict:

@@ -45,6 +45,7 @@ EN: dict[str, str] = {
     "models.tsl.activation": "activation {activation}",
     "models.reason.tsl_two_stage": ("a whole two-stage layer is not a scenario yet: import its time_attention, "
                                     "dim_sender or dim_receiver"),
+    "models.reason.tsl_shape": "{tensor} is {shape}, the layer's widths need {expected}",
     "models.error.tsl_problem": "{name}: the engine cannot hold this layer as asked: {problem}",
     "models.reason.tsl_fourier": "FEDformer's Fourier / wavelet blocks are not attention the engine computes",
     "models.notes.tsl_ds": ("τ and Δ cannot come from a state dict: the model computes them from the raw series "
@@ -104,6 +105,7 @@ ZH: dict[str, str] = {
     "models.tsl.activation": "激活函数 {activation}",
     "models.reason.tsl_two_stage": ("完整的两阶段层还不是一个场景："
                                     "请导入它的 time_attention、dim_sender 或 dim_receiver"),
+    "models.reason.tsl_shape": "{tensor} 的形状是 {shape}，这一层的宽度需要 {expected}",
     "models.error.tsl_problem": "{name}：引擎无法按要求容纳这一层：{problem}",
     "models.reason.tsl_fourier": "FEDformer 的傅里叶/小波块不是引擎计算的注意力",
     "models.notes.tsl_ds": ("τ 和 Δ 无法从状态字典得到："

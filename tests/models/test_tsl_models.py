@@ -344,4 +344,6 @@ def test_import_unknown_layer_and_bad_shape_name_the_key(tmp_path, capsys):
     assert "encoder.attn_layers.9" in capsys.readouterr().err
     assert main(["import", str(path), "--layer", "encoder.attn_layers.0", "--heads", "4", "--out", out]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "encoder.attn_layers.0" in err and "conv2_weight" in err
+    assert err.count("\n") == 1 and "encoder.attn_layers.0.conv2.weight is (16×5×1)" in err and "(16×32×1)" in err
+    assert main(["layers", str(path)]) == 0  # listed with the reason, the rest as before
+    assert "not importable: encoder.attn_layers.0.conv2.weight is (16×5×1)" in capsys.readouterr().out

@@ -55,6 +55,8 @@ import torch
 from torch import nn
 
 from attention import capture_tsl, kinds, scenario_io
+from attention.kinds.autocorrelation import NAME as AC_NAME
+from attention.kinds.ds_attention import NAME as DS_NAME
 from attention.kinds.mask_rules import causal_part, length_part
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.models.checkpoint import TensorSource
@@ -565,7 +567,7 @@ def _tsl(call: Call):
 def _tsl_ds(call: Call):
     """AttentionLayer(DSAttention): the FullAttention mapping + scoring ds_attention and the call's τ, Δ."""
     q, k, v, hidden, opts, out, step = _tsl(call)
-    opts.update(scoring="ds_attention", family_key="capture.family.tsl_ds")
+    opts.update(scoring=DS_NAME, family_key="capture.family.tsl_ds")
     part = capture_tsl.destationary_part(call.args.get("tau"), call.args.get("delta"))
     opts["parts"] = () if part is None else (part,)
     return q, k, v, hidden, opts, out, step
@@ -576,7 +578,7 @@ def _tsl_autocorr(call: Call):
     a = call.args
     q, k, v = (a.get(n, a.get(f"_{i}")) for i, n in enumerate(("queries", "keys", "values")))
     opts: dict[str, Any] = {"n_heads": int(call.module.n_heads), "family_key": "capture.family.tsl_autocorr",
-                            "scoring": "autocorrelation", "mask_name": "attn_mask",
+                            "scoring": AC_NAME, "mask_name": "attn_mask",
                             "parts": (capture_tsl.autocorrelation_part(call.facts["factor"], call.facts["training"]),)}
     return q, k, v, None, opts, call.output, "output"
 

@@ -37,6 +37,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from attention import time_labels
+from attention.kinds import autocorrelation as ac
+from attention.kinds import ds_attention as ds
 from attention.parts import Part
 from attention.words import text
 
@@ -276,12 +278,12 @@ def destationary_part(tau: Optional[torch.Tensor], delta: Optional[torch.Tensor]
         if delta is not None:
             d = delta.detach().double()
             values["delta"] = (d if sel is None else d[sel]).numpy()
-        return Part("destationary", values)
+        return Part(ds.PART, values)
     return part
 
 
 def autocorrelation_part(factor: float, training: bool) -> PartFn:
-    return lambda _sel: Part("autocorrelation", {"factor": float(factor),
+    return lambda _sel: Part(ac.NAME, {"factor": float(factor),
                                                  "path": "training" if training else "inference"})
 
 

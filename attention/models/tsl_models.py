@@ -32,6 +32,9 @@ from typing import Any, Optional
 import numpy as np
 
 from attention import time_labels, words
+from attention.kinds import autocorrelation as ac
+from attention.kinds import ds_attention as ds
+from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.models.checkpoint import CheckpointError, TensorSource
 from attention.models.layer import to_scenario
 from attention.models.recognise import Found, read_layer
@@ -346,13 +349,13 @@ def _family_options(source: TensorSource, found: Found, sc: Scenario) -> dict:
     mods: list[Part] = []
     opts: dict[str, Any] = {}
     if found.family == DS or inner == "ds":
-        opts["scoring"] = "ds_attention"
-        mods.append(Part("destationary", {"tau": np.ones(sc.batch), "delta": np.zeros((sc.batch, sc.S))}))
+        opts["scoring"] = ds.NAME
+        mods.append(Part(ds.PART, {"tau": np.ones(sc.batch), "delta": np.zeros((sc.batch, sc.S))}))
     if found.family == AUTOCORR:
-        opts["scoring"] = "autocorrelation"
-        mods.append(Part("autocorrelation", {"factor": float(e["factor"]), "path": "inference"}))
+        opts["scoring"] = ac.NAME
+        mods.append(Part(ac.NAME, {"factor": float(e["factor"]), "path": "inference"}))
     if inner == "prob":
-        opts.update(scoring="prob_sparse", factor=int(e["factor"]), mix=True)
+        opts.update(scoring=PROB_SPARSE.name, factor=int(e["factor"]), mix=True)
     if found.family == ENCODER:
         mods.append(_encoder_part(source, found))
     if mods:

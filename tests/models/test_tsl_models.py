@@ -89,6 +89,27 @@ def test_nonstationary_records_tau_and_delta_from_the_forward():
         _close(run(scs[f"{n}.call1"]).array("output"), own[n][0])
 
 
+def test_nonstationary_whole_encoder_layer_and_one_batch_item():
+    torch.manual_seed(0)
+    cfg = lib.configs()
+    model = lib.NonstationaryTransformer(cfg).eval()
+    x, xd = torch.randn(3, cfg.seq_len, cfg.enc_in), torch.randn(3, cfg.label_len + cfg.pred_len, cfg.dec_in)
+    name = "encoder.attn_layers.1"
+    own, handles = _outputs(model, [name])
+    with torch.no_grad(), capture(model, [name], items=[2]) as rec:
+        model(x, None, xd, None)
+    for h in handles:
+        h.remove()
+    sc = dict(rec.scenarios)[f"{name}.call1"]
+    assert [p.kind for p in sc.modifiers] == ["destationary", "encoder_layer"] and sc.batch == 1
+    mean = x.mean(1, keepdim=True)
+    std = torch.sqrt(torch.var(x - mean, dim=1, keepdim=True, unbiased=False) + 1e-5)
+    with torch.no_grad():
+        tau = torch.clamp(model.tau_learner(x, std), max=80.0).exp().reshape(-1)
+    np.testing.assert_allclose(sc.modifiers[0].get("tau"), [float(tau[2])], rtol=1e-6)
+    _close(run(sc).array("extra.norm_second"), own[name][0][2:3])
+
+
 @pytest.mark.parametrize("training", [False, True])
 def test_autoformer_autocorrelation_layer(training):
     torch.manual_seed(1)

@@ -802,7 +802,7 @@ def _hf(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> tuple[S
 # ---- the check -------------------------------------------------------------------------------
 
 #: Time-Series-Library modules are held to 1e-6 (relative to max(1, |output|)) in float32: measured
-#: at most 2.5e-7 for d_model 512, 8 heads, 96 steps (tests/models/test_capture_tsl_models.py)
+#: at most 3e-7 for d_model 512, 8 heads, 96 steps (bench/tsl_capture_accuracy.py prints the figures)
 TSL_FLOAT32 = 1e-6
 TSL_FAMILIES = ("tsl",) + capture_tsl.FAMILIES
 

@@ -72,10 +72,19 @@ def test_import_a_decoder_layer_through_the_menu_and_dialog(window, qtbot, tmp_p
     assert dialog.head_count() == 2
     dialog.tokens.selectAll()
     qtbot.keyClicks(dialog.tokens, "5")
+    # a TSL state dict cannot say FullAttention from ProbAttention: Import waits for the answer
+    assert dialog.inner_box.isVisible() and dialog.inner.currentIndex() == -1
+    assert not dialog.import_button.isEnabled() and dialog.import_button.toolTip().startswith("Choose the inner")
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    assert dialog.isVisible() and window.document.scenario.queries.shape != (1, 5, 8)
+    dialog.inner.setFocus()
+    qtbot.keyClicks(dialog.inner, "F")  # FullAttention
+    assert dialog.import_button.isEnabled() and not dialog.factor.isEnabled() and not dialog.mix.isEnabled()
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
 
     sc = window.document.scenario
-    assert (sc.n_heads, sc.causal, sc.queries.shape) == (2, True, (1, 5, 8))
+    assert (sc.n_heads, sc.causal, sc.queries.shape, sc.scoring) == (2, True, (1, 5, 8), "scaled_dot")
+    assert "Inner attention: FullAttention, as chosen on import" in sc.notes["en"]
     assert window.windowTitle().startswith("decoder.layers.0.self_attention (mixed.pt)")
     assert window.document.path is None and not window.isWindowModified()
     x = torch.as_tensor(sc.queries, dtype=torch.float32)

@@ -112,7 +112,7 @@ ZH = {
                          "后抽到的相同。"),
     "inner.notes.mixed": "头与位置按 Time-Series-Library 的 AttentionLayer 查看上下文的方式混合。",
     "inner.notes.unmixed": "各个头按位置拼接（Informer2020 的 mix=False）。",
-    "inner.short.full": "FullAttention",
+    "inner.short.full": "FullAttention（完整注意力）",
     "inner.short.prob": "ProbAttention（因子 {factor}，{mix}）",
     "inner.short.mixed": "头与位置混合",
     "inner.short.unmixed": "不混合",

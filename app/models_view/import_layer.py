@@ -42,8 +42,8 @@ from PySide6.QtWidgets import (
 
 from app.services import i18n
 from attention import words
-from attention.models.checkpoint import HF_WEIGHTS, CheckpointError, TensorSource
 from attention.fields import INT_MAX
+from attention.models.checkpoint import HF_WEIGHTS, CheckpointError, TensorSource
 from attention.models.importing import (
     DEFAULT_TOKENS,
     FULL,

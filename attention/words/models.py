@@ -70,7 +70,8 @@ ZH = {
     "sentence_count": "句子：应为 1 到 {most} 句，实际为 {count} 句",
     "sentence_empty": "第 {index} 句：请输入文字",
     "sentence_too_long": "第 {index} 句：{count} 个词元；此模型最多读取 {most} 个",
-    "sentence_unknown": "{count} 个词元中有 {unknown} 个是模型不认识的（{unk}）：词表里没有它们，模型把它们都当成同一个词元",
+    "sentence_unknown": ("{count} 个词元中有 {unknown} 个是模型不认识的（{unk}）："
+                         "词表里没有它们，模型把它们都当成同一个词元"),
     "sentence_unknown_in": ("第 {index} 句：{count} 个词元中有 {unknown} 个是模型不认识的（{unk}）："
                             "词表里没有它们，模型把它们都当成同一个词元"),
     "model_layer_title": "{model}：第 {layer} 层（共 {count} 层）",

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Optional
 
 from attention import run_cli, tiles_cli, words
+from attention.kinds.dot_product import SCALED_DOT
+from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.problem import elide
 from attention.scenario import DEVICES, DTYPES, Scenario, ScenarioError
 
@@ -62,7 +64,7 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     im.add_argument("--seed", type=int, default=0)
     im.add_argument("--out", metavar="SCENARIO", required=True)
     im.add_argument("--lang", choices=("en", "zh"), default="en")
-    im.add_argument("--scoring", choices=("scaled_dot", "prob_sparse"))  # TSL: FullAttention / ProbAttention
+    im.add_argument("--scoring", choices=(SCALED_DOT.name, PROB_SPARSE.name))  # TSL: FullAttention, ProbAttention
     im.add_argument("--factor", type=int, metavar="F")
     im.add_argument("--mix", action=argparse.BooleanOptionalAction, default=None)
     tiles_cli.add_parser(sub)
@@ -382,17 +384,18 @@ def _inner(args):
     """(Inner or None, '' or the one line refusing) from --scoring/--factor/--mix: a state dict cannot say
     whether a Time-Series-Library layer ran FullAttention or ProbAttention, nor ProbAttention's factor."""
     from attention import words
-    from attention.models.importing import PROB_SPARSE, Inner
+    from attention.models.importing import Inner
 
-    if args.scoring != PROB_SPARSE:
+    asked = Inner(args.scoring) if args.scoring else None
+    if asked is None or not asked.sparse:
         if args.factor is not None:
             return None, words.text("inner.error.factor_alone")
         if args.mix is not None:
             return None, words.text("inner.error.mix_alone")
-        return (Inner(args.scoring) if args.scoring else None), ""
+        return asked, ""
     if args.factor is None:
         return None, words.text("inner.error.factor_needed")
-    return Inner(PROB_SPARSE, args.factor, True if args.mix is None else args.mix), ""
+    return Inner(asked.scoring, args.factor, True if args.mix is None else args.mix), ""
 
 
 def _notice(line: str) -> None:

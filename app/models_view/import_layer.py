@@ -17,6 +17,7 @@ count and presses Import as a person does; tests may replace `ask_path` (the fil
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Optional
 
@@ -167,16 +168,16 @@ class LayerDialog(QDialog):
         found = self.chosen()
         if found is None or not asks_inner(found) or self.inner.currentIndex() < 0:
             return None
-        if self.inner.currentData() == PROB_SPARSE:
-            return Inner(PROB_SPARSE, self.factor.value(), self.mix.isChecked())
-        return Inner(FULL)
+        inner = Inner(self.inner.currentData())
+        return dataclasses.replace(inner, factor=self.factor.value(), mix=self.mix.isChecked()) if inner.sparse \
+            else inner
 
     def _on_inner(self) -> None:
         """Factor and mix belong to ProbAttention; Import waits for an answer where the file cannot say."""
         found = self.chosen()
         asking = found is not None and asks_inner(found)
         self.inner_box.setVisible(asking)
-        prob = asking and self.inner.currentData() == PROB_SPARSE
+        prob = asking and self.inner.currentIndex() >= 0 and Inner(self.inner.currentData()).sparse
         self.factor.setEnabled(prob)
         self.mix.setEnabled(prob)
         self.import_button.setEnabled(found is not None and (not asking or self.inner.currentIndex() >= 0))

@@ -20,7 +20,9 @@ from typing import Optional
 
 import numpy as np
 
-from attention import words
+from attention import kinds, words
+from attention.kinds.dot_product import SCALED_DOT
+from attention.kinds.prob_sparse import PROB_SPARSE as PROB_SPARSE_KIND
 from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size, open_source
 from attention.models.json_file import NAME_CHARS
 from attention.models.layer import to_scenario
@@ -32,7 +34,7 @@ from attention.scenario import Scenario
 DEFAULT_TOKENS = 6
 DEFAULT_SEED = 0
 #: TSL's inner attentions as the engine's scoring kinds: FullAttention, ProbAttention.
-FULL, PROB_SPARSE = "scaled_dot", "prob_sparse"
+FULL, PROB_SPARSE = SCALED_DOT.name, PROB_SPARSE_KIND.name
 INNER_SCORINGS = (FULL, PROB_SPARSE)
 
 
@@ -47,6 +49,11 @@ class Inner:
     scoring: str = FULL
     factor: int = 1  # TSL run.py's --factor default; ProbAttention only
     mix: bool = True  # ProbAttention only
+
+    @property
+    def sparse(self) -> bool:
+        """ProbAttention: the prob_sparse kind, whose factor and mix apply."""
+        return kinds.known_scoring(self.scoring) and kinds.scoring(self.scoring) is PROB_SPARSE_KIND
 
 
 def asks_inner(found: Found) -> bool:
@@ -188,7 +195,7 @@ def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None
     if not given:
         check_tokens(found, H, tokens)
     inputs = dict(inputs) if given else generated_inputs(found, tokens, seed)
-    if inner is not None and inner.scoring == PROB_SPARSE:
+    if inner is not None and inner.sparse:
         check_prob_sparse_inputs(found, inputs, inputs_name)
     if found.extra.get("decoder"):
         return _decoder_scenario(source, found, inputs, seed, inputs_name if given else None)
@@ -218,9 +225,9 @@ def check_inner(found: Found, inner: Inner, seed: int) -> None:
     factor is 1 or more and its key sample's seed a scenario seed."""
     from attention.fields import INT_MAX
 
-    if inner.scoring not in INNER_SCORINGS or (inner.scoring == PROB_SPARSE and not asks_inner(found)):
+    if inner.scoring not in INNER_SCORINGS or (inner.sparse and not asks_inner(found)):
         raise CheckpointError("inner.error.family", scoring=inner.scoring, name=found.name)
-    if inner.scoring != PROB_SPARSE:
+    if not inner.sparse:
         return
     if isinstance(inner.factor, bool) or not isinstance(inner.factor, int) or not 1 <= inner.factor <= INT_MAX:
         raise CheckpointError("inner.error.factor", most=INT_MAX, got=inner.factor)
@@ -241,7 +248,7 @@ def check_prob_sparse_inputs(found: Found, inputs: dict, inputs_name: Optional[s
 
 def with_inner(sc: Scenario, inner: Optional[Inner], seed: int) -> Scenario:
     """A TSL layer's scenario with the inner attention chosen (None: FullAttention), said in its notes."""
-    if inner is not None and inner.scoring == PROB_SPARSE:
+    if inner is not None and inner.sparse:
         sc = dataclasses.replace(sc, scoring=PROB_SPARSE, factor=int(inner.factor), mix=bool(inner.mix),
                                  seed=int(seed))
     notes = {lang: f"{sc.notes.get(lang, '')} {inner_note(inner, int(seed), lang)}".strip() for lang in words.LANGS}
@@ -252,7 +259,7 @@ def inner_note(inner: Optional[Inner], seed: int, lang: Optional[str] = None) ->
     """The imported scenario's sentence on its inner attention (None: not asked, FullAttention assumed)."""
     if inner is None:
         return words.text("inner.notes.assumed", lang)
-    if inner.scoring != PROB_SPARSE:
+    if not inner.sparse:
         return words.text("inner.notes.full", lang)
     mix = words.text("inner.notes.mixed" if inner.mix else "inner.notes.unmixed", lang)
     return words.text("inner.notes.prob", lang, factor=inner.factor, mix=mix, seed=seed)
@@ -260,7 +267,7 @@ def inner_note(inner: Optional[Inner], seed: int, lang: Optional[str] = None) ->
 
 def inner_short(inner: Inner, lang: Optional[str] = None) -> str:
     """'ProbAttention (factor 3, heads and positions mixed)' for the CLI's line after the import."""
-    if inner.scoring != PROB_SPARSE:
+    if not inner.sparse:
         return words.text("inner.short.full", lang)
     mix = words.text("inner.short.mixed" if inner.mix else "inner.short.unmixed", lang)
     return words.text("inner.short.prob", lang, factor=inner.factor, mix=mix)

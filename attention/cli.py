@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Optional
 
 from attention import run_cli, tiles_cli, words
+from attention.kinds.dot_product import SCALED_DOT
+from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.problem import elide
 from attention.scenario import DEVICES, DTYPES, Scenario, ScenarioError
 
@@ -62,6 +64,9 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     im.add_argument("--seed", type=int, default=0)
     im.add_argument("--out", metavar="SCENARIO", required=True)
     im.add_argument("--lang", choices=("en", "zh"), default="en")
+    im.add_argument("--scoring", choices=(SCALED_DOT.name, PROB_SPARSE.name))  # TSL: FullAttention, ProbAttention
+    im.add_argument("--factor", type=int, metavar="F")
+    im.add_argument("--mix", action=argparse.BooleanOptionalAction, default=None)
     tiles_cli.add_parser(sub)
     run_cli.add_parser(sub)
     _localize(p, lang)
@@ -326,7 +331,7 @@ def _layer_facts(f) -> str:
 def _import(args) -> int:
     from attention import safe_write, scenario_io, words
     from attention.models.checkpoint import CheckpointError
-    from attention.models.importing import choose, import_layer, inputs_from, open_layers
+    from attention.models.importing import asks_inner, choose, import_layer, inner_short, inputs_from, open_layers
 
     words.set_language(args.lang)
     if args.tokens < 1:
@@ -338,6 +343,10 @@ def _import(args) -> int:
     kind = safe_write.target_kind(safe_write.resolve_target(args.out))
     if kind is not None:  # write_atomic refuses it too; said here before any weights are read
         print(words.text("cli.not_regular", path=args.out, kind=words.text(f"cli.kind.{kind}")), file=sys.stderr)
+        return 2
+    inner, bad = _inner(args)
+    if bad:
+        print(bad, file=sys.stderr)
         return 2
     try:
         source, layers = open_layers(args.file, notice=_notice)
@@ -352,7 +361,7 @@ def _import(args) -> int:
                 return 2
             inputs = inputs_from(found, given, args.inputs)
         sc = import_layer(source, found, heads=args.heads, inputs=inputs, tokens=args.tokens, seed=args.seed,
-                          inputs_name=args.inputs)
+                          inputs_name=args.inputs, inner=inner)
     except CheckpointError as e:
         print(e.line(), file=sys.stderr)
         return 2
@@ -364,7 +373,29 @@ def _import(args) -> int:
         return 2
     print(words.text("models.imported", out=args.out, layer=found.name, file=source.path.name, heads=sc.n_heads,
                      shape="×".join(str(n) for n in sc.queries.shape)))
+    if asks_inner(found) and inner is not None:
+        print(words.text("inner.imported", inner=inner_short(inner)))
+    elif asks_inner(found):  # the file cannot say FullAttention from ProbAttention: say what was assumed
+        print(words.text("inner.hint", name=found.name), file=sys.stderr)
     return 0
+
+
+def _inner(args):
+    """(Inner or None, '' or the one line refusing) from --scoring/--factor/--mix: a state dict cannot say
+    whether a Time-Series-Library layer ran FullAttention or ProbAttention, nor ProbAttention's factor."""
+    from attention import words
+    from attention.models.importing import Inner
+
+    asked = Inner(args.scoring) if args.scoring else None
+    if asked is None or not asked.sparse:
+        if args.factor is not None:
+            return None, words.text("inner.error.factor_alone")
+        if args.mix is not None:
+            return None, words.text("inner.error.mix_alone")
+        return asked, ""
+    if args.factor is None:
+        return None, words.text("inner.error.factor_needed")
+    return Inner(asked.scoring, args.factor, True if args.mix is None else args.mix), ""
 
 
 def _notice(line: str) -> None:

@@ -120,6 +120,12 @@ def command(args, lang: str) -> int:
     for k, sc in enumerate(layers, 1):
         scenario_io.save(sc, out / f"layer{k}.json")
     print(words.text("run_wrote", lang, n=len(layers), out=str(out)))
+    if kind == "encoder":  # a script its vocabulary lacks runs as [UNK]s: say how many
+        from attention.models.sentences import encode_batch, unknown_text
+
+        unknown = unknown_text(encode_batch(tokenizer, texts, model.config.max_positions), lang)
+        if unknown:
+            print(unknown)
     if top:
         print(words.text("run_next", lang, n=len(top)))
         for rank, (i, label, p) in enumerate(top, 1):

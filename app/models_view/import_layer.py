@@ -8,11 +8,16 @@ one, else the divisors of the width) and a token count for the generated inputs.
 the scenario with attention.models.importing (the same code as `main.py import`) and loads it as
 a new, unsaved document.
 
+A Time-Series-Library AttentionLayer's file cannot say which inner attention it ran (FullAttention
+and ProbAttention have no weights): for such a layer the dialog asks (FullAttention, or ProbAttention
+with its factor and TSL's head/position mixing), and Import waits for the answer.
+
 The layer dialog opens with `open()` (window-modal, not blocking), so a test picks a row, a head
 count and presses Import as a person does; tests may replace `ask_path` (the file dialog).
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Optional
 
@@ -21,6 +26,7 @@ from PySide6.QtGui import QAction, QBrush, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -37,8 +43,20 @@ from PySide6.QtWidgets import (
 
 from app.services import i18n
 from attention import words
+from attention.fields import INT_MAX
 from attention.models.checkpoint import HF_WEIGHTS, CheckpointError, TensorSource
-from attention.models.importing import DEFAULT_TOKENS, import_layer, kind_facts, list_header, nothing_found, open_layers
+from attention.models.importing import (
+    DEFAULT_TOKENS,
+    FULL,
+    PROB_SPARSE,
+    Inner,
+    asks_inner,
+    import_layer,
+    kind_facts,
+    list_header,
+    nothing_found,
+    open_layers,
+)
 from attention.models.recognise import Found
 
 #: Pixels for the Notes column (a reason wraps onto more lines rather than hiding the shapes).
@@ -98,6 +116,7 @@ class LayerDialog(QDialog):
         form.addRow(self.tr("Heads"), self.heads)
         form.addRow("", self.heads_note)
         form.addRow(self.tr("Tokens (generated inputs)"), self.tokens)
+        self.inner_box = self._inner_box(lang)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.import_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.import_button.setText(self.tr("Import"))
@@ -108,6 +127,7 @@ class LayerDialog(QDialog):
         layout.addWidget(self.header)
         layout.addWidget(self.tree, 1)
         layout.addLayout(form)
+        layout.addWidget(self.inner_box)
         layout.addWidget(self.buttons)
         self.tree.currentItemChanged.connect(lambda *_: self._on_layer())
         self.tree.itemDoubleClicked.connect(lambda *_: self.import_button.isEnabled() and self.accept())
@@ -115,6 +135,54 @@ class LayerDialog(QDialog):
         if first is not None:
             self.tree.setCurrentItem(self.tree.topLevelItem(first))
         self._on_layer()
+
+    def _inner_box(self, lang: str) -> QWidget:
+        """The question a TSL layer needs answered: FullAttention or ProbAttention (factor, mix); no default,
+        since the file cannot say and a wrong guess gives other numbers without a word."""
+        box = QWidget()
+        self.inner_question = QLabel(words.text("inner.question", lang))
+        self.inner_question.setWordWrap(True)
+        self.inner = QComboBox()
+        self.inner.addItem(words.text("inner.full", lang), FULL)
+        self.inner.addItem(words.text("inner.prob", lang), PROB_SPARSE)
+        self.inner.setPlaceholderText(words.text("inner.choose", lang))
+        self.inner.setCurrentIndex(-1)
+        self.factor = QSpinBox()
+        self.factor.setRange(1, INT_MAX)
+        self.factor.setValue(Inner().factor)
+        self.factor.setToolTip(words.text("inner.factor_help", lang))
+        self.mix = QCheckBox(words.text("inner.mix", lang))
+        self.mix.setChecked(Inner().mix)
+        self.mix.setToolTip(words.text("inner.mix_help", lang))
+        form = QFormLayout(box)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow(self.inner_question)
+        form.addRow(words.text("inner.label", lang), self.inner)
+        form.addRow(words.text("inner.factor", lang), self.factor)
+        form.addRow("", self.mix)
+        self.inner.currentIndexChanged.connect(lambda *_: self._on_inner())
+        return box
+
+    def inner_choice(self) -> Optional[Inner]:
+        """The answer for a TSL layer (None: not answered yet, or a layer that needs none)."""
+        found = self.chosen()
+        if found is None or not asks_inner(found) or self.inner.currentIndex() < 0:
+            return None
+        inner = Inner(self.inner.currentData())
+        return dataclasses.replace(inner, factor=self.factor.value(), mix=self.mix.isChecked()) if inner.sparse \
+            else inner
+
+    def _on_inner(self) -> None:
+        """Factor and mix belong to ProbAttention; Import waits for an answer where the file cannot say."""
+        found = self.chosen()
+        asking = found is not None and asks_inner(found)
+        self.inner_box.setVisible(asking)
+        prob = asking and self.inner.currentIndex() >= 0 and Inner(self.inner.currentData()).sparse
+        self.factor.setEnabled(prob)
+        self.mix.setEnabled(prob)
+        self.import_button.setEnabled(found is not None and (not asking or self.inner.currentIndex() >= 0))
+        self.import_button.setToolTip(words.text("inner.needed", i18n.current_language())
+                                      if asking and self.inner.currentIndex() < 0 else "")
 
     @staticmethod
     def _notes(f: Found, lang: str) -> str:
@@ -143,6 +211,7 @@ class LayerDialog(QDialog):
         self.heads.setEnabled(found is not None)
         self.heads.clear()
         if found is None:
+            self._on_inner()
             item = self.tree.currentItem()
             greyed = self.layers[self.tree.indexOfTopLevelItem(item)] if item is not None else None
             self.heads_note.setText(greyed.reason(i18n.current_language()) if greyed is not None else
@@ -153,6 +222,7 @@ class LayerDialog(QDialog):
         self.heads.setCurrentIndex(found.head_choices().index(default_heads(found)))
         self.heads_note.setText(self.tr("From the model's configuration.") if found.n_heads else
                                 self.tr("The file does not say how many heads: choose (the divisors of its width)."))
+        self._on_inner()
 
 
 def is_model_folder(path: str) -> bool:
@@ -258,11 +328,13 @@ class ImportLayerAction(QObject):
         """Import pressed: build the scenario and open it as a new document."""
         w, dialog = self.window, self.dialog
         found = dialog.chosen() if dialog is not None else None
-        if found is None:
+        inner = dialog.inner_choice() if found is not None else None
+        if found is None or (asks_inner(found) and inner is None):  # Import waits for the answer
             return False
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            scenario = import_layer(dialog.source, found, heads=dialog.head_count(), tokens=dialog.tokens.value())
+            scenario = import_layer(dialog.source, found, heads=dialog.head_count(), tokens=dialog.tokens.value(),
+                                    inner=inner)
         except CheckpointError as e:
             w.show_messages(self.tr("Could not import {0}; the current scenario is unchanged.").format(found.name),
                             [e.line(i18n.current_language())])

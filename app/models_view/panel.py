@@ -305,6 +305,12 @@ class ModelPanel(QWidget):
                 self.tr("{0} positions; the shorter sentence is padded: valid lengths {1}").format(b.L, lens)
             if not getattr(s, "is_decoder", False):
                 text += " " + self.tr("(one sentence per line; two make a batch)")
+            if hasattr(b, "unknown"):  # how many tokens the model does not know ([UNK]), if any
+                from app.services import i18n
+                from attention.models.sentences import unknown_text
+
+                unknown = unknown_text(b, i18n.current_language())
+                text += f"\n{unknown}" if unknown else ""
             self.status.setText(text)
         else:
             self.status.setText("")

@@ -357,11 +357,39 @@ def _torch_load(path: Path, mmap: bool):
             return torch.load(str(path), map_location="cpu", weights_only=True, mmap=mmap)
     except pickle.UnpicklingError as e:
         found = re.search(r"GLOBAL (\S+)", str(e))
+        if found and _pickled_module(path, found.group(1), mmap):
+            raise CheckpointError("models.error.pickled_module", path=path.name, name=found.group(1)) from None
         if found:
             raise CheckpointError("models.error.pickle_code", path=path.name, name=found.group(1)) from None
         raise CheckpointError("models.error.pickle_bad", path=path.name, detail=_torch_detail(e)) from None
     except (RuntimeError, EOFError, ValueError, OSError, KeyError, IndexError, TypeError, AttributeError) as e:
         raise CheckpointError("models.error.torch_bad", path=path.name, detail=_torch_detail(e)) from None
+
+
+#: A pickled nn.Module's state names these attributes (nn.Module.__dict__); a state dict has none of them.
+_MODULE_MARKS = (b"_parameters", b"_buffers", b"_modules")
+#: Bytes of a pickle searched for them: a whole model's pickle holds no tensor data, only its structure.
+_MODULE_SCAN = 64 * 2**20
+
+
+def _pickled_module(path: Path, name: str, zipped: bool) -> bool:
+    """Was this `torch.save(model)`, a whole nn.Module rather than its state_dict?  Told without running
+    anything: a torch.nn class in the refused GLOBAL, or the attribute names every module's pickle holds."""
+    if name.startswith("torch.nn.modules.") or name.startswith("torch.nn.parallel."):
+        return True
+    try:
+        if zipped:
+            with zipfile.ZipFile(path) as z:
+                info = next((i for i in z.infolist() if i.filename.rsplit("/", 1)[-1] == "data.pkl"), None)
+                if info is None or info.file_size > _MODULE_SCAN:
+                    return False
+                data = z.read(info)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(_MODULE_SCAN)
+    except (OSError, zipfile.BadZipFile, RuntimeError, ValueError):
+        return False
+    return all(mark in data for mark in _MODULE_MARKS)
 
 
 def _torch_detail(e: BaseException) -> str:

@@ -6,16 +6,23 @@ and the dialog list the same layers, pick the same defaults and refuse with the 
     source, layers = open_layers("model.safetensors")
     found = choose(source, layers, "encoder.layer.3.attention")
     scenario = import_layer(source, found, heads=12)   # inputs: seeded random, 6 tokens
+
+A Time-Series-Library AttentionLayer's file cannot say which inner attention it ran (FullAttention and
+ProbAttention have no weights): `asks_inner(found)` says the caller must ask, and `Inner` carries the
+answer (`--scoring prob_sparse --factor F --mix`, or the dialog's choice).
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
-from attention import words
+from attention import kinds, words
+from attention.kinds.dot_product import SCALED_DOT
+from attention.kinds.prob_sparse import PROB_SPARSE as PROB_SPARSE_KIND
 from attention.models import tsl_models
 from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size, open_source
 from attention.models.json_file import NAME_CHARS
@@ -27,6 +34,32 @@ from attention.scenario import Scenario
 #: Generated inputs: a handful of tokens, standard-normal features (as after a LayerNorm).
 DEFAULT_TOKENS = 6
 DEFAULT_SEED = 0
+#: TSL's inner attentions as the engine's scoring kinds: FullAttention, ProbAttention.
+FULL, PROB_SPARSE = SCALED_DOT.name, PROB_SPARSE_KIND.name
+INNER_SCORINGS = (FULL, PROB_SPARSE)
+
+
+@dataclass(frozen=True)
+class Inner:
+    """The inner attention a Time-Series-Library AttentionLayer ran, as the person answered.
+
+    FullAttention is the scaled dot product; ProbAttention (Informer) is the prob_sparse kind with its
+    factor c and `mix`: TSL's ProbAttention returns its context as (B, H, L, D) and AttentionLayer views
+    it as (B, L, H·D) without a transpose, so TSL always mixes (Informer2020's encoder does not)."""
+
+    scoring: str = FULL
+    factor: int = 1  # TSL run.py's --factor default; ProbAttention only
+    mix: bool = True  # ProbAttention only
+
+    @property
+    def sparse(self) -> bool:
+        """ProbAttention: the prob_sparse kind, whose factor and mix apply."""
+        return kinds.known_scoring(self.scoring) and kinds.scoring(self.scoring) is PROB_SPARSE_KIND
+
+
+def asks_inner(found: Found) -> bool:
+    """True where the file cannot say which inner attention ran (a TSL AttentionLayer)."""
+    return found.family == "tsl"
 
 
 def open_layers(path, notice: Optional[Notice] = None) -> tuple[TensorSource, list[Found]]:
@@ -150,15 +183,23 @@ def inputs_from(found: Found, scenario: Scenario, where: str) -> dict:
 
 
 def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None, inputs: Optional[dict] = None,
-                 tokens: int = DEFAULT_TOKENS, seed: int = DEFAULT_SEED, inputs_name: Optional[str] = None) -> Scenario:
-    """The scenario running `found` with its real weights (only its tensors are read)."""
+                 tokens: int = DEFAULT_TOKENS, seed: int = DEFAULT_SEED, inputs_name: Optional[str] = None,
+                 inner: Optional[Inner] = None) -> Scenario:
+    """The scenario running `found` with its real weights (only its tensors are read).
+
+    `inner`: for a TSL AttentionLayer, the inner attention it ran (None: FullAttention, as before the
+    person was asked); its ProbAttention key sample is drawn from `seed`."""
     H = heads_for(found, heads)
+    if inner is not None:
+        check_inner(found, inner, seed)
     given = inputs is not None
     if not given:
         check_tokens(found, H, tokens)
     if found.family in tsl_models.FAMILIES or found.extra.get("stage"):  # TSL kinds, Crossformer stages
         return tsl_models.import_layer(source, found, H, inputs if given else None, tokens, seed, inputs_name)
     inputs = dict(inputs) if given else generated_inputs(found, tokens, seed)
+    if inner is not None and inner.sparse:
+        check_prob_sparse_inputs(found, inputs, inputs_name)
     if found.extra.get("decoder"):
         return _decoder_scenario(source, found, inputs, seed, inputs_name if given else None)
     layer = read_layer(source, found)
@@ -179,7 +220,61 @@ def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None
     )
     scale = gpt2_scale(found, H)
     sc = dataclasses.replace(sc, scale=scale) if scale is not None else sc
+    sc = with_inner(sc, inner, seed) if asks_inner(found) else sc
     return sc if given else tsl_models.labelled(found, sc)  # PatchTST patches, iTransformer variates
+
+
+def check_inner(found: Found, inner: Inner, seed: int) -> None:
+    """The answer fits the layer: only a TSL AttentionLayer has an inner attention to choose; ProbAttention's
+    factor is 1 or more and its key sample's seed a scenario seed."""
+    from attention.fields import INT_MAX
+
+    if inner.scoring not in INNER_SCORINGS or (inner.sparse and not asks_inner(found)):
+        raise CheckpointError("inner.error.family", scoring=inner.scoring, name=found.name)
+    if not inner.sparse:
+        return
+    if isinstance(inner.factor, bool) or not isinstance(inner.factor, int) or not 1 <= inner.factor <= INT_MAX:
+        raise CheckpointError("inner.error.factor", most=INT_MAX, got=inner.factor)
+    if not 0 <= int(seed) <= INT_MAX:
+        raise CheckpointError("inner.error.seed", got=seed, most=INT_MAX)
+
+
+def check_prob_sparse_inputs(found: Found, inputs: dict, inputs_name: Optional[str]) -> None:
+    """ProbAttention needs 2+ queries and keys, no padding mask, and (causal) as many keys as queries."""
+    L, S = inputs["queries"].shape[1], inputs["keys"].shape[1]
+    if L < 2 or S < 2:
+        raise CheckpointError("inner.error.tokens", L=L, S=S)
+    if inputs.get("valid_lens") is not None:
+        raise CheckpointError("inner.error.valid_lens", path=inputs_name or "")
+    if found.causal and L != S:
+        raise CheckpointError("inner.error.causal", name=found.name, L=L, S=S)
+
+
+def with_inner(sc: Scenario, inner: Optional[Inner], seed: int) -> Scenario:
+    """A TSL layer's scenario with the inner attention chosen (None: FullAttention), said in its notes."""
+    if inner is not None and inner.sparse:
+        sc = dataclasses.replace(sc, scoring=PROB_SPARSE, factor=int(inner.factor), mix=bool(inner.mix),
+                                 seed=int(seed))
+    notes = {lang: f"{sc.notes.get(lang, '')} {inner_note(inner, int(seed), lang)}".strip() for lang in words.LANGS}
+    return dataclasses.replace(sc, notes=notes)
+
+
+def inner_note(inner: Optional[Inner], seed: int, lang: Optional[str] = None) -> str:
+    """The imported scenario's sentence on its inner attention (None: not asked, FullAttention assumed)."""
+    if inner is None:
+        return words.text("inner.notes.assumed", lang)
+    if not inner.sparse:
+        return words.text("inner.notes.full", lang)
+    mix = words.text("inner.notes.mixed" if inner.mix else "inner.notes.unmixed", lang)
+    return words.text("inner.notes.prob", lang, factor=inner.factor, mix=mix, seed=seed)
+
+
+def inner_short(inner: Inner, lang: Optional[str] = None) -> str:
+    """'ProbAttention (factor 3, heads and positions mixed)' for the CLI's line after the import."""
+    if not inner.sparse:
+        return words.text("inner.short.full", lang)
+    mix = words.text("inner.short.mixed" if inner.mix else "inner.short.unmixed", lang)
+    return words.text("inner.short.prob", lang, factor=inner.factor, mix=mix)
 
 
 def _decoder_scenario(source: TensorSource, found: Found, inputs: dict, seed: int,

@@ -33,6 +33,7 @@ class Batch:
     ids: np.ndarray  # (B, L) int64
     type_ids: np.ndarray  # (B, L) int64
     valid_lens: np.ndarray  # (B,) int64
+    unk_token: Optional[str] = None  # the tokenizer's token for words outside its vocabulary ([UNK])
 
     @property
     def L(self) -> int:
@@ -42,6 +43,10 @@ class Batch:
         """Sentence b's tokens, then `pad` up to L."""
         toks = self.tokens[b]
         return toks + (pad,) * (self.L - len(toks))
+
+    def unknown(self) -> tuple[int, ...]:
+        """Per sentence, how many of its tokens (with [CLS]/[SEP]) are the unknown token."""
+        return tuple(sum(t == self.unk_token for t in toks) if self.unk_token else 0 for toks in self.tokens)
 
     def axis_labels(self, pad: str) -> tuple[str, ...]:
         """One label per position for the step panes: the token, or 'a / b' where two sentences differ."""
@@ -82,7 +87,21 @@ def encode_batch(tokenizer: SentenceTokenizer, sentences: list[str] | tuple[str,
         ids[b, :len(e.ids)] = e.ids
         types[b, :len(e.ids)] = e.type_ids
     lens = np.array([len(e.ids) for e in encoded], dtype=np.int64)
-    return Batch(texts, tuple(e.tokens for e in encoded), ids, types, lens)
+    return Batch(texts, tuple(e.tokens for e in encoded), ids, types, lens, getattr(tokenizer, "unk_token", None))
+
+
+def unknown_text(batch: Batch, lang: Optional[str] = None) -> str:
+    """'14 of 20 tokens are unknown to the model ([UNK]) ...', one clause per sentence that has any; '' if none.
+    A sentence in a script the vocabulary lacks (Chinese through an English WordPiece) otherwise runs as a
+    row of identical [UNK]s without a word."""
+    said = []
+    for i, (n, toks) in enumerate(zip(batch.unknown(), batch.tokens)):
+        if not n:
+            continue
+        args = {"unknown": n, "count": len(toks), "unk": batch.unk_token}
+        said.append(words.text("sentence_unknown_in", lang, index=numbers.position(i), **args) if len(batch.tokens) > 1
+                    else words.text("sentence_unknown", lang, **args))
+    return ("；" if words.normalize(lang) == "zh" else "; ").join(said)
 
 
 def _check_ids(e, i: int, vocab_size: Optional[int], type_vocab_size: Optional[int]) -> None:
@@ -118,9 +137,17 @@ def layer_scenario(model: BertModel, run: ModelRun, layer: int, pad_token: str =
     title = {lang: words.text("model_layer_title", lang, model=model.name, layer=layer + 1, count=c.n_layers)
              for lang in words.LANGS}
     text = " | ".join(elide(s, NOTE_CHARS) for s in run.batch.sentences)
-    notes = {lang: words.text("model_layer_notes", lang, model=model.name, layer=layer + 1, sentences=text,
-                              heads=c.n_heads, d_model=c.d_model)
+    notes = {lang: _with_unknown(words.text("model_layer_notes", lang, model=model.name, layer=layer + 1,
+                                            sentences=text, heads=c.n_heads, d_model=c.d_model),
+                                 unknown_text(run.batch, lang), lang)
              for lang in words.LANGS}
     padded: Optional[np.ndarray] = lens.copy() if int(lens.min()) < run.batch.L else None
     return to_scenario(model.layer_weights(layer), x, valid_lens=padded, fill_value=MASK_FILL,
                        query_tokens=labels, key_tokens=labels, title=title, notes=notes, dtype=dtype)
+
+
+def _with_unknown(notes: str, unknown: str, lang: str) -> str:
+    """The layer's notes, then the unknown-token count as its own sentence (when there is one)."""
+    if not unknown:
+        return notes
+    return f"{notes} {unknown}。" if words.normalize(lang) == "zh" else f"{notes} {unknown[0].upper()}{unknown[1:]}."

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 from attention.models.bert import ModelError
 
@@ -30,6 +31,9 @@ class SentenceTokenizer:
         self._tk = tokenizer
         self.pad_id = pad_id
         self.pad_token = pad_token
+        # the token a word outside the vocabulary becomes (WordPiece's [UNK]); None where the model has none
+        unk = getattr(getattr(tokenizer, "model", None), "unk_token", None)
+        self.unk_token: Optional[str] = unk if isinstance(unk, str) and unk else None
 
     @classmethod
     def load(cls, folder: str | Path, pad_id: int = 0) -> "SentenceTokenizer":

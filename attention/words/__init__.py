@@ -30,6 +30,7 @@ TOPICS: tuple[str, ...] = (
     "alibi", "softcap", "sinks",
     "decoders",
     "tsl_models",
+    "inner_attention",
 )
 
 _language = "en"

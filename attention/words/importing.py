@@ -84,6 +84,9 @@ EN = {
     "models.json.syntax": "{path}: invalid JSON at line {line}, column {column}: {reason}",
     "models.error.pickle_code": ("{path}: refused: the file asks to run {name} when unpickled; only tensors, numbers, "
                                  "strings and containers are read (nothing was run)"),
+    "models.error.pickled_module": ("{path}: a whole model saved with torch.save(model) ({name}); unpickling it would "
+                                    "run its code, so it was not read (nothing was run). Save its weights instead: "
+                                    "torch.save(model.state_dict(), path), and import that file"),
     "models.error.plain_pickle": ("{path}: a Python pickle, not a file saved with torch.save; it was not unpickled "
                                   "(save the model's state_dict with torch.save)"),
     "models.error.pickle_bad": "{path}: not a plain state dict ({detail}); nothing was run",
@@ -234,6 +237,9 @@ ZH = {
     "models.json.deep": "{path}：嵌套超过 {limit} 层；模型的 JSON 文件只嵌套几层",
     "models.json.long_number": "{path}：{field} 是一个 {digits} 位的数；最多只读取 {limit} 位",
     "models.json.syntax": "{path}：JSON 格式错误，位于第 {line} 行第 {column} 列：{reason}",
+    "models.error.pickled_module": ("{path}：这是用 torch.save(model) 保存的整个模型（{name}）；反序列化它会运行其中的"
+                                    "代码，所以没有读取（没有运行任何东西）。请改为保存权重："
+                                    "torch.save(model.state_dict(), path)，再导入那个文件"),
     "models.error.pickle_code": ("{path}：已拒绝：该文件在反序列化时要求运行 {name}；只读取张量、数字、字符串和容器"
                                  "（没有运行任何东西）"),
     "models.error.plain_pickle": ("{path}：这是 Python pickle，不是 torch.save 保存的文件；没有反序列化它"

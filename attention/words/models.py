@@ -30,6 +30,10 @@ EN = {
     "sentence_count": "sentences: expected 1 to {most}, got {count}",
     "sentence_empty": "sentence {index}: type some text",
     "sentence_too_long": "sentence {index}: {count} tokens; this model reads at most {most}",
+    "sentence_unknown": ("{unknown} of {count} tokens are unknown to the model ({unk}): its vocabulary has no entry "
+                         "for them, so it reads them all as one and the same token"),
+    "sentence_unknown_in": ("sentence {index}: {unknown} of {count} tokens are unknown to the model ({unk}): its "
+                            "vocabulary has no entry for them, so it reads them all as one and the same token"),
     "model_layer_title": "{model}, layer {layer} of {count}",
     "model_layer_notes": "Layer {layer} of {model} ({heads} heads, d_model {d_model}) with its trained weights. "
                          "The inputs are the hidden states that enter this layer for: {sentences}",
@@ -66,6 +70,10 @@ ZH = {
     "sentence_count": "句子：应为 1 到 {most} 句，实际为 {count} 句",
     "sentence_empty": "第 {index} 句：请输入文字",
     "sentence_too_long": "第 {index} 句：{count} 个词元；此模型最多读取 {most} 个",
+    "sentence_unknown": ("{count} 个词元中有 {unknown} 个是模型不认识的（{unk}）："
+                         "词表里没有它们，模型把它们都当成同一个词元"),
+    "sentence_unknown_in": ("第 {index} 句：{count} 个词元中有 {unknown} 个是模型不认识的（{unk}）："
+                            "词表里没有它们，模型把它们都当成同一个词元"),
     "model_layer_title": "{model}：第 {layer} 层（共 {count} 层）",
     "model_layer_notes": "{model} 的第 {layer} 层（{heads} 个头，d_model {d_model}），使用训练好的权重。"
                          "输入是以下句子进入此层时的隐藏状态：{sentences}",

@@ -9,6 +9,10 @@ standard normal).  The encoder sees three weeks of history and seven empty "to f
 anything), so a head that reads the key exactly one period back is what training has to find.
 
     python -m resources.training.periodic_tsl --out resources/scenarios/09_trained_tsl_period.json
+    python -m resources.training.periodic_tsl --relabel resources/scenarios/09_trained_tsl_period.json
+
+Labels and notes count days and heads from 1, as the window numbers rows and heads; the notes name
+the head that looks one period back, measured on the exported weights (`describe`).
 
 Seeded (--seed).  The default 3000 steps took 77 s of CPU time on one thread (5 min 49 s of wall
 clock on a shared 2-core machine running eight other jobs); the shipped preset 09 is this
@@ -98,8 +102,42 @@ def evaluate(model: Forecaster, seed: int) -> torch.Tensor:
         return period_share(model(inputs)[1][0])
 
 
+def labels() -> tuple[str, ...]:
+    """Days counted from 1, as the window numbers rows and heads: d1 ... d21 known, ?22 ... ?28 to forecast."""
+    return tuple(f"d{t + 1}" for t in range(HISTORY)) + tuple(f"?{t + 1}" for t in range(HISTORY, L))
+
+
+def notes(head: int, share: float) -> dict[str, str]:
+    """The preset's notes, naming the head (counted from 1, as the window does) that looks one period back
+    and the weight it puts there from the forecast slots."""
+    first, last = labels()[HISTORY], labels()[-1]
+    return {"en": (f"A Time-Series-Library encoder layer (d_model {D_MODEL}, {N_HEADS} heads) trained on series "
+                   "where each day equals the same weekday one week earlier plus unpredictable noise. "
+                   f"The last seven queries ({first} to {last}) are the days to forecast. "
+                   f"Look at their rows in the attention weights of head {head}: it puts {share:.2f} of its weight "
+                   "on the key exactly seven days back (uniform attention would give 1/28 = 0.036), "
+                   "the one value that predicts the answer."),
+            "zh": (f"一个 Time-Series-Library 编码器层（d_model {D_MODEL}，{N_HEADS} 个头），训练数据中每天的值等于"
+                   f"一周前同一天的值加上无法预测的噪声。最后七个查询（{first} … {last}）是要预测的日子。"
+                   f"看第 {head} 个头的注意力权重中它们的那几行：它把 {share:.2f} 的权重放在正好七天之前的键上"
+                   "（均匀注意力只有 1/28 = 0.036），那正是唯一能预测答案的值。")}
+
+
+def describe(sc):
+    """Labels and notes for the scenario as it is: the period head measured on its own weights (the engine)."""
+    from attention import run
+
+    w = torch.as_tensor(run(sc).array("attention_weights"))  # (1, H, L, L)
+    share = period_share(w)  # (H,)
+    head = int(share.argmax())
+    return dataclasses.replace(
+        sc, query_tokens=labels(), key_tokens=labels(),
+        title={"en": "Trained: a TSL encoder finds the period", "zh": "训练后：TSL 编码器找到了周期"},
+        notes=notes(head + 1, float(share[head])))
+
+
 def export(model: Forecaster, out: Path, seed: int) -> Path:
-    """One fresh window through the model, recorded by attention.capture, saved with its notes."""
+    """One fresh window through the model, recorded by attention.capture, saved with its labels and notes."""
     from attention import scenario_io
     from attention.capture import capture
 
@@ -107,22 +145,17 @@ def export(model: Forecaster, out: Path, seed: int) -> Path:
     with torch.no_grad(), capture(model, [LAYER], dtype="float64") as rec:
         model(inputs)
     (_, sc), = rec.scenarios
-    labels = tuple(f"d{t}" for t in range(HISTORY)) + tuple(f"?{t}" for t in range(HISTORY, L))
-    sc = dataclasses.replace(
-        sc, query_tokens=labels, key_tokens=labels,
-        title={"en": "Trained: a TSL encoder finds the period", "zh": "训练后：TSL 编码器找到了周期"},
-        notes={"en": ("A Time-Series-Library encoder layer (d_model 32, 8 heads) trained on series where each day "
-                      "equals the same weekday one week earlier plus unpredictable noise. "
-                      "The last seven queries (?21 to ?27) are the days to forecast. "
-                      "Look at their rows in the attention weights: at least one head puts most of its weight "
-                      "on the key exactly seven days back, the one value that predicts the answer."),
-               "zh": ("一个 Time-Series-Library 编码器层（d_model 32，8 个头），训练数据中每天的值等于一周前同一天的值"
-                      "加上无法预测的噪声。最后七个查询（?21 … ?27）是要预测的日子。"
-                      "看注意力权重中它们的那几行：至少有一个头把大部分权重放在正好七天之前的键上，"
-                      "那正是唯一能预测答案的值。")})
     out.parent.mkdir(parents=True, exist_ok=True)
-    scenario_io.save(sc, out)
+    scenario_io.save(describe(sc), out)
     return out
+
+
+def relabel(path: Path) -> Path:
+    """Rewrite the labels and notes of an exported file (the weights untouched), e.g. the shipped preset."""
+    from attention import scenario_io
+
+    scenario_io.save(describe(scenario_io.load(path)), path)
+    return path
 
 
 def main(argv=None) -> int:
@@ -131,7 +164,11 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", type=Path, default=None, help="scenario file to write (default: none)")
+    ap.add_argument("--relabel", type=Path, default=None, help="only rewrite this exported file's labels and notes")
     args = ap.parse_args(argv)
+    if args.relabel is not None:
+        print(f"wrote {relabel(args.relabel)}")
+        return 0
     torch.set_num_threads(args.threads)
     start = time.perf_counter()
     model = train(args.steps, args.seed)

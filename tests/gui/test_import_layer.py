@@ -72,10 +72,19 @@ def test_import_a_decoder_layer_through_the_menu_and_dialog(window, qtbot, tmp_p
     assert dialog.head_count() == 2
     dialog.tokens.selectAll()
     qtbot.keyClicks(dialog.tokens, "5")
+    # a TSL state dict cannot say FullAttention from ProbAttention: Import waits for the answer
+    assert dialog.inner_box.isVisible() and dialog.inner.currentIndex() == -1
+    assert not dialog.import_button.isEnabled() and dialog.import_button.toolTip().startswith("Choose the inner")
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    assert dialog.isVisible() and window.document.scenario.queries.shape != (1, 5, 8)
+    dialog.inner.setFocus()
+    qtbot.keyClicks(dialog.inner, "F")  # FullAttention
+    assert dialog.import_button.isEnabled() and not dialog.factor.isEnabled() and not dialog.mix.isEnabled()
     qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
 
     sc = window.document.scenario
-    assert (sc.n_heads, sc.causal, sc.queries.shape) == (2, True, (1, 5, 8))
+    assert (sc.n_heads, sc.causal, sc.queries.shape, sc.scoring) == (2, True, (1, 5, 8), "scaled_dot")
+    assert "Inner attention: FullAttention, as chosen on import" in sc.notes["en"]
     assert window.windowTitle().startswith("decoder.layers.0.self_attention (mixed.pt)")
     assert window.document.path is None and not window.isWindowModified()
     x = torch.as_tensor(sc.queries, dtype=torch.float32)
@@ -276,3 +285,70 @@ def test_a_hugging_face_decoder_folder_imports_with_its_kinds(window, qtbot, che
     np.testing.assert_allclose(window.last_trace["output"].numpy(), want_out.numpy(), atol=1e-4, rtol=0)
     np.testing.assert_allclose(window.last_trace["attention_weights"].numpy(), want_w.numpy(), atol=1e-5, rtol=0)
     check_panes(window)
+
+
+def test_a_prob_attention_checkpoint_asks_and_imports_as_tsl_ran_it(window, qtbot, tmp_path, monkeypatch, check_panes):
+    """An Informer checkpoint (TSL's AttentionLayer(ProbAttention)): the file dialog (replaced: it answers with
+    the file), the question answered as a person does (ProbAttention, factor 2, mix left ticked), Import; the
+    window's trace is the module's own output after torch.manual_seed(seed), the sample its first draw."""
+    from app.models_view import import_layer as il
+    from resources.training.tsl_style import AttentionLayer, ProbAttention
+
+    torch.manual_seed(12)
+    module = AttentionLayer(ProbAttention(False, 2, attention_dropout=0.0), 8, 2).eval()
+    path = tmp_path / "informer.pth"
+    torch.save({f"encoder.attn_layers.0.attention.{k}": v for k, v in module.state_dict().items()}, path)
+    monkeypatch.setattr(il.WeightsFileDialog, "exec", lambda self: 1)
+    monkeypatch.setattr(il.WeightsFileDialog, "selectedFiles", lambda self: [str(path)])
+    _menu_action(window).trigger()
+    dialog = window.import_layer.dialog
+    assert dialog.isVisible() and dialog.chosen().name == "encoder.attn_layers.0.attention"
+    assert dialog.inner_question.text().startswith("A Time-Series-Library state dict holds only the projections")
+    assert not dialog.import_button.isEnabled()
+    dialog.heads.setFocus()
+    qtbot.keyClicks(dialog.heads, "2")
+    dialog.tokens.selectAll()
+    qtbot.keyClicks(dialog.tokens, "10")
+    dialog.inner.setFocus()
+    qtbot.keyClicks(dialog.inner, "P")  # ProbAttention
+    assert dialog.factor.isEnabled() and dialog.mix.isEnabled() and dialog.mix.isChecked()
+    assert "run.py default is 1" in dialog.factor.toolTip() and "without a transpose" in dialog.mix.toolTip()
+    dialog.factor.selectAll()
+    qtbot.keyClicks(dialog.factor, "2")
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+
+    sc = window.document.scenario
+    assert (sc.scoring, sc.factor, sc.mix, sc.n_heads, sc.L) == ("prob_sparse", 2, True, 2, 10)
+    assert "ProbAttention (ProbSparse, factor 2)" in sc.notes["en"]
+    x = torch.as_tensor(sc.queries)
+    torch.manual_seed(sc.seed)
+    with torch.no_grad():
+        want, _ = module.double()(x, x, x, None)
+    window.recompute.recompute_now()
+    np.testing.assert_allclose(window.last_trace["output"].numpy(), want.numpy(), atol=1e-5, rtol=0)
+    from attention import run  # the scenario itself, in float64: the 1e-6 of the issue
+    assert np.abs(run(sc, dtype="float64")["output"].numpy() - want.numpy()).max() <= 1e-6
+    check_panes(window)
+
+
+def test_the_question_in_chinese_and_not_asked_for_other_families(window, qtbot, tmp_path):
+    path, _ = _mixed_checkpoint(tmp_path)
+    window.set_language("zh")
+    try:
+        window.import_layer.ask_path = lambda: str(path)
+        window.import_layer.action.trigger()
+        dialog = window.import_layer.dialog
+        assert dialog.inner_box.isVisible() and "文件说不出" in dialog.inner_question.text()
+        assert dialog.inner.placeholderText() == "请选择：文件里看不出来"
+        dialog.reject()
+    finally:
+        window.set_language("en")
+    mha = tmp_path / "mha.pt"
+    torch.save(torch.nn.MultiheadAttention(8, 2).state_dict(), mha)
+    window.import_layer.ask_path = lambda: str(mha)
+    window.import_layer.action.trigger()
+    dialog = window.import_layer.dialog
+    assert not dialog.inner_box.isVisible() and dialog.import_button.isEnabled()
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    assert window.document.scenario.scoring == "scaled_dot" and "Inner attention" not in \
+        window.document.scenario.notes["en"]

@@ -73,7 +73,8 @@ def test_import_writes_a_scenario_that_reproduces_the_layer(tmp_path):
     torch.save(layer.state_dict(), weights)
     out = tmp_path / "scenario.json"
     rc, text, err = cli("import", weights, "--heads", "3", "--tokens", "5", "--seed", "7", "--out", out)
-    assert (rc, err) == (0, "")
+    # the file cannot say FullAttention from ProbAttention: imported as FullAttention, and said so
+    assert (rc, err.split(":")[0]) == (0, "attention") and "--scoring prob_sparse --factor F" in err
     assert text.strip() == f"wrote {out}: attention from one_layer.pt, 3 heads, inputs 1×5×12"
     sc = scenario_io.load(out)
     assert sc.queries.shape == (1, 5, 12) and sc.n_heads == 3
@@ -103,7 +104,7 @@ def test_import_takes_inputs_from_a_scenario_and_checks_their_width(tmp_path):
     given = scenario_io.load(first)
     second = tmp_path / "second.json"
     rc, _, err = cli("import", weights, "--layer", "decoder.layers.0.cross_attention", "--heads", "4",
-                     "--inputs", first, "--out", second)
+                     "--inputs", first, "--scoring", "scaled_dot", "--out", second)
     assert (rc, err) == (0, "")
     sc = scenario_io.load(second)
     np.testing.assert_array_equal(sc.keys, given.keys)

@@ -479,3 +479,103 @@ ZH: dict[str, str] = {
     "problem.encoder_layer_shape": "形状应为 {expected}，实际为 {got}",
     "problem.encoder_layer_finite": "每个数都必须是有限值",
 }
+
+
+# ---- Informer's distilling ConvLayer as steps (attention/kinds/tsl_distil.py) -----------------------
+EN.update({
+    "field.modifiers.distil.conv_weight.label": "Distilling conv: weight",
+    "field.modifiers.distil.conv_weight.help": "the Conv1d's (C, C, 3) weight: output channel, input channel, tap",
+    "field.modifiers.distil.conv_bias.label": "Distilling conv: bias",
+    "field.modifiers.distil.conv_bias.help": "the Conv1d's bias, one per channel (C,)",
+    "field.modifiers.distil.running_mean.label": "Distilling BatchNorm: running mean",
+    "field.modifiers.distil.running_mean.help": "BatchNorm1d's running mean per channel (C,); absent: 0",
+    "field.modifiers.distil.running_var.label": "Distilling BatchNorm: running variance",
+    "field.modifiers.distil.running_var.help": "BatchNorm1d's running variance per channel (C,), ≥ 0; absent: 1",
+    "field.modifiers.distil.norm_weight.label": "Distilling BatchNorm: γ",
+    "field.modifiers.distil.norm_weight.help": "BatchNorm1d's scale γ (C,); absent: 1",
+    "field.modifiers.distil.norm_bias.label": "Distilling BatchNorm: β",
+    "field.modifiers.distil.norm_bias.help": "BatchNorm1d's shift β (C,); absent: 0",
+    "step.extra.distil_conv.title": "Distilling: circular conv (kernel 3)",
+    "step.extra.distil_conv.formula": (
+        "b + Σ_ci Σ_j W[c, ci, j] · x[(t + j − 2) mod L, ci]: padding 2 on each side, so L + 2 steps"),
+    "step.extra.distil_norm.title": "Distilling: BatchNorm (running statistics)",
+    "step.extra.distil_norm.formula": "(x − running_mean) / sqrt(running_var + 1e-5) * gamma + beta, per channel",
+    "step.extra.distil_elu.title": "Distilling: ELU",
+    "step.extra.distil_elu.formula": "x if x > 0 else exp(x) − 1",
+    "step.extra.distil_pool.title": "Distilling: max-pool (the layer's output)",
+    "step.extra.distil_pool.formula": "max over steps 2t − 1, 2t, 2t + 1 (kernel 3, stride 2, padding 1)",
+    "lesson.extra.distil_conv": (
+        "Informer's distilling layer first convolves along time with kernel 3. The library pads 2 steps on "
+        "each side, wrapped round from the other end (circular), so the conv gives L + 2 steps, not L. Each "
+        "output number is a matrix product: the 3 neighbouring steps' channels times one row of the weight."),
+    "lesson.extra.distil_norm": (
+        "BatchNorm in eval mode uses the running mean and variance it kept while training, one pair per "
+        "channel, not this batch's own statistics."),
+    "lesson.extra.distil_elu": "ELU keeps positive numbers and bends negative ones to exp(x) − 1, never below −1.",
+    "lesson.extra.distil_pool": (
+        "Max-pooling with kernel 3 and stride 2 keeps the largest of every three neighbouring steps and moves "
+        "two at a time: the sequence is halved (96 steps become 49, not 48), so the next encoder layer attends "
+        "over half as many steps."),
+    "explain.distil.conv_formula": "b[c] + Σ_ci Σ_j W[c, ci, j] · x[(t + j − 2) mod L, ci]",
+    "explain.distil.conv_summary": (
+        "A kernel-3 convolution is a matrix product: output step {t} reads input steps {steps} (all {n} "
+        "channels of each) times row c of the weight, plus bias {bias}."),
+    "explain.distil.norm_formula": "(conv[b,t,c] − running_mean[c]) / √(running_var[c] + 1e-5) × γ[c] + β[c]",
+    "explain.distil.norm_summary": (
+        "Eval mode: channel {c}'s running mean {mean} and running variance {var}, kept from training."),
+    "explain.distil.elu_formula": "ELU(x) = x if x > 0, else exp(x) − 1",
+    "explain.distil.elu_summary": "ELU keeps a positive number and turns a negative one into exp(x) − 1.",
+    "explain.distil.pool_formula": "max(elu[b, 2t − 1, c], elu[b, 2t, c], elu[b, 2t + 1, c])",
+    "explain.distil.pool_summary": (
+        "Pooled step {t} is the largest of activated steps {steps} (padding never wins): step {winner}."),
+    "problem.distil_length": "the distilling conv pads 2 steps circularly: it needs at least 2 queries (L = {L})",
+    "problem.distil_shape": "expected shape {expected}, got {got}",
+    "problem.distil_variance": "a variance cannot be negative",
+})
+
+ZH.update({
+    "field.modifiers.distil.conv_weight.label": "蒸馏卷积：权重",
+    "field.modifiers.distil.conv_weight.help": "Conv1d 的 (C, C, 3) 权重：输出通道、输入通道、抽头",
+    "field.modifiers.distil.conv_bias.label": "蒸馏卷积：偏置",
+    "field.modifiers.distil.conv_bias.help": "Conv1d 的偏置，每个通道一个 (C,)",
+    "field.modifiers.distil.running_mean.label": "蒸馏 BatchNorm：滑动均值",
+    "field.modifiers.distil.running_mean.help": "BatchNorm1d 每个通道的滑动均值 (C,)；不给时为 0",
+    "field.modifiers.distil.running_var.label": "蒸馏 BatchNorm：滑动方差",
+    "field.modifiers.distil.running_var.help": "BatchNorm1d 每个通道的滑动方差 (C,)，≥ 0；不给时为 1",
+    "field.modifiers.distil.norm_weight.label": "蒸馏 BatchNorm：γ",
+    "field.modifiers.distil.norm_weight.help": "BatchNorm1d 的缩放 γ (C,)；不给时为 1",
+    "field.modifiers.distil.norm_bias.label": "蒸馏 BatchNorm：β",
+    "field.modifiers.distil.norm_bias.help": "BatchNorm1d 的平移 β (C,)；不给时为 0",
+    "step.extra.distil_conv.title": "蒸馏：循环卷积（核大小 3）",
+    "step.extra.distil_conv.formula": (
+        "b + Σ_ci Σ_j W[c, ci, j] · x[(t + j − 2) mod L, ci]：两边各填充 2 步，所以有 L + 2 步"),
+    "step.extra.distil_norm.title": "蒸馏：BatchNorm（滑动统计量）",
+    "step.extra.distil_norm.formula": "(x − 滑动均值) / sqrt(滑动方差 + 1e-5) * γ + β，按通道",
+    "step.extra.distil_elu.title": "蒸馏：ELU",
+    "step.extra.distil_elu.formula": "x > 0 时为 x，否则为 exp(x) − 1",
+    "step.extra.distil_pool.title": "蒸馏：最大池化（这一层的输出）",
+    "step.extra.distil_pool.formula": "在第 2t − 1、2t、2t + 1 步中取最大（核 3、步长 2、填充 1）",
+    "lesson.extra.distil_conv": (
+        "Informer 的蒸馏层先沿时间做核大小为 3 的卷积。库在两边各填充 2 步，从另一端绕回来（循环填充），"
+        "所以卷积得到 L + 2 步，而不是 L 步。每个输出数都是一次矩阵乘法：相邻 3 步的所有通道乘以权重的一行。"),
+    "lesson.extra.distil_norm": (
+        "推理模式下的 BatchNorm 用训练时记下的滑动均值和方差（每个通道一对），而不是这一批数据自己的统计量。"),
+    "lesson.extra.distil_elu": "ELU 保留正数，把负数弯成 exp(x) − 1，永远不低于 −1。",
+    "lesson.extra.distil_pool": (
+        "核 3、步长 2 的最大池化在每三个相邻步中取最大，每次移动两步：序列长度减半（96 步变成 49 步，而不是 48 步），"
+        "下一个编码器层就只需在一半的步上做注意力。"),
+    "explain.distil.conv_formula": "b[c] + Σ_ci Σ_j W[c, ci, j] · x[(t + j − 2) mod L, ci]",
+    "explain.distil.conv_summary": (
+        "核大小为 3 的卷积就是矩阵乘法：输出第 {t} 步读取输入第 {steps} 步（每步全部 {n} 个通道），"
+        "乘以权重的第 c 行，再加偏置 {bias}。"),
+    "explain.distil.norm_formula": "(conv[b,t,c] − 滑动均值[c]) / √(滑动方差[c] + 1e-5) × γ[c] + β[c]",
+    "explain.distil.norm_summary": "推理模式：通道 {c} 的滑动均值 {mean} 和滑动方差 {var}，都是训练时记下的。",
+    "explain.distil.elu_formula": "ELU(x) = x（x > 0 时），否则 exp(x) − 1",
+    "explain.distil.elu_summary": "ELU 保留正数，把负数变成 exp(x) − 1。",
+    "explain.distil.pool_formula": "max(elu[b, 2t − 1, c], elu[b, 2t, c], elu[b, 2t + 1, c])",
+    "explain.distil.pool_summary": (
+        "池化后的第 {t} 步是激活后第 {steps} 步中最大的（填充永远不会胜出）：第 {winner} 步。"),
+    "problem.distil_length": "蒸馏卷积要循环填充 2 步：至少需要 2 个查询（L = {L}）",
+    "problem.distil_shape": "形状应为 {expected}，实际为 {got}",
+    "problem.distil_variance": "方差不能为负",
+})

@@ -134,6 +134,17 @@ def _recombine(tr: Trace, ex: Explanation) -> float:
         pre = math.fsum(vals)
         act = next(m["activation"] for m in tr.options["modifiers"] if m["kind"] == "encoder_layer")
         return max(pre, 0.0) if act == "relu" else 0.5 * pre * (1.0 + math.erf(pre / math.sqrt(2.0)))
+    if sid == "extra.distil_conv":  # the kernel-3 conv: every product, then the bias
+        return math.fsum(vals)
+    if sid == "extra.distil_norm":  # eval BatchNorm of the conv cell with the channel's running statistics
+        c = ex.index[2]
+        rm, rv, g, beta = (float(tr.parameters[f"distil.{w}"][c])
+                           for w in ("running_mean", "running_var", "norm_weight", "norm_bias"))
+        return (vals[0] - rm) / math.sqrt(rv + 1e-5) * g + beta
+    if sid == "extra.distil_elu":
+        return vals[0] if vals[0] > 0 else math.expm1(vals[0])
+    if sid == "extra.distil_pool":  # the largest of the window's activated steps
+        return max(vals)
     if sid in ("extra.norm_first", "extra.norm_second"):  # the row's values: LayerNorm of value c
         c, n = ex.index[2], len(vals)
         mean = math.fsum(vals) / n

@@ -47,7 +47,9 @@ def test_the_registry_order_is_the_pipeline_order():
     tsl_scores = ["extra.destationary", "extra.correlation", "extra.mean_correlation", "extra.top_lags",
                   "extra.lag_weights"]  # DSAttention's, then Auto-Correlation's, before the scores
     encoder = ["extra.residual_attention", "extra.norm_first", "extra.ffn_hidden", "extra.ffn_out",
-               "extra.residual_ffn", "extra.norm_second"]  # TSL's EncoderLayer, after the output
+               "extra.residual_ffn", "extra.norm_second",  # TSL's EncoderLayer, after the output
+               "extra.distil_conv", "extra.distil_norm", "extra.distil_elu",  # then Informer's distilling
+               "extra.distil_pool"]  # ConvLayer
     assert list(step_registry.ORDER) == _with(
         "weighted_sum", ["extra.fully_masked", "extra.rolled_values", "sinks.mass"], _with(
             "masked_scores", MODIFIED + ["extra.mask"], _with("scores", tsl_scores, _with(

@@ -137,3 +137,163 @@ def test_distil_preset_and_script():
     for sid in ("extra.norm_second", "extra.distil_conv", "extra.distil_norm", "extra.distil_elu",
                 "extra.distil_pool"):
         np.testing.assert_allclose(np.array(got[sid], dtype=float), trace.array(sid), rtol=0, atol=1e-9, err_msg=sid)
+
+
+# ---------------------------------------------------------------- Crossformer's two-stage attention
+
+class _Configs:
+    factor, dropout = 5, 0.3
+
+
+def _linear(prefix: str, layer) -> dict:
+    return {f"{prefix}_{name}_{wb}": _a(getattr(getattr(layer, f"{name}_projection"), wb))
+            for name in ("query", "key", "value", "out") for wb in ("weight", "bias")}
+
+
+def _two_stage_scenario(lib, x: torch.Tensor) -> Scenario:
+    """The layer's input x (b, D, seg, d) as tokens v·seg + s, time_attention's projections as the
+    scenario's, everything else in the two_stage part (the router reshaped to (seg·factor, d))."""
+    b, D, seg, d = x.shape
+    values = {"variables": D, "factor": lib.router.shape[1], "router": _a(lib.router).reshape(-1, d),
+              **_linear("sender", lib.dim_sender), **_linear("receiver", lib.dim_receiver)}
+    for i in range(1, 5):
+        norm = getattr(lib, f"norm{i}")
+        values |= {f"norm{i}_weight": _a(norm.weight), f"norm{i}_bias": _a(norm.bias)}
+    for i in (1, 2):
+        mlp = getattr(lib, f"MLP{i}")
+        values |= {f"mlp{i}_in_weight": _a(mlp[0].weight), f"mlp{i}_in_bias": _a(mlp[0].bias),
+                   f"mlp{i}_out_weight": _a(mlp[2].weight), f"mlp{i}_out_bias": _a(mlp[2].bias)}
+    tokens = x.reshape(b, D * seg, d)
+    return _layer_scenario(lib.time_attention, tokens, tokens, modifiers=(Part("two_stage", values),))
+
+
+def _random_two_stage(seg: int, factor: int, d: int, H: int, d_ff: int):
+    from test_tsl_family import TwoStageAttentionLayer
+
+    lib = TwoStageAttentionLayer(_Configs(), seg, factor, d, H, d_ff=d_ff, dropout=0.4).double()
+    for i in range(1, 5):  # LayerNorms start at 1 / 0: make them count
+        torch.nn.init.normal_(getattr(lib, f"norm{i}").weight)
+        torch.nn.init.normal_(getattr(lib, f"norm{i}").bias)
+    return lib.eval()
+
+
+@pytest.mark.parametrize("b,D,seg,factor,H", [(2, 3, 4, 2, 2), (1, 4, 3, 1, 1), (2, 2, 5, 3, 4)])
+def test_two_stage_steps_match_the_library_layer(b, D, seg, factor, H):
+    torch.manual_seed(41 + D)
+    d = 8
+    lib = _random_two_stage(seg, factor, d, H, d_ff=12)
+    seen = {}
+    for name in ("time_attention", "dim_sender", "dim_receiver", "norm2", "norm3"):
+        getattr(lib, name).register_forward_hook(
+            lambda m, i, o, name=name: seen.__setitem__(name, (i, o[0] if isinstance(o, tuple) else o)))
+    x = torch.randn(b, D, seg, d, dtype=torch.float64)
+    with torch.no_grad():
+        out = lib(x)
+    sc = _two_stage_scenario(lib, x)
+    assert problems(sc) == []
+    trace = run(sc)
+    L = D * seg
+    # the layer's output, TSL's (b, D, seg, d) flattened variable by variable
+    np.testing.assert_allclose(trace.array("extra.tsa_output"), out.reshape(b, L, d).numpy(), rtol=0, atol=1e-12)
+    # the time stage: the main pipeline's output is time_attention's on (b·D, seg, d)
+    np.testing.assert_allclose(trace.array("output"), seen["time_attention"][1].reshape(b, L, d).numpy(),
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(trace.array("extra.tsa_dim_in"), seen["norm2"][1].reshape(b, L, d).numpy(),
+                               rtol=0, atol=1e-12)
+    # the router is the sender's query input; its output is dim_buffer (b·seg, factor, d)
+    np.testing.assert_allclose(_a(seen["dim_sender"][0][0]).reshape(b, seg * factor, d),
+                               np.tile(_a(lib.router).reshape(seg * factor, d), (b, 1, 1)), rtol=0, atol=0)
+    np.testing.assert_allclose(trace.array("extra.tsa_buffer"), _a(seen["dim_sender"][1]).reshape(b, seg * factor, d),
+                               rtol=0, atol=1e-12)
+    receive = _a(seen["dim_receiver"][1]).reshape(b, seg, D, d).transpose(0, 2, 1, 3).reshape(b, L, d)
+    np.testing.assert_allclose(trace.array("extra.tsa_receive"), receive, rtol=0, atol=1e-12)
+    # the three attentions' weights, against FullAttention(output_attention=True) on the same inputs
+    dim_send = seen["dim_sender"][0][1]
+    for layer, (xq, xkv), sid in ((lib.dim_sender, (seen["dim_sender"][0][0], dim_send), "extra.tsa_router_weights"),
+                                  (lib.dim_receiver, (dim_send, seen["dim_sender"][1]), "extra.tsa_receive_weights"),
+                                  (lib.time_attention, (seen["time_attention"][0][0],) * 2, "attention_weights")):
+        probe = AttentionLayer(FullAttention(False, output_attention=True), d, H).double().eval()
+        probe.load_state_dict(layer.state_dict())
+        with torch.no_grad():
+            A = _a(probe(xq, xkv, xkv, None)[1])  # (N, H, Lq, Lk)
+        got = trace.array(sid)
+        if sid == "extra.tsa_router_weights":  # (b·seg, H, factor, D) -> (b, H, seg·factor, D)
+            want = A.reshape(b, seg, H, factor, D).transpose(0, 2, 1, 3, 4).reshape(b, H, seg * factor, D)
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+        elif sid == "extra.tsa_receive_weights":  # (b·seg, H, D, factor) -> (b, H, D·seg, factor)
+            want = A.reshape(b, seg, H, D, factor).transpose(0, 2, 3, 1, 4).reshape(b, H, L, factor)
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+        else:  # the time stage: one seg × seg block per variable, exactly 0 elsewhere
+            blocks = A.reshape(b, D, H, seg, seg)
+            for v in range(D):
+                sl = slice(v * seg, (v + 1) * seg)
+                np.testing.assert_allclose(got[:, :, sl, sl], blocks[:, v], rtol=0, atol=1e-12)
+                got[:, :, sl, sl] = 0.0
+            assert not got.any()
+
+
+def test_two_stage_explain_names_the_router_slot_and_the_variable():
+    torch.manual_seed(8)
+    b, D, seg, factor, d, H = 1, 3, 2, 2, 4, 2
+    lib = _random_two_stage(seg, factor, d, H, d_ff=6)
+    trace = run(_two_stage_scenario(lib, torch.randn(b, D, seg, d, dtype=torch.float64)))
+    # router row 3 = segment 1, slot 1, against variable 2 (token 2·seg + 1 = 5), head 1: by hand
+    router = _a(lib.router).reshape(seg * factor, d)
+    q = router[3] @ _a(lib.dim_sender.query_projection.weight).T + _a(lib.dim_sender.query_projection.bias)
+    dim_in = trace.array("extra.tsa_dim_in")[0, 5]
+    k = dim_in @ _a(lib.dim_sender.key_projection.weight).T + _a(lib.dim_sender.key_projection.bias)
+    want = float(q[2:] @ k[2:]) / math.sqrt(2)
+    e = explain.explain(trace, "extra.tsa_router_scores", (0, 1, 3, 2))
+    assert e.result == pytest.approx(want, abs=1e-12) and e.value == pytest.approx(want, abs=1e-12)
+    assert "segment 2" in e.summary["en"] and "variable 3" in e.summary["en"] and "路由槽 2" in e.summary["zh"]
+    e = explain.explain(trace, "extra.tsa_receive_weights", (0, 0, 5, 1))
+    assert len(e.terms) == factor and e.result == pytest.approx(trace.array("extra.tsa_receive_weights")[0, 0, 5, 1])
+    e = explain.explain(trace, "extra.mask", (0, 0, 2))
+    assert "variable 2" in e.text("en")
+    for sid in ("extra.tsa_time_norm", "extra.tsa_buffer", "extra.tsa_dim_mlp_hidden", "extra.tsa_output"):
+        e = explain.explain(trace, sid, (0, 1, 1))
+        assert e.result == pytest.approx(trace.array(sid)[0, 1, 1], abs=1e-12), sid
+        assert lessons.explanation(sid, trace.options, "en") != lessons.explanation(sid, trace.options, "zh")
+
+
+def test_two_stage_is_off_by_default_and_checked():
+    torch.manual_seed(9)
+    lib = _random_two_stage(2, 1, 4, 2, d_ff=6)
+    sc = _two_stage_scenario(lib, torch.randn(1, 3, 2, 4, dtype=torch.float64))
+    assert "extra.tsa_output" not in run(_layer_scenario(lib.time_attention, torch.randn(1, 6, 4),
+                                                          torch.randn(1, 6, 4))).ids
+    part = sc.modifiers[0]
+
+    def with_values(**more):
+        import dataclasses
+
+        return dataclasses.replace(sc, modifiers=(Part("two_stage", {**part.values, **more}),))
+
+    (p,) = problems(with_values(router=np.ones((3, 4))))
+    assert (p.path, p.code) == ("modifiers[0].router", "two_stage_shape")
+    (p,) = problems(with_values(variables=4))
+    assert (p.path, p.code) == ("modifiers[0].variables", "two_stage_tokens")
+    bad = np.array(part.values["router"])
+    bad[1, 2] = np.nan
+    (p,) = problems(with_values(router=bad))
+    assert (p.path, p.code) == ("modifiers[0].router[1][2]", "expected_finite")
+    values = dict(part.values)
+    del values["mlp2_in_weight"]
+    import dataclasses
+
+    (p,) = problems(dataclasses.replace(sc, modifiers=(Part("two_stage", values),)))
+    assert (p.path, p.code) == ("modifiers[0].mlp2_in_weight", "required")
+    (p,) = problems(dataclasses.replace(sc, causal=True))
+    assert (p.path, p.code) == ("modifiers[0]", "two_stage_mask") and p.text("zh") != p.text("en")
+
+
+@pytest.mark.slow  # runs the exported script in a child process
+def test_two_stage_preset_and_script():
+    sc = scenario_io.load(PRESETS["37_tsl_crossformer_two_stage.json"])
+    trace = run(sc)
+    assert trace.ids[-1] == "extra.tsa_output" and trace.warnings == () and "extra.mask" in trace.ids
+    got = _run_scripts({"preset": sc})["preset"]
+    for sid in ("attention_weights", "output", "extra.tsa_dim_in", "extra.tsa_router_scores",
+                "extra.tsa_router_weights", "extra.tsa_buffer", "extra.tsa_receive_scores", "extra.tsa_receive_weights",
+                "extra.tsa_receive", "extra.tsa_dim_mlp_hidden", "extra.tsa_output"):
+        np.testing.assert_allclose(np.array(got[sid], dtype=float), trace.array(sid), rtol=0, atol=1e-9, err_msg=sid)

@@ -268,6 +268,7 @@ class Destationary:
     the scoring kind "ds_attention" reads (a part, so that they need no attribute of their own)."""
 
     name = PART
+    editable = ("tau", "delta")  # matrices the window's Inputs > Weights tab edits (app/viewmodel/matrix_ref.py)
     fields = (
         Field("modifiers.tau", "matrix", "field.modifiers.destationary.tau.label",
               "field.modifiers.destationary.tau.help", group="modifiers"),

@@ -119,6 +119,7 @@ class TwoStagePart:
     """Crossformer's TwoStageAttentionLayer around the time stage the main pipeline computes."""
 
     name = NAME
+    editable = ("router",)  # the window's Inputs > Weights tab edits it (app/viewmodel/matrix_ref.py)
     fields = (Field("modifiers.variables", "int", "field.modifiers.two_stage.variables.label",
                     "field.modifiers.two_stage.variables.help", minimum=1, maximum=INT_MAX, group="modifiers"),
               Field("modifiers.factor", "int", "field.modifiers.two_stage.factor.label",

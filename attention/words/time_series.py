@@ -187,11 +187,8 @@ EN: dict[str, str] = {
     "problem.autocorrelation_scoring": (
         "the factor and path are read only by the scoring {scoring}; choose it or remove this part"),
     "problem.autocorrelation_lengths": (
-        "Auto-Correlation here needs as many keys as queries (L = {L}, S = {S}); the library pads or cuts "
-        "the keys to L"),
-    "problem.autocorrelation_odd": (
-        "Auto-Correlation here needs an even length (L = {L}): for odd L the library's curve has only L − 1 lags "
-        "(irfft without n)"),
+        "with more queries than keys (L = {L} > S = {S}) the library appends zeros shaped like the queries to the "
+        "keys and the values: d_values ({dv}) must equal d_keys ({dk})"),
     "problem.autocorrelation_mask": "Auto-Correlation reads no mask (the library ignores attn_mask); remove it",
     "problem.autocorrelation_scale": "Auto-Correlation has no scale; leave it automatic",
     "problem.autocorrelation_k": (
@@ -412,9 +409,9 @@ ZH: dict[str, str] = {
     "explain.autocorr.output_formula": "out[{b},{t},{h},{d}] = Σ_i w_i · v[({t} + lag_i) 模 L]",
     "explain.autocorr.output_summary": "输出第 {t} 步是 V 的 {k} 个滚动副本的加权和：每个保留的滞后一项。",
     "problem.autocorrelation_scoring": "factor 和路径只由打分方式 {scoring} 读取；请选择它或删除这个部件",
-    "problem.autocorrelation_lengths": "这里的自相关需要键和查询一样多（L = {L}，S = {S}）；库会把键补齐或截断到 L",
-    "problem.autocorrelation_odd": (
-        "这里的自相关需要偶数长度（L = {L}）：L 为奇数时库的曲线只有 L − 1 个滞后（irfft 没有给 n）"),
+    "problem.autocorrelation_lengths": (
+        "查询比键多（L = {L} > S = {S}）时，库会在键和值后面补上形状和查询一样的零："
+        "d_values（{dv}）必须等于 d_keys（{dk}）"),
     "problem.autocorrelation_mask": "自相关不读取掩码（库会忽略 attn_mask）；请去掉它",
     "problem.autocorrelation_scale": "自相关没有缩放；请保持自动",
     "problem.autocorrelation_k": "factor {factor} 保留 k = int(factor · ln {L}) = {k} 个滞后；k 必须在 1 到 {n} 之间",
@@ -798,4 +795,31 @@ ZH.update({
         "这一层把输出加到查询上：输出宽度（{d_out}）必须等于 "
         "d_model（{d_model}），并能被 {H} 个头整除"),
     "problem.two_stage_shape": "形状应为 {expected}，实际为 {got}",
+})
+
+
+# ---- Auto-Correlation with L ≠ S and odd L (attention/kinds/autocorrelation.py) ---------------------
+EN.update({
+    "explain.autocorr.corr_odd_summary": (
+        "L = {L} is odd: the library's irfft (no n) reads the L // 2 + 1 frequency bins back as a length-{n} "
+        "curve, so lag {tau} of head {h1}, channel {e} is not one product per step but every q[t]·k[u] "
+        "weighted by (1/{n}) Σ_m c_m cos(2π m (tau/{n} − (t − u)/{L}))."),
+    "explain.autocorr.padded_value": "step {source} is one of the zeros the library appends (only {S} keys): 0",
+    "explain.autocorr.not_computed": "not computed",
+    "explain.autocorr.score_cut": "key {s} is beyond the L = {L} steps the library keeps (it cuts the keys to L)",
+    "explain.autocorr.score_no_lag": (
+        "lag {lag} is not on the curve: for odd L = {L} it has only {n} lags (irfft without n)"),
+    "explain.autocorr.weight_padded": (
+        "lag {lag} reads step {source}, one of the zeros appended to the values: exp = {e}, on no key"),
+})
+ZH.update({
+    "explain.autocorr.corr_odd_summary": (
+        "L = {L} 是奇数：库的 irfft（没有给 n）把 L // 2 + 1 个频率分量读回成长度为 {n} 的曲线，所以头 {h1}、"
+        "通道 {e} 的滞后 {tau} 不是每步一个乘积，而是所有 q[t]·k[u] 乘以权重 (1/{n}) Σ_m c_m cos(2π m (tau/{n} − "
+        "(t − u)/{L})) 之和。"),
+    "explain.autocorr.padded_value": "第 {source} 步是库补上的零之一（只有 {S} 个键）：0",
+    "explain.autocorr.not_computed": "未计算",
+    "explain.autocorr.score_cut": "键 {s} 超出了库保留的 L = {L} 步（库把键截断到 L）",
+    "explain.autocorr.score_no_lag": "滞后 {lag} 不在曲线上：L = {L} 为奇数时曲线只有 {n} 个滞后（irfft 没有给 n）",
+    "explain.autocorr.weight_padded": "滞后 {lag} 读取第 {source} 步，那是补在值后面的零：exp = {e}，不落在任何键上",
 })

@@ -285,6 +285,16 @@ def test_two_stage_is_off_by_default_and_checked():
     assert (p.path, p.code) == ("modifiers[0].mlp2_in_weight", "required")
     (p,) = problems(dataclasses.replace(sc, causal=True))
     assert (p.path, p.code) == ("modifiers[0]", "two_stage_mask") and p.text("zh") != p.text("en")
+    (p,) = problems(dataclasses.replace(sc, scoring="dot"))
+    assert (p.path, p.code) == ("modifiers[0]", "two_stage_scoring")
+    (p,) = problems(dataclasses.replace(sc, modifiers=sc.modifiers + (Part("distil", {
+        "conv_weight": np.ones((4, 4, 3)), "conv_bias": np.ones(4)}),)))
+    assert (p.path, p.code) == ("modifiers[0]", "two_stage_alone")
+    from attention import Projection
+
+    narrow = dataclasses.replace(sc, projections={**sc.projections, "out": Projection(np.ones((3, 4)))})
+    (p,) = problems(narrow)
+    assert (p.path, p.code) == ("modifiers[0]", "two_stage_width")
 
 
 @pytest.mark.slow  # runs the exported script in a child process
@@ -297,3 +307,96 @@ def test_two_stage_preset_and_script():
                 "extra.tsa_router_weights", "extra.tsa_buffer", "extra.tsa_receive_scores", "extra.tsa_receive_weights",
                 "extra.tsa_receive", "extra.tsa_dim_mlp_hidden", "extra.tsa_output"):
         np.testing.assert_allclose(np.array(got[sid], dtype=float), trace.array(sid), rtol=0, atol=1e-9, err_msg=sid)
+
+
+# ---------------------------------------------------------------- Auto-Correlation with L != S and odd L
+
+AC_SHAPES = [(9, 9, "inference", 1.0), (7, 10, "training", 1.5), (10, 6, "inference", 2.0), (11, 5, "training", 1.0),
+             (6, 8, "training", 2.0), (5, 3, "inference", 1.0)]
+
+
+def _ac(L: int, S: int, path: str, factor: float, seed: int = 0) -> Scenario:
+    rng = np.random.default_rng(seed + 100 * L + S)
+    B, H, E = 2, 2, 3
+    q, k, v = rng.normal(size=(B, L, H * E)), rng.normal(size=(B, S, H * E)), rng.normal(size=(B, S, H * E))
+    return Scenario(q, k, v, n_heads=H, scoring="autocorrelation",
+                    modifiers=(Part("autocorrelation", {"factor": factor, "path": path}),))
+
+
+@pytest.mark.parametrize("L,S,path,factor", AC_SHAPES)
+def test_autocorrelation_with_unequal_or_odd_lengths_matches_the_library(L, S, path, factor):
+    """TSL's AutoCorrelation.forward pads the keys and values with zeros (L > S) or cuts them (L < S),
+    and for odd L its irfft (no n) gives an L − 1 point curve: the trace follows it exactly."""
+    from test_tsl_family import AutoCorrelation
+
+    sc = _ac(L, S, path, factor)
+    assert problems(sc) == []
+    trace = run(sc)
+    assert trace.warnings == ()  # the NaN scores are "never computed", not an overflow
+    lib = AutoCorrelation(factor=factor, attention_dropout=0.0, output_attention=True).train(path == "training")
+    B, H, E = 2, 2, 3
+    out, corr = lib(*(torch.as_tensor(a).reshape(B, -1, H, E) for a in (sc.queries, sc.keys, sc.values)), None)
+    np.testing.assert_allclose(trace.array("weighted_sum"), out.numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(trace.array("extra.correlation"), corr.permute(0, 2, 3, 1).numpy(), rtol=0, atol=1e-12)
+    assert trace.array("extra.correlation").shape[-1] == 2 * (L // 2)
+    # float64 reference written here: keys aligned by hand, weights placed at the keys the lags read
+    lags, w = trace.array("extra.top_lags"), trace.array("extra.lag_weights")
+    A = np.zeros((B, L, S))
+    for b in range(B):
+        for i, lag in enumerate(lags[b]):
+            for t in range(L):
+                if (t + lag) % L < S:
+                    A[b, t, (t + lag) % L] += w[b, i]
+    np.testing.assert_allclose(trace.array("attention_weights"), np.broadcast_to(A[:, None], (B, H, L, S)), atol=1e-15)
+    scores = trace.array("scores")
+    for t in range(L):
+        for s in range(S):
+            unscored = s >= L or (s - t) % L == L - 1 and L % 2 == 1
+            assert np.isnan(scores[0, 0, t, s]) == unscored, (t, s)
+
+
+@pytest.mark.parametrize("L,S,path,factor", AC_SHAPES)
+def test_autocorrelation_cells_with_unequal_or_odd_lengths_explain_themselves(L, S, path, factor):
+    """Every cell of every Auto-Correlation step recombines (the generic rules of test_explain.py):
+    the odd-L curve as weighted products, the appended zero steps, the keys cut off."""
+    import itertools
+
+    from test_explain import _check_cell
+
+    trace = run(_ac(L, S, path, factor))
+    for sid in ("extra.correlation", "extra.mean_correlation", "extra.top_lags", "extra.lag_weights",
+                "extra.rolled_values", "scores", "masked_scores", "attention_weights", "weighted_sum"):
+        for idx in itertools.product(*map(range, trace.array(sid).shape)):
+            _check_cell(trace, sid, idx, 1e-10)
+
+
+def test_autocorrelation_explain_says_why_a_score_is_missing():
+    trace = run(_ac(5, 7, "inference", 1.0))
+    e = explain.explain(trace, "scores", (0, 0, 1, 6))  # key 6: cut off (only L = 5 kept)
+    assert math.isnan(e.value) and "cuts the keys" in e.summary["en"] and "截断" in e.summary["zh"]
+    e = explain.explain(trace, "scores", (0, 0, 1, 0))  # lag (0 - 1) mod 5 = 4 = L - 1: not on the curve
+    assert math.isnan(e.value) and "only 4 lags" in e.summary["en"]
+    padded = run(_ac(6, 4, "inference", 2.0))
+    lags = padded.array("extra.top_lags")[0].tolist()
+    t = next(t for t in range(6) if any((t + lag) % 6 >= 4 for lag in lags))
+    e = explain.explain(padded, "attention_weights", (0, 0, t, 0))
+    assert any("appended" in tm.text["en"] for tm in e.terms)
+    sc = _ac(6, 4, "inference", 1.0)
+    # d_v 2, d_k 3: the zeros shaped like the queries do not fit the values
+    narrow = Scenario(sc.queries, sc.keys, sc.values[..., :4], n_heads=2, d_values=2, scoring="autocorrelation")
+    (p,) = problems(narrow)
+    assert (p.path, p.code) == ("keys", "autocorrelation_lengths") and "d_values (2)" in p.text("en")
+    assert problems(Scenario(sc.queries[:, :3], sc.keys, sc.values[..., :4], n_heads=2, d_values=2,
+                             scoring="autocorrelation",
+                             modifiers=(Part("autocorrelation", {"factor": 1.0}),))) == []  # L < S: cut, no zeros
+
+
+@pytest.mark.slow  # runs the exported scripts in a child process
+def test_autocorrelation_scripts_with_unequal_or_odd_lengths():
+    cases = {f"{L}_{S}_{path}": _ac(L, S, path, factor) for L, S, path, factor in AC_SHAPES}
+    got = _run_scripts(cases)
+    for name, sc in cases.items():
+        trace = run(sc)
+        for sid in ("scores", "masked_scores", "attention_weights", "weighted_sum", "output"):
+            np.testing.assert_allclose(np.array(got[name][sid], dtype=float), trace.array(sid), rtol=0, atol=1e-9,
+                                       err_msg=f"{name} {sid}")

@@ -165,9 +165,10 @@ class MatrixModel(QAbstractTableModel):
             return True
         problem = self._ref.cell_problem(self.doc.scenario, r, c, number)  # a part's own checks (τ > 0)
         if problem is not None:
-            from app.editing.problems import render
+            from app.editing.problems import language, render
+            from attention import words
 
-            self.rejected.emit(self.tr("{0}; the old value is kept.").format(render(problem)))
+            self.rejected.emit(words.text("parts.cell_refused", language(), problem=render(problem)))
             return False
         self.doc.set_cell(self._ref, r, c, number)
         return True

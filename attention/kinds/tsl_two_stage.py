@@ -300,6 +300,37 @@ def weights_np(sc: Any) -> dict:
     return out
 
 
+def from_state_dict(state: Mapping[str, Any], variables: int) -> tuple[dict, dict]:
+    """(the two_stage part's values, the time stage's projections {name: (weight, bias)}) from a
+    TwoStageAttentionLayer's state_dict (TSL's own names, arrays or tensors): what an importer of
+    Crossformer needs to write a scenario of one layer.  The router (seg, factor, d) becomes
+    (seg·factor, d); MLPi.0 / MLPi.2 are mlpi_in / mlpi_out."""
+    import numpy as np
+
+    def a(name: str):
+        v = state[name]
+        v = v.detach().cpu().numpy() if hasattr(v, "detach") else v
+        return np.asarray(v, dtype=np.float64)
+
+    router = a("router")
+    values: dict[str, Any] = {"variables": int(variables), "factor": int(router.shape[1]),
+                              "router": router.reshape(-1, router.shape[-1])}
+    for who, module in (("sender", "dim_sender"), ("receiver", "dim_receiver")):
+        for p in PROJS:
+            for wb in ("weight", "bias"):
+                values[f"{who}_{p}_{wb}"] = a(f"{module}.{p}_projection.{wb}")
+    for i in range(1, 5):
+        for wb in ("weight", "bias"):
+            values[f"norm{i}_{wb}"] = a(f"norm{i}.{wb}")
+    for i in (1, 2):
+        for io, j in (("in", 0), ("out", 2)):
+            for wb in ("weight", "bias"):
+                values[f"mlp{i}_{io}_{wb}"] = a(f"MLP{i}.{j}.{wb}")
+    projections = {p: (a(f"time_attention.{p}_projection.weight"), a(f"time_attention.{p}_projection.bias"))
+                   for p in PROJS}
+    return values, projections
+
+
 # ---- compute ---------------------------------------------------------------------------------------
 
 def compute_step(run, step_id: str):

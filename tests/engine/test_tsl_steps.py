@@ -152,7 +152,8 @@ def _linear(prefix: str, layer) -> dict:
 
 def _two_stage_scenario(lib, x: torch.Tensor) -> Scenario:
     """The layer's input x (b, D, seg, d) as tokens v·seg + s, time_attention's projections as the
-    scenario's, everything else in the two_stage part (the router reshaped to (seg·factor, d))."""
+    scenario's, everything else in the two_stage part (the router reshaped to (seg·factor, d)),
+    mapped here from the module's attributes."""
     b, D, seg, d = x.shape
     values = {"variables": D, "factor": lib.router.shape[1], "router": _a(lib.router).reshape(-1, d),
               **_linear("sender", lib.dim_sender), **_linear("receiver", lib.dim_receiver)}
@@ -165,6 +166,22 @@ def _two_stage_scenario(lib, x: torch.Tensor) -> Scenario:
                    f"mlp{i}_out_weight": _a(mlp[2].weight), f"mlp{i}_out_bias": _a(mlp[2].bias)}
     tokens = x.reshape(b, D * seg, d)
     return _layer_scenario(lib.time_attention, tokens, tokens, modifiers=(Part("two_stage", values),))
+
+
+def test_the_part_from_a_state_dict_is_the_part_from_the_modules():
+    """What an importer reads (TSL's state_dict names) gives the same scenario numbers."""
+    from attention.kinds.tsl_two_stage import from_state_dict
+
+    torch.manual_seed(12)
+    lib = _random_two_stage(3, 2, 4, 2, d_ff=6)
+    sc = _two_stage_scenario(lib, torch.randn(1, 2, 3, 4, dtype=torch.float64))
+    values, projections = from_state_dict(lib.state_dict(), 2)
+    assert set(values) == set(sc.modifiers[0].values)
+    for name, v in values.items():
+        np.testing.assert_array_equal(np.asarray(v), np.asarray(sc.modifiers[0].values[name]), err_msg=name)
+    for name, (w, bias) in projections.items():
+        np.testing.assert_array_equal(w, sc.projection(name).weight)
+        np.testing.assert_array_equal(bias, sc.projection(name).bias)
 
 
 def _random_two_stage(seg: int, factor: int, d: int, H: int, d_ff: int):

@@ -107,3 +107,21 @@ def test_the_crossformer_router_is_an_editable_matrix(qtbot, english):
     assert "modifiers[0].router" in said[0]
     doc.undo_stack.undo()
     assert np.array_equal(run(doc.scenario).array("extra.tsa_router_weights"), w0)
+
+
+def test_a_pasted_bad_tau_shows_its_problem_under_the_matrix(qtbot, english):
+    """A paste is not checked cell by cell: the scenario's problem (naming the field) shows under the
+    editor of that matrix, and undo takes the paste back."""
+    from app.editing.problems import group_by_control
+    from attention import problems
+
+    doc, panel = _panel(qtbot, "31_tsl_nonstationary_ds_attention.json")
+    tau = _open(panel, "modifiers.destationary.tau")
+    doc.set_block(tau.ref, 0, 0, np.array([[-1.0, 2.0]]), "Paste")
+    found = problems(doc.scenario)
+    assert [p.path for p in found] == ["modifiers[0].tau[0]"]
+    panel.show_problems(group_by_control(found))
+    label = panel.problem_labels["weights"]
+    assert not label.isHidden() and "τ must be positive" in label.lines()[0]
+    doc.undo_stack.undo()
+    assert problems(doc.scenario) == []

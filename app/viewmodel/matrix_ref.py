@@ -110,7 +110,7 @@ def part_matrices(sc: Scenario) -> list[tuple[str, str]]:
             fields = {f.name: f for f in getattr(kind, "fields", ())}
             for name in getattr(kind, "editable", ()):
                 path = f"{family}.{part.kind}.{name}"
-                if part.get(name) is not None and path not in (p for p, _ in out):
+                if get_array(sc, path) is not None and path not in (p for p, _ in out):
                     out.append((path, fields[name].label))
     return out
 
@@ -122,6 +122,9 @@ def get_array(sc: Scenario, path: str) -> Optional[np.ndarray]:
         family, kind, field = part_path(path)
         part = parts.find(sc, family, kind)
         v = None if part is None else part.get(field)
+        if v is None and part is not None:  # left out: the library's default, shown to be edited (τ = 1, Δ = 0)
+            default = getattr(parts.table(family).get(kind), "default_matrix", None)
+            v = None if default is None else default(sc, field)
         return None if v is None else np.asarray(v, dtype=np.float64)
     if path in INPUTS or path == "valid_lens":
         return getattr(sc, path)

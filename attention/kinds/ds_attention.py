@@ -279,6 +279,12 @@ class Destationary:
     def __repr__(self) -> str:
         return f"<modifier {self.name}>"
 
+    def default_matrix(self, sc: Any, name: str):
+        """What a left-out τ or Δ is (the library's 1.0 and 0.0), as the matrix the window edits."""
+        import numpy as np
+
+        return np.ones(sc.batch) if name == "tau" else np.zeros((sc.batch, sc.S))
+
     def part_problems(self, sc: Any, part: Any, path: str) -> list:
         import numpy as np
 

@@ -125,3 +125,21 @@ def test_a_pasted_bad_tau_shows_its_problem_under_the_matrix(qtbot, english):
     assert not label.isHidden() and "τ must be positive" in label.lines()[0]
     doc.undo_stack.undo()
     assert problems(doc.scenario) == []
+
+
+def test_a_left_out_delta_is_shown_as_the_librarys_zeros_and_written_when_edited(qtbot, english):
+    import dataclasses
+
+    from attention.parts import Part
+
+    sc = scenario_io.load(scenarios_dir() / "31_tsl_nonstationary_ds_attention.json")
+    doc = Document(dataclasses.replace(sc, modifiers=(Part("destationary", {"tau": sc.modifiers[0].get("tau")}),)))
+    panel = InputsPanel(doc)
+    qtbot.addWidget(panel)
+    delta = _open(panel, "modifiers.destationary.delta")
+    assert delta.matrix().shape == (2, 6) and not delta.matrix().any()  # the library's Δ = 0
+    assert delta.setData(delta.index(1, 5), "3")
+    assert doc.scenario.modifiers[0].get("delta")[1].tolist() == [0, 0, 0, 0, 0, 3.0]
+    assert np.array_equal(run(doc.scenario).array("attention_weights"), run(sc).array("attention_weights"))
+    doc.undo_stack.undo()  # the cell back to the library's 0 (written out now: the same numbers)
+    assert not np.asarray(doc.scenario.modifiers[0].get("delta")).any()

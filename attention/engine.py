@@ -139,8 +139,8 @@ def _not_finite(sid: str, t: torch.Tensor, masked_nan: Optional[torch.Tensor],
     wrong = ~torch.isfinite(t)
     if masked_nan is not None and sid in _ROW_AXES:
         wrong &= ~masked_nan[_ROW_AXES[sid]]
-    if selected is not None and sid == "scores":
-        wrong &= selected[..., None]
+    if selected is not None and sid == "scores":  # (B, H, L) rows, or (B, H, L, S) cells a kind scored
+        wrong &= selected if selected.dim() == t.dim() else selected[..., None]
     return wrong
 
 
@@ -232,6 +232,8 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         if not math.isfinite(sc.fill_value):
             masked_nan = full
     selected = values.get("extra.selected")  # (B, H, L): ProbSparse's computed rows
+    if selected is None and hasattr(kind, "scored_cells"):  # Auto-Correlation: the cells it has a score for
+        selected = kind.scored_cells(values)
     overflow = _overflow_warning(out, masked_nan, selected, dt)
     if overflow:
         warnings.append(overflow)

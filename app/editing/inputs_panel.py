@@ -24,8 +24,8 @@ from app.editing.matrix_editor import MatrixEditor
 from app.editing.position_spin import PositionSpinBox
 from app.editing.problems import ProblemLabel
 from app.pipeline.document import Document, only_input_numbers_changed
-from app.viewmodel.matrix_ref import INPUTS, MatrixRef
-from attention import Scenario, kinds, numbers
+from app.viewmodel.matrix_ref import INPUTS, MatrixRef, part_matrices, part_path, problem_path
+from attention import Scenario, kinds, numbers, parts, words
 
 SYMBOL = {"query": "Q", "key": "K", "value": "V", "out": "O"}
 
@@ -152,6 +152,8 @@ class InputsPanel(QWidget):
                             self.tr("b_{0}: {1} projection bias").format(s, self._proj_name(name))))
         for path in kinds.scoring(sc).parameter_paths(sc) if kinds.known_scoring(sc.scoring) else ():
             out.append((path, self.tr("additive {0}").format(path.rsplit(".", 1)[-1])))
+        # the parts' editable matrices (DSAttention's τ and Δ, Crossformer's router), named by their kind
+        out += [(path, words.text(label)) for path, label in part_matrices(sc)]
         return out
 
     def _proj_name(self, name: str) -> str:
@@ -232,6 +234,10 @@ class InputsPanel(QWidget):
         elif ref.path.startswith("projections."):
             s = SYMBOL[ref.path.split(".")[1]]
             text = self.tr("b_{0}: {1} numbers, added to every projected row.").format(s, m.shape[1])
+        elif part_path(ref.path) is not None:  # a part's matrix: its field's own help, in the catalogue
+            family, kind, field = part_path(ref.path)
+            f = next(f for f in parts.table(family)[kind].fields if f.name == field)
+            text = f"<b>{words.text(f.label)}</b>: {m.shape[0]} x {m.shape[1]}. {words.text(f.help)}"
         elif ref.path == "additive.w_v":
             text = self.tr("additive w_v: one row per head, one column per hidden unit; "
                            "score = w_v . tanh(W_q q + W_k k).")
@@ -244,6 +250,12 @@ class InputsPanel(QWidget):
     def show_problems(self, grouped: dict[str, list[str]]) -> None:
         for key, label in self.problem_labels.items():
             label.set_lines(grouped.get(key, []))
+        ref = self.editors["weights"].model.ref
+        if ref is not None and part_path(ref.path) is not None:  # a part's matrix: its problems under it
+            where = problem_path(self.doc.scenario, ref.path)
+            self.problem_labels["weights"].set_lines(
+                [p for items in grouped.values() for p in items
+                 if isinstance(getattr(p, "path", None), str) and (p.path == where or p.path.startswith(where + "["))])
 
     # ---- language ----------------------------------------------------------------------------
     def changeEvent(self, event: QEvent) -> None:

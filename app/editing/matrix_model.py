@@ -16,7 +16,7 @@ from PySide6.QtCore import QAbstractTableModel, QLocale, QModelIndex, QObject, Q
 
 from app.pipeline.document import Document
 from app.viewmodel.clipboard import format_number, parse_number
-from app.viewmodel.matrix_ref import MatrixRef
+from app.viewmodel.matrix_ref import MatrixRef, part_path, problem_path
 from app.viewmodel.pane_text import HOVER_CHARS, TICK_CHARS, elide
 from attention import numbers
 
@@ -163,6 +163,13 @@ class MatrixModel(QAbstractTableModel):
             return False
         if number == float(self._view[r, c]):
             return True
+        problem = self._ref.cell_problem(self.doc.scenario, r, c, number)  # a part's own checks (τ > 0)
+        if problem is not None:
+            from app.editing.problems import language, render
+            from attention import words
+
+            self.rejected.emit(words.text("parts.cell_refused", language(), problem=render(problem)))
+            return False
         self.doc.set_cell(self._ref, r, c, number)
         return True
 
@@ -170,6 +177,8 @@ class MatrixModel(QAbstractTableModel):
     def parse(self, value: Any, row: int, col: int) -> Optional[float]:
         """The number `value` means, or None after emitting `rejected` with the reason."""
         where = self.tr("Cell ({0}, {1})").format(numbers.position(row), numbers.position(col))  # from 1
+        if part_path(self._ref.path) is not None:  # a part's matrix: name the field, as a problem would
+            where = f"{problem_path(self.doc.scenario, self._ref.path)} {where}"
         try:
             number = float(value) if isinstance(value, (int, float)) else parse_number(str(value), self.decimal_comma)
             if number != number or number in (float("inf"), float("-inf")):

@@ -1,9 +1,10 @@
 """Which matrix of a scenario an editor shows, and how to write cells into it (no Qt).
 
 A `MatrixRef` names one 2-D slice of a scenario array: ``queries`` at batch item b, the query
-projection's weight, the additive W_q of head h, the valid lengths...  Reading returns a
-read-only view; writing returns a new Scenario with a fresh copy of only the array written
-(the old scenario, held by the undo stack, is never touched).
+projection's weight, the additive W_q of head h, the valid lengths, a part's matrix field
+(``modifiers.destationary.tau``: family, kind, field; only the fields its kind lists in
+`editable`)...  Reading returns a read-only view; writing returns a new Scenario with a fresh
+copy of only the array written (the old scenario, held by the undo stack, is never touched).
 """
 from __future__ import annotations
 
@@ -53,6 +54,19 @@ class MatrixRef:
         view.flags.writeable = False
         return view
 
+    def cell_problem(self, sc: Scenario, row: int, col: int, value: float):
+        """The problem (attention.problem.Problem, naming the field) that writing `value` at (row,
+        col) of a part's matrix would make, by the part's kind's own checks; None when it is fine or
+        the matrix is not a part's.  Why ask the kind: τ ≤ 0 is a problem of DSAttention's, not of
+        the editor's."""
+        if part_path(self.path) is None:
+            return None
+        from attention import parts
+
+        candidate = self.with_block(sc, row, col, np.array([[float(value)]]))
+        where = problem_path(sc, self.path)
+        return next((p for p in parts.problems(candidate) if p.path == where or p.path.startswith(where + "[")), None)
+
     def with_block(self, sc: Scenario, row: int, col: int, block: np.ndarray) -> Scenario:
         """A new scenario whose matrix has `block` written at (row, col); the rest is shared."""
         arr = np.array(self.source(sc), dtype=np.float64, copy=True)
@@ -66,7 +80,52 @@ class MatrixRef:
         return set_array(sc, self.path, arr)
 
 
+def part_path(path: str) -> Optional[tuple[str, str, str]]:
+    """(family, kind, field) of a part's matrix path ("modifiers.destationary.tau"), else None."""
+    from attention import parts
+
+    bits = path.split(".")
+    return (bits[0], bits[1], bits[2]) if len(bits) == 3 and bits[0] in parts.FAMILIES else None
+
+
+def problem_path(sc: Scenario, path: str) -> str:
+    """How a problem names a part's matrix: "modifiers[0].tau" (the first part of that kind)."""
+    from attention import parts
+
+    family, kind, field = part_path(path)
+    i = next(i for i, p in enumerate(parts.of(sc, family)) if getattr(p, "kind", None) == kind)
+    return f"{family}[{i}].{field}"
+
+
+def part_matrices(sc: Scenario) -> list[tuple[str, str]]:
+    """(path, field label key) of every editable matrix of the scenario's parts, in their order:
+    the kinds say which (`editable`: DSAttention's τ and Δ, Crossformer's router)."""
+    from attention import parts
+
+    out = []
+    for family in parts.FAMILIES:
+        table = parts.table(family)
+        for part in parts.of(sc, family):
+            kind = table.get(getattr(part, "kind", None))
+            fields = {f.name: f for f in getattr(kind, "fields", ())}
+            for name in getattr(kind, "editable", ()):
+                path = f"{family}.{part.kind}.{name}"
+                if get_array(sc, path) is not None and path not in (p for p, _ in out):
+                    out.append((path, fields[name].label))
+    return out
+
+
 def get_array(sc: Scenario, path: str) -> Optional[np.ndarray]:
+    if part_path(path) is not None:
+        from attention import parts
+
+        family, kind, field = part_path(path)
+        part = parts.find(sc, family, kind)
+        v = None if part is None else part.get(field)
+        if v is None and part is not None:  # left out: the library's default, shown to be edited (τ = 1, Δ = 0)
+            default = getattr(parts.table(family).get(kind), "default_matrix", None)
+            v = None if default is None else default(sc, field)
+        return None if v is None else np.asarray(v, dtype=np.float64)
     if path in INPUTS or path == "valid_lens":
         return getattr(sc, path)
     if path.startswith("projections."):
@@ -80,6 +139,14 @@ def get_array(sc: Scenario, path: str) -> Optional[np.ndarray]:
 
 def set_array(sc: Scenario, path: str, arr: Optional[np.ndarray]) -> Scenario:
     """Scenario with the array at `path` replaced (None removes a projection or its bias)."""
+    if part_path(path) is not None:
+        from attention import parts
+
+        family, kind, field = part_path(path)
+        used = list(parts.of(sc, family))
+        i = next(i for i, p in enumerate(used) if getattr(p, "kind", None) == kind)
+        used[i] = parts.Part(kind, {**used[i].values, field: arr})
+        return dataclasses.replace(sc, **{family: tuple(used)})
     if path in INPUTS or path == "valid_lens":
         return dataclasses.replace(sc, **{path: arr})
     if path.startswith("projections."):

@@ -24,7 +24,9 @@ from attention.kinds.qk_norm import QK_NORM
 from attention.kinds.rope import ROPE
 from attention.kinds.sinks import SINKS
 from attention.kinds.softcap import SOFTCAP
+from attention.kinds.tsl_distil import DISTIL  # Time-Series-Library: Informer's distilling ConvLayer
 from attention.kinds.tsl_encoder import ENCODER_LAYER  # Time-Series-Library: EncoderLayer
+from attention.kinds.tsl_two_stage import TWO_STAGE, VARIABLES_RULE  # Time-Series-Library: Crossformer
 from attention.kinds.window import WINDOW
 
 #: name -> scoring kind, in the order a menu lists them
@@ -43,9 +45,12 @@ MODIFIERS: dict[str, ScoreModifier] = {
 MODIFIERS[DESTATIONARY.name] = DESTATIONARY  # DSAttention's τ and Δ (read by its scoring kind)
 MODIFIERS[AUTOCORRELATION_OPTIONS.name] = AUTOCORRELATION_OPTIONS  # Auto-Correlation's factor and path
 MODIFIERS[ENCODER_LAYER.name] = ENCODER_LAYER  # TSL's EncoderLayer: steps after the output projection
+MODIFIERS[DISTIL.name] = DISTIL  # Informer's distilling ConvLayer: steps after the encoder layer's
+MODIFIERS[TWO_STAGE.name] = TWO_STAGE  # Crossformer's two-stage attention: steps after the output
 #: name -> mask rule, in the order their parts are combined and their reasons said
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES + (WINDOW, DRAWN)}
 MASK_RULES[PYRAMID.name] = PYRAMID  # Time-Series-Library: Pyraformer's pyramid
+MASK_RULES[VARIABLES_RULE.name] = VARIABLES_RULE  # Crossformer's time stage: one variable's segments
 #: the scoring of a scenario that names none
 DEFAULT_SCORING: str = SCALED_DOT.name
 #: the scoring choice of the Parameters panel, the schema and the docs: one entry per kind above

@@ -203,12 +203,17 @@ def describe(term: Contribution, t: int, lang: Optional[str] = None) -> str:
 # Auto-Correlation through the pipeline's own steps (one weight per key, as every kind): with
 # lag(t, s) = (s - t) mod L, key s is the value step that lag brings to output step t, so
 #   scores[b, h, t, s]       = mean_corr[b, lag(t, s)]          (a circulant: the curve along each row)
+#                              NaN, never computed, where the library has no such score: a key it
+#                              cut off (s >= L when L < S) or lag L - 1 of an odd L (the curve has L - 1)
 #   masked_scores            = -inf where lag(t, s) is not one of the series' top k lags
-#   attention_weights        = softmax of the row = the library's softmax over the k lag scores,
-#                              each at the key its lag reads (the other keys weigh exactly 0)
+#   attention_weights        = the library's softmax over the k lag scores, each at the key its lag
+#                              reads (the other keys weigh exactly 0); when L > S a lag may read one of
+#                              the L - S zero steps the library appends: that weight multiplies a zero
+#                              and is on no key, so the row sums to less than 1
 #   weighted_sum[b, t, h, :] = Σ_i w_i · v[(t + lag_i) mod L]  (the rolled copies' weighted sum)
 # Its own steps: the correlation per head and channel, their mean, the top lags, their weights and
-# the rolled copies of V.  The library needs no scale and reads no mask.
+# the rolled copies of V (of the keys and values aligned to L, as the library: padded with zeros or
+# cut).  The library needs no scale and reads no mask.
 
 NAME = "autocorrelation"
 PATHS = ("inference", "training")
@@ -255,18 +260,29 @@ def options_of(sc: Any) -> tuple[float, bool]:
     return float(parts.value(p, f)), parts.value(p, path) == "training"
 
 
-def lag_grid(L: int, device=None) -> "torch.Tensor":
-    """(L, L) int64: lag(t, s) = (s - t) mod L, the lag that brings value step s to output step t."""
+def lag_grid(L: int, device=None, S: Optional[int] = None) -> "torch.Tensor":
+    """(L, S) int64: lag(t, s) = (s - t) mod L, the lag that brings value step s to output step t."""
     import torch
 
     t = torch.arange(L, device=device)
-    return (t[None, :] - t[:, None]) % L
+    s = torch.arange(L if S is None else S, device=device)
+    return (s[None, :] - t[:, None]) % L
+
+
+def scored(L: int, S: int, device=None) -> "torch.Tensor":
+    """(L, S) bool: the cells the library has a score for: key s is one of the L aligned steps it
+    kept (s < L) and its lag is on the curve (lag < 2·(L // 2): not lag L - 1 of an odd L)."""
+    import torch
+
+    grid = lag_grid(L, device, S)
+    return (torch.arange(S, device=device)[None, :] < L) & (grid < curve_length(L))
 
 
 class AutoCorrelationKind(DotProduct):
     """Autoformer's Auto-Correlation: period-based dependencies from the FFT correlation curve."""
 
     extra_steps = tuple(sid for sid, _, _ in STEPS)
+    not_computed_steps = ("scores",)  # a key the library cut off, or lag L - 1 of an odd L: no score (NaN)
     tiled = None  # its softmax is over k lags, not a row of scores over keys: no tiles
     not_tiled_words = f"tiles.not_applicable.{NAME}"
     grouped_kv = False
@@ -310,10 +326,8 @@ class AutoCorrelationKind(DotProduct):
         from attention.problem import Problem
 
         out = []
-        if sc.L != sc.S:
-            out.append(Problem("autocorrelation_lengths", "keys", {"L": sc.L, "S": sc.S}))
-        elif sc.L % 2:
-            out.append(Problem("autocorrelation_odd", "queries", {"L": sc.L}))
+        if sc.L > sc.S and sc.dk != sc.dv:  # zeros_like(queries[:, :(L - S), :]) joins the values
+            out.append(Problem("autocorrelation_lengths", "keys", {"L": sc.L, "S": sc.S, "dk": sc.dk, "dv": sc.dv}))
         if sc.causal:
             out.append(Problem("autocorrelation_mask", "causal"))
         if sc.valid_lens is not None:
@@ -336,15 +350,35 @@ class AutoCorrelationKind(DotProduct):
 
     # ---- the engine ------------------------------------------------------------------------------
     def compute_scores(self, run):
-        mean = run.state["parts"]["mean_correlation"]  # (B, L)
-        B, H, L = mean.shape[0], run.sc.n_heads, run.sc.L
-        return mean[:, lag_grid(L, mean.device)][:, None].expand(B, H, L, L)  # (B, H, L, S)
+        mean = run.state["parts"]["mean_correlation"]  # (B, L')
+        B, H, L, S = mean.shape[0], run.sc.n_heads, run.sc.L, run.sc.S
+        grid = lag_grid(L, mean.device, S).clamp(max=mean.shape[1] - 1)  # (L, S); the unscored cells below
+        scores = mean[:, grid].masked_fill(~scored(L, S, mean.device), float("nan"))  # (B, L, S)
+        return scores[:, None].expand(B, H, L, S)
 
     def compute_masked(self, run):
         lags = run.state["parts"]["top_lags"]  # (B, k)
-        grid = lag_grid(run.sc.L, lags.device)  # (L, S)
-        keep = (grid[None, :, :, None] == lags[:, None, None, :]).any(-1)  # (B, L, S)
+        L, S = run.sc.L, run.sc.S
+        grid = lag_grid(L, lags.device, S)  # (L, S)
+        keep = (grid[None, :, :, None] == lags[:, None, None, :]).any(-1) & scored(L, S, lags.device)  # (B, L, S)
         return run.inputs["scores"].masked_fill(~keep[:, None], float("-inf"))
+
+    def compute_weights(self, run):
+        """The k lag weights, each at the key its lag reads at row t: (t + lag) mod L (none when that
+        is one of the zero steps appended for L > S)."""
+        import torch
+
+        lags, w = run.state["parts"]["top_lags"], run.state["parts"]["lag_weights"]  # (B, k) each
+        B, H, L, S = w.shape[0], run.sc.n_heads, run.sc.L, run.sc.S
+        src = (torch.arange(L, device=w.device)[None, :, None] + lags[:, None, :]) % L  # (B, L, k)
+        hit = src[..., None] == torch.arange(S, device=w.device)  # (B, L, k, S)
+        A = (hit.to(w.dtype) * w[:, None, :, None]).sum(2)  # (B, L, S)
+        return A[:, None].expand(B, H, L, S).contiguous()
+
+    def scored_cells(self, values) -> "torch.Tensor":
+        """(B, H, L, S) bool: the score cells the library computes (NaN elsewhere on purpose)."""
+        t = values["scores"]
+        return scored(t.shape[2], t.shape[3], t.device).expand(t.shape)
 
     # ---- explain, lessons, script ----------------------------------------------------------------
     def explain_cell(self, ctx, step_id: str, idx: tuple[int, ...]):
@@ -371,9 +405,11 @@ class AutoCorrelationKind(DotProduct):
                     "lags = index[None].expand(B, top_k)\n" if training else
                     "lags = torch.topk(mean_corr, top_k, dim=-1)[1]  # inference: each series its own top k\n")
             return (se.section(sc, step_id) + f"top_k = {k}  # int(factor * ln L) = int({factor!r} * ln {sc.L})\n"
-                    + lags + "keep = (lag_of[None, :, :, None] == lags[:, None, None, :]).any(-1)  # (B, L, S)\n"
+                    + lags + "keep = (lag_of[None, :, :, None] == lags[:, None, None, :]).any(-1) & has  # (B, L, S)\n"
                     'masked_scores = scores.masked_fill(~keep[:, None], float("-inf"))  # only the top k lags\n'
                     + se.show(step_id, "masked_scores"))
+        if step_id == "attention_weights":
+            return se.section(sc, step_id) + _SCRIPT_WEIGHTS + se.show(step_id, "attention_weights")
         if step_id == "weighted_sum":
             return se.section(sc, step_id) + _SCRIPT_ROLL + se.show(step_id, "out")
         return None
@@ -385,22 +421,36 @@ class AutoCorrelationKind(DotProduct):
 AUTOCORRELATION = AutoCorrelationKind()
 AUTOCORRELATION_OPTIONS = AutoCorrelationOptions()
 
-_SCRIPT_SCORES = '''# Auto-Correlation (Autoformer, TSL layers/AutoCorrelation.py): the correlation curve over lags
+_SCRIPT_SCORES = '''# Auto-Correlation (Autoformer, TSL layers/AutoCorrelation.py): keys and values aligned to L
+if L > S:  # the library appends zeros shaped like the queries (it needs d_v == d_k)
+    zeros = torch.zeros_like(q[:, :(L - S)])
+    k_al, v_al = torch.cat([k, zeros], dim=1), torch.cat([v, zeros], dim=1)
+else:  # or cuts the keys and values to their first L steps
+    k_al, v_al = k[:, :L], v[:, :L]
+# the correlation curve over lags
 q_fft = torch.fft.rfft(q.permute(0, 2, 3, 1).contiguous(), dim=-1)
-k_fft = torch.fft.rfft(k.permute(0, 2, 3, 1).contiguous(), dim=-1)
-corr = torch.fft.irfft(q_fft * torch.conj(k_fft), dim=-1)  # (B, H, d_k, L): lag tau at [..., tau]
-mean_corr = torch.mean(torch.mean(corr, dim=1), dim=1)  # (B, L): over heads, then channels
+k_fft = torch.fft.rfft(k_al.permute(0, 2, 3, 1).contiguous(), dim=-1)
+corr = torch.fft.irfft(q_fft * torch.conj(k_fft), dim=-1)  # (B, H, d_k, 2 * (L // 2)): lag tau at [..., tau]
+mean_corr = torch.mean(torch.mean(corr, dim=1), dim=1)  # (B, L'): over heads, then channels
 t_pos = torch.arange(L)
-lag_of = (t_pos[None, :] - t_pos[:, None]) % L  # (L, S): the lag that brings value step s to output step t
-scores = mean_corr[:, lag_of][:, None].expand(B, H, L, S)  # each row: the curve, rolled
+lag_of = (torch.arange(S)[None, :] - t_pos[:, None]) % L  # (L, S): the lag that brings value step s to step t
+has = (torch.arange(S)[None, :] < L) & (lag_of < mean_corr.shape[1])  # a score the library has (else NaN)
+scores = mean_corr[:, lag_of.clamp(max=mean_corr.shape[1] - 1)].masked_fill(~has, float("nan"))
+scores = scores[:, None].expand(B, H, L, S)  # each row: the curve, rolled
 '''
 
-_SCRIPT_ROLL = '''# the library's aggregation: the k rolled copies of V, weighted (torch.roll(v, -lag): rolled left)
-w = torch.softmax(torch.gather(mean_corr, 1, lags), dim=-1)  # (B, k): the softmax over the k lag scores
-out = torch.zeros_like(v)  # (B, L, H, d_v)
+_SCRIPT_WEIGHTS = '''# the softmax over the k lag scores, each at the key its lag reads (none on an appended zero step)
+w = torch.softmax(torch.gather(mean_corr, 1, lags), dim=-1)  # (B, k)
+source = (t_pos[None, :, None] + lags[:, None, :]) % L  # (B, L, k): the step each lag reads at row t
+attention_weights = ((source[..., None] == torch.arange(S)).to(dtype) * w[:, None, :, None]).sum(2)
+attention_weights = attention_weights[:, None].expand(B, H, L, S)
+'''
+
+_SCRIPT_ROLL = '''# the library's aggregation: the k rolled copies of V (aligned to L), weighted (torch.roll(v, -lag))
+out = torch.zeros_like(q[..., :1].expand(*q.shape[:3], v.shape[-1]))  # (B, L, H, d_v)
 for b in range(B):
     for i in range(lags.shape[1]):
-        out[b] += w[b, i] * torch.roll(v[b], -int(lags[b, i]), dims=0)  # step t reads v[(t + lag) mod L]
+        out[b] += w[b, i] * torch.roll(v_al[b], -int(lags[b, i]), dims=0)  # step t reads v[(t + lag) mod L]
 '''
 
 
@@ -408,13 +458,15 @@ for b in range(B):
 
 def correlation_step(run, step_id: str):
     """extra.correlation, and the lags and their weights kept for the next steps (run.state)."""
-    q, k = run.inputs["head_split.query"], run.inputs["head_split.key"]  # (B, L, H, E)
+    q = run.inputs["head_split.query"]  # (B, L, H, E)
+    k, v = align_lengths(q, run.inputs["head_split.key"], run.inputs["head_split.value"])  # (B, L, H, E|D)
     factor, training = options_of(run.sc)
     corr = correlation(q, k)  # (B, H, E, L')
     mean = mean_correlation(corr)  # (B, L')
     n = top_k(factor, q.shape[1])
     lags = top_lags_training(mean, n) if training else top_lags_inference(mean, n)
-    run.state["parts"] = {"mean_correlation": mean, "top_lags": lags.lags, "lag_weights": lag_weights(lags.scores)}
+    run.state["parts"] = {"mean_correlation": mean, "top_lags": lags.lags, "lag_weights": lag_weights(lags.scores),
+                          "values": v}
     return corr
 
 
@@ -424,8 +476,8 @@ def part_step(run, step_id: str):
 
 
 def rolled_step(run, step_id: str):
-    """extra.rolled_values (B, H, L, k*dv): copy i of head h at row t is v[(t + lag_i) mod L]."""
-    copies = rolled(run.inputs["head_split.value"], run.state["parts"]["top_lags"])  # (B, k, L, H, D)
+    """extra.rolled_values (B, H, L, k*dv): copy i of head h at row t is v[(t + lag_i) mod L] (v aligned to L)."""
+    copies = rolled(run.state["parts"]["values"], run.state["parts"]["top_lags"])  # (B, k, L, H, D)
     B, k, L, H, D = copies.shape
     return copies.permute(0, 3, 2, 1, 4).reshape(B, H, L, k * D)
 
@@ -436,24 +488,60 @@ def _lags(ctx, b: int) -> list[int]:
     return [int(x) for x in ctx.raw("extra.top_lags")[b]]
 
 
+def _aligned_key(ctx, b: int, h: int, e: int):
+    """The keys' channel as the library aligns it to L: cut to L, or zero steps appended (None)."""
+    k = ctx.a("head_split.key")[b, :, h, e]
+    L = ctx.raw("head_split.query").shape[1]
+    return [float(k[t]) if t < k.shape[0] else None for t in range(L)]
+
+
+def odd_kernel(L: int, delta: int, tau: int) -> float:
+    """What q[t]·k[u] (t − u = delta) counts for at lag tau when irfft reads the L // 2 + 1 bins of an
+    odd L back as a length n = L − 1 signal: (1/n) Σ_m c_m cos(2π m (tau/n − delta/L)), c = 1 at
+    m = 0 and m = n/2 (their imaginary parts dropped), 2 between.  For even L this is 1 exactly when
+    delta ≡ tau (mod L): the circular correlation."""
+    n = curve_length(L)
+    total = 0.0
+    for m in range(n // 2 + 1):
+        c = 1.0 if m in (0, n // 2) else 2.0
+        total += c * math.cos(2.0 * math.pi * m * (tau / n - delta / L))
+    return total / n
+
+
 def explain_correlation(ctx, step_id: str, idx: tuple[int, ...]):
-    """corr[b, h, e, tau] = Σ_t q[(t + tau) mod L, e] · k[t, e] (the FFT's circular correlation, even L)."""
+    """corr[b, h, e, tau] = Σ_t q[(t + tau) mod L, e] · k[t, e] for even L (the circular
+    correlation); for odd L every product q[t]·k[u] weighted by `odd_kernel` (irfft without n).
+    The keys are the aligned ones: cut to L, or padded with zeros (those products are 0, left out)."""
     from attention import explain as ex
 
     b, h, e, tau = idx
-    q, k = ctx.a("head_split.query")[b, :, h, e], ctx.a("head_split.key")[b, :, h, e]
+    q, k = ctx.a("head_split.query")[b, :, h, e], _aligned_key(ctx, b, h, e)
     L = q.shape[0]
-    terms = [ex.Term(ex._same(f"q[{(t + tau) % L}]·k[{t}] = {ex.fmt(q[(t + tau) % L])} × {ex.fmt(k[t])}"),
-                     float(q[(t + tau) % L] * k[t]),
-                     (ex.Source("head_split.query", (b, (t + tau) % L, h, e)),
-                      ex.Source("head_split.key", (b, t, h, e))),
-                     factors=(float(q[(t + tau) % L]), float(k[t])))
-             for t in range(L)]
+    terms = []
+    if L % 2 == 0:
+        for t in range(L):
+            if k[t] is None:
+                continue
+            tq = (t + tau) % L
+            terms.append(ex.Term(ex._same(f"q[{tq}]·k[{t}] = {ex.fmt(q[tq])} × {ex.fmt(k[t])}"), float(q[tq] * k[t]),
+                                 (ex.Source("head_split.query", (b, tq, h, e)),
+                                  ex.Source("head_split.key", (b, t, h, e))), factors=(float(q[tq]), k[t])))
+        summary = ex._tx("explain.autocorr.corr_summary", tau=tau, h1=ex.P(h), e=e, L=L)
+    else:
+        for t in range(L):
+            for u in range(L):
+                if k[u] is None:
+                    continue
+                w = odd_kernel(L, t - u, tau)
+                terms.append(ex.Term(ex._same(f"q[{t}]·k[{u}]·{ex.fmt(w)} = {ex.fmt(q[t])} × {ex.fmt(k[u])} × "
+                                              f"{ex.fmt(w)}"), float(q[t] * k[u] * w),
+                                     (ex.Source("head_split.query", (b, t, h, e)),
+                                      ex.Source("head_split.key", (b, u, h, e))), factors=(float(q[t]), k[u], w)))
+        summary = ex._tx("explain.autocorr.corr_odd_summary", tau=tau, h1=ex.P(h), e=e, L=L, n=L - 1)
     vals = [t.value for t in terms]
     result = ex._fsum(vals)
     return ex._explanation(step_id, idx, ctx.value(step_id, idx),
-                           ex._tx("explain.autocorr.corr_formula", b=b, h=h, e=e, tau=tau), terms, result,
-                           ex._tx("explain.autocorr.corr_summary", tau=tau, h1=ex.P(h), e=e, L=L),
+                           ex._tx("explain.autocorr.corr_formula", b=b, h=h, e=e, tau=tau), terms, result, summary,
                            ex._same(f"{ex._sum_text(vals)} = {ex.fmt(result)}"))
 
 
@@ -513,8 +601,14 @@ def explain_rolled(ctx, step_id: str, idx: tuple[int, ...]):
     lags = _lags(ctx, b)
     D = ctx.raw("head_split.value").shape[-1]
     i, d = divmod(j, D)
-    L = ctx.raw("head_split.value").shape[1]
+    L, S = ctx.raw("head_split.query").shape[1], ctx.raw("head_split.value").shape[1]
     source = (t + lags[i]) % L
+    if source >= S:  # one of the zero steps the library appends when L > S
+        term = ex.Term(ex._tx("explain.autocorr.padded_value", source=source, S=S), 0.0)
+        return ex._explanation(step_id, idx, ctx.value(step_id, idx),
+                               ex._tx("explain.autocorr.rolled_formula", b=b, h=h, t=t, i=i, d=d), [term], 0.0,
+                               ex._tx("explain.autocorr.rolled_summary", lag=lags[i], roll=-lags[i], source=source,
+                                      t=t, i1=ex.P(i), d=d), ex._same("0"), (ex.Source("extra.top_lags", (b, i)),))
     v = float(ctx.raw("head_split.value")[b, source, h, d])
     term = ex.Term(ex._same(f"v[{b},{source},{h},{d}] = {ex.fmt(v)}"), v,
                    (ex.Source("head_split.value", (b, source, h, d)),))
@@ -530,8 +624,15 @@ def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
     from attention import explain as ex
 
     b, h, t, s = idx
-    L = ctx.raw(step_id).shape[-1]
+    L = ctx.raw("head_split.query").shape[1]
     lag = (s - t) % L
+    if s >= L or lag >= curve_length(L):  # the library has no such score: never computed
+        why = (ex._tx("explain.autocorr.score_cut", s=s, L=L) if s >= L
+               else ex._tx("explain.autocorr.score_no_lag", lag=lag, L=L, n=curve_length(L)))
+        return ex._explanation(step_id, idx, ctx.value(step_id, idx),
+                               ex._tx("explain.autocorr.score_formula", b=b, t=t, s=s),
+                               [ex.Term(ex._tx("explain.autocorr.not_computed"), math.nan)], math.nan, why,
+                               ex._same("NaN"))
     v = float(ctx.raw("extra.mean_correlation")[b, lag])
     return ex._explanation(step_id, idx, ctx.value(step_id, idx),
                            ex._tx("explain.autocorr.score_formula", b=b, t=t, s=s),
@@ -545,10 +646,10 @@ def explain_masked(ctx, step_id: str, idx: tuple[int, ...]):
     from attention import explain as ex
 
     b, h, t, s = idx
-    L = ctx.raw(step_id).shape[-1]
+    L = ctx.raw("head_split.query").shape[1]
     lag = (s - t) % L
     lags = _lags(ctx, b)
-    kept = lag in lags
+    kept = lag in lags and s < L
     v = ctx.value(step_id, idx)
     key = "explain.autocorr.masked_kept" if kept else "explain.autocorr.masked_dropped"
     term = ex.Term(ex._same(f"scores[{b},{h},{t},{s}] = {ex.fmt(ctx.value('scores', idx))}" if kept else "−∞"), v,
@@ -559,21 +660,33 @@ def explain_masked(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_weight(ctx, step_id: str, idx: tuple[int, ...]):
-    """A weight: exp of the kept keys' scores (the other keys 0) over their sum: the softmax over the k lags."""
+    """A weight: the softmax over the k lag scores, each lag's exp at the key it reads at row t (the
+    other keys 0); a lag that reads one of the zero steps appended for L > S adds a term on no key."""
     from attention import explain as ex
 
     b, h, t, s = idx
-    row = ctx.raw("masked_scores")[b, h, t].astype(float)
-    L = row.shape[0]
-    top = max(x for x in row if math.isfinite(x))
-    exps = [math.exp(x - top) if math.isfinite(x) else 0.0 for x in row]
-    terms = [ex.Term(ex._same(f"exp({ex.fmt(x)} − {ex.fmt(top)}) = {ex.fmt(e)}" if math.isfinite(x) else "0"), e,
-                     (ex.Source("masked_scores", (b, h, t, j)),), masked=not math.isfinite(x))
-             for j, (x, e) in enumerate(zip(row, exps))]
+    L, S = ctx.raw("head_split.query").shape[1], ctx.raw("head_split.key").shape[1]
+    lags = _lags(ctx, b)
+    mean = ctx.raw("extra.mean_correlation")[b]
+    scores = [float(mean[x]) for x in lags]
+    top = max(scores)
+    at = {(t + lag) % L: i for i, lag in enumerate(lags)}  # source step -> which lag reads it
+    terms = []
+    for j in range(S):
+        i = at.get(j)
+        e = math.exp(scores[i] - top) if i is not None else 0.0
+        terms.append(ex.Term(ex._same(f"lag {lags[i]}: exp({ex.fmt(scores[i])} − {ex.fmt(top)}) = {ex.fmt(e)}"
+                                      if i is not None else "0"), e, (ex.Source("masked_scores", (b, h, t, j)),),
+                             masked=i is None))
+    for src, i in sorted(at.items()):
+        if src >= S:
+            e = math.exp(scores[i] - top)
+            terms.append(ex.Term(ex._tx("explain.autocorr.weight_padded", lag=lags[i], source=src, e=ex.fmt(e)), e,
+                                 (ex.Source("extra.mean_correlation", (b, lags[i])),)))
+    exps = [tm.value for tm in terms]
     result = exps[s] / math.fsum(exps)
     lag = (s - t) % L
-    lags = _lags(ctx, b)
-    summ = (ex._tx("explain.autocorr.weight_cell", lag=lag, i1=ex.P(lags.index(lag)), t=t, s=s) if lag in lags
+    summ = (ex._tx("explain.autocorr.weight_cell", lag=lag, i1=ex.P(lags.index(lag)), t=t, s=s) if at.get(s) is not None
             else ex._tx("explain.autocorr.weight_zero", lag=lag))
     return ex._explanation(step_id, idx, ctx.value(step_id, idx), ex._tx("explain.autocorr.weight_cell_formula"),
                            terms, result, summ, ex._same(f"{ex.fmt(exps[s])} / {ex.fmt(math.fsum(exps))} = "
@@ -588,14 +701,15 @@ def explain_output(ctx, step_id: str, idx: tuple[int, ...]):
     lags = _lags(ctx, b)
     w = ctx.raw("extra.lag_weights")[b]
     v = ctx.raw("head_split.value")[b, :, h, d]
-    L = v.shape[0]
+    L, S = ctx.raw("head_split.query").shape[1], v.shape[0]
     terms = []
     for i, lag in enumerate(lags):
         source = (t + lag) % L
-        c = Contribution(lag, -lag, source, float(w[i]), float(v[source]), float(w[i] * v[source]))
+        value = float(v[source]) if source < S else 0.0  # a zero step appended for L > S
+        c = Contribution(lag, -lag, source, float(w[i]), value, float(w[i]) * value)
+        read = (ex.Source("head_split.value", (b, source, h, d)),) if source < S else ()
         terms.append(ex.Term({lang: describe(c, t, lang) for lang in words.LANGS}, c.product,
-                             (ex.Source("extra.lag_weights", (b, i)), ex.Source("head_split.value", (b, source, h, d))),
-                             factors=(c.weight, c.value)))
+                             (ex.Source("extra.lag_weights", (b, i)), *read), factors=(c.weight, c.value)))
     vals = [x.value for x in terms]
     result = ex._fsum(vals)
     return ex._explanation(step_id, idx, ctx.value(step_id, idx),

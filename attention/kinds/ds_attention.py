@@ -268,6 +268,7 @@ class Destationary:
     the scoring kind "ds_attention" reads (a part, so that they need no attribute of their own)."""
 
     name = PART
+    editable = ("tau", "delta")  # matrices the window's Inputs > Weights tab edits (app/viewmodel/matrix_ref.py)
     fields = (
         Field("modifiers.tau", "matrix", "field.modifiers.destationary.tau.label",
               "field.modifiers.destationary.tau.help", group="modifiers"),
@@ -277,6 +278,12 @@ class Destationary:
 
     def __repr__(self) -> str:
         return f"<modifier {self.name}>"
+
+    def default_matrix(self, sc: Any, name: str):
+        """What a left-out τ or Δ is (the library's 1.0 and 0.0), as the matrix the window edits."""
+        import numpy as np
+
+        return np.ones(sc.batch) if name == "tau" else np.zeros((sc.batch, sc.S))
 
     def part_problems(self, sc: Any, part: Any, path: str) -> list:
         import numpy as np

@@ -4,6 +4,7 @@ EN = {
     "parts.group": "Position & modifiers",
     "parts.add.undo": "Add {kind}",
     "parts.remove.undo": "Remove {kind}",
+    "parts.cell_refused": "{problem}; the old value is kept.",
     "parts.kind.rope": "RoPE (rotary positions)",
     "parts.kind.rope.help": ("Rotate each head's queries and keys by their positions before the scores "
                              "(RoFormer, Llama)."),
@@ -38,6 +39,7 @@ ZH = {
     "parts.group": "位置与修饰",
     "parts.add.undo": "添加{kind}",
     "parts.remove.undo": "移除{kind}",
+    "parts.cell_refused": "{problem}；保留原来的值。",
     "parts.kind.rope": "RoPE（旋转位置编码）",
     "parts.kind.rope.help": "在计算分数前，按位置旋转每个头的查询和键（RoFormer、Llama）。",
     "parts.kind.alibi": "ALiBi（线性偏置）",

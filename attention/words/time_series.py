@@ -187,11 +187,8 @@ EN: dict[str, str] = {
     "problem.autocorrelation_scoring": (
         "the factor and path are read only by the scoring {scoring}; choose it or remove this part"),
     "problem.autocorrelation_lengths": (
-        "Auto-Correlation here needs as many keys as queries (L = {L}, S = {S}); the library pads or cuts "
-        "the keys to L"),
-    "problem.autocorrelation_odd": (
-        "Auto-Correlation here needs an even length (L = {L}): for odd L the library's curve has only L − 1 lags "
-        "(irfft without n)"),
+        "with more queries than keys (L = {L} > S = {S}) the library appends zeros shaped like the queries to the "
+        "keys and the values: d_values ({dv}) must equal d_keys ({dk})"),
     "problem.autocorrelation_mask": "Auto-Correlation reads no mask (the library ignores attn_mask); remove it",
     "problem.autocorrelation_scale": "Auto-Correlation has no scale; leave it automatic",
     "problem.autocorrelation_k": (
@@ -412,9 +409,9 @@ ZH: dict[str, str] = {
     "explain.autocorr.output_formula": "out[{b},{t},{h},{d}] = Σ_i w_i · v[({t} + lag_i) 模 L]",
     "explain.autocorr.output_summary": "输出第 {t} 步是 V 的 {k} 个滚动副本的加权和：每个保留的滞后一项。",
     "problem.autocorrelation_scoring": "factor 和路径只由打分方式 {scoring} 读取；请选择它或删除这个部件",
-    "problem.autocorrelation_lengths": "这里的自相关需要键和查询一样多（L = {L}，S = {S}）；库会把键补齐或截断到 L",
-    "problem.autocorrelation_odd": (
-        "这里的自相关需要偶数长度（L = {L}）：L 为奇数时库的曲线只有 L − 1 个滞后（irfft 没有给 n）"),
+    "problem.autocorrelation_lengths": (
+        "查询比键多（L = {L} > S = {S}）时，库会在键和值后面补上形状和查询一样的零："
+        "d_values（{dv}）必须等于 d_keys（{dk}）"),
     "problem.autocorrelation_mask": "自相关不读取掩码（库会忽略 attn_mask）；请去掉它",
     "problem.autocorrelation_scale": "自相关没有缩放；请保持自动",
     "problem.autocorrelation_k": "factor {factor} 保留 k = int(factor · ln {L}) = {k} 个滞后；k 必须在 1 到 {n} 之间",
@@ -479,3 +476,350 @@ ZH: dict[str, str] = {
     "problem.encoder_layer_shape": "形状应为 {expected}，实际为 {got}",
     "problem.encoder_layer_finite": "每个数都必须是有限值",
 }
+
+
+# ---- Informer's distilling ConvLayer as steps (attention/kinds/tsl_distil.py) -----------------------
+EN.update({
+    "field.modifiers.distil.conv_weight.label": "Distilling conv: weight",
+    "field.modifiers.distil.conv_weight.help": "the Conv1d's (C, C, 3) weight: output channel, input channel, tap",
+    "field.modifiers.distil.conv_bias.label": "Distilling conv: bias",
+    "field.modifiers.distil.conv_bias.help": "the Conv1d's bias, one per channel (C,)",
+    "field.modifiers.distil.running_mean.label": "Distilling BatchNorm: running mean",
+    "field.modifiers.distil.running_mean.help": "BatchNorm1d's running mean per channel (C,); absent: 0",
+    "field.modifiers.distil.running_var.label": "Distilling BatchNorm: running variance",
+    "field.modifiers.distil.running_var.help": "BatchNorm1d's running variance per channel (C,), ≥ 0; absent: 1",
+    "field.modifiers.distil.norm_weight.label": "Distilling BatchNorm: γ",
+    "field.modifiers.distil.norm_weight.help": "BatchNorm1d's scale γ (C,); absent: 1",
+    "field.modifiers.distil.norm_bias.label": "Distilling BatchNorm: β",
+    "field.modifiers.distil.norm_bias.help": "BatchNorm1d's shift β (C,); absent: 0",
+    "step.extra.distil_conv.title": "Distilling: circular conv (kernel 3)",
+    "step.extra.distil_conv.formula": (
+        "b + Σ_ci Σ_j W[c, ci, j] · x[(t + j − 2) mod L, ci]: padding 2 on each side, so L + 2 steps"),
+    "step.extra.distil_norm.title": "Distilling: BatchNorm (running statistics)",
+    "step.extra.distil_norm.formula": "(x − running_mean) / sqrt(running_var + 1e-5) * gamma + beta, per channel",
+    "step.extra.distil_elu.title": "Distilling: ELU",
+    "step.extra.distil_elu.formula": "x if x > 0 else exp(x) − 1",
+    "step.extra.distil_pool.title": "Distilling: max-pool (the layer's output)",
+    "step.extra.distil_pool.formula": "max over steps 2t − 1, 2t, 2t + 1 (kernel 3, stride 2, padding 1)",
+    "lesson.extra.distil_conv": (
+        "Informer's distilling layer first convolves along time with kernel 3. The library pads 2 steps on "
+        "each side, wrapped round from the other end (circular), so the conv gives L + 2 steps, not L. Each "
+        "output number is a matrix product: the 3 neighbouring steps' channels times one row of the weight."),
+    "lesson.extra.distil_norm": (
+        "BatchNorm in eval mode uses the running mean and variance it kept while training, one pair per "
+        "channel, not this batch's own statistics."),
+    "lesson.extra.distil_elu": "ELU keeps positive numbers and bends negative ones to exp(x) − 1, never below −1.",
+    "lesson.extra.distil_pool": (
+        "Max-pooling with kernel 3 and stride 2 keeps the largest of every three neighbouring steps and moves "
+        "two at a time: the sequence is halved (96 steps become 49, not 48), so the next encoder layer attends "
+        "over half as many steps."),
+    "explain.distil.conv_formula": "b[c] + Σ_ci Σ_j W[c, ci, j] · x[(t + j − 2) mod L, ci]",
+    "explain.distil.conv_summary": (
+        "A kernel-3 convolution is a matrix product: output step {t} reads input steps {steps} (all {n} "
+        "channels of each) times row c of the weight, plus bias {bias}."),
+    "explain.distil.norm_formula": "(conv[b,t,c] − running_mean[c]) / √(running_var[c] + 1e-5) × γ[c] + β[c]",
+    "explain.distil.norm_summary": (
+        "Eval mode: channel {c}'s running mean {mean} and running variance {var}, kept from training."),
+    "explain.distil.elu_formula": "ELU(x) = x if x > 0, else exp(x) − 1",
+    "explain.distil.elu_summary": "ELU keeps a positive number and turns a negative one into exp(x) − 1.",
+    "explain.distil.pool_formula": "max(elu[b, 2t − 1, c], elu[b, 2t, c], elu[b, 2t + 1, c])",
+    "explain.distil.pool_summary": (
+        "Pooled step {t} is the largest of activated steps {steps} (padding never wins): step {winner}."),
+    "problem.distil_length": "the distilling conv pads 2 steps circularly: it needs at least 2 queries (L = {L})",
+    "problem.distil_shape": "expected shape {expected}, got {got}",
+    "problem.distil_variance": "a variance cannot be negative",
+})
+
+ZH.update({
+    "field.modifiers.distil.conv_weight.label": "蒸馏卷积：权重",
+    "field.modifiers.distil.conv_weight.help": "Conv1d 的 (C, C, 3) 权重：输出通道、输入通道、抽头",
+    "field.modifiers.distil.conv_bias.label": "蒸馏卷积：偏置",
+    "field.modifiers.distil.conv_bias.help": "Conv1d 的偏置，每个通道一个 (C,)",
+    "field.modifiers.distil.running_mean.label": "蒸馏 BatchNorm：滑动均值",
+    "field.modifiers.distil.running_mean.help": "BatchNorm1d 每个通道的滑动均值 (C,)；不给时为 0",
+    "field.modifiers.distil.running_var.label": "蒸馏 BatchNorm：滑动方差",
+    "field.modifiers.distil.running_var.help": "BatchNorm1d 每个通道的滑动方差 (C,)，≥ 0；不给时为 1",
+    "field.modifiers.distil.norm_weight.label": "蒸馏 BatchNorm：γ",
+    "field.modifiers.distil.norm_weight.help": "BatchNorm1d 的缩放 γ (C,)；不给时为 1",
+    "field.modifiers.distil.norm_bias.label": "蒸馏 BatchNorm：β",
+    "field.modifiers.distil.norm_bias.help": "BatchNorm1d 的平移 β (C,)；不给时为 0",
+    "step.extra.distil_conv.title": "蒸馏：循环卷积（核大小 3）",
+    "step.extra.distil_conv.formula": (
+        "b + Σ_ci Σ_j W[c, ci, j] · x[(t + j − 2) mod L, ci]：两边各填充 2 步，所以有 L + 2 步"),
+    "step.extra.distil_norm.title": "蒸馏：BatchNorm（滑动统计量）",
+    "step.extra.distil_norm.formula": "(x − 滑动均值) / sqrt(滑动方差 + 1e-5) * γ + β，按通道",
+    "step.extra.distil_elu.title": "蒸馏：ELU",
+    "step.extra.distil_elu.formula": "x > 0 时为 x，否则为 exp(x) − 1",
+    "step.extra.distil_pool.title": "蒸馏：最大池化（这一层的输出）",
+    "step.extra.distil_pool.formula": "在第 2t − 1、2t、2t + 1 步中取最大（核 3、步长 2、填充 1）",
+    "lesson.extra.distil_conv": (
+        "Informer 的蒸馏层先沿时间做核大小为 3 的卷积。库在两边各填充 2 步，从另一端绕回来（循环填充），"
+        "所以卷积得到 L + 2 步，而不是 L 步。每个输出数都是一次矩阵乘法：相邻 3 步的所有通道乘以权重的一行。"),
+    "lesson.extra.distil_norm": (
+        "推理模式下的 BatchNorm 用训练时记下的滑动均值和方差（每个通道一对），而不是这一批数据自己的统计量。"),
+    "lesson.extra.distil_elu": "ELU 保留正数，把负数弯成 exp(x) − 1，永远不低于 −1。",
+    "lesson.extra.distil_pool": (
+        "核 3、步长 2 的最大池化在每三个相邻步中取最大，每次移动两步：序列长度减半（96 步变成 49 步，而不是 48 步），"
+        "下一个编码器层就只需在一半的步上做注意力。"),
+    "explain.distil.conv_formula": "b[c] + Σ_ci Σ_j W[c, ci, j] · x[(t + j − 2) 对 L 取模, ci]",
+    "explain.distil.conv_summary": (
+        "核大小为 3 的卷积就是矩阵乘法：输出第 {t} 步读取输入第 {steps} 步（每步全部 {n} 个通道），"
+        "乘以权重的第 c 行，再加偏置 {bias}。"),
+    "explain.distil.norm_formula": "(conv[b,t,c] − 滑动均值[c]) / √(滑动方差[c] + 1e-5) × γ[c] + β[c]",
+    "explain.distil.norm_summary": "推理模式：通道 {c} 的滑动均值 {mean} 和滑动方差 {var}，都是训练时记下的。",
+    "explain.distil.elu_formula": "ELU(x) = x（x > 0 时），否则 exp(x) − 1",
+    "explain.distil.elu_summary": "ELU 保留正数，把负数变成 exp(x) − 1。",
+    "explain.distil.pool_formula": "max(elu[b, 2t − 1, c], elu[b, 2t, c], elu[b, 2t + 1, c])",
+    "explain.distil.pool_summary": (
+        "池化后的第 {t} 步是激活后第 {steps} 步中最大的（填充永远不会胜出）：第 {winner} 步。"),
+    "problem.distil_length": "蒸馏卷积要循环填充 2 步：至少需要 2 个查询（L = {L}）",
+    "problem.distil_shape": "形状应为 {expected}，实际为 {got}",
+    "problem.distil_variance": "方差不能为负",
+})
+
+
+# ---- Crossformer's two-stage attention as steps (attention/kinds/tsl_two_stage.py) ----------------------
+def _two_stage_fields(lang: str) -> dict[str, str]:
+    """The labels and help of the two_stage part's 35 fields, built from their parts' names."""
+    zh = lang == "zh"
+    who = {"sender": "发送（路由收集）" if zh else "sender (router gathers)",
+           "receiver": "接收（变量读回）" if zh else "receiver (variables read back)"}
+    proj = {"query": "查询" if zh else "query", "key": "键" if zh else "key", "value": "值" if zh else "value",
+            "out": "输出" if zh else "out"}
+    wb = {"weight": "权重" if zh else "weight", "bias": "偏置" if zh else "bias"}
+    head = "两阶段注意力：" if zh else "Two-stage: "
+    out: dict[str, str] = {}
+    for a in ("sender", "receiver"):
+        for p in ("query", "key", "value", "out"):
+            for w in ("weight", "bias"):
+                key = f"field.modifiers.two_stage.{a}_{p}_{w}"
+                out[key + ".label"] = f"{head}{who[a]} {proj[p]} {wb[w]}"
+                out[key + ".help"] = (f"dim_{a} 的 {p}_projection {w}：(d_model, d_model) 或 (d_model,)；"
+                                      "不给时为单位矩阵和 0"
+                                      if zh else f"dim_{a}'s {p}_projection {w}: (d_model, d_model) or (d_model,); "
+                                      "absent: the identity and 0")
+    for i in range(1, 5):
+        for w in ("weight", "bias"):
+            key = f"field.modifiers.two_stage.norm{i}_{w}"
+            sym = "γ" if w == "weight" else "β"
+            out[key + ".label"] = f"{head}norm{i} {sym}"
+            out[key + ".help"] = (f"LayerNorm norm{i} 的 {sym} (d_model,)；不给时为 {1 if w == 'weight' else 0}" if zh
+                                  else f"LayerNorm norm{i}'s {sym} (d_model,); absent: {1 if w == 'weight' else 0}")
+    for i in (1, 2):
+        for io, shape in (("in", ("(d_ff, d_model)", "(d_ff,)")), ("out", ("(d_model, d_ff)", "(d_model,)"))):
+            for w, s in zip(("weight", "bias"), shape):
+                key = f"field.modifiers.two_stage.mlp{i}_{io}_{w}"
+                lin = "第一个" if io == "in" else "第二个"
+                out[key + ".label"] = f"{head}MLP{i} {'输入' if zh and io == 'in' else '输出' if zh else io} {wb[w]}"
+                out[key + ".help"] = (f"MLP{i} {lin} Linear 的{wb[w]} {s}" + ("；不给时为 0" if w == "bias" else "")
+                                      if zh else f"MLP{i}'s {'first' if io == 'in' else 'second'} Linear {w} {s}"
+                                      + ("; absent: 0" if w == "bias" else ""))
+    return out
+
+
+_TSA_STEPS_EN = {
+    "tsa_time_norm": ("Two-stage: norm1 (time stage)", "LayerNorm(x + time attention output)"),
+    "tsa_time_mlp_hidden": ("Two-stage: MLP1 hidden (GELU)", "GELU(norm1 @ W1^T + b1): d_model -> d_ff"),
+    "tsa_time_mlp": ("Two-stage: MLP1", "hidden @ W2^T + b2: d_ff -> d_model"),
+    "tsa_dim_in": ("Two-stage: norm2 (dim_in)", "LayerNorm(norm1 + MLP1): the time stage's result"),
+    "tsa_router_scores": ("Two-stage: router (queries) · variables (keys)",
+                          "router[s, r] W_q · dim_in[v, s] W_k / sqrt(d_k): per segment s, slot r, variable v"),
+    "tsa_router_weights": ("Two-stage: router gathers from the variables",
+                           "softmax over the D variables, per segment and router slot"),
+    "tsa_buffer": ("Two-stage: router buffer (dim_buffer)", "(Σ_v weight · dim_in[v, s] W_v) W_o + b_o"),
+    "tsa_receive_scores": ("Two-stage: variables (queries) · router buffer (keys)",
+                           "dim_in[v, s] W_q · buffer[s, r] W_k / sqrt(d_k): "
+                           "each variable against its segment's slots"),
+    "tsa_receive_weights": ("Two-stage: variables read back from the router",
+                            "softmax over the factor router slots of the token's segment"),
+    "tsa_receive": ("Two-stage: what each variable receives (dim_receive)",
+                    "(Σ_r weight · buffer[s, r] W_v) W_o + b_o"),
+    "tsa_dim_norm": ("Two-stage: norm3", "LayerNorm(dim_in + dim_receive)"),
+    "tsa_dim_mlp_hidden": ("Two-stage: MLP2 hidden (GELU)", "GELU(norm3 @ W1^T + b1)"),
+    "tsa_dim_mlp": ("Two-stage: MLP2", "hidden @ W2^T + b2"),
+    "tsa_output": ("Two-stage layer output (norm4)", "LayerNorm(norm3 + MLP2): final_out, token v·seg + s"),
+}
+_TSA_STEPS_ZH = {
+    "tsa_time_norm": ("两阶段：norm1（时间阶段）", "LayerNorm(x + 时间注意力的输出)"),
+    "tsa_time_mlp_hidden": ("两阶段：MLP1 隐藏层（GELU）", "GELU(norm1 @ W1^T + b1)：d_model -> d_ff"),
+    "tsa_time_mlp": ("两阶段：MLP1", "隐藏层 @ W2^T + b2：d_ff -> d_model"),
+    "tsa_dim_in": ("两阶段：norm2（dim_in）", "LayerNorm(norm1 + MLP1)：时间阶段的结果"),
+    "tsa_router_scores": ("两阶段：路由（查询）· 变量（键）",
+                          "router[s, r] W_q · dim_in[v, s] W_k / sqrt(d_k)：对每个分段 s、路由槽 r、变量 v"),
+    "tsa_router_weights": ("两阶段：路由从各变量收集", "对 D 个变量做 softmax，每个分段、每个路由槽一行"),
+    "tsa_buffer": ("两阶段：路由缓冲（dim_buffer）", "(Σ_v 权重 · dim_in[v, s] W_v) W_o + b_o"),
+    "tsa_receive_scores": ("两阶段：变量（查询）· 路由缓冲（键）",
+                           "dim_in[v, s] W_q · buffer[s, r] W_k / sqrt(d_k)：每个变量对它所在分段的路由槽"),
+    "tsa_receive_weights": ("两阶段：变量从路由读回", "对这个词元所在分段的 factor 个路由槽做 softmax"),
+    "tsa_receive": ("两阶段：每个变量收到的（dim_receive）", "(Σ_r 权重 · buffer[s, r] W_v) W_o + b_o"),
+    "tsa_dim_norm": ("两阶段：norm3", "LayerNorm(dim_in + dim_receive)"),
+    "tsa_dim_mlp_hidden": ("两阶段：MLP2 隐藏层（GELU）", "GELU(norm3 @ W1^T + b1)"),
+    "tsa_dim_mlp": ("两阶段：MLP2", "隐藏层 @ W2^T + b2"),
+    "tsa_output": ("两阶段层的输出（norm4）", "LayerNorm(norm3 + MLP2)：final_out，词元 v·seg + s"),
+}
+
+EN.update(_two_stage_fields("en"))
+EN.update({f"step.extra.{k}.title": t for k, (t, _) in _TSA_STEPS_EN.items()})
+EN.update({f"step.extra.{k}.formula": f for k, (_, f) in _TSA_STEPS_EN.items()})
+EN.update({
+    "field.modifiers.two_stage.variables.label": "Two-stage: variables D",
+    "field.modifiers.two_stage.variables.help": (
+        "How many variables the tokens hold: token l is variable l // seg, segment l % seg (seg = L / D)"),
+    "field.modifiers.two_stage.factor.label": "Two-stage: router slots per segment",
+    "field.modifiers.two_stage.factor.help": "Crossformer's factor: how many router vectors each segment has",
+    "field.modifiers.two_stage.router.label": "Two-stage: router",
+    "field.modifiers.two_stage.router.help": (
+        "The learnable router, (seg·factor, d_model): row s·factor + r is TSL's router[s, r]"),
+    "lesson.extra.tsa_time_norm": (
+        "Crossformer's two-stage layer first lets each variable attend over its own segments: that was the "
+        "attention above, with every other variable's keys masked. Then the usual residual and LayerNorm."),
+    "lesson.extra.tsa_time_mlp_hidden": "MLP1's first Linear widens every token to d_ff channels, then GELU.",
+    "lesson.extra.tsa_time_mlp": "MLP1's second Linear brings it back to d_model.",
+    "lesson.extra.tsa_dim_in": (
+        "norm2 of the residual gives dim_in, the time stage's result; the cross-dimension stage starts here."),
+    "lesson.extra.tsa_router_scores": (
+        "The variables do not attend to each other directly. Each segment has a few learnable router vectors; "
+        "they are the QUERIES here, scored against every variable's token at that segment."),
+    "lesson.extra.tsa_router_weights": (
+        "A softmax over the D variables: each router slot gathers a mix of the variables. That costs D · factor "
+        "scores per segment instead of D²."),
+    "lesson.extra.tsa_buffer": "The gathered mix, through dim_sender's output projection: the router buffer.",
+    "lesson.extra.tsa_receive_scores": (
+        "Then the direction turns round: every variable's token is the query against its segment's router slots."),
+    "lesson.extra.tsa_receive_weights": (
+        "A softmax over the router slots: each variable reads back what the router gathered from all variables."),
+    "lesson.extra.tsa_receive": "What each variable received, through dim_receiver's output projection.",
+    "lesson.extra.tsa_dim_norm": "A residual connection and norm3, as after the time stage.",
+    "lesson.extra.tsa_dim_mlp_hidden": "MLP2's first Linear and GELU.",
+    "lesson.extra.tsa_dim_mlp": "MLP2's second Linear.",
+    "lesson.extra.tsa_output": (
+        "norm4 gives the layer's output, one row per token (variable, segment), as the library's (b, D, seg, "
+        "d_model) flattened variable by variable."),
+    "lesson.extra.mask.two_stage": (
+        "The mask keeps each variable's segments to themselves: Crossformer's time stage runs attention on each "
+        "variable alone."),
+    "explain.mask.two_stage_other": (
+        "key {s} belongs to variable {vs} and query {l} to variable {vl}: the time stage attends within one variable"),
+    "explain.mask.two_stage_same": "key {s} and query {l} are both segments of variable {v}",
+    "explain.two_stage.norm_formula": "{norm}: (x[c] − mean(x)) / √(var(x) + 1e-5) × γ[c] + β[c], x = the residual sum",
+    "explain.two_stage.linear_formula": "{gelu}(b[c] + Σ_j W[c, j] · x[j])   ({name})",
+    "explain.two_stage.time_mlp_hidden": "MLP1's first Linear as a matrix product, then GELU (exact, erf).",
+    "explain.two_stage.time_mlp": "MLP1's second Linear as a matrix product.",
+    "explain.two_stage.buffer": (
+        "dim_sender's output projection of the context the router slot gathered (its heads side by side)."),
+    "explain.two_stage.receive": "dim_receiver's output projection of the context the token read back.",
+    "explain.two_stage.dim_mlp_hidden": "MLP2's first Linear as a matrix product, then GELU (exact, erf).",
+    "explain.two_stage.dim_mlp": "MLP2's second Linear as a matrix product.",
+    "explain.two_stage.scores_formula": "Σ_e q[e] · k[e] / √d_k over the head's columns",
+    "explain.two_stage.router_summary": (
+        "Router slot {r} of segment {s} is the query; variable {v} at segment {s} is the key (head {h})."),
+    "explain.two_stage.receive_summary": (
+        "Variable {v} at segment {s} is the query; router slot {r} of segment {s} (its buffer row) is the key "
+        "(head {h})."),
+    "explain.two_stage.weights_formula": "exp(score[j] − max) / Σ exp(score − max)",
+    "explain.two_stage.router_weights_summary": "A softmax over the {n} variables of this segment.",
+    "explain.two_stage.receive_weights_summary": "A softmax over the {n} router slots of this token's segment.",
+    "problem.two_stage_scoring": (
+        "Crossformer's attentions are FullAttention: scoring scaled_dot with the default scale (1/√d_k)"),
+    "problem.two_stage_mask": "Crossformer's attentions use no mask: no causal, valid lengths or mask parts",
+    "problem.two_stage_alone": "the two-stage layer is a layer of its own: remove the encoder_layer and distil parts",
+    "problem.two_stage_tokens": (
+        "the tokens must be D variables × seg segments with keys = queries: L ({L}) = S ({S}) must be a "
+        "multiple of D ({D})"),
+    "problem.two_stage_width": (
+        "the layer adds the output to the queries: the output width ({d_out}) must be d_model ({d_model}), "
+        "divisible by the {H} heads"),
+    "problem.two_stage_shape": "expected shape {expected}, got {got}",
+})
+
+ZH.update(_two_stage_fields("zh"))
+ZH.update({f"step.extra.{k}.title": t for k, (t, _) in _TSA_STEPS_ZH.items()})
+ZH.update({f"step.extra.{k}.formula": f for k, (_, f) in _TSA_STEPS_ZH.items()})
+ZH.update({
+    "field.modifiers.two_stage.variables.label": "两阶段：变量数 D",
+    "field.modifiers.two_stage.variables.help": (
+        "词元包含多少个变量：词元 l 是变量 l // se"
+        "g 的第 l % seg 段（seg = L / D）"),
+    "field.modifiers.two_stage.factor.label": "两阶段：每段的路由槽数",
+    "field.modifiers.two_stage.factor.help": "Crossformer 的 factor：每个分段有多少个路由向量",
+    "field.modifiers.two_stage.router.label": "两阶段：路由",
+    "field.modifiers.two_stage.router.help": (
+        "可学习的路由，(seg·factor, d_model)：第 s·"
+        "factor + r 行就是 TSL 的 router[s, r]"),
+    "lesson.extra.tsa_time_norm": (
+        "Crossformer 的两阶段层先让每个变量在自己的分段之间做注意力：就是上面的注意力，其他变量的键都被遮蔽。"
+        "然后是常见的残差和 LayerNorm。"),
+    "lesson.extra.tsa_time_mlp_hidden": "MLP1 的第一个 Linear 把每个词元加宽到 d_ff 个通道，再做 GELU。",
+    "lesson.extra.tsa_time_mlp": "MLP1 的第二个 Linear 再把它变回 d_model。",
+    "lesson.extra.tsa_dim_in": "对残差做 norm2 得到 dim_in，也就是时间阶段的结果；跨维度阶段从这里开始。",
+    "lesson.extra.tsa_router_scores": (
+        "变量之间并不直接做注意力。每个分段有几个可学习的路由向量；在这里它们是查询，"
+        "和每个变量在这个分段上的词元算分数。"),
+    "lesson.extra.tsa_router_weights": (
+        "对 D 个变量做 softmax：每个路由槽收集各变量的一个混合。每个分段只需 D · factor 个分数，而不是 D² 个。"),
+    "lesson.extra.tsa_buffer": "收集到的混合经过 dim_sender 的输出投影，就是路由缓冲。",
+    "lesson.extra.tsa_receive_scores": "然后方向反过来：每个变量的词元作为查询，对它所在分段的路由槽算分数。",
+    "lesson.extra.tsa_receive_weights": "对路由槽做 softmax：每个变量读回路由从所有变量那里收集到的内容。",
+    "lesson.extra.tsa_receive": "每个变量收到的内容，经过 dim_receiver 的输出投影。",
+    "lesson.extra.tsa_dim_norm": "和时间阶段之后一样，一个残差连接再加 norm3。",
+    "lesson.extra.tsa_dim_mlp_hidden": "MLP2 的第一个 Linear 和 GELU。",
+    "lesson.extra.tsa_dim_mlp": "MLP2 的第二个 Linear。",
+    "lesson.extra.tsa_output": (
+        "norm4 给出这一层的输出，每个词元（变量、分段）一行，就是库里的 (b, D, seg, d_model) 按变量展平。"),
+    "lesson.extra.mask.two_stage": "这个遮蔽让每个变量只看自己的分段：Crossformer 的时间阶段对每个变量单独做注意力。",
+    "explain.mask.two_stage_other": "键 {s} 属于变量 {vs}，查询 {l} 属于变量 {vl}：时间阶段只在同一个变量内部做注意力",
+    "explain.mask.two_stage_same": "键 {s} 和查询 {l} 都是变量 {v} 的分段",
+    "explain.two_stage.norm_formula": "{norm}：(x[c] − 均值(x)) / √(方差(x) + 1e-5) × γ[c] + β[c]，x 是残差之和",
+    "explain.two_stage.linear_formula": "{gelu}(b[c] + Σ_j W[c, j] · x[j])（{name}）",
+    "explain.two_stage.time_mlp_hidden": "MLP1 的第一个 Linear 写成矩阵乘法，再做 GELU（精确的 erf 形式）。",
+    "explain.two_stage.time_mlp": "MLP1 的第二个 Linear 写成矩阵乘法。",
+    "explain.two_stage.buffer": "dim_sender 的输出投影，作用在这个路由槽收集到的上下文上（各头并排）。",
+    "explain.two_stage.receive": "dim_receiver 的输出投影，作用在这个词元读回的上下文上。",
+    "explain.two_stage.dim_mlp_hidden": "MLP2 的第一个 Linear 写成矩阵乘法，再做 GELU（精确的 erf 形式）。",
+    "explain.two_stage.dim_mlp": "MLP2 的第二个 Linear 写成矩阵乘法。",
+    "explain.two_stage.scores_formula": "对这个头的各列求 Σ_e q[e] · k[e] / √d_k",
+    "explain.two_stage.router_summary": "分段 {s} 的路由槽 {r} 是查询；变量 {v} 在分段 {s} 上的词元是键（头 {h}）。",
+    "explain.two_stage.receive_summary": (
+        "变量 {v} 在分段 {s} 上的词元是查询；分段 {"
+        "s} 的路由槽 {r}（它的缓冲行）是键（头 {h}）。"),
+    "explain.two_stage.weights_formula": "exp(分数[j] − 最大值) / Σ exp(分数 − 最大值)",
+    "explain.two_stage.router_weights_summary": "对这个分段的 {n} 个变量做 softmax。",
+    "explain.two_stage.receive_weights_summary": "对这个词元所在分段的 {n} 个路由槽做 softmax。",
+    "problem.two_stage_scoring": "Crossformer 的注意力都是 FullAttention：打分用 scaled_dot，缩放用默认的 1/√d_k",
+    "problem.two_stage_mask": "Crossformer 的注意力不用遮蔽：不能有因果、有效长度或遮蔽部件",
+    "problem.two_stage_alone": "两阶段层是单独的一层：请删掉 encoder_layer 和 distil 部件",
+    "problem.two_stage_tokens": (
+        "词元必须是 D 个变量 × seg 个分段，且键等于查询"
+        "：L（{L}）= S（{S}）必须是 D（{D}）的倍数"),
+    "problem.two_stage_width": (
+        "这一层把输出加到查询上：输出宽度（{d_out}）必须等于 "
+        "d_model（{d_model}），并能被 {H} 个头整除"),
+    "problem.two_stage_shape": "形状应为 {expected}，实际为 {got}",
+})
+
+
+# ---- Auto-Correlation with L ≠ S and odd L (attention/kinds/autocorrelation.py) ---------------------
+EN.update({
+    "explain.autocorr.corr_odd_summary": (
+        "L = {L} is odd: the library's irfft (no n) reads the L // 2 + 1 frequency bins back as a length-{n} "
+        "curve, so lag {tau} of head {h1}, channel {e} is not one product per step but every q[t]·k[u] "
+        "weighted by (1/{n}) Σ_m c_m cos(2π m (tau/{n} − (t − u)/{L}))."),
+    "explain.autocorr.padded_value": "step {source} is one of the zeros the library appends (only {S} keys): 0",
+    "explain.autocorr.not_computed": "not computed",
+    "explain.autocorr.score_cut": "key {s} is beyond the L = {L} steps the library keeps (it cuts the keys to L)",
+    "explain.autocorr.score_no_lag": (
+        "lag {lag} is not on the curve: for odd L = {L} it has only {n} lags (irfft without n)"),
+    "explain.autocorr.weight_padded": (
+        "lag {lag} reads step {source}, one of the zeros appended to the values: exp = {e}, on no key"),
+})
+ZH.update({
+    "explain.autocorr.corr_odd_summary": (
+        "L = {L} 是奇数：库的 irfft（没有给 n）把 L // 2 + 1 个频率分量读回成长度为 {n} 的曲线，所以头 {h1}、"
+        "通道 {e} 的滞后 {tau} 不是每步一个乘积，而是所有 q[t]·k[u] 乘以权重 (1/{n}) Σ_m c_m cos(2π m (tau/{n} − "
+        "(t − u)/{L})) 之和。"),
+    "explain.autocorr.padded_value": "第 {source} 步是库补上的零之一（只有 {S} 个键）：0",
+    "explain.autocorr.not_computed": "未计算",
+    "explain.autocorr.score_cut": "键 {s} 超出了库保留的 L = {L} 步（库把键截断到 L）",
+    "explain.autocorr.score_no_lag": "滞后 {lag} 不在曲线上：L = {L} 为奇数时曲线只有 {n} 个滞后（irfft 没有给 n）",
+    "explain.autocorr.weight_padded": "滞后 {lag} 读取第 {source} 步，那是补在值后面的零：exp = {e}，不落在任何键上",
+})

@@ -134,6 +134,19 @@ def _recombine(tr: Trace, ex: Explanation) -> float:
         pre = math.fsum(vals)
         act = next(m["activation"] for m in tr.options["modifiers"] if m["kind"] == "encoder_layer")
         return max(pre, 0.0) if act == "relu" else 0.5 * pre * (1.0 + math.erf(pre / math.sqrt(2.0)))
+    if sid == "extra.distil_conv":  # the kernel-3 conv: every product, then the bias
+        return math.fsum(vals)
+    if sid == "extra.distil_norm":  # eval BatchNorm of the conv cell with the channel's running statistics
+        c = ex.index[2]
+        rm, rv, g, beta = (float(tr.parameters[f"distil.{w}"][c])
+                           for w in ("running_mean", "running_var", "norm_weight", "norm_bias"))
+        return (vals[0] - rm) / math.sqrt(rv + 1e-5) * g + beta
+    if sid == "extra.distil_elu":
+        return vals[0] if vals[0] > 0 else math.expm1(vals[0])
+    if sid == "extra.distil_pool":  # the largest of the window's activated steps
+        return max(vals)
+    if sid.startswith("extra.tsa_"):  # Crossformer's two-stage layer
+        return _two_stage_rule(tr, ex, vals)
     if sid in ("extra.norm_first", "extra.norm_second"):  # the row's values: LayerNorm of value c
         c, n = ex.index[2], len(vals)
         mean = math.fsum(vals) / n
@@ -143,6 +156,26 @@ def _recombine(tr: Trace, ex: Explanation) -> float:
         return (vals[c] - mean) / math.sqrt(var + 1e-5) * g + beta
     assert len(vals) == 1, sid  # copies: head split, concat, masked score, lazy weight, mask, sample/top index
     return vals[0]
+
+
+def _two_stage_rule(tr: Trace, ex: Explanation, vals: list[float]) -> float:
+    """The two-stage steps' rules: LayerNorm of a residual row, a Linear (then GELU), a scaled dot
+    product, a softmax row."""
+    sid, c = ex.step_id, ex.index[-1]
+    norms = {"extra.tsa_time_norm": "norm1", "extra.tsa_dim_in": "norm2", "extra.tsa_dim_norm": "norm3",
+             "extra.tsa_output": "norm4"}
+    if sid in norms:
+        n = len(vals)
+        mean = math.fsum(vals) / n
+        var = math.fsum((v - mean) ** 2 for v in vals) / n
+        g, beta = (float(tr.parameters[f"two_stage.{norms[sid]}_{w}"][c]) for w in ("weight", "bias"))
+        return (vals[c] - mean) / math.sqrt(var + 1e-5) * g + beta
+    if sid.endswith("_weights"):
+        return vals[c] / math.fsum(vals)
+    if sid.endswith("_scores"):  # Σ q·k over the head's d_k columns, times 1/√d_k
+        return math.fsum(vals) / math.sqrt(len(vals))
+    pre = math.fsum(vals)
+    return 0.5 * pre * (1.0 + math.erf(pre / math.sqrt(2.0))) if sid.endswith("_hidden") else pre
 
 
 def _check_extra_sources(tr: Trace, sid: str, idx: tuple[int, ...], ex: Explanation) -> None:

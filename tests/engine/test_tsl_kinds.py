@@ -334,7 +334,6 @@ def test_autocorrelation_refuses_tiles_plainly():
 
 
 @pytest.mark.parametrize("more, path, code", [
-    ({"L": 11}, "queries", "autocorrelation_odd"),
     ({"causal": True}, "causal", "autocorrelation_mask"),
     ({"scale": 0.5}, "scale", "autocorrelation_scale"),
     ({"factor": 0.1}, "modifiers", "autocorrelation_k"),
@@ -344,13 +343,11 @@ def test_autocorrelation_problems_are_named(more, path, code):
     assert (p.path, p.code) == (path, code) and p.text("zh") != p.text("en")
 
 
-def test_autocorrelation_needs_its_scoring_and_equal_lengths():
+def test_autocorrelation_needs_its_scoring():
+    """(L != S and odd L run as the library does: tests/engine/test_tsl_steps.py.)"""
     rng = np.random.default_rng(1)
     (p,) = problems(Scenario(*(rng.normal(size=(1, 4, 2)),) * 3, modifiers=(Part("autocorrelation", {}),)))
     assert (p.path, p.code) == ("modifiers[0]", "autocorrelation_scoring")
-    (p,) = problems(Scenario(rng.normal(size=(1, 4, 2)), rng.normal(size=(1, 6, 2)), rng.normal(size=(1, 6, 2)),
-                             scoring="autocorrelation"))
-    assert (p.path, p.code) == ("keys", "autocorrelation_lengths")
 
 
 @pytest.mark.slow  # runs the exported script in a child process

@@ -252,8 +252,11 @@ ELSEWHERE = {
     # the Time-Series-Library kinds: tests/engine/test_tsl_kinds.py
     "pyramid_windows", "pyramid_window", "pyramid_empty_scale", "pyramid_nodes",
     "destationary_scoring", "destationary_shape", "destationary_tau",
-    "autocorrelation_scoring", "autocorrelation_lengths", "autocorrelation_odd", "autocorrelation_mask",
+    "autocorrelation_scoring", "autocorrelation_lengths", "autocorrelation_mask",  # test_tsl_steps.py: lengths
     "autocorrelation_scale", "autocorrelation_k", "encoder_layer_width", "encoder_layer_shape", "encoder_layer_finite",
+    # tests/engine/test_tsl_steps.py: Informer's distilling layer and Crossformer's two-stage layer
+    "distil_length", "distil_shape", "distil_variance", "two_stage_scoring", "two_stage_mask", "two_stage_alone",
+    "two_stage_tokens", "two_stage_width", "two_stage_shape",
 }
 
 

@@ -47,7 +47,13 @@ def test_the_registry_order_is_the_pipeline_order():
     tsl_scores = ["extra.destationary", "extra.correlation", "extra.mean_correlation", "extra.top_lags",
                   "extra.lag_weights"]  # DSAttention's, then Auto-Correlation's, before the scores
     encoder = ["extra.residual_attention", "extra.norm_first", "extra.ffn_hidden", "extra.ffn_out",
-               "extra.residual_ffn", "extra.norm_second"]  # TSL's EncoderLayer, after the output
+               "extra.residual_ffn", "extra.norm_second",  # TSL's EncoderLayer, after the output
+               "extra.distil_conv", "extra.distil_norm", "extra.distil_elu",  # then Informer's distilling
+               "extra.distil_pool",  # ConvLayer
+               "extra.tsa_time_norm", "extra.tsa_time_mlp_hidden", "extra.tsa_time_mlp", "extra.tsa_dim_in",
+               "extra.tsa_router_scores", "extra.tsa_router_weights", "extra.tsa_buffer",  # Crossformer's two
+               "extra.tsa_receive_scores", "extra.tsa_receive_weights", "extra.tsa_receive",  # stages
+               "extra.tsa_dim_norm", "extra.tsa_dim_mlp_hidden", "extra.tsa_dim_mlp", "extra.tsa_output"]
     assert list(step_registry.ORDER) == _with(
         "weighted_sum", ["extra.fully_masked", "extra.rolled_values", "sinks.mass"], _with(
             "masked_scores", MODIFIED + ["extra.mask"], _with("scores", tsl_scores, _with(

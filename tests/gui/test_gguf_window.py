@@ -191,10 +191,11 @@ def test_bad_gguf_files_are_refused_by_name(window, qtbot, monkeypatch, tmp_path
     renamed.write_text("These are my notes, not a model.\n")
     _refused(w, qtbot, monkeypatch, renamed, "not a readable GGUF file", "not b'GGUF'")
 
-    # a quantisation gguf cannot dequantize (Q8_1): blocks of 36 bytes per 32 values, written raw
+    # a quantisation gguf cannot dequantize (Q8_1), its blocks written raw (gguf cannot quantize to it either)
     q81 = gguf.GGMLQuantizationType.Q8_1
+    block, size = gguf.GGML_QUANT_SIZES[q81]
     monkeypatch.setattr(gguf.quants, "quantize",
-                        lambda a, kind: np.zeros((a.shape[0], a.shape[1] // 32 * 36), dtype=np.uint8))
+                        lambda a, kind: np.zeros((a.shape[0], a.shape[1] // block * size), dtype=np.uint8))
     odd = t.write(tmp_path / "q81.gguf", hf, quant=q81)
     monkeypatch.undo()
     _refused(w, qtbot, monkeypatch, odd, "stored as Q8_1", "cannot dequantize")

@@ -135,25 +135,36 @@ class DecoderSession(ModelSession):
         note = self.weights_note(lang)
         return words.text("gguf_titled", lang, title=title, weights=note) if note else title
 
+    def caption(self) -> dict[str, str]:
+        """The open layer and head as the window title names them (ModelSession.caption where the base has one),
+        followed by the weights' note: a GGUF model's title says its weights are dequantized."""
+        base = getattr(ModelSession, "caption", None)
+        words_of = base(self) if base is not None else {lang: self.label for lang in words.LANGS}
+        return {lang: self.titled(text, lang) for lang, text in words_of.items()}
+
     def token_count(self, sentences: tuple[str, ...]) -> int:
         return len(self.model.encode(prompt_of(sentences))) if prompt_of(sentences).strip() else 0
 
     def compute(self, sentences: tuple[str, ...]) -> DecoderRun:
-        """Tokens, every layer through the engine, and the next-token distribution."""
-        from attention.models.decoder_layer import run_prompt
-
+        """Tokens, every layer's attention (run_ids), and the next-token distribution."""
         text = prompt_of(sentences)
         if not text.strip():
             raise ModelError("model_no_tokens")
-        ids = self.model.encode(text)
+        return self.run_ids(self.model.encode(text), text)
+
+    def run_ids(self, ids: list[int], text: str) -> DecoderRun:
+        """The run of token ids `ids` (written as `text`): every layer through the engine, or the model's own
+        float32 forward (a model-drawn decoder; it fills the KV cache Next token starts from at no extra cost)."""
+        from attention.models.decoder_layer import run_prompt
+
         if self.engine_layers:
             return self._run_from(run_prompt(self.model, ids), ids, text)
         if len(ids) > WINDOW_TOKENS:
             raise ModelError("gguf_window_prompt", n=len(ids), limit=WINDOW_TOKENS)
         from attention.models.llama import KVCache
 
-        cache = KVCache()  # filled by the same pass at no extra cost: Next token starts from it
-        return self._run_from(self.model.forward(ids, cache=cache), ids, text, cache)
+        cache = KVCache()
+        return self._run_from(self.model.forward(list(ids), cache=cache), ids, text, cache)
 
     def _run_from(self, f, ids, text: str, cache: Any = None) -> DecoderRun:
         """The run the dock shows, from a DecoderForward of `ids`."""

@@ -202,6 +202,7 @@ def test_bad_gguf_files_are_refused_by_name(window, qtbot, monkeypatch, tmp_path
 
     w.set_language("zh")
     try:
-        _refused(w, qtbot, monkeypatch, cut, "不是可读取的 GGUF 文件", title="无法打开模型文件 cut.gguf；当前场景保持不变。")
+        _refused(w, qtbot, monkeypatch, cut, "不是可读取的 GGUF 文件",
+                 title="无法打开模型文件 cut.gguf；当前场景保持不变。")
     finally:
         w.set_language("en")

@@ -144,7 +144,8 @@ def ms(xs: list[float]) -> str:
 def session_figures(model, ids: list[int], runs: int) -> None:
     """The model view's Qt-free work at the window's thread count (the worker leaves a core for the GUI)."""
     from app.services import devices
-    from app.viewmodel.decoder_session import DecoderSession, check_step
+    from app.viewmodel.decoder_session import DecoderSession
+    from attention.models.cached_steps import check_step
 
     devices.leave_a_core_for_the_gui()
     s = DecoderSession(model, model.tokenizer, model.name, engine_layers=False)

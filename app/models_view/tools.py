@@ -370,7 +370,7 @@ class ModelTools(QObject):
     def _check(self, s, g) -> None:
         """Cached decoding vs a full recomputation of every position, on the worker; the cache panes say
         "checking" until it arrives (and drop it when the shown cache changed meanwhile)."""
-        from app.viewmodel.decoder_session import check_step
+        from attention.models.cached_steps import check_step
 
         args = g.check_input()
         g.checking = True

@@ -12,14 +12,14 @@ Two ways to fill the grid (`engine_layers`):
   (attention.models.llama, its reference attention) draws the grid, and only the layer a person opens goes
   through the engine, as the document's scenario.  Running 30 float64 engine traces per prompt took ~0.9 s;
   the float32 forward takes ~0.13 s for 16 tokens.  Next token then reads the model's own KV cache
-  (`CachedGeneration`): one position through 30 layers, the grid grown by the new row, and the check against
-  a full recomputation left to the caller's worker thread (`check_step`).
+  (attention.models.cached_steps): one position through 30 layers, the grid grown by the new row (`grown`), and
+  the check against a full recomputation left to the caller's worker thread (cached_steps.check_step).
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from app.viewmodel.model_session import SYNC_TOKENS, ModelSession
 from attention import words
 from attention.models.decoder_layer import next_tokens
 from attention.models.errors import ModelError
+
+if TYPE_CHECKING:
+    from attention.models.cached_steps import CachedGeneration
 
 #: what the prompt box holds when glassllm is first opened (its training text is Lewis Carroll's)
 DEFAULT_PROMPT = ("Alice was beginning to get very tired of sitting by her",)
@@ -212,12 +215,14 @@ class DecoderSession(ModelSession):
     def prepare_next(self, sample: bool = False, seed: int = 0) -> tuple["CachedGeneration", DecoderRun]:
         """A model-drawn decoder's next token, leaving the session as it is (safe on a worker thread): a copy of
         the cache reads the new position, the grid grows by its row.  accept_next(g) and accept(run) show it."""
+        from attention.models.cached_steps import CachedGeneration
+
         g = self.generation
         if g is None or tuple(g.ids) != tuple(self.run.ids):
-            g = CachedGeneration.start(self.model, self.run)
+            g = CachedGeneration.start(self.model, self.run.ids, self.run.cache, self.run.logits)
         g = g.fork()
         g.next(sample, seed)
-        return g, g.grown(self.run, self.model.tokenizer.decode(list(g.ids)))
+        return g, grown(self.run, g, self.model.tokenizer.decode(list(g.ids)))
 
     def accept_next(self, g: "CachedGeneration") -> None:
         """Make `g` the shown cache; its check against a full recomputation comes later (check_step)."""
@@ -233,101 +238,16 @@ class DecoderSession(ModelSession):
         return [(label, p) for _, label, p in self.run.top] if self.run is not None else []
 
 
-@dataclass
-class CachedGeneration:
-    """Next token for a decoder whose own forward draws the grid (a GGUF decoder): the model's KV cache
-    (attention.models.llama.KVCache: per layer keys after RoPE and values, (1, S, H_kv, E) float32) reads only
-    the new position through every layer.  One token then costs one position's matrix-vector products with the
-    weights (SmolLM2: ~70 ms on one core, mostly reading 540 MB of float32 weights), not 30 engine traces.
-
-    The cache panes read it as they read kv_cache.Generation: `model`, `ids`, `keys` / `values` per layer
-    (1, S, H_kv·E), `last` (StepRecord: the new query's (1, H, 1, S) row per layer)."""
-
-    model: Any
-    ids: list[int]
-    cache: Any  # attention.models.llama.KVCache
-    logits: Any  # torch (vocab,) after the last position
-    last: Any = None  # attention.models.kv_cache.StepRecord of the last step
-    step: Any = None  # DecoderForward of the last new position: normed[k] (1, 1, d), weights[k] (1, H, 1, S)
-    rope_applied: bool = True  # its K are rotated (the model's cache), Generation's are not
-    float32: bool = True
-    checking: bool = False  # a check against a full recomputation is on its way
-
-    @classmethod
-    def start(cls, model: Any, run: DecoderRun) -> "CachedGeneration":
-        """From the cache the run's forward filled; a run without one (a glassllm-style run) reads its ids again."""
-        from attention.models.llama import KVCache
-
-        if run.cache is not None and run.cache.length == len(run.ids):
-            return cls(model, list(run.ids), run.cache, run.logits)
-        cache = KVCache()
-        f = model.forward(list(run.ids), cache=cache)
-        return cls(model, list(run.ids), cache, f.logits[0, -1])
-
-    def fork(self) -> "CachedGeneration":
-        """A copy whose steps leave this one (and the run it came from: undo) as they are.  The cache's lists are
-        copied; its tensors are shared, never changed in place (a step replaces a layer's entry by a longer one)."""
-        from attention.models.llama import KVCache
-
-        return dataclasses.replace(self, ids=list(self.ids), cache=KVCache(list(self.cache.keys),
-                                                                           list(self.cache.values)), checking=False)
-
-    @property
-    def keys(self) -> list[np.ndarray]:
-        return [k.reshape(1, k.shape[1], -1).numpy() for k in self.cache.keys]  # (1, S, H_kv·E) views
-
-    @property
-    def values(self) -> list[np.ndarray]:
-        return [v.reshape(1, v.shape[1], -1).numpy() for v in self.cache.values]
-
-    def next(self, sample: bool = False, seed: int = 0):
-        """Append the greedy (or seeded sampled, as kv_cache.Generation draws) token; only its position runs."""
-        import torch
-
-        from attention.models.kv_cache import StepRecord
-
-        p = torch.softmax(self.logits.double(), dim=-1)
-        if sample:
-            g = torch.Generator().manual_seed(int(seed) + len(self.ids))
-            token = int(torch.multinomial(p, 1, generator=g))
-        else:
-            token = int(torch.argmax(p))
-        position = len(self.ids)
-        f = self.step = self.model.forward([token], cache=self.cache)
-        self.ids.append(token)
-        self.logits = f.logits[0, -1]
-        rows = [w.numpy() for w in f.weights]  # (1, H, 1, S) per layer
-        self.last = StepRecord(token, self.model.token_labels([token])[0], position, rows,
-                               next_tokens(self.model, f.logits))
-        return self.last
-
-    def grown(self, run: DecoderRun, text: str) -> DecoderRun:
-        """`run` with the new position: every layer's weights grow by its row (the earlier rows stay as they were:
-        causal, a new key is masked for them) and its normed input; no full recomputation."""
-        from attention.models.llama import KVCache
-
-        prev = run.forward.attentions  # (n_layers, 1, H, L, L)
-        NL, B, H, L, _ = prev.shape
-        att = np.zeros((NL, B, H, L + 1, L + 1), dtype=prev.dtype)
-        att[..., :L, :L] = prev
-        att[..., L:, :] = np.stack(self.last.rows)  # (n_layers, 1, H, 1, L + 1)
-        hidden = [np.concatenate([h, n.numpy()], axis=1) for h, n in zip(run.forward.hidden, self.step.normed)]
-        ids = list(self.ids)
-        labels = tuple(self.model.token_labels(ids))
-        batch = PromptBatch((text,), (labels,), np.array([len(ids)], dtype=np.int64))
-        snapshot = KVCache(list(self.cache.keys), list(self.cache.values))
-        return DecoderRun(batch, tuple(ids), DecoderArrays(att, hidden), self.last.top, snapshot, self.logits)
-
-    def check_input(self) -> tuple:
-        """What check_step needs, taken now (the generation may step again while the check runs)."""
-        return self.model, tuple(self.ids), self.logits, list(self.last.rows) if self.last else []
-
-
-def check_step(model: Any, ids: tuple[int, ...], logits, rows: list[np.ndarray]) -> float:
-    """Largest difference between cached decoding and a full recomputation (the model's own float32 forward):
-    the last step's weight rows and the logits after the last token.  A full pass: run it off the GUI thread."""
-    full = model.forward(list(ids))
-    diff = float((full.logits[0, -1] - logits).abs().max())
-    for k, row in enumerate(rows):
-        diff = max(diff, float(np.abs(full.weights[k][:, :, -1:, :].numpy() - row).max()))
-    return diff
+def grown(run: DecoderRun, g: "CachedGeneration", text: str) -> DecoderRun:
+    """`run` with the position `g` just read: every layer's weights grow by its row (the earlier rows stay as they
+    were: causal, a new key is masked for them) and its normed input; no full recomputation."""
+    prev = run.forward.attentions  # (n_layers, 1, H, L, L)
+    NL, B, H, L, _ = prev.shape
+    att = np.zeros((NL, B, H, L + 1, L + 1), dtype=prev.dtype)
+    att[..., :L, :L] = prev
+    att[..., L:, :] = np.stack(g.last.rows)  # (n_layers, 1, H, 1, L + 1)
+    hidden = [np.concatenate([h, n.numpy()], axis=1) for h, n in zip(run.forward.hidden, g.step.normed)]
+    ids = list(g.ids)
+    labels = tuple(g.model.token_labels(ids))
+    batch = PromptBatch((text,), (labels,), np.array([len(ids)], dtype=np.int64))
+    return DecoderRun(batch, tuple(ids), DecoderArrays(att, hidden), g.last.top, g.snapshot(), g.logits)

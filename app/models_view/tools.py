@@ -84,7 +84,7 @@ class ModelTools(QObject):
         window.view_menu.addSeparator()
         window.view_menu.addAction(self.dock_action)
         self._delivered.connect(self._on_delivered, Qt.ConnectionType.QueuedConnection)
-        self._call.connect(lambda f: f(), Qt.ConnectionType.QueuedConnection)
+        self._call.connect(self._on_call, Qt.ConnectionType.QueuedConnection)
         self.panel.sentencesEdited.connect(self.set_sentences)
         self.panel.layerChosen.connect(lambda k: self.open_layer(k))
         self.panel.headChosen.connect(self.focus_head)
@@ -197,6 +197,11 @@ class ModelTools(QObject):
             self._call.emit(lambda: done(result, error))
 
         self._executor.submit(job)
+
+    @Slot(object)
+    def _on_call(self, f) -> None:
+        """What the worker handed back, run here on the GUI thread (a slot of this QObject, which lives there)."""
+        f()
 
     def _enable_opening(self) -> None:
         for action in (self.open_file_action, self.smollm2_action, self.open_action, self.bundled_action,

@@ -228,6 +228,16 @@ class DecoderSession(ModelSession):
         """Make `g` the shown cache; its check against a full recomputation comes later (check_step)."""
         self.generation, self.last_diff = g, None
 
+    def run_key(self, run) -> tuple[int, ...]:
+        """A decoder's run is named by its token ids (a generated text need not tokenize back to them): the
+        undo steps' key where ModelState names runs instead of holding them."""
+        return tuple(run.ids)
+
+    def rerun(self, state):
+        """The run of the ids an undo step names, computed again the way this session computes runs (every
+        layer through the engine, or the model's own forward)."""
+        return self.run_ids(list(state.key), state.sentences[0])
+
     def accept(self, run) -> None:
         super().accept(run)
         if self.generation is not None and tuple(self.generation.ids) != tuple(run.ids):

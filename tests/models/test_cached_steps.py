@@ -62,3 +62,18 @@ def test_sampling_is_seeded_and_the_generation_forks(tiny):
     b.next(sample=True, seed=3)
     assert a.ids == b.ids and len(a.ids) == 4 and g.ids == [7, 99, 256] and g.cache.length == 3
     assert a.keys[0].shape == (1, 4, 16) and a.rope_applied  # (1, S, H_kv·E) of the model's rotated cache
+
+
+def test_a_prompt_longer_than_the_model_view_takes_is_named(tiny, monkeypatch):
+    from app.viewmodel import decoder_session
+    from attention.models.errors import ModelError
+
+    _, model = tiny
+    monkeypatch.setattr(decoder_session, "WINDOW_TOKENS", 4)
+    s = decoder_session.DecoderSession(model, model.tokenizer, "tiny", engine_layers=False)
+    with pytest.raises(ModelError) as e:
+        s.compute((" the the the the the",))
+    # " the" is two tokens of this vocabulary (Ġt, he): 5 x 2
+    assert e.value.text("en") == ("prompt: 10 tokens; the model view shows at most 4 (each layer's 4 x 4 weights "
+                                  "per head)")
+    assert "最多显示 4 个" in e.value.text("zh")

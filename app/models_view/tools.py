@@ -52,6 +52,7 @@ class ModelTools(QObject):
         self._loading = 0  # a model file being read on the worker
         self._stepping = False  # a Next token of a large decoder on the worker
         self._checks = 0  # cached-vs-full checks on the worker
+        self._pending_check: Optional[tuple] = None  # (session, generation): checked once the panes show the token
         self.attached = False  # the document is this model's layer (not a file or preset opened since)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-forward",
                                             initializer=devices.leave_a_core_for_the_gui)
@@ -94,6 +95,8 @@ class ModelTools(QObject):
         self.panel.cache.nextRequested.connect(self.next_token)
         window.view.focusHeadChanged.connect(self._on_view_focus)
         window.recompute.ready.connect(self._apply_pending_head)
+        window.recompute.ready.connect(self._start_pending_check)
+        window.recompute.failed.connect(self._start_pending_check)
         window.document.loaded.connect(self._on_document_loaded)
         window.installEventFilter(self)
         window.destroyed.connect(lambda *_: self._executor.shutdown(wait=False, cancel_futures=True))
@@ -366,19 +369,25 @@ class ModelTools(QObject):
             s.accept_next(g)
             s.accept(run)
             self.panel.show_session(s)
-            if self.attached:
+            g.checking = True  # the cache panes say so until the check arrives
+            self._pending_check = (s, g)
+            if self.attached:  # the check waits for the open layer's panes: on two cores it would slow them
                 self._push(s.scenario(), self.tr("Next token"), before)
-            self._check(s, g)
+            else:
+                self._start_pending_check()
 
         self._background(lambda: s.prepare_next(sample, seed), done, s.label)
 
-    def _check(self, s, g) -> None:
-        """Cached decoding vs a full recomputation of every position, on the worker; the cache panes say
-        "checking" until it arrives (and drop it when the shown cache changed meanwhile)."""
+    def _start_pending_check(self, *_) -> None:
+        """Cached decoding vs a full recomputation of every position, on the worker, started once the engine has
+        drawn the token's panes; the cache panes say "checking" until it arrives (and drop it when the shown cache
+        changed meanwhile)."""
         from attention.models.cached_steps import check_step
 
+        if self._pending_check is None:
+            return
+        (s, g), self._pending_check = self._pending_check, None
         args = g.check_input()
-        g.checking = True
         self._checks += 1
 
         def done(diff, error) -> None:
@@ -421,7 +430,7 @@ class ModelTools(QObject):
         self.panel.set_busy(self._busy > 0)
 
     def is_idle(self) -> bool:
-        return self._busy == 0 and self._checks == 0
+        return self._busy == 0 and self._checks == 0 and self._pending_check is None
 
     # ---- layer and head ---------------------------------------------------------------------------
     def open_layer(self, layer: int, head: Optional[int] = None) -> None:

@@ -31,6 +31,9 @@ from app.panes.paint_guard import guarded
 from app.services import i18n
 from attention import words
 
+#: the cached K and V panes' height under a grid of many layers (CachePanel.compact)
+COMPACT_HEIGHT = 48
+
 
 class MatrixImage(QWidget):
     """One small matrix as a heatmap (signed values: diverging map around 0; weights: 0..max)."""
@@ -145,6 +148,14 @@ class CachePanel(QWidget):
         v.addWidget(self.hover)
         self.retranslate()
         self.show_generation(None, 0, 0, [])
+
+    def compact(self, on: bool) -> None:
+        """Under a grid of many layers (SmolLM2's 30 rows): the panes keep a small height and leave the dock's
+        spare height to the grid (its cells 6 -> 8 px in a 1600 x 1000 window; the panes keep what they need)."""
+        vertical = QSizePolicy.Policy.Maximum if on else QSizePolicy.Policy.Preferred
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, vertical)
+        for m in (self.keys, self.values):
+            m.setMaximumHeight(COMPACT_HEIGHT if on else 16777215)  # QWIDGETSIZE_MAX
 
     def sampling(self) -> tuple[bool, int]:
         """(sample, seed): greedy, or seeded sampling."""

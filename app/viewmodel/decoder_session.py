@@ -167,7 +167,7 @@ class DecoderSession(ModelSession):
         from attention.models.llama import KVCache
 
         cache = KVCache()
-        return self._run_from(self.model.forward(list(ids), cache=cache), ids, text, cache)
+        return self._run_from(self.model.forward(list(ids), cache=cache, last_logits=True), ids, text, cache)
 
     def _run_from(self, f, ids, text: str, cache: Any = None) -> DecoderRun:
         """The run the dock shows, from a DecoderForward of `ids`."""

@@ -46,7 +46,7 @@ class CachedGeneration:
         `ids` again."""
         if cache is None or logits is None or cache.length != len(ids):
             cache = KVCache()
-            logits = model.forward(list(ids), cache=cache).logits[0, -1]
+            logits = model.forward(list(ids), cache=cache, last_logits=True).logits[0, -1]
         return cls(model, list(ids), cache, logits)
 
     def snapshot(self) -> KVCache:
@@ -93,7 +93,7 @@ def check_step(model: Any, ids: Sequence[int], logits: torch.Tensor, rows: list[
     """Largest difference between cached decoding and a full recomputation (the model's own float32 forward over
     every position): the last step's weight rows and the logits after the last token.  A full pass: the window
     runs it off the GUI thread."""
-    full = model.forward(list(ids))
+    full = model.forward(list(ids), last_logits=True)
     diff = float((full.logits[0, -1] - logits).abs().max())
     for k, row in enumerate(rows):
         diff = max(diff, float(np.abs(full.weights[k][:, :, -1:, :].numpy() - row).max()))

@@ -77,3 +77,12 @@ def test_a_prompt_longer_than_the_model_view_takes_is_named(tiny, monkeypatch):
     assert e.value.text("en") == ("prompt: 10 tokens; the model view shows at most 4 (each layer's 4 x 4 weights "
                                   "per head)")
     assert "最多显示 4 个" in e.value.text("zh")
+
+
+def test_last_logits_only(tiny):
+    hf, model = tiny
+    ids = [7, 99, 256, 31]
+    _, logits = reference(file_rows(hf), ids)
+    f = model.forward(ids, last_logits=True)
+    assert f.logits.shape == (1, 1, logits.shape[1]) and len(f.weights) == LAYERS
+    np.testing.assert_allclose(f.logits[0, 0].double().numpy(), logits[-1], rtol=0, atol=1e-4)

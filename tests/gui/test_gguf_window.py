@@ -74,6 +74,8 @@ def test_open_model_gguf_grid_layer_next_token(window, qtbot, monkeypatch, smoll
     action.trigger()
     assert asked and "*.gguf" in asked[0][1]
     assert w.models.is_loading() and w.document.scenario is before  # read on the worker; the document stays
+    assert w.statusBar().currentMessage().startswith("Loading SmolLM2-135M-Instruct.Q4_1.gguf")
+    assert not w.models.open_file_action.isEnabled()  # one load at a time
     _idle(w, qtbot, LOAD_MS)
     s = w.models.session
     assert s is not None and s.label == "SmolLM2-135M-Instruct.Q4_1"
@@ -92,6 +94,7 @@ def test_open_model_gguf_grid_layer_next_token(window, qtbot, monkeypatch, smoll
     panel.set_sentences_text(PROMPT)
     panel.commit_sentences()
     assert not w.models.is_idle()  # SmolLM2 always runs on the worker
+    assert panel.status.text() == "Computing all layers..."
     _idle(w, qtbot)
     ids = [int(i) for i in golden["ids"]]
     assert list(s.run.ids) == ids and panel.box.toPlainText() == PROMPT
@@ -117,7 +120,9 @@ def test_open_model_gguf_grid_layer_next_token(window, qtbot, monkeypatch, smoll
 
     # Next token: the greedy token, through the KV cache, checked against a full recomputation
     qtbot.mouseClick(panel.cache.next_button, Qt.MouseButton.LeftButton)
+    assert not panel.cache.next_button.isEnabled()  # the step runs on the worker, one at a time
     _idle(w, qtbot)
+    assert panel.cache.next_button.isEnabled()
     best = int(golden["top_ids"][0])
     assert list(s.run.ids) == ids + [best]
     assert panel.box.toPlainText() == s.model.tokenizer.decode(ids + [best]) == PROMPT + " it"

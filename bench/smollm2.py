@@ -227,18 +227,21 @@ def window_figures(runs: int) -> None:
         print(f"window: {n}-token prompt edit -> 30 layers, 30 x 9 grid, open layer through the engine, repainted: "
               f"{ms(edits)}, CPU time (all threads) {1000 * statistics.median(cpu):.0f} ms; goal <= {GOAL_MS:.0f} ms: "
               f"{'meets' if 1000 * statistics.median(edits) <= GOAL_MS else 'misses'}")
-        tokens, cpu = [], []
+        tokens, cpu, gui = [], [], []
         for _ in range(runs):
             length = len(tools.session.run.ids)
-            t0, c0 = time.perf_counter(), time.process_time()
+            t0, c0, g0 = time.perf_counter(), time.process_time(), time.thread_time()
             tools.next_token()
             wait(window, lambda n=length: len(tools.session.run.ids) > n and not tools._stepping)
             window.repaint()
             tokens.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)
+            gui.append(time.thread_time() - g0)
             wait(window, tools.is_idle)  # its check (a full recomputation on the worker), not counted
         print(f"window: Next token -> cached step, grid, cache panes, open layer, repainted: {ms(tokens)}, "
-              f"CPU time (all threads) {1000 * statistics.median(cpu):.0f} ms; goal <= {CACHED_GOAL_MS:.0f} ms: "
+              f"CPU time (all threads) {1000 * statistics.median(cpu):.0f} ms, of which the GUI thread (the "
+              f"engine's run of the open layer, the grid, a whole-window repaint) "
+              f"{1000 * statistics.median(gui):.0f} ms; goal <= {CACHED_GOAL_MS:.0f} ms: "
               f"{'meets' if 1000 * statistics.median(tokens) <= CACHED_GOAL_MS else 'misses'}; "
               f"check: {window.models.panel.cache.check.text()}")
         window.recompute.shutdown()

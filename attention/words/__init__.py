@@ -29,6 +29,7 @@ TOPICS: tuple[str, ...] = (
     "rope", "qk_norm",
     "alibi", "softcap", "sinks",
     "decoders",
+    "model_view",
 )
 
 _language = "en"

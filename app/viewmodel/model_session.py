@@ -43,7 +43,6 @@ class ModelState:
     head: int
     item: int
     sentences: tuple[str, ...]
-    pair: bool = False  # two sentences run as one sentence pair
 
     def nbytes(self) -> int:
         """Bytes of the run's arrays (an undo step keeps them alive: the undo budget counts them)."""
@@ -111,12 +110,15 @@ class ModelSession:
             self.filter = "all"
 
     def state(self) -> ModelState:
-        return ModelState(self.run, self.layer, self.head, self.item, self.sentences, self.pair)
+        return ModelState(self.run, self.layer, self.head, self.item, self.sentences)
 
     def restore(self, state: ModelState) -> None:
-        """Show `state` again (undo / redo of a sentence or layer change)."""
-        self.run, self.layer, self.head, self.item, self.sentences, self.pair = (
-            state.run, state.layer, state.head, state.item, state.sentences, state.pair)
+        """Show `state` again (undo / redo of a sentence or layer change); two sentences bring back how
+        they ran (a batch or a pair: the choice is the run's)."""
+        self.run, self.layer, self.head, self.item, self.sentences = (
+            state.run, state.layer, state.head, state.item, state.sentences)
+        if self.run is not None and len(self.run.batch.sentences) == 2:
+            self.pair = self.is_pair()
         if not self.is_pair():
             self.filter = "all"
 

@@ -139,8 +139,23 @@ class ModelTools(QObject):
         self.window.load_scenario(scenario, {lang: session.label for lang in i18n.LANGUAGES})
         self._show_caption()
         self.dock.show()
+        QTimer.singleShot(0, self._give_steps_room)  # once the dock has its width
         self.window.statusBar().showMessage(self.tr("Opened the model {0}").format(session.label), 5000)
         return True
+
+    def _give_steps_room(self) -> None:
+        """With the dock open the Steps column keeps room for a whole pane where the window has it: the
+        Inputs region gives way (down to its least).  At 1600 x 900 the Steps column was ~330-380 px
+        beside the dock, and every 480-px pane was cut at its right edge (issue 17 item 5); where the
+        room is not there the Steps column scrolls sideways (app.panes.steps_view)."""
+        w = self.window
+        view, split = w.view, w.splitter
+        short = view.container.minimumSizeHint().width() - view.scroll.viewport().width()
+        sizes = split.sizes()
+        spare = sizes[1] - split.widget(1).minimumSizeHint().width()
+        give = min(short, spare)
+        if give > 0:
+            split.setSizes([sizes[0], sizes[1] - give, sizes[2] + give])
 
     def open_bundled(self) -> bool:
         folder = bundled.folder()

@@ -84,6 +84,7 @@ class ModelTools(QObject):
         window.view.focusHeadChanged.connect(self._on_view_focus)
         window.recompute.ready.connect(self._apply_pending_head)
         window.recompute.ready.connect(self._apply_pending_steps)
+        window.recompute.failed.connect(self._drop_pending_steps)  # never jump at a later, unrelated edit
         window.document.loaded.connect(self._on_document_loaded)
         window.document.changed.connect(self._apply_pending_item)
         window.installEventFilter(self)
@@ -312,6 +313,9 @@ class ModelTools(QObject):
             return
         self._pending_steps = False
         QTimer.singleShot(0, self._land_on_weights)  # after the panes' relayout for the focused head
+
+    def _drop_pending_steps(self, *_) -> None:
+        self._pending_steps = False
 
     def _land_on_weights(self) -> None:
         view = self.window.view

@@ -57,6 +57,8 @@ class ModelTools(QObject):
         self.dock.setWidget(self.panel)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
+        # shown (opened, or View ▸ Model view): the Steps column keeps a whole pane, once the dock has its width
+        self.dock.visibilityChanged.connect(lambda on: on and QTimer.singleShot(0, self._give_steps_room))
         self.dock_action = self.dock.toggleViewAction()
         self.open_action = QAction(window)
         self.open_action.triggered.connect(lambda: self.open_folder())
@@ -140,7 +142,6 @@ class ModelTools(QObject):
         self.window.load_scenario(scenario, {lang: session.label for lang in i18n.LANGUAGES})
         self._show_caption()
         self.dock.show()
-        QTimer.singleShot(0, self._give_steps_room)  # once the dock has its width
         self.window.statusBar().showMessage(self.tr("Opened the model {0}").format(session.label), 5000)
         return True
 

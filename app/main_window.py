@@ -57,7 +57,7 @@ from app.teaching.presentation import install as install_presentation
 from app.teaching.tiles_view import install as install_tiles
 from app.viewmodel.edits import fresh_scenario
 from app.viewmodel.file_names import safe_file_name
-from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io
+from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io, words
 from attention.scenario import DEVICES, DTYPES, SCORINGS
 from attention.scenario import problems as scenario_problems
 
@@ -88,6 +88,7 @@ class MainWindow(QMainWindow):
         self.last_trace: Optional[Trace] = None
         self.last_scenario: Optional[Scenario] = None
         self._doc_title: Optional[dict] = None  # preset title {"en", "zh"} while unsaved
+        self._caption: Optional[dict] = None  # what part of a model the document is (set_caption)
         self._failed_lines: Optional[list[str]] = None  # the problems on screen now, if any
         self._undo_state: Optional[tuple] = None  # what the Undo/Redo texts were made from
         self.document = Document(scenario if scenario is not None else fresh_scenario(), parent=self)
@@ -154,6 +155,7 @@ class MainWindow(QMainWindow):
         v.setContentsMargins(2, 0, 2, 0)
         title = self.region_titles[key]
         title.setStyleSheet("font-weight: bold; font-size: 11pt; padding: 2px 0;")
+        title.setWordWrap(key == "steps")  # a model's caption after "Steps" must not widen the region
         v.addWidget(title)
         if key == "inputs":
             v.addWidget(self.notes_scroll)
@@ -780,14 +782,25 @@ class MainWindow(QMainWindow):
         """The file name, else the preset's title in the current language, else "Untitled"."""
         if self.document.path is not None:
             return self.document.path.name
+        if self._caption:
+            return self._caption[i18n.current_language()]
         if self._doc_title:
             return self._doc_title[i18n.current_language()]
         return self.tr("Untitled")
+
+    def set_caption(self, caption: Optional[dict]) -> None:
+        """What part of a model the document is, {"en", "zh"} ("MiniLM · layer 3 · head 2"), or None:
+        it names the unsaved document in the title bar and follows "Steps" in that region's header."""
+        self._caption = caption
+        self._update_title()
 
     def _update_title(self) -> None:
         name = self.document_name()
         self.setWindowTitle(self.tr("{0}[*] - Attention Explorer").format(name))
         self.setWindowModified(self.document.is_modified())
+        steps = self.tr("Steps")
+        self.region_titles["steps"].setText(steps if not self._caption else words.text(
+            "model_view.steps_caption", steps=steps, caption=self._caption[i18n.current_language()]))
 
     def _on_loaded(self) -> None:
         """Another scenario: its steps are read from the top (the old scroll position belonged

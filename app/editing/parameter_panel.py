@@ -44,7 +44,7 @@ from app.pipeline.document import Document, only_input_numbers_changed
 from app.services.devices import available_devices
 from app.viewmodel import edits, field_values
 from app.viewmodel.matrix_ref import MatrixRef
-from attention import Scenario, kinds
+from attention import Scenario, kinds, words
 from attention.fields import COMPUTE_FIELDS, HEADS_FIELDS, MASK_FIELDS, SCORING_FIELDS, Field
 from attention.generators import MAX_ELEMENTS
 from attention.kinds.additive import ADDITIVE
@@ -336,6 +336,7 @@ class ParameterPanel(QWidget):
                                ("key_width", sc.keys.shape[2]), ("value_width", sc.values.shape[2])):
                 _set_value(c[key], int(value))
             self.fields.sync(sc)
+            self._show_recorded_sample(sc)
             self.parts.sync(sc)
             for kind, box in self.kind_boxes.items():
                 _set_visible(box, kinds.SCORING[kind] is kinds.SCORING.get(sc.scoring))
@@ -354,6 +355,16 @@ class ParameterPanel(QWidget):
             # the likely cause of the `malloc_consolidate()` abort on quit (issue 13 item 3)
             for b in blockers:
                 b.unblock()
+
+    def _show_recorded_sample(self, sc: Scenario) -> None:
+        """A recorded ProbSparse key sample (sample_index, as attention.capture writes it) is used as it is:
+        the seed draws nothing then, so its box is greyed and its tooltip says why (issue 17, item 5)."""
+        seed = self.fields.controls.get("seed")
+        if seed is None:
+            return
+        recorded = sc.sample_index is not None
+        _set_enabled(seed, not recorded)
+        seed.setToolTip(words.text("seed_recorded_sample") if recorded else words.text(self.fields.fields["seed"].help))
 
     def _all_inputs(self) -> list[QWidget]:
         generated = set(self.fields.fields)
@@ -421,6 +432,7 @@ class ParameterPanel(QWidget):
             self.controls[key].setToolTip(tip)
         self.parts.retranslate()
         self.fields.retranslate()  # the plain options: their words come from the catalogue
+        self._show_recorded_sample(self.doc.scenario)
         for i, text in enumerate((self.tr("none"), self.tr("one per batch item"), self.tr("one per query row"))):
             self.controls["valid_mode"].setItemText(i, text)
         names = {"query": self.tr("Query W_Q"), "key": self.tr("Key W_K"), "value": self.tr("Value W_V"),

@@ -3,8 +3,11 @@
 What BertViz calls the model view: rows are layers, columns heads, each cell the (query x key)
 weights of the shown sentence.  Each cell is coloured against its own largest weight (the
 patterns differ by orders of magnitude between heads; the hover line gives the real number).
-The grid is painted with one QImage per cell, so a 6 x 12 grid of 128-token heatmaps repaints in
-milliseconds.  Hover: the layer, head, query and key tokens and the weight; click: `cellClicked`.
+A cell may be a part of the weights (rows from one sentence of a pair, columns from the other:
+then it is rows x cols, drawn stretched to a square).  The grid is painted with one QImage per
+cell, so a 6 x 12 grid of 128-token heatmaps repaints in milliseconds.  Hover: the layer, head,
+query and key tokens and the weight, read again whenever the numbers change under a still
+pointer (a sentence edit); click: `cellClicked`.
 """
 from __future__ import annotations
 
@@ -22,6 +25,10 @@ from attention import numbers
 LABEL_W = 26  # room for "L6" on the left
 LABEL_H = 16  # room for "H12" on top (numbered from 1, as the step panes number heads)
 GAP = 3
+#: the cell size the grid asks for: the dock's first width comes from it, and every pixel of it is taken
+#: from the Steps column (48-px cells made the dock 592 px wide and Steps 380 at 1600 x 900, too narrow
+#: for one 480-px pane; 30-px cells leave Steps ~540)
+HINT_CELL = 30
 
 
 class ModelGrid(QWidget):
@@ -36,24 +43,28 @@ class ModelGrid(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._images: list[list[QImage]] = []
         self._buffers: Optional[np.ndarray] = None  # keeps the QImages' memory alive
-        self._layers = self._heads = self._n = 0
+        self._layers = self._heads = self._n = self._cols = 0  # _n: rows of a cell's weights
+        self._pointer: Optional[QPoint] = None  # where the mouse is over the grid (None: elsewhere)
         self._focus = (0, -1)
         self.describe = lambda layer, head, q, k: ""  # set by the panel: the hover line
         self.show_labels = True  # "H1" / "L1" over the cells (off for one token x token heatmap)
 
     # ---- data ------------------------------------------------------------------------------------
     def set_weights(self, grid: np.ndarray) -> None:
-        """grid (n_layers, H, n, n) in [0, 1]: recolour every cell and repaint."""
-        NL, H, n, _ = grid.shape
-        self._layers, self._heads, self._n = NL, H, n
-        peak = grid.max(axis=(2, 3), keepdims=True) if n else np.ones((NL, H, 1, 1))
+        """grid (n_layers, H, rows, cols) in [0, 1]: recolour every cell, repaint, and say what is under
+        the pointer now (the hover line must never keep the numbers of the sentence before)."""
+        NL, H, n, m = grid.shape
+        self._layers, self._heads, self._n, self._cols = NL, H, n, m
+        peak = grid.max(axis=(2, 3), keepdims=True) if n and m else np.ones((NL, H, 1, 1))
         idx = colormaps.lut_index(grid / np.where(peak > 0, peak, 1.0), (0.0, 1.0))  # (NL, H, n, n)
         lut = colormaps.palette("weights").lut.astype(np.uint32)
         argb = (0xFF000000 | (lut[:, 0] << 16) | (lut[:, 1] << 8) | lut[:, 2]).astype(np.uint32)
         self._buffers = np.ascontiguousarray(argb[idx])
-        self._images = [[QImage(self._buffers[layer, h].data, n, n, 4 * n, QImage.Format.Format_RGB32)
+        self._images = [[QImage(self._buffers[layer, h].data, m, n, 4 * m, QImage.Format.Format_RGB32)
                          for h in range(H)] for layer in range(NL)]
         self.update()
+        if self._pointer is not None:
+            self._hover_at(self._pointer, None)
 
     def set_focus(self, layer: int, head: int) -> None:
         """Outline the open layer (and the focused head, or the whole row for all heads)."""
@@ -76,7 +87,7 @@ class ModelGrid(QWidget):
     def hit(self, pos: QPoint) -> Optional[tuple[int, int, int, int]]:
         """(layer, head, query, key) under `pos`, or None."""
         c = self.cell_size()
-        if c <= 0 or self._n == 0:
+        if c <= 0 or self._n == 0 or self._cols == 0:
             return None
         x, y = pos.x() - LABEL_W, pos.y() - LABEL_H
         if x < 0 or y < 0:
@@ -85,10 +96,10 @@ class ModelGrid(QWidget):
         dx, dy = x - head * (c + GAP), y - layer * (c + GAP)
         if head >= self._heads or layer >= self._layers or dx >= c or dy >= c:
             return None
-        return int(layer), int(head), int(dy * self._n // c), int(dx * self._n // c)
+        return int(layer), int(head), int(dy * self._n // c), int(dx * self._cols // c)
 
     def sizeHint(self) -> QSize:
-        return QSize(LABEL_W + 12 * (48 + GAP), LABEL_H + 6 * (48 + GAP))
+        return QSize(LABEL_W + 12 * (HINT_CELL + GAP), LABEL_H + 6 * (HINT_CELL + GAP))
 
     # ---- painting and the mouse ------------------------------------------------------------------
     @guarded
@@ -125,12 +136,23 @@ class ModelGrid(QWidget):
             p.drawRect(first.united(last).adjusted(-2, -2, 1, 1))
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        where = self.hit(event.position().toPoint())
+        self._pointer = event.position().toPoint()
+        self._hover_at(self._pointer, event.globalPosition().toPoint())
+
+    def leaveEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        self._pointer = None
+        self.setToolTip("")
+        self.hovered.emit("")
+        super().leaveEvent(event)
+
+    def _hover_at(self, pos: QPoint, global_pos: Optional[QPoint]) -> None:
+        """The hover line (and tooltip) for the cell under `pos`, from the numbers shown now."""
+        where = self.hit(pos)
         text = self.describe(*where) if where else ""
         self.setToolTip(text)
-        if text:
-            QToolTip.showText(event.globalPosition().toPoint(), text, self)
-        else:
+        if text and global_pos is not None:
+            QToolTip.showText(global_pos, text, self)
+        elif not text:
             QToolTip.hideText()
         self.hovered.emit(text)
 

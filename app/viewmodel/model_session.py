@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 DEFAULT_SENTENCES = ("The cat sat on the mat because it was tired.", "Attention is all you need.")
 #: B*L up to which a sentence edit runs on the GUI thread (the whole forward takes a few ms)
 SYNC_TOKENS = 64
+#: What the grid shows of a sentence pair, as BertViz's head_view filter with sentence_b_start:
+#: every query and key, or rows (queries) from one sentence and columns (keys) from one
+FILTERS = ("all", "aa", "ab", "ba", "bb")
 
 
 def sentence_lines(text: str) -> tuple[str, ...]:
@@ -61,6 +64,8 @@ class ModelSession:
     head: int = -1  # -1: all heads side by side
     item: int = 0  # which sentence the model view shows
     sentences: tuple[str, ...] = field(default=DEFAULT_SENTENCES)
+    pair: bool = False  # two sentences run as one BERT sentence pair, not as a padded batch
+    filter: str = "all"  # of a pair: the part of the weights the grid shows (FILTERS)
 
     @classmethod
     def open(cls, folder: str | Path, label: Optional[str] = None) -> "ModelSession":
@@ -90,24 +95,40 @@ class ModelSession:
         return len(lens) * max(lens, default=0)
 
     def compute(self, sentences: tuple[str, ...]) -> "ModelRun":
-        """Tokens and the whole forward pass; safe on a worker thread (reads only the weights)."""
+        """Tokens and the whole forward pass (two sentences as a pair when `pair` is chosen); safe on
+        a worker thread (reads only the weights)."""
         from attention.models.sentences import run_sentences
 
-        return run_sentences(self.model, self.tokenizer, sentences)
+        return run_sentences(self.model, self.tokenizer, sentences, pair=self.pair)
 
     def accept(self, run: "ModelRun") -> None:
         """Make `run` the one shown; the sentence picker stays within the new batch."""
         self.run = run
         self.sentences = run.batch.sentences
-        self.item = min(self.item, len(run.batch.sentences) - 1)
+        self.item = min(self.item, len(run.batch.tokens) - 1)
+        if not self.is_pair():
+            self.filter = "all"
 
     def state(self) -> ModelState:
         return ModelState(self.run, self.layer, self.head, self.item, self.sentences)
 
     def restore(self, state: ModelState) -> None:
-        """Show `state` again (undo / redo of a sentence or layer change)."""
+        """Show `state` again (undo / redo of a sentence or layer change); two sentences bring back how
+        they ran (a batch or a pair: the choice is the run's)."""
         self.run, self.layer, self.head, self.item, self.sentences = (
             state.run, state.layer, state.head, state.item, state.sentences)
+        if self.run is not None and len(self.run.batch.sentences) == 2:
+            self.pair = self.is_pair()
+        if not self.is_pair():
+            self.filter = "all"
+
+    def is_pair(self) -> bool:
+        """Whether the shown run is one sentence pair (a decoder's prompt never is)."""
+        return self.run is not None and bool(getattr(self.run.batch, "is_pair", False))
+
+    def items(self) -> int:
+        """Batch items the run has (a pair is one)."""
+        return len(self.run.batch.tokens) if self.run is not None else 1
 
     def scenario(self, layer: Optional[int] = None) -> "Scenario":
         """The open layer (or `layer`) on the hidden states entering it, with its real weights."""
@@ -122,6 +143,10 @@ class ModelSession:
         """The shown sentence's tokens (no padding)."""
         return self.run.batch.tokens[self.item] if self.run is not None else ()
 
+    def labels(self) -> tuple[str, ...]:
+        """The shown tokens as the model view names them: a pair's named for their sentence ("A: the")."""
+        return self.run.batch.pair_labels() if self.is_pair() else self.tokens()
+
     def grid(self) -> np.ndarray:
         """(n_layers, H, n, n) attention weights of the shown sentence, padding cut off."""
         if self.run is None:
@@ -129,11 +154,45 @@ class ModelSession:
         n = int(self.run.batch.valid_lens[self.item])
         return self.run.forward.attentions[:, self.item, :, :n, :n]
 
+    def spans(self) -> tuple[range, range]:
+        """(query rows, key columns) the grid shows: all of them, or of a pair the sentences the filter
+        names (A = [CLS] A [SEP], B = B [SEP]: BertViz's slices at sentence_b_start)."""
+        n = len(self.tokens())
+        if not self.is_pair() or self.filter not in FILTERS[1:]:
+            return range(n), range(n)
+        start = self.run.batch.sentence_b_start
+        part = {"a": range(0, start), "b": range(start, n)}
+        return part[self.filter[0]], part[self.filter[1]]
+
+    def shown_grid(self) -> np.ndarray:
+        """(n_layers, H, rows, cols): grid() cut to the filter's rows and columns."""
+        rows, cols = self.spans()
+        g = self.grid()
+        return g[:, :, rows.start:rows.stop, cols.start:cols.stop]
+
     def weight(self, layer: int, head: int, q: int, k: int) -> float:
         return float(self.grid()[layer, head, q, k])
 
-    def cell_text(self, layer: int, head: int, q: int, k: int, template: str) -> str:
-        """The hover line: `template` with {layer} {head} (numbered from 1) {query} {key} {weight} filled."""
-        toks = self.tokens()
-        return template.format(layer=numbers.position(layer), head=numbers.position(head), query=toks[q], key=toks[k],
-                               weight=numbers.rounded(self.weight(layer, head, q, k)))
+    def cell_text(self, layer: int, head: int, r: int, c: int, template: str) -> str:
+        """The hover line of row r, column c of the shown grid's cell (layer, head): `template` with {layer}
+        {head} (numbered from 1) {query} {key} {weight} filled."""
+        rows, cols = self.spans()
+        q, k = rows[r], cols[c]
+        names = self.labels()
+        return template.format(layer=numbers.position(layer), head=numbers.position(head), query=names[q],
+                               key=names[k], weight=numbers.rounded(self.weight(layer, head, q, k)))
+
+    def caption(self) -> dict[str, str]:
+        """{"en", "zh"}: the open layer and head ("MiniLM · layer 3 · head 2"), for the window title and
+        the Steps header."""
+        from attention import words
+
+        out = {}
+        for lang in words.LANGS:
+            if self.head < 0:
+                out[lang] = words.text("model_view.caption_all", lang, model=self.label,
+                                       layer=numbers.position(self.layer))
+            else:
+                out[lang] = words.text("model_view.caption", lang, model=self.label, layer=numbers.position(self.layer),
+                                       head=numbers.position(self.head))
+        return out

@@ -37,7 +37,7 @@ def explain(session: Any, i: int, j: int, lang: str) -> list[str]:
 
     r = _rollout(session)
     k = session.layer
-    toks = session.tokens()
+    toks = session.labels()  # a pair's tokens named for their sentence ("A: the")
     heads = words.text("rollout_mean", lang) if session.head < 0 else \
         words.text("rollout_head", lang, head=session.head + 1)
     value = float(r.products[k][0, i, j])

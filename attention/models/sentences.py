@@ -2,8 +2,11 @@
 
 One or two sentences make a batch.  The shorter is padded with the tokenizer's [PAD] id on the
 right and its length becomes the scenario's `valid_lens`, so the padded keys are masked exactly as
-the model masks them.  The scenario of layer k takes the hidden states entering layer k as
-queries, keys and values (self-attention) and the layer's own weights (attention.models.layer).
+the model masks them.  Two sentences may instead be one BERT sentence pair (`encode_pair`): one
+sequence [CLS] A [SEP] B [SEP] with token types 0 / 1, as the model reads a pair in training;
+`Batch.sentence_b_start` is then where B begins (BertViz's `sentence_b_start`).
+The scenario of layer k takes the hidden states entering layer k as queries, keys and values
+(self-attention) and the layer's own weights (attention.models.layer).
 """
 from __future__ import annotations
 
@@ -34,10 +37,21 @@ class Batch:
     type_ids: np.ndarray  # (B, L) int64
     valid_lens: np.ndarray  # (B,) int64
     unk_token: Optional[str] = None  # the tokenizer's token for words outside its vocabulary ([UNK])
+    sentence_b_start: Optional[int] = None  # a sentence pair (B = 1): the first position of sentence B
 
     @property
     def L(self) -> int:
         return int(self.ids.shape[1])
+
+    @property
+    def is_pair(self) -> bool:
+        return self.sentence_b_start is not None
+
+    def pair_labels(self) -> tuple[str, ...]:
+        """A pair's tokens named for their sentence ("A: the", "B: cat"); [CLS] and the first [SEP]
+        belong to A, as their token type (0) and BertViz's sentence_b_start say."""
+        start = self.sentence_b_start
+        return tuple(f"{'A' if j < start else 'B'}: {t}" for j, t in enumerate(self.tokens[0]))
 
     def padded_tokens(self, b: int, pad: str) -> tuple[str, ...]:
         """Sentence b's tokens, then `pad` up to L."""
@@ -49,7 +63,10 @@ class Batch:
         return tuple(sum(t == self.unk_token for t in toks) if self.unk_token else 0 for toks in self.tokens)
 
     def axis_labels(self, pad: str) -> tuple[str, ...]:
-        """One label per position for the step panes: the token, or 'a / b' where two sentences differ."""
+        """One label per position for the step panes: the token, or 'a / b' where two sentences differ
+        (a pair: each token named for its sentence, "A: the")."""
+        if self.is_pair:
+            return self.pair_labels()
         rows = [self.padded_tokens(b, pad) for b in range(len(self.tokens))]
         return tuple(col[0] if len(set(col)) == 1 else " / ".join(col) for col in zip(*rows))
 
@@ -104,21 +121,50 @@ def unknown_text(batch: Batch, lang: Optional[str] = None) -> str:
     return ("；" if words.normalize(lang) == "zh" else "; ").join(said)
 
 
-def _check_ids(e, i: int, vocab_size: Optional[int], type_vocab_size: Optional[int]) -> None:
-    """Every id must have a row in the embedding tables it indexes."""
+def _check_ids(e, i: Optional[int], vocab_size: Optional[int], type_vocab_size: Optional[int]) -> None:
+    """Every id must have a row in the embedding tables it indexes (i None: a pair, whose token
+    types say which sentence a token came from)."""
     for ids, tokens, size, key in ((e.ids, e.tokens, vocab_size, "model_token_id"),
                                    (e.type_ids, e.tokens, type_vocab_size, "model_token_type")):
         if size is None:
             continue
         bad = next((j for j, n in enumerate(ids) if not 0 <= n < size), None)
         if bad is not None:
-            raise ModelError(key, index=numbers.position(i), token=elide(tokens[bad], 40), id=ids[bad], vocab=size)
+            which = i if i is not None else min(max(int(e.type_ids[bad]), 0), 1)
+            raise ModelError(key, index=numbers.position(which), token=elide(tokens[bad], 40), id=ids[bad],
+                             vocab=size)
 
 
-def run_sentences(model: BertModel, tokenizer: SentenceTokenizer, sentences) -> ModelRun:
-    """Tokens and the whole forward pass (every hidden state, every layer's attention weights)."""
-    batch = encode_batch(tokenizer, sentences, model.config.max_positions, model.config.vocab_size,
-                         model.config.type_vocab_size)
+def encode_pair(tokenizer: SentenceTokenizer, sentences: list[str] | tuple[str, ...], max_len: int,
+                vocab_size: Optional[int] = None, type_vocab_size: Optional[int] = None) -> Batch:
+    """Two sentences as one BERT sentence pair (B = 1, no padding); ModelError names the sentence that
+    is empty or too long, or says that the pair together is longer than the model reads."""
+    texts = tuple(sentences)
+    if len(texts) != 2:
+        raise ModelError("sentence_pair_count", count=len(texts))
+    for i, text in enumerate(texts):
+        if not text.strip():
+            raise ModelError("sentence_empty", index=numbers.position(i))
+        if len(text) > MAX_SENTENCE_CHARS:
+            raise ModelError("sentence_chars", index=numbers.position(i), count=f"{len(text):,}",
+                             most=f"{MAX_SENTENCE_CHARS:,}")
+    e = tokenizer.encode_pair(*texts)
+    if len(e.ids) > max_len:
+        raise ModelError("sentence_pair_too_long", count=len(e.ids), most=max_len)
+    _check_ids(e, None, vocab_size, type_vocab_size)
+    start = next((j for j, t in enumerate(e.type_ids) if t != e.type_ids[0]), len(e.ids))
+    ids = np.array([e.ids], dtype=np.int64)  # (1, L)
+    types = np.array([e.type_ids], dtype=np.int64)  # (1, L)
+    return Batch(texts, (e.tokens,), ids, types, np.array([len(e.ids)], dtype=np.int64),
+                 getattr(tokenizer, "unk_token", None), sentence_b_start=start)
+
+
+def run_sentences(model: BertModel, tokenizer: SentenceTokenizer, sentences, pair: bool = False) -> ModelRun:
+    """Tokens and the whole forward pass (every hidden state, every layer's attention weights); with
+    `pair`, two sentences are one sentence pair (one sentence stays a batch of one)."""
+    encode = encode_pair if pair and len(tuple(sentences)) == 2 else encode_batch
+    batch = encode(tokenizer, sentences, model.config.max_positions, model.config.vocab_size,
+                   model.config.type_vocab_size)
     return ModelRun(batch, model.forward(batch.ids, batch.valid_lens, batch.type_ids))
 
 
@@ -136,7 +182,8 @@ def layer_scenario(model: BertModel, run: ModelRun, layer: int, pad_token: str =
     labels = run.batch.axis_labels(pad_token)
     title = {lang: words.text("model_layer_title", lang, model=model.name, layer=layer + 1, count=c.n_layers)
              for lang in words.LANGS}
-    text = " | ".join(elide(s, NOTE_CHARS) for s in run.batch.sentences)
+    text = " | ".join(("AB"[i] + ": " if run.batch.is_pair else "") + elide(s, NOTE_CHARS)
+                      for i, s in enumerate(run.batch.sentences))
     notes = {lang: _with_unknown(words.text("model_layer_notes", lang, model=model.name, layer=layer + 1,
                                             sentences=text, heads=c.n_heads, d_model=c.d_model),
                                  unknown_text(run.batch, lang), lang)

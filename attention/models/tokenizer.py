@@ -58,3 +58,9 @@ class SentenceTokenizer:
     def encode(self, text: str) -> Encoded:
         e = self._tk.encode(text)
         return Encoded(tuple(e.ids), tuple(e.tokens), tuple(e.type_ids))
+
+    def encode_pair(self, text_a: str, text_b: str) -> Encoded:
+        """A sentence pair as the model was trained on pairs: the file's own pair template (BERT's
+        [CLS] A [SEP] B [SEP], token type 0 for A and its [SEP], 1 for B and the last [SEP])."""
+        e = self._tk.encode(text_a, text_b)
+        return Encoded(tuple(e.ids), tuple(e.tokens), tuple(e.type_ids))

@@ -31,6 +31,7 @@ TOPICS: tuple[str, ...] = (
     "decoders",
     "tsl_models",
     "inner_attention",
+    "model_view",
 )
 
 _language = "en"

@@ -1,0 +1,51 @@
+"""Words of the model view (app/models_view): the sentence pair, its filter, the caption of an open layer."""
+
+EN = {
+    "sentence_pair_count": "a sentence pair needs two sentences, got {count}",
+    "sentence_pair_too_long": ("the sentence pair: {count} tokens together ([CLS] A [SEP] B [SEP]); "
+                               "this model reads at most {most}"),
+    "model_view.two_as": "Two sentences as",
+    "model_view.as_batch": "a batch (padded)",
+    "model_view.as_pair": "a pair ([CLS] A [SEP] B [SEP])",
+    "model_view.two_as.tip": ("Two lines in the Sentence box: two sentences of a batch, the shorter one padded; or "
+                              "one BERT sentence pair, token type 0 for A (with [CLS] and its [SEP]) and 1 for B, "
+                              "as the model reads a pair"),
+    "model_view.filter": "Attention",
+    "model_view.filter.all": "All",
+    "model_view.filter.aa": "A → A",
+    "model_view.filter.ab": "A → B",
+    "model_view.filter.ba": "B → A",
+    "model_view.filter.bb": "B → B",
+    "model_view.filter.tip": ("Which part of each head's weights the grid shows: A → B is rows (queries) from "
+                              "sentence A and columns (keys) from sentence B, as BertViz's sentence_b_start filter"),
+    "model_view.pair_status": "{count} tokens: one sentence pair, A {a} of them (with [CLS] and its [SEP]), B {b}",
+    "model_view.caption": "{model} · layer {layer} · head {head}",
+    "model_view.caption_all": "{model} · layer {layer} · all heads",
+    "model_view.steps_caption": "{steps} · {caption}",
+    "seed_recorded_sample": ("The scenario carries a recorded key sample (sample_index, from the captured run), so "
+                             "the seed draws nothing. Change the factor, L or S to sample from the seed again."),
+}
+
+ZH = {
+    "sentence_pair_count": "句子对需要两句，实际为 {count} 句",
+    "sentence_pair_too_long": "句子对：合计 {count} 个词元（[CLS] A [SEP] B [SEP]）；此模型最多读取 {most} 个",
+    "model_view.two_as": "两句作为",
+    "model_view.as_batch": "一个批次（补齐）",
+    "model_view.as_pair": "一个句子对（[CLS] A [SEP] B [SEP]）",
+    "model_view.two_as.tip": ("句子框中有两行时：作为一个批次的两句，较短的一句补齐；或作为一个 BERT 句子对，"
+                              "A（连同 [CLS] 和它的 [SEP]）的词元类型为 0，B 为 1，与模型读取句子对的方式相同"),
+    "model_view.filter": "注意力",
+    "model_view.filter.all": "全部",
+    "model_view.filter.aa": "A → A",
+    "model_view.filter.ab": "A → B",
+    "model_view.filter.ba": "B → A",
+    "model_view.filter.bb": "B → B",
+    "model_view.filter.tip": ("网格显示每个头的权重中的哪一部分：A → B 即行（查询）来自句子 A，列（键）来自句子 B，"
+                              "同 BertViz 的 sentence_b_start 筛选"),
+    "model_view.pair_status": "{count} 个词元：一个句子对，A 占 {a} 个（含 [CLS] 和它的 [SEP]），B 占 {b} 个",
+    "model_view.caption": "{model} · 第 {layer} 层 · 头 {head}",
+    "model_view.caption_all": "{model} · 第 {layer} 层 · 全部头",
+    "model_view.steps_caption": "{steps} · {caption}",
+    "seed_recorded_sample": "此场景带有记录下来的键采样（sample_index，来自捕获的运行），种子不再抽取任何东西。"
+                            "修改因子、L 或 S 即可重新按种子采样。",
+}

@@ -48,6 +48,10 @@ EN: dict[str, str] = {
                                     "BatchNorm uses the batch's own statistics; call model.eval()"),
     "tsl.router_slot": "router {i}",
     # ---- import
+    "cli.opt.import.tau": ("τ for a Non-stationary Transformer (DSAttention) layer: a positive number (default 1; "
+                           "the model computes it from the raw series, a state dict cannot hold it)"),
+    "cli.opt.import.delta": ("Δ for a Non-stationary Transformer (DSAttention) layer: one number for every key, or "
+                             "one per key separated by commas (default 0)"),
     "models.family.tsl_ds": "Time-Series-Library AttentionLayer with DSAttention (Non-stationary Transformer)",
     "models.family.tsl_autocorr": "Autoformer AutoCorrelationLayer (Time-Series-Library)",
     "models.family.tsl_encoder": "Time-Series-Library EncoderLayer (attention + residuals, LayerNorms, convolutions)",
@@ -72,6 +76,7 @@ EN: dict[str, str] = {
     "models.error.tau_layer": ("--tau / --delta: {name} is not a Non-stationary Transformer layer "
                                "(DSAttention); only those take τ and Δ"),
     "models.reason.tsl_shape": "{tensor} is {shape}, the layer's widths need {expected}",
+    "models.reason.tsl_missing": "{tensor} is not in the file",
     "models.error.tsl_problem": "{name}: the engine cannot hold this layer as asked: {problem}",
     "models.reason.tsl_fourier": "FEDformer's Fourier / wavelet blocks are not attention the engine computes",
     "models.notes.tsl_ds": ("τ and Δ cannot come from a state dict: the model computes them from the raw series "
@@ -142,6 +147,10 @@ ZH: dict[str, str] = {
     "capture.tsl.distil_training": ("{path}：第 {call} 次调用：其后的 ConvLayer 在训练模式下运行，"
                                     "BatchNorm 使用该批次自己的统计量；请调用 model.eval()"),
     "tsl.router_slot": "路由 {i}",
+    "cli.opt.import.tau": ("Non-stationary Transformer（DSAttention）层的 τ：一个正数（默认 1；"
+                           "模型从原始序列计算它，状态字典里没有）"),
+    "cli.opt.import.delta": ("Non-stationary Transformer（DSAttention）层的 Δ：所有键共用一个数，"
+                             "或用逗号分隔、每个键一个（默认 0）"),
     "models.family.tsl_ds": "Time-Series-Library 的 AttentionLayer（DSAttention，Non-stationary Transformer）",
     "models.family.tsl_autocorr": "Autoformer 的 AutoCorrelationLayer（Time-Series-Library）",
     "models.family.tsl_encoder": "Time-Series-Library 的 EncoderLayer（注意力 + 残差、LayerNorm、卷积）",
@@ -163,6 +172,7 @@ ZH: dict[str, str] = {
     "models.error.tau_layer": ("--tau / --delta：{name} 不是 Non-stationary Transformer 的层（DSAttention）；"
                                "只有这种层接受 τ 和 Δ"),
     "models.reason.tsl_shape": "{tensor} 的形状是 {shape}，这一层的宽度需要 {expected}",
+    "models.reason.tsl_missing": "文件里没有 {tensor}",
     "models.error.tsl_problem": "{name}：引擎无法按要求容纳这一层：{problem}",
     "models.reason.tsl_fourier": "FEDformer 的傅里叶/小波块不是引擎计算的注意力",
     "models.notes.tsl_ds": ("τ 和 Δ 无法从状态字典得到："

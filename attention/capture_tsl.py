@@ -152,7 +152,8 @@ def two_stage_problems(path: str, m: nn.Module) -> list[str]:
     for s in STAGES:
         a = getattr(m, s)
         inner = a.inner_attention
-        if type(inner).__name__ != "FullAttention" or getattr(inner, "mask_flag", False) or getattr(inner, "scale", None):
+        if (type(inner).__name__ != "FullAttention" or getattr(inner, "mask_flag", False)
+                or getattr(inner, "scale", None)):
             return [text("capture.tsl.two_stage_inner", path=f"{path}.{s}", inner=type(inner).__name__)]
         if a.n_heads != heads:
             return [text("capture.tsl.two_stage_heads", path=f"{path}.{s}", heads=a.n_heads, want=heads)]
@@ -181,7 +182,8 @@ def expand_two_stage(path: str, m: nn.Module) -> list[tuple[str, nn.Module]]:
 def is_conv_layer(m: Any) -> bool:
     """TSL's ConvLayer: downConv (Conv1d), norm (BatchNorm1d), activation, maxPool."""
     return (isinstance(m, nn.Module) and isinstance(getattr(m, "downConv", None), nn.Conv1d)
-            and isinstance(getattr(m, "norm", None), nn.BatchNorm1d) and isinstance(getattr(m, "maxPool", None), nn.Module))
+            and isinstance(getattr(m, "norm", None), nn.BatchNorm1d)
+            and isinstance(getattr(m, "maxPool", None), nn.Module))
 
 
 def distil_conv_of(modules: dict[str, nn.Module], path: str) -> Optional[tuple[str, nn.Module]]:

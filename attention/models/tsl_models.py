@@ -10,10 +10,10 @@ the keys first (they are certain), then a saved config's `model`, then the setti
 | Nonstationary_Transformer | `tau_learner.*`, `delta_learner.*` | AttentionLayer(DSAttention) -> "tsl_ds" |
 | Autoformer | `encoder.norm.layernorm.*` (my_Layernorm), bias-free `conv1` | AutoCorrelationLayer -> "tsl_autocorr" |
 | FEDformer | `*.inner_correlation.*` (Fourier / wavelet weights) | listed, not importable |
-| Crossformer | `*.router` beside `time_attention`, `dim_sender`, `dim_receiver` | the whole TSA ("tsl_two_stage") and its three stages |
+| Crossformer | `*.router` beside `time_attention`, `dim_sender`, `dim_receiver` | whole TSA + its 3 stages |
 | PatchTST | `patch_embedding.value_embedding.weight` (d_model, patch_len) | patch token labels |
 | iTransformer | `enc_embedding.value_embedding.weight` (d_model, seq_len), no tokenConv | variate token labels |
-| Informer | `encoder.conv_layers.*.downConv` (distilling) or the setting's name | whole encoder layers use ProbSparse; with `conv_layers.i` the "distil" part |
+| Informer | `encoder.conv_layers.*.downConv` (distilling) or the setting's name | ProbSparse; + "distil" part |
 
 In a file whose model is told, every TSL EncoderLayer (`P.attention.*` + `P.conv1`, `P.conv2`, `P.norm1`,
 `P.norm2`) is also listed whole ("tsl_encoder"): its attention plus the encoder_layer part

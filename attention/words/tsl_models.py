@@ -37,7 +37,8 @@ EN: dict[str, str] = {
                                   "Library): the EncoderLayer's steps, then conv, BatchNorm, ELU and max-pool"),
     "capture.tsl.two_stage_inner": ("{path}: the inner {inner} is not what the two_stage part computes (TSL's "
                                     "FullAttention without a mask and with the default scale)"),
-    "capture.tsl.two_stage_heads": "{path}: {heads} heads, the time stage has {want}; the two_stage part uses one count",
+    "capture.tsl.two_stage_heads": ("{path}: {heads} heads, the time stage has {want}; the two_stage part uses "
+                                    "one count"),
     "capture.tsl.two_stage_mlp": "{path}: not Linear, GELU (exact), Linear as TSL's MLP1 / MLP2",
     "capture.tsl.two_stage_input": ("{path}: call {call}: the input is {shape}, a TwoStageAttentionLayer reads "
                                     "(batch, variables, segments, d_model)"),
@@ -66,7 +67,8 @@ EN: dict[str, str] = {
     "models.tsl.activation": "activation {activation}",
     "models.tsl.two_stage": ("{variables} variables × {seg} segments (tokens v·seg + s), router {factor} slots "
                              "per segment"),
-    "models.tsl.two_stage_open": "{seg} segments, router {factor} slots per segment; variables from --tokens or --inputs",
+    "models.tsl.two_stage_open": ("{seg} segments, router {factor} slots per segment; variables from --tokens or "
+                                  "--inputs"),
     "models.tsl.distil": "then the distilling ConvLayer {conv}",
     "models.error.tsl_two_stage_tokens": ("{name}: the layer has {seg} segments, so its tokens must be a multiple "
                                           "of {seg} (variables × segments); got {got}"),
@@ -132,7 +134,8 @@ ZH: dict[str, str] = {
     "capture.tsl.stage.dim_receiver": ("Crossformer 的跨维度阶段后半（TwoStageAttentionLayer.dim_receiver）："
                                        "每个变量从路由的槽里读回 dim_sender 收集到的信息。"),
     "capture.family.tsl_two_stage": ("Crossformer 的完整 TwoStageAttentionLayer（Time-Series-Library）："
-                                     "跨时间阶段作为注意力，然后 norm1、MLP1、norm2、路由的 dim_sender 和 dim_receiver、"
+                                     "跨时间阶段作为注意力，然后 norm1、MLP1、norm2、"
+                                     "路由的 dim_sender 和 dim_receiver、"
                                      "norm3、MLP2 和 norm4（two_stage 部件）"),
     "capture.family.tsl_distil": ("Informer 的完整编码器层及其蒸馏 ConvLayer（Time-Series-Library）："
                                   "EncoderLayer 的步骤，然后卷积、BatchNorm、ELU 和最大池化"),
@@ -143,7 +146,8 @@ ZH: dict[str, str] = {
     "capture.tsl.two_stage_input": ("{path}：第 {call} 次调用：输入是 {shape}，TwoStageAttentionLayer 读取"
                                     "（批次, 变量, 段, d_model）"),
     "capture.tsl.conv_layer": ("{path}：不是 TSL 的蒸馏 ConvLayer（Conv1d 核 3、循环填充 2；带运行统计量的 "
-                               "BatchNorm1d，eps 1e-5；ELU(1)；MaxPool1d(3, 2, 1)），所以它之前的编码器层无法连同它一起记录"),
+                               "BatchNorm1d，eps 1e-5；ELU(1)；MaxPool1d(3, 2, 1)），"
+                               "所以它之前的编码器层无法连同它一起记录"),
     "capture.tsl.distil_training": ("{path}：第 {call} 次调用：其后的 ConvLayer 在训练模式下运行，"
                                     "BatchNorm 使用该批次自己的统计量；请调用 model.eval()"),
     "tsl.router_slot": "路由 {i}",
@@ -166,7 +170,8 @@ ZH: dict[str, str] = {
     "models.tsl.two_stage": "{variables} 个变量 × {seg} 段（词元 v·seg + s），路由每段 {factor} 个槽",
     "models.tsl.two_stage_open": "{seg} 段，路由每段 {factor} 个槽；变量数由 --tokens 或 --inputs 决定",
     "models.tsl.distil": "然后是蒸馏 ConvLayer {conv}",
-    "models.error.tsl_two_stage_tokens": "{name}：这一层有 {seg} 段，词元数必须是 {seg} 的倍数（变量数 × 段数）；实际为 {got}",
+    "models.error.tsl_two_stage_tokens": ("{name}：这一层有 {seg} 段，词元数必须是 {seg} 的倍数"
+                                          "（变量数 × 段数）；实际为 {got}"),
     "models.error.tau": "--tau：{got} 不是正的有限数（DSAttention 的 τ = exp(…) > 0）",
     "models.error.delta": "--delta：{got} 不是一个有限数，也不是用逗号分隔的 {S} 个有限数（每个键一个）",
     "models.error.tau_layer": ("--tau / --delta：{name} 不是 Non-stationary Transformer 的层（DSAttention）；"

@@ -501,6 +501,21 @@ def test_import_whole_crossformer_two_stage_layer(tmp_path, capsys):
         source, layers = open_layers(path)
         x = np.ones((1, 10, 16))
         import_layer(source, choose(source, layers, name), heads=4, inputs={"queries": x, "keys": x, "values": x})
+    # a file without enc_pos_embedding does not say D: --tokens does (a multiple of the 4 segments)
+    state = {k: v for k, v in model.state_dict().items() if k != "enc_pos_embedding"}
+    torch.save(state, path)
+    assert main(["layers", str(path)]) == 0
+    assert "4 segments, router 3 slots per segment; variables from --tokens" in capsys.readouterr().out
+    assert main(["import", str(path), "--layer", name, "--heads", "4", "--tokens", "8", "--out", str(out)]) == 0
+    sc = scenario_io.load(out)
+    assert sc.modifiers[0].get("variables") == 2 and sc.query_tokens[4] == "variable 2 · segment 1 · t 0–11"
+    with torch.no_grad():
+        want = tsa(_t(sc.queries).reshape(1, 2, 4, 16)).reshape(1, 8, 16)
+    _close(run(sc, dtype="float64").array("extra.tsa_output"), want, 1e-12)
+    capsys.readouterr()
+    assert main(["import", str(path), "--layer", name, "--heads", "4", "--out", str(out)]) == 2  # 6 tokens
+    assert "the layer has 4 segments, so its tokens must be a multiple of 4 (variables × segments); got 6" in \
+        capsys.readouterr().err
 
 
 def test_import_informer_encoder_layer_with_distilling(tmp_path):

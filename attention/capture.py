@@ -24,9 +24,10 @@ Families (duck-typed, no import of their libraries):
   draws it with torch.randint from the global generator, so the capture keeps the generator state
   before the call and replays the one draw into `sample_index`; TSL views the context without a
   transpose, so `mix` is on; Informer2020's AttentionLayer carries its own `mix`).
-- Time-Series-Library's DSAttention (τ and Δ from the call), Autoformer's AutoCorrelationLayer, whole
-  EncoderLayers and Crossformer's TwoStageAttentionLayer (its three attentions), with patch / segment /
-  variate token labels from the model's embeddings: attention/capture_tsl.py.
+- Time-Series-Library's DSAttention (τ and Δ from the call), Autoformer's AutoCorrelationLayer (any
+  L and S), whole EncoderLayers (with Informer's distilling ConvLayer after them) and Crossformer's
+  whole TwoStageAttentionLayer, with patch / segment / variate token labels from the model's
+  embeddings: attention/capture_tsl.py.
 - `torch.nn.MultiheadAttention` (packed or separate projections, batch_first or not, unbatched,
   need_weights either way, NestedTensor inputs from nn.TransformerEncoder's fast path).
 - Hugging Face BERT self-attention (query/key/value Linear + num_attention_heads; the sibling

@@ -258,8 +258,8 @@ def facts_at_call(m: nn.Module, fam: str) -> dict[str, Any]:
         inner = m.inner_correlation
         return {"factor": float(inner.factor), "training": bool(inner.training)}
     if fam == TWO_STAGE:
-        drops = [m.dropout.p] + [getattr(getattr(getattr(m, s).inner_attention, "dropout", None), "p", 0.0)
-                                 for s in STAGES]
+        drops = [getattr(getattr(m, "dropout", None), "p", 0.0)] + [
+            getattr(getattr(getattr(m, s).inner_attention, "dropout", None), "p", 0.0) for s in STAGES]
         return {"state": {k: _cpu(v) for k, v in m.state_dict().items()}, "dropout": float(max(drops))}
     return {}
 

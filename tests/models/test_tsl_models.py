@@ -228,6 +228,26 @@ def test_crossformer_whole_two_stage_layer_is_one_scenario():
     _close(run(sc).array("extra.tsa_output"), out.reshape(1, 12, 16))
 
 
+def test_crossformer_two_stage_layer_it_cannot_hold_is_refused():
+    torch.manual_seed(4)
+    model = lib.Crossformer(lib.configs(seq_len=40))
+    tsa = "encoder.encode_blocks.0.encode_layers.0"
+    layer = model.encoder.encode_blocks[0].encode_layers[0]
+    # TSL's dropout 0.1, in train()
+    with pytest.raises(CaptureError, match=rf"{tsa}: call 1 ran in training mode with attention dropout p = 0.1"):
+        with torch.no_grad(), capture(model.train(), [tsa]):
+            model(torch.randn(1, 40, 3))
+    layer.dim_sender.inner_attention.scale = 0.5
+    with pytest.raises(CaptureError, match=rf"{tsa}.dim_sender: the inner FullAttention is not what the two_stage"):
+        with capture(model, [tsa]):
+            pass
+    layer.dim_sender.inner_attention.scale = None
+    layer.MLP2[1] = torch.nn.GELU(approximate="tanh")
+    with pytest.raises(CaptureError, match=rf"{tsa}.MLP2: not Linear, GELU"):
+        with capture(model, [tsa]):
+            pass
+
+
 def test_crossformer_stages_named_one_by_one():
     torch.manual_seed(4)
     cfg = lib.configs(seq_len=40)
@@ -594,7 +614,10 @@ def test_layers_lists_every_tsl_model(tmp_path, capsys):
                               ("iTransformer", lib.ITransformer(cfg), "tokens are variables (24 steps each)"),
                               ("Informer", lib.Informer(cfg), "ProbSparse (Informer, factor 1)")):
         assert main(["layers", str(_saved(tmp_path, name, model))]) == 0
-        assert want in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert want in out
+    lines = [x for x in out.splitlines() if x.startswith("encoder.attn_layers.")]  # Informer's, the last model
+    assert ["then the distilling ConvLayer encoder.conv_layers.0" in x for x in lines] == [True, False, False, False]
 
 
 def test_import_unknown_layer_and_bad_shape_name_the_key(tmp_path, capsys):

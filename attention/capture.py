@@ -24,9 +24,10 @@ Families (duck-typed, no import of their libraries):
   draws it with torch.randint from the global generator, so the capture keeps the generator state
   before the call and replays the one draw into `sample_index`; TSL views the context without a
   transpose, so `mix` is on; Informer2020's AttentionLayer carries its own `mix`).
-- Time-Series-Library's DSAttention (τ and Δ from the call), Autoformer's AutoCorrelationLayer, whole
-  EncoderLayers and Crossformer's TwoStageAttentionLayer (its three attentions), with patch / segment /
-  variate token labels from the model's embeddings: attention/capture_tsl.py.
+- Time-Series-Library's DSAttention (τ and Δ from the call), Autoformer's AutoCorrelationLayer (any
+  L and S), whole EncoderLayers (with Informer's distilling ConvLayer after them) and Crossformer's
+  whole TwoStageAttentionLayer, with patch / segment / variate token labels from the model's
+  embeddings: attention/capture_tsl.py.
 - `torch.nn.MultiheadAttention` (packed or separate projections, batch_first or not, unbatched,
   need_weights either way, NestedTensor inputs from nn.TransformerEncoder's fast path).
 - Hugging Face BERT self-attention (query/key/value Linear + num_attention_heads; the sibling
@@ -188,6 +189,8 @@ def _bound(m: nn.Module, args: tuple, kwargs: dict) -> dict[str, Any]:
 def _weights(path: str, m: nn.Module, fam: str, parent: Optional[nn.Module]) -> dict:
     if fam == "hf":  # every tensor of the module (projections, QK-norm weights), by its state-dict name
         return {name: (_cpu(t), None) for name, t in m.state_dict().items()}
+    if fam == capture_tsl.TWO_STAGE:  # the time stage is the scenario's attention
+        return {r: _linear(getattr(m.time_attention, f"{r}_projection")) for r in ("query", "key", "value", "out")}
     if fam == "tsl" or fam in (capture_tsl.DS, capture_tsl.AUTOCORR, capture_tsl.ENCODER):
         a = capture_tsl.attention_of(m, fam)
         return {r: _linear(getattr(a, f"{r}_projection")) for r in ("query", "key", "value", "out")}
@@ -346,8 +349,14 @@ class capture:  # noqa: N801 - used as a context manager, named like one
 
     def _module_problems(self, path: str, m: nn.Module) -> list[str]:
         fam, path = family(m), path or "model"
-        if fam in (capture_tsl.DS, capture_tsl.AUTOCORR, capture_tsl.ENCODER):
-            return capture_tsl.module_problems(path, m, fam)
+        if fam in capture_tsl.FAMILIES:
+            errs = capture_tsl.module_problems(path, m, fam)
+            conv = capture_tsl.distil_conv_of(dict(self.model.named_modules()), path) if fam == capture_tsl.ENCODER \
+                else None
+            if conv is not None and not errs:
+                errs = (capture_tsl.conv_problems(*conv) if capture_tsl.is_conv_layer(conv[1])
+                        else [text("capture.tsl.conv_layer", path=conv[0])])
+            return errs
         if fam == "tsl":
             inner = type(m.inner_attention).__name__
             if inner not in ("FullAttention", "ProbAttention"):
@@ -395,12 +404,31 @@ class capture:  # noqa: N801 - used as a context manager, named like one
 
         self._handles.append(m.register_forward_pre_hook(pre, with_kwargs=True))
         self._handles.append(m.register_forward_hook(post, with_kwargs=True))
+        conv = capture_tsl.distil_conv_of(modules, path) if fam == capture_tsl.ENCODER else None
+        if conv is not None:
+            self._attach_distil(path, conv[1])
         holder = m.attention if fam == capture_tsl.ENCODER else m
         if fam in ("tsl", capture_tsl.ENCODER) and type(holder.inner_attention).__name__ == "ProbAttention":
             def before_draw(_mod: nn.Module, _args: tuple, _kwargs: dict) -> None:
                 if pending and pending[-1] is not None:  # get_rng_state copies; it draws nothing
                     pending[-1].rng_state = torch.get_rng_state()
             self._handles.append(holder.inner_attention.register_forward_pre_hook(before_draw, with_kwargs=True))
+
+    def _attach_distil(self, path: str, conv: nn.Module) -> None:
+        """Informer's Encoder runs conv_layers[i] on encoder layer i's output: that call of the ConvLayer
+        joins the layer's last recorded call (only when its input IS that call's output)."""
+        def after(mod: nn.Module, args: tuple, output: Any) -> None:
+            mine = [c for c in self.recorder.calls if c.path == path]
+            call = mine[-1] if mine else None
+            x = args[0] if args else None
+            if (call is None or "distil" in call.facts or not isinstance(x, torch.Tensor)
+                    or call.output is None or x.shape != call.output.shape
+                    or not torch.equal(x.detach().cpu(), call.output)):
+                return
+            call.facts["distil"] = capture_tsl.distil_weights(mod)
+            call.facts["distil_training"] = bool(mod.training)
+            call.facts["distil_out"] = _clone(output)
+        self._handles.append(conv.register_forward_hook(after))
 
     def _detach(self) -> None:
         for h in self._handles:
@@ -455,7 +483,8 @@ def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> t
     if call.family == "hf":
         return _hf(call, items, dtype)
     build: Callable = {"tsl": _tsl, "mha": _mha, "bert": _bert, capture_tsl.DS: _tsl_ds,
-                       capture_tsl.AUTOCORR: _tsl_autocorr, capture_tsl.ENCODER: _tsl_encoder}[call.family]
+                       capture_tsl.AUTOCORR: _tsl_autocorr, capture_tsl.ENCODER: _tsl_encoder,
+                       capture_tsl.TWO_STAGE: _tsl_two_stage}[call.family]
     q, k, v, hidden, options, reference, step = build(call)
     B = q.shape[0]
     sel = None
@@ -599,7 +628,34 @@ def _tsl_encoder(call: Call):
     opts["parts"] = tuple(opts.get("parts", ())) + (capture_tsl.encoder_part(call.facts["encoder"],
                                                                              call.facts["activation"]),)
     opts["family_key"] = "capture.family.tsl_encoder"
-    return q, k, v, hidden, opts, call.output, "extra.norm_second"
+    if "distil" not in call.facts:
+        return q, k, v, hidden, opts, call.output, "extra.norm_second"
+    if call.facts["distil_training"]:  # BatchNorm would use this batch's statistics, not the running ones
+        raise CaptureError([text("capture.tsl.distil_training", path=call.path or "model", call=call.number)])
+    opts["parts"] += (capture_tsl.distil_part(call.facts["distil"]),)
+    opts["family_key"] = "capture.family.tsl_distil"
+    return q, k, v, hidden, opts, call.facts["distil_out"], "extra.distil_pool"
+
+
+def _tsl_two_stage(call: Call):
+    """A whole TwoStageAttentionLayer: x (b, D, seg, d) as D·seg tokens (v·seg + s), time_attention's
+    projections, the rest in the two_stage part; its output (b, D, seg, d) is extra.tsa_output's."""
+    if call.training and call.facts["dropout"]:
+        raise _dropout_error(call, call.facts["dropout"])
+    a = call.args
+    x = a.get("x", a.get("_0"))
+    if not isinstance(x, torch.Tensor) or x.dim() != 4:
+        raise CaptureError([text("capture.tsl.two_stage_input", path=call.path or "model", call=call.number,
+                                 shape=list(getattr(x, "shape", ())))])
+    b, D, seg, d = x.shape
+    tokens = x.reshape(b, D * seg, d)
+    out = call.output
+    out = out.reshape(b, D * seg, out.shape[-1]) if isinstance(out, torch.Tensor) and out.dim() == 4 else out
+    call.facts["variables"] = int(D)
+    opts: dict[str, Any] = {"n_heads": int(call.module.time_attention.n_heads),
+                            "family_key": "capture.family.tsl_two_stage",
+                            "parts": (capture_tsl.two_stage_part(call.facts["state"], int(D)),)}
+    return tokens, tokens, tokens, None, opts, out, "extra.tsa_output"
 
 
 def _labelled(call: Call, sc: Scenario, seen: dict, variates: Optional[list[str]]) -> Scenario:

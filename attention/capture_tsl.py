@@ -16,11 +16,16 @@ Families (duck-typed by module and class names, TSL is never imported):
   residual, LayerNorms and kernel-1 convolutions as the "encoder_layer" part
   (attention/kinds/tsl_encoder.py); the module's output is compared with extra.norm_second.
   Recorded only when named (it is a layer around attention, not an attention module).
-- "tsl_two_stage": Crossformer's TwoStageAttentionLayer.  Named, it records its three attentions,
-  which are plain AttentionLayer(FullAttention) calls: time_attention (segments of one variable),
-  dim_sender (the router's slots read the variables) and dim_receiver (the variables read the
-  slots).  The engine has no scenario for the whole layer (its LayerNorms, MLPs and the router
-  between the stages) yet: each stage is its own scenario, its notes say which.
+- "tsl_two_stage": Crossformer's TwoStageAttentionLayer, recorded whole when named: its input x
+  (b, D, seg, d) as D·seg tokens (variable by variable), time_attention's projections as the
+  scenario's, everything else (the router, dim_sender, dim_receiver, norm1..4, MLP1/2) in the
+  "two_stage" part (attention/kinds/tsl_two_stage.py); the module's output (b, D, seg, d) is
+  compared with extra.tsa_output.  Its three attentions, plain AttentionLayer(FullAttention)
+  calls, may still be named one by one (time_attention, dim_sender, dim_receiver).
+- Informer's distilling: an EncoderLayer `P.attn_layers.i` whose Encoder has `conv_layers[i]`
+  (distil=True) is recorded with the ConvLayer that TSL's Encoder.forward runs right after it on
+  its output (x = attn_layer(x); x = conv_layer(x)): the "distil" part (attention/kinds/tsl_distil.py),
+  compared with the ConvLayer's output at extra.distil_pool.  The last layer has no ConvLayer.
 
 Token labels: PatchTST patches ("patch 3 · t 16–31") and Crossformer segments come from the
 PatchEmbedding's own call (the series length it received, patch_len, stride, padding), iTransformer
@@ -45,13 +50,14 @@ from attention.words import text
 DS, AUTOCORR, ENCODER, TWO_STAGE = "tsl_ds", "tsl_autocorr", "tsl_encoder", "tsl_two_stage"
 #: families recorded only when named (layers around attention)
 WHOLE = (ENCODER, TWO_STAGE)
-#: families whose call becomes a scenario here (a TwoStageAttentionLayer becomes its three AttentionLayers)
-FAMILIES = (DS, AUTOCORR, ENCODER)
+#: families whose call becomes a scenario here
+FAMILIES = (DS, AUTOCORR, ENCODER, TWO_STAGE)
 #: the inner attentions an EncoderLayer may hold
 ENCODER_INNER = ("FullAttention", "ProbAttention", "DSAttention")
 #: Crossformer's stages, by the TwoStageAttentionLayer's attribute names
 STAGES = ("time_attention", "dim_sender", "dim_receiver")
 LAYER_NORM_EPS = 1e-5  # attention/encoder_layer.py's LayerNorm
+BATCH_NORM_EPS = 1e-5  # attention/kinds/tsl_distil.py's BatchNorm1d
 
 
 # ---- what a module is ------------------------------------------------------------------------
@@ -113,6 +119,8 @@ def module_problems(path: str, m: nn.Module, fam: str) -> list[str]:
     """Reasons a module of these families cannot be recorded exactly (checked before any call)."""
     if fam == AUTOCORR and inner_name(m) != "AutoCorrelation":
         return [text("capture.tsl.inner_correlation", path=path, inner=inner_name(m))]
+    if fam == TWO_STAGE:
+        return two_stage_problems(path, m)
     if fam != ENCODER:
         return []
     inner = inner_name(m.attention)
@@ -137,9 +145,86 @@ def activation(m: nn.Module) -> Optional[str]:
     return None
 
 
+def two_stage_problems(path: str, m: nn.Module) -> list[str]:
+    """What the "two_stage" part cannot hold: another inner attention than FullAttention (unmasked,
+    default scale), heads that differ between the stages, LayerNorm eps, MLPs not Linear-GELU-Linear."""
+    heads = m.time_attention.n_heads
+    for s in STAGES:
+        a = getattr(m, s)
+        inner = a.inner_attention
+        if (type(inner).__name__ != "FullAttention" or getattr(inner, "mask_flag", False)
+                or getattr(inner, "scale", None)):
+            return [text("capture.tsl.two_stage_inner", path=f"{path}.{s}", inner=type(inner).__name__)]
+        if a.n_heads != heads:
+            return [text("capture.tsl.two_stage_heads", path=f"{path}.{s}", heads=a.n_heads, want=heads)]
+    for i in range(1, 5):
+        norm = getattr(m, f"norm{i}", None)
+        if not isinstance(norm, nn.LayerNorm) or float(norm.eps) != LAYER_NORM_EPS:
+            return [text("capture.tsl.norm_eps", path=f"{path}.norm{i}", eps=getattr(norm, "eps", "?"),
+                         want=LAYER_NORM_EPS)]
+    for i in (1, 2):
+        mlp = getattr(m, f"MLP{i}", None)
+        ok = (isinstance(mlp, nn.Sequential) and len(mlp) == 3 and isinstance(mlp[0], nn.Linear)
+              and isinstance(mlp[1], nn.GELU) and mlp[1].approximate == "none" and isinstance(mlp[2], nn.Linear))
+        if not ok:
+            return [text("capture.tsl.two_stage_mlp", path=f"{path}.MLP{i}")]
+    return []
+
+
 def expand_two_stage(path: str, m: nn.Module) -> list[tuple[str, nn.Module]]:
-    """A TwoStageAttentionLayer named: its three AttentionLayers, each recorded as a call of its own."""
-    return [(f"{path}.{s}" if path else s, getattr(m, s)) for s in STAGES]
+    """A TwoStageAttentionLayer named is recorded whole (one scenario, the "two_stage" part); its
+    three AttentionLayers are recorded one by one only when they are named themselves."""
+    return [(path, m)]
+
+
+# ---- Informer's distilling ConvLayer after an encoder layer --------------------------------------
+
+def is_conv_layer(m: Any) -> bool:
+    """TSL's ConvLayer: downConv (Conv1d), norm (BatchNorm1d), activation, maxPool."""
+    return (isinstance(m, nn.Module) and isinstance(getattr(m, "downConv", None), nn.Conv1d)
+            and isinstance(getattr(m, "norm", None), nn.BatchNorm1d)
+            and isinstance(getattr(m, "maxPool", None), nn.Module))
+
+
+def distil_conv_of(modules: dict[str, nn.Module], path: str) -> Optional[tuple[str, nn.Module]]:
+    """(path, ConvLayer) that TSL's Encoder runs after encoder layer `path` (`E.attn_layers.i` ->
+    `E.conv_layers.i`), or None (no distilling, or the last layer)."""
+    parts = path.split(".")
+    if len(parts) < 2 or parts[-2] != "attn_layers" or not parts[-1].isdigit():
+        return None
+    enc_path = ".".join(parts[:-2])
+    convs = getattr(modules.get(enc_path), "conv_layers", None)
+    i = int(parts[-1])
+    if not isinstance(convs, nn.ModuleList) or i >= len(convs):
+        return None
+    return (f"{enc_path}.conv_layers.{i}" if enc_path else f"conv_layers.{i}"), convs[i]
+
+
+def conv_problems(path: str, m: nn.Module) -> list[str]:
+    """The ConvLayer must be TSL's exactly: Conv1d(C, C, 3, padding 2, circular), BatchNorm1d with
+    running statistics (eps 1e-5), ELU(1), MaxPool1d(3, 2, 1)."""
+    c, norm, pool, act = m.downConv, m.norm, m.maxPool, getattr(m, "activation", None)
+    ok = (tuple(c.kernel_size) == (3,) and tuple(c.padding) == (2,) and c.padding_mode == "circular"
+          and tuple(c.stride) == (1,) and tuple(c.dilation) == (1,) and c.groups == 1
+          and c.in_channels == c.out_channels and norm.running_mean is not None
+          and float(norm.eps) == BATCH_NORM_EPS and isinstance(act, nn.ELU) and float(act.alpha) == 1.0
+          and isinstance(pool, nn.MaxPool1d) and pool.kernel_size in (3, (3,)) and pool.stride in (2, (2,))
+          and pool.padding in (1, (1,)) and pool.dilation in (1, (1,)) and not pool.ceil_mode)
+    return [] if ok else [text("capture.tsl.conv_layer", path=path)]
+
+
+def distil_weights(m: nn.Module) -> dict[str, torch.Tensor]:
+    """The ConvLayer's tensors at the call, as the "distil" part names them."""
+    c, n = m.downConv, m.norm
+    bias = c.bias if c.bias is not None else torch.zeros(c.out_channels)
+    return {"conv_weight": _cpu(c.weight), "conv_bias": _cpu(bias), "running_mean": _cpu(n.running_mean),
+            "running_var": _cpu(n.running_var),
+            "norm_weight": _cpu(n.weight if n.weight is not None else torch.ones(n.num_features)),
+            "norm_bias": _cpu(n.bias if n.bias is not None else torch.zeros(n.num_features))}
+
+
+def distil_part(weights: dict[str, torch.Tensor]) -> "PartFn":
+    return lambda _sel: Part("distil", {k: v.detach().double().numpy() for k, v in weights.items()})
 
 
 def stage_of(modules: dict[str, nn.Module], path: str) -> Optional[tuple[str, str]]:
@@ -172,7 +257,19 @@ def facts_at_call(m: nn.Module, fam: str) -> dict[str, Any]:
     if fam == AUTOCORR:
         inner = m.inner_correlation
         return {"factor": float(inner.factor), "training": bool(inner.training)}
+    if fam == TWO_STAGE:
+        drops = [getattr(getattr(m, "dropout", None), "p", 0.0)] + [
+            getattr(getattr(getattr(m, s).inner_attention, "dropout", None), "p", 0.0) for s in STAGES]
+        return {"state": {k: _cpu(v) for k, v in m.state_dict().items()}, "dropout": float(max(drops))}
     return {}
+
+
+def two_stage_part(state: dict[str, torch.Tensor], variables: int) -> "PartFn":
+    """The "two_stage" part from the layer's own state_dict at the call (tsl_two_stage.from_state_dict)."""
+    from attention.kinds import tsl_two_stage
+
+    values, _ = tsl_two_stage.from_state_dict(state, variables)
+    return lambda _sel: Part(tsl_two_stage.NAME, values)
 
 
 # ---- embeddings: where token labels come from ------------------------------------------------------
@@ -241,6 +338,14 @@ def tokens(facts: dict, seen: dict, L: int, S: int,
     """(query_tokens, key_tokens) for a recorded call of L queries and S keys, or None each."""
     stage = facts.get("stage")
     p = seen.get("patches")
+    if facts.get("variables"):  # a whole TwoStageAttentionLayer: token v·seg + s
+        D = int(facts["variables"])
+        seg = _patch_tokens(p, L // D, "segment") if p else None
+        if seg is None or L % D:
+            return None, None
+        v = _plain_variates(D, names)
+        both = tuple(f"{v[i]} · {seg[j]}" for i in range(D) for j in range(L // D))
+        return both, both
     if stage == "time_attention":
         seg = _patch_tokens(p, L, "segment") if p else None
         return seg, seg

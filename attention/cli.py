@@ -67,6 +67,8 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     im.add_argument("--scoring", choices=(SCALED_DOT.name, PROB_SPARSE.name))  # TSL: FullAttention, ProbAttention
     im.add_argument("--factor", type=int, metavar="F")
     im.add_argument("--mix", action=argparse.BooleanOptionalAction, default=None)
+    im.add_argument("--tau", metavar="T")  # DSAttention (Non-stationary Transformer): τ, Δ the file cannot hold
+    im.add_argument("--delta", metavar="D")
     tiles_cli.add_parser(sub)
     run_cli.add_parser(sub)
     _localize(p, lang)
@@ -332,6 +334,7 @@ def _import(args) -> int:
     from attention import safe_write, scenario_io, words
     from attention.models.checkpoint import CheckpointError
     from attention.models.importing import asks_inner, choose, import_layer, inner_short, inputs_from, open_layers
+    from attention.models.tsl_models import destationary_problem
 
     words.set_language(args.lang)
     if args.tokens < 1:
@@ -351,6 +354,9 @@ def _import(args) -> int:
     try:
         source, layers = open_layers(args.file, notice=_notice)
         found = choose(source, layers, args.layer)
+        destationary, bad_tau = destationary_problem(found, args.tau, args.delta)
+        if bad_tau is not None:
+            raise bad_tau
         inputs = None
         if args.inputs:
             try:
@@ -361,7 +367,7 @@ def _import(args) -> int:
                 return 2
             inputs = inputs_from(found, given, args.inputs)
         sc = import_layer(source, found, heads=args.heads, inputs=inputs, tokens=args.tokens, seed=args.seed,
-                          inputs_name=args.inputs, inner=inner)
+                          inputs_name=args.inputs, inner=inner, destationary=destationary)
     except CheckpointError as e:
         print(e.line(), file=sys.stderr)
         return 2

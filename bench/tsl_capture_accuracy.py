@@ -33,7 +33,8 @@ def measure(label: str, model: torch.nn.Module, names: list[str], *args) -> floa
         def hook(_m, _a, out) -> None:  # returns None: the module's output is left as it is
             own.setdefault(name, (out[0] if isinstance(out, tuple) else out).detach().clone())
         return hook
-    handles = [mods[n].register_forward_hook(keep(n)) for n in names]
+    convs = [n.replace("attn_layers", "conv_layers") for n in names if ".attn_layers." in n]
+    handles = [mods[n].register_forward_hook(keep(n)) for n in names + [c for c in convs if c in mods]]
     with torch.no_grad(), capture(model, names, check=False) as rec:
         model(*args)
     for h in handles:
@@ -41,13 +42,38 @@ def measure(label: str, model: torch.nn.Module, names: list[str], *args) -> floa
     worst = 0.0
     for stem, sc in rec.scenarios:
         path = stem.rsplit(".call", 1)[0]
-        step = "extra.norm_second" if any(p.kind == "encoder_layer" for p in sc.modifiers) else "output"
-        want = (own.get(path) if path in own else own[path.rsplit(".", 1)[0]]).double().numpy()
-        got = run(sc).array(step)
-        rel = float(np.abs(got - want).max()) / max(1.0, float(np.abs(want).max()))
-        worst = max(worst, rel)
-        print(f"{label:28s} {path:56s} {sc.scoring:16s} {rel:.2e}")
+        kinds = [p.kind for p in sc.modifiers]
+        step = "extra.norm_second" if "encoder_layer" in kinds else "output"
+        want = (own.get(path) if path in own else own[path.rsplit(".", 1)[0]]).double()
+        pairs = [(step, want)]
+        if "two_stage" in kinds:  # the whole layer's (b, D, seg, d) output, tokens v·seg + s
+            pairs = [("extra.tsa_output", want.reshape(want.shape[0], -1, want.shape[-1]))]
+        if "distil" in kinds:  # and the ConvLayer's output after it
+            pairs.append(("extra.distil_pool", own[path.replace("attn_layers", "conv_layers")].double()))
+        trace = run(sc)
+        for step, w in pairs:
+            w = w.numpy()
+            rel = float(np.abs(trace.array(step) - w).max()) / max(1.0, float(np.abs(w).max()))
+            worst = max(worst, rel)
+            print(f"{label:28s} {path:56s} {step:18s} {sc.scoring:16s} {rel:.2e}")
     return worst
+
+
+class _Cross(torch.nn.Module):
+    """An Autoformer DecoderLayer's cross_attention alone (factor 3, as cfg)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cross_attention = lib.AutoCorrelationLayer(lib.AutoCorrelation(False, 3), 512, 8)
+
+    def forward(self, q, k, v, mask):
+        return self.cross_attention(q, k, v, mask)
+
+
+def _cross(B: int) -> tuple:
+    """Autoformer's decoder cross-correlation: label_len + pred_len = 144 queries, 96 encoder steps."""
+    q, kv = torch.randn(B, 144, 512), torch.randn(B, 96, 512)
+    return q, kv, kv, None
 
 
 def main() -> None:
@@ -61,9 +87,12 @@ def main() -> None:
                 ["encoder.attn_layers.0.attention", "encoder.attn_layers.1", "decoder.layers.0.self_attention",
                  "decoder.layers.0.cross_attention"], x, None, xd, None),
         measure("Autoformer", lib.Autoformer(cfg), ["encoder.attn_layers.0.attention"], x),
+        measure("Autoformer, 95 steps (odd)", lib.Autoformer(cfg), ["encoder.attn_layers.0.attention"], x[:, :95]),
+        measure("AutoCorrelation L 144, S 96", _Cross(), ["cross_attention"], *_cross(B)),
         measure("PatchTST", lib.PatchTST(cfg), ["encoder.attn_layers.0.attention", "encoder.attn_layers.1"], x),
         measure("iTransformer", lib.ITransformer(cfg), ["encoder.attn_layers.0"], x, torch.randn(B, 96, 4)),
-        measure("Crossformer", lib.Crossformer(cfg), ["encoder.encode_blocks.0.encode_layers.0.time_attention",
+        measure("Crossformer", lib.Crossformer(cfg), ["encoder.encode_blocks.0.encode_layers.0",
+                                                      "encoder.encode_blocks.0.encode_layers.0.time_attention",
                                                       "encoder.encode_blocks.0.encode_layers.0.dim_sender",
                                                       "encoder.encode_blocks.0.encode_layers.0.dim_receiver"], x),
         measure("Informer", lib.Informer(cfg), ["encoder.attn_layers.0", "encoder.attn_layers.1"], x),

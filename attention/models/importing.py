@@ -184,19 +184,21 @@ def inputs_from(found: Found, scenario: Scenario, where: str) -> dict:
 
 def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None, inputs: Optional[dict] = None,
                  tokens: int = DEFAULT_TOKENS, seed: int = DEFAULT_SEED, inputs_name: Optional[str] = None,
-                 inner: Optional[Inner] = None) -> Scenario:
+                 inner: Optional[Inner] = None, destationary: Optional[dict] = None) -> Scenario:
     """The scenario running `found` with its real weights (only its tensors are read).
 
     `inner`: for a TSL AttentionLayer, the inner attention it ran (None: FullAttention, as before the
-    person was asked); its ProbAttention key sample is drawn from `seed`."""
+    person was asked); its ProbAttention key sample is drawn from `seed`.
+    `destationary`: τ and Δ for a DSAttention layer (tsl_models.destationary_problem's values; None: 1 and 0)."""
     H = heads_for(found, heads)
     if inner is not None:
         check_inner(found, inner, seed)
     given = inputs is not None
     if not given:
-        check_tokens(found, H, tokens)
+        check_tokens(found, H, tsl_models.token_count(found, tokens))
     if found.family in tsl_models.FAMILIES or found.extra.get("stage"):  # TSL kinds, Crossformer stages
-        return tsl_models.import_layer(source, found, H, inputs if given else None, tokens, seed, inputs_name)
+        return tsl_models.import_layer(source, found, H, inputs if given else None, tokens, seed, inputs_name,
+                                       destationary)
     inputs = dict(inputs) if given else generated_inputs(found, tokens, seed)
     if inner is not None and inner.sparse:
         check_prob_sparse_inputs(found, inputs, inputs_name)

@@ -22,15 +22,37 @@ EN: dict[str, str] = {
     "capture.tsl.stage.time_attention": ("Crossformer's cross-time stage (TwoStageAttentionLayer.time_attention): "
                                          "each row is one variable of one series, its tokens the segments. The "
                                          "LayerNorms and MLP after it, and the router between the stages, are not "
-                                         "in this scenario; dim_sender and dim_receiver are recorded beside it."),
+                                         "in this scenario; name the TwoStageAttentionLayer itself to record the "
+                                         "whole layer."),
     "capture.tsl.stage.dim_sender": ("Crossformer's cross-dimension stage, first half "
                                      "(TwoStageAttentionLayer.dim_sender): the router's slots are the queries and "
                                      "gather from every variable of one segment (each row: one series, one segment)."),
     "capture.tsl.stage.dim_receiver": ("Crossformer's cross-dimension stage, second half "
                                        "(TwoStageAttentionLayer.dim_receiver): every variable reads back from the "
                                        "router's slots, which hold what dim_sender gathered."),
+    "capture.family.tsl_two_stage": ("Crossformer's whole TwoStageAttentionLayer (Time-Series-Library): the "
+                                     "cross-time stage as the attention, then norm1, MLP1, norm2, the router's "
+                                     "dim_sender and dim_receiver, norm3, MLP2 and norm4 (the two_stage part)"),
+    "capture.family.tsl_distil": ("a whole Informer encoder layer with its distilling ConvLayer (Time-Series-"
+                                  "Library): the EncoderLayer's steps, then conv, BatchNorm, ELU and max-pool"),
+    "capture.tsl.two_stage_inner": ("{path}: the inner {inner} is not what the two_stage part computes (TSL's "
+                                    "FullAttention without a mask and with the default scale)"),
+    "capture.tsl.two_stage_heads": ("{path}: {heads} heads, the time stage has {want}; the two_stage part uses "
+                                    "one count"),
+    "capture.tsl.two_stage_mlp": "{path}: not Linear, GELU (exact), Linear as TSL's MLP1 / MLP2",
+    "capture.tsl.two_stage_input": ("{path}: call {call}: the input is {shape}, a TwoStageAttentionLayer reads "
+                                    "(batch, variables, segments, d_model)"),
+    "capture.tsl.conv_layer": ("{path}: not TSL's distilling ConvLayer (Conv1d kernel 3, padding 2 circular; "
+                               "BatchNorm1d with running statistics, eps 1e-5; ELU(1); MaxPool1d(3, 2, 1)), so the "
+                               "encoder layer before it cannot be recorded with it"),
+    "capture.tsl.distil_training": ("{path}: call {call}: the ConvLayer after it ran in training mode, where "
+                                    "BatchNorm uses the batch's own statistics; call model.eval()"),
     "tsl.router_slot": "router {i}",
     # ---- import
+    "cli.opt.import.tau": ("τ for a Non-stationary Transformer (DSAttention) layer: a positive number (default 1; "
+                           "the model computes it from the raw series, a state dict cannot hold it)"),
+    "cli.opt.import.delta": ("Δ for a Non-stationary Transformer (DSAttention) layer: one number for every key, or "
+                             "one per key separated by commas (default 0)"),
     "models.family.tsl_ds": "Time-Series-Library AttentionLayer with DSAttention (Non-stationary Transformer)",
     "models.family.tsl_autocorr": "Autoformer AutoCorrelationLayer (Time-Series-Library)",
     "models.family.tsl_encoder": "Time-Series-Library EncoderLayer (attention + residuals, LayerNorms, convolutions)",
@@ -43,9 +65,20 @@ EN: dict[str, str] = {
     "models.tsl.router": "queries are the router's {n} slots of segment 1 (the file's own router)",
     "models.tsl.prob_sparse": "ProbSparse (Informer, factor {factor})",
     "models.tsl.activation": "activation {activation}",
-    "models.reason.tsl_two_stage": ("a whole two-stage layer is not a scenario yet: import its time_attention, "
-                                    "dim_sender or dim_receiver"),
+    "models.tsl.two_stage": ("{variables} variables × {seg} segments (tokens v·seg + s), router {factor} slots "
+                             "per segment"),
+    "models.tsl.two_stage_open": ("{seg} segments, router {factor} slots per segment; variables from --tokens or "
+                                  "--inputs"),
+    "models.tsl.distil": "then the distilling ConvLayer {conv}",
+    "models.error.tsl_two_stage_tokens": ("{name}: the layer has {seg} segments, so its tokens must be a multiple "
+                                          "of {seg} (variables × segments); got {got}"),
+    "models.error.tau": "--tau: {got} is not a positive finite number (DSAttention's τ = exp(…) > 0)",
+    "models.error.delta": ("--delta: {got} is not a finite number, nor {S} finite numbers separated by commas "
+                           "(one per key)"),
+    "models.error.tau_layer": ("--tau / --delta: {name} is not a Non-stationary Transformer layer "
+                               "(DSAttention); only those take τ and Δ"),
     "models.reason.tsl_shape": "{tensor} is {shape}, the layer's widths need {expected}",
+    "models.reason.tsl_missing": "{tensor} is not in the file",
     "models.error.tsl_problem": "{name}: the engine cannot hold this layer as asked: {problem}",
     "models.reason.tsl_fourier": "FEDformer's Fourier / wavelet blocks are not attention the engine computes",
     "models.notes.tsl_ds": ("τ and Δ cannot come from a state dict: the model computes them from the raw series "
@@ -54,8 +87,18 @@ EN: dict[str, str] = {
                             "series, Δ one per key), or record a real forward with attention.capture, which keeps "
                             "the τ and Δ the layer received."),
     "models.notes.tsl_autocorr": ("Auto-Correlation with factor {factor} (k = int(factor · ln L) lags), inference "
-                                  "path (the module in eval()); keys and values are as many steps as the queries, "
-                                  "as the library aligns them."),
+                                  "path (the module in eval()); the library aligns keys and values to the queries' "
+                                  "length: cut to L steps when there are more, zero steps appended when fewer."),
+    "models.notes.tsl_ds_given": ("τ and Δ as given by --tau / --delta (τ = {tau}, Δ = {delta}); the model computes "
+                                  "them from the raw series at every forward, attention.capture records real ones."),
+    "models.notes.tsl_two_stage": ("Crossformer's whole TwoStageAttentionLayer: the tokens are {variables} variables "
+                                   "× {seg} segments (token v·seg + s); the attention is the cross-time stage "
+                                   "(time_attention, each variable's segments only), then norm1, MLP1, norm2, the "
+                                   "file's router with dim_sender and dim_receiver, norm3, MLP2 and norm4: the "
+                                   "layer's output is extra.tsa_output."),
+    "models.notes.tsl_distil": ("Informer's Encoder runs {conv} on this layer's output: conv (kernel 3, circular "
+                                "padding), BatchNorm with the file's running statistics (eval), ELU and max-pool "
+                                "(extra.distil_pool, about half the steps)."),
     "models.notes.tsl_encoder": ("After the output projection come the layer's own steps: x + output, norm1, "
                                  "conv1 and {activation}, conv2, the second residual and norm2 (the layer's "
                                  "output, extra.norm_second)."),
@@ -85,12 +128,33 @@ ZH: dict[str, str] = {
     "capture.tsl.stage.time_attention": ("Crossformer 的跨时间阶段（TwoStageAttentionLayer.time_attention）："
                                          "每一行是一条序列的一个变量，词元是它的各段。之后的 LayerNorm 和 MLP、"
                                          "以及两个阶段之间的路由不在这个场景里；"
-                                         "dim_sender 和 dim_receiver 在旁边另外记录。"),
+                                         "指定 TwoStageAttentionLayer 本身即可记录完整的一层。"),
     "capture.tsl.stage.dim_sender": ("Crossformer 的跨维度阶段前半（TwoStageAttentionLayer.dim_sender）："
                                      "路由的各个槽是查询，从同一段的所有变量收集信息（每一行：一条序列的一段）。"),
     "capture.tsl.stage.dim_receiver": ("Crossformer 的跨维度阶段后半（TwoStageAttentionLayer.dim_receiver）："
                                        "每个变量从路由的槽里读回 dim_sender 收集到的信息。"),
+    "capture.family.tsl_two_stage": ("Crossformer 的完整 TwoStageAttentionLayer（Time-Series-Library）："
+                                     "跨时间阶段作为注意力，然后 norm1、MLP1、norm2、"
+                                     "路由的 dim_sender 和 dim_receiver、"
+                                     "norm3、MLP2 和 norm4（two_stage 部件）"),
+    "capture.family.tsl_distil": ("Informer 的完整编码器层及其蒸馏 ConvLayer（Time-Series-Library）："
+                                  "EncoderLayer 的步骤，然后卷积、BatchNorm、ELU 和最大池化"),
+    "capture.tsl.two_stage_inner": ("{path}：内部的 {inner} 不是 two_stage 部件计算的"
+                                    "（TSL 的 FullAttention，无掩码、默认缩放）"),
+    "capture.tsl.two_stage_heads": "{path}：{heads} 个头，跨时间阶段有 {want} 个；two_stage 部件只用一个头数",
+    "capture.tsl.two_stage_mlp": "{path}：不是 TSL 的 MLP1 / MLP2 那样的 Linear、GELU（精确）、Linear",
+    "capture.tsl.two_stage_input": ("{path}：第 {call} 次调用：输入是 {shape}，TwoStageAttentionLayer 读取"
+                                    "（批次, 变量, 段, d_model）"),
+    "capture.tsl.conv_layer": ("{path}：不是 TSL 的蒸馏 ConvLayer（Conv1d 核 3、循环填充 2；带运行统计量的 "
+                               "BatchNorm1d，eps 1e-5；ELU(1)；MaxPool1d(3, 2, 1)），"
+                               "所以它之前的编码器层无法连同它一起记录"),
+    "capture.tsl.distil_training": ("{path}：第 {call} 次调用：其后的 ConvLayer 在训练模式下运行，"
+                                    "BatchNorm 使用该批次自己的统计量；请调用 model.eval()"),
     "tsl.router_slot": "路由 {i}",
+    "cli.opt.import.tau": ("Non-stationary Transformer（DSAttention）层的 τ：一个正数（默认 1；"
+                           "模型从原始序列计算它，状态字典里没有）"),
+    "cli.opt.import.delta": ("Non-stationary Transformer（DSAttention）层的 Δ：所有键共用一个数，"
+                             "或用逗号分隔、每个键一个（默认 0）"),
     "models.family.tsl_ds": "Time-Series-Library 的 AttentionLayer（DSAttention，Non-stationary Transformer）",
     "models.family.tsl_autocorr": "Autoformer 的 AutoCorrelationLayer（Time-Series-Library）",
     "models.family.tsl_encoder": "Time-Series-Library 的 EncoderLayer（注意力 + 残差、LayerNorm、卷积）",
@@ -103,9 +167,17 @@ ZH: dict[str, str] = {
     "models.tsl.router": "查询是第 1 段路由的 {n} 个槽（文件自己的路由）",
     "models.tsl.prob_sparse": "ProbSparse 注意力（Informer，factor {factor}）",
     "models.tsl.activation": "激活函数 {activation}",
-    "models.reason.tsl_two_stage": ("完整的两阶段层还不是一个场景："
-                                    "请导入它的 time_attention、dim_sender 或 dim_receiver"),
+    "models.tsl.two_stage": "{variables} 个变量 × {seg} 段（词元 v·seg + s），路由每段 {factor} 个槽",
+    "models.tsl.two_stage_open": "{seg} 段，路由每段 {factor} 个槽；变量数由 --tokens 或 --inputs 决定",
+    "models.tsl.distil": "然后是蒸馏 ConvLayer {conv}",
+    "models.error.tsl_two_stage_tokens": ("{name}：这一层有 {seg} 段，词元数必须是 {seg} 的倍数"
+                                          "（变量数 × 段数）；实际为 {got}"),
+    "models.error.tau": "--tau：{got} 不是正的有限数（DSAttention 的 τ = exp(…) > 0）",
+    "models.error.delta": "--delta：{got} 不是一个有限数，也不是用逗号分隔的 {S} 个有限数（每个键一个）",
+    "models.error.tau_layer": ("--tau / --delta：{name} 不是 Non-stationary Transformer 的层（DSAttention）；"
+                               "只有这种层接受 τ 和 Δ"),
     "models.reason.tsl_shape": "{tensor} 的形状是 {shape}，这一层的宽度需要 {expected}",
+    "models.reason.tsl_missing": "文件里没有 {tensor}",
     "models.error.tsl_problem": "{name}：引擎无法按要求容纳这一层：{problem}",
     "models.reason.tsl_fourier": "FEDformer 的傅里叶/小波块不是引擎计算的注意力",
     "models.notes.tsl_ds": ("τ 和 Δ 无法从状态字典得到："
@@ -115,7 +187,16 @@ ZH: dict[str, str] = {
                             "它会保留这一层收到的 τ 和 Δ。"),
     "models.notes.tsl_autocorr": ("自相关，factor {factor}（k = int(factor · ln L) 个滞后），"
                                   "推理路径（模块处于 eval()）；"
-                                  "键和值与查询步数相同，和库对齐它们的方式一致。"),
+                                  "库把键和值对齐到查询的长度：多于 L 步时截断，少于时在末尾补零步。"),
+    "models.notes.tsl_ds_given": ("τ 和 Δ 取自 --tau / --delta（τ = {tau}，Δ = {delta}）；"
+                                  "模型在每次前向时从原始序列计算它们，attention.capture 会记录真实的值。"),
+    "models.notes.tsl_two_stage": ("Crossformer 的完整 TwoStageAttentionLayer：词元是 {variables} 个变量 × {seg} 段"
+                                   "（词元 v·seg + s）；注意力是跨时间阶段（time_attention，每个变量只看自己的段），"
+                                   "然后是 norm1、MLP1、norm2、文件自己的路由及 dim_sender 和 dim_receiver、"
+                                   "norm3、MLP2 和 norm4：这一层的输出是 extra.tsa_output。"),
+    "models.notes.tsl_distil": ("Informer 的 Encoder 在这一层的输出上运行 {conv}：卷积（核 3，循环填充）、"
+                                "使用文件中运行统计量的 BatchNorm（eval）、ELU 和最大池化"
+                                "（extra.distil_pool，步数约减半）。"),
     "models.notes.tsl_encoder": ("输出投影之后是这一层自己的步骤：x + 输出、norm1、conv1 和 {activation}、conv2、"
                                  "第二个残差和 norm2（这一层的输出，extra.norm_second）。"),
     "models.notes.tsl_activation_default": ("文件没有说明激活函数：使用 Time-Series-Library 的默认值 gelu；"

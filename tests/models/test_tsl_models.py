@@ -138,13 +138,38 @@ def test_autoformer_training_refuses_part_of_the_batch():
             model(torch.randn(2, cfg.seq_len, cfg.enc_in))
 
 
-def test_autoformer_odd_length_is_refused_naming_the_module():
+@pytest.mark.parametrize("training", [False, True])
+def test_autoformer_odd_length_is_recorded_exactly(training):
+    """An odd series length: TSL's irfft without n gives a curve of L - 1 lags; the engine follows it."""
     torch.manual_seed(1)
     cfg = lib.configs(seq_len=23)
-    model = lib.Autoformer(cfg).eval()
-    with pytest.raises(CaptureError, match=r"encoder.attn_layers.0.attention: call 1: the engine cannot hold it"):
-        with torch.no_grad(), capture(model, ["encoder.attn_layers.0.attention"]):
-            model(torch.randn(1, 23, cfg.enc_in))
+    model = lib.Autoformer(cfg).train(training)
+    name = "encoder.attn_layers.0.attention"
+    own, handles = _outputs(model, [name])
+    with torch.no_grad(), capture(model, [name]) as rec:
+        model(torch.randn(2, 23, cfg.enc_in))
+    for h in handles:
+        h.remove()
+    sc = dict(rec.scenarios)[f"{name}.call1"]
+    assert sc.L == sc.S == 23
+    _close(run(sc).array("output"), own[name][0])
+
+
+@pytest.mark.parametrize("L,S", [(11, 7), (9, 14), (8, 5), (6, 13)])
+def test_autoformer_decoder_cross_correlation_lengths(L, S):
+    """Autoformer's DecoderLayer.cross_attention: queries of the decoder (label_len + pred_len steps)
+    against the encoder's S steps; the library zero-pads (L > S) or cuts (L < S) the keys and values."""
+    torch.manual_seed(L * 31 + S)
+    layer = lib.AutoCorrelationLayer(lib.AutoCorrelation(True, 2, attention_dropout=0.1), 16, 4)
+    model = torch.nn.ModuleDict({"cross_attention": layer}).eval()
+    q, kv = torch.randn(2, L, 16), torch.randn(2, S, 16)
+    with torch.no_grad():
+        want = layer(q, kv, kv, None)[0]
+        with capture(model, ["cross_attention"]) as rec:
+            layer(q, kv, kv, None)
+    sc = dict(rec.scenarios)["cross_attention.call1"]
+    assert (sc.L, sc.S) == (L, S)
+    _close(run(sc).array("output"), want)
 
 
 def test_patchtst_patches_are_labelled_and_the_whole_encoder_layer_matches():
@@ -176,16 +201,61 @@ def test_itransformer_variates_and_time_features():
     _close(run(sc).array("output"), own[name][0])
 
 
-def test_crossformer_two_stage_layer_records_its_three_attentions():
+def test_crossformer_whole_two_stage_layer_is_one_scenario():
     torch.manual_seed(4)
-    cfg = lib.configs(seq_len=40)
+    cfg = lib.configs(seq_len=40, factor=2)
     model = lib.Crossformer(cfg)
     tsa = "encoder.encode_blocks.0.encode_layers.0"
     assert (tsa, "tsl_two_stage") in attention_modules(model, whole_layers=True)
     assert (tsa, "tsl_two_stage") not in attention_modules(model)
+    layer = model.encoder.encode_blocks[0].encode_layers[0]
+    for i in range(1, 5):  # LayerNorms away from 1 / 0, so that each one counts
+        torch.nn.init.normal_(getattr(layer, f"norm{i}").weight)
+        torch.nn.init.normal_(getattr(layer, f"norm{i}").bias)
+    own, handles = _outputs(model.eval(), [tsa])
+    with torch.no_grad(), capture(model, [tsa], items=[1], variates=["a", "b", "c"]) as rec:
+        model(torch.randn(2, 40, cfg.enc_in))
+    for h in handles:
+        h.remove()
+    (stem, sc), = rec.scenarios
+    assert stem == f"{tsa}.call1" and sc.batch == 1
+    part = sc.modifiers[0]
+    assert part.kind == "two_stage" and part.get("variables") == 3 and part.get("factor") == 2
+    np.testing.assert_array_equal(part.get("router"), layer.router.detach().double().numpy().reshape(8, 16))
+    assert sc.query_tokens[0] == "a · segment 1 · t 0–11" and sc.query_tokens[4] == "b · segment 1 · t 0–11"
+    # TSL's output (b, D, seg, d) -> tokens v·seg + s
+    out = own[tsa][0][1:2]
+    _close(run(sc).array("extra.tsa_output"), out.reshape(1, 12, 16))
+
+
+def test_crossformer_two_stage_layer_it_cannot_hold_is_refused():
+    torch.manual_seed(4)
+    model = lib.Crossformer(lib.configs(seq_len=40))
+    tsa = "encoder.encode_blocks.0.encode_layers.0"
+    layer = model.encoder.encode_blocks[0].encode_layers[0]
+    # TSL's dropout 0.1, in train()
+    with pytest.raises(CaptureError, match=rf"{tsa}: call 1 ran in training mode with attention dropout p = 0.1"):
+        with torch.no_grad(), capture(model.train(), [tsa]):
+            model(torch.randn(1, 40, 3))
+    layer.dim_sender.inner_attention.scale = 0.5
+    with pytest.raises(CaptureError, match=rf"{tsa}.dim_sender: the inner FullAttention is not what the two_stage"):
+        with capture(model, [tsa]):
+            pass
+    layer.dim_sender.inner_attention.scale = None
+    layer.MLP2[1] = torch.nn.GELU(approximate="tanh")
+    with pytest.raises(CaptureError, match=rf"{tsa}.MLP2: not Linear, GELU"):
+        with capture(model, [tsa]):
+            pass
+
+
+def test_crossformer_stages_named_one_by_one():
+    torch.manual_seed(4)
+    cfg = lib.configs(seq_len=40)
+    model = lib.Crossformer(cfg)
+    tsa = "encoder.encode_blocks.0.encode_layers.0"
     stages = [f"{tsa}.{s}" for s in ("time_attention", "dim_sender", "dim_receiver")]
     own, handles = _outputs(model.eval(), stages)
-    with torch.no_grad(), capture(model, [tsa]) as rec:
+    with torch.no_grad(), capture(model, stages) as rec:
         model(torch.randn(2, 40, cfg.enc_in))
     for h in handles:
         h.remove()
@@ -214,6 +284,42 @@ def test_informer_whole_encoder_layer_with_prob_sparse():
         _close(run(sc).array("extra.norm_second"), own[n][0])
     # the distilling ConvLayer: circular pad 2, kernel 3 -> 26 steps; MaxPool(3, stride 2, pad 1) -> 13
     assert scs["encoder.attn_layers.1.call1"].L == (24 + 4 - 3 + 1 + 2 - 3) // 2 + 1
+
+
+def test_informer_encoder_layer_with_its_distilling_conv_layer():
+    """TSL's Encoder: x = attn_layers[0](x); x = conv_layers[0](x): one scenario, checked at the
+    ConvLayer's own output; the last layer has no ConvLayer after it."""
+    torch.manual_seed(5)
+    model = lib.Informer(lib.configs(factor=2, seq_len=23))
+    conv = model.encoder.conv_layers[0]
+    conv.norm.running_mean.copy_(torch.randn(16))  # trained-looking statistics, not a fresh BatchNorm's
+    conv.norm.running_var.copy_(torch.rand(16) + 0.5)
+    torch.nn.init.normal_(conv.norm.weight)
+    names = ["encoder.attn_layers.0", "encoder.attn_layers.1", "encoder.conv_layers.0"]
+    model.eval()
+    own, handles = _outputs(model, names)
+    with torch.no_grad(), capture(model, names[:2]) as rec:
+        model(torch.randn(2, 23, 3))
+    for h in handles:
+        h.remove()
+    scs = dict(rec.scenarios)
+    first = scs["encoder.attn_layers.0.call1"]
+    assert [p.kind for p in first.modifiers] == ["encoder_layer", "distil"]
+    np.testing.assert_array_equal(first.modifiers[1].get("running_mean"), conv.norm.running_mean.double().numpy())
+    trace = run(first)
+    _close(trace.array("extra.norm_second"), own[names[0]][0])
+    _close(trace.array("extra.distil_pool"), own[names[2]][0])
+    assert trace.array("extra.distil_pool").shape[1] == 13  # (23 + 1) // 2 + 1
+    assert [p.kind for p in scs["encoder.attn_layers.1.call1"].modifiers] == ["encoder_layer"]
+
+
+def test_informer_conv_layer_of_another_kind_is_refused():
+    torch.manual_seed(5)
+    model = lib.Informer(lib.configs())
+    model.encoder.conv_layers[0].maxPool = torch.nn.MaxPool1d(kernel_size=2)
+    with pytest.raises(CaptureError, match=r"encoder.conv_layers.0: not TSL's distilling ConvLayer"):
+        with capture(model, ["encoder.attn_layers.0"]):
+            pass
 
 
 def test_encoder_layer_with_another_activation_is_refused():
@@ -293,11 +399,69 @@ def test_import_autoformer_autocorrelation(tmp_path):
     _close(run(sc, dtype="float64").array("output"), want, 1e-12)
 
 
-def test_import_autoformer_odd_tokens_refused_in_one_line(tmp_path):
+def test_import_autoformer_odd_tokens(tmp_path):
     torch.manual_seed(9)
-    path = _saved(tmp_path, "Autoformer", lib.Autoformer(lib.configs()))
-    with pytest.raises(CheckpointError, match=r"^encoder.attn_layers.0.attention: the engine cannot hold"):
-        _imported(path, "encoder.attn_layers.0.attention", tokens=7)
+    model = lib.Autoformer(lib.configs(factor=2)).double().eval()
+    path = _saved(tmp_path, "Autoformer", model)
+    torch.save({"model": model.state_dict(), "args": {"factor": 2}}, path)  # run.py's --factor, saved beside
+    _, sc = _imported(path, "model.encoder.attn_layers.0.attention", tokens=13)
+    assert sc.modifiers[0].get("factor") == 2.0
+    assert sc.L == sc.S == 13
+    with torch.no_grad():
+        want = model.encoder.attn_layers[0].attention(_t(sc.queries), _t(sc.keys), _t(sc.values), None)[0]
+    _close(run(sc, dtype="float64").array("output"), want, 1e-12)
+
+
+def _autoformer_with_decoder(d_keys=None, d_values=None):
+    """Autoformer's encoder and one DecoderLayer's cross-correlation, under TSL's module names
+    (run.py's default factor 1, what the import assumes when the file does not say)."""
+    cfg = lib.configs()
+    model = lib.Autoformer(cfg)
+    model.decoder = torch.nn.Module()
+    cross = torch.nn.Module()
+    cross.cross_attention = lib.AutoCorrelationLayer(lib.AutoCorrelation(False, 1, attention_dropout=0.1),
+                                                     cfg.d_model, cfg.n_heads, d_keys, d_values)
+    model.decoder.layers = torch.nn.ModuleList([cross])
+    return model.double().eval()
+
+
+@pytest.mark.parametrize("tokens", [9, 12])
+def test_import_autoformer_decoder_cross_correlation(tmp_path, tokens):
+    """The decoder's queries outnumber the encoder's steps: generated keys are two steps fewer, which
+    the library pads with zero steps."""
+    torch.manual_seed(16 + tokens)
+    model = _autoformer_with_decoder()
+    path = _saved(tmp_path, "Autoformer", model)
+    found, sc = _imported(path, "decoder.layers.0.cross_attention", tokens=tokens)
+    assert found.family == "tsl_autocorr" and found.cross and (sc.L, sc.S) == (tokens, tokens - 2)
+    layer = model.decoder.layers[0].cross_attention
+    with torch.no_grad():
+        want = layer(_t(sc.queries), _t(sc.keys), _t(sc.values), None)[0]
+    _close(run(sc, dtype="float64").array("output"), want, 1e-12)
+    # and keys longer than the queries (cut by the library), given as inputs
+    g = torch.Generator().manual_seed(3)
+    q, kv = torch.randn(1, 7, 16, generator=g, dtype=torch.float64), torch.randn(1, 10, 16, generator=g,
+                                                                                   dtype=torch.float64)
+    source, layers = open_layers(path)
+    sc = import_layer(source, choose(source, layers, "decoder.layers.0.cross_attention"), heads=4,
+                      inputs={"queries": q.numpy(), "keys": kv.numpy(), "values": kv.numpy()})
+    with torch.no_grad():
+        want = layer(q, kv, kv, None)[0]
+    _close(run(sc, dtype="float64").array("output"), want, 1e-12)
+
+
+def test_import_autoformer_longer_queries_with_narrower_values_refused(tmp_path):
+    """L > S needs d_values == d_keys (the library appends zeros shaped like the queries; with other
+    widths its own torch.cat fails): refused in one line naming the layer."""
+    torch.manual_seed(17)
+    path = _saved(tmp_path, "Autoformer", _autoformer_with_decoder(d_keys=4, d_values=2))
+    source, layers = open_layers(path)
+    found = choose(source, layers, "decoder.layers.0.cross_attention")
+    q, kv = np.ones((1, 6, 16)), np.ones((1, 4, 16))
+    with pytest.raises(CheckpointError, match=r"^decoder.layers.0.cross_attention: the engine cannot hold"):
+        import_layer(source, found, heads=4, inputs={"queries": q, "keys": kv, "values": kv})
+    _, sc = _imported(path, "decoder.layers.0.cross_attention", tokens=6)  # generated: keys longer, cut
+    assert sc.S == 8
 
 
 def test_import_informer_encoder_layer_prob_sparse(tmp_path):
@@ -327,8 +491,109 @@ def test_import_crossformer_sender_reads_the_files_router(tmp_path):
     with torch.no_grad():
         want = tsa.dim_sender(_t(sc.queries), _t(sc.keys), _t(sc.values), None)[0]
     _close(run(sc, dtype="float64").array("output"), want, 1e-12)
-    with pytest.raises(CheckpointError, match="encoder.encode_blocks.0.encode_layers.0: .*not a scenario yet"):
-        _imported(path, "encoder.encode_blocks.0.encode_layers.0")
+
+
+def test_import_whole_crossformer_two_stage_layer(tmp_path, capsys):
+    from attention.cli import main
+
+    torch.manual_seed(18)
+    model = lib.Crossformer(lib.configs(seq_len=40, factor=3)).double().eval()
+    tsa = model.encoder.encode_blocks[0].encode_layers[0]
+    for i in range(1, 5):
+        torch.nn.init.normal_(getattr(tsa, f"norm{i}").weight)
+        torch.nn.init.normal_(getattr(tsa, f"norm{i}").bias)
+    path = _saved(tmp_path, "Crossformer", model)
+    name = "encoder.encode_blocks.0.encode_layers.0"
+    assert main(["layers", str(path)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(name + "\t"))
+    assert "not importable" not in line and "3 variables × 4 segments" in line and "router 3 slots" in line
+    out = tmp_path / "tsa.json"
+    assert main(["import", str(path), "--layer", name, "--heads", "4", "--out", str(out)]) == 0
+    from attention import scenario_io
+
+    sc = scenario_io.load(out)
+    assert sc.L == 12 and sc.n_heads == 4 and [p.kind for p in sc.modifiers] == ["two_stage"]
+    np.testing.assert_array_equal(sc.modifiers[0].get("router"), tsa.router.detach().numpy().reshape(12, 16))
+    with torch.no_grad():
+        want = tsa(_t(sc.queries).reshape(1, 3, 4, 16)).reshape(1, 12, 16)  # tokens v·seg + s
+    _close(run(sc, dtype="float64").array("extra.tsa_output"), want, 1e-12)
+    with pytest.raises(CheckpointError, match=rf"^{name}: the layer has 4 segments.*got 10"):
+        source, layers = open_layers(path)
+        x = np.ones((1, 10, 16))
+        import_layer(source, choose(source, layers, name), heads=4, inputs={"queries": x, "keys": x, "values": x})
+    # a file without enc_pos_embedding does not say D: --tokens does (a multiple of the 4 segments)
+    state = {k: v for k, v in model.state_dict().items() if k != "enc_pos_embedding"}
+    torch.save(state, path)
+    assert main(["layers", str(path)]) == 0
+    assert "4 segments, router 3 slots per segment; variables from --tokens" in capsys.readouterr().out
+    assert main(["import", str(path), "--layer", name, "--heads", "4", "--tokens", "8", "--out", str(out)]) == 0
+    sc = scenario_io.load(out)
+    assert sc.modifiers[0].get("variables") == 2 and sc.query_tokens[4] == "variable 2 · segment 1 · t 0–11"
+    with torch.no_grad():
+        want = tsa(_t(sc.queries).reshape(1, 2, 4, 16)).reshape(1, 8, 16)
+    _close(run(sc, dtype="float64").array("extra.tsa_output"), want, 1e-12)
+    capsys.readouterr()
+    assert main(["import", str(path), "--layer", name, "--heads", "4", "--out", str(out)]) == 2  # 6 tokens
+    assert "the layer has 4 segments, so its tokens must be a multiple of 4 (variables × segments); got 6" in \
+        capsys.readouterr().err
+
+
+def test_import_informer_encoder_layer_with_distilling(tmp_path):
+    torch.manual_seed(19)
+    model = lib.Informer(lib.configs(factor=1)).double().eval()
+    conv = model.encoder.conv_layers[0]
+    conv.norm.running_mean.copy_(torch.randn(16))
+    conv.norm.running_var.copy_(torch.rand(16) + 0.5)
+    path = _saved(tmp_path, "Informer", model)
+    found, sc = _imported(path, "encoder.attn_layers.0", tokens=9)
+    assert found.extra["distil"] == "encoder.conv_layers.0"
+    assert [p.kind for p in sc.modifiers] == ["encoder_layer", "distil"]
+    assert "encoder.conv_layers.0" in sc.notes["en"]
+    n_sample, _ = sc.prob_sparse_sizes()
+    torch.manual_seed(11)
+    sc = __import__("dataclasses").replace(sc, sample_index=torch.randint(sc.S, (sc.L, n_sample)).numpy())
+    torch.manual_seed(11)
+    with torch.no_grad():
+        layer_out = model.encoder.attn_layers[0](_t(sc.queries))[0]
+        want = conv(layer_out)
+    trace = run(sc, dtype="float64")
+    _close(trace.array("extra.norm_second"), layer_out, 1e-12)
+    _close(trace.array("extra.distil_pool"), want, 1e-12)
+    _, last = _imported(path, "encoder.attn_layers.1", tokens=9)
+    assert [p.kind for p in last.modifiers] == ["encoder_layer"]  # the last layer has no ConvLayer
+
+
+def test_import_nonstationary_tau_and_delta_given(tmp_path, capsys):
+    from attention import scenario_io
+    from attention.cli import main
+
+    torch.manual_seed(20)
+    model = lib.NonstationaryTransformer(lib.configs()).double().eval()
+    path = _saved(tmp_path, "Nonstationary_Transformer", model)
+    out = tmp_path / "ds.json"
+    name = "decoder.layers.0.cross_attention"
+    args = ["import", str(path), "--layer", name, "--heads", "4", "--tokens", "5", "--out", str(out)]
+    assert main(args + ["--tau", "2.5", "--delta", "0.5,-1,0,2,0.25"]) == 0
+    sc = scenario_io.load(out)
+    assert sc.S == 5 and "τ = 2.5" in sc.notes["en"] and "cannot come from a state dict" not in sc.notes["en"]
+    tau, delta = torch.tensor([[2.5]], dtype=torch.float64), torch.tensor([[0.5, -1, 0, 2, 0.25]],
+                                                                          dtype=torch.float64)
+    with torch.no_grad():
+        want = model.decoder.layers[0].cross_attention(_t(sc.queries), _t(sc.keys), _t(sc.values), None,
+                                                       tau=tau, delta=delta)[0]
+    _close(run(sc, dtype="float64").array("output"), want, 1e-12)
+    assert main(args + ["--tau", "3", "--delta", "-0.5"]) == 0  # one Δ for every key
+    np.testing.assert_array_equal(scenario_io.load(out).modifiers[0].get("delta"), np.full((1, 5), -0.5))
+    capsys.readouterr()
+    for bad, said in ((["--tau", "0"], "--tau: 0 is not a positive"), (["--tau", "nan"], "--tau: nan"),
+                      (["--tau", "x"], "--tau: x"), (["--delta", "1,inf"], "--delta: 1,inf is not"),
+                      (["--delta", "1,2"], "nor 5 finite numbers")):
+        assert main(args + bad) == 2, bad
+        assert said in capsys.readouterr().err, bad
+    informer = _saved(tmp_path, "Informer", lib.Informer(lib.configs()))
+    assert main(["import", str(informer), "--layer", "encoder.attn_layers.0", "--heads", "4", "--tau", "2",
+                 "--out", str(out)]) == 2
+    assert "--tau / --delta: encoder.attn_layers.0 is not a Non-stationary" in capsys.readouterr().err
 
 
 def test_import_patchtst_labels_patches(tmp_path):
@@ -349,7 +614,10 @@ def test_layers_lists_every_tsl_model(tmp_path, capsys):
                               ("iTransformer", lib.ITransformer(cfg), "tokens are variables (24 steps each)"),
                               ("Informer", lib.Informer(cfg), "ProbSparse (Informer, factor 1)")):
         assert main(["layers", str(_saved(tmp_path, name, model))]) == 0
-        assert want in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert want in out
+    lines = [x for x in out.splitlines() if x.startswith("encoder.attn_layers.")]  # Informer's, the last model
+    assert ["then the distilling ConvLayer encoder.conv_layers.0" in x for x in lines] == [True, False, False, False]
 
 
 def test_import_unknown_layer_and_bad_shape_name_the_key(tmp_path, capsys):

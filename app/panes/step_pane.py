@@ -24,13 +24,14 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetricsF, QMouseEvent
-from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QMenu, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QMenu, QSizePolicy, QVBoxLayout, QWidget
 
 from app.panes import colormaps
 from app.panes.cell_overlay import NO_RUNS, LazyRuns, TextFit, prints_numbers
 from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, AxisLabels, Heatmap, styled_axis, wrapped_name
 from app.panes.scale_lock import ScaleLockControls, clipped_ticks
+from app.panes.selectable_label import SelectableLabel
 from app.viewmodel import cell_format, pane_text
 from app.viewmodel.nowrap import keep_together
 from app.viewmodel.pane_data import PaneData, same_numbers
@@ -129,16 +130,16 @@ class PaneCanvas(pg.GraphicsLayoutWidget):
         super().leaveEvent(ev)
 
 
-class _WrapLabel(QLabel):
+class _WrapLabel(SelectableLabel):
     """A word-wrapped QLabel that remembers its height for a given width until its text, font or
     style changes.  Qt lays the text out again on every heightForWidth call, and one relayout of
-    the Steps list asks every pane's labels many times (titles are rich text)."""
+    the Steps list asks every pane's labels many times (titles are rich text).  A double-click
+    begun elsewhere selects nothing (app.panes.selectable_label)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setWordWrap(True)
         self._hfw: dict[int, int] = {}
-        self._pressed_ms: Optional[int] = None  # when this label last got a press (event clock)
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt override)
         if text != self.text():
@@ -155,22 +156,6 @@ class _WrapLabel(QLabel):
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange):
             self._hfw.clear()
         super().changeEvent(event)
-
-    def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        self._pressed_ms = event.timestamp()
-        super().mousePressEvent(event)
-
-    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        """A double-click whose first click landed elsewhere (a quiz "?" cell opened Explain and
-        the panes moved under the mouse) is a plain press here: it selected a formula word."""
-        first = self._pressed_ms
-        if first is None or not 0 <= event.timestamp() - first <= QApplication.doubleClickInterval():
-            press = QMouseEvent(QEvent.Type.MouseButtonPress, event.position(), event.globalPosition(),
-                                event.button(), event.buttons(), event.modifiers())
-            press.setTimestamp(event.timestamp())
-            self.mousePressEvent(press)  # (the text control reads the event's type, not the handler)
-            return
-        super().mouseDoubleClickEvent(event)
 
 
 class StepPane(QFrame):

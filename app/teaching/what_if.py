@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QLabel, QSlider, QVBoxLayout, QWidget
 
@@ -43,6 +43,17 @@ SYMBOLS = {"queries": "X_q", "keys": "X_k", "values": "X_v",
            "projections.value.bias": "b_v", "projections.out.bias": "b_o",
            "additive.W_q": "W_q", "additive.W_k": "W_k", "additive.w_v": "w_v"}
 BIG_FONT = "font-size: 15px;"
+#: the dock's width when it opens: its slider (160 px) and wrapped words, no more, so that at
+#: 1280 x 720 the Steps beside it keep room for a pane's matrix and its colour bar's numbers
+DOCK_WIDTH = 220
+
+
+class _Body(QWidget):
+    """The dock's contents, asking for DOCK_WIDTH (a person may still drag the dock wider)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        return QSize(min(hint.width(), DOCK_WIDTH), hint.height())
 
 
 def _slider() -> QSlider:
@@ -74,7 +85,7 @@ class WhatIfPanel(QDockWidget):
         self._editor: Optional[MatrixEditor] = None  # the editor whose current cell was chosen last
         self._sessions: dict[QSlider, Optional[_Drag]] = {}
 
-        body = QWidget(self)
+        body = _Body(self)
         self.intro = QLabel(body)
         self.scale_title = QLabel(body)
         self.scale_slider = _slider()

@@ -318,3 +318,14 @@ def test_a_slow_engine_still_shows_frames_while_dragging(make_window, qtbot, mon
     assert stack.count() == n + 1
     stack.undo()
     assert window.document.scenario.scale is None
+
+
+def test_the_dock_opens_narrow_enough_to_leave_the_steps_their_room(make_window, qtbot):
+    """At 1280 x 720 the dock took 276 px and left the Steps 360 (the weights' colour bar numbers
+    went under the edge); it now asks for its slider and wrapped words only."""
+    from app.teaching.what_if import DOCK_WIDTH
+
+    window = make_window(scenario=toy())
+    panel = open_panel(window, qtbot)
+    assert panel.widget().sizeHint().width() <= DOCK_WIDTH
+    assert panel.scale_slider.minimumWidth() <= DOCK_WIDTH - 20

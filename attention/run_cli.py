@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from attention import words
+from attention import numbers, words
 
 TOP = 5
 
@@ -121,5 +121,5 @@ def command(args, lang: str) -> int:
     if top:
         print(words.text("run_next", lang, n=len(top)))
         for rank, (i, label, p) in enumerate(top, 1):
-            print(f"{rank}. {label!r}  {p:.4f}  (id {i})")
+            print(f"{rank}. {label!r}  {numbers.rounded(p)}  (id {i})")
     return 0

@@ -88,7 +88,7 @@ def child(argv: list[str]) -> int:
 def _bar_numbers_cut(pane, steps_port) -> list[str]:
     """The colour bar numbers of `pane` that are not wholly on screen: outside the pane's canvas,
     or (when the Steps view shows no sideways scroll bar) outside the Steps view."""
-    from PySide6.QtCore import QRect, QRectF, Qt
+    from PySide6.QtCore import QRectF, Qt
     from PySide6.QtGui import QFontMetricsF, QImage, QPainter
 
     if not pane.bar.isVisible():
@@ -121,8 +121,8 @@ def _bar_numbers_cut(pane, steps_port) -> list[str]:
             cut.append(f"{text} (outside its pane: {on_canvas.getRect()} in {canvas.viewport().rect().getRect()})")
             continue
         if steps_port is not None and not scroll_shown:
-            top_left = canvas.viewport().mapTo(steps_port, on_canvas.topLeft())
-            if not steps_port.rect().contains(QRect(top_left, on_canvas.size())):
+            left = canvas.viewport().mapTo(steps_port, on_canvas.topLeft()).x()  # sideways only: the
+            if left < 0 or left + on_canvas.width() > steps_port.width():  # list scrolls up and down
                 cut.append(f"{text} (outside the Steps view, no scroll bar)")
     return cut
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import html
+import math
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
@@ -78,6 +79,29 @@ def bar_ticks(kind: str, lv: tuple[float, float]):
 def _bar_tick_strings(values, scale, spacing) -> list[str]:
     """Colour bar labels by attention.numbers' rule (via cell_format), like every other number."""
     return [cell_format.compact(float(v) * scale) for v in values]
+
+
+#: the height a colour bar label needs, in lines of its font: labels closer than this touch
+BAR_LABEL_LINES = 1.3
+
+
+def _bar_tick_spacing(axis: pg.AxisItem, low: float, high: float, size: float) -> list[tuple[float, float]]:
+    """pyqtgraph's tick spacing, its major step widened (1, 2, 5 x 10^k) until every label has a
+    line of room: pyqtgraph always asks for at least 2.25 intervals, so on a short bar (a slide's
+    eight heads: 62 px) it wrote 0, 0.2, ... 1 in 14 px labels touching one another."""
+    levels = pg.AxisItem.tickSpacing(axis, low, high, size)
+    span = abs(high - low)
+    if not levels or size <= 0 or span == 0:
+        return levels
+    font = axis.style.get("tickFont")
+    need = BAR_LABEL_LINES * (font.pixelSize() if font is not None and font.pixelSize() > 0 else 12)
+    major = levels[0][0]
+    if major / span * size >= need:
+        return levels
+    while major / span * size < need and major < span:
+        mantissa = major / 10 ** math.floor(math.log10(major))
+        major = major / mantissa * (2 if mantissa < 1.5 else 5 if mantissa < 3.5 else 10)
+    return [(major, 0.0)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -266,6 +290,7 @@ class StepPane(QFrame):
         self.bar.axis.setStyle(tickFont=font)
         # the scale's numbers written as the cells write theirs ("1", not "1.0" beside a cell's "1")
         self.bar.axis.tickStrings = _bar_tick_strings
+        self.bar.axis.tickSpacing = functools.partial(_bar_tick_spacing, self.bar.axis)
         for side in ("left", "right", "top", "bottom"):  # else every resize re-renders HTML labels
             self.bar.getAxis(side).enableAutoSIPrefix(False)
 

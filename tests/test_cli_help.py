@@ -141,3 +141,11 @@ def test_the_subcommands_carry_no_english_of_their_own():
                 for kw in call.keywords:
                     if kw.arg in ("help", "description"):
                         assert isinstance(kw.value, ast.Constant) and kw.value.value == "", (module, kw.arg)
+
+
+def test_sizes_in_the_tiles_memory_lines_never_read_in_python_exponent_form():
+    from attention.tiles import human_bytes
+
+    assert human_bytes(1000 * 1024) == "1000 KiB"  # was '1e+03 KiB'
+    assert human_bytes(1536) == "1.5 KiB"
+    assert human_bytes(1023 * 2 ** 20) == "1023 MiB"

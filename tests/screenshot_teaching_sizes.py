@@ -207,21 +207,37 @@ class _Shots:
         w = self.window()
         port = w.view.scroll.viewport()
         cut, panes, wide = {}, 0, []
-        for pane in w.view.findChildren(StepPane):
-            if not pane.isVisible() or pane.visibleRegion().isEmpty():
+        for sid in w.view.pane_ids():  # each pane brought into sight (they draw when seen)
+            pane = w.view.pane(sid)
+            if pane.isHidden():
                 continue
+            w.view.scroll.ensureWidgetVisible(pane, 0, 0)
+            deadline = time.monotonic() + 0.5
+            while time.monotonic() < deadline:
+                self.app.processEvents()
             panes += 1
             numbers = _bar_numbers_cut(pane, port)
             if numbers:
-                cut[pane.step_id if hasattr(pane, "step_id") else pane.objectName()] = numbers[:4]
+                cut[sid] = numbers[:4]
+            drawn = pane.canvas.scene().itemsBoundingRect()  # what the pane draws, against its canvas
+            shown = pane.canvas.mapToScene(pane.canvas.viewport().rect()).boundingRect()
+            if drawn.right() > shown.right() + 1 and not pane.canvas.horizontalScrollBar().isVisible():
+                wide.append(f"{pane.step_id} (canvas {round(drawn.right())} > {round(shown.right())})")
             right = pane.mapTo(port, pane.rect().topRight()).x()
             if right > port.width() and not w.view.scroll.horizontalScrollBar().isVisible():
-                wide.append(pane.objectName())
+                wide.append(pane.step_id)
         dock = w.what_if.panel
+        widths = sorted(((p.minimumSizeHint().width(), p.step_id) for p in w.view.findChildren(StepPane)
+                         if not p.isHidden()), reverse=True)[:3]
+        weights = w.view.pane("attention_weights")
         geo = self.geometry()
+        w.view.scroll.ensureWidgetVisible(weights, 0, 0)
+        self.app.processEvents()
         self.report({"shot": self.grab("whatif"), **geo, "dock": dock.geometry().getRect(),
                      "steps_view": port.width(), "sideways_bar": w.view.scroll.horizontalScrollBar().isVisible(),
                      "panes_seen": panes, "bar_numbers_cut": cut, "panes_cut_without_bar": wide,
+                     "widest_panes_min_w": widths, "weights_pane_min_w": weights.minimumSizeHint().width(),
+                     "steps_list_w": [w.view.container.minimumSizeHint().width(), w.view.container.width()],
                      "scale_text": dock.scale_value.text()}, bool(cut or wide) or not geo["on_screen"])
         w.what_if.action.trigger()
         return 1500

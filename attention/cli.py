@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from attention import run_cli, tiles_cli, words
+from attention import cli_args, run_cli, tiles_cli, words
 from attention.kinds.dot_product import SCALED_DOT
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.problem import elide
@@ -29,9 +29,9 @@ TITLE_CHARS = 80
 def _parser(lang: str = "en") -> argparse.ArgumentParser:
     """The commands and their options; every help text comes from the catalogue in `lang`
     (attention/words/cli.py, keys cli.cmd.<command>[.about] and cli.opt.<command>.<dest>)."""
-    p = argparse.ArgumentParser()
+    p = cli_args.Parser()
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    # help="" lists a command in the top-level help; _localize writes its words
+    # help="" lists a command in the top-level help; cli_args.localize writes its words
     sub.add_parser("validate", help="").add_argument("file", metavar="FILE")
     t = sub.add_parser("trace", help="")
     t.add_argument("file", metavar="FILE")
@@ -71,38 +71,8 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     im.add_argument("--delta", metavar="D")
     tiles_cli.add_parser(sub)
     run_cli.add_parser(sub)
-    _localize(p, lang)
+    cli_args.localize(p, lang)
     return p
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's own formatter with the catalogue's "usage: " (set per language by _localize)."""
-
-    usage_prefix = "usage: "
-
-    def add_usage(self, usage, actions, groups, prefix=None):  # noqa: D102 (argparse override)
-        super().add_usage(usage, actions, groups, self.usage_prefix if prefix is None else prefix)
-
-
-def _localize(parser: argparse.ArgumentParser, lang: str, command: Optional[str] = None) -> None:
-    """Put the catalogue's words on `parser` and its subcommands: argparse's own headings and
-    "-h" line, each command's summary and description, each option's help."""
-    formatter = type("Formatter", (_Formatter,), {"usage_prefix": words.text("cli.usage", lang)})
-    parser.formatter_class = formatter
-    parser.description = words.text(f"cli.cmd.{command}.about" if command else "cli.about", lang)
-    parser.epilog = None if command else words.text("cli.epilog", lang)
-    parser._positionals.title = words.text("cli.positionals", lang)
-    parser._optionals.title = words.text("cli.options", lang)
-    for action in parser._actions:
-        if isinstance(action, argparse._HelpAction):
-            action.help = words.text("cli.help_option", lang)
-        elif isinstance(action, argparse._SubParsersAction):
-            for shown in action._choices_actions:  # the command list in the top-level help
-                shown.help = words.text(f"cli.cmd.{shown.dest}", lang)
-            for name, child in action.choices.items():
-                _localize(child, lang, name)
-        elif action.option_strings and command:
-            action.help = words.text(f"cli.opt.{command}.{action.dest}", lang)
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -265,7 +235,8 @@ def _explain(args) -> int:
     try:
         index = [int(i) for i in args.index]
     except ValueError:
-        print(f"{args.file}: index: expected whole numbers, got {' '.join(args.index)}", file=sys.stderr)
+        print(words.text("cli.explain_index", terminal_language(), file=args.file, got=" ".join(args.index)),
+              file=sys.stderr)
         return 2
     try:
         ex = explain(run(sc, dtype=args.dtype), args.step, index)

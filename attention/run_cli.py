@@ -14,22 +14,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from attention import words
+from attention import numbers, words
 
 TOP = 5
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """The `run` subcommand's options (attention/cli.py calls this)."""
-    r = sub.add_parser("run", help="run a real model on a text; write one scenario per layer",
-                       description="Run MODEL (minilm, glassllm, smollm2, a model folder or a .gguf file) on TEXT "
-                                   "and write DIR/layer1.json ... layerN.json, each layer's attention on the text's "
-                                   "real hidden states (tokens as labels); decoders also print the next-token top 5.")
+    # the words come from the catalogue: attention.cli_args.localize, keys cli.cmd.run[.about], cli.opt.run.<dest>
+    r = sub.add_parser("run", help="")
     r.add_argument("model", metavar="MODEL")
     r.add_argument("text", metavar="TEXT")
-    r.add_argument("--text2", metavar="TEXT", help="a second sentence (encoders: a padded batch of two)")
-    r.add_argument("--out", metavar="DIR", required=True, help="the folder to write layer1.json ... into")
-    r.add_argument("--lang", choices=("en", "zh"), default=None, help="language of the text (default: the terminal's)")
+    r.add_argument("--text2", metavar="TEXT")
+    r.add_argument("--out", metavar="DIR", required=True)
+    r.add_argument("--lang", choices=("en", "zh"), default=None)
 
 
 def _load(name: str) -> tuple[str, Any, Any]:
@@ -129,5 +127,5 @@ def command(args, lang: str) -> int:
     if top:
         print(words.text("run_next", lang, n=len(top)))
         for rank, (i, label, p) in enumerate(top, 1):
-            print(f"{rank}. {label!r}  {p:.4f}  (id {i})")
+            print(f"{rank}. {label!r}  {numbers.rounded(p)}  (id {i})")
     return 0

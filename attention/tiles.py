@@ -36,7 +36,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 
-from attention import kinds
+from attention import kinds, numbers
 from attention.trace import Trace
 
 #: The steps of plain multi-head attention (trace format 1).  A trace holding any other step has
@@ -355,10 +355,11 @@ def memory(result: Tiled, L: Optional[int] = None, S: Optional[int] = None) -> M
 
 
 def human_bytes(n: int) -> str:
-    """1536 -> '1.5 KiB': bytes in binary units, three significant figures."""
+    """1536 -> '1.5 KiB': bytes in binary units, three significant figures (attention.numbers: 1000 KiB,
+    never '1e+03 KiB')."""
     size = float(n)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if size < 1024 or unit == "TiB":
-            return f"{int(size)} {unit}" if unit == "B" else f"{size:.3g} {unit}"
+            return f"{int(size)} {unit}" if unit == "B" else f"{numbers.rounded(size, 3)} {unit}"
         size /= 1024
     return f"{n} B"

@@ -30,25 +30,20 @@ LARGE_SIZES = (4096, 32768)
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """The `tiles` subcommand's options (attention/cli.py calls this)."""
-    t = sub.add_parser("tiles", help="run a scenario tile by tile (FlashAttention's online softmax)",
-                       description="Run a scenario's attention tile by tile as FlashAttention-2 does: per tile the "
-                                   "running row maximum and row sum, then the output O / l and its largest "
-                                   "difference from the exact softmax (the trace's weighted_sum).")
+    # the words (the command list's line, the description, each option's help) come from the catalogue:
+    # attention.cli_args.localize, keys cli.cmd.tiles[.about] and cli.opt.tiles.<dest> (attention/words/cli.py)
+    t = sub.add_parser("tiles", help="")
     t.add_argument("file", metavar="FILE")
-    t.add_argument("--block-q", type=int, default=None, metavar="N", help="query rows per tile (default: L/2)")
-    t.add_argument("--block-k", type=int, default=None, metavar="M", help="keys per tile (default: S/3)")
-    t.add_argument("--batch", type=int, default=None, metavar="B", help="only batch item B (from 0)")
-    t.add_argument("--head", type=int, default=None, metavar="H", help="only head H (from 0)")
-    t.add_argument("--json", action="store_true", help="print one JSON object (positions from 0)")
-    t.add_argument("--dtype", choices=("float32", "float64"), help="override the scenario's dtype")
-    t.add_argument("--lang", choices=("en", "zh"), default=None, help="language of the text (default: the terminal's)")
-    t.add_argument("--blank", action="store_true",
-                   help="write a by-hand worksheet (blank running m, l, O per tile) and its answer key into --out DIR "
-                        "(one batch item and head: --batch, --head, default 0)")
-    t.add_argument("--out", metavar="DIR", help="with --blank: the folder to write the two pages into")
-    t.add_argument("--explain", nargs="+", metavar="ARG",
-                   help="explain one running value instead: TILE WHAT ROW [COL], from 0 (TILE its place in the walk, "
-                        "WHAT m, l or O, ROW the query, COL the column of O), of --batch/--head (default 0)")
+    t.add_argument("--block-q", type=int, default=None, metavar="N")
+    t.add_argument("--block-k", type=int, default=None, metavar="M")
+    t.add_argument("--batch", type=int, default=None, metavar="B")
+    t.add_argument("--head", type=int, default=None, metavar="H")
+    t.add_argument("--json", action="store_true")
+    t.add_argument("--dtype", choices=("float32", "float64"))
+    t.add_argument("--lang", choices=("en", "zh"), default=None)
+    t.add_argument("--blank", action="store_true")
+    t.add_argument("--out", metavar="DIR")
+    t.add_argument("--explain", nargs="+", metavar="ARG")
 
 
 def command(args, lang: str) -> int:

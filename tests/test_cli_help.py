@@ -56,3 +56,96 @@ def test_every_option_of_every_command_has_chinese_help(monkeypatch, capsys, com
         if action.option_strings:
             assert action.help and HAN.search(action.help), (command, action.dest)
     assert HAN.search(help_text(capsys, command))
+
+
+# ---- argparse's own error lines, and `main.py render` ------------------------------------------------------------
+
+def error_lines(capsys, main, *argv: str) -> str:
+    assert main(list(argv)) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    return captured.err
+
+
+@pytest.mark.parametrize("argv, zh, en", [
+    (("trace", "x.json", "--indent", "x"), "main.py trace：错误：参数 --indent：无效的整数值：'x'",
+     "main.py trace: error: argument --indent: invalid int value: 'x'"),
+    (("tiles",), "main.py tiles：错误：缺少以下参数：FILE",
+     "main.py tiles: error: the following arguments are required: FILE"),
+    (("trace", "f", "--dtype", "float16"),
+     "main.py trace：错误：参数 --dtype：无效的选择：'float16'（可选：'float32', 'float64'）",
+     "main.py trace: error: argument --dtype: invalid choice: 'float16' (choose from 'float32', 'float64')"),
+    (("validate", "a", "b"), "main.py：错误：无法识别的参数：b", "main.py: error: unrecognized arguments: b"),
+    (("import", "w", "--tokens"), "main.py import：错误：参数 --tokens：需要一个值",
+     "main.py import: error: argument --tokens: expected one argument"),
+])
+def test_argparse_error_lines_speak_the_terminals_language(monkeypatch, capsys, argv, zh, en):
+    """The whole line, usage included, in Chinese on a Chinese terminal; argparse's own English otherwise."""
+    monkeypatch.setattr("sys.argv", ["main.py"])
+    terminal(monkeypatch, "zh")
+    err = error_lines(capsys, cli.main, *argv)
+    assert err.startswith("用法：main.py") and err.rstrip("\n").endswith(zh), err
+    assert "usage" not in err and "error" not in err and "argument" not in err
+    terminal(monkeypatch, "en")
+    err = error_lines(capsys, cli.main, *argv)
+    assert err.startswith("usage: main.py") and err.rstrip("\n").endswith(en) and not HAN.search(err), err
+
+
+def test_a_message_argparse_words_otherwise_stays_whole():
+    """A Python whose argparse words a message differently gets it untranslated, never half-done."""
+    from attention.cli_args import translate
+
+    assert translate("argument --x: something new: 'y'", "zh") == "参数 --x：something new: 'y'"
+    assert translate("brand new message", "zh") == "brand new message"
+    assert translate("expected 2 arguments", "zh") == "需要 2 个值"
+
+
+def test_render_help_and_errors_in_chinese(monkeypatch, capsys):
+    from app.startup import render_cli
+
+    terminal(monkeypatch, "zh")
+    with pytest.raises(SystemExit) as e:
+        render_cli._parser("zh").parse_args(["--help"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("用法：main.py render") and "显示本帮助并退出" in text and "讲义的语言" in text
+    assert "show this help" not in text and "language of the handout" not in text and "options:" not in text
+    err = error_lines(capsys, render_cli.main, "render", "--batch", "x", "f.json", "--out", "d")
+    assert err.rstrip("\n").endswith("main.py render：错误：参数 --batch：无效的整数值：'x'")
+    terminal(monkeypatch, "en")
+    with pytest.raises(SystemExit):
+        render_cli._parser("en").parse_args(["--help"])
+    text = capsys.readouterr().out
+    assert "language of the handout (default en)" in text and not HAN.search(text)
+
+
+def test_every_render_option_has_chinese_help():
+    from app.startup import render_cli
+
+    parser = render_cli._parser("zh")
+    assert HAN.search(parser.description)
+    for action in parser._actions:
+        assert action.help and HAN.search(action.help), action.dest
+
+
+def test_the_subcommands_carry_no_english_of_their_own():
+    """tiles and run take every word from the catalogue (their English was dead text, overwritten)."""
+    import ast
+    from pathlib import Path
+
+    for module in ("tiles_cli.py", "run_cli.py"):
+        tree = ast.parse((Path(cli.__file__).parent / module).read_text(encoding="utf-8"))
+        add = next(f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "add_parser")
+        for call in ast.walk(add):
+            if isinstance(call, ast.Call):
+                for kw in call.keywords:
+                    if kw.arg in ("help", "description"):
+                        assert isinstance(kw.value, ast.Constant) and kw.value.value == "", (module, kw.arg)
+
+
+def test_sizes_in_the_tiles_memory_lines_never_read_in_python_exponent_form():
+    from attention.tiles import human_bytes
+
+    assert human_bytes(1000 * 1024) == "1000 KiB"  # was '1e+03 KiB'
+    assert human_bytes(1536) == "1.5 KiB"
+    assert human_bytes(1023 * 2 ** 20) == "1023 MiB"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import attention
-from attention import cli, scenario_io
+from attention import cli, numbers, scenario_io
 
 GOLDEN = Path(__file__).parent / "models" / "minilm_golden.npz"
 
@@ -53,7 +53,7 @@ def test_glassllm_layers_and_next_token(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("next token after the text (top 5)")
     for rank, i in enumerate(np.argsort(p)[::-1][:5], 1):
-        assert out[1 + rank] == f"{rank}. {tok.tokens([int(i)])[0]!r}  {p[i]:.4f}  (id {int(i)})"
+        assert out[1 + rank] == f"{rank}. {tok.tokens([int(i)])[0]!r}  {numbers.rounded(p[i])}  (id {int(i)})"
 
 
 def test_bad_model_and_text2_for_a_decoder_say_why(tmp_path, capsys):

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.panes import colormaps
+from app.panes.selectable_label import SelectableLabel
 from app.viewmodel import by_hand, pane_text
 from app.viewmodel.pane_data import tokens_of
 from attention import words
@@ -129,7 +130,7 @@ class ByHandView(QWidget):
         self.how = QLabel()
         self.how.setWordWrap(True)
         self.how.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.formulas = QLabel()
+        self.formulas = SelectableLabel()
         self.formulas.setWordWrap(True)
         self.formulas.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.formulas.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -91,10 +91,14 @@ class FlowLayout(QLayout):
         return QSize(self._min)
 
     def _minimum_size(self) -> QSize:
+        """As narrow as the widest item can be (a pane wraps its heads down to its minimum): the
+        scroll area shows a sideways bar only below that.  (It was each item's natural width up
+        to 480 px: the toy's weights pane fits in 379 px, yet beside the What-if dock at
+        1280 x 720 the 399-px Steps region scrolled sideways.)"""
         size = QSize()
         for item in self._items:
             if not item.isEmpty():
-                size = size.expandedTo(QSize(min(item.sizeHint().width(), 480), item.minimumSize().height()))
+                size = size.expandedTo(QSize(item.minimumSize().width(), item.minimumSize().height()))
         m = self.contentsMargins()
         return size + QSize(m.left() + m.right(), m.top() + m.bottom())
 

@@ -19,18 +19,20 @@ from __future__ import annotations
 import contextlib
 import functools
 import html
+import math
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetricsF, QMouseEvent
-from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QMenu, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QMenu, QSizePolicy, QVBoxLayout, QWidget
 
 from app.panes import colormaps
 from app.panes.cell_overlay import NO_RUNS, LazyRuns, TextFit, prints_numbers
 from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, AxisLabels, Heatmap, styled_axis, wrapped_name
 from app.panes.scale_lock import ScaleLockControls, clipped_ticks
+from app.panes.selectable_label import SelectableLabel
 from app.viewmodel import cell_format, pane_text
 from app.viewmodel.nowrap import keep_together
 from app.viewmodel.pane_data import PaneData, same_numbers
@@ -77,6 +79,29 @@ def bar_ticks(kind: str, lv: tuple[float, float]):
 def _bar_tick_strings(values, scale, spacing) -> list[str]:
     """Colour bar labels by attention.numbers' rule (via cell_format), like every other number."""
     return [cell_format.compact(float(v) * scale) for v in values]
+
+
+#: the height a colour bar label needs, in lines of its font: labels closer than this touch
+BAR_LABEL_LINES = 1.3
+
+
+def _bar_tick_spacing(axis: pg.AxisItem, low: float, high: float, size: float) -> list[tuple[float, float]]:
+    """pyqtgraph's tick spacing, its major step widened (1, 2, 5 x 10^k) until every label has a
+    line of room: pyqtgraph always asks for at least 2.25 intervals, so on a short bar (a slide's
+    eight heads: 62 px) it wrote 0, 0.2, ... 1 in 14 px labels touching one another."""
+    levels = pg.AxisItem.tickSpacing(axis, low, high, size)
+    span = abs(high - low)
+    if not levels or size <= 0 or span == 0:
+        return levels
+    font = axis.style.get("tickFont")
+    need = BAR_LABEL_LINES * (font.pixelSize() if font is not None and font.pixelSize() > 0 else 12)
+    major = levels[0][0]
+    if major / span * size >= need:
+        return levels
+    while major / span * size < need and major < span:
+        mantissa = major / 10 ** math.floor(math.log10(major))
+        major = major / mantissa * (2 if mantissa < 1.5 else 5 if mantissa < 3.5 else 10)
+    return [(major, 0.0)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -129,16 +154,16 @@ class PaneCanvas(pg.GraphicsLayoutWidget):
         super().leaveEvent(ev)
 
 
-class _WrapLabel(QLabel):
+class _WrapLabel(SelectableLabel):
     """A word-wrapped QLabel that remembers its height for a given width until its text, font or
     style changes.  Qt lays the text out again on every heightForWidth call, and one relayout of
-    the Steps list asks every pane's labels many times (titles are rich text)."""
+    the Steps list asks every pane's labels many times (titles are rich text).  A double-click
+    begun elsewhere selects nothing (app.panes.selectable_label)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.setWordWrap(True)
         self._hfw: dict[int, int] = {}
-        self._pressed_ms: Optional[int] = None  # when this label last got a press (event clock)
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt override)
         if text != self.text():
@@ -155,22 +180,6 @@ class _WrapLabel(QLabel):
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange):
             self._hfw.clear()
         super().changeEvent(event)
-
-    def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        self._pressed_ms = event.timestamp()
-        super().mousePressEvent(event)
-
-    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 (Qt override)
-        """A double-click whose first click landed elsewhere (a quiz "?" cell opened Explain and
-        the panes moved under the mouse) is a plain press here: it selected a formula word."""
-        first = self._pressed_ms
-        if first is None or not 0 <= event.timestamp() - first <= QApplication.doubleClickInterval():
-            press = QMouseEvent(QEvent.Type.MouseButtonPress, event.position(), event.globalPosition(),
-                                event.button(), event.buttons(), event.modifiers())
-            press.setTimestamp(event.timestamp())
-            self.mousePressEvent(press)  # (the text control reads the event's type, not the handler)
-            return
-        super().mouseDoubleClickEvent(event)
 
 
 class StepPane(QFrame):
@@ -281,6 +290,7 @@ class StepPane(QFrame):
         self.bar.axis.setStyle(tickFont=font)
         # the scale's numbers written as the cells write theirs ("1", not "1.0" beside a cell's "1")
         self.bar.axis.tickStrings = _bar_tick_strings
+        self.bar.axis.tickSpacing = functools.partial(_bar_tick_spacing, self.bar.axis)
         for side in ("left", "right", "top", "bottom"):  # else every resize re-renders HTML labels
             self.bar.getAxis(side).enableAutoSIPrefix(False)
 

@@ -18,23 +18,21 @@ import sys
 from typing import Optional
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(lang: str = "en") -> argparse.ArgumentParser:
+    """The options; --help and argparse's own error lines in `lang` (the terminal's), every word from the
+    catalogue (attention/words/cli_args.py: cli.cmd.render.about, cli.opt.render.<dest>)."""
+    from attention import cli_args
     from attention.scenario import DEVICES, DTYPES
 
-    p = argparse.ArgumentParser(
-        prog="main.py render",
-        description="Write a PNG of every step of a scenario's trace and one self-contained HTML "
-                    "handout (handout.html, images embedded) into a folder.")
-    p.add_argument("file", metavar="FILE", help="scenario file (.json)")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
-    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the handout (default en)")
-    p.add_argument("--dtype", choices=DTYPES, help="override the scenario's dtype")
-    p.add_argument("--device", choices=DEVICES, help="override the scenario's device")
-    p.add_argument("--batch", type=int, default=0, metavar="N", help="batch item the pictures show (default 0)")
-    p.add_argument("--blank", action="append", metavar="STEP[,STEP]",
-                   help="write a worksheet with these steps left blank (step ids, e.g. attention_weights, or "
-                        "'tiles' for FlashAttention's running m, l, O) and its answer key instead of the "
-                        "handout; may be repeated")
+    p = cli_args.Parser(prog="main.py render")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--lang", choices=("en", "zh"), default="en")
+    p.add_argument("--dtype", choices=DTYPES)
+    p.add_argument("--device", choices=DEVICES)
+    p.add_argument("--batch", type=int, default=0, metavar="N")
+    p.add_argument("--blank", action="append", metavar="STEP[,STEP]")
+    cli_args.localize(p, lang, "render")
     return p
 
 
@@ -59,8 +57,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "render":
         argv = argv[1:]
+    from attention.cli import terminal_language  # Qt-free, torch-free
+
+    said = terminal_language()  # the language of what this command says on the terminal
     try:
-        args = _parser().parse_args(argv)
+        args = _parser(said).parse_args(argv)
     except SystemExit as e:  # usage errors (2) and --help (0); argparse already printed
         return int(e.code) if isinstance(e.code, int) else 2
     _use_offscreen_without_display()
@@ -72,37 +73,38 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     words.set_language(args.lang)  # the handout's words, whatever the catalogue spoke before
     try:
-        return _render(args)
+        return _render(args, said)
     except ScenarioError as e:
         for line in e.lines:
             print(f"{args.file}: {line}", file=sys.stderr)
         return 2
     except (OSError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(words.text("cli.render.error", said, why=e), file=sys.stderr)
         return 2
     except Exception as e:  # noqa: BLE001 - one clear line instead of a traceback
-        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        print(words.text("cli.render.error", said, why=f"{type(e).__name__}: {e}"), file=sys.stderr)
         return 1
 
 
-def _render(args) -> int:
-    """Check the file and the folder first (no Qt window, no torch yet), then draw."""
+def _render(args, said: str) -> int:
+    """Check the file and the folder first (no Qt window, no torch yet), then draw.  `said`: the
+    language of the lines on the terminal (the handout's is --lang)."""
     from pathlib import Path
 
-    from attention import scenario_io
+    from attention import scenario_io, words
 
     sc = scenario_io.load(args.file)
     if not 0 <= args.batch < sc.batch:
-        print(f"--batch: expected a batch item between 0 and {sc.batch - 1}, got {args.batch}", file=sys.stderr)
+        print(words.text("cli.render.batch", said, last=sc.batch - 1, got=args.batch), file=sys.stderr)
         return 2
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        print(f"--out {out}: cannot create the folder ({e.strerror or e})", file=sys.stderr)
+        print(words.text("cli.render.mkdir", said, path=out, why=e.strerror or e), file=sys.stderr)
         return 2
     if not os.access(out, os.W_OK):
-        print(f"--out {out}: the folder is not writable", file=sys.stderr)
+        print(words.text("cli.render.not_writable", said, path=out), file=sys.stderr)
         return 2
 
     from app.startup.application import get_app

@@ -15,13 +15,15 @@ until the mouse stops: bench/what_if.py measures both).  The frames of one press
 share a drag `session`, so they merge into one undo step (app.pipeline.undo.DragCells /
 DragOption): Undo puts back the value the drag started from.  A key press or a wheel turn on a
 slider is one step of its own.
-The slider ranges are worked out without Qt in app.viewmodel.what_if.
+The slider ranges are worked out without Qt in app.viewmodel.what_if; every number is written by
+attention.numbers (as the cells write it: -1e6, never -1e+06) and a cell's row and column are
+counted from 1, as everywhere a person reads them.
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QLabel, QSlider, QVBoxLayout, QWidget
 
@@ -31,6 +33,7 @@ from app.pipeline.document import Document
 from app.pipeline.recompute import Recomputer
 from app.viewmodel.matrix_ref import MatrixRef
 from app.viewmodel.what_if import MIDDLE, STEPS, CellRange, ScaleRange
+from attention import numbers
 
 #: the symbol each input or weight goes by (the same in both languages: it is a formula's name)
 SYMBOLS = {"queries": "X_q", "keys": "X_k", "values": "X_v",
@@ -40,6 +43,17 @@ SYMBOLS = {"queries": "X_q", "keys": "X_k", "values": "X_v",
            "projections.value.bias": "b_v", "projections.out.bias": "b_o",
            "additive.W_q": "W_q", "additive.W_k": "W_k", "additive.w_v": "w_v"}
 BIG_FONT = "font-size: 15px;"
+#: the dock's width when it opens: its slider (160 px) and wrapped words, no more, so that at
+#: 1280 x 720 the Steps beside it keep room for a pane's matrix and its colour bar's numbers
+DOCK_WIDTH = 220
+
+
+class _Body(QWidget):
+    """The dock's contents, asking for DOCK_WIDTH (a person may still drag the dock wider)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        return QSize(min(hint.width(), DOCK_WIDTH), hint.height())
 
 
 def _slider() -> QSlider:
@@ -71,7 +85,7 @@ class WhatIfPanel(QDockWidget):
         self._editor: Optional[MatrixEditor] = None  # the editor whose current cell was chosen last
         self._sessions: dict[QSlider, Optional[_Drag]] = {}
 
-        body = QWidget(self)
+        body = _Body(self)
         self.intro = QLabel(body)
         self.scale_title = QLabel(body)
         self.scale_slider = _slider()
@@ -162,7 +176,8 @@ class WhatIfPanel(QDockWidget):
         ref, row, col = self._cell
         value = self._cell_range.value(pos)
         self.doc.drag_cell(self._session(self.cell_slider), ref, row, col, value,
-                           self.tr("Drag cell {0} ({1}, {2})").format(SYMBOLS.get(ref.path, ref.path), row, col))
+                           self.tr("Drag cell {0} ({1}, {2})").format(SYMBOLS.get(ref.path, ref.path),
+                                                                      numbers.position(row), numbers.position(col)))
 
     # ---- the chosen cell -------------------------------------------------------------------------
     def _cell_chosen(self, editor: MatrixEditor) -> None:
@@ -226,8 +241,9 @@ class WhatIfPanel(QDockWidget):
             self.scale_value.setText(self.tr("The scale cannot be worked out for these sizes."))
         else:
             auto = self.tr(" (auto)") if sc.scale is None else ""
-            self.scale_value.setText(self.tr("scale = {0:.4g}{1}, {2:.3g} × the default {3:.4g}")
-                                     .format(scale, auto, scale / default if default else float("nan"), default))
+            ratio = scale / default if default else float("nan")
+            self.scale_value.setText(self.tr("scale = {0}{1}, {2} × the default {3}").format(
+                numbers.rounded(scale), auto, numbers.rounded(ratio, 3), numbers.rounded(default)))
 
         value = self.cell_value_now()
         if value is None:
@@ -242,9 +258,11 @@ class WhatIfPanel(QDockWidget):
             self.cell_value.setText(self.tr("Click a cell of Q, K, V or a weight under Inputs to drag it here."))
         else:
             ref, row, col = self._cell
-            self.cell_title.setText(self.tr("Cell {0} ({1}, {2})").format(SYMBOLS.get(ref.path, ref.path), row, col))
+            self.cell_title.setText(self.tr("Cell {0} ({1}, {2})").format(
+                SYMBOLS.get(ref.path, ref.path), numbers.position(row), numbers.position(col)))
             lo, hi = self._cell_range.value(0), self._cell_range.value(STEPS)
-            self.cell_value.setText(self.tr("value = {0:.6g}   (slider from {1:.4g} to {2:.4g})").format(value, lo, hi))
+            self.cell_value.setText(self.tr("value = {0}   (slider from {1} to {2})").format(
+                numbers.rounded(value), numbers.rounded(lo), numbers.rounded(hi)))
 
     def _set_position(self, slider: QSlider, pos: int) -> None:
         """Move the knob without making an edit of it."""

@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import torch
 
-from attention import words
+from attention import numbers, words
 from attention.engine import run
 from attention.models.decoder import Attend
 from attention.models.errors import ModelError
@@ -49,7 +49,7 @@ def layer_scenario(model: Any, normed: np.ndarray, layer: int, tokens: Optional[
     title = {lang: words.text("model_layer_title", lang, model=model.name, layer=layer + 1, count=c.n_layers)
              for lang in words.LANGS}
     notes = {lang: words.text("decoder_layer_notes", lang, model=model.name, layer=layer + 1, text=text,
-                              heads=c.n_heads, kv=c.n_kv_heads, d_model=c.d_model, base=f"{c.rope_base:g}",
+                              heads=c.n_heads, kv=c.n_kv_heads, d_model=c.d_model, base=numbers.whole(c.rope_base),
                               pairing=words.text(f"decoder_pairing_{pairing_of(model)}", lang))
              for lang in words.LANGS}
     return Scenario(queries=x, keys=x, values=x, n_heads=c.n_heads, n_kv_heads=c.n_kv_heads,

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from attention import kinds, words
+from attention import kinds, numbers, words
 from attention.kinds.dot_product import SCALED_DOT
 from attention.kinds.prob_sparse import PROB_SPARSE as PROB_SPARSE_KIND
 from attention.models import tsl_models
@@ -318,20 +318,21 @@ def kind_facts(found: Found, lang: Optional[str] = None) -> list[str]:
     rope = facts["rope"]
     if rope is not None:
         pairing = words.text(f"field.rope.pairing.{rope.pairing}", lang)
-        out.append(words.text("models.list.rope", lang, base=f"{rope.base:g}", dims=rope.rotary_dims,
+        out.append(words.text("models.list.rope", lang, base=numbers.whole(rope.base), dims=rope.rotary_dims,
                               dim=facts["head_dim"], pairing=pairing))
         if rope.rope_type != "default":
-            out.append(words.text("models.list.rope_scaled", lang, type=rope.rope_type, factor=f"{rope.factor:g}"))
+            out.append(words.text("models.list.rope_scaled", lang, type=rope.rope_type,
+                                  factor=numbers.rounded(rope.factor)))
     if facts["qk_norm"]:
         out.append(words.text("models.list.qk_norm", lang, style="1 + w" if facts["family"] == "gemma3" else "w"))
     if facts["alibi"]:
         out.append(words.text("models.list.alibi", lang))
     if facts["softcap"] is not None:
-        out.append(words.text("models.list.softcap", lang, cap=f"{facts['softcap']:g}"))
+        out.append(words.text("models.list.softcap", lang, cap=numbers.rounded(facts['softcap'])))
     if facts["window"] is not None:
         out.append(words.text("models.list.window", lang, size=facts["window"]))
     if not math.isclose(facts["scale"], facts["head_dim"] ** -0.5, rel_tol=1e-12):
-        out.append(words.text("models.list.scale", lang, scale=f"{facts['scale']:.6g}"))
+        out.append(words.text("models.list.scale", lang, scale=numbers.rounded(facts['scale'])))
     return out
 
 

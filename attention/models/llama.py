@@ -26,7 +26,7 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention import words
+from attention import numbers, words
 from attention.models.checkpoint import CheckpointError, TensorSource
 from attention.models.decoder import Attend, DecoderForward, rms_norm, swiglu
 from attention.models.errors import ModelError
@@ -79,7 +79,7 @@ class LlamaSpec:
     def summary(self, lang: Optional[str] = None) -> str:
         """One line for a title, a tooltip or the CLI: sizes, attention layout and how the weights were stored."""
         return words.text("models.llama.summary", lang, name=self.name, layers=self.n_layers, heads=self.n_heads,
-                          kv=self.n_kv_heads, head_dim=self.head_dim, base=f"{self.rope_base:g}",
+                          kv=self.n_kv_heads, head_dim=self.head_dim, base=numbers.whole(self.rope_base),
                           context=self.context_length, weights=self.weights_label(lang))
 
     @staticmethod

@@ -21,7 +21,7 @@ LANGS: tuple[str, ...] = ("en", "zh")
 
 #: The topic modules.  A new topic is one more module here and one more name in this tuple.
 TOPICS: tuple[str, ...] = (
-    "steps", "panes", "teaching", "lessons", "explain", "problems", "capture", "models", "importing", "cli",
+    "steps", "panes", "teaching", "lessons", "explain", "problems", "capture", "models", "importing", "cli", "cli_args",
     "by_hand", "scales", "positions",
     "pipeline_map", "fields", "time_series", "kinds",
     "tiles",

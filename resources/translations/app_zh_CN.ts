@@ -1509,8 +1509,8 @@
       <translation>（自动）</translation>
     </message>
     <message>
-      <source>scale = {0:.4g}{1}, {2:.3g} × the default {3:.4g}</source>
-      <translation>缩放系数 = {0:.4g}{1}，为默认值 {3:.4g} 的 {2:.3g} 倍</translation>
+      <source>scale = {0}{1}, {2} × the default {3}</source>
+      <translation>缩放系数 = {0}{1}，为默认值 {3} 的 {2} 倍</translation>
     </message>
     <message>
       <source>Cell</source>
@@ -1525,8 +1525,8 @@
       <translation>单元格 {0} ({1}, {2})</translation>
     </message>
     <message>
-      <source>value = {0:.6g}   (slider from {1:.4g} to {2:.4g})</source>
-      <translation>值 = {0:.6g}   （滑块范围 {1:.4g} 到 {2:.4g}）</translation>
+      <source>value = {0}   (slider from {1} to {2})</source>
+      <translation>值 = {0}   （滑块范围 {1} 到 {2}）</translation>
     </message>
     <message>
       <source>What if sliders</source>

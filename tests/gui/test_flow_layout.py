@@ -53,3 +53,29 @@ def test_an_item_far_too_wide_for_the_row_wraps_at_its_natural_width(qtbot):
     g = laid_out(qtbot, [350, 350], room=room)
     assert g[1].y() > g[0].y() and g[1].x() == 0
     assert [r.width() for r in g] == [350, 350]
+
+
+class Shrinkable(Box):
+    """A pane that can wrap its heads: natural width w, yet it still shows everything at `least`."""
+
+    def __init__(self, w: int, h: int, least: int) -> None:
+        super().__init__(w, h)
+        self._least = QSize(least, h)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return self._least
+
+
+def test_the_list_is_as_narrow_as_its_widest_items_minimum(qtbot):
+    """The scroll area scrolls sideways only below what a pane can shrink to: a 520-px pane that
+    still shows everything at 379 px asks for 379 (it asked for 480, and a 399-px Steps region
+    beside the What-if dock scrolled sideways)."""
+    host = QWidget()
+    qtbot.addWidget(host)
+    lay = FlowLayout(host, spacing=GAP)
+    lay.setContentsMargins(6, 6, 6, 6)
+    lay.insertWidget(0, Shrinkable(520, 100, 379))
+    lay.insertWidget(1, Shrinkable(300, 80, 250))
+    assert lay.minimumSize().width() == 379 + 12
+    lay.setGeometry(QRect(0, 0, 399, 1000))
+    assert host.findChildren(Shrinkable)[0].geometry().width() == 399 - 12

@@ -180,7 +180,8 @@ def test_dragging_the_selected_cell(make_window, qtbot):
     editor = window.inputs.editors["keys"]
     rect = editor.table.visualRect(editor.model.index(2, 1))
     qtbot.mouseClick(editor.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert panel.cell_slider.isEnabled() and "X_k (2, 1)" in panel.cell_title.text()
+    # row 3, column 2 as a person counts (the code's [2, 1])
+    assert panel.cell_slider.isEnabled() and "X_k (3, 2)" in panel.cell_title.text()
     doc = window.document
     start_value = float(doc.scenario.keys[0, 2, 1])
     start = shown_weights(window).copy()
@@ -215,6 +216,29 @@ def test_the_cell_slider_forgets_a_cell_of_another_document(make_window, qtbot):
     assert panel.cell_slider.isEnabled()
     window.new_file()
     assert not panel.cell_slider.isEnabled()
+
+
+def test_numbers_read_as_the_cells_write_them(make_window, qtbot):
+    """-1e6 reads -1e6 (was -1e+06); the range around it is centre -+ 2|centre|, worked here."""
+    window = make_window(scenario=toy())
+    panel = open_panel(window, qtbot)
+    panel.select_cell("queries", 0, 0)
+    ref = window.inputs.editors["queries"].model.ref
+    window.document.drag_cell(object(), ref, 0, 0, -1e6, "set")
+    window.recompute.wait_idle()
+    panel.sync()
+    assert panel.cell_value.text() == "value = -1e6   (slider from -3e6 to 1e6)"
+    assert panel.cell_title.text() == "Cell X_q (1, 1)"
+    window.document.drag_option(object(), "scale", 2.5e-5, "set")
+    panel.sync()
+    # the toy's default scale is 1/sqrt(d_head); the ratio 2.5e-5 / default with 3 digits
+    default = 1 / math.sqrt(window.document.scenario.d_model // window.document.scenario.n_heads)
+    ratio = f"{2.5e-5 / default:.2e}".replace("e-0", "e-").replace("0e", "e").replace(".0e", "e")
+    assert panel.scale_value.text().startswith("scale = 2.5e-5, ")
+    assert "e+" not in panel.scale_value.text() and "e-0" not in panel.scale_value.text(), panel.scale_value.text()
+    assert ratio in panel.scale_value.text(), (ratio, panel.scale_value.text())
+    window.set_language("zh")
+    assert panel.cell_value.text() == "值 = -1e6   （滑块范围 -3e6 到 1e6）"
 
 
 def test_words_in_chinese(make_window, qtbot):
@@ -294,3 +318,14 @@ def test_a_slow_engine_still_shows_frames_while_dragging(make_window, qtbot, mon
     assert stack.count() == n + 1
     stack.undo()
     assert window.document.scenario.scale is None
+
+
+def test_the_dock_opens_narrow_enough_to_leave_the_steps_their_room(make_window, qtbot):
+    """At 1280 x 720 the dock took 276 px and left the Steps 360 (the weights' colour bar numbers
+    went under the edge); it now asks for its slider and wrapped words only."""
+    from app.teaching.what_if import DOCK_WIDTH
+
+    window = make_window(scenario=toy())
+    panel = open_panel(window, qtbot)
+    assert panel.widget().sizeHint().width() <= DOCK_WIDTH
+    assert panel.scale_slider.minimumWidth() <= DOCK_WIDTH - 20

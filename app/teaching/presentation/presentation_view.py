@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.panes import scale_lock
+from app.panes.selectable_label import SelectableLabel
 from app.services import i18n
 from app.teaching.presentation.edit_drawer import EditDrawer
 from app.teaching.presentation.head_picker import HeadPicker
@@ -167,7 +168,7 @@ class PresentationView(QWidget):
         header.addWidget(self.close_button)
         self.header = header
 
-        self.formula = QLabel()
+        self.formula = SelectableLabel()
         self.formula.setWordWrap(True)
         self.formula.setTextFormat(Qt.TextFormat.PlainText)
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -213,7 +214,7 @@ class PresentationView(QWidget):
         body.addWidget(self.output_scroll, 3)
         self.body = body
 
-        self.explanation = QLabel()
+        self.explanation = SelectableLabel()
         self.explanation.setWordWrap(True)
         self.explanation.setTextFormat(Qt.TextFormat.PlainText)
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

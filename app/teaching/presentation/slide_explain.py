@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetricsF
-from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QSizePolicy, QVBoxLayout
 
+from app.panes.selectable_label import SelectableLabel
 from app.services import i18n
 from app.teaching.explain_panel import CELL_COLOUR, SOURCE_COLOUR
 from app.teaching.presentation.zoomed_pane import pane_font_px
@@ -57,7 +58,8 @@ class SlideExplain:
         self.box = QFrame(view.slide)
         self.box.setObjectName("SlideExplain")
         self.box.setStyleSheet(BOX_CSS.format(border=SOURCE_COLOUR.name()))
-        self.label = QLabel(self.box)
+        self.label = SelectableLabel()
+        self.label.setParent(self.box)
         self.label.setObjectName("SlideExplainText")
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.RichText)

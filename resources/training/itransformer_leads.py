@@ -126,7 +126,8 @@ NOTES = {
            "variable reads. "
            "Look at the river and waves rows: their largest weight off the diagonal sits on their leader, rain "
            "and wind, whose history already holds their future; the leaders' own rows have no such favourite."),
-    "zh": ("一个 Time-Series-Library 的 iTransformer（一层编码器，d_model 32，4 个头），训练它预测五个变量接下来的 2 步："
+    "zh": ("一个 Time-Series-Library 的 iTransformer（一层编码器，d_model 32，4 个头），"
+           "训练它预测五个变量接下来的 2 步："
            "river 比 rain 晚 3 步重复它，waves 比 wind 晚 2 步重复它，rain、wind 和 sun 彼此独立。"
            "每个词元是一整个变量，所以注意力权重的一行说明这个变量在读哪些变量。"
            "看 river 和 waves 这两行：它们在对角线以外最大的权重落在各自的领先变量 rain 和 wind 上，"

@@ -4,10 +4,11 @@ and 40-42 from them, and the tests check attention.capture and the weights impor
 Module and parameter names, signatures, arithmetic and call order are TSL's own
 (layers/SelfAttention_Family.py, layers/AutoCorrelation.py, layers/Transformer_EncDec.py,
 layers/Embed.py, models/Nonstationary_Transformer.py's Projector, utils/masking.py), including
-ProbAttention's draw from the global generator and its bare `.squeeze()`, so a state_dict made here reads like a TSL checkpoint and a forward here is what
-TSL computes.  Written independently of the engine (attention/), so "captured scenario ==
-module forward" is a real check.  Two departures, both marked: TokenEmbedding's kernel size is
-a parameter (preset 09 uses 1), and AttentionLayer's attn_mask defaults to None.
+ProbAttention's draw from the global generator and its bare `.squeeze()`, so a state_dict made
+here reads like a TSL checkpoint and a forward here is what TSL computes.  Written independently
+of the engine (attention/), so "captured scenario == module forward" is a real check.  Two
+departures, both marked: TokenEmbedding's kernel size is a parameter (preset 09 uses 1), and
+AttentionLayer's attn_mask defaults to None.
 """
 from __future__ import annotations
 

@@ -124,14 +124,16 @@ NOTES = {
            "and rain, wind and sun are independent. "
            "Each token is one whole variable, so a row of the attention weights says which variables that "
            "variable reads. "
-           "Look at the river and waves rows: their largest weight off the diagonal sits on their leader, rain "
-           "and wind, whose history already holds their future; the leaders' own rows have no such favourite."),
+           "Look at the river and waves rows in heads 1 and 3, or averaged over the heads: their largest weight off "
+           "the diagonal sits on their leader, rain and wind, whose history already holds their future; in the "
+           "mean over the heads these two are the strongest off-diagonal weights of the whole map."),
     "zh": ("一个 Time-Series-Library 的 iTransformer（一层编码器，d_model 32，4 个头），"
            "训练它预测五个变量接下来的 2 步："
            "river 比 rain 晚 3 步重复它，waves 比 wind 晚 2 步重复它，rain、wind 和 sun 彼此独立。"
            "每个词元是一整个变量，所以注意力权重的一行说明这个变量在读哪些变量。"
-           "看 river 和 waves 这两行：它们在对角线以外最大的权重落在各自的领先变量 rain 和 wind 上，"
-           "因为领先变量的历史里已经包含了它们的未来；领先变量自己的行没有这样的偏好。"),
+           "看第 1 和第 3 个头中 river 和 waves 这两行，或对各头取平均：它们在对角线以外最大的权重落在各自的领先变量 "
+           "rain 和 wind 上，因为领先变量的历史里已经包含了它们的未来；"
+           "在各头的平均中，这两个是整张图中对角线以外最强的权重。"),
 }
 
 

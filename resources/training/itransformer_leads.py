@@ -10,11 +10,15 @@ and "waves reads wind".
 
     python -m resources.training.itransformer_leads --out resources/scenarios/42_trained_itransformer_leads.json
 
-Seeded (--seed).  The model is TSL's iTransformer forecast path with one encoder layer:
-Non-stationary normalisation per variable, DataEmbedding_inverted (Linear 24 -> d_model 32),
-EncoderLayer(AttentionLayer(FullAttention)), LayerNorm, Linear(d_model -> 2), de-normalisation.
-The printed "reads its leader" share is the mean attention weight (over heads and 512 fresh
-windows) a follower's row puts on its leader's column (uniform attention would give 0.20).
+Seeded (--seed).  The default 1500 steps took 244 s of CPU time on two threads (16 min 8 s of wall
+clock on a shared 2-core machine running other jobs); the shipped preset 42 is this script's output
+with the defaults (its notes were reworded afterwards, as the script now has them).  Measured:
+"reads its leader" rose from 0.36 (step 200) to 0.74 for river and 0.71 for waves.  The model is
+TSL's iTransformer forecast path with one encoder layer: Non-stationary normalisation per
+variable, DataEmbedding_inverted (Linear 24 -> d_model 32), EncoderLayer(AttentionLayer(
+FullAttention)), LayerNorm, Linear(d_model -> 2), de-normalisation.  The printed "reads its leader"
+share is the mean attention weight (over heads and 512 fresh windows) a follower's row puts on its
+leader's column (uniform attention would give 0.20).
 """
 from __future__ import annotations
 

@@ -12,23 +12,23 @@ be those, with lag 0 (the step itself) pushed down.
 
     python -m resources.training.autoformer_two_periods --out resources/scenarios/40_trained_autoformer_two_periods.json
 
-Seeded (--seed).  The default 400 steps took 139 s of CPU time on two threads (13 min 28 s of wall
-clock on a shared 2-core machine running other jobs); the shipped preset 40 is this script's output
-with the defaults.  Measured: the hidden-step error fell from 2.15 (untrained) to 0.60, the weight
-on lag 0 rose from 0.08 to 0.24 with the rest spread over the other cycles, and 94% of fresh windows
-kept both periods before and after training: once the queries and keys correlate positively (this
-seed's initialisation already does), the top lags are the data's own periods; training learns how
-much to read from them.  The model: TSL's TokenEmbedding (circular Conv1d; kernel 1 here so a step's
-token holds that step only, as preset 09), one AutoCorrelationLayer (d_model 16, 2 heads, factor 3
-as TSL's Autoformer scripts: k = int(3 ln 168) = 15 lags) with a residual, and a Linear read-out
-per step.  The inner Auto-Correlation is the engine's own (resources/training/engine_layers.py):
-the training path in train(), the inference path in eval() and in the preset.  One departure: the
-query/key projections start at a tenth of nn.Linear's init, because the correlation sums 168 steps
-and at the default init its softmax is one-hot on lag 0, where no gradient reaches the other lags.
-Printed: the share of 128 fresh windows whose kept lags include a non-zero multiple of 7 and a
-non-zero multiple of 24 ("both periods"), the mean softmax weight on lags that are multiples of 7
-or 24 ("on period lags", 0 included) and on lag 0, and the error on the hidden steps (guessing 0
-scores 2.0).
+Seeded (--seed). The default 400 steps took 11.9 s of wall clock and 17.3 s of CPU time on two
+threads (13 min 28 s of wall clock and 139 s of CPU on the same 2-core machine busy with other
+jobs); the shipped preset 40 is this script's output with the defaults, byte for byte. Measured: the
+hidden-step error fell from 2.15 (untrained) to 0.60, the weight on lag 0 rose from 0.08 to 0.24
+with the rest spread over the other cycles, and 94% of fresh windows kept both periods before and
+after training: once the queries and keys correlate positively (this seed's initialisation already
+does), the top lags are the data's own periods; training learns how much to read from them. The
+model: TSL's TokenEmbedding (circular Conv1d; kernel 1 here so a step's token holds that step only,
+as preset 09), one AutoCorrelationLayer (d_model 16, 2 heads, factor 3 as TSL's Autoformer scripts:
+k = int(3 ln 168) = 15 lags) with a residual, and a Linear read-out per step. The inner
+Auto-Correlation is the engine's own (resources/training/engine_layers.py): the training path in
+train(), the inference path in eval() and in the preset. One departure: the query/key projections
+start at a tenth of nn.Linear's init, because the correlation sums 168 steps and at the default init
+its softmax is one-hot on lag 0, where no gradient reaches the other lags. Printed: the share of 128
+fresh windows whose kept lags include a non-zero multiple of 7 and a non-zero multiple of 24 ("both
+periods"), the mean softmax weight on lags that are multiples of 7 or 24 ("on period lags", 0
+included) and on lag 0, and the error on the hidden steps (guessing 0 scores 2.0).
 """
 from __future__ import annotations
 

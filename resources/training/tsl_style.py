@@ -1,13 +1,14 @@
-"""Time-Series-Library's layers in plain torch, in one place: the training scripts build preset 09
-from them, and the tests check attention.capture and the weights importer against them.
+"""Time-Series-Library's layers in plain torch, in one place: the training scripts build presets 09
+and 40-42 from them, and the tests check attention.capture and the weights importer against them.
 
 Module and parameter names, signatures, arithmetic and call order are TSL's own
-(layers/SelfAttention_Family.py, layers/Transformer_EncDec.py, layers/Embed.py,
-utils/masking.py), including ProbAttention's draw from the global generator and its bare
-`.squeeze()`, so a state_dict made here reads like a TSL checkpoint and a forward here is what
-TSL computes.  Written independently of the engine (attention/), so "captured scenario ==
-module forward" is a real check.  Two departures, both marked: TokenEmbedding's kernel size is
-a parameter (preset 09 uses 1), and AttentionLayer's attn_mask defaults to None.
+(layers/SelfAttention_Family.py, layers/AutoCorrelation.py, layers/Transformer_EncDec.py,
+layers/Embed.py, models/Nonstationary_Transformer.py's Projector, utils/masking.py), including
+ProbAttention's draw from the global generator and its bare `.squeeze()`, so a state_dict made
+here reads like a TSL checkpoint and a forward here is what TSL computes.  Written independently
+of the engine (attention/), so "captured scenario == module forward" is a real check.  Two
+departures, both marked: TokenEmbedding's kernel size is a parameter (preset 09 uses 1), and
+AttentionLayer's attn_mask defaults to None.
 """
 from __future__ import annotations
 
@@ -60,6 +61,18 @@ class DataEmbedding(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.dropout(self.value_embedding(x) + self.position_embedding(x))
+
+
+class DataEmbedding_inverted(nn.Module):  # noqa: N801 - TSL's name
+    """iTransformer's embedding: each variable's whole series (seq_len steps) -> one d_model token."""
+
+    def __init__(self, c_in: int, d_model: int, dropout: float = 0.1):
+        super().__init__()
+        self.value_embedding = nn.Linear(c_in, d_model)
+        self.dropout = nn.Dropout(p=dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.dropout(self.value_embedding(x.permute(0, 2, 1)))  # (B, T, N) -> (B, N, d_model)
 
 
 # ---- masks (utils/masking.py) --------------------------------------------------------------------
@@ -176,6 +189,52 @@ class AttentionLayer(nn.Module):
         values = self.value_projection(values).view(B, S, H, -1)
         out, attn = self.inner_attention(queries, keys, values, attn_mask, tau=tau, delta=delta)
         return self.out_projection(out.view(B, L, -1)), attn
+
+
+class AutoCorrelationLayer(nn.Module):
+    """layers/AutoCorrelation.py: AttentionLayer's projections around an inner correlation."""
+
+    def __init__(self, correlation, d_model, n_heads, d_keys=None, d_values=None):
+        super().__init__()
+        d_keys = d_keys or (d_model // n_heads)
+        d_values = d_values or (d_model // n_heads)
+        self.inner_correlation = correlation
+        self.query_projection = nn.Linear(d_model, d_keys * n_heads)
+        self.key_projection = nn.Linear(d_model, d_keys * n_heads)
+        self.value_projection = nn.Linear(d_model, d_values * n_heads)
+        self.out_projection = nn.Linear(d_values * n_heads, d_model)
+        self.n_heads = n_heads
+
+    def forward(self, queries, keys, values, attn_mask=None):
+        B, L, _ = queries.shape
+        _, S, _ = keys.shape
+        H = self.n_heads
+        queries = self.query_projection(queries).view(B, L, H, -1)
+        keys = self.key_projection(keys).view(B, S, H, -1)
+        values = self.value_projection(values).view(B, S, H, -1)
+        out, attn = self.inner_correlation(queries, keys, values, attn_mask)
+        return self.out_projection(out.view(B, L, -1)), attn
+
+
+class Projector(nn.Module):
+    """models/Nonstationary_Transformer.py: the MLP that learns tau (output_dim 1) or delta
+    (output_dim seq_len) from the raw series x (B, S, E) and one statistic (B, 1, E)."""
+
+    def __init__(self, enc_in, seq_len, hidden_dims, hidden_layers, output_dim, kernel_size=3):
+        super().__init__()
+        self.series_conv = nn.Conv1d(in_channels=seq_len, out_channels=1, kernel_size=kernel_size, padding=1,
+                                     padding_mode="circular", bias=False)
+        layers = [nn.Linear(2 * enc_in, hidden_dims[0]), nn.ReLU()]
+        for i in range(hidden_layers - 1):
+            layers += [nn.Linear(hidden_dims[i], hidden_dims[i + 1]), nn.ReLU()]
+        layers += [nn.Linear(hidden_dims[-1], output_dim, bias=False)]
+        self.backbone = nn.Sequential(*layers)
+
+    def forward(self, x, stats):
+        batch_size = x.shape[0]
+        x = self.series_conv(x)  # B x 1 x E
+        x = torch.cat([x, stats], dim=1)  # B x 2 x E
+        return self.backbone(x.view(batch_size, -1))  # B x O
 
 
 # ---- encoder and decoder (layers/Transformer_EncDec.py) ---------------------------------------------

@@ -209,7 +209,7 @@ class ModelTools(QObject):
         view's state before and after it (undo / redo restore both together)."""
         self._shown = scenario
         after = self._state()
-        made = after[0].nbytes() if after[0].run is not before[0].run else 0  # a layer change shares the run
+        made = after[0].nbytes()  # what the model view's state keeps beyond the scenarios (its run is not kept)
         self.window.document.replace(scenario, text, companion=(self._restore, before, after), companion_bytes=made)
 
     def _restore(self, state: tuple) -> None:

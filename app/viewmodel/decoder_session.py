@@ -119,6 +119,18 @@ class DecoderSession(ModelSession):
         self.last_diff = g.check()
         return self._run_from(g.full, list(g.ids), self.model.tokenizer.decode(list(g.ids)))
 
+    def run_key(self, run) -> tuple[int, ...]:
+        """A decoder's run is named by its token ids: a generated text need not tokenize back to them."""
+        return tuple(run.ids)
+
+    def rerun(self, state):
+        """The run of the ids in `state`, every layer through the engine again (as `compute` and the
+        cached-vs-full check make it)."""
+        from attention.models.decoder_layer import run_prompt
+
+        ids = list(state.key)
+        return self._run_from(run_prompt(self.model, ids), ids, state.sentences[0])
+
     def accept(self, run) -> None:
         super().accept(run)
         if self.generation is not None and tuple(self.generation.ids) != tuple(run.ids):

@@ -7,9 +7,10 @@ the window starts without torch (it imports torch on a thread of its own).
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Hashable, Optional
 
 import numpy as np
 
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 DEFAULT_SENTENCES = ("The cat sat on the mat because it was tired.", "Attention is all you need.")
 #: B*L up to which a sentence edit runs on the GUI thread (the whole forward takes a few ms)
 SYNC_TOKENS = 64
+#: runs kept for undo / redo without a forward pass (the shown one and the newest before it); older
+#: undo steps recompute theirs from the sentences (issue 17: 100 edits of 128 tokens kept 250 MB)
+RUNS_KEPT = 3
 
 
 def sentence_lines(text: str) -> tuple[str, ...]:
@@ -33,20 +37,21 @@ def sentence_lines(text: str) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ModelState:
     """What the model view shows, as one value: an undo step keeps the one before and after it,
-    so Undo brings back the sentences, the grid and the pickers together with the step panes."""
+    so Undo brings back the sentences, the grid and the pickers together with the step panes.
 
-    run: Optional["ModelRun"]
+    It names the run by `key` (the sentences, or a decoder's token ids) instead of holding its
+    arrays: a 128-token run is 6 MB, and the undo history keeps two states a step.  `restore`
+    takes the run from the session's few kept runs or runs the model again."""
+
+    key: Optional[Hashable]  # ModelSession.run_key of the run shown (None: none yet)
     layer: int
     head: int
     item: int
     sentences: tuple[str, ...]
 
     def nbytes(self) -> int:
-        """Bytes of the run's arrays (an undo step keeps them alive: the undo budget counts them)."""
-        if self.run is None:
-            return 0
-        f = self.run.forward
-        return int(f.attentions.nbytes + sum(h.nbytes for h in f.hidden))
+        """Bytes this state keeps alive beyond the session (the undo budget counts them): none, no arrays."""
+        return 0
 
 
 @dataclass
@@ -61,6 +66,8 @@ class ModelSession:
     head: int = -1  # -1: all heads side by side
     item: int = 0  # which sentence the model view shows
     sentences: tuple[str, ...] = field(default=DEFAULT_SENTENCES)
+    #: the newest runs by run_key (at most RUNS_KEPT): undo / redo of the last steps without a forward
+    _runs: "OrderedDict[Hashable, Any]" = field(default_factory=OrderedDict, repr=False, compare=False)
 
     @classmethod
     def open(cls, folder: str | Path, label: Optional[str] = None) -> "ModelSession":
@@ -100,14 +107,42 @@ class ModelSession:
         self.run = run
         self.sentences = run.batch.sentences
         self.item = min(self.item, len(run.batch.sentences) - 1)
+        self._keep(run)
+
+    def run_key(self, run) -> Hashable:
+        """What names a run in an undo step: its sentences (tokenizing them again gives the same ids)."""
+        return run.batch.sentences
+
+    def rerun(self, state: ModelState):
+        """The run `state` showed, computed again (deterministic: the same ids through the same forward)."""
+        return self.compute(state.sentences)
+
+    def _keep(self, run) -> None:
+        runs = self._runs
+        key = self.run_key(run)
+        runs.pop(key, None)
+        runs[key] = run
+        while len(runs) > RUNS_KEPT:
+            runs.popitem(last=False)
 
     def state(self) -> ModelState:
-        return ModelState(self.run, self.layer, self.head, self.item, self.sentences)
+        key = self.run_key(self.run) if self.run is not None else None
+        return ModelState(key, self.layer, self.head, self.item, self.sentences)
 
     def restore(self, state: ModelState) -> None:
-        """Show `state` again (undo / redo of a sentence or layer change)."""
+        """Show `state` again (undo / redo of a sentence or layer change): its run from the kept ones,
+        else the model runs again on its sentences (or token ids)."""
+        if state.key is None:
+            run = None
+        elif self.run is not None and self.run_key(self.run) == state.key:
+            run = self.run
+        else:
+            run = self._runs.get(state.key)
+            if run is None:
+                run = self.rerun(state)
+            self._keep(run)
         self.run, self.layer, self.head, self.item, self.sentences = (
-            state.run, state.layer, state.head, state.item, state.sentences)
+            run, state.layer, state.head, state.item, state.sentences)
 
     def scenario(self, layer: Optional[int] = None) -> "Scenario":
         """The open layer (or `layer`) on the hidden states entering it, with its real weights."""

@@ -123,10 +123,13 @@ class Edits:
     forward: list[float] = field(default_factory=list)
     forward_cpu: list[float] = field(default_factory=list)
     repaint: list[float] = field(default_factory=list)
+    repaint_cpu: list[float] = field(default_factory=list)
 
 
-def edit_once(app, window, sentences: tuple[str, ...]) -> tuple[float, float, float]:
-    """One sentence edit until the window is repainted: (wall, CPU, whole-window repaint) seconds."""
+def edit_once(app, window, sentences: tuple[str, ...]) -> tuple[float, float, float, float]:
+    """One sentence edit until the window shows it: (wall, CPU) seconds until the event loop has
+    done the paints it asked for (what a person waits for), then (wall, CPU) of one forced repaint
+    of the whole window (the bench's former measure added it)."""
     tools = window.models
     t0, c0 = time.perf_counter(), time.process_time()
     tools.set_sentences(sentences)
@@ -135,10 +138,10 @@ def edit_once(app, window, sentences: tuple[str, ...]) -> tuple[float, float, fl
         time.sleep(0.001)
     window.recompute.wait_idle()
     app.processEvents()  # the model view's and the panes' pending paints, as the event loop does them
-    r0 = time.perf_counter()
-    window.repaint()
     t1, c1 = time.perf_counter(), time.process_time()
-    return t1 - t0, c1 - c0, t1 - r0
+    window.repaint()
+    t2, c2 = time.perf_counter(), time.process_time()
+    return t1 - t0, c1 - c0, t2 - t1, c2 - c1
 
 
 def edits(app, window, sentences: list[str], count: int) -> Edits:
@@ -147,7 +150,7 @@ def edits(app, window, sentences: list[str], count: int) -> Edits:
     out = Edits()
     for i in range(count + 1):  # the first is a warm-up
         s = (sentences[i % len(sentences)],)
-        wall, cpu, paint = edit_once(app, window, s)
+        wall, cpu, paint, paint_cpu = edit_once(app, window, s)
         assert window.document.scenario.query_tokens[1] == tools.session.tokens()[1]
         f0, g0 = time.perf_counter(), time.process_time()
         tools.session.compute(s)
@@ -159,6 +162,7 @@ def edits(app, window, sentences: list[str], count: int) -> Edits:
             out.forward.append(f1 - f0)
             out.forward_cpu.append(g1 - g0)
             out.repaint.append(paint)
+            out.repaint_cpu.append(paint_cpu)
     return out
 
 
@@ -188,7 +192,8 @@ def report_edits(name: str, e: Edits, target_ms: float) -> None:
     print(f"sentence edit, {name}:  wall {ms(e.wall)}   CPU median {med(e.cpu)}   (n={len(e.wall)})   "
           f"target median <= {target_ms:.0f} ms")
     print(f"   the 6-layer forward alone:  wall {ms(e.forward)}   CPU median {med(e.forward_cpu)}")
-    print(f"   of the edit, the whole-window repaint: wall median {med(e.repaint)}")
+    print(f"   then a forced repaint of the whole window: wall median {med(e.repaint)}   CPU median "
+          f"{med(e.repaint_cpu)}   (edit + it: wall median {med([a + b for a, b in zip(e.wall, e.repaint)])})")
 
 
 def main() -> int:

@@ -217,6 +217,8 @@ class ModelTools(QObject):
         the document is about to show (called just before the document swaps its scenario)."""
         if self.session is None:
             return
+        if state[1] is self._shown and state[0] == self.session.state():
+            return  # the step being pushed: the dock shows it already (a second refresh cost a grid recolour)
         session_state, self._shown = state
         self.generation += 1  # a sentence still running on the worker belongs to the undone state
         self._pending_head = None

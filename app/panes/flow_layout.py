@@ -90,6 +90,14 @@ class FlowLayout(QLayout):
             self._min = self._minimum_size()
         return QSize(self._min)
 
+    def comfortable_width(self) -> int:
+        """The width at which every item shows at its natural width (up to 480 px, a pane's usual): what
+        the Steps column asks for when a dock beside it takes room (app.models_view.tools), where the
+        minimum only promises that nothing is cut."""
+        m = self.contentsMargins()
+        widest = max((min(i.sizeHint().width(), 480) for i in self._items if not i.isEmpty()), default=0)
+        return widest + m.left() + m.right()
+
     def _minimum_size(self) -> QSize:
         """As narrow as the widest item can be (a pane wraps its heads down to its minimum): the
         scroll area shows a sideways bar only below that.  (It was each item's natural width up

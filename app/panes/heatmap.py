@@ -55,13 +55,31 @@ def tick_stride(n: int, cell_px: float, label_px: float, gap: float = TICK_GAP_P
 
 
 def tick_list(axis: Axis, stride: int = 1) -> list[tuple[float, str]]:
-    """Every `stride`-th index labelled, from 0."""
-    return [(float(i), axis.tick(i)) for i in range(0, axis.size, max(int(stride), 1))]
+    """Every `stride`-th index labelled, from 0 (the same list for every head's axis: memoised)."""
+    key = (axis, max(int(stride), 1))
+    ticks = _TICKS.get(key)
+    if ticks is None:
+        if len(_TICKS) >= _MEMO_SIZE:
+            _TICKS.clear()
+        ticks = _TICKS[key] = [(float(i), axis.tick(i)) for i in range(0, axis.size, key[1])]
+    return list(ticks)
 
 
 def label_extent(axis: Axis, font: QFont, horizontal: bool) -> float:
     """How much room one tick label takes along the axis: its text width on a bottom axis,
-    its line height on a left axis (labels are written horizontally)."""
+    its line height on a left axis (labels are written horizontally).  Memoised by axis and
+    font: the twelve heads of a pane have equal axes, and each measured them all anew (a
+    128-token edit: a fifth of the GUI thread's time)."""
+    key = (axis, font.key(), horizontal)
+    out = _EXTENTS.get(key)
+    if out is None:
+        if len(_EXTENTS) >= _MEMO_SIZE:
+            _EXTENTS.clear()
+        out = _EXTENTS[key] = _label_extent(axis, font, horizontal)
+    return out
+
+
+def _label_extent(axis: Axis, font: QFont, horizontal: bool) -> float:
     metrics = QFontMetricsF(font)
     if not horizontal:
         return metrics.height()
@@ -85,6 +103,11 @@ def label_extent(axis: Axis, font: QFont, horizontal: bool) -> float:
 #: tokens, and each axis measures them at several font sizes; the same words repeat across axes
 #: (128 tokens: 38k measurements, a third of the edit, before this cache)
 _WIDTHS: dict[str, dict[str, float]] = {}
+#: label_extent's and tick_list's answers by (axis, font, orientation) and (axis, stride): the axes of
+#: the panes on screen now and a few before (cleared whole when full: axes are small keys)
+_EXTENTS: dict[tuple, float] = {}
+_TICKS: dict[tuple, list] = {}
+_MEMO_SIZE = 512
 
 
 class IndexAxis(pg.AxisItem):

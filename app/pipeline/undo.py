@@ -43,7 +43,9 @@ def scenario_arrays(sc) -> list[np.ndarray]:
         out += [sc.additive.W_q, sc.additive.W_k, sc.additive.w_v]
     if sc.valid_lens is not None:
         out.append(sc.valid_lens)
-    return [a for a in out if isinstance(a, np.ndarray)]
+    # each array once: a self-attention layer's queries, keys and values are one array (a model's
+    # layer), which counted three times made its undo steps look three times their size
+    return list({id(a): a for a in out if isinstance(a, np.ndarray)}.values())
 
 
 class SetCells(QUndoCommand):

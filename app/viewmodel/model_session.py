@@ -7,9 +7,10 @@ the window starts without torch (it imports torch on a thread of its own).
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Hashable, Optional
 
 import numpy as np
 
@@ -26,6 +27,9 @@ SYNC_TOKENS = 64
 #: What the grid shows of a sentence pair, as BertViz's head_view filter with sentence_b_start:
 #: every query and key, or rows (queries) from one sentence and columns (keys) from one
 FILTERS = ("all", "aa", "ab", "ba", "bb")
+#: runs kept for undo / redo without a forward pass (the shown one and the newest before it); older
+#: undo steps recompute theirs from the sentences (issue 17: 100 edits of 128 tokens kept 250 MB)
+RUNS_KEPT = 3
 
 
 def sentence_lines(text: str) -> tuple[str, ...]:
@@ -36,20 +40,21 @@ def sentence_lines(text: str) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ModelState:
     """What the model view shows, as one value: an undo step keeps the one before and after it,
-    so Undo brings back the sentences, the grid and the pickers together with the step panes."""
+    so Undo brings back the sentences, the grid and the pickers together with the step panes.
 
-    run: Optional["ModelRun"]
+    It names the run by `key` (the sentences, or a decoder's token ids) instead of holding its
+    arrays: a 128-token run is 6 MB, and the undo history keeps two states a step.  `restore`
+    takes the run from the session's few kept runs or runs the model again."""
+
+    key: Optional[Hashable]  # ModelSession.run_key of the run shown (None: none yet)
     layer: int
     head: int
     item: int
     sentences: tuple[str, ...]
 
     def nbytes(self) -> int:
-        """Bytes of the run's arrays (an undo step keeps them alive: the undo budget counts them)."""
-        if self.run is None:
-            return 0
-        f = self.run.forward
-        return int(f.attentions.nbytes + sum(h.nbytes for h in f.hidden))
+        """Bytes this state keeps alive beyond the session (the undo budget counts them): none, no arrays."""
+        return 0
 
 
 @dataclass
@@ -66,6 +71,8 @@ class ModelSession:
     sentences: tuple[str, ...] = field(default=DEFAULT_SENTENCES)
     pair: bool = False  # two sentences run as one BERT sentence pair, not as a padded batch
     filter: str = "all"  # of a pair: the part of the weights the grid shows (FILTERS)
+    #: the newest runs by run_key (at most RUNS_KEPT): undo / redo of the last steps without a forward
+    _runs: "OrderedDict[Hashable, Any]" = field(default_factory=OrderedDict, repr=False, compare=False)
 
     @classmethod
     def open(cls, folder: str | Path, label: Optional[str] = None) -> "ModelSession":
@@ -108,15 +115,50 @@ class ModelSession:
         self.item = min(self.item, len(run.batch.tokens) - 1)
         if not self.is_pair():
             self.filter = "all"
+        self._keep(run)
+
+    def run_key(self, run) -> Hashable:
+        """What names a run in an undo step: its sentences and whether they ran as a pair (tokenizing
+        them again the same way gives the same ids)."""
+        return run.batch.sentences, bool(getattr(run.batch, "is_pair", False))
+
+    def rerun(self, state: ModelState):
+        """The run `state` showed, computed again (deterministic: the same ids through the same forward),
+        as a batch or a pair as it ran then."""
+        was = self.pair
+        self.pair = state.key[1]
+        try:
+            return self.compute(state.sentences)
+        finally:
+            self.pair = was
+
+    def _keep(self, run) -> None:
+        runs = self._runs
+        key = self.run_key(run)
+        runs.pop(key, None)
+        runs[key] = run
+        while len(runs) > RUNS_KEPT:
+            runs.popitem(last=False)
 
     def state(self) -> ModelState:
-        return ModelState(self.run, self.layer, self.head, self.item, self.sentences)
+        key = self.run_key(self.run) if self.run is not None else None
+        return ModelState(key, self.layer, self.head, self.item, self.sentences)
 
     def restore(self, state: ModelState) -> None:
-        """Show `state` again (undo / redo of a sentence or layer change); two sentences bring back how
-        they ran (a batch or a pair: the choice is the run's)."""
+        """Show `state` again (undo / redo of a sentence or layer change): its run from the kept ones,
+        else the model runs again on its sentences (or token ids); two sentences bring back how they ran
+        (a batch or a pair: the choice is the run's)."""
+        if state.key is None:
+            run = None
+        elif self.run is not None and self.run_key(self.run) == state.key:
+            run = self.run
+        else:
+            run = self._runs.get(state.key)
+            if run is None:
+                run = self.rerun(state)
+            self._keep(run)
         self.run, self.layer, self.head, self.item, self.sentences = (
-            state.run, state.layer, state.head, state.item, state.sentences)
+            run, state.layer, state.head, state.item, state.sentences)
         if self.run is not None and len(self.run.batch.sentences) == 2:
             self.pair = self.is_pair()
         if not self.is_pair():

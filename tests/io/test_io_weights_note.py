@@ -6,6 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from attention import scenario_io
@@ -31,3 +32,16 @@ def test_a_bad_weights_note_names_its_field():
     with pytest.raises(ScenarioError) as e:
         scenario_io.loads(json.dumps(doc))
     assert any("weights_note.en" in line for line in e.value.lines)
+
+
+def test_the_exported_script_says_where_the_weights_came_from():
+    from attention.scenario import Projection
+    from attention.script_export import python_script
+
+    sc = scenario_io.load(next(PRESETS.glob("06_*.json")))
+    eye = Projection(np.eye(sc.d_model), None)
+    sc = dataclasses.replace(sc, projections={"query": eye, "key": eye})
+    assert "dequantized" not in python_script(sc)
+    noted = python_script(dataclasses.replace(sc, weights_note={"en": "dequantized 4-bit (Q4_1)", "zh": "x"}))
+    lines = [line for line in noted.splitlines() if line.startswith(("W_q =", "W_k ="))]
+    assert len(lines) == 2 and all(line.endswith("; dequantized 4-bit (Q4_1)") for line in lines)

@@ -43,5 +43,6 @@ def test_the_exported_script_says_where_the_weights_came_from():
     sc = dataclasses.replace(sc, projections={"query": eye, "key": eye})
     assert "dequantized" not in python_script(sc)
     noted = python_script(dataclasses.replace(sc, weights_note={"en": "dequantized 4-bit (Q4_1)", "zh": "x"}))
-    lines = [line for line in noted.splitlines() if line.startswith(("W_q =", "W_k ="))]
+    lines = [line for line in noted.splitlines() if "# query projection weight" in line
+             or "# key projection weight" in line]
     assert len(lines) == 2 and all(line.endswith("; dequantized 4-bit (Q4_1)") for line in lines)

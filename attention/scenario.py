@@ -115,6 +115,9 @@ class Scenario:
     # Teaching material; never read by the engine.
     title: dict = field(default_factory=lambda: {"en": "", "zh": ""})
     notes: dict = field(default_factory=lambda: {"en": "", "zh": ""})
+    # Where the weights came from, said wherever they show (Parameters > Projections, Inputs > Weights, the
+    # projection panes): "dequantized 4-bit (Q4_1)" for a layer of a quantized GGUF file; "" says nothing.
+    weights_note: dict = field(default_factory=lambda: {"en": "", "zh": ""})
     query_tokens: Optional[tuple] = None
     key_tokens: Optional[tuple] = None
     # Where the numbers came from in the file this was loaded from (attention.scenario_io): a

@@ -41,7 +41,7 @@ VERSION = 2
 
 #: Top-level fields, in the order `dumps` writes them (the JSON Schema must list exactly these).
 FIELDS = (
-    "format", "version", "title", "notes", "query_tokens", "key_tokens",
+    "format", "version", "title", "notes", "weights_note", "query_tokens", "key_tokens",
     "queries", "keys", "values", "n_heads", "n_kv_heads", "d_keys", "d_values", "projections",
     "scoring", "scale", "additive", "mask", "prob_sparse", "positions", "modifiers", "masks",
     "seed", "device", "dtype",
@@ -462,6 +462,7 @@ class _Reader:
             device=self.string(doc.get("device"), "device", "cpu", ("cpu", "cuda")),
             dtype=self.string(doc.get("dtype"), "dtype", "float64", ("float32", "float64")),
             title=self.text(doc.get("title"), "title"), notes=self.text(doc.get("notes"), "notes"),
+            weights_note=self.text(doc.get("weights_note"), "weights_note"),
             query_tokens=self.tokens(doc.get("query_tokens"), "query_tokens"),
             key_tokens=self.tokens(doc.get("key_tokens"), "key_tokens"),
             **{family: self.parts(doc.get(family), family) for family in parts.FAMILIES},
@@ -720,6 +721,8 @@ def to_dict(sc: Scenario) -> dict:
     doc: dict = {"format": FORMAT, "version": VERSION if _needs_version_2(sc) else 1,
                  "title": {k: text(sc.title.get(k, ""), f"title.{k}") for k in TEXT_FIELDS},
                  "notes": {k: text(sc.notes.get(k, ""), f"notes.{k}") for k in TEXT_FIELDS}}
+    if any(sc.weights_note.get(k) for k in TEXT_FIELDS):  # written only where there is something to say
+        doc["weights_note"] = {k: text(sc.weights_note.get(k, ""), f"weights_note.{k}") for k in TEXT_FIELDS}
     if sc.query_tokens is not None:
         doc["query_tokens"] = [text(t, f"query_tokens[{i}]") for i, t in enumerate(sc.query_tokens)]
     if sc.key_tokens is not None:
@@ -784,8 +787,9 @@ def to_dict(sc: Scenario) -> dict:
 
 
 def _needs_version_2(sc: Scenario) -> bool:
-    """Key/value heads or any part: what only a version-2 reader understands."""
-    return sc.n_kv_heads is not None or any(parts.of(sc, family) for family in parts.FAMILIES)
+    """Key/value heads, any part or a weights note: what only a version-2 reader understands."""
+    return (sc.n_kv_heads is not None or any(parts.of(sc, family) for family in parts.FAMILIES)
+            or any(sc.weights_note.get(k) for k in TEXT_FIELDS))
 
 
 def _part_dict(p, path: str, arr) -> dict:

@@ -152,8 +152,9 @@ def _numbers(sc: Scenario) -> str:
             out.append(f"W_{sym} = None  # no {name} projection: identity\n")
             out.append(f"b_{sym} = None\n")
             continue
+        note = f"; {sc.weights_note['en']}" if sc.weights_note.get("en") else ""  # dequantized 4-bit (Q4_1)
         out.append(tensor_literal(f"W_{sym}", p.weight,
-                           f"{name} projection weight, nn.Linear layout (out, in) = {tuple(p.weight.shape)}"))
+                           f"{name} projection weight, nn.Linear layout (out, in) = {tuple(p.weight.shape)}{note}"))
         if p.bias is None:
             out.append(f"b_{sym} = None  # no bias\n")
         else:

@@ -73,8 +73,8 @@ def _digest(value, h) -> None:
             if not f.compare:  # how the numbers were written in a file (Scenario.recipes), not what they are
                 continue
             v = getattr(value, f.name)
-            if v is None or isinstance(v, tuple) and not v:
-                # an option left unset (None, or no parts) is not hashed, so a new option keeps every
+            if v is None or isinstance(v, tuple) and not v or f.name == "weights_note" and not any(v.values()):
+                # an option left unset (None, no parts, no weights note) is not hashed, so a new option keeps every
                 # kept trace's key; the name goes with each value hashed, so no two scenarios collide
                 continue
             h.update(f.name.encode())

@@ -24,6 +24,7 @@ from app.editing.matrix_editor import MatrixEditor
 from app.editing.position_spin import PositionSpinBox
 from app.editing.problems import ProblemLabel
 from app.pipeline.document import Document, only_input_numbers_changed
+from app.viewmodel import weights_note
 from app.viewmodel.matrix_ref import INPUTS, MatrixRef, part_matrices, part_path, problem_path
 from attention import Scenario, kinds, numbers, parts, words
 
@@ -244,6 +245,9 @@ class InputsPanel(QWidget):
         else:
             text = self.tr("{0} of head {1}: {2} x {3} (hidden x head width).").format(
                 ref.path.replace("additive.", "additive "), ref.index, m.shape[0], m.shape[1])
+        note = weights_note.shown(sc)
+        if note and ref is not None and ref.path.startswith("projections."):  # the file's weights, as they came
+            text += " " + note
         self.editors["weights"].set_caption(text)
 
     # ---- problems ----------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from app.editing.problems import ProblemLabel, group_by_control
 from app.editing.wide_spin import WideSpinBox
 from app.pipeline.document import Document, only_input_numbers_changed
 from app.services.devices import available_devices
-from app.viewmodel import edits, field_values
+from app.viewmodel import edits, field_values, weights_note
 from app.viewmodel.matrix_ref import MatrixRef
 from attention import Scenario, kinds, words
 from attention.fields import COMPUTE_FIELDS, HEADS_FIELDS, MASK_FIELDS, SCORING_FIELDS, Field
@@ -254,6 +254,10 @@ class ParameterPanel(QWidget):
             self.problem_labels[f"projections.{name}"] = p
             grid.addWidget(p, row + 1, 0, 1, 4)
             row += 2
+        self.weights_note = QLabel(self)  # where the weights came from (a quantized file's), when the scenario says
+        self.weights_note.setWordWrap(True)
+        self.weights_note.hide()
+        grid.addWidget(self.weights_note, row, 0, 1, 4)
         return box
 
     def _build_compute(self) -> QGroupBox:
@@ -349,12 +353,20 @@ class ParameterPanel(QWidget):
                 _set_checked(self.bias_checks[name], p is not None and p.bias is not None)
                 _set_enabled(self.bias_checks[name], p is not None)
                 _set_enabled(self.edit_buttons[name], p is not None)
+            self._show_weights_note(sc)
         finally:
             # unblock explicitly: blockers kept alive by the traceback of an exception raised
             # here (setValue(2**31) on a QSpinBox) were destroyed at exit after their widgets,
             # the likely cause of the `malloc_consolidate()` abort on quit (issue 13 item 3)
             for b in blockers:
                 b.unblock()
+
+    def _show_weights_note(self, sc: Scenario) -> None:
+        """'Weights: dequantized 4-bit (Q4_1).' under the projections of a layer whose scenario says so."""
+        text = weights_note.shown(sc)
+        if self.weights_note.text() != text:
+            self.weights_note.setText(text)
+        _set_visible(self.weights_note, bool(text))
 
     def _show_recorded_sample(self, sc: Scenario) -> None:
         """A recorded ProbSparse key sample (sample_index, as attention.capture writes it) is used as it is:
@@ -433,6 +445,7 @@ class ParameterPanel(QWidget):
         self.parts.retranslate()
         self.fields.retranslate()  # the plain options: their words come from the catalogue
         self._show_recorded_sample(self.doc.scenario)
+        self._show_weights_note(self.doc.scenario)
         for i, text in enumerate((self.tr("none"), self.tr("one per batch item"), self.tr("one per query row"))):
             self.controls["valid_mode"].setItemText(i, text)
         names = {"query": self.tr("Query W_Q"), "key": self.tr("Key W_K"), "value": self.tr("Value W_V"),

@@ -169,7 +169,7 @@ class CachePanel(QWidget):
             w.setVisible(has)
         if not has:
             return
-        c = g.model.config
+        c = getattr(g, "config", None) or g.model.config  # a single layer's cache has no model around it
         h = max(head, 0)
         kv = h // (c.n_heads // c.n_kv_heads)
         E = c.head_dim

@@ -131,6 +131,7 @@ class ModelPanel(QWidget):
         self.head_box.activated.connect(lambda i: self.headChosen.emit(int(self.head_box.itemData(i))))
         self.item_box.activated.connect(lambda i: self.itemChosen.emit(int(self.item_box.itemData(i))))
         self.two_box.activated.connect(lambda i: self.pairChosen.emit(bool(self.two_box.itemData(i))))
+        self.two_box.activated.connect(lambda i: self._label_box())
         self.filter_box.activated.connect(lambda i: self.filterChosen.emit(str(self.filter_box.itemData(i))))
         self.grid.hovered.connect(self.hover.setText)
         self.rollout.hovered.connect(self.hover.setText)
@@ -227,6 +228,18 @@ class ModelPanel(QWidget):
                 self.two_box.setCurrentIndex(self.two_box.findData(bool(s.pair)))
             with QSignalBlocker(self.filter_box):
                 self.filter_box.setCurrentIndex(self.filter_box.findData(s.filter))
+        self._label_box()
+
+    def _label_box(self) -> None:
+        """The Sentence box's label says what its lines become: a prompt, a padded batch or one sentence pair
+        (the dock's choice, also before a second line is typed)."""
+        s = self.session
+        if s is not None and getattr(s, "is_decoder", False):
+            self.box_label.setText(self.tr("Prompt (the decoder reads it as one text):"))
+        elif bool(self.two_box.currentData()):
+            self.box_label.setText(words.text("model_view.box_pair"))
+        else:
+            self.box_label.setText(self.tr("Sentences (one per line; two make a padded batch):"))
 
     def _show_cache(self) -> None:
         """A decoder's KV cache panes for the open layer and the picked head (hidden for an encoder)."""
@@ -264,8 +277,9 @@ class ModelPanel(QWidget):
         from app.viewmodel import rollout_view
 
         toks = s.labels()
+        i, j = rollout_view.cell(s, q, k)  # the filter's row and column -> token positions
         return self.tr("Rollout through layer {0}: {1} ← {2}  {3}").format(
-            numbers.position(s.layer), toks[q], toks[k], f"{rollout_view.heatmap(s)[q, k]:.3f}")
+            numbers.position(s.layer), toks[i], toks[j], f"{rollout_view.heatmap(s)[q, k]:.3f}")
 
     def explain_rollout(self, q: int, k: int) -> None:
         """Explain of one rollout cell: the product it came from (attention.models.rollout.terms)."""
@@ -393,10 +407,7 @@ class ModelPanel(QWidget):
         self.detached.setText(self.tr("The open document is not this model's layer. A click on the grid (or a "
                                       "layer picked) opens that layer as a new document, asking first about "
                                       "unsaved changes."))
-        if s is not None and getattr(s, "is_decoder", False):
-            self.box_label.setText(self.tr("Prompt (the decoder reads it as one text):"))
-        else:
-            self.box_label.setText(self.tr("Sentences (one per line; two make a padded batch):"))
+        self._label_box()
         self.layer_label.setText(self.tr("Layer"))
         self.head_label.setText(self.tr("Head"))
         self.item_label.setText(self.tr("Model view shows"))

@@ -662,4 +662,8 @@ class ModelTools(QObject):
 
 
 def install(window) -> ModelTools:
-    return ModelTools(window)
+    from app.models_view import layer_cache_dock
+
+    tools = ModelTools(window)
+    tools.layer_cache = layer_cache_dock.install(window.host)  # View ▸ KV cache of this layer (no model needed)
+    return tools

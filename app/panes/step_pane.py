@@ -237,6 +237,9 @@ class StepPane(QFrame):
         self.formula.setTextFormat(Qt.TextFormat.PlainText)  # "s > l" as written, never read as markup
         self.formula.setStyleSheet(FORMULA_CSS)
         self.formula.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.weights_note = _WrapLabel()  # where the weights of this step came from (a quantized file's), if said
+        self.weights_note.setStyleSheet(HOVER_CSS)
+        self.weights_note.hide()
         self.hover = _WrapLabel()
         self.hover.setStyleSheet(HOVER_CSS)
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -271,6 +274,7 @@ class StepPane(QFrame):
         header.addWidget(self.scale_lock.button, 0, Qt.AlignmentFlag.AlignTop)
         lay.addLayout(header)
         lay.addWidget(self.formula)
+        lay.addWidget(self.weights_note)
         lay.addLayout(row)
         lay.addWidget(self.notice)
         lay.addWidget(self.hover)
@@ -430,6 +434,13 @@ class StepPane(QFrame):
     def hover_text(self, m: int, r: int, c: int) -> str:
         """What hovering cell (r, c) of matrix m shows (index, labels, exact value)."""
         return self._data.hover_text(m, r, c, self._lang)
+
+    def set_weights_note(self, text: str) -> None:
+        """Say under the formula where the weights this step multiplies by came from ('' : nothing to say)."""
+        if self.weights_note.text() != text:
+            self.weights_note.setText(text)
+        if self.weights_note.isHidden() == bool(text):
+            self.weights_note.setVisible(bool(text))
 
     def set_notice(self, text: Optional[str]) -> None:
         """Say `text` in place of the heatmaps (None: show the heatmaps again)."""

@@ -39,7 +39,7 @@ import attention
 from app.panes import prepared
 from app.panes.flow_layout import FlowLayout
 from app.panes.step_pane import StepPane
-from app.viewmodel import color_scale, pane_text
+from app.viewmodel import color_scale, pane_text, weights_note
 from attention import step_registry
 
 #: what a lens gives back per step id: (picture to draw, notice {"en", "zh"} or None)
@@ -88,6 +88,7 @@ class StepsView(QWidget):
         self._last: Optional[tuple[attention.Trace, int, prepared.PreparedTrace | prepared.LazyPreparedTrace]] = None
         self._shown: dict[str, prepared.PanePicture] = {}  # step id -> the picture the pane got
         self._notices: dict[str, Optional[dict]] = {}
+        self._weights_notes: dict[str, dict] = {}  # step id -> {"en", "zh"}: its weights' origin (weights_note)
         self._locks: dict[str, color_scale.ColourScale] = {}  # step id -> its locked colour scale
         self._lock_all = False  # every pane's scale is locked as it is first drawn
         self._free: set[str] = set()  # panes unlocked one by one while "lock all" is on
@@ -182,6 +183,9 @@ class StepsView(QWidget):
                 self._focus = -1
                 self._sync_focus()
                 self.focusHeadChanged.emit(-1)
+        self._weights_notes = {sid: weights_note.for_pane(scenario, sid) for sid in ids}
+        for sid, note in self._weights_notes.items():
+            self._panes[sid].set_weights_note(note[self._lang])
         self._last = (trace, batch, ready)
         self._draw()
         self.traceShown.emit()
@@ -425,6 +429,9 @@ class StepsView(QWidget):
         for sid, notice in self._notices.items():
             if sid in self._panes:
                 self._panes[sid].set_notice(notice[lang] if notice else None)
+        for sid, note in self._weights_notes.items():
+            if sid in self._panes:
+                self._panes[sid].set_weights_note(note[lang])
         self._fill_head_box()
         self._update_banner()
 

@@ -3,7 +3,10 @@
 The numbers come from attention.models.rollout on the weights the model view already shows
 (ModelSession.grid(): the engine's or the model's forward weights); nothing of attention is computed here.
 The layer and head pickers choose what is rolled out: through layers 1 .. the open layer, averaged over
-the heads ("All heads") or for the picked head.
+the heads ("All heads") or for the picked head.  A sentence pair's A / B filter (ModelSession.spans) cuts the
+heatmap as it cuts the grid: A → B shows the rows of sentence A against the columns of sentence B.  The rollout
+itself always runs over every token (R is a product over all positions); only what is shown is cut, and a
+cell's explain names the full product it came from.
 """
 from __future__ import annotations
 
@@ -25,16 +28,26 @@ def _rollout(session: Any):
 
 
 def heatmap(session: Any) -> np.ndarray:
-    """R after the open layer, (n, n): row i = how much of each input token reaches position i."""
+    """R after the open layer, (rows, cols) of the filter (all: (n, n)): row i = how much of each input token
+    reaches position i."""
     if session.run is None:
         return np.zeros((0, 0))
-    return _rollout(session).products[-1][0].numpy()
+    rows, cols = session.spans()
+    return _rollout(session).products[-1][0].numpy()[rows.start:rows.stop, cols.start:cols.stop]
 
 
-def explain(session: Any, i: int, j: int, lang: str) -> list[str]:
-    """The lines that say where R[i, j] comes from: what is rolled out, the sum, its largest terms."""
+def cell(session: Any, r: int, c: int) -> tuple[int, int]:
+    """The token positions (i, j) of the shown heatmap's row r, column c (the filter's rows and columns)."""
+    rows, cols = session.spans()
+    return rows[r], cols[c]
+
+
+def explain(session: Any, r: int, c: int, lang: str) -> list[str]:
+    """The lines that say where the shown cell (r, c) = R[i, j] comes from: what is rolled out, the sum over
+    every position m, its largest terms."""
     from attention.models.rollout import terms
 
+    i, j = cell(session, r, c)
     r = _rollout(session)
     k = session.layer
     toks = session.labels()  # a pair's tokens named for their sentence ("A: the")

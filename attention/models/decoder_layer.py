@@ -54,8 +54,18 @@ def layer_scenario(model: Any, normed: np.ndarray, layer: int, tokens: Optional[
              for lang in words.LANGS}
     return Scenario(queries=x, keys=x, values=x, n_heads=c.n_heads, n_kv_heads=c.n_kv_heads,
                     d_keys=c.head_dim, d_values=c.head_dim, projections=projections, causal=True,
-                    positions=(rope,), dtype=dtype, title=title, notes=notes,
+                    positions=(rope,), dtype=dtype, title=title, notes=notes, weights_note=weights_note(model),
                     query_tokens=labels, key_tokens=labels)
+
+
+def weights_note(model: Any) -> dict[str, str]:
+    """{"en", "zh"}: 'dequantized 4-bit (Q4_1)' for a model whose file stored its weights quantized (a GGUF's
+    spec.bits), else empty: the scenario carries it to every place its weights show, and into its file."""
+    spec = getattr(model, "spec", None)
+    bits = getattr(spec, "bits", None)
+    if bits is None:
+        return {lang: "" for lang in words.LANGS}
+    return {lang: words.text("gguf_weights_short", lang, bits=bits, kind=spec.storage) for lang in words.LANGS}
 
 
 def engine_attend(model: Any, dtype: str = "float64") -> Attend:

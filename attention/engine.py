@@ -8,6 +8,7 @@ the mask rules (attention/kinds/mask_rules.py); what each step's axes index in i
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -48,7 +49,7 @@ def run(sc: Scenario, device: Optional[str] = None, dtype: Optional[str] = None)
     dt = resolve_dtype(dtype or sc.dtype)
     with torch.inference_mode():
         params = _parameters(sc, dev, dt)
-        _check_finite(sc, params, dt)
+        _check_finite(sc, params, dt, _sources(sc))
         return _run(sc, params, dev, dt)
 
 
@@ -65,7 +66,35 @@ def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, t
     return params
 
 
-def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype) -> None:
+def _sources(sc: Scenario) -> dict[str, np.ndarray]:
+    """The scenario's arrays under their parameter names (queries, keys, values, projection.*)."""
+    out = {"queries": sc.queries, "keys": sc.keys, "values": sc.values}
+    for name in PROJECTIONS:
+        p = sc.projection(name)
+        if p is not None:
+            out[f"projection.{name}.weight"] = p.weight
+            if p.bias is not None:
+                out[f"projection.{name}.bias"] = p.bias
+    return out
+
+
+#: (id, dtype) of read-only arrays already found finite in that dtype: their numbers cannot change,
+#: so neither can the verdict (a model's weights, read again for every layer of every token).
+_FINITE: dict[tuple[int, torch.dtype], weakref.ref] = {}
+
+
+def _known_finite(a: np.ndarray, dt: torch.dtype) -> bool:
+    ref = _FINITE.get((id(a), dt))
+    return ref is not None and ref() is a
+
+
+def _remember_finite(a: np.ndarray, dt: torch.dtype) -> None:
+    key = (id(a), dt)
+    _FINITE[key] = weakref.ref(a, lambda _, key=key: _FINITE.pop(key, None))  # forgotten with the array
+
+
+def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype,
+                  sources: Optional[dict[str, np.ndarray]] = None) -> None:
     """Refuse NaN or infinity in any number, scanning the converted tensors.
 
     This runs on every edit and on every layer of a model's forward, so the common case (all
@@ -74,8 +103,15 @@ def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype
     writes boolean temporaries the size of the tensor (about 20x slower on a 576 x 576 weight).
     A finite-but-huge float32 sum can overflow; then, as when a sum is not finite, each tensor
     is scanned cell by cell, which alone decides.  A value finite in the scenario but not after
-    conversion is beyond float32's range: said so, rather than computing NaNs."""
-    if all(math.isfinite(t.sum()) for t in params.values()):  # a 0-dim tensor reads as its float
+    conversion is beyond float32's range: said so, rather than computing NaNs.  A read-only
+    array of `sources` (the scenario's arrays by parameter name) once found finite in this dtype
+    is not summed again (`_FINITE`)."""
+    sources = sources or {}
+    known = {n for n, a in sources.items() if _known_finite(a, dt)}
+    if all(math.isfinite(t.sum()) for n, t in params.items() if n not in known):  # a 0-dim tensor: its float
+        for n, a in sources.items():
+            if n not in known and isinstance(a, np.ndarray) and _read_only(a):
+                _remember_finite(a, dt)
         return
     bad = [name for name, t in params.items() if not bool(torch.isfinite(t).all())]
     if not bad:  # only a sum overflowed: every number is finite

@@ -63,3 +63,32 @@ def test_nan_in_a_read_only_weight_is_refused():
         assert "projections.value.weight" in err.lines[0]
     else:
         raise AssertionError("a NaN weight ran")
+
+
+def test_a_read_only_weight_found_finite_in_float64_is_still_checked_in_float32():
+    sc = scenario(np.random.default_rng(4), 1, 3, 3, 4, 2, projected=False)
+    q = sc.queries.copy()
+    q[0, 1, 2] = 1e39  # finite in float64, infinity in float32
+    q.setflags(write=False)
+    sc = dataclasses.replace(sc, queries=q, scoring="dot")
+    run(sc, dtype="float64")
+    run(sc, dtype="float64")  # the verdict remembered for float64 ...
+    try:
+        run(sc, dtype="float32")  # ... is not float32's
+    except ScenarioError as err:
+        assert err.lines[0].startswith("queries:") and "float32" in err.lines[0]
+    else:
+        raise AssertionError("1e39 ran in float32")
+
+
+def test_a_remembered_read_only_weight_does_not_hide_a_nan_elsewhere():
+    sc = _with_frozen_weights(scenario(np.random.default_rng(5), 1, 3, 3, 4, 2))
+    run(sc)
+    keys = sc.keys.copy()
+    keys[0, 2, 1] = np.inf
+    try:
+        run(dataclasses.replace(sc, keys=keys))
+    except ScenarioError as err:
+        assert err.lines[0].startswith("keys")
+    else:
+        raise AssertionError("an infinite key ran")

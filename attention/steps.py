@@ -73,7 +73,9 @@ def apply_mask(scores: torch.Tensor, mask: Optional[torch.Tensor], fill: float) 
     """Masked entries of the (already scaled) scores := fill (d2l style).  mask (B, L, S)."""
     if mask is None:
         return scores  # nothing masked: the same tensor, no copy
-    return scores.masked_fill(mask[:, None, :, :], fill)  # (B, H, L, S)
+    # one pass that writes the new tensor (masked_fill would clone the scores, then fill them):
+    # the same numbers, the fill rounded to the scores' dtype as masked_fill does
+    return torch.where(mask[:, None, :, :], float(fill), scores)  # (B, H, L, S)
 
 
 def softmax(masked_scores: torch.Tensor) -> torch.Tensor:

@@ -72,7 +72,7 @@ def ours(q, k, v, causal: bool, expand: bool = False) -> torch.Tensor:
     scores = gqa.grouped_dot_scores(qr, kr, q.shape[-1] ** -0.5)  # (B, H, L, S)
     if causal:
         L, S = scores.shape[-2:]
-        scores = scores.masked_fill(torch.ones(L, S, dtype=torch.bool).triu_(1), -math.inf)
+        scores = torch.where(torch.ones(L, S, dtype=torch.bool).triu_(1), -math.inf, scores)  # as steps.apply_mask
     return gqa.grouped_weighted_sum(torch.softmax(scores, dim=-1), v)
 
 

@@ -63,6 +63,8 @@ def _load(name: str) -> tuple[str, Any, Any]:
         from attention.models import llama
 
         return "decoder", llama.load_folder(path), None
+    if not path.exists() and (path.suffix.lower() == ".gguf" or len(path.parts) > 1):
+        raise ModelError("run_no_such_path", model=name)  # a path, not a name: say it is missing
     raise ModelError("run_unknown_model", model=name)
 
 
@@ -95,6 +97,12 @@ def scenarios(kind: str, model: Any, tokenizer: Any, texts: tuple[str, ...]) -> 
             next_tokens(model, f.logits, TOP))
 
 
+def _refuse(model: str | None, line: str) -> int:
+    """One line on stderr, prefixed with MODEL unless the line already names it; exit code 2."""
+    print(line if model is None or model in line else f"{model}: {line}", file=sys.stderr)
+    return 2
+
+
 def command(args, lang: str) -> int:
     """Run `run`; 0, or 2 with one line on stderr for a model or text it cannot take."""
     from attention import scenario_io
@@ -102,21 +110,24 @@ def command(args, lang: str) -> int:
     from attention.models.errors import ModelError
 
     texts = (args.text,) if args.text2 is None else (args.text, args.text2)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():  # said before a model loads for half a minute
+        return _refuse(None, words.text("run_out_file", lang, out=str(out)))
     try:
         kind, model, tokenizer = _load(args.model)
         if kind == "decoder" and args.text2 is not None:
             raise ModelError("run_text2_decoder", model=model.name)
         layers, top = scenarios(kind, model, tokenizer, texts)
     except ModelError as e:
-        print(f"{args.model}: {e.text(lang)}", file=sys.stderr)
-        return 2
+        return _refuse(args.model, e.text(lang))
     except CheckpointError as e:
-        print(f"{args.model}: {e.line(lang)}", file=sys.stderr)
-        return 2
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for k, sc in enumerate(layers, 1):
-        scenario_io.save(sc, out / f"layer{k}.json")
+        return _refuse(args.model, e.line(lang))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for k, sc in enumerate(layers, 1):
+            scenario_io.save(sc, out / f"layer{k}.json")
+    except OSError as e:
+        return _refuse(None, words.text("run_out_bad", lang, out=str(out), why=e.strerror or type(e).__name__))
     print(words.text("run_wrote", lang, n=len(layers), out=str(out)))
     if kind == "encoder":  # a script its vocabulary lacks runs as [UNK]s: say how many
         from attention.models.sentences import encode_batch, unknown_text

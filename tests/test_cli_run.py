@@ -81,3 +81,32 @@ def test_smollm2_layers_match_the_golden_file(tmp_path, capsys):
         assert len(sc.query_tokens) == len(g["ids"])
         w = attention.run(sc).array("attention_weights")[0]
         assert np.abs(w - g[f"attn{k}"]).max() <= 1e-3, k
+
+
+def test_a_missing_path_is_named_missing_and_the_message_names_it_once(tmp_path, capsys):
+    missing = tmp_path / "nowhere" / "model.gguf"
+    assert cli.main(["run", str(missing), "hi", "--out", str(tmp_path / "o"), "--lang", "en"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"MODEL: {str(missing)!r}: no such file or folder"
+    assert cli.main(["run", str(missing), "hi", "--out", str(tmp_path / "o"), "--lang", "zh"]) == 2
+    assert "没有这个文件或文件夹" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_out_that_is_a_file_is_refused_before_the_model_loads(tmp_path, capsys, monkeypatch):
+    from attention import run_cli
+    monkeypatch.setattr(run_cli, "_load", lambda name: pytest.fail("loaded a model for an unusable --out"))
+    afile = tmp_path / "afile"
+    afile.write_text("keep me")
+    assert cli.main(["run", "glassllm", "hi", "--out", str(afile), "--lang", "en"]) == 2
+    assert capsys.readouterr().err.strip() == f"--out {afile}: is a file; give a folder for the layer files"
+    assert afile.read_text() == "keep me"
+
+
+def test_out_below_a_file_is_refused_in_one_line(tmp_path, capsys):
+    pytest.importorskip("glassllm")
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    assert cli.main(["run", "glassllm", "hi", "--out", str(afile / "sub"), "--lang", "zh"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"--out {afile / 'sub'}：无法在那里写入各层文件（") and err.count("\n") == 1

@@ -19,6 +19,9 @@ EN = {
     "run_next": "next token after the text (top {n}):",
     "run_unknown_model": "MODEL: {model!r} is neither minilm, glassllm, smollm2, a model folder nor a .gguf file",
     "run_text2_decoder": "--text2: a decoder reads one text; {model} takes no second one",
+    "run_no_such_path": "MODEL: {model!r}: no such file or folder",
+    "run_out_file": "--out {out}: is a file; give a folder for the layer files",
+    "run_out_bad": "--out {out}: cannot write the layer files there ({why})",
     "cache_check": "cached decoding vs full recomputation: largest difference {diff}",
     # ---- a GGUF decoder in the window (app/models_view/tools.py, app/viewmodel/decoder_session.py) ----------
     "gguf_weights_short": "dequantized {bits}-bit ({kind})",
@@ -66,6 +69,9 @@ ZH = {
     "run_next": "这段文字之后的下一个词元（前 {n} 个）：",
     "run_unknown_model": "MODEL：{model!r} 既不是 minilm、glassllm、smollm2，也不是模型文件夹或 .gguf 文件",
     "run_text2_decoder": "--text2：解码器只读一段文字；{model} 不接受第二段",
+    "run_no_such_path": "MODEL：{model!r}：没有这个文件或文件夹",
+    "run_out_file": "--out {out}：这是一个文件；请给出存放各层文件的文件夹",
+    "run_out_bad": "--out {out}：无法在那里写入各层文件（{why}）",
     "cache_check": "缓存解码与完整重算相比：最大差 {diff}",
     "gguf_weights_short": "{bits} 位反量化（{kind}）",
     "gguf_weights_note": ("权重：{bits} 位反量化（{kind}）。文件以 {kind} 块存储 {bits} 位数字；这里显示的每个权重都是"

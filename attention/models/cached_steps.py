@@ -71,7 +71,7 @@ class CachedGeneration:
         runs through the layers."""
         p = torch.softmax(self.logits.double(), dim=-1)
         if sample:
-            g = torch.Generator().manual_seed(int(seed) + len(self.ids))
+            g = torch.Generator().manual_seed(int(np.random.SeedSequence([seed, len(self.ids)]).generate_state(1)[0]))
             token = int(torch.multinomial(p, 1, generator=g))
         else:
             token = int(torch.argmax(p))

@@ -17,6 +17,7 @@ from typing import Any
 from attention import numbers, words
 
 TOP = 5
+DECODERS = ("glassllm", "smollm2")  # MODEL names that are decoders
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -114,6 +115,8 @@ def command(args, lang: str) -> int:
     if out.exists() and not out.is_dir():  # said before a model loads for half a minute
         return _refuse(None, words.text("run_out_file", lang, out=str(out)))
     try:
+        if args.text2 is not None and (args.model.lower() in DECODERS or args.model.lower().endswith(".gguf")):
+            raise ModelError("run_text2_decoder", model=args.model)  # said before SmolLM2 loads
         kind, model, tokenizer = _load(args.model)
         if kind == "decoder" and args.text2 is not None:
             raise ModelError("run_text2_decoder", model=model.name)

@@ -110,3 +110,11 @@ def test_out_below_a_file_is_refused_in_one_line(tmp_path, capsys):
     assert cli.main(["run", "glassllm", "hi", "--out", str(afile / "sub"), "--lang", "zh"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"--out {afile / 'sub'}：无法在那里写入各层文件（") and err.count("\n") == 1
+
+
+def test_text2_for_a_named_decoder_is_refused_before_it_loads(tmp_path, capsys, monkeypatch):
+    from attention import run_cli
+    monkeypatch.setattr(run_cli, "_load", lambda name: pytest.fail("loaded a decoder only to refuse --text2"))
+    for model in ("smollm2", "glassllm", str(tmp_path / "x.gguf")):
+        assert cli.main(["run", model, "hi", "--text2", "there", "--out", str(tmp_path), "--lang", "en"]) == 2
+        assert f"--text2: a decoder reads one text; {model} takes no second one" in capsys.readouterr().err

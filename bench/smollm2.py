@@ -204,12 +204,40 @@ def open_layer_figures(model, s, runs: int) -> None:
         cpu.append(time.process_time() - c0)
     print(f"open layer {layer + 1} ({len(s.run.ids)} tokens): its scenario and engine run, float64 (the GUI thread's "
           f"share of an edit or token): {ms(wall)}, CPU {1000 * statistics.median(cpu):.0f} ms")
+    kept_vs_fresh(model, s, layer, runs)
     before = rss_mb()
     for k in range(model.spec.n_layers):
         model.attention_weights(k)
     kept = getattr(llama, "KEPT_LAYERS", None)
     print(f"resident memory {before:.0f} MB; after asking every layer's float64 attention weights once "
           f"{rss_mb():.0f} MB ({'each made afresh per call' if kept is None else f'the last {kept} layers kept'})")
+
+
+def kept_vs_fresh(model, s, layer: int, runs: int) -> None:
+    """The same engine run with the model's kept read-only weights and with fresh writeable float64 copies made
+    per call (what attention_weights returned before 2026-12-02), taking turns: what keeping them saves."""
+    from attention.engine import run
+
+    if not hasattr(model, "_attention"):
+        return  # a model without kept weights (older code)
+    kept_of = model.attention_weights
+
+    def fresh(k: int) -> dict:
+        return {role: w.astype("float64", copy=True) for role, w in kept_of(k).items()}  # writeable copies
+
+    cpu = {"kept": [], "fresh": []}
+    try:
+        for _ in range(2 * runs):
+            for name, weights in (("kept", kept_of), ("fresh", fresh)):
+                model.attention_weights = weights
+                c0 = time.process_time()
+                run(s.scenario(layer), device="cpu")
+                cpu[name].append(time.process_time() - c0)
+    finally:
+        del model.attention_weights  # the class's method again
+    print(f"   taking turns, CPU medians: kept read-only weights {1000 * statistics.median(cpu['kept']):.1f} ms, "
+          f"fresh writeable copies per call {1000 * statistics.median(cpu['fresh']):.1f} ms "
+          f"(as before, less its float32 -> float64 conversion)")
 
 
 def window_figures(runs: int) -> None:

@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 from attention import memory
 from attention.models import json_file
+from attention.models.decoder import frozen
 from attention.models.errors import ModelError
 from attention.models.layer import LayerWeights
 
@@ -181,8 +182,8 @@ class BertModel:
     def _layer_weights(self, k: int) -> LayerWeights:
         p = f"encoder.layer.{k}.attention."
         names = {"query": p + "self.query", "key": p + "self.key", "value": p + "self.value", "out": p + "output.dense"}
-        projections = {role: (self.tensors[n + ".weight"].double().numpy(), self.tensors[n + ".bias"].double().numpy())
-                       for role, n in names.items()}
+        projections = {role: (frozen(self.tensors[n + ".weight"]), frozen(self.tensors[n + ".bias"]))
+                       for role, n in names.items()}  # read-only: the engine views them instead of copying
         return LayerWeights(name=f"encoder.layer.{k}.attention", family="bert", projections=projections,
                             n_heads=self.config.n_heads, extra={"layer": k, "folder": str(self.folder)})
 

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from attention.kinds import rope
-from attention.models.decoder import Attend, DecoderForward, rms_norm, swiglu  # noqa: F401 (re-exported)
+from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm, swiglu  # noqa: F401
 from attention.models.errors import ModelError
 
 PACKAGE = "glassllm"
@@ -67,6 +67,7 @@ class GlassDecoder:
         self.tensors = tensors  # float64; names as glassllm's, weights transposed to (out, in)
         self.tokenizer = tokenizer
         self.name = LABEL
+        self._attention = KeptWeights(self._attention_tensors)  # all 4 layers: 1.5 MB
 
     @classmethod
     def load(cls) -> "GlassDecoder":
@@ -96,9 +97,13 @@ class GlassDecoder:
 
     # ---- one layer's weights -------------------------------------------------------------------
     def attention_weights(self, k: int) -> dict[str, np.ndarray]:
-        """Layer k's projections, nn.Linear layout (out, in), float64, without biases."""
+        """Layer k's projections, nn.Linear layout (out, in), float64, without biases: read-only arrays made
+        once and shared by every call (decoder.KeptWeights; the engine views them instead of copying)."""
+        return self._attention(k)
+
+    def _attention_tensors(self, k: int) -> dict[str, torch.Tensor]:
         p = f"blocks.{k}.attn."
-        return {role: self.tensors[p + name].numpy() for role, name in
+        return {role: self.tensors[p + name] for role, name in
                 (("query", "W_Q"), ("key", "W_K"), ("value", "W_V"), ("out", "W_O"))}
 
     # ---- the forward pass ----------------------------------------------------------------------
@@ -136,7 +141,7 @@ class GlassDecoder:
     def reference_attention(self, k: int, h: torch.Tensor, start: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
         """glassllm's attention written out: GQA, RoPE on adjacent pairs, causal softmax."""
         c = self.config
-        W = {role: torch.from_numpy(w).to(h.dtype) for role, w in self.attention_weights(k).items()}
+        W = {role: w.to(h.dtype) for role, w in self._attention_tensors(k).items()}
         B, L, _ = h.shape
         E = c.head_dim
         q = (h @ W["query"].T).view(B, L, c.n_heads, E)  # (B, L, H, E)

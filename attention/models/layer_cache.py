@@ -55,11 +55,17 @@ def problem(sc: Scenario) -> Optional[ModelError]:
 def _projected(sc: Scenario, name: str, x: np.ndarray) -> np.ndarray:
     """x (B, n, width) through projection `name` (identity when it is off), float64: done once per row."""
     p = sc.projection(name)
-    t = torch.from_numpy(np.asarray(x, dtype=np.float64))
     if p is None:
-        return t.numpy()
-    b = None if p.bias is None else torch.from_numpy(np.asarray(p.bias, dtype=np.float64))
-    return project(t, torch.from_numpy(np.asarray(p.weight, dtype=np.float64)), b).numpy()
+        return np.asarray(x, dtype=np.float64)
+    b = None if p.bias is None else _viewed(p.bias)
+    return project(_viewed(x), _viewed(p.weight), b).numpy()
+
+
+def _viewed(a: np.ndarray) -> torch.Tensor:
+    """A float64 tensor reading `a`'s numbers without a copy where it can: a model's weights are read-only arrays
+    (decoder.KeptWeights), which torch.from_numpy would take with a warning."""
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    return torch.from_numpy(a) if a.flags.writeable else torch.from_dlpack(a)
 
 
 def step_scenario(sc: Scenario, keys: np.ndarray, values: np.ndarray, k: int) -> Scenario:

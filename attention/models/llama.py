@@ -28,7 +28,7 @@ import torch
 
 from attention import numbers, words
 from attention.models.checkpoint import CheckpointError, TensorSource
-from attention.models.decoder import Attend, DecoderForward, rms_norm, swiglu
+from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm, swiglu
 from attention.models.errors import ModelError
 
 #: Hugging Face names of layer k's tensors, by role.
@@ -40,6 +40,9 @@ LAYER_TENSORS = {
     "down": "model.layers.{k}.mlp.down_proj.weight",
 }
 EMBED, FINAL_NORM, LM_HEAD = "model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"
+#: layers whose float64 attention weights stay made for the engine (the open layer and the last few opened):
+#: SmolLM2's are 7 MB a layer, 212 MB for all 30 (the float32 master copy is 540 MB)
+KEPT_LAYERS = 4
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,7 @@ class LlamaDecoder:
         self.hf_config = dict(config or {})  # the Hugging Face config.json the weights came with (or were read as)
         self.path = path or Path(spec.name)
         self.name = spec.name
+        self._attention = KeptWeights(self._attention_tensors, keep=KEPT_LAYERS)
 
     @property
     def config(self) -> LlamaSpec:
@@ -154,8 +158,13 @@ class LlamaDecoder:
 
     # ---- one layer -----------------------------------------------------------------------------
     def attention_weights(self, k: int) -> dict[str, np.ndarray]:
-        """Layer k's projections, nn.Linear layout (out, in), float64 (dequantized values, exactly)."""
-        return {role: self.tensors[LAYER_TENSORS[name].format(k=k)].double().numpy()
+        """Layer k's projections, nn.Linear layout (out, in), float64 (dequantized values, exactly): read-only
+        arrays made once and shared by every call while the layer is among the last KEPT_LAYERS asked for
+        (decoder.KeptWeights; the engine views them instead of copying)."""
+        return self._attention(k)
+
+    def _attention_tensors(self, k: int) -> dict[str, torch.Tensor]:
+        return {role: self.tensors[LAYER_TENSORS[name].format(k=k)]
                 for role, name in (("query", "q"), ("key", "k"), ("value", "v"), ("out", "o"))}
 
     def attention_layer(self, k: int):

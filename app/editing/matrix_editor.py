@@ -35,8 +35,43 @@ COLUMN_WIDTH = 70
 ERROR_STYLE = "color: #b00020;"
 
 
+class LabelHeader(QHeaderView):
+    """A header that measures its labels once per set of labels, not at every layout.
+
+    Why: Qt 6 measures a header's size hint from the labels of its first and last 100 sections
+    (about 4 headerData calls each, into Python), and a QTableView asks both headers again
+    whenever either one's labels change.  A sentence edit renames the rows (the tokens), so each
+    edit re-measured the 384 unchanged column numbers of Q, K and V: about 800 horizontal
+    headerData calls per table per edit.  The hint is kept while the section count, the model's
+    `header_version` for this orientation and the font are the same; a font, style or language
+    change forgets it.
+    """
+
+    def __init__(self, orientation: Qt.Orientation, parent: Optional[QWidget] = None):
+        super().__init__(orientation, parent)
+        self._hint_key: Optional[tuple] = None
+        self._hint = None
+
+    def sizeHint(self):  # noqa: N802 (Qt override)
+        model = self.model()
+        version = model.header_version(self.orientation()) if isinstance(model, MatrixModel) else None
+        key = (self.count(), version, self.font().key(), self.isSortIndicatorShown())
+        if version is None or key != self._hint_key or self._hint is None:
+            self._hint, self._hint_key = super().sizeHint(), key
+        return self._hint
+
+    def forget_size_hint(self) -> None:
+        self._hint_key = None
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.LanguageChange):
+            self._hint_key = None
+        super().changeEvent(event)
+
+
 class MatrixTable(QTableView):
-    """QTableView tuned for big matrices: fixed section sizes, no per-cell widgets."""
+    """QTableView tuned for big matrices: fixed section sizes, no per-cell widgets, headers that
+    measure their labels only when they change (LabelHeader)."""
 
     copy_requested = Signal()
     paste_requested = Signal()
@@ -44,6 +79,11 @@ class MatrixTable(QTableView):
 
     def __init__(self, parent: Optional[QWidget] = None):
         super().__init__(parent)
+        self.setHorizontalHeader(LabelHeader(Qt.Orientation.Horizontal, self))
+        self.setVerticalHeader(LabelHeader(Qt.Orientation.Vertical, self))
+        for header in (self.horizontalHeader(), self.verticalHeader()):  # as QTableView's own headers
+            header.setSectionsClickable(True)
+            header.setHighlightSections(True)
         for header, size in ((self.verticalHeader(), ROW_HEIGHT), (self.horizontalHeader(), COLUMN_WIDTH)):
             header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
             header.setDefaultSectionSize(size)
@@ -176,6 +216,7 @@ class MatrixEditor(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+            self.model.forget_labels()
         super().changeEvent(event)
 
     def retranslate(self) -> None:

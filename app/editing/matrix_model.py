@@ -158,13 +158,18 @@ class MatrixModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == _DISPLAY:  # the labels of a whole header at once: Qt asks for them often
-            labels = self._labels.get(orientation)
-            if labels is None:
-                count = self.rowCount() if orientation == Qt.Orientation.Vertical else self.columnCount()
-                labels = self._labels[orientation] = [self._header(i, orientation, role) for i in range(count)]
+            labels = self.header_labels(orientation)
             if 0 <= section < len(labels):
                 return labels[section]
         return self._header(section, orientation, role)
+
+    def header_labels(self, orientation: Qt.Orientation) -> list[str]:
+        """Every DisplayRole label of one header, built once per change of them."""
+        labels = self._labels.get(orientation)
+        if labels is None:
+            count = self.rowCount() if orientation == Qt.Orientation.Vertical else self.columnCount()
+            labels = self._labels[orientation] = [str(self._header(i, orientation, _DISPLAY)) for i in range(count)]
+        return labels
 
     def _header(self, section: int, orientation: Qt.Orientation, role: int) -> Any:
         token = orientation == Qt.Orientation.Vertical and self._tokens is not None and section < len(self._tokens)

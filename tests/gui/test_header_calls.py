@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QHeaderView
 
 from app.editing.matrix_editor import MatrixEditor
 from app.editing.matrix_model import MatrixModel
@@ -84,7 +84,9 @@ def test_the_row_header_widens_for_a_longer_token(qtbot):
     editor, _model = _editor(qtbot, doc)
     narrow = editor.table.verticalHeader().sizeHint().width()
     _edit(doc, ("a", "abcdefghij", "c", "d"))
-    assert editor.table.verticalHeader().sizeHint().width() > narrow
+    header = editor.table.verticalHeader()
+    assert header.sizeHint().width() > narrow
+    assert header.sizeHint() == QHeaderView.sizeHint(header)
 
 
 def test_a_language_change_reads_the_labels_again(qtbot):
@@ -95,3 +97,21 @@ def test_a_language_change_reads_the_labels_again(qtbot):
     for _ in range(3):
         QApplication.processEvents()
     assert model.calls[Qt.Orientation.Horizontal] > 0 and model.calls[Qt.Orientation.Vertical] > 0
+
+
+def test_new_tokens_as_wide_as_before_are_not_measured_again(qtbot):
+    """150 rows: measuring the row header reads ~4 labels a row; tokens that changed but whose
+    widest label is as wide as before (most edits of a sentence) read only what is painted."""
+    rows = 150
+    first = tuple("ab" if i % 2 else "ba" for i in range(rows))
+    second = tuple("ba" if i % 2 else "ab" for i in range(rows))
+    doc = _doc(first)
+    editor, model = _editor(qtbot, doc)
+    _edit(doc, second)  # the first time these widths are seen after the window settled: may measure
+    _edit(doc, first)
+    model.calls.clear()
+    _edit(doc, second)
+    assert model.headerData(0, Qt.Orientation.Vertical) == "1 ab"
+    assert model.calls[Qt.Orientation.Vertical] < 2 * rows, model.calls  # measuring read >= 4 a row
+    header = editor.table.verticalHeader()
+    assert header.sizeHint() == QHeaderView.sizeHint(header)  # the hint kept is the one Qt measures now

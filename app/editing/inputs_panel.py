@@ -24,6 +24,7 @@ from app.editing.matrix_editor import MatrixEditor
 from app.editing.position_spin import PositionSpinBox
 from app.editing.problems import ProblemLabel
 from app.pipeline.document import Document, only_input_numbers_changed
+from app.pipeline.heap import IdleTrim
 from app.viewmodel import weights_note
 from app.viewmodel.matrix_ref import INPUTS, MatrixRef, part_matrices, part_path, problem_path
 from attention import Scenario, kinds, numbers, parts, words
@@ -62,6 +63,10 @@ class InputsPanel(QWidget):
         self._synced: Optional[Scenario] = None  # the scenario the batch box, weights list and captions show
         self.retranslate()
         doc.changed.connect(self.sync)
+        # the Inputs show every document change; a second after the last one (a sentence run, a
+        # fill), the C heap's freed pages go back to the system (app.pipeline.heap)
+        self.heap_trim = IdleTrim(self)
+        doc.changed.connect(self.heap_trim.poke)
         self.sync()
 
     def _tab(self, key: str, ref: Optional[MatrixRef], extra: Optional[QWidget] = None) -> QWidget:

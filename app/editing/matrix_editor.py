@@ -10,7 +10,7 @@ from typing import Optional
 
 import numpy as np
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -35,8 +35,66 @@ COLUMN_WIDTH = 70
 ERROR_STYLE = "color: #b00020;"
 
 
+class LabelHeader(QHeaderView):
+    """A header that measures its labels once per set of labels, not at every layout.
+
+    Why: Qt 6 measures a header's size hint from the labels of its first and last 100 sections
+    (about 4 headerData calls each, into Python), and a QTableView asks both headers again
+    whenever either one's labels change.  A sentence edit renames the rows (the tokens), so each
+    edit re-measured the 384 unchanged column numbers of Q, K and V: about 800 horizontal
+    headerData calls per table per edit.  The hint is kept while the section count, the model's
+    `header_version` for this orientation and the font are the same (and reused for new labels
+    whose widest is as wide as before); a font, style or language change forgets it.
+    """
+
+    def __init__(self, orientation: Qt.Orientation, parent: Optional[QWidget] = None):
+        super().__init__(orientation, parent)
+        self._hint_key: Optional[tuple] = None
+        self._hint = None
+        self._by_width: dict[tuple, object] = {}  # (count, font, widest label) -> Qt's measured hint
+
+    def sizeHint(self):  # noqa: N802 (Qt override)
+        model = self.model()
+        if not isinstance(model, MatrixModel):
+            return super().sizeHint()
+        font = self.font().key()
+        key = (self.count(), model.header_version(self.orientation()), font)
+        if key != self._hint_key or self._hint is None:
+            self._hint, self._hint_key = self._measured(model, font), key
+        return self._hint
+
+    def _measured(self, model: MatrixModel, font: str):
+        """Qt's hint for these labels, measured again only when the widest label Qt looks at has
+        a width not seen before: new tokens of the same widths (most sentence edits) take the
+        hint measured before without 4 x 128 headerData calls.  Qt measures the first and last
+        100 sections in a bold font (QHeaderView::sectionSizeFromContents); so does the key."""
+        labels = model.header_labels(self.orientation())
+        if len(labels) > 200:
+            labels = labels[:100] + labels[-100:]
+        bold = QFont(self.font())
+        bold.setBold(True)
+        metrics = QFontMetrics(bold)
+        key = (self.count(), font, max((metrics.horizontalAdvance(t) for t in labels), default=-1))
+        hint = self._by_width.get(key)
+        if hint is None:
+            if len(self._by_width) > 64:
+                self._by_width.clear()
+            hint = self._by_width[key] = super().sizeHint()
+        return hint
+
+    def forget_size_hint(self) -> None:
+        self._hint_key = None
+        self._by_width.clear()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.LanguageChange):
+            self.forget_size_hint()
+        super().changeEvent(event)
+
+
 class MatrixTable(QTableView):
-    """QTableView tuned for big matrices: fixed section sizes, no per-cell widgets."""
+    """QTableView tuned for big matrices: fixed section sizes, no per-cell widgets, headers that
+    measure their labels only when they change (LabelHeader)."""
 
     copy_requested = Signal()
     paste_requested = Signal()
@@ -44,6 +102,11 @@ class MatrixTable(QTableView):
 
     def __init__(self, parent: Optional[QWidget] = None):
         super().__init__(parent)
+        self.setHorizontalHeader(LabelHeader(Qt.Orientation.Horizontal, self))
+        self.setVerticalHeader(LabelHeader(Qt.Orientation.Vertical, self))
+        for header in (self.horizontalHeader(), self.verticalHeader()):  # as QTableView's own headers
+            header.setSectionsClickable(True)
+            header.setHighlightSections(True)
         for header, size in ((self.verticalHeader(), ROW_HEIGHT), (self.horizontalHeader(), COLUMN_WIDTH)):
             header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
             header.setDefaultSectionSize(size)
@@ -176,6 +239,7 @@ class MatrixEditor(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+            self.model.forget_labels()
         super().changeEvent(event)
 
     def retranslate(self) -> None:

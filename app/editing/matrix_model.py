@@ -22,6 +22,7 @@ from attention import numbers
 
 _Index = QModelIndex | QPersistentModelIndex
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_DISPLAY = Qt.ItemDataRole.DisplayRole
 _NO_PARENT = QModelIndex()  # the default parent of a table model's rows/columns (the invisible root)
 
 
@@ -54,6 +55,8 @@ class MatrixModel(QAbstractTableModel):
         self._source: Optional[np.ndarray] = None
         self._view: Optional[np.ndarray] = None
         self._tokens: Optional[tuple] = None
+        self._versions = {Qt.Orientation.Horizontal: 0, Qt.Orientation.Vertical: 0}
+        self._labels: dict[Qt.Orientation, list[str]] = {}  # DisplayRole header labels, built on first ask
         self.decimal_comma = locale_decimal_comma()
         self._read()
         doc.changed.connect(self._on_changed)
@@ -75,7 +78,25 @@ class MatrixModel(QAbstractTableModel):
         """The 2-D read-only view shown (None when the matrix is absent)."""
         return self._view
 
+    def header_version(self, orientation: Qt.Orientation) -> int:
+        """Changes whenever the header labels of `orientation` may have changed (LabelHeader keys
+        its measured size on it)."""
+        return self._versions[orientation]
+
+    def _labels_changed(self, *orientations: Qt.Orientation) -> None:
+        for o in orientations:
+            self._versions[o] += 1
+            self._labels.pop(o, None)
+
+    def forget_labels(self) -> None:
+        """The language changed: the header labels are built afresh ("batch 1", "length")."""
+        self._labels_changed(Qt.Orientation.Horizontal, Qt.Orientation.Vertical)
+        if self.rowCount() and self.columnCount():
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
+
     def _read(self) -> None:
+        self._labels_changed(Qt.Orientation.Horizontal, Qt.Orientation.Vertical)
         sc = self.doc.scenario
         self._source = None if self._ref is None else self._ref.source(sc)
         self._view = None if self._ref is None else self._ref.view(sc)
@@ -98,12 +119,14 @@ class MatrixModel(QAbstractTableModel):
         if (None if view is None else view.shape) != old_shape:
             self.beginResetModel()
             self._source, self._view, self._tokens = source, view, tokens
+            self._labels_changed(Qt.Orientation.Horizontal, Qt.Orientation.Vertical)
             self.endResetModel()
             return
         old_view = self._view
         self._source, self._view = source, view
         if tokens != self._tokens:
             self._tokens = tokens
+            self._labels_changed(Qt.Orientation.Vertical)
             self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(self.rowCount() - 1, 0))
         box = changed_box(old_view, view)
         if box is not None:
@@ -134,6 +157,21 @@ class MatrixModel(QAbstractTableModel):
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == _DISPLAY:  # the labels of a whole header at once: Qt asks for them often
+            labels = self.header_labels(orientation)
+            if 0 <= section < len(labels):
+                return labels[section]
+        return self._header(section, orientation, role)
+
+    def header_labels(self, orientation: Qt.Orientation) -> list[str]:
+        """Every DisplayRole label of one header, built once per change of them."""
+        labels = self._labels.get(orientation)
+        if labels is None:
+            count = self.rowCount() if orientation == Qt.Orientation.Vertical else self.columnCount()
+            labels = self._labels[orientation] = [str(self._header(i, orientation, _DISPLAY)) for i in range(count)]
+        return labels
+
+    def _header(self, section: int, orientation: Qt.Orientation, role: int) -> Any:
         token = orientation == Qt.Orientation.Vertical and self._tokens is not None and section < len(self._tokens)
         if role == Qt.ItemDataRole.ToolTipRole and token:  # the token in full (up to a cap)
             return f"{numbers.position(section)} {elide(self._tokens[section], HOVER_CHARS)}"

@@ -720,10 +720,11 @@ class PresentationView(QWidget):
         self._output_slack = None if narrowest is None else room_w - narrowest
 
     def _fit_heads(self, out: ZoomedPane, low: float, room_w: int, room_h: int) -> bool:
-        """Several heads side by side: the rows of heads (1, 2, ... bands) whose tiles come out
-        largest when they fill the area's height and, with cells up to WIDEN_MOST times their
-        designed width, its width too.  False (nothing set) for one head, or when no arrangement
-        fits at the legible zoom (the general fit then scrolls as little as it can)."""
+        """Several heads side by side: the rows of heads (1, 2, ... bands) at which the heads are
+        drawn largest (the zoom; of two alike, the one with the larger tiles), their cells then
+        widened (up to WIDEN_MOST times their designed width) until the heads fill the area's
+        width.  False (nothing set) for one head, or when no arrangement fits at the legible zoom
+        (the general fit then scrolls as little as it can)."""
         k = len(out.visible_heads())
         if k < 2 or out.data is None or not out.data.layout.per_head or room_h <= 0 or room_w <= 0:
             return False
@@ -745,7 +746,8 @@ class PresentationView(QWidget):
             h, cell_w = out._cell_size()
             widen = min(1.0 + spare / max(per_row * cols * cell_w, 1.0), WIDEN_MOST)
             area = h * cols * cell_w * widen
-            if best is None or area > best[0] + 1:
+            # the largest zoom first (the heads as drawn, undistorted), then the largest tiles
+            if best is None or zoom > best[2] * 1.02 or (zoom >= best[2] / 1.02 and area > best[0] + 1):
                 best = (area, per_row, zoom, widen)
         if best is None:
             out.set_heads_layout(None)

@@ -905,6 +905,9 @@ class PresentationView(QWidget):
         self._apply_fonts()
         for pane in [self.output_pane(), *self.input_panes()]:
             if pane is not None:
+                # the heads' rows chosen for the old size no longer hold: they wrap by the width
+                # again (the cells keep their widening: never narrower than before)
+                pane.set_heads_layout(None, pane.widen)
                 pane.set_zoom(pane.zoom * ratio)  # the same precision: the same digits, larger
 
     def _apply_fonts(self) -> None:

@@ -71,12 +71,33 @@ def translate(message: str, lang: str) -> str:
 
 
 class Formatter(argparse.HelpFormatter):
-    """argparse's own formatter with the catalogue's "usage: " (set per language by `localize`)."""
+    """argparse's own formatter with the catalogue's "usage: " and section headings ("选项：", not
+    argparse's "选项:"), both set per language by `localize`."""
 
     usage_prefix = "usage: "
+    lang = "en"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._headings: list[str] = []
 
     def add_usage(self, usage, actions, groups, prefix=None):  # noqa: D102 (argparse override)
         super().add_usage(usage, actions, groups, self.usage_prefix if prefix is None else prefix)
+
+    def start_section(self, heading):  # noqa: D102 (argparse override)
+        if heading:
+            self._headings.append(heading)
+        super().start_section(heading)
+
+    def format_help(self) -> str:
+        """argparse's help with each section heading's line ("%s:" in argparse's _Section) written
+        as the catalogue's cli.heading: a Chinese heading ends in a full-width colon."""
+        text = super().format_help()
+        for heading in dict.fromkeys(self._headings):
+            line = re.compile(rf"^( *){re.escape(heading)}:$", re.MULTILINE)
+            written = words.text("cli.heading", self.lang, heading=heading)
+            text = line.sub(lambda m, written=written: m.group(1) + written, text)
+        return text
 
 
 class Parser(argparse.ArgumentParser):
@@ -94,7 +115,8 @@ def localize(parser: argparse.ArgumentParser, lang: str, command: Optional[str] 
     """Put the catalogue's words on `parser` and its subcommands: argparse's own headings and
     "-h" line, each command's summary and description, each option's help (keys cli.cmd.<command>
     [.about] and cli.opt.<command>.<dest>; a positional's help where the catalogue has one)."""
-    formatter = type("Formatter", (Formatter,), {"usage_prefix": words.text("cli.usage", lang)})
+    formatter = type("Formatter", (Formatter,), {"usage_prefix": words.text("cli.usage", lang),
+                                                 "lang": words.normalize(lang)})
     parser.formatter_class = formatter
     parser.lang = words.normalize(lang)
     parser.description = words.text(f"cli.cmd.{command}.about" if command else "cli.about", lang)

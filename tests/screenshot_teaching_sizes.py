@@ -85,6 +85,28 @@ def child(argv: list[str]) -> int:
         wm.wait(10)
 
 
+def _output_fit(view) -> dict:
+    """The output's heads against its area: one tile's size, the empty strip right of the widest
+    row's last tile, the area's vertical scroll range and whether the note under the heads is in view."""
+    out, port = view.output_pane(), view.output_scroll.viewport()
+    if out is None or not out.visible_heads():
+        return {}
+    rects = []
+    for m in out.visible_heads():
+        r = out.heatmaps[m].vb.sceneBoundingRect()
+        tl = out.canvas.mapTo(port, out.canvas.mapFromScene(r.topLeft()))
+        br = out.canvas.mapTo(port, out.canvas.mapFromScene(r.bottomRight()))
+        rects.append((tl.x(), tl.y(), br.x(), br.y()))
+    row = [t for t in rects if abs(t[1] - rects[0][1]) < 1]
+    note = out.hover
+    note_bottom = note.mapTo(port, note.rect().bottomLeft()).y()
+    return {"tile_px": [rects[0][2] - rects[0][0], rects[0][3] - rects[0][1]], "area_px": [port.width(), port.height()],
+            "strip_right_px": port.width() - max(t[2] for t in row),
+            "vscroll_max": view.output_scroll.verticalScrollBar().maximum(),
+            "note_in_view": bool(note.isVisible() and note_bottom <= port.height()), "zoom": round(out.zoom, 3),
+            "widen": round(getattr(out, "widen", 1.0), 2)}
+
+
 def _bar_numbers_cut(pane, steps_port) -> list[str]:
     """The colour bar numbers of `pane` that are not wholly on screen: outside the pane's canvas,
     or (when the Steps view shows no sideways scroll bar) outside the Steps view."""
@@ -291,7 +313,8 @@ class _Shots:
         self.report({"shot": self.grab(f"slide.{sid}"), "slide": view.geometry().getRect(),
                      "screen": screen.getRect(), "slide_on_screen": screen.contains(view.geometry()),
                      "smallest_text_px": round(smallest, 1), "texts": len(sizes), "under_14": small[:5],
-                     "heads": heads, "heads_per_row": out.heads_per_row() if out is not None else 0},
+                     "heads": heads, "heads_per_row": out.heads_per_row() if out is not None else 0,
+                     **_output_fit(view)},
                     bool(small) or not screen.contains(view.geometry()))
         return 2000
 

@@ -58,6 +58,24 @@ def test_every_option_of_every_command_has_chinese_help(monkeypatch, capsys, com
     assert HAN.search(help_text(capsys, command))
 
 
+HEADING = re.compile(r"^(\S[^\n]*?)([:：])$", re.MULTILINE)  # a line at the left edge ending in a colon
+
+
+@pytest.mark.parametrize("command", ("", *COMMANDS))
+def test_chinese_section_headings_end_in_a_full_width_colon(monkeypatch, capsys, command):
+    """argparse writes its section headings as "%s:"; in Chinese they read "选项：" like "用法："."""
+    terminal(monkeypatch, "zh")
+    text = help_text(capsys, *([command] if command else []))
+    headings = HEADING.findall(text)
+    assert ("选项", "：") in headings
+    assert all(colon == "：" for _, colon in headings), headings
+    if command in ("", "trace", "tiles"):  # those with positional arguments
+        assert ("位置参数", "：") in headings
+    terminal(monkeypatch, "en")
+    text = help_text(capsys, *([command] if command else []))
+    assert ("options", ":") in HEADING.findall(text) and "：" not in text
+
+
 # ---- argparse's own error lines, and `main.py render` ------------------------------------------------------------
 
 def error_lines(capsys, main, *argv: str) -> str:
@@ -110,6 +128,7 @@ def test_render_help_and_errors_in_chinese(monkeypatch, capsys):
     text = capsys.readouterr().out
     assert text.startswith("用法：main.py render") and "显示本帮助并退出" in text and "讲义的语言" in text
     assert "show this help" not in text and "language of the handout" not in text and "options:" not in text
+    assert "\n选项：\n" in text and "\n位置参数：\n" in text and "选项:" not in text
     err = error_lines(capsys, render_cli.main, "render", "--batch", "x", "f.json", "--out", "d")
     assert err.rstrip("\n").endswith("main.py render：错误：参数 --batch：无效的整数值：'x'")
     terminal(monkeypatch, "en")

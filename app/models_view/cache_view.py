@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from app.panes import colormaps
 from app.panes.paint_guard import guarded
 from app.services import i18n
-from attention import words
+from attention import numbers, words
 
 #: the cached K and V panes' height under a grid of many layers (CachePanel.compact)
 COMPACT_HEIGHT = 48
@@ -89,7 +89,7 @@ class MatrixImage(QWidget):
             return
         r, c = where
         label = self.row_labels[r] if r < len(self.row_labels) else str(r + 1)
-        text = f"[{label}, {c + 1}] = {self.values[r, c]:.5g}"
+        text = f"[{label}, {c + 1}] = {numbers.rounded(self.values[r, c])}"
         self.setToolTip(text)
         self.hovered.emit(text)
 
@@ -193,10 +193,10 @@ class CachePanel(QWidget):
             self.row.set_values(np.zeros((0, 0)), "weights")
             self.row_label.setText(self.tr("Press Next token: the new query's row appears here"))
         if diff is not None and getattr(g, "float32", False):
-            self.check.setText(words.text("gguf_check_f32", lang, diff=f"{diff:.2e}"))
+            self.check.setText(words.text("gguf_check_f32", lang, diff=numbers.rounded(diff)))
         elif diff is not None:
             self.check.setText(self.tr("Cached decoding vs full recomputation: largest difference {0} "
-                                       "(must be ≤ 1e-6)").format(f"{diff:.2e}"))
+                                       "(must be ≤ 1e-6)").format(numbers.rounded(diff)))
         elif getattr(g, "checking", False):
             self.check.setText(words.text("gguf_checking", lang))
         else:

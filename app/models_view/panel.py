@@ -279,7 +279,7 @@ class ModelPanel(QWidget):
         toks = s.labels()
         i, j = rollout_view.cell(s, q, k)  # the filter's row and column -> token positions
         return self.tr("Rollout through layer {0}: {1} ← {2}  {3}").format(
-            numbers.position(s.layer), toks[i], toks[j], f"{rollout_view.heatmap(s)[q, k]:.3f}")
+            numbers.position(s.layer), toks[i], toks[j], numbers.rounded(rollout_view.heatmap(s)[q, k]))
 
     def explain_rollout(self, q: int, k: int) -> None:
         """Explain of one rollout cell: the product it came from (attention.models.rollout.terms)."""
@@ -295,7 +295,7 @@ class ModelPanel(QWidget):
         top = s.next_text() if s is not None and getattr(s, "is_decoder", False) else []
         self.next_label.setVisible(bool(top))
         if top:
-            items = ", ".join(f"{label!r} {100 * p:.1f}%" for label, p in top)
+            items = ", ".join(f"{label!r} {numbers.rounded(100 * p)}%" for label, p in top)
             self.next_label.setText(self.tr("Next token (top {0}): {1}").format(len(top), items))
 
     def _fill_heads(self) -> None:

@@ -20,6 +20,7 @@ import contextlib
 import functools
 import html
 import math
+import re
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
@@ -57,6 +58,31 @@ SHAPE_CSS = "font-size: 13px; font-weight: 400; color: #555;"
 HOVER_CSS = "font-size: 14px; color: #333;"
 NAME_PX = 14  # an axis name's font (heatmap.LABEL_STYLE)
 NOTICE_CSS = "font-size: 15px; color: #5c4400; background: #fff3cd; border: 1px solid #e0c060; padding: 8px;"
+
+
+#: a Chinese character (CJK Unified Ideographs, extension A and the compatibility block)
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+WORD_JOINER = "\u2060"  # no line break here, and nothing drawn (Qt's line breaking honours it)
+NBSP = "\u00a0"
+
+
+def chinese_together(text: str) -> str:
+    """`text` with no line break inside a Chinese phrase: a word joiner between two Chinese
+    characters and no-break spaces between a Chinese character and a number ("批次第 1 项" is one
+    unit; a pane title once wrapped "项" alone onto a line).  Lines still break after "，" and at
+    the other spaces; English text is unchanged."""
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        prev = text[i - 1] if i else ""
+        nxt = text[i + 1] if i + 1 < len(text) else ""
+        if ch == " " and prev and nxt and (_HAN.match(prev) or _HAN.match(nxt)) \
+                and (prev.isalnum() and nxt.isalnum()):
+            out.append(NBSP)
+            continue
+        if _HAN.match(ch) and prev and _HAN.match(prev):
+            out.append(WORD_JOINER)
+        out.append(ch)
+    return "".join(out)
 
 
 def view_height(rows: int) -> int:
@@ -524,7 +550,8 @@ class StepPane(QFrame):
         if self._stale:
             title = (f"<span style='color: {STALE_COLOUR}'>{title} "
                      f"({html.escape(pane_text.ui('stale_tag', lang))})</span>")
-        shape = html.escape(keep_together(d.shape_text(lang)))  # "(B, H, L, S) = (1, 2, 4, 4)" stays on one line
+        # "(B, H, L, S) = (1, 2, 4, 4)" stays on one line, and so does "批次第 1 项"
+        shape = html.escape(chinese_together(keep_together(d.shape_text(lang))))
         self.title.setText(f"{title}&nbsp;&nbsp; <span style='{self.shape_css}'>{shape}</span>")
 
     def title_text(self) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from attention import words
+from attention import numbers, words
 
 #: terms listed in a cell's explain (largest products first); the rest are counted
 SHOWN_TERMS = 8
@@ -56,14 +56,14 @@ def explain(session: Any, r: int, c: int, lang: str) -> list[str]:
     value = float(r.products[k][0, i, j])
     lines = [words.text("rollout_what", lang, heads=heads, layer=k + 1), f"{toks[i]} ← {toks[j]}"]
     if k == 0:
-        lines.append(words.text("rollout_first", lang, i=i + 1, j=j + 1, v=f"{value:.4f}"))
+        lines.append(words.text("rollout_first", lang, i=i + 1, j=j + 1, v=numbers.rounded(value)))
         return lines
-    lines.append(words.text("rollout_sum", lang, layer=k + 1, prev=k, i=i + 1, j=j + 1, v=f"{value:.4f}"))
+    lines.append(words.text("rollout_sum", lang, layer=k + 1, prev=k, i=i + 1, j=j + 1, v=numbers.rounded(value)))
     parts = sorted(terms(r, k, 0, i, j), key=lambda t: -t[1] * t[2])
     for m, a, b in parts[:SHOWN_TERMS]:
         lines.append(words.text("rollout_term", lang, layer=k + 1, prev=k, i=i + 1, j=j + 1, m=m + 1,
-                                a=f"{a:.4f}", r=f"{b:.4f}", p=f"{a * b:.4f}"))
+                                a=numbers.rounded(a), r=numbers.rounded(b), p=numbers.rounded(a * b)))
     if len(parts) > SHOWN_TERMS:
         rest = sum(a * b for _, a, b in parts[SHOWN_TERMS:])
-        lines.append(words.text("rollout_rest", lang, n=len(parts) - SHOWN_TERMS, p=f"{rest:.4f}"))
+        lines.append(words.text("rollout_rest", lang, n=len(parts) - SHOWN_TERMS, p=numbers.rounded(rest)))
     return lines

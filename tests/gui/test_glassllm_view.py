@@ -3,9 +3,13 @@ editable steps computed by the engine, the next-token top 10, typing a prompt, a
 come from glassllm's own NumPy forward (its Tracer), not from this project's code."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt
+
+from attention import numbers
 
 glassllm = pytest.importorskip("glassllm")
 
@@ -58,7 +62,7 @@ def test_glassllm_opens_with_its_grid_layer_and_next_token(opened, check_panes):
     text = w.models.panel.next_label.text()
     assert w.models.panel.next_label.isVisible() and text.startswith("Next token (top 10)")
     first = tok.tokens([int(best[0])])[0]
-    assert f"{first!r} {100 * p[best[0]]:.1f}%" in text
+    assert f"{first!r} {numbers.rounded(100 * p[best[0]])}%" in text  # one precision: attention.numbers
     assert [label for label, _ in s.next_text()] == list(tok.tokens([int(i) for i in best]))
 
 
@@ -126,7 +130,6 @@ def test_rollout_heatmap_hover_and_explain(opened, qtbot):
     c = grid.cell_size()
     pos = grid.cell_rect(0, 0).topLeft() + QPoint(int((j + 0.5) * c / len(tokens)), int((i + 0.5) * c / len(tokens)))
     # the offscreen test screen is narrower than the window with the dock: hand the heatmap Qt's move event
-    from PySide6.QtCore import QPointF
     from PySide6.QtGui import QMouseEvent
     from PySide6.QtWidgets import QApplication
 
@@ -134,15 +137,19 @@ def test_rollout_heatmap_hover_and_explain(opened, qtbot):
                                              Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
                                              Qt.KeyboardModifier.NoModifier))
     qtbot.waitUntil(lambda: panel.hover.text() != "")
-    assert panel.hover.text().endswith(f"{want[i, j]:.3f}") and tokens[i] in panel.hover.text()
+    assert panel.hover.text().endswith(f"  {numbers.rounded(want[i, j])}") and tokens[i] in panel.hover.text()
     qtbot.mouseClick(grid, Qt.MouseButton.LeftButton, pos=pos)
     text = panel.rollout_explain.text()
     assert panel.rollout_explain.isVisible()
-    assert f"R4[{i + 1}, {j + 1}]" in text and f"{want[i, j]:.4f}" in text and "averaged over the heads" in text
+    assert f"R4[{i + 1}, {j + 1}]" in text and f"= {numbers.rounded(want[i, j])}" in text
+    assert "averaged over the heads" in text
     prev = _rollout_by_hand(tracer, 2, None)
     A = tracer.get("attn.softmax", layer=3).value.mean(axis=0)
     m = max(range(len(tokens)), key=lambda m: (0.5 * A[i, m] + (0.5 if m == i else 0)) * prev[m, j])
     assert f"[{i + 1}, {m + 1}]" in text.splitlines()[3]  # the largest term first
+    a = 0.5 * A[i, m] + (0.5 if m == i else 0)
+    term = f"= {numbers.rounded(a)} × {numbers.rounded(prev[m, j])} = {numbers.rounded(a * prev[m, j])}"
+    assert text.splitlines()[3].endswith(term)
     panel.head_box.activated.emit(2)  # Head 2
     np.testing.assert_allclose(rollout_view.heatmap(s), _rollout_by_hand(tracer, 3, 1), rtol=0, atol=1e-12)
     assert not panel.rollout_explain.isVisible()  # the explain of the old heatmap is gone
@@ -174,9 +181,21 @@ def test_next_token_with_the_visible_kv_cache(opened, qtbot, check_panes):
     Wk = s.model.tensors["blocks.1.attn.W_K"].numpy()  # (out, in)
     np.testing.assert_allclose(panel.cache.keys.values, (h @ Wk.T)[:, 32:64], rtol=0, atol=1e-12)
     assert panel.cache.keys.values.shape == (n, 32)
+    # hover on the cached K's cell (row 2, column 3): the by-hand value in attention.numbers' 4 digits
+    keys = panel.cache.keys
+    at = QPointF((2 + 0.5) * keys.width() / 32, (1 + 0.5) * keys.height() / n)
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.sendEvent(keys, QMouseEvent(QMouseEvent.Type.MouseMove, at, keys.mapToGlobal(at),
+                                             Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
+                                             Qt.KeyboardModifier.NoModifier))
+    assert keys.toolTip() == f"[{keys.row_labels[1]}, 3] = {numbers.rounded((h @ Wk.T)[1, 32 + 2])}"
     assert "largest difference" in panel.cache.check.text()
     assert panel.minimumSizeHint().width() <= 240  # the cache panes do not widen the dock (main: 208 px)
-    assert float(panel.cache.check.text().split("difference ")[1].split()[0]) <= 1e-6
+    diff = panel.cache.check.text().split("difference ")[1].split()[0]
+    assert float(diff) <= 1e-6
+    assert re.fullmatch(r"0|\d(\.\d{1,3})?e-[1-9]\d*|0\.\d+", diff), diff  # numbers.rounded's spelling, not "1.00e-07"
     assert w.document.scenario.query_tokens[-1] == tok.tokens([best])[0]
     check_panes(w)
     qtbot.keyClick(w.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the token

@@ -16,6 +16,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from attention.models import bundled
+from attention.numbers import rounded
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
 from bert64 import read_state_dict, reference_forward  # noqa: E402
@@ -129,10 +130,10 @@ def test_the_rollout_heatmap_follows_the_a_b_filter(opened, qtbot):
                  rect.y() + int((r + 0.5) * rect.height() / start))
     _move(grid, pos)
     qtbot.waitUntil(lambda: panel.hover.text() != "")
-    assert "A: the ← B: it" in panel.hover.text() and panel.hover.text().endswith(f"{want[1, start]:.3f}")
+    assert "A: the ← B: it" in panel.hover.text() and panel.hover.text().endswith(rounded(want[1, start]))
     qtbot.mouseClick(grid, Qt.MouseButton.LeftButton, pos=pos)
     text = panel.rollout_explain.text()
-    assert f"R3[2, {start + 1}]" in text and f"{want[1, start]:.4f}" in text and "A: the ← B: it" in text
+    assert f"R3[2, {start + 1}]" in text and rounded(want[1, start]) in text and "A: the ← B: it" in text
     assert "averaged over the heads" in text
     w.set_language("zh")
     panel.rollout.pointClicked.emit(0, 0, r, c)

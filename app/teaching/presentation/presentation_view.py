@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QFont, QFontMetricsF, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -53,6 +53,10 @@ ZOOMS: tuple[float, ...] = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2
 ZOOM_DEFAULT = 1.25
 #: the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area
 INPUT_CAP, OUTPUT_CAP = 1.0, 2.0
+#: several heads fill the output's width with cells up to this many times their designed width
+WIDEN_MOST = 2.0
+#: a title too long for its line may shrink to this share of its size (not under MIN_TITLE_PX) to keep one line
+TITLE_SHRINK, MIN_TITLE_PX = 0.85, 24
 #: the inputs column takes the width its panes need, at most this share of the slide
 INPUTS_SHARE, INPUTS_SHARE_DRAWER = 0.45, 0.36
 INPUTS_MIN = 200
@@ -71,7 +75,12 @@ def _pane_height(pane: ZoomedPane) -> int:
     margins = pane.layout().contentsMargins()
     inner = max(pane.width() - margins.left() - margins.right(), 100)
     title = pane.title.heightForWidth(inner) if pane.title.isVisibleTo(pane) else 0
-    return title + pane.canvas.minimumHeight() + margins.top() + margins.bottom() + 2 * pane.layout().spacing()
+    # the title shares its row with the Lock scale button, which holds the row up on its own where
+    # the title is hidden (the output): counting only the title left the output's last line (the
+    # "Numbers are printed only …" note) under the area's bottom edge, behind a scroll bar
+    button = pane.scale_lock.button
+    header = max(title, button.sizeHint().height() if button.isVisibleTo(pane) else 0)
+    return header + pane.canvas.minimumHeight() + margins.top() + margins.bottom() + 2 * pane.layout().spacing()
 
 
 def _pane_min_width(pane: ZoomedPane) -> int:
@@ -562,6 +571,7 @@ class PresentationView(QWidget):
         pane.title.setVisible(header)
         pane.hover.setVisible(not header)  # hovering is for the output; inputs stay compact
         pane.wrapped, pane.per_row = False, None  # decided again by the fit (_fit_output, _fit_inputs) on every slide
+        pane.fixed_per_row, pane.widen = None, 1.0  # the heads' rows, too (_fit_heads)
         pane.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         pane.set_zoom(zoom)
         pane.set_focus(self._focus)
@@ -647,6 +657,7 @@ class PresentationView(QWidget):
         """Size the panes to the slide: each as large as its area allows (up to a cap), never
         below the zoom at which its numbers are legible (the column or the output then scrolls
         instead), then one precision for all of them."""
+        self._fit_title()
         self._fit_output()
         self._fit_inputs()
         self._share_digits()
@@ -686,7 +697,11 @@ class PresentationView(QWidget):
         if out.wraps_into_numbers():
             out.set_wrapped(True)  # 1 x 80 hidden features: 8 rows of 10, with their numbers
         out.set_squeeze(1.0)  # before the floor: legible at the cells' designed width
+        out.set_heads_layout(None)
         low = self._floor(out)
+        if self._fit_heads(out, low, room_w, room_h):
+            self._output_slack = None
+            return
         out.set_zoom(self._largest_fitting(fits, low, self._zoom * OUTPUT_CAP) if room_h > 0 else low)
         narrowest = self._squeeze_to(out, room_w)
         give = self.inputs_column.width() - INPUTS_MIN  # what the inputs column could give up
@@ -703,6 +718,48 @@ class PresentationView(QWidget):
         # a wide output at its narrowest legible width takes what it lacks from the inputs
         # column (_fit_inputs); the sum of the two is the body's, so this settles at once
         self._output_slack = None if narrowest is None else room_w - narrowest
+
+    def _fit_heads(self, out: ZoomedPane, low: float, room_w: int, room_h: int) -> bool:
+        """Several heads side by side: the rows of heads (1, 2, ... bands) at which the heads are
+        drawn largest (the zoom; of two alike, the one with the larger tiles), their cells then
+        widened (up to WIDEN_MOST times their designed width) until the heads fill the area's
+        width.  False (nothing set) for one head, or when no arrangement fits at the legible zoom
+        (the general fit then scrolls as little as it can)."""
+        k = len(out.visible_heads())
+        if k < 2 or out.data is None or not out.data.layout.per_head or room_h <= 0 or room_w <= 0:
+            return False
+        hover = lambda: out.hover.minimumHeight() + out.layout().spacing() if out.hover.isVisibleTo(out) else 0  # noqa: E731
+        best: Optional[tuple[float, int, float, float]] = None  # (tile area, per row, zoom, widen)
+        for per_row in sorted({-(-k // bands) for bands in range(1, k + 1)}, reverse=True):
+            out.set_heads_layout(per_row)
+
+            def fits(zoom: float) -> bool:
+                out.set_zoom(zoom)
+                return _pane_height(out) + hover() <= room_h and out.row_width() <= room_w
+
+            if not fits(low):
+                continue
+            zoom = self._largest_fitting(fits, low, self._zoom * OUTPUT_CAP)
+            out.set_zoom(zoom)
+            spare = room_w - out.row_width()  # what the designed cells leave of the width
+            cols = out.data.layout.cols.size
+            h, cell_w = out._cell_size()
+            widen = min(1.0 + spare / max(per_row * cols * cell_w, 1.0), WIDEN_MOST)
+            area = h * cols * cell_w * widen
+            # the largest zoom first (the heads as drawn, undistorted), then the largest tiles
+            if best is None or zoom > best[2] * 1.02 or (zoom >= best[2] / 1.02 and area > best[0] + 1):
+                best = (area, per_row, zoom, widen)
+        if best is None:
+            out.set_heads_layout(None)
+            return False
+        _, per_row, zoom, widen = best
+        out.set_heads_layout(per_row)
+        out.set_zoom(zoom)
+        out.set_heads_layout(per_row, widen)
+        while widen > 1.0 and out.row_width() > room_w:  # the estimate of the frame was a few px short
+            widen = max(1.0, widen - 0.01)
+            out.set_heads_layout(per_row, widen)
+        return True
 
     def _squeeze_to(self, pane: ZoomedPane, room_w: int) -> Optional[int]:
         """Narrow the cells of a pane wider than `room_w` (one head) until it fits, never so far
@@ -832,6 +889,7 @@ class PresentationView(QWidget):
         # plain-text labels: the words exactly as the engine wrote them (escaping them for HTML
         # showed "&gt;" on a label that Qt then judged to be plain text)
         self.title.setText(step.title[lang])
+        self._fit_title()
         self.formula.setText(keep_together(step.formula[lang]))
         self.shape.setText(keep_together(data.shape_text(lang)))
         self.explanation.setText(lessons.explanation(sid, self._trace.options, lang))
@@ -847,6 +905,9 @@ class PresentationView(QWidget):
         self._apply_fonts()
         for pane in [self.output_pane(), *self.input_panes()]:
             if pane is not None:
+                # the heads' rows chosen for the old size no longer hold: they wrap by the width
+                # again (the cells keep their widening: never narrower than before)
+                pane.set_heads_layout(None, pane.widen)
                 pane.set_zoom(pane.zoom * ratio)  # the same precision: the same digits, larger
 
     def _apply_fonts(self) -> None:
@@ -856,7 +917,8 @@ class PresentationView(QWidget):
         # that the numbers being edited keep their room
         small = DRAWER_TEXT_RATIO if self.drawer_open() else 1.0
         tx = lambda base: pane_font_px(base * small, z)  # noqa: E731
-        self.title.setStyleSheet(f"font-size: {tx(30)}px; font-weight: 600; color: #111;")
+        self._title_full_px = tx(30)
+        self._fit_title()
         self.counter.setStyleSheet(f"font-size: {px(22)}px; color: #333; padding: 0 6px;")
         self.zoom_label.setStyleSheet(f"font-size: {px(14)}px; color: #555;")
         self.zoom_label.setText(f"{round(z * 100)}%")
@@ -878,6 +940,32 @@ class PresentationView(QWidget):
         for x in self._extras:
             x.apply_fonts(z)
         self.heads.apply_fonts(z)
+
+    def _fit_title(self) -> None:
+        """The slide's title on one line where a slightly smaller font does it (down to
+        TITLE_SHRINK of its size): "Attention weights (softmax)" on two lines at 1280 px took a
+        line of height from the heads below it.  A title longer than that wraps as before."""
+        full = getattr(self, "_title_full_px", None)
+        if full is None:
+            return
+        others = sum(self.header.itemAt(i).sizeHint().width() for i in range(1, self.header.count()))
+        margins = self.slide.layout().contentsMargins() if self.slide.layout() is not None else None
+        side = margins.left() + margins.right() if margins is not None else 32
+        room = self.slide.width() - side - others - self.header.spacing() * (self.header.count() - 1) - 4
+        px = full
+        font = QFont(self.title.font())
+        font.setWeight(QFont.Weight.DemiBold)
+        while px > max(MIN_TITLE_PX, int(full * TITLE_SHRINK)):
+            font.setPixelSize(px)
+            if room <= 0 or QFontMetricsF(font).horizontalAdvance(self.title.text()) <= room:
+                break
+            px -= 1
+        font.setPixelSize(px)
+        if QFontMetricsF(font).horizontalAdvance(self.title.text()) > room:
+            px = full  # it wraps whatever: at its own size
+        style = f"font-size: {px}px; font-weight: 600; color: #111;"
+        if self.title.styleSheet() != style:
+            self.title.setStyleSheet(style)
 
     def _update_banner(self) -> None:
         reason = self._stale_reason

@@ -70,6 +70,12 @@ class ZoomedPane(StepPane):
         self.per_row: Optional[int] = None  # how many a row while wrapped (None: the preferred)
         self._original = None  # the data as given (drawn reshaped while wrapped)
         self.max_digits = SLIDE_DIGITS  # one precision for every pane of a slide (PresentationView sets it)
+        #: heads a row chosen by the slide (None: as many as the pane's width holds at the designed
+        #: cell width), and how much wider than designed the cells are drawn so that those heads
+        #: use the area's width (PresentationView._fit_heads sets both: eight 28 x 28 heads in two
+        #: rows of four, each a quarter of the width, rather than six small ones and an empty strip)
+        self.fixed_per_row: Optional[int] = None
+        self.widen = 1.0
         self.title.setVisible(show_header)
         self.formula.setVisible(False)  # the presentation writes the operation once, above
         self._apply_fonts()
@@ -168,7 +174,36 @@ class ZoomedPane(StepPane):
 
     def _cell_size(self) -> tuple[int, float]:
         h, cell_w = super()._cell_size()
-        return int(round(h * self._zoom)), cell_w * self._zoom * self.squeeze
+        return int(round(h * self._zoom)), cell_w * self._zoom * self.squeeze * self.widen
+
+    def _heads_per_row(self, k: int) -> int:
+        if self.fixed_per_row is not None and not self._one_row:
+            return max(1, min(k, self.fixed_per_row))
+        return super()._heads_per_row(k)
+
+    def set_heads_layout(self, per_row: Optional[int], widen: float = 1.0) -> None:
+        """`per_row` heads a row (None: as the width holds), cells `widen` times their designed width."""
+        widen = max(float(widen), 1.0)
+        if per_row == self.fixed_per_row and abs(widen - self.widen) < 1e-9:
+            return
+        self.fixed_per_row, self.widen = per_row, widen
+        if self._data is not None:
+            self._arranged_key = None
+            self._arrange()
+
+    def row_width(self) -> int:
+        """The pane's width with all its heads of a row side by side (the canvas's widest and the margins)."""
+        margins = self.layout().contentsMargins()
+        return self.canvas.maximumWidth() + margins.left() + margins.right() + 2
+
+    def shares_axis_names(self) -> bool:
+        """Heads in several rows: the column name is written under the last row only, and the
+        rows above keep just their ticks (the name in every row cost a line of height each)."""
+        return self._data is not None and self._data.layout.per_head and self._bands(len(self.visible_heads())) > 1
+
+    def _tick_row_px(self) -> int:
+        """The height of a head's column axis without its name: the ticks' line and the tick marks."""
+        return int(self._px(TICK_FONT_PX) * 1.3) + 8
 
     def set_squeeze(self, squeeze: float) -> None:
         squeeze = min(max(float(squeeze), 0.05), 1.0)
@@ -214,6 +249,14 @@ class ZoomedPane(StepPane):
         per_row = min(max(self._per_row, 1), k)
         frame = left_w + bar_w + 8 + 6  # the canvas's margins and the grid's spacing
         self.canvas.setMaximumWidth(int(frame + per_row * (cols * cell_w + self.head_gap)))
+        if self.shares_axis_names():
+            h, _ = self._cell_size()
+            title_h, axis_h, _, _ = self._frame_sizes()
+            bands, tick_h = self._bands(k), self._tick_row_px()
+            grid = self.canvas.ci.layout
+            for band in range(bands - 1):
+                grid.setRowFixedHeight(step_pane.R_AXIS + step_pane.ROWS_PER_BAND * band, tick_h)
+            self.canvas.setFixedHeight(int(bands * (h + title_h) + (bands - 1) * tick_h + axis_h + 10))
         self.canvas.setMinimumWidth(int(frame + cols * cell_w + self.head_gap))
         self._natural_width = int(frame + k * (cols * cell_w + self.head_gap)) + 22
 
@@ -357,8 +400,12 @@ class ZoomedPane(StepPane):
         crowded = (QFontMetricsF(font).horizontalAdvance(name) + 12
                    > self._data.layout.cols.size * self._cell_size()[1]
                    if self._data is not None else False)
+        per_row = max(self.heads_per_row(), 1)
+        last_band = (len(heads) - 1) // per_row
+        shared = self.shares_axis_names()
+        keeper = last_band * per_row if shared else 0  # the one head that keeps the name when crowded
         for i, m in enumerate(heads):
-            if crowded and i > 0:
+            if (crowded and i != keeper) or (shared and i // per_row < last_band):
                 self.heatmaps[m].bottom.setLabel("")
                 self.heatmaps[m].bottom.showLabel(False)
                 self.heatmaps[m].bottom_labels._name = ""

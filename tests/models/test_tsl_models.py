@@ -596,6 +596,30 @@ def test_import_nonstationary_tau_and_delta_given(tmp_path, capsys):
     assert "--tau / --delta: encoder.attn_layers.0 is not a Non-stationary" in capsys.readouterr().err
 
 
+def test_import_nonstationary_decoder_self_attention_takes_tau_but_never_delta(tmp_path, capsys):
+    """TSL's DecoderLayer calls self_attention(x, x, x, attn_mask=x_mask, tau=tau, delta=None): a Δ
+    given for it would be a scenario the library never computes, so --delta is refused there."""
+    from attention import scenario_io
+    from attention.cli import main
+
+    torch.manual_seed(21)
+    model = lib.NonstationaryTransformer(lib.configs()).double().eval()
+    path = _saved(tmp_path, "Nonstationary_Transformer", model)
+    out = tmp_path / "self.json"
+    args = ["import", str(path), "--layer", "decoder.layers.0.self_attention", "--heads", "4", "--tokens", "5",
+            "--out", str(out)]
+    capsys.readouterr()
+    assert main(args + ["--tau", "2", "--delta", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "--delta: decoder.layers.0.self_attention" in err and "delta=None" in err
+    assert main(args + ["--tau", "2"]) == 0  # τ does reach it
+    sc = scenario_io.load(out)
+    with torch.no_grad():
+        want = model.decoder.layers[0].self_attention(_t(sc.queries), _t(sc.keys), _t(sc.values), None,
+                                                      tau=torch.tensor([[2.0]], dtype=torch.float64), delta=None)[0]
+    _close(run(sc, dtype="float64").array("output"), want, 1e-12)
+
+
 def test_import_patchtst_labels_patches(tmp_path):
     torch.manual_seed(13)
     path = _saved(tmp_path, "PatchTST", lib.PatchTST(lib.configs(seq_len=40)))

@@ -660,3 +660,20 @@ def test_import_unknown_layer_and_bad_shape_name_the_key(tmp_path, capsys):
     assert err.count("\n") == 1 and "encoder.attn_layers.0.conv2.weight is (16×5×1)" in err and "(16×32×1)" in err
     assert main(["layers", str(path)]) == 0  # listed with the reason, the rest as before
     assert "not importable: encoder.attn_layers.0.conv2.weight is (16×5×1)" in capsys.readouterr().out
+
+
+def test_shared_prob_attention_returns_the_library_attention_map():
+    """TSL's ProbAttention(output_attention=True) returns (B, H, L_V, L_V): 1/L_V in the lazy rows,
+    the softmax in the selected ones; with no mask the context is then exactly that map times V."""
+    torch.manual_seed(22)
+    B, L, H, D = 2, 12, 2, 4
+    q, k, v = (torch.randn(B, L, H, D, dtype=torch.float64) for _ in range(3))
+    ctx, attns = lib.ProbAttention(False, factor=1, output_attention=True)(q, k, v, None)
+    assert attns is not None and attns.shape == (B, H, L, L)
+    # the library's quirk: torch.ones(...) / L_V is made in float32 before .type_as, so a lazy row is
+    # float32's 1/12 (off by ~3e-9 each) even in a float64 model
+    lazy = torch.tensor(1.0 / L, dtype=torch.float32).double()
+    uniform = (attns == lazy).all(-1)
+    assert ((~uniform).sum(-1) == 3).all()  # u = factor · ceil(ln 12) = 3 selected queries per head
+    _close(attns.sum(-1), torch.ones(B, H, L), 1e-7)
+    _close(ctx, attns @ v.transpose(2, 1), 1e-7)

@@ -491,6 +491,9 @@ def destationary_problem(found: Found, tau: Optional[str], delta: Optional[str],
         return None, None
     if found.family != DS and found.extra.get("inner") != "ds":
         return None, CheckpointError("models.error.tau_layer", name=found.name)
+    if delta is not None and found.family == DS and found.causal:
+        # TSL's DecoderLayer: self_attention(x, x, x, attn_mask=x_mask, tau=tau, delta=None)
+        return None, CheckpointError("models.error.delta_decoder_self", name=found.name)
     t = 1.0
     if tau is not None:
         try:

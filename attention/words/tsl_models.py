@@ -75,6 +75,8 @@ EN: dict[str, str] = {
     "models.error.tau": "--tau: {got} is not a positive finite number (DSAttention's τ = exp(…) > 0)",
     "models.error.delta": ("--delta: {got} is not a finite number, nor {S} finite numbers separated by commas "
                            "(one per key)"),
+    "models.error.delta_decoder_self": ("--delta: {name} is a decoder self-attention, which TSL's DecoderLayer "
+                                        "calls with delta=None (only τ reaches it); leave --delta out"),
     "models.error.tau_layer": ("--tau / --delta: {name} is not a Non-stationary Transformer layer "
                                "(DSAttention); only those take τ and Δ"),
     "models.reason.tsl_shape": "{tensor} is {shape}, the layer's widths need {expected}",
@@ -174,6 +176,8 @@ ZH: dict[str, str] = {
                                           "（变量数 × 段数）；实际为 {got}"),
     "models.error.tau": "--tau：{got} 不是正的有限数（DSAttention 的 τ = exp(…) > 0）",
     "models.error.delta": "--delta：{got} 不是一个有限数，也不是用逗号分隔的 {S} 个有限数（每个键一个）",
+    "models.error.delta_decoder_self": ("--delta：{name} 是解码器的自注意力，TSL 的 DecoderLayer 调用它时传的是 "
+                                        "delta=None（只有 τ 传得到）；请去掉 --delta"),
     "models.error.tau_layer": ("--tau / --delta：{name} 不是 Non-stationary Transformer 的层（DSAttention）；"
                                "只有这种层接受 τ 和 Δ"),
     "models.reason.tsl_shape": "{tensor} 的形状是 {shape}，这一层的宽度需要 {expected}",

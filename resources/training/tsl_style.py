@@ -8,7 +8,9 @@ ProbAttention's draw from the global generator and its bare `.squeeze()`, so a s
 here reads like a TSL checkpoint and a forward here is what TSL computes.  Written independently
 of the engine (attention/), so "captured scenario == module forward" is a real check.  Two
 departures, both marked: TokenEmbedding's kernel size is a parameter (preset 09 uses 1), and
-AttentionLayer's attn_mask defaults to None.
+AttentionLayer's (and AutoCorrelationLayer's) attn_mask defaults to None.  Parts left out, each
+said where it is: DataEmbedding's time features, DataEmbedding_inverted's x_mark, Encoder's
+distilling conv_layers (tests/models/tsl_models_lib.py copies that Encoder whole).
 """
 from __future__ import annotations
 
@@ -153,6 +155,10 @@ class ProbAttention(nn.Module):
         attn = torch.softmax(scores, dim=-1)
         context[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :] = \
             torch.matmul(attn, V).type_as(context)
+        if self.output_attention:  # TSL: 1/L_V in every row, the softmax in the selected rows
+            attns = (torch.ones([B, H, L_V, L_V]) / L_V).type_as(attn).to(attn.device)
+            attns[torch.arange(B)[:, None, None], torch.arange(H)[None, :, None], index, :] = attn
+            return context, attns
         return context, None
 
     def forward(self, queries, keys, values, attn_mask, tau=None, delta=None):
@@ -205,7 +211,7 @@ class AutoCorrelationLayer(nn.Module):
         self.out_projection = nn.Linear(d_values * n_heads, d_model)
         self.n_heads = n_heads
 
-    def forward(self, queries, keys, values, attn_mask=None):
+    def forward(self, queries, keys, values, attn_mask=None):  # TSL: attn_mask required
         B, L, _ = queries.shape
         _, S, _ = keys.shape
         H = self.n_heads

@@ -596,6 +596,30 @@ def test_import_nonstationary_tau_and_delta_given(tmp_path, capsys):
     assert "--tau / --delta: encoder.attn_layers.0 is not a Non-stationary" in capsys.readouterr().err
 
 
+def test_import_nonstationary_decoder_self_attention_takes_tau_but_never_delta(tmp_path, capsys):
+    """TSL's DecoderLayer calls self_attention(x, x, x, attn_mask=x_mask, tau=tau, delta=None): a Δ
+    given for it would be a scenario the library never computes, so --delta is refused there."""
+    from attention import scenario_io
+    from attention.cli import main
+
+    torch.manual_seed(21)
+    model = lib.NonstationaryTransformer(lib.configs()).double().eval()
+    path = _saved(tmp_path, "Nonstationary_Transformer", model)
+    out = tmp_path / "self.json"
+    args = ["import", str(path), "--layer", "decoder.layers.0.self_attention", "--heads", "4", "--tokens", "5",
+            "--out", str(out)]
+    capsys.readouterr()
+    assert main(args + ["--tau", "2", "--delta", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "--delta: decoder.layers.0.self_attention" in err and "delta=None" in err
+    assert main(args + ["--tau", "2"]) == 0  # τ does reach it
+    sc = scenario_io.load(out)
+    with torch.no_grad():
+        want = model.decoder.layers[0].self_attention(_t(sc.queries), _t(sc.keys), _t(sc.values), None,
+                                                      tau=torch.tensor([[2.0]], dtype=torch.float64), delta=None)[0]
+    _close(run(sc, dtype="float64").array("output"), want, 1e-12)
+
+
 def test_import_patchtst_labels_patches(tmp_path):
     torch.manual_seed(13)
     path = _saved(tmp_path, "PatchTST", lib.PatchTST(lib.configs(seq_len=40)))
@@ -636,3 +660,20 @@ def test_import_unknown_layer_and_bad_shape_name_the_key(tmp_path, capsys):
     assert err.count("\n") == 1 and "encoder.attn_layers.0.conv2.weight is (16×5×1)" in err and "(16×32×1)" in err
     assert main(["layers", str(path)]) == 0  # listed with the reason, the rest as before
     assert "not importable: encoder.attn_layers.0.conv2.weight is (16×5×1)" in capsys.readouterr().out
+
+
+def test_shared_prob_attention_returns_the_library_attention_map():
+    """TSL's ProbAttention(output_attention=True) returns (B, H, L_V, L_V): 1/L_V in the lazy rows,
+    the softmax in the selected ones; with no mask the context is then exactly that map times V."""
+    torch.manual_seed(22)
+    B, L, H, D = 2, 12, 2, 4
+    q, k, v = (torch.randn(B, L, H, D, dtype=torch.float64) for _ in range(3))
+    ctx, attns = lib.ProbAttention(False, factor=1, output_attention=True)(q, k, v, None)
+    assert attns is not None and attns.shape == (B, H, L, L)
+    # the library's quirk: torch.ones(...) / L_V is made in float32 before .type_as, so a lazy row is
+    # float32's 1/12 (off by ~3e-9 each) even in a float64 model
+    lazy = torch.tensor(1.0 / L, dtype=torch.float32).double()
+    uniform = (attns == lazy).all(-1)
+    assert ((~uniform).sum(-1) == 3).all()  # u = factor · ceil(ln 12) = 3 selected queries per head
+    _close(attns.sum(-1), torch.ones(B, H, L), 1e-7)
+    _close(ctx, attns @ v.transpose(2, 1), 1e-7)

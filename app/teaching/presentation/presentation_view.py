@@ -839,7 +839,9 @@ class PresentationView(QWidget):
                 pane.set_squeeze(1.0)
                 pane.set_zoom(max(zoom, self._floor(pane)))
                 narrowest = self._squeeze_to(pane, room_w)
-            if narrowest is not None and narrowest > room_w:
+            # past legible only at the column's full share: where the output took the room for
+            # its own legible numbers (a 1 x 10 row), the inputs keep theirs and scroll instead
+            if narrowest is not None and narrowest > room_w and self._output_slack is None:
                 self._squeeze_past_legible(pane, room_w, zoom)
         # the column as wide as its widest pane needs (up to INPUTS_SHARE of the body): what
         # the inputs leave goes to the output, whose heads then stay side by side

@@ -788,6 +788,20 @@ class PresentationView(QWidget):
         pane.set_squeeze(max(fit, high))
         return narrowest
 
+    def _squeeze_past_legible(self, pane: ZoomedPane, room_w: int, zoom: float) -> None:
+        """A pane whose one head is wider than the column even at its narrowest legible cells
+        (eight heads of 28 keys): the column's zoom rather than the pane's legible floor, and
+        narrower cells whose numbers hide (the note under it says so), header included, rather
+        than a column that scrolls sideways (issue 20: never a sideways scroll on a slide)."""
+        pane.set_squeeze(1.0)
+        pane.set_zoom(zoom)
+
+        def narrow_enough(squeeze: float) -> bool:
+            pane.set_squeeze(squeeze)
+            return max(_pane_min_width(pane), pane.minimumSizeHint().width()) <= room_w
+
+        pane.set_squeeze(self._largest_fitting(narrow_enough, 0.05, 1.0))
+
     def _fit_inputs(self) -> None:
         """The input panes as large as the column's height allows (up to INPUT_CAP times the zoom),
         each never below its legible zoom: when they do not all fit, the column scrolls."""
@@ -825,6 +839,10 @@ class PresentationView(QWidget):
                 pane.set_squeeze(1.0)
                 pane.set_zoom(max(zoom, self._floor(pane)))
                 narrowest = self._squeeze_to(pane, room_w)
+            # past legible only at the column's full share: where the output took the room for
+            # its own legible numbers (a 1 x 10 row), the inputs keep theirs and scroll instead
+            if narrowest is not None and narrowest > room_w and self._output_slack is None:
+                self._squeeze_past_legible(pane, room_w, zoom)
         # the column as wide as its widest pane needs (up to INPUTS_SHARE of the body): what
         # the inputs leave goes to the output, whose heads then stay side by side
         need = max(p.sizeHint().width() for p in panes) + bar + 4

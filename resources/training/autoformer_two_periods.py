@@ -32,15 +32,13 @@ included) and on lag 0, and the error on the hidden steps (guessing 0 scores 2.0
 """
 from __future__ import annotations
 
-import argparse
-import time
 from pathlib import Path
 
 import torch
 from torch import nn
 
 from resources.training.engine_layers import EngineAutoCorrelation, check_same, layer_scenario, record_layer
-from resources.training.loop import fit
+from resources.training.loop import fit, script_main
 from resources.training.tsl_style import AutoCorrelationLayer, TokenEmbedding
 
 P1, P2 = 7, 24
@@ -165,20 +163,8 @@ def export(model: Imputer, out: Path, seed: int) -> Path:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--steps", type=int, default=400)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--out", type=Path, default=None, help="scenario file to write (default: none)")
-    args = ap.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    start, cpu = time.perf_counter(), time.process_time()
-    model = train(args.steps, args.seed)
-    print(f"trained: {_said(evaluate(model, args.seed))}")
-    if args.out is not None:
-        print(f"wrote {export(model, args.out, args.seed)}")
-    print(f"total {time.perf_counter() - start:.1f} s wall, {time.process_time() - cpu:.1f} s CPU")
-    return 0
+    return script_main(argv, __doc__, 400, train,
+                       lambda model, seed: f"trained: {_said(evaluate(model, seed))}", export)
 
 
 if __name__ == "__main__":

@@ -22,15 +22,13 @@ leader's column (uniform attention would give 0.20).
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import time
 from pathlib import Path
 
 import torch
 from torch import nn
 
-from resources.training.loop import fit
+from resources.training.loop import fit, script_main
 from resources.training.tsl_style import AttentionLayer, DataEmbedding_inverted, Encoder, EncoderLayer, FullAttention
 
 NAMES = ("rain", "river", "wind", "waves", "sun")
@@ -161,20 +159,8 @@ def export(model: ITransformer, out: Path, seed: int) -> Path:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--steps", type=int, default=1500)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--out", type=Path, default=None, help="scenario file to write (default: none)")
-    args = ap.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    start, cpu = time.perf_counter(), time.process_time()
-    model = train(args.steps, args.seed)
-    print("reads its leader: " + ", ".join(f"{k} {v:.2f}" for k, v in evaluate(model, args.seed).items()))
-    if args.out is not None:
-        print(f"wrote {export(model, args.out, args.seed)}")
-    print(f"total {time.perf_counter() - start:.1f} s wall, {time.process_time() - cpu:.1f} s CPU")
-    return 0
+    return script_main(argv, __doc__, 1500, train, lambda model, seed: "reads its leader: " + ", ".join(
+        f"{k} {v:.2f}" for k, v in evaluate(model, seed).items()), export)
 
 
 if __name__ == "__main__":

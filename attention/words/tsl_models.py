@@ -93,6 +93,14 @@ EN: dict[str, str] = {
                                   "length: cut to L steps when there are more, zero steps appended when fewer."),
     "models.notes.tsl_ds_given": ("τ and Δ as given by --tau / --delta (τ = {tau}, Δ = {delta}); the model computes "
                                   "them from the raw series at every forward, attention.capture records real ones."),
+    # a decoder self-attention: TSL's DecoderLayer passes tau but delta=None, so only --tau applies
+    "models.notes.tsl_ds_self": ("τ cannot come from a state dict: the model computes it from the raw series "
+                                 "(tau_learner) at every forward. This scenario uses τ = 1 (give another with --tau); "
+                                 "Δ is 0 because TSL's DecoderLayer calls its self-attention with delta=None. "
+                                 "attention.capture records the τ a real forward passes."),
+    "models.notes.tsl_ds_self_given": ("τ as given by --tau (τ = {tau}); Δ is 0 because TSL's DecoderLayer calls "
+                                       "its self-attention with delta=None. The model computes τ from the raw "
+                                       "series at every forward, attention.capture records the real one."),
     "models.notes.tsl_two_stage": ("Crossformer's whole TwoStageAttentionLayer: the tokens are {variables} variables "
                                    "× {seg} segments (token v·seg + s); the attention is the cross-time stage "
                                    "(time_attention, each variable's segments only), then norm1, MLP1, norm2, the "
@@ -194,6 +202,13 @@ ZH: dict[str, str] = {
                                   "库把键和值对齐到查询的长度：多于 L 步时截断，少于时在末尾补零步。"),
     "models.notes.tsl_ds_given": ("τ 和 Δ 取自 --tau / --delta（τ = {tau}，Δ = {delta}）；"
                                   "模型在每次前向时从原始序列计算它们，attention.capture 会记录真实的值。"),
+    "models.notes.tsl_ds_self": ("τ 无法从状态字典得到：模型在每次前向时从原始序列（tau_learner）计算它。"
+                                 "这个场景使用 τ = 1（可用 --tau 给出别的值）；"
+                                 "Δ 为 0，因为 TSL 的 DecoderLayer 调用自注意力时传的是 delta=None。"
+                                 "attention.capture 会记录真实前向传入的 τ。"),
+    "models.notes.tsl_ds_self_given": ("τ 取自 --tau（τ = {tau}）；Δ 为 0，因为 TSL 的 DecoderLayer 调用自注意力时"
+                                       "传的是 delta=None。模型在每次前向时从原始序列计算 τ，"
+                                       "attention.capture 会记录真实的值。"),
     "models.notes.tsl_two_stage": ("Crossformer 的完整 TwoStageAttentionLayer：词元是 {variables} 个变量 × {seg} 段"
                                    "（词元 v·seg + s）；注意力是跨时间阶段（time_attention，每个变量只看自己的段），"
                                    "然后是 norm1、MLP1、norm2、文件自己的路由及 dim_sender 和 dim_receiver、"

@@ -375,6 +375,26 @@ def test_import_nonstationary_uses_tau_1_delta_0_and_says_so(tmp_path):
     _close(run(sc, dtype="float64").array("output"), want, 1e-12)
 
 
+def test_decoder_self_attention_notes_suggest_only_tau(tmp_path):
+    """TSL's DecoderLayer passes delta=None to its self-attention, so --delta is refused there and the notes
+    (en and zh) must not offer it, with or without --tau."""
+    from attention.models.tsl_models import destationary_problem
+
+    torch.manual_seed(7)
+    model = lib.NonstationaryTransformer(lib.configs()).double().eval()
+    path = _saved(tmp_path, "Nonstationary_Transformer", model)
+    source, layers = open_layers(path)
+    found = choose(source, layers, "decoder.layers.0.self_attention")
+    given, problem = destationary_problem(found, "2.5", None)
+    assert problem is None
+    for sc in (import_layer(source, found, heads=4, tokens=6),
+               import_layer(source, found, heads=4, tokens=6, destationary=given)):
+        for lang in ("en", "zh"):
+            assert "--delta" not in sc.notes[lang] and "--tau" in sc.notes[lang] and "delta=None" in sc.notes[lang]
+    assert "τ = 2.5" in sc.notes["en"]
+    np.testing.assert_array_equal(sc.modifiers[0].get("tau"), [2.5])
+
+
 def test_import_whole_nonstationary_encoder_layer(tmp_path):
     torch.manual_seed(8)
     model = lib.NonstationaryTransformer(lib.configs(activation="relu")).double().eval()

@@ -53,6 +53,14 @@ EN: dict[str, str] = {
                            "the model computes it from the raw series, a state dict cannot hold it)"),
     "cli.opt.import.delta": ("Δ for a Non-stationary Transformer (DSAttention) layer: one number for every key, or "
                              "one per key separated by commas (default 0)"),
+    "cli.opt.import.start": ("the first time step's date, e.g. 2016-07-01 00:00 (with --freq): steps without "
+                             "labels of their own are labelled with their dates"),
+    "cli.opt.import.freq": ("the steps' frequency in Time-Series-Library's --freq spelling (s, t/min, h, d, b, w, m, "
+                            "optional multiple such as 15min; with --start)"),
+    "models.error.time_axis_pair": "--start and --freq go together: give both or neither",
+    "models.error.start": "--start: {got} is not a date: write it as 2016-07-01 or 2016-07-01 00:00",
+    "models.error.freq": ("--freq: {got} is not a frequency: use s, t/min, h, d, b, w or m, with an optional "
+                          "multiple such as 15min or 3h"),
     "models.family.tsl_ds": "Time-Series-Library AttentionLayer with DSAttention (Non-stationary Transformer)",
     "models.family.tsl_autocorr": "Autoformer AutoCorrelationLayer (Time-Series-Library)",
     "models.family.tsl_encoder": "Time-Series-Library EncoderLayer (attention + residuals, LayerNorms, convolutions)",
@@ -165,6 +173,13 @@ ZH: dict[str, str] = {
                            "模型从原始序列计算它，状态字典里没有）"),
     "cli.opt.import.delta": ("Non-stationary Transformer（DSAttention）层的 Δ：所有键共用一个数，"
                              "或用逗号分隔、每个键一个（默认 0）"),
+    "cli.opt.import.start": ("第一个时间步的日期，如 2016-07-01 00:00（与 --freq 一起）："
+                             "没有自带标签的时间步以日期作标签"),
+    "cli.opt.import.freq": ("时间步的频率，用 Time-Series-Library 的 --freq 写法（s、t/min、h、d、b、w、m，"
+                            "可带倍数，如 15min；与 --start 一起）"),
+    "models.error.time_axis_pair": "--start 和 --freq 要一起给出：两个都给或都不给",
+    "models.error.start": "--start：{got} 不是日期：请写作 2016-07-01 或 2016-07-01 00:00",
+    "models.error.freq": "--freq：{got} 不是频率：请用 s、t/min、h、d、b、w 或 m，可带倍数，如 15min 或 3h",
     "models.family.tsl_ds": "Time-Series-Library 的 AttentionLayer（DSAttention，Non-stationary Transformer）",
     "models.family.tsl_autocorr": "Autoformer 的 AutoCorrelationLayer（Time-Series-Library）",
     "models.family.tsl_encoder": "Time-Series-Library 的 EncoderLayer（注意力 + 残差、LayerNorm、卷积）",

@@ -69,6 +69,8 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     im.add_argument("--mix", action=argparse.BooleanOptionalAction, default=None)
     im.add_argument("--tau", metavar="T")  # DSAttention (Non-stationary Transformer): τ, Δ the file cannot hold
     im.add_argument("--delta", metavar="D")
+    im.add_argument("--start", metavar="DATE")  # tokens that are time: the first step's date
+    im.add_argument("--freq", metavar="F")  # and TSL's --freq spelling
     tiles_cli.add_parser(sub)
     run_cli.add_parser(sub)
     cli_args.localize(p, lang)
@@ -319,6 +321,7 @@ def _import(args) -> int:
         print(words.text("cli.not_regular", path=args.out, kind=words.text(f"cli.kind.{kind}")), file=sys.stderr)
         return 2
     inner, bad = _inner(args)
+    bad = bad or _time_axis_problem(args)
     if bad:
         print(bad, file=sys.stderr)
         return 2
@@ -342,6 +345,10 @@ def _import(args) -> int:
     except CheckpointError as e:
         print(e.line(), file=sys.stderr)
         return 2
+    if args.start is not None:
+        from attention.time_labels import dated
+
+        sc = dated(sc, args.start, args.freq)
     try:
         scenario_io.save(sc, args.out)
     except (OSError, ScenarioError) as e:
@@ -355,6 +362,22 @@ def _import(args) -> int:
     elif asks_inner(found):  # the file cannot say FullAttention from ProbAttention: say what was assumed
         print(words.text("inner.hint", name=found.name), file=sys.stderr)
     return 0
+
+
+def _time_axis_problem(args) -> str:
+    """'' or the one line refusing --start / --freq (both or neither, each as attention.time_labels reads it)."""
+    from attention import time_labels, words
+
+    if (args.start is None) != (args.freq is None):
+        return words.text("models.error.time_axis_pair")
+    for name, value, check in (("start", args.start, time_labels.parse_start),
+                               ("freq", args.freq, time_labels.parse_freq)):
+        try:
+            if value is not None:
+                check(value)
+        except ValueError:
+            return words.text(f"models.error.{name}", got=elide(repr(value), 40))
+    return ""
 
 
 def _inner(args):

@@ -118,6 +118,9 @@ class Scenario:
     # Where the weights came from, said wherever they show (Parameters > Projections, Inputs > Weights, the
     # projection panes): "dequantized 4-bit (Q4_1)" for a layer of a quantized GGUF file; "" says nothing.
     weights_note: dict = field(default_factory=lambda: {"en": "", "zh": ""})
+    # Tokens that are time: {"start": "2016-07-01 00:00", "freq": "h"} (TSL's --freq letters); a file that
+    # gives it and no token labels gets dated step labels (attention.time_labels.date_labels).  None: no dates.
+    time_axis: Optional[dict] = None
     query_tokens: Optional[tuple] = None
     key_tokens: Optional[tuple] = None
     # Where the numbers came from in the file this was loaded from (attention.scenario_io): a

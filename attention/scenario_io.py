@@ -27,7 +27,7 @@ from typing import Iterator, Optional
 
 import numpy as np
 
-from attention import generators, kinds, parts, safe_write
+from attention import generators, kinds, parts, safe_write, time_labels
 from attention.generators import field_name
 from attention.problem import Phrase, Problem, count, index_path, literal
 from attention.scenario import PROJECTIONS, Additive, Projection, Scenario, ScenarioError, problems
@@ -41,7 +41,7 @@ VERSION = 2
 
 #: Top-level fields, in the order `dumps` writes them (the JSON Schema must list exactly these).
 FIELDS = (
-    "format", "version", "title", "notes", "weights_note", "query_tokens", "key_tokens",
+    "format", "version", "title", "notes", "weights_note", "time_axis", "query_tokens", "key_tokens",
     "queries", "keys", "values", "n_heads", "n_kv_heads", "d_keys", "d_values", "projections",
     "scoring", "scale", "additive", "mask", "prob_sparse", "positions", "modifiers", "masks",
     "seed", "device", "dtype",
@@ -52,6 +52,7 @@ PROJECTION_FIELDS = ("weight", "bias")
 ADDITIVE_FIELDS = ("hidden", "W_q", "W_k", "w_v")
 MASK_FIELDS = ("causal", "valid_lens", "fill_value")
 PROB_SPARSE_FIELDS = ("factor", "mix", "sample_index")
+TIME_AXIS_FIELDS = ("start", "freq")
 DEFAULT_FILL = -1e6
 MAX_DIMS = 8
 #: Per matrix, report at most this many bad cells (then say how many more there are).
@@ -375,6 +376,24 @@ class _Reader:
             out[lang] = v
         return out
 
+    def time_axis(self, value) -> Optional[dict]:
+        """{"start": a date, "freq": TSL's --freq spelling}, both checked by attention.time_labels."""
+        section = self.section(value, "time_axis", TIME_AXIS_FIELDS)
+        if not section:
+            return None
+        out = {}
+        for f, check in (("start", time_labels.parse_start), ("freq", time_labels.parse_freq)):
+            v = section.get(f)
+            try:
+                if not isinstance(v, str):
+                    raise ValueError
+                check(v)
+            except ValueError:
+                self.err(Problem(f"time_axis_{f}", f"time_axis.{f}", {"got": _describe(v)}))
+                continue
+            out[f] = v
+        return out if len(out) == 2 else None
+
     def tokens(self, value, path: str) -> Optional[tuple]:
         if value is None:
             return None
@@ -463,6 +482,7 @@ class _Reader:
             dtype=self.string(doc.get("dtype"), "dtype", "float64", ("float32", "float64")),
             title=self.text(doc.get("title"), "title"), notes=self.text(doc.get("notes"), "notes"),
             weights_note=self.text(doc.get("weights_note"), "weights_note"),
+            time_axis=self.time_axis(doc.get("time_axis")),
             query_tokens=self.tokens(doc.get("query_tokens"), "query_tokens"),
             key_tokens=self.tokens(doc.get("key_tokens"), "key_tokens"),
             **{family: self.parts(doc.get(family), family) for family in parts.FAMILIES},
@@ -473,6 +493,11 @@ class _Reader:
         additive = self.additive(additive, arrays["queries"], arrays["keys"], n_heads, projections, seed)
         if self.broken:
             return None
+        if fields["time_axis"] is not None:  # dated steps where the file gives no labels of its own
+            axis = fields["time_axis"]
+            for f, arr in (("query_tokens", arrays["queries"]), ("key_tokens", arrays["keys"])):
+                if fields[f] is None:
+                    fields[f] = tuple(time_labels.date_labels(axis["start"], axis["freq"], arr.shape[1]))
         return Scenario(queries=arrays["queries"], keys=arrays["keys"], values=arrays["values"], additive=additive,
                         recipes=self.recipes, **fields)
 
@@ -723,9 +748,14 @@ def to_dict(sc: Scenario) -> dict:
                  "notes": {k: text(sc.notes.get(k, ""), f"notes.{k}") for k in TEXT_FIELDS}}
     if any(sc.weights_note.get(k) for k in TEXT_FIELDS):  # written only where there is something to say
         doc["weights_note"] = {k: text(sc.weights_note.get(k, ""), f"weights_note.{k}") for k in TEXT_FIELDS}
-    if sc.query_tokens is not None:
+    dates: dict = {}
+    if sc.time_axis:  # labels that are just these dates are left for the reader to make again
+        doc["time_axis"] = {f: text(sc.time_axis[f], f"time_axis.{f}") for f in TIME_AXIS_FIELDS}
+        dates = {n: tuple(time_labels.date_labels(sc.time_axis["start"], sc.time_axis["freq"], n))
+                 for n in {sc.queries.shape[1], sc.keys.shape[1]}}
+    if sc.query_tokens is not None and tuple(sc.query_tokens) != dates.get(sc.queries.shape[1]):
         doc["query_tokens"] = [text(t, f"query_tokens[{i}]") for i, t in enumerate(sc.query_tokens)]
-    if sc.key_tokens is not None:
+    if sc.key_tokens is not None and tuple(sc.key_tokens) != dates.get(sc.keys.shape[1]):
         doc["key_tokens"] = [text(t, f"key_tokens[{i}]") for i, t in enumerate(sc.key_tokens)]
     doc["queries"] = arr(sc.queries, "queries")
     doc["keys"] = arr(sc.keys, "keys")
@@ -789,7 +819,7 @@ def to_dict(sc: Scenario) -> dict:
 def _needs_version_2(sc: Scenario) -> bool:
     """Key/value heads, any part or a weights note: what only a version-2 reader understands."""
     return (sc.n_kv_heads is not None or any(parts.of(sc, family) for family in parts.FAMILIES)
-            or any(sc.weights_note.get(k) for k in TEXT_FIELDS))
+            or any(sc.weights_note.get(k) for k in TEXT_FIELDS) or bool(sc.time_axis))
 
 
 def _part_dict(p, path: str, arr) -> dict:

@@ -173,3 +173,13 @@ def date_labels(start: str | datetime, freq: str, n: int) -> list[str]:
     """Step labels written to the frequency's precision: "2016-07-01 03:00", "2016-07-01", "2016-07"."""
     unit = parse_freq(freq)[1]
     return [d.strftime(_FORMAT[unit]) for d in dated_steps(start, freq, n)]
+
+
+def dated(sc, start: str, freq: str):
+    """`sc` (a Scenario) with time_axis {start, freq} and its unlabelled query / key steps labelled with their
+    dates (labels it already has, patches or variates, stay): what a scenario file's time_axis does on load."""
+    import dataclasses
+
+    q = sc.query_tokens if sc.query_tokens is not None else tuple(date_labels(start, freq, sc.queries.shape[1]))
+    k = sc.key_tokens if sc.key_tokens is not None else tuple(date_labels(start, freq, sc.keys.shape[1]))
+    return dataclasses.replace(sc, time_axis={"start": start, "freq": freq}, query_tokens=q, key_tokens=k)

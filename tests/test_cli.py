@@ -210,8 +210,8 @@ def test_many_problems_are_capped_with_a_count(tmp_path, capsys):
     assert cli.main(["validate", str(path)]) == 2
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 20 and lines[0].endswith("many.json: field0: unknown field; expected one of format, version, "
-                                                   "title, notes, weights_note, query_tokens, key_tokens, queries, "
-                                                   "keys, values, "
+                                                   "title, notes, weights_note, time_axis, query_tokens, "
+                                                   "key_tokens, queries, keys, values, "
                                                    "n_heads, n_kv_heads, d_keys, d_values, projections, scoring, "
                                                    "scale, additive, mask, prob_sparse, positions, modifiers, masks, "
                                                    "seed, device, dtype")

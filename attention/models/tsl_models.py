@@ -414,7 +414,10 @@ def _family_notes(found: Found, lang: str, n: int, destationary: Optional[dict])
     e = found.extra
     inner = e.get("inner")
     out = []
-    if (found.family == DS or inner == "ds") and destationary:
+    if found.family == DS and found.causal:  # TSL's DecoderLayer: self_attention(..., tau=tau, delta=None)
+        out.append(words.text("models.notes.tsl_ds_self_given", lang, tau=f"{destationary['tau']:g}")
+                   if destationary else words.text("models.notes.tsl_ds_self", lang))
+    elif (found.family == DS or inner == "ds") and destationary:
         delta = destationary["delta"]
         out.append(words.text("models.notes.tsl_ds_given", lang, tau=f"{destationary['tau']:g}",
                               delta=f"{delta:g}" if isinstance(delta, float) else ", ".join(f"{x:g}" for x in delta)))

@@ -57,6 +57,9 @@ EN: dict[str, str] = {
     "tsl.pyramid.reason": "pyramid: {why}",
     "tsl.pyramid.far": "{key} is neither a near neighbour of {query} on its scale, nor its parent, nor its child",
     "problem.pyramid_windows": "expected a list of whole numbers, one per coarser scale; got shape {got}",
+    "problem.time_axis_start": "expected the first step's date, written as 2016-07-01 or 2016-07-01 00:00; got {got}",
+    "problem.time_axis_freq": ("expected a frequency in Time-Series-Library's spelling (s, t or min, h, d, b, w, m, "
+                               "with an optional multiple such as 15min or 3h); got {got}"),
     "problem.pyramid_window": "expected a whole number >= 1, got {got}",
     "problem.pyramid_empty_scale": (
         "the pyramid's scales would hold {sizes} nodes: scale {scale} is empty; use fewer or smaller windows"),
@@ -299,6 +302,9 @@ ZH: dict[str, str] = {
     "tsl.pyramid.reason": "金字塔：{why}",
     "tsl.pyramid.far": "{key} 既不是 {query} 同尺度上的近邻，也不是它的父节点或子节点",
     "problem.pyramid_windows": "应为整数列表，每个更粗的尺度一个；实际形状为 {got}",
+    "problem.time_axis_start": "应为第一步的日期，写作 2016-07-01 或 2016-07-01 00:00；实际为 {got}",
+    "problem.time_axis_freq": ("应为 Time-Series-Library 写法的频率（s、t 或 min、h、d、b、w、m，"
+                               "可带倍数，如 15min 或 3h）；实际为 {got}"),
     "problem.pyramid_window": "应为 ≥ 1 的整数，实际为 {got}",
     "problem.pyramid_empty_scale": "金字塔各尺度的节点数将是 {sizes}：第 {scale} 层是空的；请用更少或更小的窗口",
     "problem.pyramid_nodes": "金字塔共有 {N} 个节点（{sizes}）；查询和键的长度都必须是 {N}，实际为 {L} 和 {S}",

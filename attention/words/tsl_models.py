@@ -53,6 +53,14 @@ EN: dict[str, str] = {
                            "the model computes it from the raw series, a state dict cannot hold it)"),
     "cli.opt.import.delta": ("Δ for a Non-stationary Transformer (DSAttention) layer: one number for every key, or "
                              "one per key separated by commas (default 0)"),
+    "cli.opt.import.start": ("the first time step's date, e.g. 2016-07-01 00:00 (with --freq): steps without "
+                             "labels of their own are labelled with their dates"),
+    "cli.opt.import.freq": ("the steps' frequency in Time-Series-Library's --freq spelling (s, t/min, h, d, b, w, m, "
+                            "optional multiple such as 15min; with --start)"),
+    "models.error.time_axis_pair": "--start and --freq go together: give both or neither",
+    "models.error.start": "--start: {got} is not a date: write it as 2016-07-01 or 2016-07-01 00:00",
+    "models.error.freq": ("--freq: {got} is not a frequency: use s, t/min, h, d, b, w or m, with an optional "
+                          "multiple such as 15min or 3h"),
     "models.family.tsl_ds": "Time-Series-Library AttentionLayer with DSAttention (Non-stationary Transformer)",
     "models.family.tsl_autocorr": "Autoformer AutoCorrelationLayer (Time-Series-Library)",
     "models.family.tsl_encoder": "Time-Series-Library EncoderLayer (attention + residuals, LayerNorms, convolutions)",
@@ -93,6 +101,14 @@ EN: dict[str, str] = {
                                   "length: cut to L steps when there are more, zero steps appended when fewer."),
     "models.notes.tsl_ds_given": ("τ and Δ as given by --tau / --delta (τ = {tau}, Δ = {delta}); the model computes "
                                   "them from the raw series at every forward, attention.capture records real ones."),
+    # a decoder self-attention: TSL's DecoderLayer passes tau but delta=None, so only --tau applies
+    "models.notes.tsl_ds_self": ("τ cannot come from a state dict: the model computes it from the raw series "
+                                 "(tau_learner) at every forward. This scenario uses τ = 1 (give another with --tau); "
+                                 "Δ is 0 because TSL's DecoderLayer calls its self-attention with delta=None. "
+                                 "attention.capture records the τ a real forward passes."),
+    "models.notes.tsl_ds_self_given": ("τ as given by --tau (τ = {tau}); Δ is 0 because TSL's DecoderLayer calls "
+                                       "its self-attention with delta=None. The model computes τ from the raw "
+                                       "series at every forward, attention.capture records the real one."),
     "models.notes.tsl_two_stage": ("Crossformer's whole TwoStageAttentionLayer: the tokens are {variables} variables "
                                    "× {seg} segments (token v·seg + s); the attention is the cross-time stage "
                                    "(time_attention, each variable's segments only), then norm1, MLP1, norm2, the "
@@ -157,6 +173,13 @@ ZH: dict[str, str] = {
                            "模型从原始序列计算它，状态字典里没有）"),
     "cli.opt.import.delta": ("Non-stationary Transformer（DSAttention）层的 Δ：所有键共用一个数，"
                              "或用逗号分隔、每个键一个（默认 0）"),
+    "cli.opt.import.start": ("第一个时间步的日期，如 2016-07-01 00:00（与 --freq 一起）："
+                             "没有自带标签的时间步以日期作标签"),
+    "cli.opt.import.freq": ("时间步的频率，用 Time-Series-Library 的 --freq 写法（s、t/min、h、d、b、w、m，"
+                            "可带倍数，如 15min；与 --start 一起）"),
+    "models.error.time_axis_pair": "--start 和 --freq 要一起给出：两个都给或都不给",
+    "models.error.start": "--start：{got} 不是日期：请写作 2016-07-01 或 2016-07-01 00:00",
+    "models.error.freq": "--freq：{got} 不是频率：请用 s、t/min、h、d、b、w 或 m，可带倍数，如 15min 或 3h",
     "models.family.tsl_ds": "Time-Series-Library 的 AttentionLayer（DSAttention，Non-stationary Transformer）",
     "models.family.tsl_autocorr": "Autoformer 的 AutoCorrelationLayer（Time-Series-Library）",
     "models.family.tsl_encoder": "Time-Series-Library 的 EncoderLayer（注意力 + 残差、LayerNorm、卷积）",
@@ -194,6 +217,13 @@ ZH: dict[str, str] = {
                                   "库把键和值对齐到查询的长度：多于 L 步时截断，少于时在末尾补零步。"),
     "models.notes.tsl_ds_given": ("τ 和 Δ 取自 --tau / --delta（τ = {tau}，Δ = {delta}）；"
                                   "模型在每次前向时从原始序列计算它们，attention.capture 会记录真实的值。"),
+    "models.notes.tsl_ds_self": ("τ 无法从状态字典得到：模型在每次前向时从原始序列（tau_learner）计算它。"
+                                 "这个场景使用 τ = 1（可用 --tau 给出别的值）；"
+                                 "Δ 为 0，因为 TSL 的 DecoderLayer 调用自注意力时传的是 delta=None。"
+                                 "attention.capture 会记录真实前向传入的 τ。"),
+    "models.notes.tsl_ds_self_given": ("τ 取自 --tau（τ = {tau}）；Δ 为 0，因为 TSL 的 DecoderLayer 调用自注意力时"
+                                       "传的是 delta=None。模型在每次前向时从原始序列计算 τ，"
+                                       "attention.capture 会记录真实的值。"),
     "models.notes.tsl_two_stage": ("Crossformer 的完整 TwoStageAttentionLayer：词元是 {variables} 个变量 × {seg} 段"
                                    "（词元 v·seg + s）；注意力是跨时间阶段（time_attention，每个变量只看自己的段），"
                                    "然后是 norm1、MLP1、norm2、文件自己的路由及 dim_sender 和 dim_receiver、"

@@ -6,6 +6,7 @@ Every engine output here is compared with the module's own forward, run separate
 code under test produced."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -375,6 +376,26 @@ def test_import_nonstationary_uses_tau_1_delta_0_and_says_so(tmp_path):
     _close(run(sc, dtype="float64").array("output"), want, 1e-12)
 
 
+def test_decoder_self_attention_notes_suggest_only_tau(tmp_path):
+    """TSL's DecoderLayer passes delta=None to its self-attention, so --delta is refused there and the notes
+    (en and zh) must not offer it, with or without --tau."""
+    from attention.models.tsl_models import destationary_problem
+
+    torch.manual_seed(7)
+    model = lib.NonstationaryTransformer(lib.configs()).double().eval()
+    path = _saved(tmp_path, "Nonstationary_Transformer", model)
+    source, layers = open_layers(path)
+    found = choose(source, layers, "decoder.layers.0.self_attention")
+    given, problem = destationary_problem(found, "2.5", None)
+    assert problem is None
+    for sc in (import_layer(source, found, heads=4, tokens=6),
+               import_layer(source, found, heads=4, tokens=6, destationary=given)):
+        for lang in ("en", "zh"):
+            assert "--delta" not in sc.notes[lang] and "--tau" in sc.notes[lang] and "delta=None" in sc.notes[lang]
+    assert "τ = 2.5" in sc.notes["en"]
+    np.testing.assert_array_equal(sc.modifiers[0].get("tau"), [2.5])
+
+
 def test_import_whole_nonstationary_encoder_layer(tmp_path):
     torch.manual_seed(8)
     model = lib.NonstationaryTransformer(lib.configs(activation="relu")).double().eval()
@@ -594,6 +615,35 @@ def test_import_nonstationary_tau_and_delta_given(tmp_path, capsys):
     assert main(["import", str(informer), "--layer", "encoder.attn_layers.0", "--heads", "4", "--tau", "2",
                  "--out", str(out)]) == 2
     assert "--tau / --delta: encoder.attn_layers.0 is not a Non-stationary" in capsys.readouterr().err
+
+
+def test_import_start_and_freq_date_the_steps(tmp_path, capsys):
+    """--start / --freq set the scenario's time_axis: the imported layer's steps are labelled with their dates
+    (counted here with datetime), saved as the time_axis alone; a bad or lone option is refused naming it."""
+    from datetime import datetime, timedelta
+
+    from attention import scenario_io
+    from attention.cli import main
+
+    torch.manual_seed(22)
+    model = lib.NonstationaryTransformer(lib.configs()).double().eval()
+    path = _saved(tmp_path, "Nonstationary_Transformer", model)
+    out = tmp_path / "dated.json"
+    args = ["import", str(path), "--layer", "decoder.layers.0.self_attention", "--heads", "4", "--tokens", "5",
+            "--out", str(out)]
+    assert main(args + ["--start", "2016-07-01 22:00", "--freq", "15min"]) == 0
+    want = tuple((datetime(2016, 7, 1, 22) + timedelta(minutes=15 * i)).strftime("%Y-%m-%d %H:%M")
+                 for i in range(5))
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["time_axis"] == {"start": "2016-07-01 22:00", "freq": "15min"} and "query_tokens" not in doc
+    sc = scenario_io.load(out)
+    assert sc.query_tokens == want == sc.key_tokens
+    capsys.readouterr()
+    for bad, said in ((["--start", "2016-07-01"], "--start and --freq go together"),
+                      (["--start", "July", "--freq", "h"], "--start: 'July' is not a date"),
+                      (["--start", "2016-07-01", "--freq", "q"], "--freq: 'q' is not a frequency")):
+        assert main(args + bad) == 2, bad
+        assert said in capsys.readouterr().err, bad
 
 
 def test_import_nonstationary_decoder_self_attention_takes_tau_but_never_delta(tmp_path, capsys):

@@ -199,30 +199,37 @@ def explain_residual(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
     """One LayerNorm cell: its row's mean and biased variance, then (x − mean)/√(var + eps)·γ + β."""
-    import math
-
     from attention import explain as ex
 
     b, t, c = idx
     src = "extra.residual_attention" if step_id == "extra.norm_first" else "extra.residual_ffn"
     which = "norm1" if step_id == "extra.norm_first" else "norm2"
-    row = ctx.raw(src)[b, t].astype(float)
-    n = row.shape[0]
-    mean = math.fsum(row) / n
-    var = math.fsum((v - mean) ** 2 for v in row) / n
-    g, beta = float(ctx.param(f"{NAME}.{which}_weight")[c]), float(ctx.param(f"{NAME}.{which}_bias")[c])
+    row = [float(v) for v in ctx.raw(src)[b, t]]
+    terms = [ex.Term(ex._same(f"x[{j}] = {ex.fmt(v)}"), v, (ex.Source(src, (b, t, j)),)) for j, v in enumerate(row)]
+    return norm_explanation(ctx, step_id, idx, ex._tx("explain.encoder.norm_formula"), terms, row, f"{NAME}.{which}")
+
+
+def norm_explanation(ctx, step_id: str, idx: tuple[int, ...], formula, terms: list, row: list[float], norm: str):
+    """The explanation of one cell of TSL's nn.LayerNorm (eps 1e-5) over `row`, with γ, β at `norm`_weight /
+    `norm`_bias: the encoder layer's norm1/norm2 and Crossformer's norm1..norm4 read it the same way."""
+    import math
+
+    from attention import explain as ex
+
+    c = idx[-1]
+    n = len(row)
+    mean = ex._fsum(row) / n
+    var = ex._fsum([(v - mean) ** 2 for v in row]) / n
+    g, beta = float(ctx.param(f"{norm}_weight")[c]), float(ctx.param(f"{norm}_bias")[c])
     normed = (row[c] - mean) / math.sqrt(var + 1e-5)
     result = normed * g + beta
-    terms = [ex.Term(ex._same(f"x[{j}] = {ex.fmt(v)}"), float(v), (ex.Source(src, (b, t, j)),))
-             for j, v in enumerate(row)]
-    return ex._explanation(step_id, idx, ctx.value(step_id, idx), ex._tx("explain.encoder.norm_formula"), terms,
-                           result,
+    return ex._explanation(step_id, idx, ctx.value(step_id, idx), formula, terms, result,
                            ex._tx("explain.encoder.norm_summary", mean=ex.fmt(mean), var=ex.fmt(var), n=n,
                                   x=ex.fmt(row[c]), normalized=ex.fmt(normed), gamma=ex.fmt(g), beta=ex.fmt(beta),
                                   out=ex.fmt(result)),
                            ex._same(f"({ex.fmt(row[c])} − {ex.fmt(mean)}) / √({ex.fmt(var)} + 1e-5) × {ex.fmt(g)} + "
                                     f"{ex.fmt(beta)} = {ex.fmt(result)}"),
-                           (ex.Source(f"{NAME}.{which}_weight", (c,)), ex.Source(f"{NAME}.{which}_bias", (c,))))
+                           (ex.Source(f"{norm}_weight", (c,)), ex.Source(f"{norm}_bias", (c,))))
 
 
 def explain_conv(ctx, step_id: str, idx: tuple[int, ...]):

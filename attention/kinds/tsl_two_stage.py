@@ -470,27 +470,16 @@ def _read(ctx, ref: str):
 def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
     """A LayerNorm cell: its row is the sum of two steps (a residual); the row's mean and variance."""
     from attention import explain as ex
+    from attention.kinds.tsl_encoder import norm_explanation
 
     b, t, c = idx
     (a_ref, b_ref), norm = NORM_STEPS[step_id]
     x, y = _read(ctx, a_ref)[b, t].astype(float), _read(ctx, b_ref)[b, t].astype(float)
     row = [float(u + v) for u, v in zip(x, y)]
-    n = len(row)
-    mean = ex._fsum(row) / n
-    var = ex._fsum([(v - mean) ** 2 for v in row]) / n
-    g, beta = float(ctx.param(f"{NAME}.{norm}_weight")[c]), float(ctx.param(f"{NAME}.{norm}_bias")[c])
-    normed = (row[c] - mean) / math.sqrt(var + 1e-5)
-    result = normed * g + beta
     terms = [ex.Term(ex._same(f"x[{j}] = {ex.fmt(x[j])} + {ex.fmt(y[j])} = {ex.fmt(v)}"), v,
                      (ex.Source(a_ref, (b, t, j)), ex.Source(b_ref, (b, t, j)))) for j, v in enumerate(row)]
-    return ex._explanation(step_id, idx, ctx.value(step_id, idx), ex._tx("explain.two_stage.norm_formula", norm=norm),
-                           terms, result,
-                           ex._tx("explain.encoder.norm_summary", mean=ex.fmt(mean), var=ex.fmt(var), n=n,
-                                  x=ex.fmt(row[c]), normalized=ex.fmt(normed), gamma=ex.fmt(g), beta=ex.fmt(beta),
-                                  out=ex.fmt(result)),
-                           ex._same(f"({ex.fmt(row[c])} − {ex.fmt(mean)}) / √({ex.fmt(var)} + 1e-5) × {ex.fmt(g)} + "
-                                    f"{ex.fmt(beta)} = {ex.fmt(result)}"),
-                           (ex.Source(f"{NAME}.{norm}_weight", (c,)), ex.Source(f"{NAME}.{norm}_bias", (c,))))
+    return norm_explanation(ctx, step_id, idx, ex._tx("explain.two_stage.norm_formula", norm=norm), terms, row,
+                            f"{NAME}.{norm}")
 
 
 def explain_linear(ctx, step_id: str, idx: tuple[int, ...]):

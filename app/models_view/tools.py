@@ -64,6 +64,7 @@ class ModelTools(QObject):
         self._checks = 0  # cached-vs-full checks on the worker
         self._pending_check: Optional[tuple] = None  # (session, generation): checked once the panes show the token
         self.attached = False  # the document is this model's layer (not a file or preset opened since)
+        self.extra_actions: list[QAction] = []  # other entries that open a model (Gemma 3's), disabled while one loads
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-forward",
                                             initializer=devices.leave_a_core_for_the_gui)
         self.panel = ModelPanel()
@@ -225,7 +226,7 @@ class ModelTools(QObject):
 
     def _enable_opening(self) -> None:
         for action in (self.open_file_action, self.smollm2_action, self.open_action, self.bundled_action,
-                       self.glassllm_action):
+                       self.glassllm_action, *self.extra_actions):
             action.setEnabled(not self._loading)
 
     def _open(self, make, failed: str) -> bool:
@@ -664,6 +665,9 @@ class ModelTools(QObject):
 def install(window) -> ModelTools:
     from app.models_view import layer_cache_dock
 
+    from app.models_view import gemma_tools
+
     tools = ModelTools(window)
     tools.layer_cache = layer_cache_dock.install(window.host)  # View ▸ KV cache of this layer (no model needed)
+    tools.gemma = gemma_tools.install(tools)  # File ▸ Gemma 3 270M (bundled): terms, assembly, the teaching window
     return tools

@@ -109,9 +109,9 @@ class Gemma3Spec(LlamaSpec):
     def layer_kind(self, k: int, lang: Optional[str] = None) -> str:
         """'global (RoPE base 1,000,000)' or 'local (window 512, RoPE base 10,000)'."""
         if self.is_global[k]:
-            return words.text("gemma.layer.global", lang, base=numbers.whole(self.rope_base))
-        return words.text("gemma.layer.local", lang, window=numbers.whole(self.window),
-                          base=numbers.whole(self.rope_local_base))
+            return words.text("gemma.layer.global", lang, base=numbers.grouped(self.rope_base))
+        return words.text("gemma.layer.local", lang, window=numbers.grouped(self.window),
+                          base=numbers.grouped(self.rope_local_base))
 
     def layer_tag(self, k: int, lang: Optional[str] = None) -> str:
         """The grid's short row mark: 'G' / 'L' (全 / 局)."""
@@ -121,13 +121,20 @@ class Gemma3Spec(LlamaSpec):
         """Which layers are local and which global, numbered from 1, with each one's window and base."""
         glob = ", ".join(str(k + 1) for k in self.global_layers())
         text = words.text("gemma.pattern", lang, n_local=len(self.is_global) - len(self.global_layers()),
-                          window=numbers.whole(self.window), local_base=numbers.whole(self.rope_local_base),
-                          globals=glob, global_base=numbers.whole(self.rope_base))
+                          window=numbers.grouped(self.window), local_base=numbers.grouped(self.rope_local_base),
+                          globals=glob, global_base=numbers.grouped(self.rope_base))
         return text + (" " + self.altered_line(lang) if self.altered else "")
 
+    def legend(self, lang: Optional[str] = None) -> str:
+        """The model view's key to its row marks: ● global layers, ○ local layers, each with its base and window."""
+        glob = ", ".join(str(k + 1) for k in self.global_layers())
+        return words.text("gemma.legend", lang, globals=glob, global_base=numbers.grouped(self.rope_base),
+                          n_local=len(self.is_global) - len(self.global_layers()),
+                          window=numbers.grouped(self.window), local_base=numbers.grouped(self.rope_local_base))
+
     def altered_line(self, lang: Optional[str] = None) -> str:
-        return words.text("gemma.altered", lang, window=numbers.whole(self.window),
-                          own=numbers.whole(self.own_window))
+        return words.text("gemma.altered", lang, window=numbers.grouped(self.window),
+                          own=numbers.grouped(self.own_window))
 
     def summary(self, lang: Optional[str] = None) -> str:
         return words.text("gemma.summary", lang, name=self.name, layers=self.n_layers, heads=self.n_heads,
@@ -176,7 +183,7 @@ class Gemma3Decoder(LlamaDecoder):
         s = self.spec
         if not s.altered:
             return s.name
-        return words.text("gemma.altered_name", lang, name=s.name, window=numbers.whole(s.window))
+        return words.text("gemma.altered_name", lang, name=s.name, window=numbers.grouped(s.window))
 
     # ---- what differs from a Llama ---------------------------------------------------------------------
     @property
@@ -208,7 +215,7 @@ class Gemma3Decoder(LlamaDecoder):
         """What a layer's scenario notes add for Gemma: local or global, QK-norm, the scale, MQA."""
         s = self.spec
         return words.text("gemma.layer_note", lang, layer=k + 1, kind=s.layer_kind(k, lang), heads=s.n_heads,
-                          kv=s.n_kv_heads, head_dim=s.head_dim, scalar=numbers.whole(s.query_pre_attn_scalar),
+                          kv=s.n_kv_heads, head_dim=s.head_dim, scalar=numbers.grouped(s.query_pre_attn_scalar),
                           altered=(" " + s.altered_line(lang)) if s.altered else "")
 
 

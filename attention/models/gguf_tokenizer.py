@@ -58,7 +58,11 @@ class GGUFTokenizer:
         return out
 
     def decode(self, ids: list[int]) -> str:
-        return self.backend.decode([int(i) for i in ids], skip_special_tokens=False)
+        """The text of `ids`; the BOS that `encode` puts first is left out, so encode(decode(ids)) reads it once."""
+        ids = [int(i) for i in ids]
+        if self.add_bos and self.bos_id is not None and ids[:1] == [self.bos_id]:
+            ids = ids[1:]
+        return self.backend.decode(ids, skip_special_tokens=False)
 
 
 def build(meta: dict[str, Any], where: str) -> GGUFTokenizer:

@@ -9,6 +9,8 @@ EN = {
     "gemma.tag.local": "L",
     "gemma.pattern": ("{n_local} local layers (window {window}, RoPE base {local_base}); global layers {globals} "
                       "(every earlier token, RoPE base {global_base})."),
+    "gemma.legend": ("● global layers {globals}: every earlier token, RoPE base {global_base}. ○ the other {n_local} "
+                     "are local: window {window}, RoPE base {local_base}."),
     "gemma.altered": "Altered for teaching: the local window is {window}; Gemma 3's own is {own}.",
     "gemma.altered_name": "{name} (altered: local window {window})",
     "gemma.summary": ("{name}: {layers} layers, {heads} query heads sharing {kv} key/value head of {head_dim} dims, "
@@ -72,6 +74,7 @@ ZH = {
     "gemma.tag.local": "局",
     "gemma.pattern": ("{n_local} 个局部层（窗口 {window}，RoPE 底数 {local_base}）；全局层为第 {globals} 层"
                       "（看见之前的每个词元，RoPE 底数 {global_base}）。"),
+    "gemma.legend": "● 全局层 {globals}：看见之前的每个词元，RoPE 底数 {global_base}。○ 其余 {n_local} 层是局部层：窗口 {window}，RoPE 底数 {local_base}。",
     "gemma.altered": "为教学已修改：局部窗口为 {window}；Gemma 3 自己的窗口是 {own}。",
     "gemma.altered_name": "{name}（已修改：局部窗口 {window}）",
     "gemma.summary": "{name}：{layers} 层，{heads} 个查询头共享 {kv} 个键/值头（每头 {head_dim} 维），QK 归一化。{pattern}{weights}",

@@ -1,0 +1,155 @@
+"""Gemma 3 in the model view: a decoder session whose local layers' window a teacher may narrow.  Qt-free.
+
+Everything a DecoderSession does (the prompt, the 18 x 4 grid drawn by the model's own float32 forward, the open
+layer through the engine as the document, Next token through the model's KV cache, rollout) holds as it is; this
+adds what Gemma 3 has and a Llama has not:
+
+- every layer is local (window 512, RoPE base 10,000) or global (RoPE base 1,000,000): `layer_marks` for the
+  grid's rows, `layer_item` for the layer picker, the hover line and the legend say which;
+- the teaching window: `window_run(W)` runs the prompt again through `model.with_window(W)` (the same weights);
+  once accepted, every title, caption and note names the model altered (its own window is 512).  Each run
+  remembers its window (`GemmaRun.window`), so undo / redo bring the window back with the run, and the runs kept
+  for undo are named by window and ids.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Optional
+
+from app.viewmodel.decoder_session import WINDOW_TOKENS, DecoderRun, DecoderSession
+from attention import numbers, words
+from attention.models.errors import ModelError
+
+#: what the prompt box holds when Gemma 3 is first opened (transformers: next token "，" 0.26)
+PROMPT = ("注意力机制让模型在处理一个词时",)
+
+
+@dataclass(frozen=True)
+class GemmaRun(DecoderRun):
+    """A run and the local window it was computed with."""
+
+    window: int = 512
+
+
+@dataclass
+class GemmaSession(DecoderSession):
+    """An opened Gemma 3 and the choices made on it (the teaching window among them)."""
+
+    @classmethod
+    def open(cls, path) -> "GemmaSession":
+        """The gemma3 GGUF at `path` (gemma3.load); ModelError naming the file and the reason when it cannot be read."""
+        from attention.models import gemma3
+        from attention.models.checkpoint import CheckpointError
+
+        try:
+            model = gemma3.load(path)
+        except CheckpointError as e:  # the same catalogue ids: the window words it in either language
+            raise ModelError(e.key, **e.args_) from None
+        return cls(model, model.tokenizer, model.spec.name, sentences=PROMPT, engine_layers=False)
+
+    # ---- the teaching window ------------------------------------------------------------------------
+    @property
+    def window(self) -> int:
+        return int(self.model.spec.window)
+
+    @property
+    def own_window(self) -> int:
+        return int(self.model.spec.own_window)
+
+    def altered(self) -> bool:
+        return bool(self.model.spec.altered)
+
+    def window_run(self, window: int) -> GemmaRun:
+        """The shown ids run again with the local window `window` (safe on a worker: the session is left as it is)."""
+        model = self.model.with_window(window)
+        ids = list(self.run.ids) if self.run is not None else model.encode(self.sentences[0])
+        return self._run_with(model, ids, self.run.batch.sentences[0] if self.run is not None else self.sentences[0])
+
+    def _run_with(self, model, ids: list[int], text: str) -> GemmaRun:
+        """DecoderSession.run_ids through `model` (this one, or it with another window), the session untouched."""
+        from attention.models.llama import KVCache
+
+        if len(ids) > WINDOW_TOKENS:
+            raise ModelError("gguf_window_prompt", n=len(ids), limit=WINDOW_TOKENS)
+        cache = KVCache()
+        f = model.forward(list(ids), cache=cache, last_logits=True)  # labels and top 10: the same tokenizer
+        return self._tagged(self._run_from(f, ids, text, cache), model.spec.window)
+
+    @staticmethod
+    def _tagged(run: DecoderRun, window: int) -> GemmaRun:
+        if isinstance(run, GemmaRun) and run.window == window:
+            return run
+        return GemmaRun(**{f.name: getattr(run, f.name) for f in dataclasses.fields(DecoderRun)}, window=window)
+
+    # ---- runs carry their window ------------------------------------------------------------------------
+    def run_ids(self, ids: list[int], text: str) -> GemmaRun:
+        return self._run_with(self.model, ids, text)
+
+    def prepare_next(self, sample: bool = False, seed: int = 0):
+        g, run = super().prepare_next(sample, seed)
+        return g, self._tagged(run, self.window)
+
+    def run_key(self, run) -> tuple:
+        return getattr(run, "window", self.window), tuple(run.ids)
+
+    def rerun(self, state):
+        window, ids = state.key
+        return self._run_with(self.model.with_window(window), list(ids), state.sentences[0])
+
+    def accept(self, run) -> None:
+        window = getattr(run, "window", None)
+        if window is not None and window != self.window:
+            self.model = self.model.with_window(window)
+            self.generation, self.last_diff = None, None  # the cache was the other window's
+        super().accept(run)
+
+    def restore(self, state) -> None:
+        super().restore(state)
+        window = getattr(self.run, "window", None)
+        if window is not None and window != self.window:
+            self.model = self.model.with_window(window)
+            self.generation, self.last_diff = None, None
+
+    # ---- local and global layers, in every place that names a layer -----------------------------------------
+    def layer_marks(self) -> list[bool]:
+        """Per layer: True for a global layer (the grid's ● rows), False for a local one (○)."""
+        return list(self.model.spec.is_global)
+
+    def layer_item(self, k: int, lang: Optional[str] = None) -> str:
+        """'Layer 6 · global (every earlier token, RoPE base 1,000,000)' for the layer picker."""
+        return words.text("gemma.layer_item", lang, layer=numbers.position(k), kind=self.model.spec.layer_kind(k, lang))
+
+    def legend(self, lang: Optional[str] = None) -> str:
+        """The grid's key: which rows (●) are global and which (○) local, with each one's window and base."""
+        return self.model.spec.legend(lang)
+
+    def cell_text(self, layer: int, head: int, r: int, c: int, template: str) -> str:
+        return super().cell_text(layer, head, r, c, template) + " · " + self.model.spec.layer_kind(layer)
+
+    def titled(self, title: str, lang: Optional[str] = None) -> str:
+        text = super().titled(title, lang)
+        if not self.altered():
+            return text
+        return words.text("gguf_titled", lang, title=text, weights=words.text(
+            "gemma.window.altered", lang, window=numbers.grouped(self.window), own=numbers.grouped(self.own_window)))
+
+    def weights_note(self, lang: Optional[str] = None) -> str:
+        spec = self.model.spec
+        return words.text("gguf_weights_short", lang, bits=spec.bits, kind=spec.storage) if spec.bits else ""
+
+    def scenario(self, layer: Optional[int] = None):
+        """The open layer through the engine (QK-norm, RoPE at its base, MQA, its window), its notes naming the
+        file's mix of quantized blocks."""
+        from attention.models.decoder_layer import layer_scenario
+
+        if layer is not None:
+            self.layer = layer
+        r = self.run
+        sc = layer_scenario(self.model, r.forward.hidden[self.layer], self.layer, r.batch.tokens[0],
+                            text=r.batch.sentences[0])
+        # the title names the model altered already (gemma3.title_name); it adds how the weights were stored
+        title = {lang: words.text("gguf_titled", lang, title=sc.title[lang], weights=self.weights_note(lang))
+                 for lang in words.LANGS}
+        notes = {lang: sc.notes[lang] + "\n\n" + self.model.spec.weights_note(lang) for lang in words.LANGS}
+        return dataclasses.replace(sc, title=title, notes=notes)

@@ -51,10 +51,11 @@ class TensorInfo:
 
 
 class _Cut(Exception):
-    """The header asks for bytes past the end of the file (raised inside the parser only): `what` ran out."""
+    """The header asks for bytes past the end of the file (raised inside the parser only): tensor `what` ran out
+    (None: the header itself)."""
 
-    def __init__(self, what: str):
-        super().__init__(what)
+    def __init__(self, what: Optional[str]):
+        super().__init__(what or "header")
         self.what = what
 
 
@@ -85,6 +86,8 @@ class GGUFHeader:
             self._parse()
         except _Cut as e:
             self.close()
+            if e.what is None:  # inside the header itself
+                raise CheckpointError("gguf.error.cut_header", path=where, size=human_size(self.size)) from None
             raise CheckpointError("gguf.error.cut", path=where, size=human_size(self.size), what=e.what) from None
         except (struct.error, UnicodeDecodeError, ValueError, KeyError) as e:
             self.close()
@@ -121,7 +124,7 @@ class GGUFHeader:
 
     def _take(self, n: int) -> memoryview:
         if n < 0 or self._pos + n > self.size:
-            raise _Cut("metadata")
+            raise _Cut(None)
         out = self._buf[self._pos:self._pos + n]
         self._pos += n
         return out

@@ -23,8 +23,10 @@ EN = {
                          "dims (multi-query attention); the scores are scaled by {scalar}^-1/2.{altered}"),
     "gemma.layer_item": "Layer {layer} · {kind}",
     # ---- reading the GGUF (attention/models/gguf_header.py) ------------------------------------------------
-    "gguf.error.cut": ("{path}: the file ends at {size}, inside {what}: it is cut short (an interrupted download "
+    "gguf.error.cut": ("{path}: the file ends at {size}, inside tensor {what}: it is cut short (an interrupted download "
                        "or copy?)"),
+    "gguf.error.cut_header": ("{path}: the file ends at {size}, inside its header: it is cut short (an interrupted "
+                              "download or copy?)"),
     "gguf.error.damaged": "{path}: not a readable GGUF file, its header is damaged ({detail})",
     "gguf.error.vocab": "{path}: the tokenizer has {tokens} tokens but the embedding {rows} rows",
     "gguf.error.not_finite": "{path}: tensor {tensor} holds NaN or infinite numbers (a damaged file)",
@@ -85,7 +87,8 @@ ZH = {
                          "{heads} 个查询头共享 {kv} 个键/值头（每头 {head_dim} 维，多查询注意力）；"
                          "分数乘以 {scalar}^-1/2。{altered}"),
     "gemma.layer_item": "第 {layer} 层 · {kind}",
-    "gguf.error.cut": "{path}：文件在 {size} 处结束，{what} 还没有读完：文件被截断了（下载或复制中断？）",
+    "gguf.error.cut": "{path}：文件在 {size} 处结束，张量 {what} 还没有读完：文件被截断了（下载或复制中断？）",
+    "gguf.error.cut_header": "{path}：文件在 {size} 处结束，文件头还没有读完：文件被截断了（下载或复制中断？）",
     "gguf.error.damaged": "{path}：不是可读取的 GGUF 文件，文件头已损坏（{detail}）",
     "gguf.error.vocab": "{path}：分词器有 {tokens} 个词元，但词嵌入有 {rows} 行",
     "gguf.error.not_finite": "{path}：张量 {tensor} 含有 NaN 或无穷大（文件已损坏）",

@@ -14,8 +14,9 @@ scores read: each layer's 4 query rows after QK-norm and RoPE, its one key row a
 Side by side they are the preset's queries (L x 8·256: heads 1-4 layer 5's, 5-8 layer 6's), keys and values
 (L x 2·256: key/value head 1 layer 5's, head 2 layer 6's; query head h reads kv head h // 4, as each layer's
 4 heads share its one).  The scale 256^-1/2 is both layers' (query_pre_attn_scalar 256) and the default for a
-head width of 256.  The numbers are rounded to float32 (the preset runs in float32) and written in the shortest
-decimal that reads back to that float32, which keeps the file near 400 KB.  The script checks that the preset's
+head width of 256.  The numbers are rounded to float32 (what the window's float32 forward holds) and written in the
+shortest decimal that reads back to that float32, which keeps the file under 400 KB; the preset computes with them
+in float64, as every preset does.  The script checks that the preset's
 weights are the model's layers' and prints the largest difference.
 """
 from __future__ import annotations
@@ -41,14 +42,14 @@ def notes(n: int) -> dict[str, str]:
         "en": ("One sentence through two real layers of Gemma 3 270M, side by side: heads 1-4 are layer 5 (local: a "
                "sliding window of 512, RoPE base 10,000) and heads 5-8 are layer 6 (global: every earlier token, RoPE "
                "base 1,000,000); in each layer four query heads share one key/value head. The queries and keys are the "
-               "model's own after QK-norm and RoPE at each layer's base (float32, from the bundled Q4_K_M file), so "
+               "model's own after QK-norm and RoPE at each layer's base (rounded to float32, from the bundled Q4_K_M file), so "
                f"what is left here is the scores, the causal mask and the softmax. On these {n} tokens the window of "
                "512 hides nothing: what differs is the base (10,000 turns q and k between neighbours far more than "
                "1,000,000 does) and what each layer learned. To watch a window cut, open File ▸ Gemma 3 270M and set "
                "Local window to 4."),
         "zh": ("同一句话经过 Gemma 3 270M 的两个真实层，并排显示：第 1–4 个头是第 5 层（局部层：滑动窗口 512，RoPE 底数 "
                "10,000），第 5–8 个头是第 6 层（全局层：看见之前的每个词元，RoPE 底数 1,000,000）；每层的四个查询头共享一个键/值头。"
-               "查询和键是模型自己的、经过 QK 归一化和各层底数的 RoPE 之后的值（float32，来自随包提供的 Q4_K_M 文件），"
+               "查询和键是模型自己的、经过 QK 归一化和各层底数的 RoPE 之后的值（舍入到 float32，来自随包提供的 Q4_K_M 文件），"
                f"所以这里只剩下分数、因果掩码和 softmax。在这 {n} 个词元上，512 的窗口什么也没有遮住：不同之处在于底数"
                "（10,000 让相邻词元的 q 和 k 转动得比 1,000,000 多得多）以及每层学到的东西。想看窗口截断的效果，"
                "打开“文件 ▸ Gemma 3 270M”，把“局部窗口”设为 4。"),
@@ -84,7 +85,7 @@ def build(model):
     f = model.forward(ids, dtype=torch.float64)
     parts = [layer_rows(model, f.normed[k].numpy(), k, labels) for k in (LOCAL, GLOBAL)]
     q, kk, v = (float32_short(np.concatenate([p[i] for p in parts], axis=-1))[None] for i in range(3))
-    sc = Scenario(queries=q, keys=kk, values=v, n_heads=8, n_kv_heads=2, causal=True, dtype="float32",
+    sc = Scenario(queries=q, keys=kk, values=v, n_heads=8, n_kv_heads=2, causal=True, dtype="float64",
                   title=title(), notes=notes(len(ids)), query_tokens=labels, key_tokens=labels)
     return sc, np.stack([parts[0][3], parts[1][3]])
 

@@ -37,13 +37,14 @@ class GemmaSession(DecoderSession):
     """An opened Gemma 3 and the choices made on it (the teaching window among them)."""
 
     @classmethod
-    def open(cls, path) -> "GemmaSession":
-        """The gemma3 GGUF at `path` (gemma3.load); ModelError naming the file and the reason when it cannot be read."""
+    def open(cls, path, label: Optional[str] = None) -> "GemmaSession":
+        """The gemma3 GGUF at `path` (gemma3.load; `label`: what titles call it, the bundled model's name by default);
+        ModelError naming the file and the reason when it cannot be read."""
         from attention.models import gemma3
         from attention.models.checkpoint import CheckpointError
 
         try:
-            model = gemma3.load(path)
+            model = gemma3.load(path, label or gemma3.LABEL)
         except CheckpointError as e:  # the same catalogue ids: the window words it in either language
             raise ModelError(e.key, **e.args_) from None
         return cls(model, model.tokenizer, model.spec.name, sentences=PROMPT, engine_layers=False)

@@ -63,8 +63,10 @@ class GGUFHeader:
     """`meta` (key -> str, int, float, bool, a list, or a numpy array for a numeric array), `tensors` (name ->
     TensorInfo) and `raw(name)`: the tensor's bytes as a read-only uint8 array of the open map (`close` ends it)."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, stop_at: Optional[str] = None):
+        """Read the header of `path`; with `stop_at`, only the metadata up to that key (no tensors)."""
         self.path = Path(path)
+        self._stop = stop_at
         where = self.path.name
         if not self.path.is_file():
             raise CheckpointError("models.error.missing", path=str(self.path))
@@ -103,9 +105,12 @@ class GGUFHeader:
         if n_tensors > self.size or n_kv > self.size:
             raise ValueError(f"{n_tensors} tensors and {n_kv} metadata entries cannot fit in the file")
         self.meta: dict[str, Any] = {}
+        self.tensors: dict[str, TensorInfo] = {}
         for _ in range(n_kv):
             key = self._string()
             self.meta[key] = self._value(self._scalar(4), key)
+            if key == self._stop:
+                return
         infos = []
         for _ in range(n_tensors):
             name = self._string()
@@ -115,7 +120,6 @@ class GGUFHeader:
         if not isinstance(align, int) or align < 1 or align & (align - 1):
             raise ValueError(f"general.alignment {align!r} is not a power of two")
         data = -(-self._pos // align) * align
-        self.tensors: dict[str, TensorInfo] = {}
         for name, dims, kind, offset in infos:
             info = _tensor_info(name, dims, kind, data + offset)
             if info.start + info.nbytes > self.size:
@@ -186,6 +190,16 @@ class GGUFHeader:
             except BufferError:  # an array still views it: the map closes when that goes
                 pass
             self._map = None
+
+
+def architecture(path: str | Path) -> Optional[str]:
+    """general.architecture of a GGUF file, reading no further than that key (the first one llama.cpp writes)."""
+    h = GGUFHeader(path, stop_at="general.architecture")
+    try:
+        value = h.meta.get("general.architecture")
+        return value if isinstance(value, str) else None
+    finally:
+        h.close()
 
 
 def _tensor_info(name: str, dims: tuple[int, ...], kind: int, start: int) -> TensorInfo:

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from attention import run, scenario_io
 from resources import scenarios_dir

@@ -663,9 +663,7 @@ class ModelTools(QObject):
 
 
 def install(window) -> ModelTools:
-    from app.models_view import layer_cache_dock
-
-    from app.models_view import gemma_tools
+    from app.models_view import gemma_tools, layer_cache_dock
 
     tools = ModelTools(window)
     tools.layer_cache = layer_cache_dock.install(window.host)  # View ▸ KV cache of this layer (no model needed)

@@ -17,7 +17,8 @@ EN = {
     "rollout_head": "head {head}",
     "run_wrote": "wrote {n} scenarios to {out}",
     "run_next": "next token after the text (top {n}):",
-    "run_unknown_model": "MODEL: {model!r} is neither minilm, glassllm, smollm2, gemma3, a model folder nor a .gguf file",
+    "run_unknown_model": ("MODEL: {model!r} is neither minilm, glassllm, smollm2, gemma3, a model folder nor a .gguf "
+                          "file"),
     "run_text2_decoder": "--text2: a decoder reads one text; {model} takes no second one",
     "run_no_such_path": "MODEL: {model!r}: no such file or folder",
     "run_out_file": "--out {out}: is a file; give a folder for the layer files",

@@ -23,8 +23,8 @@ EN = {
                          "dims (multi-query attention); the scores are scaled by {scalar}^-1/2.{altered}"),
     "gemma.layer_item": "Layer {layer} · {kind}",
     # ---- reading the GGUF (attention/models/gguf_header.py) ------------------------------------------------
-    "gguf.error.cut": ("{path}: the file ends at {size}, inside tensor {what}: it is cut short (an interrupted download "
-                       "or copy?)"),
+    "gguf.error.cut": ("{path}: the file ends at {size}, inside tensor {what}: it is cut short (an interrupted "
+                       "download or copy?)"),
     "gguf.error.cut_header": ("{path}: the file ends at {size}, inside its header: it is cut short (an interrupted "
                               "download or copy?)"),
     "gguf.error.damaged": "{path}: not a readable GGUF file, its header is damaged ({detail})",
@@ -76,14 +76,17 @@ ZH = {
     "gemma.tag.local": "局",
     "gemma.pattern": ("{n_local} 个局部层（窗口 {window}，RoPE 底数 {local_base}）；全局层为第 {globals} 层"
                       "（看见之前的每个词元，RoPE 底数 {global_base}）。"),
-    "gemma.legend": "● 全局层 {globals}：看见之前的每个词元，RoPE 底数 {global_base}。○ 其余 {n_local} 层是局部层：窗口 {window}，RoPE 底数 {local_base}。",
+    "gemma.legend": ("● 全局层 {globals}：看见之前的每个词元，RoPE 底数 {global_base}。"
+                     "○ 其余 {n_local} 层是局部层：窗口 {window}，RoPE 底数 {local_base}。"),
     "gemma.altered": "为教学已修改：局部窗口为 {window}；Gemma 3 自己的窗口是 {own}。",
     "gemma.altered_name": "{name}（已修改：局部窗口 {window}）",
-    "gemma.summary": "{name}：{layers} 层，{heads} 个查询头共享 {kv} 个键/值头（每头 {head_dim} 维），QK 归一化。{pattern}{weights}",
+    "gemma.summary": ("{name}：{layers} 层，{heads} 个查询头共享 {kv} 个键/值头（每头 {head_dim} 维），QK 归一化。"
+                      "{pattern}{weights}"),
     "gemma.weights_note": ("权重：由文件中的 {kind} 混合格式（{kinds} 块，每个数 4 到 8 位）反量化而来；"
                            "这里显示的每个权重都是其块解码得到的 float32 值，而不是原始模型的值。"
                            "词嵌入保持 Q8_0 块的形式，读取某一行时才解码。"),
-    "gemma.layer_note": ("第 {layer} 层是{kind}。RoPE 之前做 QK 归一化：每个头的 q 行和 k 行除以其均方根，再乘以 1 + w。"
+    "gemma.layer_note": ("第 {layer} 层是{kind}。RoPE 之前做 QK 归一化：每个头的 q 行和 k 行除以其均方根，"
+                         "再乘以 1 + w。"
                          "{heads} 个查询头共享 {kv} 个键/值头（每头 {head_dim} 维，多查询注意力）；"
                          "分数乘以 {scalar}^-1/2。{altered}"),
     "gemma.layer_item": "第 {layer} 层 · {kind}",
@@ -117,7 +120,8 @@ ZH = {
                   "局部层与全局层，QK 归一化；能读中文"),
     "gemma.failed": "无法打开 Gemma 3 270M；当前场景保持不变。",
     "gemma.window.label": "局部窗口",
-    "gemma.window.tip": ("教学用：缩小 15 个局部层的滑动窗口，看看滑动层在短提示词上做了什么。Gemma 3 自己的窗口是 {own}；"
+    "gemma.window.tip": ("教学用：缩小 15 个局部层的滑动窗口，看看滑动层在短提示词上做了什么。"
+                         "Gemma 3 自己的窗口是 {own}；"
                          "改成其他值后，模型会被标注为已修改。"),
     "gemma.window.own": "Gemma 3 自己的窗口",
     "gemma.window.altered": "已修改：局部窗口 {window}（Gemma 3 自己的是 {own}）",

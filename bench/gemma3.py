@@ -68,7 +68,27 @@ def prompt_ids(model, n: int) -> list[int]:
 
 
 def model_figures(model, runs: int) -> None:
-    """The model alone, at the window worker's thread count: the cached token split into layers and logits."""
+    """The model alone, at the window worker's thread count and at every core: the cached token split into the
+    layers and the logits, and the 20-token prompt's forward (last-position logits)."""
+    import torch
+
+    was = torch.get_num_threads()
+    for threads in sorted({was, os.cpu_count() or 1}):
+        torch.set_num_threads(threads)
+        cached_token(model, runs)
+        ids = prompt_ids(model, 20)
+        wall, cpu = [], []
+        for _ in range(runs):
+            t0, c0 = time.perf_counter(), time.process_time()
+            model.forward(ids, last_logits=True)
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+        print(f"model: 20-token prompt -> 18 layers' attentions + next-token logits, float32, {threads} thread(s): "
+              f"{figures(wall, cpu)}")
+    torch.set_num_threads(was)
+
+
+def cached_token(model, runs: int) -> None:
     import torch
 
     from attention.models.llama import KVCache

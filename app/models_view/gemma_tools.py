@@ -11,10 +11,11 @@ What a person sees, in order:
    honoured).  It is not modal and the work runs on the model worker: the window stays usable;
 3. the model read on the worker (app.models_view.tools: the document stays until it is ready), then its layer 1
    as the document, the prompt 注意力机制让模型在处理一个词时, the 18 x 4 grid with every row marked ● global or
-   ○ local, and under the pickers the legend and the teaching window:
+   ○ local, and under the pickers the key to those marks and the teaching window:
 4. "Local window" (a spin box, 1 to the model's own 512): narrowing it runs the prompt again with the local
-   layers' window narrowed (one undo step); while it differs from 512 a red line in the dock, the window title,
-   the Steps header and the layer's title and notes say the model is altered and what its own window is.
+   layers' window narrowed (one undo step); while it differs from 512 the dock says "altered (its own: 512)" in
+   red beside it, and the window title, the Steps header and the layer's title and notes say the model is altered
+   and what its own window is.
 
 The attention math stays in attention/ (the model's forward draws the grid, the engine the open layer).
 """
@@ -25,7 +26,16 @@ from typing import Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QAction, QDesktopServices
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QProgressDialog, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QProgressDialog,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.services import i18n
 from attention import numbers, words
@@ -65,34 +75,31 @@ class TermsDialog(QMessageBox):
 
 
 class WindowControl(QWidget):
-    """The legend of local and global layers, and the teaching window (with its 'altered' line)."""
+    """Two short rows (the dock is narrow and, at 1280 x 720, short): the key to the grid's row marks, and the
+    teaching window with what it is now (Gemma 3's own, or altered in red); the full sentences are tooltips."""
 
     windowChosen = Signal(int)
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.legend = QLabel()
-        self.legend.setWordWrap(True)
-        self.legend.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # never widens the dock
         self.label = QLabel()
         self.spin = QSpinBox()
         self.spin.setKeyboardTracking(False)  # typing 4 over 512 is one change, not "4" then more
         self.spin.setRange(1, 512)
-        self.own = QLabel()
-        self.own.setStyleSheet("color: #555;")
-        self.altered = QLabel()
-        self.altered.setWordWrap(True)
-        self.altered.setStyleSheet("color: #b00020; font-weight: bold;")
+        self.state = QLabel()  # "Gemma 3's own window", or "altered (its own: 512)" in red
+        self.state.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.label)
         row.addWidget(self.spin)
-        row.addWidget(self.own, 1)
+        row.addWidget(self.state, 1)
         v = QVBoxLayout(self)
         v.setContentsMargins(0, 0, 0, 0)
+        v.setSpacing(2)
         v.addWidget(self.legend)
         v.addLayout(row)
-        v.addWidget(self.altered)
         self.spin.valueChanged.connect(self.windowChosen.emit)
         self.session = None
 
@@ -109,6 +116,14 @@ class WindowControl(QWidget):
         self.spin.blockSignals(False)
         self.retranslate()
 
+    def altered_text(self) -> str:
+        """The whole 'altered' line ('' while the window is the model's own)."""
+        s, lang = self.session, i18n.current_language()
+        if s is None or not hasattr(s, "window_run") or not s.altered():
+            return ""
+        return words.text("gemma.window.altered", lang, window=numbers.grouped(s.window),
+                          own=numbers.grouped(s.own_window))
+
     def retranslate(self) -> None:
         s = self.session
         lang = i18n.current_language()
@@ -117,12 +132,17 @@ class WindowControl(QWidget):
             return
         own = numbers.grouped(s.own_window)
         tip = words.text("gemma.window.tip", lang, own=own)
-        for w in (self.label, self.spin, self.own):
+        self.legend.setText(s.legend_short(lang))
+        self.legend.setToolTip(s.legend(lang))
+        if s.altered():
+            self.state.setText(words.text("gemma.window.altered_short", lang, own=own))
+            self.state.setStyleSheet("color: #b00020; font-weight: bold;")
+            tip = self.altered_text() + "\n\n" + tip
+        else:
+            self.state.setText(words.text("gemma.window.own", lang))
+            self.state.setStyleSheet("color: #555;")
+        for w in (self.label, self.spin, self.state):
             w.setToolTip(tip)
-        self.own.setText(words.text("gemma.window.own", lang) if not s.altered() else "")
-        self.legend.setText(s.legend(lang))
-        self.altered.setText(words.text("gemma.window.altered", lang, window=numbers.grouped(s.window), own=own))
-        self.altered.setVisible(s.altered())
 
 
 class GemmaTools(QObject):

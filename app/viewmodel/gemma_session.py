@@ -125,6 +125,9 @@ class GemmaSession(DecoderSession):
         """The grid's key: which rows (●) are global and which (○) local, with each one's window and base."""
         return self.model.spec.legend(lang)
 
+    def legend_short(self, lang: Optional[str] = None) -> str:
+        return self.model.spec.legend_short(lang)
+
     def cell_text(self, layer: int, head: int, r: int, c: int, template: str) -> str:
         return super().cell_text(layer, head, r, c, template) + " · " + self.model.spec.layer_kind(layer)
 

@@ -132,6 +132,11 @@ class Gemma3Spec(LlamaSpec):
                           n_local=len(self.is_global) - len(self.global_layers()),
                           window=numbers.grouped(self.window), local_base=numbers.grouped(self.rope_local_base))
 
+    def legend_short(self, lang: Optional[str] = None) -> str:
+        """The same key in one short line (the dock's width): '● global: 6, 12, 18 · ○ local: window 512'."""
+        return words.text("gemma.legend_short", lang, globals=", ".join(str(k + 1) for k in self.global_layers()),
+                          window=numbers.grouped(self.window))
+
     def altered_line(self, lang: Optional[str] = None) -> str:
         return words.text("gemma.altered", lang, window=numbers.grouped(self.window),
                           own=numbers.grouped(self.own_window))

@@ -11,6 +11,7 @@ EN = {
                       "(every earlier token, RoPE base {global_base})."),
     "gemma.legend": ("● global layers {globals}: every earlier token, RoPE base {global_base}. ○ the other {n_local} "
                      "are local: window {window}, RoPE base {local_base}."),
+    "gemma.legend_short": "● global: {globals} · ○ local: window {window}",
     "gemma.altered": "Altered for teaching: the local window is {window}; Gemma 3's own is {own}.",
     "gemma.altered_name": "{name} (altered: local window {window})",
     "gemma.summary": ("{name}: {layers} layers, {heads} query heads sharing {kv} key/value head of {head_dim} dims, "
@@ -67,6 +68,7 @@ EN = {
     "gemma.window.own": "Gemma 3's own window",
     "gemma.window.altered": "Altered: local window {window} (Gemma 3's own is {own})",
     "gemma.window.edit": "Local window {window}",
+    "gemma.window.altered_short": "altered (its own: {own})",
 }
 
 ZH = {
@@ -78,6 +80,7 @@ ZH = {
                       "（看见之前的每个词元，RoPE 底数 {global_base}）。"),
     "gemma.legend": ("● 全局层 {globals}：看见之前的每个词元，RoPE 底数 {global_base}。"
                      "○ 其余 {n_local} 层是局部层：窗口 {window}，RoPE 底数 {local_base}。"),
+    "gemma.legend_short": "● 全局：{globals} · ○ 局部：窗口 {window}",
     "gemma.altered": "为教学已修改：局部窗口为 {window}；Gemma 3 自己的窗口是 {own}。",
     "gemma.altered_name": "{name}（已修改：局部窗口 {window}）",
     "gemma.summary": ("{name}：{layers} 层，{heads} 个查询头共享 {kv} 个键/值头（每头 {head_dim} 维），QK 归一化。"
@@ -126,4 +129,5 @@ ZH = {
     "gemma.window.own": "Gemma 3 自己的窗口",
     "gemma.window.altered": "已修改：局部窗口 {window}（Gemma 3 自己的是 {own}）",
     "gemma.window.edit": "局部窗口 {window}",
+    "gemma.window.altered_short": "已修改（自己的：{own}）",
 }

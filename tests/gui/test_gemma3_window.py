@@ -119,9 +119,11 @@ def test_grid_layer_steps_next_token_rollout_and_the_teaching_window(ready_windo
     assert grid.shape == (18, 4, 10, 10) and (panel.grid._layers, panel.grid._heads) == (18, 4)
     np.testing.assert_allclose(grid, golden["zh_attn"], rtol=0, atol=1e-5)
     assert panel.grid.marks == [(k + 1) % 6 == 0 for k in range(18)]
-    assert g.control.isVisible() and g.control.spin.value() == 512 and not g.control.altered.isVisible()
-    assert g.control.legend.text() == ("● global layers 6, 12, 18: every earlier token, RoPE base 1,000,000. ○ the "
-                                       "other 15 are local: window 512, RoPE base 10,000.")
+    assert g.control.isVisible() and g.control.spin.value() == 512 and g.control.altered_text() == ""
+    assert g.control.state.text() == "Gemma 3's own window"
+    assert g.control.legend.text() == "● global: 6, 12, 18 · ○ local: window 512"
+    assert g.control.legend.toolTip() == ("● global layers 6, 12, 18: every earlier token, RoPE base 1,000,000. ○ "
+                                          "the other 15 are local: window 512, RoPE base 10,000.")
     assert panel.layer_box.itemText(5) == "Layer 6 · global (every earlier token, RoPE base 1,000,000)"
     assert panel.layer_box.itemText(4) == "Layer 5 · local (window 512, RoPE base 10,000)"
     top = panel.next_label.text()
@@ -177,8 +179,9 @@ def test_grid_layer_steps_next_token_rollout_and_the_teaching_window(ready_windo
     assert s.window == 4 and s.altered()
     np.testing.assert_allclose(s.grid(), golden["zh_w4_attn"], rtol=0, atol=1e-5)
     assert [i for i, _, _ in s.run.top] == golden["zh_w4_top_ids"].tolist()
-    assert g.control.altered.isVisible() and g.control.altered.text() == \
-        "Altered: local window 4 (Gemma 3's own is 512)"
+    assert g.control.state.text() == "altered (its own: 512)" and "#b00020" in g.control.state.styleSheet()
+    assert g.control.altered_text() == "Altered: local window 4 (Gemma 3's own is 512)"
+    assert g.control.legend.text() == "● global: 6, 12, 18 · ○ local: window 4"
     assert "Altered: local window 4 (Gemma 3's own is 512)" in w.windowTitle()
     sc = w.document.scenario
     assert sc.title["en"].startswith("Gemma 3 270M (altered: local window 4), layer 5 of 18")
@@ -188,17 +191,20 @@ def test_grid_layer_steps_next_token_rollout_and_the_teaching_window(ready_windo
     assert (w.last_trace.array("attention_weights")[0][:, 9, :6] == 0).all()  # the window cut the far keys
     w.set_language("zh")
     try:
-        assert g.control.altered.text() == "已修改：局部窗口 4（Gemma 3 自己的是 512）"
+        assert g.control.altered_text() == "已修改：局部窗口 4（Gemma 3 自己的是 512）"
+        assert g.control.state.text() == "已修改（自己的：512）"
         assert g.control.label.text() == "局部窗口" and "已修改" in w.windowTitle()
         assert panel.layer_box.itemText(5) == "第 6 层 · 全局（看见之前的每个词元，RoPE 底数 1,000,000）"
-        assert g.control.legend.text().startswith("● 全局层 6, 12, 18")
+        assert g.control.legend.text() == "● 全局：6, 12, 18 · ○ 局部：窗口 4"
+        assert g.control.legend.toolTip().startswith("● 全局层 6, 12, 18")
     finally:
         w.set_language("en")
 
     qtbot.keyClick(w.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the window
     w.recompute.wait_idle()
     _idle(w, qtbot)
-    assert s.window == 512 and g.control.spin.value() == 512 and not g.control.altered.isVisible()
+    assert s.window == 512 and g.control.spin.value() == 512 and g.control.altered_text() == ""
+    assert g.control.state.text() == "Gemma 3's own window"
     assert "Altered" not in w.windowTitle() and w.document.scenario.masks[0].values["size"] == 512
     np.testing.assert_allclose(s.grid(), golden["zh_attn"], rtol=0, atol=1e-5)
 

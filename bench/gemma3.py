@@ -36,6 +36,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import PySide6.QtWidgets  # noqa: E402, F401  (Qt before torch in a process that draws)
 
+sys.path.insert(0, str(ROOT / "bench"))
+from smollm2 import wait_until  # noqa: E402  (the same wait as SmolLM2's window figures)
+
 PROMPT_GOAL_MS, TOKEN_GOAL_MS, MEMORY_GOAL_MB = 300.0, 60.0, 900.0
 #: a classroom sentence, cut to 20 tokens (the prompt the figures name)
 TEXT = "老师在黑板上写下了注意力的公式，学生们一边听一边思考模型怎样理解每一个词的意思。"
@@ -122,11 +125,7 @@ def window_figures(data: Path, runs: int) -> None:
     from attention.models import gemma3_bundle
 
     def wait(window, until) -> None:
-        while not until():
-            app.processEvents()
-            time.sleep(0.001)
-        window.recompute.wait_idle()
-        app.processEvents()
+        wait_until(app, window, until)
 
     def settle(window, seconds: float = 1.5) -> None:
         end = time.perf_counter() + seconds

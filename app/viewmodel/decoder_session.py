@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
@@ -104,13 +103,8 @@ class DecoderSession(ModelSession):
         naming the file and the reason when it cannot be read (wrong architecture, quantisation, cut short...)."""
         from attention.models import gguf_model
         from attention.models.checkpoint import CheckpointError
-        from attention.models.gguf_header import architecture
 
         try:
-            if architecture(path) == "gemma3":  # Gemma 3: its local and global layers (app.viewmodel.gemma_session)
-                from app.viewmodel.gemma_session import GemmaSession
-
-                return GemmaSession.open(path, label or Path(path).stem)
             model = gguf_model.load(path, label)
         except CheckpointError as e:  # the same catalogue ids: the window words it in either language
             raise ModelError(e.key, **e.args_) from None

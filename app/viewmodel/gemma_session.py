@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
 from app.viewmodel.decoder_session import WINDOW_TOKENS, DecoderRun, DecoderSession
@@ -23,6 +24,19 @@ from attention.models.errors import ModelError
 
 #: what the prompt box holds when Gemma 3 is first opened (transformers: next token "，" 0.26)
 PROMPT = ("注意力机制让模型在处理一个词时",)
+
+
+def open_gguf(path) -> DecoderSession:
+    """File ▸ Open model...'s session for a GGUF file: Gemma 3's for a gemma3 file (its local and global layers),
+    else a Llama-family decoder's (DecoderSession.open_gguf); ModelError naming the file and the reason."""
+    from attention.models.checkpoint import CheckpointError
+    from attention.models.gguf_header import architecture
+
+    try:
+        gemma = architecture(path) == "gemma3"  # reads no further than that key
+    except CheckpointError as e:
+        raise ModelError(e.key, **e.args_) from None
+    return GemmaSession.open(path, Path(path).stem) if gemma else DecoderSession.open_gguf(path)
 
 
 @dataclass(frozen=True)

@@ -286,22 +286,9 @@ def spec_from_meta(header, name: str) -> Gemma3Spec:
     if arch != ARCHITECTURE:
         raise CheckpointError("models.error.gguf_architecture", path=where, value=repr(arch), known=ARCHITECTURE)
 
-    def whole(key: str, default: Any = None) -> int:
-        value = meta.get(f"{arch}.{key}", default)
-        if isinstance(value, np.integer):
-            value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
-                                  expected="a whole number >= 1")
-        return value
+    from attention.models.gguf_model import meta_checks, quant_bits
 
-    def positive(key: str, default: Any = None) -> float:
-        value = meta.get(f"{arch}.{key}", default)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
-            raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
-                                  expected="a positive number")
-        return float(value)
-
+    whole, positive = meta_checks(meta, arch, where)
     d, H, n = whole("embedding_length"), whole("attention.head_count"), whole("block_count")
     H_kv = whole("attention.head_count_kv", H)
     if H % H_kv:
@@ -321,8 +308,6 @@ def spec_from_meta(header, name: str) -> Gemma3Spec:
         raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.attention.sliding_window_pattern",
                               value=repr(pattern), expected=f"a whole number >= 1 or {n} booleans")
     kinds = Counter(t.kind for t in header.tensors.values() if t.name.startswith("blk.") and len(t.shape) == 2)
-    from attention.models.gguf_model import quant_bits
-
     bits = [b for b in (quant_bits(k) for k in kinds) if b is not None]
     file_type = _FILE_TYPES.get(meta.get("general.file_type"))
     storage = file_type or "/".join(k for k, _ in kinds.most_common()) or "F32"

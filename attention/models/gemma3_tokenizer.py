@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from attention.models.checkpoint import CheckpointError
-from attention.models.gguf_tokenizer import GGUFTokenizer, _token_id
+from attention.models.gguf_tokenizer import GGUFTokenizer, _token_id, require
 
 CONTROL, USER_DEFINED = 3, 4  # llama.cpp's token types
 SPACE = "\u2581"  # SentencePiece's ▁
@@ -48,15 +48,9 @@ def merges_of(tokens: list[str]) -> list[tuple[str, str]]:
 
 def build(meta: dict[str, Any], where: str) -> GGUFTokenizer:
     """The tokenizer from the metadata (keys as in the file); CheckpointError names a key it cannot build."""
-    try:
-        from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
-    except ImportError:  # the `models` extra is not installed
-        raise CheckpointError("models.error.gguf_package", path=where, pip="tokenizers") from None
+    require(meta, where, "llama", "llama (SentencePiece BPE)")
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
 
-    kind = meta.get("tokenizer.ggml.model")
-    if kind != "llama":
-        raise CheckpointError("models.error.gguf_tokenizer", path=where, field="tokenizer.ggml.model",
-                              value=repr(kind), expected="llama (SentencePiece BPE)")
     tokens = meta.get("tokenizer.ggml.tokens")
     if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
         raise CheckpointError("models.error.gguf_key", path=where, field="tokenizer.ggml.tokens",

@@ -229,19 +229,7 @@ def _config(meta: dict[str, Any], where: str, n_tokens: Optional[int], tied: boo
         raise CheckpointError("models.error.gguf_architecture", path=where, value=repr(arch),
                               known=", ".join(ARCHITECTURES))
 
-    def whole(key: str, default: Any = None) -> int:
-        value = meta.get(f"{arch}.{key}", default)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
-                                  expected="a whole number >= 1")
-        return value
-
-    def positive(key: str, default: Any = None) -> float:
-        value = meta.get(f"{arch}.{key}", default)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
-            raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
-                                  expected="a positive number")
-        return float(value)
+    whole, positive = meta_checks(meta, arch, where)
 
     def refuse(key: str, value: Any, expected: str) -> CheckpointError:
         return CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
@@ -272,6 +260,27 @@ def _config(meta: dict[str, Any], where: str, n_tokens: Optional[int], tied: boo
             "rms_norm_eps": positive("attention.layer_norm_rms_epsilon"),
             "rope_theta": positive("rope.freq_base", 10000.0), "max_position_embeddings": whole("context_length"),
             "vocab_size": vocab, "tie_word_embeddings": tied, "attention_bias": False}
+
+
+def meta_checks(meta: dict[str, Any], arch: str, where: str):
+    """(whole, positive): `whole(key, default)` reads metadata `{arch}.{key}` as a whole number >= 1, `positive`
+    as a positive finite number; anything else is refused naming the key (models.error.gguf_key)."""
+
+    def whole(key: str, default: Any = None) -> int:
+        value = meta.get(f"{arch}.{key}", default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
+                                  expected="a whole number >= 1")
+        return value
+
+    def positive(key: str, default: Any = None) -> float:
+        value = meta.get(f"{arch}.{key}", default)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
+            raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
+                                  expected="a positive number")
+        return float(value)
+
+    return whole, positive
 
 
 def _value(field) -> Any:

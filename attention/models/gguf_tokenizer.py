@@ -18,6 +18,7 @@ Control tokens (<|im_start|> ...) are matched whole in the text.  BOS/EOS are ad
 """
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -65,17 +66,21 @@ class GGUFTokenizer:
         return self.backend.decode(ids, skip_special_tokens=False)
 
 
+def require(meta: dict[str, Any], where: str, model: str, expected: str) -> None:
+    """The `tokenizers` package is installed and the file's tokenizer.ggml.model is `model`; else CheckpointError."""
+    if importlib.util.find_spec("tokenizers") is None:  # the `models` extra is not installed
+        raise CheckpointError("models.error.gguf_package", path=where, pip="tokenizers")
+    kind = meta.get("tokenizer.ggml.model")
+    if kind != model:
+        raise CheckpointError("models.error.gguf_tokenizer", path=where, field="tokenizer.ggml.model",
+                              value=repr(kind), expected=expected)
+
+
 def build(meta: dict[str, Any], where: str) -> GGUFTokenizer:
     """The tokenizer from the metadata dict (keys as in the file); CheckpointError names a key it cannot build."""
-    try:
-        from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
-    except ImportError:  # the `models` extra is not installed
-        raise CheckpointError("models.error.gguf_package", path=where, pip="tokenizers") from None
+    require(meta, where, "gpt2", "gpt2 (byte-level BPE)")
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
-    kind = meta.get("tokenizer.ggml.model")
-    if kind != "gpt2":
-        raise CheckpointError("models.error.gguf_tokenizer", path=where, field="tokenizer.ggml.model",
-                              value=repr(kind), expected="gpt2 (byte-level BPE)")
     pre = meta.get("tokenizer.ggml.pre", "default")
     if pre not in PRE_SPLITS:
         raise CheckpointError("models.error.gguf_tokenizer", path=where, field="tokenizer.ggml.pre", value=repr(pre),

@@ -88,26 +88,34 @@ def test_dequantized_weights_and_embedding_equal_transformers(gemma3_model, gold
     np.testing.assert_allclose(rows @ np.cos(0.37 * np.arange(640.0)), golden["probe_embed"], rtol=0, atol=1e-9)
 
 
-def test_embedding_stays_quantized_and_reads_as_gguf_dequantizes(gemma3_model, gemma3_file):
-    """189 MB of Q8_0 blocks instead of 671 MB of float32; rows and logits equal gguf's own dequantization."""
+def _gguf_rows(path: Path, rows: np.ndarray) -> np.ndarray:
+    """Rows of token_embd as gguf's own dequantize decodes their Q8_0 blocks (680 bytes a row): (n, 640) float32."""
     import gguf
 
     from attention.models.gguf_header import GGUFHeader
+
+    h = GGUFHeader(path)
+    try:
+        raw = h.raw("token_embd.weight").reshape(262144, 680)
+        out = np.asarray(gguf.quants.dequantize(raw[rows].copy(), gguf.GGMLQuantizationType.Q8_0), np.float32)
+        del raw
+    finally:
+        h.close()
+    return out.reshape(len(rows), 640)
+
+
+def test_embedding_stays_quantized_and_reads_as_gguf_dequantizes(gemma3_model, gemma3_file):
+    """189 MB of Q8_0 blocks instead of 671 MB of float32; rows and logits equal gguf's own dequantization."""
+
     from attention.models.quantized_rows import Q8Rows
 
     e = gemma3_model.embedding
     assert isinstance(e, Q8Rows) and e.q.dtype == torch.int8 and e.nbytes < 200e6
     ids = np.array([0, 2, 1000, 236900, 262143])
-    h = GGUFHeader(gemma3_file)
-    try:
-        raw = h.raw("token_embd.weight").reshape(262144, 680)
-        ref = np.asarray(gguf.quants.dequantize(raw[ids].copy(), gguf.GGMLQuantizationType.Q8_0), np.float32)
-        del raw
-    finally:
-        h.close()
-    np.testing.assert_array_equal(e.rows(torch.as_tensor(ids)).numpy(), ref.reshape(len(ids), 640))
+    ref = _gguf_rows(gemma3_file, ids)
+    np.testing.assert_array_equal(e.rows(torch.as_tensor(ids)).numpy(), ref)
     x = torch.randn(2, 640, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
-    np.testing.assert_allclose(e.logits(x)[:, ids].numpy(), x.numpy() @ ref.reshape(len(ids), 640).T.astype(np.float64),
+    np.testing.assert_allclose(e.logits(x)[:, ids].numpy(), x.numpy() @ ref.T.astype(np.float64),
                                rtol=1e-12, atol=1e-12)
 
 
@@ -250,9 +258,7 @@ def _block(model, k: int, x: np.ndarray, window: int) -> tuple[np.ndarray, np.nd
 def test_layers_and_logits_equal_an_independent_float64_block(gemma3_model, gemma3_file, golden, window):
     """A local (5) and a global (6) layer, and the last, on the model's own residual stream; then the logits of
     some vocabulary rows from gguf's own dequantization of token_embd (not the model's Q8Rows)."""
-    import gguf
 
-    from attention.models.gguf_header import GGUFHeader
 
     model = gemma3_model.with_window(window)
     ids = [int(i) for i in golden["zh_ids"]]
@@ -262,15 +268,9 @@ def test_layers_and_logits_equal_an_independent_float64_block(gemma3_model, gemm
         np.testing.assert_allclose(w, f.weights[k][0].numpy(), rtol=0, atol=1e-12, err_msg=f"layer {k + 1}")
         np.testing.assert_allclose(x, f.resid[k + 1][0].numpy(), rtol=1e-9, atol=1e-6, err_msg=f"layer {k + 1}")
     rows = np.unique(np.concatenate([golden["zh_top_ids"], np.arange(0, 262144, 997)]))
-    h = GGUFHeader(gemma3_file)
-    try:
-        raw = h.raw("token_embd.weight").reshape(262144, 680)
-        E = np.asarray(gguf.quants.dequantize(raw[rows].copy(), gguf.GGMLQuantizationType.Q8_0), np.float64)
-        del raw
-    finally:
-        h.close()
+    E = _gguf_rows(gemma3_file, rows).astype(np.float64)
     last = _rms(f.resid[18][0, -1].numpy(), model.tensors["model.norm.weight"].double().numpy(), 1e-6)
-    np.testing.assert_allclose(E.reshape(len(rows), 640) @ last, f.logits[0, -1].numpy()[rows], rtol=1e-12,
+    np.testing.assert_allclose(E @ last, f.logits[0, -1].numpy()[rows], rtol=1e-12,
                                atol=1e-9)
     np.testing.assert_allclose(f.resid[0][0].numpy(), model.embedding.rows(torch.as_tensor(ids),
                                torch.float64).numpy() * math.sqrt(640), rtol=1e-7)

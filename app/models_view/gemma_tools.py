@@ -225,7 +225,7 @@ class GemmaTools(QObject):
         return not self._cancel
 
     def _show_progress(self) -> None:
-        d = QProgressDialog("", self.tr("Cancel"), 0, PROGRESS_STEPS, self.window)
+        d = QProgressDialog("", words.text("gemma.cancel", i18n.current_language()), 0, PROGRESS_STEPS, self.window)
         d.setWindowTitle(LABEL)
         d.setWindowModality(Qt.WindowModality.NonModal)  # the window stays usable meanwhile
         d.setAutoClose(False)

@@ -43,6 +43,7 @@ EN = {
     "gemma.bundle.assembling": "Assembling Gemma 3 270M's model file ({size}, once) into {folder}...",
     "gemma.bundle.checking": "Checking Gemma 3's file (sha256)...",
     "gemma.bundle.ready": "Gemma 3's file is ready: {path}",
+    "gemma.cancel": "Cancel",
     # ---- the licence -------------------------------------------------------------------------------------------
     "gemma.terms.title": "Gemma Terms of Use",
     "gemma.terms.text": ("Gemma is provided under and subject to the Gemma Terms of Use found at "
@@ -108,6 +109,7 @@ ZH = {
     "gemma.bundle.assembling": "正在把 Gemma 3 270M 的模型文件（{size}，只需一次）拼接到 {folder}...",
     "gemma.bundle.checking": "正在检查 Gemma 3 的文件（sha256）...",
     "gemma.bundle.ready": "Gemma 3 的文件已就绪：{path}",
+    "gemma.cancel": "取消",
     "gemma.terms.title": "Gemma 使用条款",
     "gemma.terms.text": ("Gemma 依据并受制于 Gemma 使用条款（Gemma Terms of Use，见 ai.google.dev/gemma/terms）提供。"
                          "模型包中附有一份副本：\n{path}\n\n"

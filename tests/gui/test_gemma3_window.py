@@ -72,7 +72,7 @@ def test_first_open_asks_the_terms_then_assembles_once_and_opens(window, qtbot, 
 
     seen: list = []
     _answer_terms(False, seen)
-    assert not g.open()
+    g.action.trigger()  # File ▸ Gemma 3 270M (bundled)
     assert "Gemma is provided under and subject to the Gemma Terms of Use" in seen[0]
     assert str(gemma3_bundle.terms_path()) in seen[0] and seen[0].count("GEMMA_TERMS.html") == 1
     assert w.message_bar.title() == "Gemma 3 was not opened: its terms of use were not accepted. The current " \
@@ -80,7 +80,7 @@ def test_first_open_asks_the_terms_then_assembles_once_and_opens(window, qtbot, 
     assert w.document.scenario is before and not w.settings.terms_accepted("gemma") and not folder.exists()
 
     _answer_terms(True, seen)
-    assert g.open()
+    g.action.trigger()
     assert w.settings.terms_accepted("gemma")
     assert g.assembling and g.progress is not None and g.progress.isVisible()
     assert g.progress.windowModality() == Qt.WindowModality.NonModal  # the window stays usable meanwhile
@@ -98,8 +98,8 @@ def test_first_open_asks_the_terms_then_assembles_once_and_opens(window, qtbot, 
 
     g.ask_terms = lambda path: pytest.fail("the terms were accepted already")
     stamp = target.stat().st_mtime_ns
-    assert g.open()  # the second time: no terms, no assembly
-    assert not g.assembling and g.progress is None
+    g.action.trigger()  # the second time: no terms, no assembly
+    assert not g.assembling and g.progress is None and w.models.is_loading()
     _idle(w, qtbot)
     assert target.stat().st_mtime_ns == stamp
 
@@ -241,7 +241,8 @@ def test_bad_input_is_said_in_both_languages(ready_window, qtbot, monkeypatch, t
                               ("zh", "无法打开 Gemma 3 270M；当前场景保持不变。",
                                "Gemma 3 文件的 4 个分块中缺少第 3 块")):
         w.set_language(lang)
-        assert not g.open()
+        g.action.trigger()
+        assert not g.assembling and not w.models.is_loading()
         assert w.message_bar.title() == title and line in " ".join(w.message_bar.lines())
     w.set_language("en")
     monkeypatch.undo()
@@ -288,7 +289,8 @@ def test_a_damaged_chunk_in_the_window_keeps_nothing(window, qtbot, monkeypatch,
         p.write_bytes(bytes([i]) * (2 << 20))
         parts.append(p)
     monkeypatch.setattr(gemma3_bundle.package(), "chunk_paths", lambda: list(parts))
-    assert w.models.gemma.open()
+    w.models.gemma.action.trigger()
+    assert w.models.gemma.assembling
     _idle(w, qtbot)
     assert w.message_bar.title() == "Could not open Gemma 3 270M; the current scenario is unchanged."
     assert "does not have the sha256 it must" in " ".join(w.message_bar.lines())

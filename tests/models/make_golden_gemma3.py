@@ -21,7 +21,7 @@ Saved in the .npz (float64 unless said):
 - for each prompt p in ("zh", "en"): `{p}_ids` (L,) int64 (BOS first), `{p}_attn` (18, H, L, L) every layer's
   weights, `{p}_top_ids` / `{p}_top_logits` (10,) the largest next-token logits, `{p}_top_p` (10,) their
   probabilities, `{p}_argmax` (L,) the greedy token after every position;
-- `zh_resid{k}` (L, d) for k in RESID_LAYERS: the residual stream entering layer k (hidden_states[k]);
+- `zh_resid{k}` (L, d) for k in RESID_LAYERS: the residual stream entering layer k (hidden_states[k], k from 0);
 - `zh_generated` (N_NEW,) int64: transformers' greedy generate() (with its own KV cache) after the zh prompt;
 - `zh_w4_attn` (18, H, L, L), `zh_w4_top_ids`: the zh prompt with config.sliding_window = 4 (the teaching
   control's narrowed local window), through transformers' own mask;
@@ -51,7 +51,7 @@ from make_golden_modern import float64_throughout  # noqa: E402
 OUT = Path(__file__).with_name("golden_gemma3.npz")
 TOKENS_OUT = Path(__file__).with_name("golden_gemma3_tokens.json")
 PROMPTS = {"zh": "注意力机制让模型在处理一个词时", "en": "The teacher wrote the attention formula on the"}
-RESID_LAYERS = (0, 1, 5, 6, 12, 17)
+RESID_LAYERS = (1, 6, 17)  # entering layers 2, 7 and 18: after a local, a global and most layers
 N_NEW = 6
 TOKENIZER_TEXTS = [
     "注意力机制让模型在处理一个词时",

@@ -71,17 +71,27 @@ def sizes(model: Any) -> tuple[int, int]:
     return int(c.n_layers), int(c.n_heads)
 
 
-def parse_head(text: str, n_layers: int, n_heads: int) -> tuple[int, int]:
-    """'L.H' counted from 1 (as the window) -> (layer, head) from 0; ModelError naming what is wrong."""
+def parse_head(text: str, n_layers: Optional[int] = None, n_heads: Optional[int] = None) -> tuple[int, int]:
+    """'L.H' counted from 1 (as the window) -> (layer, head) from 0; ModelError naming what is wrong.  Without the
+    sizes only the form is checked (the CLI does so before a model loads)."""
     parts = str(text).strip().split(".")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise ModelError("heads_bad_head", got=text)
     layer, head = int(parts[0]), int(parts[1])
-    if not 1 <= layer <= n_layers:
+    if layer < 1 or head < 1:
+        raise ModelError("heads_from_one", got=text)
+    if n_layers is not None and layer > n_layers:
         raise ModelError("heads_layer_range", got=text, layer=layer, count=n_layers)
-    if not 1 <= head <= n_heads:
+    if n_heads is not None and head > n_heads:
         raise ModelError("heads_head_range", got=text, head=head, count=n_heads)
     return layer - 1, head - 1
+
+
+def engine_draws(model: Any) -> bool:
+    """Whether a run computes every layer through the engine in float64 (glassllm's four small layers, as the
+    window draws them) rather than with the model's own attention in float32 (SmolLM2, Gemma 3, an imported
+    decoder: the knocked layers' concat still comes from the engine)."""
+    return type(model).__name__ == "GlassDecoder"
 
 
 def check_edits(edits: Iterable[HeadEdit], n_layers: int, n_heads: int) -> Edits:

@@ -7,6 +7,7 @@ EN = {
     "heads_how_mean": "{head} set to its mean over the positions",
     "heads_how_patch": "{head} patched from the second prompt",
     "heads_bad_head": "{got!r} is not LAYER.HEAD (both counted from 1, e.g. 2.3)",
+    "heads_from_one": "{got!r}: layers and heads are counted from 1",
     "heads_layer_range": "layer {layer} of {got!r} is out of range: the model has layers 1 to {count}",
     "heads_head_range": "head {head} of {got!r} is out of range: each layer has heads 1 to {count}",
     "heads_bad_how": "how a head is knocked out: {how!r} is none of {hows}",
@@ -35,7 +36,8 @@ EN = {
     "heads_cli_map_no_out": "--map: give --out FILE.csv, the file to write the map into",
     "heads_cli_out_no_map": "--out: only --map writes a file; add --map",
     "heads_cli_mean_alone": "--mean: name the heads to knock out with --knock",
-    "heads_cli_mean_patch": "--mean with --patch-from: a knocked head takes either its mean or the second prompt's output",
+    "heads_cli_mean_patch": ("--mean with --patch-from: a knocked head takes either its mean or the second prompt's "
+                             "output"),
     "heads_cli_encoder": "{option}: {model} is an encoder and has no next token; {option} needs a decoder",
     "heads_cli_out_bad": "--out {out}: cannot write the map there ({why})",
     "heads_cli_before": "next token before (top {n}):",
@@ -101,7 +103,8 @@ EN = {
     "flow_what": ("Attention flow (Abnar & Zuidema 2020): the maximum flow from input token {j} to position {i} "
                   "after layer {layer}, through a graph with one node per token and layer, each edge's capacity "
                   "the weight of ½·A + ½·I ({heads}); the row is then divided by its sum"),
-    "flow_value": "max-flow {name_j} → {name_i} = {v}; the row's flows sum to {total}, so the cell is {v} / {total} = {share}",
+    "flow_value": ("max-flow {name_j} → {name_i} = {v}; the row's flows sum to {total}, so the cell is {v} / {total} "
+                   "= {share}"),
     "flow_cut": "The bottleneck (a minimum cut: these {n} edges carry the whole flow and are full):",
     "flow_edge": "layer {layer}: {src} → {dst}, capacity {c}",
     "flow_edge_rest": "+ {n} more edges of the cut, together {c}",
@@ -114,16 +117,19 @@ ZH = {
     "heads_how_mean": "{head} 取其在各位置上的均值",
     "heads_how_patch": "{head} 取自第二个提示词",
     "heads_bad_head": "{got!r} 不是 层.头 的形式（都从 1 数起，例如 2.3）",
+    "heads_from_one": "{got!r}：层和头都从 1 数起",
     "heads_layer_range": "{got!r} 的第 {layer} 层超出范围：模型的层是 1 到 {count}",
     "heads_head_range": "{got!r} 的头 {head} 超出范围：每层的头是 1 到 {count}",
     "heads_bad_how": "敲除头的方式 {how!r} 不是 {hows} 之一",
-    "heads_mismatch": "{model}：第 {layer} 层经引擎计算与模型自己的注意力相差 {diff}；编辑它的头就不再是这个模型，所以没有编辑",
+    "heads_mismatch": ("{model}：第 {layer} 层经引擎计算与模型自己的注意力相差 {diff}；编辑它的头就不再是这个模型，"
+                       "所以没有编辑"),
     "heads_patch_missing": "修补一个头需要第二个提示词，且词元数相同",
     "heads_patch_length": "第二个提示词有 {m} 个词元，提示词有 {n} 个：修补一个头需要相同的词元数",
     "cli.cmd.heads": "敲除或修补注意力头，看下一个词元如何变化；头重要性图",
     "cli.cmd.heads.about": (
         "在 TEXT 上运行 MODEL（与 `run` 相同：minilm、glassllm、smollm2、模型文件夹或 .gguf 文件），打印敲除 --knock "
-        "所指的头（层.头，从 1 数起：置零；加 --mean 则取其在各位置上的均值；加 --patch-from 则取自 TEXT2，词元数须相同）"
+        "所指的头（层.头，从 1 数起：置零；加 --mean 则取其在各位置上的均值；加 --patch-from 则取自 TEXT2，"
+        "词元数须相同）"
         "前后的下一个词元前 10 名。--map --out FILE.csv 写出每个头单独置零时最可能词元对数概率的变化。编码器（minilm）"
         "打印其输出状态的变化。"),
     "cli.opt.heads.knock": "要敲除的头，层.头，从 1 数起（例如 2.3）；可重复给出多个",
@@ -133,7 +139,7 @@ ZH = {
     "cli.opt.heads.out": "配合 --map：CSV 文件（layer,head,delta_logprob）",
     "cli.opt.heads.json": '打印一个 JSON 对象 {"before": [...], "after": [...]} 代替文字',
     "cli.opt.heads.lang": "文字的语言（默认：终端的语言）",
-    "heads_cli_knock": "--knock {got}：{why}",
+    "heads_cli_knock": "--knock {got} 有误：{why}",
     "heads_cli_patch": "--patch-from：{why}",
     "heads_cli_map_no_out": "--map：请用 --out FILE.csv 给出写入图的文件",
     "heads_cli_out_no_map": "--out：只有 --map 会写文件；请加上 --map",
@@ -161,7 +167,8 @@ ZH = {
     "heads_undo_clear": "恢复所有头",
     "heads_caption": "{title} · 已改动：{edits}",
     "heads_caption_many": "{title} · 已改动 {n} 个头",
-    "heads_panel_hint": "右键点击网格中的一格可以敲除那个头（置零，或取它在提示词各位置上的均值），或从第二个提示词修补它；"
+    "heads_panel_hint": "右键点击网格中的一格可以敲除那个头（置零，或取它在提示词各位置上的均值），"
+                        "或从第二个提示词修补它；"
                         "编辑 ▸ 撤销可以恢复。",
     "heads_altered": "已改动的模型：{edits}",
     "heads_before_after": "下一个词元，之前 → 之后（前 {n} 名）：",
@@ -191,7 +198,8 @@ ZH = {
     "heads_map_encoder": "这张图衡量的是下一个词元：需要解码器",
     "heads_next_locked": "“下一个词元”运行的是原样的模型：请先恢复被敲除的头（编辑 ▸ 撤销）",
     "flow_show": "注意力流（最大流，Abnar & Zuidema）",
-    "flow_what": ("注意力流（Abnar & Zuidema 2020）：从输入词元 {j} 到第 {layer} 层之后位置 {i} 的最大流；图中每个词元每层"
+    "flow_what": ("注意力流（Abnar & Zuidema 2020）：从输入词元 {j} 到第 {layer} 层之后位置 {i} 的最大流；"
+                  "图中每个词元每层"
                   "一个节点，每条边的容量是 ½·A + ½·I 的权重（{heads}）；再把这一行除以它的和"),
     "flow_value": "最大流 {name_j} → {name_i} = {v}；这一行的流之和为 {total}，所以这一格是 {v} / {total} = {share}",
     "flow_cut": "瓶颈（一个最小割：这 {n} 条边承载全部的流，且都已满）：",

@@ -215,6 +215,7 @@ class HeadTools(QObject):
     def start_map(self, kind: str) -> None:
         """Every head alone on the worker (kind "knock": zeroed; "patch": from the second prompt)."""
         from attention.models import head_map
+        from attention.models.head_edits import Cancelled
 
         s = self.session
         if s is None or s.run is None or not getattr(s, "is_decoder", False):
@@ -248,6 +249,8 @@ class HeadTools(QObject):
                                    patch_ids=patch_ids, progress=lambda d, n: self._progress.emit(run, d, n),
                                    cancelled=stop.is_set)
                 self._finished.emit(run, (key, m), None)
+            except Cancelled:
+                self._finished.emit(run, None, None)
             except ModelError as e:
                 self._finished.emit(run, None, e)
             except Exception as e:  # noqa: BLE001 - the window says why instead of waiting for ever

@@ -67,9 +67,8 @@ def heatmap(session: Any, fm) -> np.ndarray:
 def explain(session: Any, fm, r: int, c: int, lang: str) -> list[str]:
     """Where the shown cell (r, c) comes from: what flows, its maximum flow and the row's sum, and the bottleneck
     edges (a minimum cut) by layer and token."""
-    from attention.models.attention_flow import cell_flow
-
     from app.viewmodel import rollout_view
+    from attention.models.attention_flow import cell_flow
 
     i, j = rollout_view.cell(session, r, c)
     toks = session.labels()

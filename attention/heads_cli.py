@@ -109,8 +109,6 @@ def _signed(v: float) -> str:
 
 
 def _decoder(args, model: Any, lang: str) -> int:
-    import torch
-
     from attention.models import head_edits, head_map
     from attention.models.errors import ModelError
 
@@ -125,7 +123,7 @@ def _decoder(args, model: Any, lang: str) -> int:
             raise Refused(words.text("heads_cli_patch", lang, why=words.text("heads_patch_length", lang, n=len(ids),
                                                                               m=len(patch_ids))))
     engine = head_edits.engine_draws(model)
-    dtype = torch.float64 if engine else torch.float32
+    dtype = head_edits.precision(engine)
     o = head_edits.knock(model, ids, edits, engine=engine, dtype=dtype, patch_ids=patch_ids, n=TOP)
     sweep = None
     if patch_ids is not None and not edits:  # every head patched alone: the change of the logit difference

@@ -230,8 +230,6 @@ class HeadTools(QObject):
                 self.mapStopped.emit()
                 return
             patch_ids = s.model.encode(s.second)
-        import torch
-
         self._stop.set()
         self._stop = stop = threading.Event()
         self._run += 1
@@ -245,9 +243,8 @@ class HeadTools(QObject):
 
         def work() -> None:
             try:
-                m = head_map.sweep(model, ids, kind, engine=engine, dtype=torch.float64 if engine else torch.float32,
-                                   patch_ids=patch_ids, progress=lambda d, n: self._progress.emit(run, d, n),
-                                   cancelled=stop.is_set)
+                m = head_map.sweep(model, ids, kind, engine=engine, patch_ids=patch_ids,
+                                   progress=lambda d, n: self._progress.emit(run, d, n), cancelled=stop.is_set)
                 self._finished.emit(run, (key, m), None)
             except Cancelled:
                 self._finished.emit(run, None, None)

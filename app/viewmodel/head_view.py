@@ -42,8 +42,6 @@ def _patching(edits) -> bool:
 def decoder_run(session: Any, ids: list[int], text: str):
     """The decoder's run of `ids` with the session's edits (the engine's float64 layers, or the model's own float32
     for a model-drawn decoder as SmolLM2): a DecoderRun whose `heads` says what changed."""
-    import torch
-
     from attention.models import head_edits
 
     engine = bool(getattr(session, "engine_layers", True))
@@ -52,8 +50,7 @@ def decoder_run(session: Any, ids: list[int], text: str):
         if not session.second.strip():
             raise ModelError("heads_patch_missing")
         patch_ids = session.model.encode(session.second)
-    o = head_edits.knock(session.model, ids, session.edits, engine=engine,
-                         dtype=torch.float64 if engine else torch.float32, patch_ids=patch_ids)
+    o = head_edits.knock(session.model, ids, session.edits, engine=engine, patch_ids=patch_ids)
     run = session._run_from(o.after, ids, text)
     return dataclasses.replace(run, heads=HeadsInfo(o.edits, session.second, o))
 

@@ -317,13 +317,20 @@ def logit_difference(logits: torch.Tensor, a: int, b: int) -> torch.Tensor:
     return last[:, a] - last[:, b]
 
 
+def precision(engine: bool, dtype: Optional[torch.dtype] = None) -> torch.dtype:
+    """The dtype of a run: as asked, else float64 through the engine and float32 with the model's own attention
+    (how the window draws each: glassllm, SmolLM2)."""
+    return dtype if dtype is not None else torch.float64 if engine else torch.float32
+
+
 def knock(model: Any, ids: Sequence[int], edits: Iterable[HeadEdit], engine: bool = True,
-          dtype: torch.dtype = torch.float64, patch_ids: Optional[Sequence[int]] = None,
+          dtype: Optional[torch.dtype] = None, patch_ids: Optional[Sequence[int]] = None,
           before: Optional[DecoderForward] = None, n: int = 10) -> Outcome:
     """The decoder on `ids` with `edits` applied (layer by layer, each later layer reading the changed stream),
     against the unedited run (`before`, or computed here the same way)."""
     from attention.models.decoder_layer import next_tokens
 
+    dtype = precision(engine, dtype)
     L, H = sizes(model)
     edits = check_edits(edits, L, H)
     base = base_attend(model, engine)

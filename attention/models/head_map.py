@@ -35,6 +35,7 @@ from attention.models.head_edits import (
     layer_trace,
     log_probs,
     logit_difference,
+    precision,
     run_forward,
     sizes,
 )
@@ -73,11 +74,12 @@ def _resumed(model: Any, ids: Sequence[int], attend: Attend, dtype: torch.dtype,
 
 
 def sweep(model: Any, ids: Sequence[int], kind: str = "knock", engine: bool = True,
-          dtype: torch.dtype = torch.float64, patch_ids: Optional[Sequence[int]] = None,
+          dtype: Optional[torch.dtype] = None, patch_ids: Optional[Sequence[int]] = None,
           progress: Optional[Callable[[int, int], None]] = None, cancelled: Optional[Callable[[], bool]] = None,
           clean: Optional[DecoderForward] = None) -> HeadMap:
     """The map of `kind` over every layer x head (see the module); Cancelled when `cancelled()` says so."""
     n_layers, n_heads = sizes(model)
+    dtype = precision(engine, dtype)
     base = base_attend(model, engine)
     if clean is None:
         clean = run_forward(model, ids, base, dtype)

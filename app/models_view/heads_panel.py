@@ -23,11 +23,12 @@ from attention import words
 
 #: the pause after typing in the second prompt box before it counts (as the Sentence box's)
 EDIT_PAUSE_MS = 300
-#: the before → after text's height at most: the grid keeps the dock's room
-TEXT_HEIGHT = 150
+#: the panel's height at least and at most: it scrolls within them, so the dock's least height (and with it the
+#: window's, 597 px before it came) grows by MIN_HEIGHT only and the grid keeps the dock's room
+MIN_HEIGHT, MAX_HEIGHT = 72, 300
 
 
-class HeadsPanel(QWidget):
+class HeadsPanel(QScrollArea):
     secondEdited = Signal(str)
     mapRequested = Signal(str)  # "knock" or "patch"
     cancelRequested = Signal()
@@ -35,21 +36,22 @@ class HeadsPanel(QWidget):
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setMinimumHeight(MIN_HEIGHT)
+        self.setMaximumHeight(MAX_HEIGHT)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.inner = QWidget()
         self.text = QLabel()
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(self.text)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setMaximumHeight(TEXT_HEIGHT)
         self.second_label = QLabel()
         self.second_label.setWordWrap(True)
         self.second = QLineEdit()
         self.second_count = QLabel()
         self.second_count.setStyleSheet("color: #555;")
+        self.second_count.setWordWrap(True)
         self.map_button, self.patch_button = QPushButton(), QPushButton()
         self.cancel = QPushButton()
         self.progress = QProgressBar()
@@ -74,24 +76,23 @@ class HeadsPanel(QWidget):
         self.cancel.clicked.connect(self.cancelRequested)
         self.close_map.clicked.connect(self.mapClosed)
         self._layout()
+        self.setWidget(self.inner)
         self.set_running(False)
         self.show_map_title("")
         self.retranslate()
 
     def _layout(self) -> None:
-        v = QVBoxLayout(self)
-        v.setContentsMargins(0, 2, 0, 2)
-        v.addWidget(self.scroll)
+        v = QVBoxLayout(self.inner)
+        v.setContentsMargins(0, 2, 4, 2)
+        v.addWidget(self.text)
         v.addWidget(self.second_label)
-        row = QHBoxLayout()
-        row.addWidget(self.second, 1)
-        row.addWidget(self.second_count)
-        v.addLayout(row)
-        buttons = QHBoxLayout()  # two short rows: one long row would widen the dock
-        for w in (self.map_button, self.patch_button):
-            buttons.addWidget(w)
-        buttons.addStretch(1)
-        v.addLayout(buttons)
+        v.addWidget(self.second)
+        v.addWidget(self.second_count)
+        for w in (self.map_button, self.patch_button):  # a row each: side by side they widened the dock
+            row = QHBoxLayout()
+            row.addWidget(w)
+            row.addStretch(1)
+            v.addLayout(row)
         run = QHBoxLayout()
         run.addWidget(self.progress, 1)
         run.addWidget(self.cancel)

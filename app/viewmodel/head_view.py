@@ -132,7 +132,8 @@ def captioned(session: Any, caption: dict[str, str]) -> dict[str, str]:
     out = {}
     for lang, title in caption.items():
         if len(edits) <= TITLE_EDITS:
-            out[lang] = words.text("heads_caption", lang, title=title, edits=", ".join(e.label(lang) for e in edits))
+            out[lang] = words.text("heads_caption", lang, title=title,
+                                   edits=", ".join(e.label(lang, short=True) for e in edits))
         else:
             out[lang] = words.text("heads_caption_many", lang, title=title, n=len(edits))
     return out

@@ -57,9 +57,9 @@ class HeadEdit:
         """'L2.H3' (from 1, as the window's grid labels its cells)."""
         return f"L{numbers.position(self.layer)}.H{numbers.position(self.head)}"
 
-    def label(self, lang: Optional[str] = None) -> str:
-        """'L2.H3 zeroed' / 'L2.H3 置零' ..."""
-        return words.text(f"heads_how_{self.how}", lang, head=self.name())
+    def label(self, lang: Optional[str] = None, short: bool = False) -> str:
+        """'L2.H3 set to its mean over the positions' / 'L2.H3 取其在各位置上的均值'; `short`: 'L2.H3 mean' (titles)."""
+        return words.text(f"heads_{'short' if short else 'how'}_{self.how}", lang, head=self.name())
 
 
 Edits = tuple[HeadEdit, ...]

@@ -307,6 +307,8 @@ def test_the_heads_panel_fits_the_dock(window, qtbot, size):
         top_left = b.mapTo(dock, QPoint(0, 0))
         assert top_left.x() >= 0 and top_left.x() + b.width() <= dock.width() + 1, b
     assert w.models.panel.grid.height() >= 120
+    least = w.minimumSizeHint()  # the Heads panel scrolls: the window still fits the screen
+    assert least.width() <= size[0] and least.height() <= size[1]
 
 
 @pytest.mark.slow

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -24,8 +24,11 @@ from attention import words
 #: the pause after typing in the second prompt box before it counts (as the Sentence box's)
 EDIT_PAUSE_MS = 300
 #: the panel's height at least and at most: it scrolls within them, so the dock's least height (and with it the
-#: window's, 597 px before it came) grows by MIN_HEIGHT only and the grid keeps the dock's room
+#: window's, 621 px before it came) grows by MIN_HEIGHT only
 MIN_HEIGHT, MAX_HEIGHT = 72, 300
+#: the height it asks for, unaltered (the buttons and the hint) and with heads altered (the before → after): the
+#: grid keeps the rest (MiniLM's 6 x 12 cells stay as wide as the dock allows at 1600 x 900)
+HINT_HEIGHT, ALTERED_HEIGHT = 110, 210
 
 
 class HeadsPanel(QScrollArea):
@@ -42,6 +45,7 @@ class HeadsPanel(QScrollArea):
         self.setMaximumHeight(MAX_HEIGHT)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.inner = QWidget()
+        self.altered = False  # heads are altered: the panel asks for room for the before → after
         self.text = QLabel()
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -84,11 +88,12 @@ class HeadsPanel(QScrollArea):
     def _layout(self) -> None:
         v = QVBoxLayout(self.inner)
         v.setContentsMargins(0, 2, 4, 2)
-        v.addWidget(self.text)
-        v.addWidget(self.second_label)
-        v.addWidget(self.second)
-        v.addWidget(self.second_count)
-        for w in (self.map_button, self.patch_button):  # a row each: side by side they widened the dock
+        title = QHBoxLayout()  # the map's title, then its buttons: in sight however little room the dock gives
+        title.addWidget(self.map_title, 1)
+        title.addWidget(self.close_map)
+        v.addLayout(title)
+        # a row each: side by side they are wider than the dock at its least (208 px)
+        for w in (self.map_button, self.patch_button):
             row = QHBoxLayout()
             row.addWidget(w)
             row.addStretch(1)
@@ -98,14 +103,22 @@ class HeadsPanel(QScrollArea):
         run.addWidget(self.cancel)
         v.addLayout(run)
         v.addWidget(self.status)
-        title = QHBoxLayout()
-        title.addWidget(self.map_title, 1)
-        title.addWidget(self.close_map)
-        v.addLayout(title)
+        v.addWidget(self.text)
+        v.addWidget(self.second_label)
+        v.addWidget(self.second)
+        v.addWidget(self.second_count)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        hint = super().sizeHint()
+        cap = ALTERED_HEIGHT if self.altered else HINT_HEIGHT
+        return QSize(hint.width(), max(MIN_HEIGHT, min(self.inner.sizeHint().height() + 4, cap)))
 
     # ---- what it shows ---------------------------------------------------------------------------------------
-    def show_lines(self, lines: list[str]) -> None:
+    def show_lines(self, lines: list[str], altered: bool = False) -> None:
         self.text.setText("\n".join(lines))
+        if altered != self.altered:
+            self.altered = altered
+            self.updateGeometry()
 
     def set_second(self, text: str, count: str) -> None:
         if self.second.text() != text and not self._timer.isActive():

@@ -207,8 +207,9 @@ def plans(edits: Edits) -> dict[int, dict[int, str]]:
 
 # ---- decoders ----------------------------------------------------------------------------------------------
 def base_attend(model: Any, engine: bool) -> Attend:
-    """The attend hook a run uses: every layer through the engine, or the model's own reference attention."""
-    if engine:
+    """The attend hook a run uses: every layer through the engine, or the model's own reference attention (a
+    decoder without one runs through the engine)."""
+    if engine or not hasattr(model, "reference_attention"):
         from attention.models.decoder_layer import engine_attend
 
         return engine_attend(model)

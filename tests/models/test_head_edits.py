@@ -157,7 +157,7 @@ def _logits(outcome):
 def test_zero_ablation_is_the_forward_with_the_heads_columns_of_w_o_zeroed(glass, prompts, engine):
     ids, _ = prompts
     for plan in ([(1, 2)], [(0, 0), (2, 3), (3, 1)]):
-        o = head_edits.knock(glass, ids, [HeadEdit(k, h) for k, h in plan], engine=engine)
+        o = head_edits.knock(glass, ids, [HeadEdit(k, h) for k, h in plan], engine=engine, dtype=torch.float64)
         by_columns, _ = reference(glass, ids, zero_columns=plan)
         by_ctx, _ = reference(glass, ids, zero(plan))
         np.testing.assert_allclose(_logits(o), by_columns, rtol=0, atol=1e-6)
@@ -199,7 +199,7 @@ def test_patching_takes_the_other_prompts_head_output(glass, prompts):
     want, _ = reference(glass, ids, patch(plan, other_ctx))
     np.testing.assert_allclose(_logits(o), want, rtol=0, atol=1e-6)
     (a, _), (b, _) = o.answers
-    assert a == int(np.argmax(o.before.logits[0, -1])) and b == int(np.argmax(reference(glass, other)[0][-1]))
+    assert a == int(torch.argmax(o.before.logits[0, -1])) and b == int(np.argmax(reference(glass, other)[0][-1]))
     assert o.ld_after == pytest.approx(want[-1, a] - want[-1, b], abs=1e-9)
 
 

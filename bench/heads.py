@@ -65,14 +65,14 @@ def maps(runs: int) -> None:
         head_map.sweep(model, ids, engine=engine, dtype=dtype)  # warm: weights made, pages read
         for threads in sorted({1, default_threads}):
             torch.set_num_threads(threads)
-            wall, cpu = timed(lambda: head_map.sweep(model, ids, engine=engine, dtype=dtype), runs)
+            wall, cpu = timed(lambda m=model, i=ids, e=engine, d=dtype: head_map.sweep(m, i, engine=e, dtype=d), runs)
             print(f"map {name}: {n} heads, {len(ids)} tokens, {threads} thread(s): wall {wall:.2f} s, "
                   f"CPU {cpu:.2f} s (goal <= {goal:g} s)  [{load()}]", flush=True)
         torch.set_num_threads(1)
         edits = [head_edits.HeadEdit(k, h) for k in range(model.config.n_layers) for h in range(model.config.n_heads)]
         before = head_edits.run_forward(model, ids, head_edits.base_attend(model, engine), dtype)
 
-        def naive():
+        def naive(model=model, ids=ids, engine=engine, dtype=dtype, edits=edits, before=before):
             for e in edits:
                 head_edits.knock(model, ids, [e], engine=engine, dtype=dtype, before=before)
 
@@ -113,7 +113,7 @@ def flows(runs: int) -> None:
         K, _, L, _ = w.shape
         mixed = mixed_layers(w)
         ours = flow_map(mixed)
-        wall, cpu = timed(lambda: flow_map(mixed), runs)
+        wall, cpu = timed(lambda m=mixed: flow_map(m), runs)
         # networkx as the authors call it: the whole graph, edmonds_karp, one pair at a time
         adj = np.zeros(((K + 1) * L, (K + 1) * L))
         for k in range(K):

@@ -9,14 +9,13 @@ and Show ▸ Attention flow with a cell explained; in English and Chinese.  Look
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 import PySide6.QtWidgets  # noqa: F401  (before torch and pyqtgraph)
-from PySide6.QtCore import QSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 
 def settle(app, window) -> None:
@@ -27,24 +26,12 @@ def settle(app, window) -> None:
 
 
 def main(argv: list[str]) -> int:
-    out = Path(argv[0] if argv else ROOT / "screenshots")
-    w, h = (int(x) for x in (argv[1] if len(argv) > 1 else "1280x720").split("x"))
-    out.mkdir(parents=True, exist_ok=True)
-    from app.startup.application import get_app
+    from screenshot_lines import shot_window
 
-    app = get_app([])
-    tmp = Path(tempfile.mkdtemp(prefix="ae-shots-"))
-    for fmt in (QSettings.Format.IniFormat, QSettings.Format.NativeFormat):
-        QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp))
-    from app.main_window import MainWindow
     from app.services import i18n
-    from app.services.settings import Settings
     from app.viewmodel import head_view
 
-    window = MainWindow(Settings.at(tmp / "settings.ini"))
-    window.ask_save_changes = lambda: PySide6.QtWidgets.QMessageBox.StandardButton.Discard
-    window.resize(w, h)
-    window.show()
+    app, window, out = shot_window(argv)
     window.models.glassllm_action.trigger()
     settle(app, window)
     tools, heads = window.models, window.models.heads

@@ -265,11 +265,13 @@ class PatchSource:
 
 
 def run_forward(model: Any, ids: Sequence[int], attend: Attend, dtype: torch.dtype, **kw) -> DecoderForward:
-    """model.forward with the keywords it takes (a decoder without `last_logits` computes every position's)."""
+    """model.forward with the keywords it takes of `dtype` and `kw` (the protocol needs only `ids` and `attend`: a
+    decoder without `last_logits` computes every position's logits, one without `dtype` runs in its own)."""
     import inspect
 
     takes = inspect.signature(model.forward).parameters
-    return model.forward(list(ids), attend=attend, dtype=dtype, **{k: v for k, v in kw.items() if k in takes})
+    kw = {"dtype": dtype, **kw}
+    return model.forward(list(ids), attend=attend, **{k: v for k, v in kw.items() if k in takes})
 
 
 def log_probs(logits: torch.Tensor) -> torch.Tensor:

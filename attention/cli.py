@@ -1,6 +1,7 @@
 """Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`, `explain FILE STEP INDEX...`, `script FILE`,
 `layers WEIGHTS` and `import WEIGHTS --out FILE` (a trained layer from a weights file; attention/models),
-`tiles FILE` (FlashAttention's tiles and online softmax; attention/tiles_cli.py).
+`tiles FILE` (FlashAttention's tiles and online softmax; attention/tiles_cli.py), `run MODEL TEXT`
+(attention/run_cli.py) and `heads MODEL TEXT` (knock heads out of a real model; attention/heads_cli.py).
 
 Exit codes: 0 success; 2 bad input (a usage error, a scenario that does not load or run, CUDA
 asked for where there is none), with one line per problem on stderr (at most
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from attention import cli_args, run_cli, tiles_cli, words
+from attention import cli_args, heads_cli, run_cli, tiles_cli, words
 from attention.kinds.dot_product import SCALED_DOT
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.problem import elide
@@ -73,6 +74,7 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     im.add_argument("--freq", metavar="F")  # and TSL's --freq spelling
     tiles_cli.add_parser(sub)
     run_cli.add_parser(sub)
+    heads_cli.add_parser(sub)
     cli_args.localize(p, lang)
     return p
 
@@ -89,7 +91,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         return {"validate": _validate, "trace": _trace, "presets": _presets,
                 "explain": _explain, "script": _script, "layers": _layers, "import": _import,
-                "tiles": _tiles, "run": _run}[args.command](args)
+                "tiles": _tiles, "run": _run, "heads": _heads}[args.command](args)
     except ScenarioError as e:
         where = getattr(args, "file", None)
         for line in e.lines:
@@ -251,6 +253,10 @@ def _explain(args) -> int:
 
 def _run(args) -> int:
     return run_cli.command(args, args.lang or terminal_language())
+
+
+def _heads(args) -> int:
+    return heads_cli.command(args, args.lang or terminal_language())
 
 
 def _tiles(args) -> int:

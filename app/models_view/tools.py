@@ -662,8 +662,9 @@ class ModelTools(QObject):
 
 
 def install(window) -> ModelTools:
-    from app.models_view import layer_cache_dock
+    from app.models_view import head_tools, layer_cache_dock
 
     tools = ModelTools(window)
     tools.layer_cache = layer_cache_dock.install(window.host)  # View ▸ KV cache of this layer (no model needed)
+    head_tools.install(tools)  # the grid's right-click menu: knock heads out, patch them, the importance map
     return tools

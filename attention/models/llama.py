@@ -177,7 +177,8 @@ class LlamaDecoder:
     # ---- the forward pass ----------------------------------------------------------------------
     @torch.no_grad()
     def forward(self, ids: list[int], attend: Optional[Attend] = None, dtype: torch.dtype = torch.float32,
-                start: int = 0, cache: Optional[KVCache] = None, last_logits: bool = False) -> DecoderForward:
+                start: int = 0, cache: Optional[KVCache] = None, last_logits: bool = False, from_layer: int = 0,
+                resid: Optional[torch.Tensor] = None) -> DecoderForward:
         """Every residual state, every layer's attention and the logits for one sequence `ids` (with `last_logits`
         only the last position's, (1, 1, vocab): all the next token needs; the output projection, vocab x d a
         position, is ~20% of a 16-token SmolLM2 pass).
@@ -185,10 +186,13 @@ class LlamaDecoder:
         `attend` computes one attention layer (the model view passes the engine); the default is
         `reference_attention`, written here so the forward can be checked on its own.  With `cache` (reference
         attention only) `ids` are the positions after the cached ones: start is the cache's length, the weights
-        are (1, H, L, cache length + L), and the cache grows by L."""
+        are (1, H, L, cache length + L), and the cache grows by L.  With `from_layer` and `resid` (B, L, d), the
+        residual entering that layer (a record's resid[from_layer]), the layers before it are not run again and the
+        record's lists begin at that layer (attention.models.head_map recomputes only the layers after a knocked
+        head)."""
         s = self.spec
         if cache is not None:
-            if attend is not None:
+            if attend is not None or from_layer:
                 raise ValueError("a KVCache is kept by the reference attention; an attend hook keeps its own")
             if cache.keys and cache.keys[0].dtype != dtype:
                 raise ValueError(f"the cache holds {cache.keys[0].dtype}; this pass asks for {dtype}")
@@ -202,9 +206,9 @@ class LlamaDecoder:
             raise ModelError("models.prompt.bad_id", id=bad[0], vocab=s.vocab_size)
         attend = attend or (lambda k, h, first: self.reference_attention(k, h, first, cache))
         E = self.tensors[EMBED]
-        x = E[torch.as_tensor(ids)][None].to(dtype)  # (1, L, d)
+        x = E[torch.as_tensor(ids)][None].to(dtype) if resid is None else resid.to(dtype)  # (1, L, d) / (B, L, d)
         resid, normed, outs, weights = [], [], [], []
-        for k in range(s.n_layers):
+        for k in range(from_layer, s.n_layers):
             t = self._layer(k, dtype)
             resid.append(x)
             h = rms_norm(x, t["attn_norm"], s.eps)  # (1, L, d)

@@ -248,7 +248,7 @@ ELSEWHERE = {
     "drawn_shape", "drawn_cells",  # tests/engine/test_engine_window_drawn.py
     "rope_rotary_dim",  # tests/engine/test_engine_rope.py (no file sets parts yet)
     "alibi_scoring", "alibi_slopes", "alibi_slopes_finite", "softcap_scoring", "sinks_scoring", "sinks_logits",
-    "sinks_logits_finite", "fully_masked_sink", "modifier_twice", "modifier_order",  # test_engine_modifiers.py
+    "sinks_logits_finite", "fully_masked_sink", "part_twice", "modifier_order",  # test_engine_modifiers.py
     # the Time-Series-Library kinds: tests/engine/test_tsl_kinds.py
     "pyramid_windows", "pyramid_window", "pyramid_empty_scale", "pyramid_nodes",
     "destationary_scoring", "destationary_shape", "destationary_tau",

@@ -102,10 +102,12 @@ def test_a_repeated_part_is_refused_at_its_first_repeat(names):
         family, part = PARTS[name]
         doc.setdefault(family, []).append(part)
     doc["mask"] = {"causal": True}
-    expected = []  # every repeat of a kind that does not combine, by its path
+    expected = []  # each kind that does not combine and is listed again: at its first repeat
     for family in ("positions", "modifiers", "masks"):
         listed = [p["kind"] for p in doc.get(family, [])]
-        expected += [f"{family}[{i}]" for i, kind in enumerate(listed) if kind not in COMBINE and kind in listed[:i]]
+        repeats = {kind: [i for i, k in enumerate(listed) if k == kind] for kind in listed if kind not in COMBINE}
+        expected += sorted((f"{family}[{at[1]}]" for at in repeats.values() if len(at) > 1),
+                           key=lambda p: int(p.split("[")[1][:-1]))
     try:
         scenario_io.loads(json.dumps(doc))
     except ScenarioError as e:
@@ -281,7 +283,7 @@ def test_trace_out_its_own_input_is_refused_in_both_languages(tmp_path):
         rc, out, err = cli("trace", s, "--out", s, env_lang=lang)
         assert rc == 2 and len(err.splitlines()) == 1 and "--out" in err, err
     assert s.read_bytes() == before
-    assert "输入" in err
+    assert "读取" in err
 
 
 def test_a_folder_of_layer_files_with_a_planted_link_is_refused_before_anything_loads(tmp_path):

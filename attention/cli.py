@@ -410,7 +410,7 @@ def _import(args) -> int:
         from attention.time_labels import dated
 
         sc = dated(sc, args.start, args.freq)
-    bad = loads_back(sc)
+    bad = scenario_io.first_refusal(sc)
     if bad is not None:  # what the loader would refuse is never written (a bound the import missed)
         print(words.text("models.error.invalid_scenario", layer=found.name, problem=bad), file=sys.stderr)
         return 2
@@ -427,15 +427,6 @@ def _import(args) -> int:
     elif asks_inner(found):  # the file cannot say FullAttention from ProbAttention: say what was assumed
         print(words.text("inner.hint", name=found.name), file=sys.stderr)
     return 0
-
-
-def loads_back(sc: Scenario):
-    """None when `validate` would accept the file `sc` saves as; else its first problem's line.
-    The safety net under every writer of the command line (import, run): the loader's own checks."""
-    from attention.scenario import problems
-
-    errs = problems(sc)
-    return None if not errs else errs[0].text()
 
 
 def _time_axis_problem(args) -> str:

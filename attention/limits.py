@@ -56,8 +56,10 @@ def outside_field(f: Field, value: Any) -> Optional[Phrase]:
 
 
 def shown(value: Any, chars: int = 40) -> str:
-    """A value as a refusal quotes it: short, whatever it is (a 4,000-digit int, a list, a string)."""
+    """A value as a refusal quotes it (as Python writes it: 'yarn', True), short whatever it is: a
+    4,000-digit int by its size, a long list cut."""
     from attention.problem import elide, literal
 
-    return elide(literal(value) if isinstance(value, (bool, int, float, str, list, tuple, type(None)))
-                 else repr(value), chars)
+    if is_whole(value) or isinstance(value, (list, tuple, dict)):
+        return elide(literal(value), chars)
+    return elide(repr(value), chars)

@@ -167,10 +167,8 @@ def command(args, lang: str) -> int:
         return _refuse(args.model, e.text(lang))
     except CheckpointError as e:
         return _refuse(args.model, e.line(lang))
-    from attention.cli import loads_back
-
     for k, sc in enumerate(layers, 1):  # nothing is written unless every layer file can be (and loads back)
-        bad = loads_back(sc)
+        bad = scenario_io.first_refusal(sc)
         if bad is not None:
             return _refuse(args.model, words.text("models.error.invalid_scenario", lang, layer=f"layer{k}", problem=bad))
     refused = _layer_files_refused(out, len(layers), args.model, lang)

@@ -955,6 +955,14 @@ class WriteProtectedError(ScenarioError):
         self.path = Path(path)
 
 
+def first_refusal(sc: Scenario) -> Optional[str]:
+    """None when `validate` would accept what `save(sc)` writes; else the line of its first problem (the
+    engine's checks, as the loader runs them).  The net under every writer of the command line (import,
+    run): whatever they write, validate accepts."""
+    errs = [_file_path(p) for p in problems(sc)]
+    return None if not errs else errs[0].text()
+
+
 def save(sc: Scenario, path, overwrite_protected: bool = False, follow_links: bool = True) -> None:
     """Write `sc` to `path` atomically (attention.safe_write): a crash midway leaves the old
     file (if any) untouched, a later save removes the temporary it left; a symlink is written

@@ -59,15 +59,9 @@ class CheckpointError(ValueError):
         super().__init__(self.line("en"))
 
     def line(self, lang: Optional[str] = None) -> str:
+        from attention.problem import rendered
+
         return words.text(self.key, lang, **rendered(self.args_, lang))
-
-
-def rendered(args: dict, lang: Optional[str] = None) -> dict:
-    """Message arguments with any Phrase (words inside the sentence: what a field expected,
-    attention/limits.py) put in the line's language."""
-    from attention.problem import Phrase
-
-    return {k: v.text(lang) if isinstance(v, Phrase) else v for k, v in args.items()}
 
 
 def check_finite(where: str, key: str, t) -> None:

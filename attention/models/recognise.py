@@ -77,7 +77,7 @@ class Found:
 
     def reason(self, lang: Optional[str] = None) -> str:
         """Why it cannot be imported, in words ('' when it can)."""
-        from attention.models.checkpoint import rendered
+        from attention.problem import rendered
 
         sep = "；" if words.normalize(lang) == "zh" else "; "
         return sep.join(words.text(key, lang, **rendered(dict(args), lang)) for key, args in self.reasons)

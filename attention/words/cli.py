@@ -44,7 +44,7 @@ EN = {
         "or remove the link)"),
     "cli.out.kind.scenario": "scenario",
     "cli.out.kind.trace": "trace",
-    "cli.out.kind.script": "exported script",
+    "cli.out.kind.script": "script",
     "cli.out.kind.worksheet": "worksheet",
     # bounds on what an option can ask for (attention/limits.py)
     "cli.range": "{flag}: expected {expected}, got {got}",

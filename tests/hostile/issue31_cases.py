@@ -99,41 +99,12 @@ def _nan_folder(d: Path) -> Path:
 
 
 def gguf_file(path: Path, meta: dict) -> Path:
-    """A tiny random Llama GGUF (tests/models/test_gguf_files.py's model) with `meta` over its metadata;
-    whole numbers past 2^32 are written as uint64 (as a hostile writer may)."""
+    """A tiny random Llama GGUF (tests/models/test_gguf_files.py's model and writer) with `meta` over its
+    metadata (whole numbers past 2^32 written as uint64, as a hostile writer may)."""
     sys.path.insert(0, str(ROOT))
-    import gguf
-
     from tests.models import test_gguf_files as g
 
-    w = gguf.GGUFWriter(str(path), "llama")
-    keys = {"block_count": g.LAYERS, "context_length": g.CTX, "embedding_length": g.D, "feed_forward_length": g.F,
-            "attention.head_count": g.H, "attention.head_count_kv": g.HKV, "rope.freq_base": g.BASE,
-            "attention.layer_norm_rms_epsilon": g.EPS, "rope.dimension_count": g.HD} | meta
-    for key, value in keys.items():
-        name = f"llama.{key}"
-        if isinstance(value, float):
-            w.add_float32(name, value)
-        elif value >= 2 ** 32:
-            w.add_uint64(name, value)
-        else:
-            w.add_uint32(name, value)
-    w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("smollm")
-    w.add_token_list(g.TOKENS)
-    w.add_token_merges(g.MERGES)
-    w.add_token_types([1] * (g.VOCAB - len(g.SPECIALS)) + [3] * len(g.SPECIALS))
-    for name, a in g.random_model().items():
-        if ".attn_q." in name:
-            a = g.permute(a, g.H)
-        elif ".attn_k." in name:
-            a = g.permute(a, g.HKV)
-        w.add_tensor(name, a)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
-    return path
+    return g.write(path, g.random_model(), meta=meta)
 
 
 def build(d: Path) -> list[Case]:

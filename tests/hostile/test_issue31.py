@@ -295,3 +295,35 @@ def test_a_folder_of_layer_files_with_a_planted_link_is_refused_before_anything_
     rc, _, err = cli("run", "no-such-model-is-ever-loaded", "x", "--out", out)
     assert rc == 2 and "layer2.json" in err and len(err.splitlines()) == 1, err
     assert victim.read_text() == "mine\n" and (out / "layer2.json").is_symlink()
+
+
+def test_each_writer_recognises_its_own_kind_of_file_and_nothing_else(tmp_path):
+    """What out_guard reads back from files the project itself wrote (so a write may replace them) and
+    from files it did not (so it may not)."""
+    from attention import out_guard
+
+    toy = tmp_path / "toy.json"
+    shutil.copy(HERE / "windows_two.json", toy)
+    sc = scenario_io.load(toy)
+    scenario_io.save(sc, tmp_path / "saved.json")
+    made = {"saved.json": "scenario", "trace.json": "trace", "trace.npz": "trace", "script.py": "script"}
+    assert cli("trace", toy, "--out", tmp_path / "trace.json")[0] == 0
+    assert cli("trace", toy, "--out", tmp_path / "trace.npz")[0] == 0
+    assert cli("script", toy, "--out", tmp_path / "script.py")[0] == 0
+    assert cli("tiles", toy, "--blank", "--out", tmp_path / "sheets")[0] == 0
+    for name in ("tiles_worksheet.html", "tiles_answer_key.html"):
+        made[f"sheets/{name}"] = "worksheet"
+    for name, kind in made.items():
+        assert out_guard.kind_of(tmp_path / name) == kind, name
+    (tmp_path / "empty.json").write_bytes(b"")
+    (tmp_path / "notes.json").write_text('{"format": "someone-else/notes"}')
+    (tmp_path / "late.json").write_text('{"version": 1, "format": "attention-explorer/trace"}')  # not our layout
+    (tmp_path / "zip.npz").write_bytes(b"PK\x03\x04 not really")
+    assert out_guard.kind_of(tmp_path / "empty.json") == "empty"
+    assert [out_guard.kind_of(tmp_path / n) for n in ("notes.json", "late.json", "zip.npz")] == [None] * 3
+    # a second run of each writer replaces its own file; none replaces the other kinds
+    assert cli("trace", toy, "--out", tmp_path / "trace.json")[0] == 0
+    rc, _, err = cli("trace", toy, "--out", tmp_path / "saved.json")
+    assert rc == 2 and "is not a trace file" in err
+    rc, _, err = cli("script", toy, "--out", tmp_path / "notes.json")
+    assert rc == 2 and "is not a script file" in err and "--out" in err

@@ -209,6 +209,10 @@ def build(d: Path) -> list[Case]:
                  spec["field"]))
         add(Case("gguf", f"{name}_run", ["run", str(path), "hello", "--out", str(d / f"{name}_run")], spec["field"]))
 
+    plain = gguf_file(d / "gguf" / "plain.gguf", {})
+    add(Case("gguf", "plain_run_writes_valid_files", ["run", str(plain), "hello", "--out", str(d / "plain_run")],
+             expect="ok", valid=[str(d / "plain_run" / f"layer{k}.json") for k in (1, 2)]))
+
     # 9: names a command picks itself are never written through a link; --out never follows one
     victim = d / "victim.txt"
     victim.write_text("someone else's file\n", encoding="utf-8")
@@ -218,6 +222,8 @@ def build(d: Path) -> list[Case]:
     os.symlink(victim, planted / "layer1.json")
     add(Case("symlink", "run_planted_layer1", ["run", "glassllm", "hi", "--out", str(planted)], "layer1.json",
              keep=[str(victim), str(planted / "layer1.json")]))
+    add(Case("symlink", "run_glassllm_writes_valid_files", ["run", "glassllm", "hi", "--out", str(d / "glass_ok")],
+             expect="ok", valid=[str(d / "glass_ok" / "layer1.json")]))
     for name, argv in (("trace_out_link", ["trace", str(S), "--out"]),
                        ("import_out_link", ["import", str(_hf_folder(d, "llama_link", "llama", {})), "--out"]),
                        ("script_out_link", ["script", str(S), "--out"])):
@@ -344,7 +350,7 @@ def run(cases: list[Case], root: Path = ROOT, cap_mb: int = CAP_MB) -> list[dict
     by_id = {c.id: c for c in cases}
     for a in answers:
         c = by_id[a["id"]]
-        a["cls"] = c.cls
+        a["cls"], a["expect"] = c.cls, c.expect
         a.update(judge(c, a, kept, root))
     return answers
 
@@ -396,8 +402,8 @@ def judge(c: Case, a: dict, kept: dict, root: Path = ROOT) -> dict:
         bad = [p for p in c.valid if not _validates(p, root)]
         if not why and bad:
             why = f"validate refuses {bad[0]}"
-    slow = a["seconds"] > LIMIT_S
-    big = a["peak_mb"] > CAP_MB or a["outcome"] == "capped"
+    slow = a["seconds"] > LIMIT_S and c.expect != "ok"  # the bounds are on refusals; a control may take its time
+    big = a["peak_mb"] > CAP_MB and c.expect != "ok" or a["outcome"] == "capped"
     return {"clean": not why and not generic, "generic": generic, "slow": slow, "big": big, "why": why}
 
 
@@ -413,11 +419,20 @@ def counts(answers: list[dict]) -> dict[str, dict[str, int]]:
 
 
 def table(answers: list[dict]) -> str:
+    """The counts per class, and the slowest and largest refusal of each (controls that must work excluded)."""
     rows = counts(answers)
     total = {k: sum(r[k] for r in rows.values()) for k in ("tried", "clean", "generic", "slow", "big")}
-    lines = [f"{'class':<11} {'tried':>5} {'clean':>5} {'generic':>7} {'>1 s':>5} {'>300MB':>6}"]
+    worst: dict[str, tuple[float, float]] = {}
+    for a in answers:
+        if a.get("expect") != "ok":
+            s, mb = worst.get(a["cls"], (0.0, 0.0))
+            worst[a["cls"]] = (max(s, a["seconds"]), max(mb, a["peak_mb"]))
+    worst["total"] = (max((w[0] for w in worst.values()), default=0.0), max((w[1] for w in worst.values()), default=0.0))
+    lines = [f"{'class':<11} {'tried':>5} {'clean':>5} {'generic':>7} {'>1 s':>5} {'>300MB':>6} {'max s':>6} {'max MB':>6}"]
     for cls, r in [*rows.items(), ("total", total)]:
-        lines.append(f"{cls:<11} {r['tried']:>5} {r['clean']:>5} {r['generic']:>7} {r['slow']:>5} {r['big']:>6}")
+        s, mb = worst.get(cls, (0.0, 0.0))
+        lines.append(f"{cls:<11} {r['tried']:>5} {r['clean']:>5} {r['generic']:>7} {r['slow']:>5} {r['big']:>6}"
+                     f" {s:>6.2f} {mb:>6.0f}")
     return "\n".join(lines)
 
 

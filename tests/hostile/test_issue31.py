@@ -327,3 +327,19 @@ def test_each_writer_recognises_its_own_kind_of_file_and_nothing_else(tmp_path):
     assert rc == 2 and "is not a trace file" in err
     rc, _, err = cli("script", toy, "--out", tmp_path / "notes.json")
     assert rc == 2 and "is not a script file" in err and "--out" in err
+
+
+def test_a_numpy_warning_is_one_named_line_never_a_source_line(monkeypatch):
+    """Whatever a command meets that numpy or torch only warns about is said in one line, once."""
+    from attention import cli as cli_module
+
+    def noisy(args):
+        for _ in range(3):
+            np.array([1.0]) / np.array([0.0])
+        return 0
+
+    monkeypatch.setattr(cli_module, "_validate", noisy)
+    for lang, word in (("C.UTF-8", "warning: RuntimeWarning: divide by zero"), ("zh_CN.UTF-8", "警告：RuntimeWarning")):
+        rc, _, err = cli("validate", HERE / "windows_two.json", env_lang=lang)
+        assert rc == 0 and err.splitlines() == [err.strip()] and err.startswith(word), err
+        assert ".py:" not in err and "np.array" not in err

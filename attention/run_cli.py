@@ -170,7 +170,8 @@ def command(args, lang: str) -> int:
     for k, sc in enumerate(layers, 1):  # nothing is written unless every layer file can be (and loads back)
         bad = scenario_io.first_refusal(sc)
         if bad is not None:
-            return _refuse(args.model, words.text("models.error.invalid_scenario", lang, layer=f"layer{k}", problem=bad))
+            return _refuse(args.model, words.text("models.error.invalid_scenario", lang, layer=f"layer{k}",
+                                                  problem=bad))
     refused = _layer_files_refused(out, len(layers), args.model, lang)
     if refused is not None:
         return _refuse(None, refused)

@@ -41,8 +41,8 @@ import numpy as np
 
 from attention import limits
 from attention.models.checkpoint import CheckpointError, TensorSource, human_size
-from attention.problem import Phrase
 from attention.models.llama import LlamaDecoder, LlamaSpec
+from attention.problem import Phrase
 
 PIP_NAME = "gguf==0.19.0"
 ARCHITECTURES = ("llama",)
@@ -172,7 +172,8 @@ class GGUFSource(TensorSource):
                   ("model.layers.0.mlp.gate_proj.weight", (cfg["intermediate_size"], d),
                    ("feed_forward_length", "embedding_length")))
         value = {"vocab_size": cfg["vocab_size"], "embedding_length": d, "attention.key_length": hd,
-                 "attention.head_count": cfg["num_attention_heads"], "attention.head_count_kv": cfg["num_key_value_heads"],
+                 "attention.head_count": cfg["num_attention_heads"],
+                 "attention.head_count_kv": cfg["num_key_value_heads"],
                  "feed_forward_length": cfg["intermediate_size"]}
         for key, want, names in checks:
             if key not in self._by_hf:

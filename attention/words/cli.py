@@ -36,7 +36,8 @@ EN = {
         "or choose another file)"),
     "cli.kind.link": "a symbolic link",
     # what a write may replace (attention/out_guard.py)
-    "cli.out.input": "{flag} {path}: this is a file the command reads ({input}); nothing was written (choose another name)",
+    "cli.out.input": (
+        "{flag} {path}: this is a file the command reads ({input}); nothing was written (choose another name)"),
     "cli.out.other_kind": (
         "{flag} {path}: exists and is not a {kind} file; nothing was written (remove it or choose another name)"),
     "cli.out.link": (
@@ -87,7 +88,8 @@ ZH = {
     "cli.kind.link": "一个符号链接",
     "cli.out.input": "{flag} {path}：这是本命令要读取的文件（{input}）；什么也没有写入（请另选一个文件名）",
     "cli.out.other_kind": "{flag} {path}：已存在，且不是{kind}文件；什么也没有写入（请删除它或另选一个文件名）",
-    "cli.out.link": "{flag} {path}：是一个符号链接（指向 {target}）；没有通过它写入任何内容（请给出文件本身，或删除这个链接）",
+    "cli.out.link": (
+        "{flag} {path}：是一个符号链接（指向 {target}）；没有通过它写入任何内容（请给出文件本身，或删除这个链接）"),
     "cli.out.kind.scenario": "场景",
     "cli.out.kind.trace": "轨迹",
     "cli.out.kind.script": "导出的脚本",

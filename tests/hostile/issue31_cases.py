@@ -22,6 +22,7 @@ tests/hostile/test_issue31.py asserts every case clean; bench/hostile.py --class
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -29,7 +30,6 @@ import shutil
 import subprocess
 import sys
 import time
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -177,7 +177,8 @@ def build(d: Path) -> list[Case]:
     add(Case("duplicate", "windows_two", ["validate", str(HERE / "windows_two.json")], expect="ok"))
 
     # 4: a generator is checked against the shape its field must have before it makes a number
-    for name, where in (("frequencies_60M", "positions[0].frequencies"), ("query_weight_60M", "projections.query.weight"),
+    for name, where in (("frequencies_60M", "positions[0].frequencies"),
+                        ("query_weight_60M", "projections.query.weight"),
                         ("qk_norm_weight_60M", "modifiers[0].query_weight"), ("drawn_56M", "masks[0].mask"),
                         ("valid_lens_60M", "mask.valid_lens")):
         add(Case("generator", name, ["validate", str(HERE / f"{name}.json")], where))
@@ -427,8 +428,10 @@ def table(answers: list[dict]) -> str:
         if a.get("expect") != "ok":
             s, mb = worst.get(a["cls"], (0.0, 0.0))
             worst[a["cls"]] = (max(s, a["seconds"]), max(mb, a["peak_mb"]))
-    worst["total"] = (max((w[0] for w in worst.values()), default=0.0), max((w[1] for w in worst.values()), default=0.0))
-    lines = [f"{'class':<11} {'tried':>5} {'clean':>5} {'generic':>7} {'>1 s':>5} {'>300MB':>6} {'max s':>6} {'max MB':>6}"]
+    worst["total"] = (max((w[0] for w in worst.values()), default=0.0),
+                      max((w[1] for w in worst.values()), default=0.0))
+    lines = [f"{'class':<11} {'tried':>5} {'clean':>5} {'generic':>7} {'>1 s':>5} {'>300MB':>6} {'max s':>6}"
+             f" {'max MB':>6}"]
     for cls, r in [*rows.items(), ("total", total)]:
         s, mb = worst.get(cls, (0.0, 0.0))
         lines.append(f"{cls:<11} {r['tried']:>5} {r['clean']:>5} {r['generic']:>7} {r['slow']:>5} {r['big']:>6}"

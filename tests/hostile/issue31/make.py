@@ -35,7 +35,8 @@ FILES: dict[str, dict] = {
     "qk_norm_twice.json": base(modifiers=[{"kind": "qk_norm"}, {"kind": "qk_norm"}]),
     "softcap_twice.json": base(modifiers=[{"kind": "softcap", "cap": 30}, {"kind": "softcap", "cap": 30}]),
     # windows combine (the narrowest decides): two are accepted, as docs/scenario-format.md says
-    "windows_two.json": base(mask={"causal": True}, masks=[{"kind": "window", "size": 3}, {"kind": "window", "size": 2}]),
+    "windows_two.json": base(mask={"causal": True},
+                             masks=[{"kind": "window", "size": 3}, {"kind": "window", "size": 2}]),
     # 4: a generator in a field whose shape the scenario fixes, far bigger than that shape
     "frequencies_60M.json": base(positions=[{**ROPE, "frequencies": {"generate": "ones", "shape": [60_000_000]}}]),
     "query_weight_60M.json": base(projections={"query": {"weight": {"generate": "ones", "shape": [60_000_000, 1]}}}),

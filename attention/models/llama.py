@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from attention import numbers, words
-from attention.models.checkpoint import CheckpointError, TensorSource
+from attention.models.checkpoint import CheckpointError, TensorSource, check_finite
 from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm, swiglu
 from attention.models.errors import ModelError
 
@@ -145,6 +145,7 @@ class LlamaDecoder:
                 raise CheckpointError("models.error.family_shape", path=source.path.name, tensor=key,
                                       shape=str(tuple(source.shape(key))), expected=str(shape))
             t = source._tensor(key)  # (out, in) nn.Linear layout, or (d,) for a norm
+            check_finite(source.path.name, key, t)
             source.reads.append(key)
             tensors[key] = t.to(torch.float32).contiguous()
         return cls(spec, tensors, tokenizer, source.config, source.path)  # the source (a file reader) is let go
@@ -294,8 +295,10 @@ def load_folder(path: str | Path) -> LlamaDecoder:
     source = open_source(Path(path))
     cfg, where = source.config, source.path.name
 
-    def refuse(name: str, value: Any, expected: str) -> CheckpointError:
-        return CheckpointError("models.error.family_field", path=where, field=name, value=repr(value),
+    def refuse(name: str, value: Any, expected: Any) -> CheckpointError:
+        from attention import limits
+
+        return CheckpointError("models.error.family_field", path=where, field=name, value=limits.shown(value),
                                expected=expected)
 
     if cfg.get("model_type") != "llama":
@@ -309,10 +312,17 @@ def load_folder(path: str | Path) -> LlamaDecoder:
             raise refuse(name, cfg[name], "false")
     if cfg.get("hidden_act", "silu") != "silu":
         raise refuse("hidden_act", cfg.get("hidden_act"), "silu")
+    from attention import limits
+    from attention.models.families import layer_prefixes
+    from attention.problem import Phrase
+
     for name in ("num_hidden_layers", "intermediate_size", "vocab_size"):
-        value = cfg.get(name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise refuse(name, value, "a whole number >= 1")
+        bad = limits.outside(cfg.get(name), 1, limits.INT_MAX)
+        if bad is not None:
+            raise refuse(name, cfg.get(name), bad)
+    held = len(layer_prefixes(source, "llama"))  # the layers the weights hold bound the layers built
+    if cfg["num_hidden_layers"] != held:
+        raise refuse("num_hidden_layers", cfg["num_hidden_layers"], Phrase("layers_held", {"n": held}))
     storage = source.dtype(LAYER_TENSORS["q"].format(k=0)).replace("torch.", "")
     spec = LlamaSpec.from_config({**cfg, "rope_theta": layer.rope.base, "head_dim": layer.head_dim},
                                  source.path.name, storage=storage)

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any, Optional
 
-from attention import numbers, words
+from attention import numbers, out_guard, words
 
 TOP = 10
-CSV_HEADER = "layer,head,delta_logprob"
+CSV_HEADER = out_guard.HEAD_MAP_MARK
 #: heads listed in the text of a patch over every head (the largest changes first)
 PATCH_SHOWN = 10
 
@@ -57,10 +58,19 @@ def _early(args, lang: str) -> None:
             _head(got)  # the form and "from 1"; the model's sizes come after it loads
         except ModelError as e:
             raise Refused(words.text("heads_cli_knock", lang, got=got, why=e.text(lang))) from None
+    from attention.run_cli import _not_utf8
+
+    for flag, text in (("TEXT", args.text), ("--patch-from", args.patch_from)):
+        bad = _not_utf8(text)
+        if bad is not None:  # the terminal's bytes that are no UTF-8 (surrogate escapes)
+            raise Refused(words.text("run_text_bytes", lang, flag=flag, byte=bad[1], at=bad[0]))
     if args.out:
         from attention import safe_write
 
-        kind = safe_write.target_kind(safe_write.resolve_target(args.out))
+        refused = out_guard.check(args.out, "head_map", [args.model])  # a link, an input, another kind of file
+        if refused is not None:
+            raise Refused(refused.line(lang))
+        kind = safe_write.target_kind(Path(args.out))
         if kind is not None:
             raise Refused(words.text("heads_cli_out_bad", lang, out=args.out, why=kind))
     if args.model.lower() == "minilm":
@@ -164,7 +174,7 @@ def _write_map(out: str, imp, lang: str) -> None:
 
     lines = [CSV_HEADER] + [f"{layer},{head},{v!r}" for layer, head, v in imp.rows()]
     try:
-        safe_write.write_atomic(out, "\n".join(lines) + "\n")
+        safe_write.write_atomic(out, "\n".join(lines) + "\n", follow_links=False)
     except OSError as e:
         raise Refused(words.text("heads_cli_out_bad", lang, out=out, why=e.strerror or type(e).__name__)) from None
 

@@ -33,8 +33,10 @@ _JSON_FORMATS = {"scenario": "attention-explorer/scenario", "trace": "attention-
 #: attention/tiles_worksheet.py)
 SCRIPT_MARK = '"""Attention Explorer scenario as plain torch:'
 WORKSHEET_MARK = '<meta name="generator" content="Attention Explorer">'
+#: the first line of `main.py heads --map`'s CSV (attention/heads_cli.py)
+HEAD_MAP_MARK = "layer,head,delta_logprob"
 SNIFF_BYTES = 4096
-KINDS = ("scenario", "trace", "script", "worksheet")
+KINDS = ("scenario", "trace", "script", "worksheet", "head_map")
 
 
 class Refused(OSError):
@@ -68,6 +70,8 @@ def kind_of(path: PathLike) -> Optional[str]:
         return "script"
     if WORKSHEET_MARK in text:
         return "worksheet"
+    if text.startswith(HEAD_MAP_MARK):
+        return "head_map"
     if text.startswith("{"):
         body = text[1:].lstrip()
         for kind, fmt in _JSON_FORMATS.items():

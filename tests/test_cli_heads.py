@@ -144,3 +144,33 @@ def test_main_py_heads_exit_codes(tmp_path):
     assert ok.returncode == 0 and set(json.loads(ok.stdout)) == {"before", "after"}
     bad = subprocess.run(run + ["--knock", "9.9"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert bad.returncode == 2 and bad.stdout == "" and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_map_out_never_replaces_another_file_nor_writes_through_a_link(tmp_path, capsys):
+    """--map --out follows the rule of every write (attention/out_guard.py), before the model loads."""
+    notes = tmp_path / "notes.csv"
+    notes.write_text("my own numbers\n1,2,3\n")
+    assert cli.main(["heads", "glassllm", TEXT, "--map", "--out", str(notes)]) == 2
+    assert notes.read_text() == "my own numbers\n1,2,3\n"
+    assert "notes.csv" in capsys.readouterr().err
+    link = tmp_path / "map.csv"
+    link.symlink_to(notes)
+    assert cli.main(["heads", "glassllm", TEXT, "--map", "--out", str(link)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "map.csv" in err
+    assert notes.read_text() == "my own numbers\n1,2,3\n"
+    ours = tmp_path / "ours.csv"
+    assert cli.main(["heads", "glassllm", TEXT, "--map", "--out", str(ours)]) == 0
+    first = ours.read_text()
+    assert first.startswith("layer,head,delta_logprob\n")
+    assert cli.main(["heads", "glassllm", TEXT, "--map", "--out", str(ours)]) == 0  # its own kind: replaced
+    assert ours.read_text() == first
+
+
+def test_text_that_is_not_utf8_is_refused_naming_the_argument(capsys):
+    bad = b"Alice \xff was".decode("utf-8", "surrogateescape")  # what Python makes of a terminal's stray byte
+    assert cli.main(["heads", "glassllm", bad, "--knock", "1.1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "TEXT" in err and "0xff" in err
+    assert cli.main(["heads", "glassllm", "Alice was", "--patch-from", bad, "--knock", "1.1"]) == 2
+    assert "--patch-from" in capsys.readouterr().err

@@ -47,6 +47,7 @@ EN = {
     "cli.out.kind.trace": "trace",
     "cli.out.kind.script": "script",
     "cli.out.kind.worksheet": "worksheet",
+    "cli.out.kind.head_map": "head-importance map",
     # bounds on what an option can ask for (attention/limits.py)
     "cli.range": "{flag}: expected {expected}, got {got}",
     "cli.size_range": "--max-json: expected a size of at most {limit} (or 0: no limit), got '{text}'",
@@ -94,6 +95,7 @@ ZH = {
     "cli.out.kind.trace": "轨迹",
     "cli.out.kind.script": "导出的脚本",
     "cli.out.kind.worksheet": "练习纸",
+    "cli.out.kind.head_map": "头重要性图",
     "cli.range": "{flag}：应为 {expected}，得到的是 {got}",
     "cli.size_range": "--max-json：大小应不超过 {limit}（或 0：不限），得到的是 '{text}'",
     "cli.trace_too_big_memory": (

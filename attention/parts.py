@@ -70,9 +70,10 @@ def value(part: Part, f: Field) -> Any:
 
 
 def problems(sc: Any) -> list[Problem]:
-    """Every part that names no known kind, holds a field its kind does not have, or a value its
-    field does not allow; then each kind's own checks (`kind.part_problems(sc, part, path)`)."""
-    errs: list[Problem] = []
+    """Every part that names no known kind, repeats a kind (unless the kind `combines`: windows,
+    drawn masks), holds a field its kind does not have, or a value its field does not allow; then
+    each kind's own checks (`kind.part_problems(sc, part, path)`)."""
+    errs: list[Problem] = repeats(sc)
     for family in FAMILIES:
         used = of(sc, family)
         if not used:
@@ -97,6 +98,27 @@ def problems(sc: Any) -> list[Problem]:
             check = getattr(kind, "part_problems", None)
             if check is not None and not errs:
                 errs += check(sc, part, path)
+    return errs
+
+
+def repeats(sc: Any) -> list[Problem]:
+    """A kind listed more than once in its family, named once at its first repeat (with how often
+    and where it came first): the engine computes a kind's steps once, so a second RoPE (or QK-norm,
+    cap, sink ...) would be silently ignored.  A kind whose parts combine says so (`combines = True`:
+    each window narrows, each drawn mask adds its cells) and may repeat."""
+    errs: list[Problem] = []
+    for family in FAMILIES:
+        used = of(sc, family)
+        if len(used) < 2:
+            continue
+        known, seen = table(family), {}
+        for i, part in enumerate(used):
+            if isinstance(part, Part) and part.kind in known and not getattr(known[part.kind], "combines", False):
+                seen.setdefault(part.kind, []).append(i)
+        for kind, at in sorted(seen.items(), key=lambda item: item[1][1:2]):  # in the order of the repeats
+            if len(at) > 1:
+                errs.append(Problem("part_twice", f"{family}[{at[1]}]",
+                                    {"kind": kind, "n": len(at), "first": f"{family}[{at[0]}]"}))
     return errs
 
 

@@ -49,14 +49,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def command(args, lang: str) -> int:
     """Run `tiles`; 0, or 2 with one line on stderr for input it cannot take."""
     from attention import run, scenario_io
-    from attention.tiles import TilesError, check_block, default_blocks, method, tiled
+    from attention.tiles import TilesError, check_block, check_blocks, default_blocks, method, tiled
 
+    if args.blank and args.out:  # the pages' names are this command's own: never through a link, nor over another file
+        from pathlib import Path
+
+        from attention import out_guard
+        from attention.tiles_worksheet import KEY_NAME, WORKSHEET_NAME
+
+        for name in (WORKSHEET_NAME, KEY_NAME):
+            refused = out_guard.check(Path(args.out) / name, "worksheet", [args.file])
+            if refused is not None:
+                print(refused.line(lang), file=sys.stderr)
+                return 2
     sc = scenario_io.load(args.file)
     try:
         method(sc.scoring, (), [p.kind for p in sc.modifiers])  # before running: ProbSparse, sinks say why at once
         br0, bc0 = default_blocks(sc.L, sc.S)
         br = check_block("--block-q", br0 if args.block_q is None else args.block_q)
         bc = check_block("--block-k", bc0 if args.block_k is None else args.block_k)
+        check_blocks(sc.L, sc.S, br, bc, ("--block-q", "--block-k"))  # from the sizes, before the trace is run
         batches = _chosen("--batch", "tiles.error.batch", args.batch, sc.batch)
         heads = _chosen("--head", "tiles.error.head", args.head, sc.n_heads)
         if args.blank and not args.out:

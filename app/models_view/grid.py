@@ -7,7 +7,9 @@ A cell may be a part of the weights (rows from one sentence of a pair, columns f
 then it is rows x cols, drawn stretched to a square).  The grid is painted with one QImage per
 cell, so a 6 x 12 grid of 128-token heatmaps repaints in milliseconds.  Hover: the layer, head,
 query and key tokens and the weight, read again whenever the numbers change under a still
-pointer (a sentence edit); click: `cellClicked`.
+pointer (a sentence edit); click: `cellClicked`; right-click: `cellMenu` (app.models_view.head_tools builds
+the menu).  An altered head (knocked out or patched) is marked in its cell's corner (`set_marks`); the
+head-importance map paints each cell one colour of its value instead of its weights (`set_overlay`).
 """
 from __future__ import annotations
 
@@ -59,6 +61,7 @@ class ModelGrid(QWidget):
     cellClicked = Signal(int, int)  # layer, head
     pointClicked = Signal(int, int, int, int)  # layer, head, query, key
     hovered = Signal(str)  # the hover line ("" when the pointer leaves the cells)
+    cellMenu = Signal(int, int, QPoint)  # layer, head, global position: a right-click on a cell
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -72,7 +75,12 @@ class ModelGrid(QWidget):
         self._focus = (0, -1)
         self.describe = lambda layer, head, q, k: ""  # set by the panel: the hover line
         self.show_labels = True  # "H1" / "L1" over the cells (off for one token x token heatmap)
-        self.marks: list[bool] = []  # per layer: True ● (a global layer), False ○ (a local one); empty: no marks
+        self.layer_kinds: list[bool] = []  # per layer: True ● (a global layer), False ○ (a local one); []: none
+        self._marks: dict[tuple[int, int], str] = {}  # altered heads: (layer, head) -> corner letter
+        self._overlay: Optional[np.ndarray] = None  # (NL, H) 0xAARRGGBB: one colour per cell (the importance map)
+        self._overlay_text: dict[tuple[int, int], str] = {}
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._on_menu)
 
     # ---- data ------------------------------------------------------------------------------------
     def set_weights(self, grid: np.ndarray) -> None:
@@ -87,14 +95,30 @@ class ModelGrid(QWidget):
         if self._pointer is not None:
             self._hover_at(self._pointer, None)
 
-    def set_marks(self, marks: list[bool]) -> None:
-        """Mark each row as a global (●) or local (○) layer; [] for none."""
-        if list(marks) != self.marks:
-            self.marks = list(marks)
+    def set_layer_kinds(self, kinds: list[bool]) -> None:
+        """Mark each row as a global (●) or local (○) layer (Gemma 3); [] for none."""
+        if list(kinds) != self.layer_kinds:
+            self.layer_kinds = list(kinds)
             self.update()
 
     def label_w(self) -> int:
-        return LABEL_W + (MARK_W if self.marks and self.show_labels else 0)
+        return LABEL_W + (MARK_W if self.layer_kinds and self.show_labels else 0)
+
+    def set_marks(self, marks: dict[tuple[int, int], str]) -> None:
+        """Mark altered heads: their cell is crossed and carries `marks[(layer, head)]` in its corner."""
+        if marks != self._marks:
+            self._marks = dict(marks)
+            self.update()
+
+    def set_overlay(self, colours: Optional[np.ndarray], texts: Optional[dict[tuple[int, int], str]] = None) -> None:
+        """Paint each cell in one colour (NL, H) 0xAARRGGBB, with `texts` written in it where it has room (the
+        head-importance map over the grid); None: the weights again."""
+        self._overlay = None if colours is None else np.asarray(colours, dtype=np.uint32)
+        self._overlay_text = dict(texts or {})
+        self.update()
+
+    def has_overlay(self) -> bool:
+        return self._overlay is not None
 
     def set_focus(self, layer: int, head: int) -> None:
         """Outline the open layer (and the focused head, or the whole row for all heads)."""
@@ -147,15 +171,18 @@ class ModelGrid(QWidget):
                 if self.show_labels:
                     p.drawText(QRect(r.x() - LABEL_W, r.y(), LABEL_W - 2, c), Qt.AlignmentFlag.AlignCenter,
                                f"L{numbers.position(layer)}")
-                    if layer < len(self.marks):
-                        self._paint_mark(p, QRect(0, r.y(), MARK_W, c), self.marks[layer])
+                    if layer < len(self.layer_kinds):
+                        self._paint_layer_kind(p, QRect(0, r.y(), MARK_W, c), self.layer_kinds[layer])
                 for h in range(self._heads):
-                    p.drawImage(self.cell_rect(layer, h), self._images[layer][h])
+                    if self._overlay is None:
+                        p.drawImage(self.cell_rect(layer, h), self._images[layer][h])
+            self._paint_overlay(p)
+            self._paint_marks(p)
             self._paint_focus(p)
         finally:
             p.end()
 
-    def _paint_mark(self, p: QPainter, box: QRect, is_global: bool) -> None:
+    def _paint_layer_kind(self, p: QPainter, box: QRect, is_global: bool) -> None:
         """● for a global layer, ○ for a local one (drawn, not a glyph: every font has it then)."""
         d = max(4, min(8, box.height() - 2))
         dot = QRect(box.x() + (box.width() - d) // 2, box.y() + (box.height() - d) // 2, d, d)
@@ -164,6 +191,44 @@ class ModelGrid(QWidget):
         p.setBrush(QColor("#333") if is_global else Qt.BrushStyle.NoBrush)
         p.drawEllipse(dot)
         p.restore()
+
+    def _paint_overlay(self, p: QPainter) -> None:
+        if self._overlay is None or self._overlay.shape != (self._layers, self._heads):
+            return
+        c = self.cell_size()
+        for (layer, h), argb in np.ndenumerate(self._overlay):
+            r = self.cell_rect(layer, h)
+            colour = QColor.fromRgb(int(argb))
+            p.fillRect(r, colour)
+            text = self._overlay_text.get((layer, h))
+            if text and c >= 8 * len(text):
+                p.setPen(QColor("#111") if colour.lightness() > 120 else QColor("#fff"))
+                p.drawText(r, Qt.AlignmentFlag.AlignCenter, text)
+
+    def _paint_marks(self, p: QPainter) -> None:
+        """A cross over each altered head's cell and its letter in the top-left corner."""
+        if not self._marks:
+            return
+        c = self.cell_size()
+        for (layer, h), mark in self._marks.items():
+            if not (0 <= layer < self._layers and 0 <= h < self._heads):
+                continue
+            r = self.cell_rect(layer, h)
+            p.setPen(QPen(QColor(255, 255, 255, 200), 3))
+            p.drawLine(r.topLeft(), r.bottomRight())
+            p.drawLine(r.topRight(), r.bottomLeft())
+            p.setPen(QPen(QColor("#d62728"), 1))
+            p.drawLine(r.topLeft(), r.bottomRight())
+            p.drawLine(r.topRight(), r.bottomLeft())
+            box = QRect(r.x(), r.y(), max(10, c // 2), max(10, c // 2))
+            p.fillRect(box, QColor("#d62728"))
+            p.setPen(QColor("#fff"))
+            p.drawText(box, Qt.AlignmentFlag.AlignCenter, mark)
+
+    def _on_menu(self, pos: QPoint) -> None:
+        where = self.hit(pos)
+        if where is not None:
+            self.cellMenu.emit(where[0], where[1], self.mapToGlobal(pos))
 
     def _paint_focus(self, p: QPainter) -> None:
         layer, head = self._focus

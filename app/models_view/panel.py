@@ -63,6 +63,7 @@ class ModelPanel(QWidget):
     itemChosen = Signal(int)  # which sentence the grid shows
     pairChosen = Signal(bool)  # two sentences as one sentence pair (True) or a padded batch
     filterChosen = Signal(str)  # of a pair: what the grid shows (model_session.FILTERS)
+    refreshed = Signal()  # the panel shows the session again (a run, a choice, undo): app.models_view.head_tools
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -103,7 +104,7 @@ class ModelPanel(QWidget):
         self.grid = ModelGrid()
         self.grid.describe = self._describe
         self.show_label, self.show_box = QLabel(), QComboBox()  # the grid of layers x heads, or the rollout
-        self.show_box.addItems(["", ""])
+        self.show_box.addItems(["", "", ""])  # the grid, rollout, attention flow
         # its long item text must not widen the dock (the Steps column pays for every pixel; issue 12 defect 8)
         self.show_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.show_box.setMinimumContentsLength(4)
@@ -115,6 +116,9 @@ class ModelPanel(QWidget):
         self.rollout_explain.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.rollout.hide()
         self.rollout_explain.hide()
+        from app.models_view.flow_pane import FlowShow
+
+        self.flow = FlowShow(self)  # Show ▸ Attention flow, drawn in the same heatmap as rollout
         self.cache = CachePanel()  # a decoder's Next token and KV cache panes
         self.cache.hide()
         self.hover = QLabel()
@@ -135,7 +139,8 @@ class ModelPanel(QWidget):
         self.filter_box.activated.connect(lambda i: self.filterChosen.emit(str(self.filter_box.itemData(i))))
         self.grid.hovered.connect(self.hover.setText)
         self.rollout.hovered.connect(self.hover.setText)
-        self.rollout.pointClicked.connect(lambda _l, _h, q, k: self.explain_rollout(q, k))
+        self.rollout.pointClicked.connect(lambda _l, _h, q, k: self.flow.explain(q, k) if self.showing_flow()
+                                          else self.explain_rollout(q, k))
         self.show_box.activated.connect(lambda _i: self._show_what())
         self.retranslate()
         self.show_session(None)
@@ -210,11 +215,12 @@ class ModelPanel(QWidget):
         self.item_label.setVisible(n > 1)
         self._show_pair()
         self.grid.set_weights(s.shown_grid())
-        self.grid.set_marks(s.layer_marks() if hasattr(s, "layer_marks") else [])  # local / global layers
+        self.grid.set_layer_kinds(s.layer_kinds() if hasattr(s, "layer_kinds") else [])  # local / global layers
         self.grid.set_focus(s.layer, s.head)
         self._show_next()
         self._show_what()
         self._show_cache()
+        self.refreshed.emit()
 
     def _show_pair(self) -> None:
         """The batch / pair choice (an encoder's), and the A / B filter while a pair is shown."""
@@ -259,23 +265,31 @@ class ModelPanel(QWidget):
     def showing_rollout(self) -> bool:
         return self.session is not None and self.show_box.currentIndex() == 1
 
+    def showing_flow(self) -> bool:
+        return self.session is not None and self.show_box.currentIndex() == 2
+
     def _show_what(self) -> None:
-        """The layers x heads grid, or the rollout heatmap through the open layer (picked head or mean)."""
-        on = self.showing_rollout()
+        """The layers x heads grid, or the rollout or attention-flow heatmap through the open layer (picked head or
+        mean)."""
+        on = self.showing_rollout() or self.showing_flow()
         self.grid.setVisible(self.session is not None and not on)
         self.rollout.setVisible(on)
         self.rollout_explain.setVisible(on and bool(self.rollout_explain.text()))
-        if on:
+        if self.showing_rollout():
             from app.viewmodel import rollout_view
 
             self.rollout.set_weights(rollout_view.heatmap(self.session)[None, None])
             self.rollout_explain.clear()
             self.rollout_explain.hide()
+        elif self.showing_flow():
+            self.flow.show()
 
     def _describe_rollout(self, _layer: int, _head: int, q: int, k: int) -> str:
         s = self.session
         if s is None:
             return ""
+        if self.showing_flow():
+            return self.flow.describe(q, k)
         from app.viewmodel import rollout_view
 
         toks = s.labels()
@@ -315,7 +329,7 @@ class ModelPanel(QWidget):
         with QSignalBlocker(self.head_box):
             self.head_box.setCurrentIndex(head + 1)
         self.grid.set_focus(layer, head)
-        if self.showing_rollout():
+        if self.showing_rollout() or self.showing_flow():
             self._show_what()
         if self.cache.isVisible():
             self._show_cache()
@@ -427,5 +441,6 @@ class ModelPanel(QWidget):
         self.show_label.setText(self.tr("Show"))
         self.show_box.setItemText(0, self.tr("Attention: layers × heads"))
         self.show_box.setItemText(1, self.tr("Rollout (Abnar & Zuidema)"))
+        self.show_box.setItemText(2, words.text("flow_show"))
         self.grid.setToolTip("")
         self._show_status()

@@ -663,9 +663,10 @@ class ModelTools(QObject):
 
 
 def install(window) -> ModelTools:
-    from app.models_view import gemma_tools, layer_cache_dock
+    from app.models_view import gemma_tools, head_tools, layer_cache_dock
 
     tools = ModelTools(window)
     tools.layer_cache = layer_cache_dock.install(window.host)  # View ▸ KV cache of this layer (no model needed)
+    head_tools.install(tools)  # the grid's right-click menu: knock heads out, patch them, the importance map
     tools.gemma = gemma_tools.install(tools)  # File ▸ Gemma 3 270M (bundled): terms, assembly, the teaching window
     return tools

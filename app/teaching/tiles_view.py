@@ -42,10 +42,8 @@ from app.panes import colormaps
 from app.teaching import tiles_quiz
 from app.teaching.tiles_tables import ArrayModel
 from attention import numbers, words
+from attention.tiles import MAX_BLOCKS  # at most this many query and key blocks (the CLI's bound too)
 
-#: At most this many query blocks and key blocks (a grid a person can follow, and one the window
-#: draws in a frame; `main.py tiles` takes any block size).
-MAX_BLOCKS = 32
 #: Cells get their number written in them up to this many cells (L x S).
 MAX_TEXT_CELLS = 144
 #: Masked cells and tiles not reached yet are drawn in these greys.

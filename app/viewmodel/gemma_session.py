@@ -4,7 +4,7 @@ Everything a DecoderSession does (the prompt, the 18 x 4 grid drawn by the model
 layer through the engine as the document, Next token through the model's KV cache, rollout) holds as it is; this
 adds what Gemma 3 has and a Llama has not:
 
-- every layer is local (window 512, RoPE base 10,000) or global (RoPE base 1,000,000): `layer_marks` for the
+- every layer is local (window 512, RoPE base 10,000) or global (RoPE base 1,000,000): `layer_kinds` for the
   grid's rows, `layer_item` for the layer picker, the hover line and the legend say which;
 - the teaching window: `window_run(W)` runs the prompt again through `model.with_window(W)` (the same weights);
   once accepted, every title, caption and note names the model altered (its own window is 512).  Each run
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from app.viewmodel.decoder_session import WINDOW_TOKENS, DecoderRun, DecoderSession
+from app.viewmodel.decoder_session import DecoderRun, DecoderSession
 from attention import numbers, words
 from attention.models.errors import ModelError
 
@@ -76,20 +76,18 @@ class GemmaSession(DecoderSession):
         return bool(self.model.spec.altered)
 
     def window_run(self, window: int) -> GemmaRun:
-        """The shown ids run again with the local window `window` (safe on a worker: the session is left as it is)."""
-        model = self.model.with_window(window)
-        ids = list(self.run.ids) if self.run is not None else model.encode(self.sentences[0])
-        return self._run_with(model, ids, self.run.batch.sentences[0] if self.run is not None else self.sentences[0])
+        """The shown ids run again with the local window `window` (safe on a worker: the session is left as it is;
+        a copy of it holding the other window computes the run, knocked-out heads included)."""
+        other = dataclasses.replace(self, model=self.model.with_window(window), generation=None)
+        r = self.run
+        ids = list(r.ids) if r is not None else other.model.encode(self.sentences[0])
+        return other.run_ids(ids, r.batch.sentences[0] if r is not None else self.sentences[0])
 
-    def _run_with(self, model, ids: list[int], text: str) -> GemmaRun:
-        """DecoderSession.run_ids through `model` (this one, or it with another window), the session untouched."""
-        from attention.models.llama import KVCache
-
-        if len(ids) > WINDOW_TOKENS:
-            raise ModelError("gguf_window_prompt", n=len(ids), limit=WINDOW_TOKENS)
-        cache = KVCache()
-        f = model.forward(list(ids), cache=cache, last_logits=True)  # labels and top 10: the same tokenizer
-        return self._tagged(self._run_from(f, ids, text, cache), model.spec.window)
+    def _use_window(self, window: Optional[int]) -> None:
+        """Make the model the one with local window `window` (its cache is the other window's: it starts again)."""
+        if window is not None and window != self.window:
+            self.model = self.model.with_window(window)
+            self.generation, self.last_diff = None, None
 
     @staticmethod
     def _tagged(run: DecoderRun, window: int) -> GemmaRun:
@@ -99,35 +97,32 @@ class GemmaSession(DecoderSession):
 
     # ---- runs carry their window ------------------------------------------------------------------------
     def run_ids(self, ids: list[int], text: str) -> GemmaRun:
-        return self._run_with(self.model, ids, text)
+        return self._tagged(super().run_ids(ids, text), self.window)
 
     def prepare_next(self, sample: bool = False, seed: int = 0):
         g, run = super().prepare_next(sample, seed)
         return g, self._tagged(run, self.window)
 
     def run_key(self, run) -> tuple:
-        return getattr(run, "window", self.window), tuple(run.ids)
+        """(the run's window, what names it for a DecoderSession: its ids and the heads knocked out)."""
+        return getattr(run, "window", self.window), super().run_key(run)
 
     def rerun(self, state):
-        window, ids = state.key
-        return self._run_with(self.model.with_window(window), list(ids), state.sentences[0])
+        """The run an undo step names, with the model at that step's window (restore has set it)."""
+        return super().rerun(dataclasses.replace(state, key=state.key[1]))
 
     def accept(self, run) -> None:
-        window = getattr(run, "window", None)
-        if window is not None and window != self.window:
-            self.model = self.model.with_window(window)
-            self.generation, self.last_diff = None, None  # the cache was the other window's
+        self._use_window(getattr(run, "window", None))
         super().accept(run)
 
     def restore(self, state) -> None:
+        if state.key is not None:
+            self._use_window(state.key[0])
         super().restore(state)
-        window = getattr(self.run, "window", None)
-        if window is not None and window != self.window:
-            self.model = self.model.with_window(window)
-            self.generation, self.last_diff = None, None
+        self._use_window(getattr(self.run, "window", None))
 
     # ---- local and global layers, in every place that names a layer -----------------------------------------
-    def layer_marks(self) -> list[bool]:
+    def layer_kinds(self) -> list[bool]:
         """Per layer: True for a global layer (the grid's ● rows), False for a local one (○)."""
         return list(self.model.spec.is_global)
 

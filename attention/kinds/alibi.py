@@ -215,15 +215,13 @@ SCORE_CHAIN = ("alibi", "softcap", "sinks")
 
 
 def order_problems(sc, part, path: str) -> list:
-    """A modifier listed twice, or listed in another order than the engine applies them (the order
-    of the registry's MODIFIERS: ALiBi's bias, then the cap, then the sinks), is named: the steps
-    are computed once each, in that order, whatever the list says."""
+    """A modifier listed in another order than the engine applies them (the order of the registry's
+    MODIFIERS: ALiBi's bias, then the cap, then the sinks) is named: the steps are computed once
+    each, in that order, whatever the list says (one listed twice: attention.parts.repeats)."""
     from attention import kinds, parts
     from attention.problem import Problem
 
     listed = [p.kind for p in parts.of(sc, "modifiers") if isinstance(p, parts.Part)]
-    if listed.count(part.kind) > 1:
-        return [Problem("modifier_twice", path, {"kind": part.kind})]
     chained = [name for name in listed if name in SCORE_CHAIN]  # only these act on the scores in turn
     order = [name for name in kinds.MODIFIERS if name in chained]
     if chained != order:

@@ -77,13 +77,15 @@ def ffn(h: torch.Tensor, t: BlockWeights, style: BlockStyle) -> torch.Tensor:
 
 
 def run_layers(n_layers: int, x: torch.Tensor, block: Callable[[int], BlockWeights], style: BlockStyle,
-               attend: Attend, start: int):
-    """Every layer on the residual stream x (1, L, d): (resid, normed, attn_out, weights, x after the last).
+               attend: Attend, start: int, first: int = 0):
+    """Layers `first` .. n_layers - 1 on the residual stream x (B, L, d) entering layer `first`:
+    (resid, normed, attn_out, weights, x after the last), each list from layer `first` on.
 
     resid[k] enters layer k; normed[k] = N_attn(resid[k]) is what attention k reads (its scenario's queries,
-    keys and values); attn_out[k], weights[k] are attend's (1, L, d), (1, H, L, S)."""
+    keys and values); attn_out[k], weights[k] are attend's (B, L, d), (B, H, L, S).  `first` > 0 resumes a pass
+    at a layer (attention.models.head_map recomputes only the layers after a knocked-out head)."""
     resid, normed, outs, weights = [], [], [], []
-    for k in range(n_layers):
+    for k in range(first, n_layers):
         t = block(k)
         resid.append(x)
         h = norm(x, t.attn_norm, style)  # (1, L, d)

@@ -286,18 +286,16 @@ def spec_from_meta(header, name: str) -> Gemma3Spec:
     if arch != ARCHITECTURE:
         raise CheckpointError("models.error.gguf_architecture", path=where, value=repr(arch), known=ARCHITECTURE)
 
-    from attention.models.gguf_model import meta_checks, quant_bits
+    from attention.models.gguf_model import _rope_base, meta_checks, quant_bits
 
-    whole, positive = meta_checks(meta, arch, where)
+    whole, positive, refuse = meta_checks(meta, arch, where)
     d, H, n = whole("embedding_length"), whole("attention.head_count"), whole("block_count")
     H_kv = whole("attention.head_count_kv", H)
     if H % H_kv:
-        raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.attention.head_count_kv",
-                              value=repr(H_kv), expected=f"a divisor of attention.head_count {H}")
+        raise refuse("attention.head_count_kv", H_kv, f"a divisor of attention.head_count {H}")
     E = whole("attention.key_length", d // H)
     if whole("attention.value_length", E) != E:
-        raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.attention.value_length",
-                              value=repr(meta[f"{arch}.attention.value_length"]), expected=f"{E} (= key_length)")
+        raise refuse("attention.value_length", meta[f"{arch}.attention.value_length"], f"{E} (= key_length)")
     window = whole("attention.sliding_window")
     pattern = meta.get(f"{arch}.attention.sliding_window_pattern", PATTERN)
     if isinstance(pattern, np.ndarray) and pattern.dtype == bool and pattern.shape == (n,):
@@ -305,8 +303,7 @@ def spec_from_meta(header, name: str) -> Gemma3Spec:
     elif isinstance(pattern, (int, np.integer)) and not isinstance(pattern, bool) and pattern >= 1:
         is_global = tuple((k + 1) % int(pattern) == 0 for k in range(n))
     else:
-        raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.attention.sliding_window_pattern",
-                              value=repr(pattern), expected=f"a whole number >= 1 or {n} booleans")
+        raise refuse("attention.sliding_window_pattern", pattern, f"a whole number >= 1 or {n} booleans")
     kinds = Counter(t.kind for t in header.tensors.values() if t.name.startswith("blk.") and len(t.shape) == 2)
     bits = [b for b in (quant_bits(k) for k in kinds) if b is not None]
     file_type = _FILE_TYPES.get(meta.get("general.file_type"))
@@ -315,7 +312,7 @@ def spec_from_meta(header, name: str) -> Gemma3Spec:
     vocab = len(tokens) if isinstance(tokens, list) else 0
     return Gemma3Spec(
         name=name, vocab_size=vocab, d_model=d, n_layers=n, n_heads=H, n_kv_heads=H_kv, head_dim=E,
-        ffn_dim=whole("feed_forward_length"), rope_base=positive("rope.freq_base", 1_000_000.0),
+        ffn_dim=whole("feed_forward_length"), rope_base=positive("rope.freq_base", 1_000_000.0, field=_rope_base()),
         eps=positive("attention.layer_norm_rms_epsilon"), context_length=whole("context_length"), tied=True,
         storage=storage, bits=min(bits) if bits else None, rope_local_base=LOCAL_BASE, window=window,
         own_window=window, is_global=is_global, block_kinds=", ".join(k for k, _ in kinds.most_common()))

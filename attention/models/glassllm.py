@@ -109,11 +109,13 @@ class GlassDecoder:
     # ---- the forward pass ----------------------------------------------------------------------
     @torch.no_grad()
     def forward(self, ids: list[int], attend: Optional[Attend] = None, dtype: torch.dtype = torch.float64,
-                start: int = 0) -> DecoderForward:
+                start: int = 0, from_layer: int = 0, resid: Optional[torch.Tensor] = None) -> DecoderForward:
         """Every residual state, every layer's attention and the logits for one sequence `ids`.
 
         `attend` computes one attention layer (the model view passes the engine); the default is
-        `reference_attention`, written here so the forward can be checked on its own."""
+        `reference_attention`, written here so the forward can be checked on its own.  With `from_layer` and
+        `resid` (B, L, d), the residual entering that layer, the layers before it are not run again and the
+        record's lists begin at that layer (as llama.LlamaDecoder.forward)."""
         c = self.config
         if not ids:
             raise ModelError("model_no_tokens")
@@ -121,9 +123,9 @@ class GlassDecoder:
             raise ModelError("model_too_long", n=start + len(ids), limit=c.max_len)
         attend = attend or (lambda k, h, s: self.reference_attention(k, h, s))
         t = {n: v.to(dtype) for n, v in self.tensors.items()}
-        x = t["E"][torch.as_tensor(ids)][None]  # (1, L, d)
+        x = t["E"][torch.as_tensor(ids)][None] if resid is None else resid.to(dtype)  # (1, L, d) / (B, L, d)
         resid, normed, outs, weights = [], [], [], []
-        for k in range(c.n_layers):
+        for k in range(from_layer, c.n_layers):
             p = f"blocks.{k}."
             resid.append(x)
             h = rms_norm(x, t[p + "norm1.gamma"], c.eps)  # (1, L, d)

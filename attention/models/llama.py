@@ -28,7 +28,7 @@ import torch
 
 from attention import numbers, words
 from attention.kinds import qk_norm
-from attention.models.checkpoint import CheckpointError, TensorSource
+from attention.models.checkpoint import CheckpointError, TensorSource, check_finite
 from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm
 from attention.models.decoder_block import BlockStyle, BlockWeights, LayerAttention, run_layers
 from attention.models.errors import ModelError
@@ -147,6 +147,7 @@ class LlamaDecoder:
                 raise CheckpointError("models.error.family_shape", path=source.path.name, tensor=key,
                                       shape=str(tuple(source.shape(key))), expected=str(shape))
             t = source._tensor(key)  # (out, in) nn.Linear layout, or (d,) for a norm
+            check_finite(source.path.name, key, t)
             source.reads.append(key)
             tensors[key] = t.to(torch.float32).contiguous()
         return cls(spec, tensors, tokenizer, source.config, source.path)  # the source (a file reader) is let go
@@ -179,7 +180,8 @@ class LlamaDecoder:
     # ---- the forward pass ----------------------------------------------------------------------
     @torch.no_grad()
     def forward(self, ids: list[int], attend: Optional[Attend] = None, dtype: torch.dtype = torch.float32,
-                start: int = 0, cache: Optional[KVCache] = None, last_logits: bool = False) -> DecoderForward:
+                start: int = 0, cache: Optional[KVCache] = None, last_logits: bool = False, from_layer: int = 0,
+                resid: Optional[torch.Tensor] = None) -> DecoderForward:
         """Every residual state, every layer's attention and the logits for one sequence `ids` (with `last_logits`
         only the last position's, (1, 1, vocab): all the next token needs; the output projection, vocab x d a
         position, is ~20% of a 16-token SmolLM2 pass).
@@ -187,10 +189,13 @@ class LlamaDecoder:
         `attend` computes one attention layer (the model view passes the engine); the default is
         `reference_attention`, written here so the forward can be checked on its own.  With `cache` (reference
         attention only) `ids` are the positions after the cached ones: start is the cache's length, the weights
-        are (1, H, L, cache length + L), and the cache grows by L."""
+        are (1, H, L, cache length + L), and the cache grows by L.  With `from_layer` and `resid` (B, L, d), the
+        residual entering that layer (a record's resid[from_layer]), the layers before it are not run again and the
+        record's lists begin at that layer (attention.models.head_map recomputes only the layers after a knocked
+        head)."""
         s = self.spec
         if cache is not None:
-            if attend is not None:
+            if attend is not None or from_layer:
                 raise ValueError("a KVCache is kept by the reference attention; an attend hook keeps its own")
             if cache.keys and cache.keys[0].dtype != dtype:
                 raise ValueError(f"the cache holds {cache.keys[0].dtype}; this pass asks for {dtype}")
@@ -203,9 +208,9 @@ class LlamaDecoder:
         if bad:
             raise ModelError("models.prompt.bad_id", id=bad[0], vocab=s.vocab_size)
         attend = attend or (lambda k, h, first: self.reference_attention(k, h, first, cache))
-        x = self._embed(ids, dtype)  # (1, L, d)
+        x = self._embed(ids, dtype) if resid is None else resid.to(dtype)  # (1, L, d) / (B, L, d)
         resid, normed, outs, weights, x = run_layers(s.n_layers, x, lambda k: self._block(k, dtype), self.style,
-                                                     attend, start)
+                                                     attend, start, first=from_layer)
         resid.append(x)
         logits = self._output(x[:, -1:] if last_logits else x, dtype)  # (1, L or 1, vocab)
         return DecoderForward(resid, normed, outs, weights, logits)
@@ -316,8 +321,10 @@ def load_folder(path: str | Path) -> LlamaDecoder:
     source = open_source(Path(path))
     cfg, where = source.config, source.path.name
 
-    def refuse(name: str, value: Any, expected: str) -> CheckpointError:
-        return CheckpointError("models.error.family_field", path=where, field=name, value=repr(value),
+    def refuse(name: str, value: Any, expected: Any) -> CheckpointError:
+        from attention import limits
+
+        return CheckpointError("models.error.family_field", path=where, field=name, value=limits.shown(value),
                                expected=expected)
 
     if cfg.get("model_type") != "llama":
@@ -331,10 +338,17 @@ def load_folder(path: str | Path) -> LlamaDecoder:
             raise refuse(name, cfg[name], "false")
     if cfg.get("hidden_act", "silu") != "silu":
         raise refuse("hidden_act", cfg.get("hidden_act"), "silu")
+    from attention import limits
+    from attention.models.families import layer_prefixes
+    from attention.problem import Phrase
+
     for name in ("num_hidden_layers", "intermediate_size", "vocab_size"):
-        value = cfg.get(name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise refuse(name, value, "a whole number >= 1")
+        bad = limits.outside(cfg.get(name), 1, limits.INT_MAX)
+        if bad is not None:
+            raise refuse(name, cfg.get(name), bad)
+    held = len(layer_prefixes(source, "llama"))  # the layers the weights hold bound the layers built
+    if cfg["num_hidden_layers"] != held:
+        raise refuse("num_hidden_layers", cfg["num_hidden_layers"], Phrase("layers_held", {"n": held}))
     storage = source.dtype(LAYER_TENSORS["q"].format(k=0)).replace("torch.", "")
     spec = LlamaSpec.from_config({**cfg, "rope_theta": layer.rope.base, "head_dim": layer.head_dim},
                                  source.path.name, storage=storage)

@@ -32,6 +32,7 @@ TOPICS: tuple[str, ...] = (
     "tsl_models",
     "inner_attention",
     "model_view",
+    "heads",
     "gemma",
 )
 

@@ -50,7 +50,6 @@ EN = {
     "problem.alibi_slopes": "expected one slope per query head, shape [{H}], got {got}",
     "problem.alibi_slopes_finite": "every slope must be a finite number",
     "quiz.reason.alibi_zero": "ALiBi adds 0 where the key's position (or the slope) is 0",
-    "problem.modifier_twice": "the modifier {kind} is listed twice; keep one",
     "problem.modifier_order": (
         "the score modifiers are applied in the order {order}; list them in that order"),
 }
@@ -92,6 +91,5 @@ ZH = {
     "problem.alibi_slopes": "每个查询头应有一个斜率，形状应为 [{H}]，实际为 {got}",
     "problem.alibi_slopes_finite": "每个斜率都必须是有限的数",
     "quiz.reason.alibi_zero": "在键的位置（或斜率）为 0 的地方，ALiBi 加的是 0",
-    "problem.modifier_twice": "分数修饰 {kind} 出现了两次；只保留一个",
     "problem.modifier_order": "分数修饰按 {order} 的顺序应用；请按这个顺序列出",
 }

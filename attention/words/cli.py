@@ -34,6 +34,28 @@ EN = {
     "cli.read_only": (
         "{path} is write-protected; nothing was written (remove the protection, e.g. chmod u+w, "
         "or choose another file)"),
+    "cli.kind.link": "a symbolic link",
+    # what a write may replace (attention/out_guard.py)
+    "cli.out.input": (
+        "{flag} {path}: this is a file the command reads ({input}); nothing was written (choose another name)"),
+    "cli.out.other_kind": (
+        "{flag} {path}: exists and is not a {kind} file; nothing was written (remove it or choose another name)"),
+    "cli.out.link": (
+        "{flag} {path}: is a symbolic link (to {target}); nothing was written through it (give the file itself, "
+        "or remove the link)"),
+    "cli.out.kind.scenario": "scenario",
+    "cli.out.kind.trace": "trace",
+    "cli.out.kind.script": "script",
+    "cli.out.kind.worksheet": "worksheet",
+    "cli.out.kind.head_map": "head-importance map",
+    # bounds on what an option can ask for (attention/limits.py)
+    "cli.range": "{flag}: expected {expected}, got {got}",
+    "cli.size_range": "--max-json: expected a size of at most {limit} (or 0: no limit), got '{text}'",
+    "cli.trace_too_big_memory": (
+        "{file}: the JSON text (about {size}) would take about {need} of memory to build, more than the {free} "
+        "this machine can give now; write it compactly with --out FILE.npz (about {npz}) or keep only some steps "
+        "with --steps {example}"),
+    "cli.warning": "warning: {what}",
 }
 
 ZH = {
@@ -64,6 +86,22 @@ ZH = {
     "cli.kind.directory": "一个文件夹",
     "cli.kind.other": "特殊文件",
     "cli.read_only": "{path} 是写保护的；什么也没有写入（可先解除保护，例如 chmod u+w，或另选一个文件）",
+    "cli.kind.link": "一个符号链接",
+    "cli.out.input": "{flag} {path}：这是本命令要读取的文件（{input}）；什么也没有写入（请另选一个文件名）",
+    "cli.out.other_kind": "{flag} {path}：已存在，且不是{kind}文件；什么也没有写入（请删除它或另选一个文件名）",
+    "cli.out.link": (
+        "{flag} {path}：是一个符号链接（指向 {target}）；没有通过它写入任何内容（请给出文件本身，或删除这个链接）"),
+    "cli.out.kind.scenario": "场景",
+    "cli.out.kind.trace": "轨迹",
+    "cli.out.kind.script": "导出的脚本",
+    "cli.out.kind.worksheet": "练习纸",
+    "cli.out.kind.head_map": "头重要性图",
+    "cli.range": "{flag}：应为 {expected}，得到的是 {got}",
+    "cli.size_range": "--max-json：大小应不超过 {limit}（或 0：不限），得到的是 '{text}'",
+    "cli.trace_too_big_memory": (
+        "{file}：生成这段 JSON 文本（约 {size}）约需 {need} 内存，超过本机现在能提供的 {free}；"
+        "可用 --out FILE.npz 写成紧凑文件（约 {npz}），或用 --steps {example} 只输出部分步骤"),
+    "cli.warning": "警告：{what}",
 }
 
 # ---- argparse's --help (attention.cli._localize): the same words in English and Chinese --------------------------

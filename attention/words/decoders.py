@@ -23,6 +23,7 @@ EN = {
     "run_no_such_path": "MODEL: {model!r}: no such file or folder",
     "run_out_file": "--out {out}: is a file; give a folder for the layer files",
     "run_out_bad": "--out {out}: cannot write the layer files there ({why})",
+    "run_text_bytes": "{flag}: not valid UTF-8 text (the byte {byte} at character {at}); give the text in UTF-8",
     "cache_check": "cached decoding vs full recomputation: largest difference {diff}",
     # ---- a GGUF decoder in the window (app/models_view/tools.py, app/viewmodel/decoder_session.py) ----------
     "gguf_weights_short": "dequantized {bits}-bit ({kind})",
@@ -73,6 +74,7 @@ ZH = {
     "run_no_such_path": "MODEL：{model!r}：没有这个文件或文件夹",
     "run_out_file": "--out {out}：这是一个文件；请给出存放各层文件的文件夹",
     "run_out_bad": "--out {out}：无法在那里写入各层文件（{why}）",
+    "run_text_bytes": "{flag}：不是有效的 UTF-8 文本（第 {at} 个字符处的字节 {byte}）；请用 UTF-8 给出文本",
     "cache_check": "缓存解码与完整重算相比：最大差 {diff}",
     "gguf_weights_short": "{bits} 位反量化（{kind}）",
     "gguf_weights_note": ("权重：{bits} 位反量化（{kind}）。文件以 {kind} 块存储 {bits} 位数字；这里显示的每个权重都是"

@@ -132,6 +132,12 @@ EN = {
                                       "rotary positions and window come from it (pass the config)"),
     "models.error.family_unknown": "{path}: config.json model_type is {value}; expected one of {known}",
     "models.error.family_field": "{path}: config.json {field} is {value}; expected {expected}",
+    "models.error.not_finite": ("{path}: the weights {key} hold NaN or infinity (first at {index}: {value}); "
+                                "nothing made from them could be shown or saved"),
+    "models.error.invalid_scenario": (
+        "{layer}: the scenario made from it would not load, so nothing was written: {problem}"),
+    "models.error.stored_size": ("{path}: {where} {field} is {value}, but the file stores {tensor} as ({shape}), "
+                                 "which does not fit it"),
     "models.error.family_tensor": "{path}: no tensor {tensor}; a {family} layer needs it",
     "models.error.family_shape": "{path}: {tensor} has shape {shape}; expected {expected}",
     "models.error.family_layer": "{path}: no {family} attention layer {layer}; the file holds layers {found}",
@@ -285,6 +291,10 @@ ZH = {
                                       "都来自它（请提供配置）"),
     "models.error.family_unknown": "{path}：config.json 的 model_type 是 {value}；应为 {known} 之一",
     "models.error.family_field": "{path}：config.json 的 {field} 是 {value}；应为 {expected}",
+    "models.error.not_finite": (
+        "{path}：权重 {key} 中含有 NaN 或无穷大（第一个在 {index}：{value}）；由它算出的任何结果都无法显示或保存"),
+    "models.error.invalid_scenario": "{layer}：由它生成的场景无法载入，因此什么也没有写入：{problem}",
+    "models.error.stored_size": "{path}：{where} 的 {field} 是 {value}，但文件中 {tensor} 的形状是 ({shape})，与之不符",
     "models.error.family_tensor": "{path}：没有张量 {tensor}；{family} 层需要它",
     "models.error.family_shape": "{path}：{tensor} 的形状为 {shape}；应为 {expected}",
     "models.error.family_layer": "{path}：没有第 {layer} 个 {family} 注意力层；文件里的层：{found}",

@@ -19,6 +19,9 @@ EN = {
     "tiles.error.explain_args": (
         "--explain: expected TILE WHAT ROW [COL], whole numbers from 0 and WHAT one of m, l, O; got {got}"),
     "tiles.error.block": "{field}: expected a whole number of at least 1, got {got}",
+    "tiles.error.too_many": (
+        "{field} {got}: cuts {n} positions into {blocks} blocks; at most {most} are walked: give {field} {least} "
+        "or more"),
     "tiles.error.overflow": (
         "the scores overflowed (batch item {b}, head {h}, query {l}, key {s} is not a finite number), so there is "
         "no softmax to compute tile by tile; use float64 or smaller numbers"),
@@ -152,6 +155,8 @@ ZH = {
     "tiles.error.explain_args": (
         "--explain：应为 TILE WHAT ROW [COL]，整数从 0 数起，WHAT 为 m、l、O 之一；得到的是 {got}"),
     "tiles.error.block": "{field}：应为不小于 1 的整数，得到的是 {got}",
+    "tiles.error.too_many": (
+        "{field} {got}：把 {n} 个位置切成 {blocks} 块；最多只走 {most} 块：请给 {field} {least} 或更大"),
     "tiles.error.overflow": (
         "分数溢出了（批次第 {b} 项、第 {h} 头、查询 {l}、键 {s} 不是有限数），没有可以逐块计算的 softmax；"
         "请用 float64 或更小的数"),

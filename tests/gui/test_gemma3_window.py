@@ -118,7 +118,7 @@ def test_grid_layer_steps_next_token_rollout_and_the_teaching_window(ready_windo
     grid = s.grid()
     assert grid.shape == (18, 4, 10, 10) and (panel.grid._layers, panel.grid._heads) == (18, 4)
     np.testing.assert_allclose(grid, golden["zh_attn"], rtol=0, atol=1e-5)
-    assert panel.grid.marks == [(k + 1) % 6 == 0 for k in range(18)]
+    assert panel.grid.layer_kinds == [(k + 1) % 6 == 0 for k in range(18)]
     assert g.control.isVisible() and g.control.spin.value() == 512 and g.control.altered_text() == ""
     assert g.control.state.text() == "Gemma 3's own window"
     assert g.control.legend.text() == "● global: 6, 12, 18 · ○ local: window 512"
@@ -314,3 +314,36 @@ def test_the_clis_data_folder_is_the_windows(monkeypatch):
         QCoreApplication.setOrganizationName(was[0])
         QCoreApplication.setApplicationName(was[1])
     assert Path(qt) == gemma3_bundle.default_folder()
+
+
+def test_a_knocked_out_head_and_the_teaching_window_together(ready_window, qtbot):
+    """The grid's right-click knock-out (the heads tools) on Gemma 3, then the teaching window: the run keeps the
+    knocked head and takes the window; undo brings back each in turn."""
+    import torch
+    from test_head_knockout import right_click
+
+    from attention.models.head_edits import HeadEdit, knock
+
+    w = ready_window
+    w.show()
+    qtbot.waitExposed(w)
+    _open(w, qtbot)
+    s, g = w.models.session, w.models.gemma
+    qtbot.waitUntil(lambda: w.models.panel.grid.cell_size() >= 4)
+    assert right_click(w, qtbot, 5, 1, "Knock out this head (zero)")
+    _idle(w, qtbot)
+    assert w.models.heads.panel.text.text().startswith("Altered model: L6.H2 zeroed")
+    assert [(e.layer, e.head) for e in s.edits] == [(5, 1)]
+    g.control.spin.setValue(4)
+    _idle(w, qtbot)
+    assert s.window == 4 and [(e.layer, e.head) for e in s.edits] == [(5, 1)] and s.run.heads is not None
+    ids = list(s.run.ids)
+    want = knock(s.model.own.with_window(4), ids, [HeadEdit(5, 1)], engine=False, dtype=torch.float32)
+    assert [i for i, _, _ in s.run.top] == [i for i, _, _ in want.top_after]
+    w.undo_action.trigger()  # Edit ▸ Undo: the window back to 512
+    _idle(w, qtbot)
+    assert s.window == 512 and [(e.layer, e.head) for e in s.edits] == [(5, 1)]
+    w.undo_action.trigger()  # the head back
+    _idle(w, qtbot)
+    assert s.edits == () and s.window == 512
+    assert w.models.panel.next_label.text().startswith("Next token (top 10): '，' 25.96%")

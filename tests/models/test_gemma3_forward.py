@@ -227,8 +227,9 @@ def _rope(x: np.ndarray, base: float) -> np.ndarray:
     return np.concatenate([a * c - b * s, b * c + a * s], axis=-1)
 
 
-def _block(model, k: int, x: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
-    """Layer k of Gemma 3 on the residual x (L, d): (x after the layer, weights (H, L, L))."""
+def _block(model, k: int, x: np.ndarray, window: int, zero_head: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """Layer k of Gemma 3 on the residual x (L, d): (x after the layer, weights (H, L, L)); `zero_head`: that query
+    head's context set to 0 before the output projection (a knocked-out head)."""
     t = {n: v.double().numpy() for n, v in model.tensors.items() if n.startswith(f"model.layers.{k}.")}
     p = f"model.layers.{k}."
     eps, L = 1e-6, x.shape[0]
@@ -245,7 +246,10 @@ def _block(model, k: int, x: np.ndarray, window: int) -> tuple[np.ndarray, np.nd
     s = np.where(hidden, -np.inf, s)
     w = np.exp(s - s.max(-1, keepdims=True))
     w /= w.sum(-1, keepdims=True)
-    a = np.einsum("hls,se->lhe", w, v[:, 0]).reshape(L, 1024) @ t[p + "self_attn.o_proj.weight"].T
+    ctx = np.einsum("hls,se->lhe", w, v[:, 0])  # (L, H, E)
+    if zero_head >= 0:
+        ctx[:, zero_head] = 0.0
+    a = ctx.reshape(L, 1024) @ t[p + "self_attn.o_proj.weight"].T
     x = x + _rms(a, t[p + "post_attention_layernorm.weight"], eps)
     h2 = _rms(x, t[p + "pre_feedforward_layernorm.weight"], eps)
     g = h2 @ t[p + "mlp.gate_proj.weight"].T
@@ -274,3 +278,19 @@ def test_layers_and_logits_equal_an_independent_float64_block(gemma3_model, gemm
                                atol=1e-9)
     np.testing.assert_allclose(f.resid[0][0].numpy(), model.embedding.rows(torch.as_tensor(ids),
                                torch.float64).numpy() * math.sqrt(640), rtol=1e-7)
+
+
+def test_a_knocked_out_head_equals_the_block_without_it(gemma3_model, golden):
+    """The heads tools (attention.models.head_edits, the engine's concat of the layer) on Gemma 3: layer 6's head 2
+    zeroed, float64, against the independent block with that head's context zeroed and the rest of the stack
+    run by the model from there."""
+    from attention.models.head_edits import HeadEdit, knock
+
+    ids = [int(i) for i in golden["zh_ids"]]
+    out = knock(gemma3_model, ids, [HeadEdit(5, 1)], engine=False, dtype=torch.float64)
+    clean = out.before
+    x, _ = _block(gemma3_model, 5, clean.resid[5][0].numpy(), 512, zero_head=1)
+    np.testing.assert_allclose(out.after.resid[6][0].numpy(), x, rtol=1e-9, atol=1e-6)
+    rest = gemma3_model.forward(ids, dtype=torch.float64, from_layer=6, resid=torch.from_numpy(x)[None])
+    np.testing.assert_allclose(out.after.logits[0, -1].numpy(), rest.logits[0, -1].numpy(), rtol=1e-9, atol=1e-7)
+    assert out.top_before[0][1] == "，" and out.logp_after != out.logp_before

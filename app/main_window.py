@@ -57,9 +57,10 @@ from app.teaching.presentation import install as install_presentation
 from app.teaching.tiles_view import install as install_tiles
 from app.viewmodel.edits import fresh_scenario
 from app.viewmodel.file_names import safe_file_name
-from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io, words
-from attention.scenario import DEVICES, DTYPES, SCORINGS
-from attention.scenario import problems as scenario_problems
+from attention import Scenario, ScenarioError, Trace, words
+from attention.datamodel.scenario import DEVICES, DTYPES, SCORINGS
+from attention.datamodel.scenario import problems as scenario_problems
+from attention.files import safe_write, scenario_io
 
 INPUT_KEYS = ("queries", "keys", "values")
 #: the Steps region never gets narrower than this (a pane and the hover hint stay readable); the

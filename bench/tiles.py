@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from attention import Projection, Scenario, run  # noqa: E402
-from attention.tiles import tiled  # noqa: E402
+from attention.teaching.tiles import tiled  # noqa: E402
 
 RUN_GOAL_MS, FRAME_MS = 50.0, 1000.0 / 60
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import attention
-from attention import cli, scenario_io, trace_json, trace_out
+from attention import cli
+from attention.files import scenario_io, trace_json, trace_out
 from resources import list_presets
 
 PRESETS = [p for p, _ in list_presets()]

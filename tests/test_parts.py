@@ -9,9 +9,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from attention import Scenario, explain, kinds, lessons, problems, run, step_registry
-from attention.fields import Field
-from attention.parts import Part
+from attention import Scenario, problems, run
+from attention.datamodel.fields import Field
+from attention.datamodel.parts import Part
+from attention.registry import kinds, step_registry
+from attention.teaching import explain, lessons
 
 
 class _Shift:
@@ -22,7 +24,7 @@ class _Shift:
                     minimum=-10, maximum=10, group="positions"),)
 
     def records(self):
-        from attention import parts
+        from attention.datamodel import parts
 
         return (step_registry.StepRecord(
             "test_shift.query", ("B", "L", "H", "dk"), "signed", "step.head_split.query.title",
@@ -31,7 +33,7 @@ class _Shift:
 
 
 def _shifted(run, step_id):
-    from attention import parts
+    from attention.datamodel import parts
 
     part = parts.find(run.sc, "positions", "test_shift")
     return run.inputs["head_split.query"] + parts.value(part, _Shift.fields[0])

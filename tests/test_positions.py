@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 
 from app.viewmodel.pane_data import pane_data
-from attention import numbers, run, scenario_io
-from attention.explain import explain
-from attention.problem import Problem
-from attention.scenario import Projection, Scenario, ScenarioError
-from attention.script_export import python_script
+from attention import run
+from attention.datamodel import numbers
+from attention.datamodel.problem import Problem
+from attention.datamodel.scenario import Projection, Scenario, ScenarioError
+from attention.files import scenario_io
+from attention.teaching.explain import explain
+from attention.teaching.script_export import python_script
 from resources import scenarios_dir
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,9 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import Additive, Scenario, explain, run, scenario_io, step_registry, words
-from attention.parts import Part
-from attention.step_registry import KINDS, RECORDS
+from attention import Additive, Scenario, run, words
+from attention.datamodel.parts import Part
+from attention.files import scenario_io
+from attention.registry import step_registry
+from attention.registry.step_registry import KINDS, RECORDS
+from attention.teaching import explain
 from resources import list_presets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +81,7 @@ def _module_of(fn) -> str:
 
 
 def test_every_record_is_complete():
-    from attention import kinds
+    from attention.registry import kinds
 
     bad = []
     for r in RECORDS:
@@ -102,15 +105,15 @@ def test_every_record_is_complete():
             bad.append(f"{where}: compute {r.compute!r}")
         if not callable(r.active):
             bad.append(f"{where}: active {r.active!r}")
-        if not callable(r.explain) or _module_of(r.explain) not in ("attention.explain",) \
+        if not callable(r.explain) or _module_of(r.explain) not in ("attention.teaching.explain",) \
                 and not _module_of(r.explain).startswith("attention.kinds."):
             bad.append(f"{where}: explainer {r.explain!r} is not in attention/explain.py or a kind")
-        if not callable(r.lesson) or _module_of(r.lesson) != "attention.lessons" \
+        if not callable(r.lesson) or _module_of(r.lesson) != "attention.teaching.lessons" \
                 and not _module_of(r.lesson).startswith("attention.kinds."):
             bad.append(f"{where}: lesson {r.lesson!r} is not in attention/lessons.py or a kind")
         if r.extra != (r.script is None):
             bad.append(f"{where}: the main pipeline, and only it, is in the exported script")
-        if r.script is not None and _module_of(r.script) != "attention.script_export" \
+        if r.script is not None and _module_of(r.script) != "attention.teaching.script_export" \
                 and not _module_of(r.script).startswith("attention.kinds."):
             bad.append(f"{where}: snippet {r.script!r} is not in attention/script_export.py or a kind")
         parameter = re.compile(r"queries|keys|values|projection\.[a-z]+\.weight")
@@ -133,7 +136,7 @@ def test_every_input_is_computed_before_the_step_that_reads_it():
 
 
 def test_each_kinds_own_steps_have_records_and_only_that_kind_computes_them(traces):
-    from attention import kinds
+    from attention.registry import kinds
 
     for kind in kinds.SCORING.values():
         for sid in kind.extra_steps:
@@ -158,7 +161,7 @@ def test_one_by_hand_table_for_the_sheet_and_the_slides():
 
 
 def test_every_record_has_a_lesson_in_both_languages():
-    from attention import lessons
+    from attention.teaching import lessons
 
     for r in RECORDS:
         en, zh = (lessons.explanation(r.id, {}, lang) for lang in ("en", "zh"))
@@ -181,7 +184,7 @@ def test_the_formula_follows_the_scoring(traces):
 
 
 def test_a_trace_read_back_from_disk_keeps_its_formulas(tmp_path):
-    from attention import trace_cache
+    from attention.files import trace_cache
 
     sc = next(s for s in PRESETS.values() if s.scoring == "additive")
     trace = run(sc)
@@ -212,7 +215,7 @@ def _small() -> Scenario:
 def test_a_step_declared_in_one_record_is_computed_in_its_place(monkeypatch):
     """One declaration inserts a step: the engine computes it between the steps it sits between,
     after its input, and the trace holds it (numbers checked by hand: twice the scores)."""
-    from attention import lessons
+    from attention.teaching import lessons
 
     computed_before: list[list[str]] = []
 
@@ -256,7 +259,7 @@ def test_a_step_that_stands_for_another_is_read_in_its_place(monkeypatch):
     """An inserted step declared `stands_for="head_split.query"` is what the scores read: queries
     doubled before the scores double every score (by hand: scale · (2q) · k = 2 · scale · q · k);
     the trace keeps head_split.query as it was."""
-    from attention import explain, lessons
+    from attention.teaching import explain, lessons
 
     def doubled_queries(run, step_id):
         return run.inputs["head_split.query"] * 2

@@ -29,8 +29,9 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QL
 from app.editing.problems import ProblemLabel
 from app.editing.wide_spin import ExactDoubleSpinBox, WideSpinBox
 from app.viewmodel import field_values
-from attention import Scenario, numbers, words
-from attention.fields import INT_MAX, Field
+from attention import Scenario, words
+from attention.datamodel import numbers
+from attention.datamodel.fields import INT_MAX, Field
 
 Edit = Callable[[Field, Any], None]
 

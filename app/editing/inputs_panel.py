@@ -27,7 +27,9 @@ from app.pipeline.document import Document, only_input_numbers_changed
 from app.pipeline.heap import IdleTrim
 from app.viewmodel import weights_note
 from app.viewmodel.matrix_ref import INPUTS, MatrixRef, part_matrices, part_path, problem_path
-from attention import Scenario, kinds, numbers, parts, words
+from attention import Scenario, words
+from attention.datamodel import numbers, parts
+from attention.registry import kinds
 
 SYMBOL = {"query": "Q", "key": "K", "value": "V", "out": "O"}
 

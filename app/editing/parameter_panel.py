@@ -44,11 +44,12 @@ from app.pipeline.document import Document, only_input_numbers_changed
 from app.services.devices import available_devices
 from app.viewmodel import edits, field_values, weights_note
 from app.viewmodel.matrix_ref import MatrixRef
-from attention import Scenario, kinds, words
-from attention.fields import COMPUTE_FIELDS, HEADS_FIELDS, MASK_FIELDS, SCORING_FIELDS, Field
-from attention.generators import MAX_ELEMENTS
+from attention import Scenario, words
+from attention.datamodel.fields import COMPUTE_FIELDS, HEADS_FIELDS, MASK_FIELDS, SCORING_FIELDS, Field
+from attention.files.generators import MAX_ELEMENTS
 from attention.kinds.additive import ADDITIVE
 from attention.kinds.prob_sparse import PROB_SPARSE
+from attention.registry import kinds
 
 SCORINGS: tuple[str, ...] = tuple(kinds.SCORING)
 PROJECTIONS = ("query", "key", "value", "out")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QSpinBox
 
-from attention import numbers
+from attention.datamodel import numbers
 
 
 class PositionSpinBox(QSpinBox):

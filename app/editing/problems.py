@@ -12,8 +12,8 @@ from typing import Iterable, Optional, Union
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
-from attention import kinds
-from attention.problem import Problem, as_problems, elide, more_line, strip_indices
+from attention.datamodel.problem import Problem, as_problems, elide, more_line, strip_indices
+from attention.registry import kinds
 
 PROBLEM_STYLE = "color: #b00020;"
 #: A line a person reads in the window is never longer than this (a problem's quoted values

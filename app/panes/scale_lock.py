@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QToolButton, QWidget
 from app.panes import prepared
 from app.viewmodel import pane_text
 from app.viewmodel.pane_data import PaneData
-from attention import numbers
+from attention.datamodel import numbers
 
 if TYPE_CHECKING:
     from app.panes.steps_view import StepsView

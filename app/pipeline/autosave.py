@@ -37,7 +37,9 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from app.pipeline.disk_stamp import DiskStamp, changed_since
-from attention import Scenario, ScenarioError, kinds, safe_write, scenario_io
+from attention import Scenario, ScenarioError
+from attention.files import safe_write, scenario_io
+from attention.registry import kinds
 
 try:
     import fcntl

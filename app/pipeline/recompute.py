@@ -31,7 +31,7 @@ from app.panes import prepared
 from app.pipeline.document import Document
 from app.services import devices
 from attention import Scenario, ScenarioError, Trace
-from attention.problem import Problem
+from attention.datamodel.problem import Problem
 
 BACKGROUND_WORK = 200_000  # B*H*L*S (plus input sizes) above which the engine runs off the GUI thread
 FRAME_MS = 16

@@ -20,8 +20,8 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
 from app.viewmodel.matrix_ref import MatrixRef
-from attention import numbers
-from attention.scenario import same
+from attention.datamodel import numbers
+from attention.datamodel.scenario import same
 
 if TYPE_CHECKING:
     from app.pipeline.document import Document

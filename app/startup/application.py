@@ -28,7 +28,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QStandardPaths, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
-from attention import trace_cache
+from attention.files import trace_cache
 
 ORGANIZATION = "AttentionExplorer"
 APPLICATION = "Attention Explorer"
@@ -124,7 +124,7 @@ def run(path: Optional[str] = None) -> int:
             window.recompute.show_cached(cached, startup)  # noqa: F821
             for _ in range(3):
                 app.processEvents()
-        importer.append(devices.import_torch_in_background(relay.ready.emit, also=("attention.engine",)))
+        importer.append(devices.import_torch_in_background(relay.ready.emit, also=("attention.compute.engine",)))
         window.recompute.release()  # noqa: F821 (the first trace: computed on the engine's thread)
 
     _after_first_paint(window, import_torch)
@@ -186,7 +186,8 @@ def _first_preset():
     Read here so that MainWindow does not build its fresh default scenario first: that one is
     drawn by torch's seeded generator, and torch is still being imported."""
     import resources
-    from attention import ScenarioError, scenario_io
+    from attention import ScenarioError
+    from attention.files import scenario_io
 
     presets = resources.list_presets()
     try:

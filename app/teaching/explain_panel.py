@@ -270,7 +270,7 @@ class ExplainPanel(QDockWidget):
                 editors[ref].select_rect(min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1)
 
     def _explain(self, trace, sid: str, index: tuple[int, ...]):
-        from attention.explain import ExplainError, explain  # at the first click, not on the start-up path
+        from attention.teaching.explain import ExplainError, explain  # at the first click, not on the start-up path
 
         if not trace.parameters:  # the start-up trace read back from disk, before torch has loaded
             return None, self.tr("The engine is still starting: the explanation appears in a moment.")

@@ -11,7 +11,8 @@ from typing import Optional
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 #: How the quiz names the running values it asks about.
 NAMES = {"m": "m", "l": "ℓ", "O": "O[1]"}

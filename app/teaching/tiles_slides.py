@@ -84,7 +84,7 @@ class TilesSlides(QWidget):
         self.running.hide()
 
     def _tile(self, tile) -> None:
-        from attention.tiles_cli import _span
+        from attention.cli.tiles_cli import _span
 
         b, h = self.b, self.h
         self.title.setText(_w("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=len(self.result.tiles),
@@ -103,9 +103,9 @@ class TilesSlides(QWidget):
         self.running.setVisible(not skipped)
 
     def _proof(self) -> None:
-        from attention import numbers
-        from attention.tiles import largest_difference
-        from attention.tiles_cli import memory_lines
+        from attention.cli.tiles_cli import memory_lines
+        from attention.datamodel import numbers
+        from attention.teaching.tiles import largest_difference
 
         r, b, h = self.result, self.b, self.h
         self.title.setText(_w("tiles.view.proof"))

@@ -7,7 +7,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from attention import numbers
+from attention.datamodel import numbers
 
 #: The rows of the block being updated get this background.
 HIGHLIGHT = QColor(255, 236, 170)

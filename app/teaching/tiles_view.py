@@ -41,7 +41,8 @@ from app.features import FeatureHost
 from app.panes import colormaps
 from app.teaching import tiles_quiz
 from app.teaching.tiles_tables import ArrayModel
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 #: At most this many query blocks and key blocks (a grid a person can follow, and one the window
 #: draws in a frame; `main.py tiles` takes any block size).
@@ -237,7 +238,7 @@ class TilesView(QWidget):
     # ---- the trace and the walk -----------------------------------------------------------------
     def set_trace(self, trace) -> None:
         """Show `trace`'s tiles (blocks kept where they still fit; default ~2 x 3 the first time)."""
-        from attention.tiles import default_blocks
+        from attention.teaching.tiles import default_blocks
 
         first = self.trace is None
         self.trace = trace
@@ -256,7 +257,7 @@ class TilesView(QWidget):
         self._retile()
 
     def _retile(self) -> None:
-        from attention.tiles import TilesError, tiled
+        from attention.teaching.tiles import TilesError, tiled
 
         self.pause()
         try:
@@ -449,7 +450,7 @@ class TilesView(QWidget):
         self.position.setText(f"{self.step} / {self.total()}")
 
     def _tile_words(self, tile) -> str:
-        from attention.tiles_cli import _row, _span
+        from attention.cli.tiles_cli import _row, _span
 
         b, h = self.b(), self.h()
         head = _w("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=self.total(), i=tile.q_block + 1,
@@ -507,7 +508,7 @@ class TilesView(QWidget):
 
         from PySide6.QtWidgets import QFileDialog
 
-        from attention.tiles_worksheet import write
+        from attention.teaching.tiles_worksheet import write
 
         if self.result is None:
             return []
@@ -548,8 +549,8 @@ class TilesView(QWidget):
         if not done:
             self.proof_text.setText(_w("tiles.view.click"))
             return
-        from attention.tiles import largest_difference
-        from attention.tiles_cli import memory_lines
+        from attention.cli.tiles_cli import memory_lines
+        from attention.teaching.tiles import largest_difference
 
         b, h = self.b(), self.h()
         got, exact = self.result.output[b, h], self.result.exact[b, h]  # (L, D)
@@ -569,7 +570,7 @@ class TilesView(QWidget):
     def explain_cell(self, what: str, row: int, col: int = 0) -> str:
         """Explain the value of `what` ("m", "l", "O") shown for query `row` (and column `col` of O):
         the update of the last tile that touched it.  The text goes to the explain box."""
-        from attention.tiles_explain import explain_running
+        from attention.teaching.tiles_explain import explain_running
 
         if self.result is None:
             return ""

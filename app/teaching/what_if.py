@@ -33,7 +33,7 @@ from app.pipeline.document import Document
 from app.pipeline.recompute import Recomputer
 from app.viewmodel.matrix_ref import MatrixRef
 from app.viewmodel.what_if import MIDDLE, STEPS, CellRange, ScaleRange
-from attention import numbers
+from attention.datamodel import numbers
 
 #: the symbol each input or weight goes by (the same in both languages: it is a formula's name)
 SYMBOLS = {"queries": "X_q", "keys": "X_k", "values": "X_v",

@@ -122,7 +122,7 @@ def check_blanks(trace: "Trace", blanks: Sequence[str]) -> list[str]:
 def tiles_refusal(trace: "Trace", lang: str) -> Optional[str]:
     """Why this trace's running values cannot be a worksheet (ProbSparse, sinks …), in `lang`; None
     when they can.  The engine's own check (attention.tiles.method) decides."""
-    from attention.tiles import TilesError, method
+    from attention.teaching.tiles import TilesError, method
 
     opts = trace.options
     try:
@@ -135,8 +135,8 @@ def tiles_refusal(trace: "Trace", lang: str) -> Optional[str]:
 def write_tiles(trace: "Trace", out_dir, lang: str, batch: int = 0, head: int = 0) -> list[Path]:
     """The tiles worksheet and its answer key of one batch item and head, with the tiled view's
     default blocks; their paths.  ValueError (the refusal, in `lang`) for a kind with no tiles."""
-    from attention.tiles import TilesError, default_blocks, tiled
-    from attention.tiles_worksheet import write
+    from attention.teaching.tiles import TilesError, default_blocks, tiled
+    from attention.teaching.tiles_worksheet import write
 
     why = tiles_refusal(trace, lang)
     if why is not None:

@@ -25,8 +25,10 @@ import numpy as np
 
 from app.viewmodel import cell_format, pane_text
 from app.viewmodel.pane_data import Axis, pane_data
-from attention import numbers, step_registry, words
-from attention.trace import Trace
+from attention import words
+from attention.compute.trace import Trace
+from attention.datamodel import numbers
+from attention.registry import step_registry
 
 #: each block's step id in the trace (one matrix per head of each)
 STEPS: dict[str, str] = {

@@ -8,7 +8,7 @@ is the same digits as `float()` reads them.
 """
 from __future__ import annotations
 
-from attention import numbers
+from attention.datamodel import numbers
 
 NOT_COMPUTED = "n/c"  # a cell ProbSparse never computed: a label, not a number
 NAN_TEXT = numbers.NAN

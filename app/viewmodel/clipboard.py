@@ -17,7 +17,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 _GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+$")  # 1,234,567 (comma as thousands separator)
 _MINUS = str.maketrans({"\u2212": "-", "\u2013": "-"})  # typographic minus signs

@@ -21,8 +21,8 @@ import numpy as np
 
 from app.viewmodel.export_errors import cannot_write
 from app.viewmodel.pane_data import Axis, PaneData, pane_data, tokens_of
-from attention import numbers
-from attention.trace import Trace
+from attention.compute.trace import Trace
+from attention.datamodel import numbers
 
 
 def _header_label(axis: Axis, i: int) -> str:

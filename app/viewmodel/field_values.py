@@ -12,8 +12,10 @@ import dataclasses
 from typing import Any
 
 from app.viewmodel import edits
-from attention import Scenario, kinds, parts
-from attention.fields import Field
+from attention import Scenario
+from attention.datamodel import parts
+from attention.datamodel.fields import Field
+from attention.registry import kinds
 
 #: Fields whose edit resizes or regenerates arrays (weights, additive weights, a recorded key
 #: sample): the edit replaces the scenario (conform).  Every other field is a plain option the

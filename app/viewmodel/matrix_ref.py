@@ -61,7 +61,7 @@ class MatrixRef:
         the editor's."""
         if part_path(self.path) is None:
             return None
-        from attention import parts
+        from attention.datamodel import parts
 
         candidate = self.with_block(sc, row, col, np.array([[float(value)]]))
         where = problem_path(sc, self.path)
@@ -82,7 +82,7 @@ class MatrixRef:
 
 def part_path(path: str) -> Optional[tuple[str, str, str]]:
     """(family, kind, field) of a part's matrix path ("modifiers.destationary.tau"), else None."""
-    from attention import parts
+    from attention.datamodel import parts
 
     bits = path.split(".")
     return (bits[0], bits[1], bits[2]) if len(bits) == 3 and bits[0] in parts.FAMILIES else None
@@ -90,7 +90,7 @@ def part_path(path: str) -> Optional[tuple[str, str, str]]:
 
 def problem_path(sc: Scenario, path: str) -> str:
     """How a problem names a part's matrix: "modifiers[0].tau" (the first part of that kind)."""
-    from attention import parts
+    from attention.datamodel import parts
 
     family, kind, field = part_path(path)
     i = next(i for i, p in enumerate(parts.of(sc, family)) if getattr(p, "kind", None) == kind)
@@ -100,7 +100,7 @@ def problem_path(sc: Scenario, path: str) -> str:
 def part_matrices(sc: Scenario) -> list[tuple[str, str]]:
     """(path, field label key) of every editable matrix of the scenario's parts, in their order:
     the kinds say which (`editable`: DSAttention's τ and Δ, Crossformer's router)."""
-    from attention import parts
+    from attention.datamodel import parts
 
     out = []
     for family in parts.FAMILIES:
@@ -117,7 +117,7 @@ def part_matrices(sc: Scenario) -> list[tuple[str, str]]:
 
 def get_array(sc: Scenario, path: str) -> Optional[np.ndarray]:
     if part_path(path) is not None:
-        from attention import parts
+        from attention.datamodel import parts
 
         family, kind, field = part_path(path)
         part = parts.find(sc, family, kind)
@@ -140,7 +140,7 @@ def get_array(sc: Scenario, path: str) -> Optional[np.ndarray]:
 def set_array(sc: Scenario, path: str, arr: Optional[np.ndarray]) -> Scenario:
     """Scenario with the array at `path` replaced (None removes a projection or its bias)."""
     if part_path(path) is not None:
-        from attention import parts
+        from attention.datamodel import parts
 
         family, kind, field = part_path(path)
         used = list(parts.of(sc, family))

@@ -19,8 +19,10 @@ from typing import Optional, Sequence
 import numpy as np
 
 from app.viewmodel import cell_format, pane_text
-from attention import kinds, numbers, step_registry, words
-from attention.trace import Step, Trace
+from attention import words
+from attention.compute.trace import Step, Trace
+from attention.datamodel import numbers
+from attention.registry import kinds, step_registry
 
 PER_HEAD_KINDS = ("signed", "weights")
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-from attention import step_registry, words
+from attention import words
+from attention.registry import step_registry
 
 
 @dataclass(frozen=True)

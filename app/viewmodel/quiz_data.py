@@ -16,7 +16,8 @@ import numpy as np
 
 from app.viewmodel import cell_format
 from app.viewmodel.pane_data import PaneData
-from attention import step_registry, words
+from attention import words
+from attention.registry import step_registry
 
 HIDDEN = "?"
 DEFAULT_TOLERANCE = 0.01

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Sequence
 
 from app.viewmodel.pane_data import cell_position
-from attention import step_registry, words
-from attention.trace import Step
+from attention import words
+from attention.compute.trace import Step
+from attention.registry import step_registry
 
 #: why the numbers are kept back: the cell itself is hidden, or a step its terms come from is
 HIDDEN_CELL, HIDDEN_SOURCE = "cell", "source"

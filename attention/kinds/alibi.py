@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Literal
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # the registry imports this module before torch has loaded
     import torch
@@ -114,7 +114,7 @@ SLOPES = "alibi.slopes"  # the trace parameter holding the slopes used, (H,)
 
 
 def _part(sc):
-    from attention import parts
+    from attention.datamodel import parts
 
     return parts.find(sc, "modifiers", NAME)
 
@@ -165,9 +165,9 @@ class Alibi:
         return f"<modifier {self.name}>"
 
     def records(self):
-        from attention import lessons as le
-        from attention import parts
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.registry.step_registry import StepRecord
+        from attention.teaching import lessons as le
 
         active = parts.present("modifiers", NAME)
         return (
@@ -187,9 +187,9 @@ class Alibi:
         """Slopes one finite number per query head; a scoring whose scores are all computed."""
         import numpy as np
 
-        from attention import kinds
-        from attention.problem import Problem
-        from attention.problem import shape as _shape
+        from attention.datamodel.problem import Problem
+        from attention.datamodel.problem import shape as _shape
+        from attention.registry import kinds
 
         errs = order_problems(sc, part, path)
         if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows are never scored, nothing to bias
@@ -218,8 +218,9 @@ def order_problems(sc, part, path: str) -> list:
     """A modifier listed twice, or listed in another order than the engine applies them (the order
     of the registry's MODIFIERS: ALiBi's bias, then the cap, then the sinks), is named: the steps
     are computed once each, in that order, whatever the list says."""
-    from attention import kinds, parts
-    from attention.problem import Problem
+    from attention.datamodel import parts
+    from attention.datamodel.problem import Problem
+    from attention.registry import kinds
 
     listed = [p.kind for p in parts.of(sc, "modifiers") if isinstance(p, parts.Part)]
     if listed.count(part.kind) > 1:
@@ -238,7 +239,7 @@ def _position_text(form: str, l: int, s: int) -> str:
 
 
 def explain_bias(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention import explain as ex
+    from attention.teaching import explain as ex
 
     h, l, s = idx
     slope = float(ctx.param(SLOPES)[h])
@@ -257,8 +258,8 @@ def explain_bias(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """score + slope · position = the biased score."""
-    from attention import explain as ex
-    from attention import step_registry
+    from attention.registry import step_registry
+    from attention.teaching import explain as ex
 
     b, h, l, s = idx
     src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)
@@ -290,7 +291,7 @@ def _form_in(options) -> str:
 def script_bias(sc, step_id: str) -> str:
     import numpy as np
 
-    from attention import script_export as se
+    from attention.teaching import script_export as se
 
     given = _part(sc).get("slopes")
     if given is None:
@@ -311,7 +312,7 @@ def script_bias(sc, step_id: str) -> str:
 
 
 def script_scores(sc, step_id: str) -> str:
-    from attention import script_export as se
+    from attention.teaching import script_export as se
 
     return (se.section(sc, step_id)
             + "scores = scores + alibi_bias[None]  # (B, H, L, S): the mask below reads the biased scores\n"

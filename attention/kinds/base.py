@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, runtime_checkable
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # annotations only
     import torch
 
-    from attention.problem import Problem
-    from attention.scenario import Scenario
+    from attention.datamodel.problem import Problem
+    from attention.datamodel.scenario import Scenario
 
 
 @runtime_checkable

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Optional
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 
 class DotProduct:
@@ -69,18 +69,18 @@ class DotProduct:
 
     # ---- the engine (run: attention.engine.Run) ------------------------------------------------
     def compute_scores(self, run):
-        from attention import steps
+        from attention.ops import steps
 
         q, k = run.inputs["head_split.query"], run.inputs["head_split.key"]  # (B, L, H, E), (B, S, Hkv, E)
         return steps.dot_scores(q, steps.repeat_kv(k, q.shape[2]), run.scale)  # (B, H, L, S)
 
     def compute_masked(self, run):
-        from attention import steps
+        from attention.ops import steps
 
         return steps.apply_mask(run.inputs["scores"], run.inputs.get("extra.mask"), run.sc.fill_value)
 
     def compute_weights(self, run):
-        from attention import steps
+        from attention.ops import steps
 
         return steps.softmax(run.inputs["masked_scores"])  # (B, H, L, S)
 
@@ -108,7 +108,7 @@ class DotProduct:
         """This kind's own snippet for `step_id` in the exported script, or None: the record's."""
         if step_id != "scores":
             return None
-        from attention import script_export as se
+        from attention.teaching import script_export as se
 
         what = "scaled dot product" if self.scaled else "dot product"
         return (se.section(sc, step_id) + se.repeat_kv(sc, "k")

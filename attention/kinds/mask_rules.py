@@ -16,8 +16,7 @@ from typing import Any, Mapping, Optional
 
 import numpy as np
 
-from attention import kinds  # the table (this module is part of it: read at call time)
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 
 def causal_part(L: int, S: int, dev=None):
@@ -39,7 +38,7 @@ def length_part(lens, L: int, S: int, dev=None):
 
 
 def _explain_words(key: str, **args) -> dict[str, str]:
-    from attention import explain as ex
+    from attention.teaching import explain as ex
 
     return ex._tx(key, **args)
 
@@ -62,7 +61,7 @@ class Causal:
     def reason(self, options: Mapping[str, Any], b: int, l: int, s: int) -> Optional[tuple[bool, dict[str, str]]]:
         if not self.applies_to(options):
             return None
-        from attention.numbers import position as P
+        from attention.datamodel.numbers import position as P
 
         if s > l:
             return True, _explain_words("explain.mask.after_query", s=P(s), l=P(l))
@@ -98,7 +97,7 @@ class ValidLens:
         lens = options.get("valid_lens")
         if lens is None:
             return None
-        from attention.numbers import position as P
+        from attention.datamodel.numbers import position as P
 
         two_d = isinstance(lens[0], list)
         n = lens[b][l] if two_d else lens[b]
@@ -116,8 +115,8 @@ class ValidLens:
         return lens + "mask |= s_pos[None, None, :] >= lens[:, :, None]  # key s masked when s >= valid length\n"
 
     def problems(self, sc) -> list:
-        from attention.problem import Problem, index_path
-        from attention.problem import shape as _shape
+        from attention.datamodel.problem import Problem, index_path
+        from attention.datamodel.problem import shape as _shape
 
         v = sc.valid_lens
         if v is None:
@@ -142,6 +141,8 @@ RULES = (VALID_LENS, CAUSAL)
 
 def active(sc) -> tuple:
     """The rules that apply to `sc`."""
+    from attention.registry import kinds  # the table (this module is part of it: imported at call time)
+
     return tuple(r for r in kinds.MASK_RULES.values() if r.applies(sc))
 
 
@@ -176,6 +177,8 @@ def fully_masked_step(run, step_id: str):
 
 def reasons(options: Mapping[str, Any], b: int, l: int, s: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """(why masked, why kept) for key s of query l in batch item b, one reason per rule that applies."""
+    from attention.registry import kinds  # the table (this module is part of it: imported at call time)
+
     masked, kept = [], []
     for rule in kinds.MASK_RULES.values():
         said = rule.reason(options, b, l, s)
@@ -186,6 +189,8 @@ def reasons(options: Mapping[str, Any], b: int, l: int, s: int) -> tuple[list[di
 
 def in_options(options: Mapping[str, Any]) -> bool:
     """Whether a trace with these options was masked by some rule."""
+    from attention.registry import kinds  # the table (this module is part of it: imported at call time)
+
     return any(r.applies_to(options) for r in kinds.MASK_RULES.values())
 
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from attention.fields import INT_MAX, Field, plain
+from attention.datamodel.fields import INT_MAX, Field, plain
 from attention.kinds.dot_product import DotProduct
 
 NAME = "prob_sparse"
@@ -45,8 +45,8 @@ class ProbSparseKind(DotProduct):
 
     # ---- the scenario ------------------------------------------------------------------------
     def option_problems(self, sc, errs: list) -> list:
-        from attention.problem import Problem
-        from attention.scenario import _got
+        from attention.datamodel.problem import Problem
+        from attention.datamodel.scenario import _got
 
         L, S = sc.L, sc.S
         out = []
@@ -63,7 +63,7 @@ class ProbSparseKind(DotProduct):
         return out
 
     def stray_problems(self, sc) -> list:
-        from attention.problem import Problem
+        from attention.datamodel.problem import Problem
 
         if sc.mix:
             return [Problem("mix_only", "mix")]
@@ -80,7 +80,7 @@ class ProbSparseKind(DotProduct):
 
     # ---- the engine ------------------------------------------------------------------------------
     def compute_scores(self, run):
-        from attention import prob_sparse as ps
+        from attention.ops import prob_sparse as ps
 
         parts = run.state["parts"]
         top = ps.top_scores(run.inputs["head_split.query"], run.inputs["head_split.key"], parts, run.scale)
@@ -88,7 +88,7 @@ class ProbSparseKind(DotProduct):
         return ps.not_computed(top, parts, run.sc.L)  # (B, H, L, S), lazy rows NaN
 
     def compute_masked(self, run):
-        from attention import prob_sparse as ps
+        from attention.ops import prob_sparse as ps
 
         parts, mask = run.state["parts"], run.inputs.get("extra.mask")
         top_masked = ps.mask_top(run.state.pop("top"), mask, parts, run.sc.fill_value)
@@ -96,7 +96,7 @@ class ProbSparseKind(DotProduct):
         return run.inputs["scores"] if mask is None else ps.not_computed(top_masked, parts, run.sc.L)
 
     def compute_weights(self, run):
-        from attention import prob_sparse as ps
+        from attention.ops import prob_sparse as ps
 
         return ps.effective_weights(run.state.pop("top_masked"), run.state["parts"], run.sc.L, run.sc.causal)
 
@@ -132,7 +132,7 @@ def select_step(run, step_id: str):
     and choose the active ones; the other extras are parts of this one computation."""
     import torch
 
-    from attention import prob_sparse as ps
+    from attention.ops import prob_sparse as ps
 
     sc = run.sc
     n_sample, n_top = sc.prob_sparse_sizes()
@@ -151,8 +151,8 @@ def part_step(run, step_id: str):
 
 def _sample_index_problems(sc, L: int, S: int) -> list:
     """A recorded key sample must be (L, n_sample) whole numbers in 0 ... S-1 (n_sample from factor and S)."""
-    from attention.problem import Problem, index_path
-    from attention.problem import shape as _shape
+    from attention.datamodel.problem import Problem, index_path
+    from attention.datamodel.problem import shape as _shape
 
     idx = np.asarray(sc.sample_index)
     n_sample = sc.prob_sparse_sizes()[0]
@@ -171,7 +171,7 @@ def _sample_index_problems(sc, L: int, S: int) -> list:
 
 def explain_not_computed(ctx, step_id: str, idx: tuple[int, ...]):
     """A score of a query that was not selected was never computed (NaN); None for an active one."""
-    from attention import explain as ex
+    from attention.teaching import explain as ex
 
     b, h, l, s = idx
     if bool(ctx.raw("extra.selected")[b, h, l]):
@@ -190,7 +190,7 @@ def explain_not_computed(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_lazy_weight(ctx, step_id: str, idx: tuple[int, ...]):
     """The weight a lazy query really uses: 1/S (mean of V), or 1 up to l when causal (cumsum)."""
-    from attention import explain as ex
+    from attention.teaching import explain as ex
 
     b, h, l, s = idx
     S = ctx.raw(step_id).shape[-1]
@@ -209,7 +209,7 @@ def explain_lazy_weight(ctx, step_id: str, idx: tuple[int, ...]):
 def script_scores(sc, step_id: str) -> str:
     import torch  # only to write down the engine's draw of sampled keys
 
-    from attention import script_export as se
+    from attention.teaching import script_export as se
 
     n_sample, n_top = sc.prob_sparse_sizes()
     gen = torch.Generator(device="cpu").manual_seed(int(sc.seed))
@@ -237,7 +237,7 @@ scores.scatter_(2, rows, top)
 
 
 def script_masked(sc, step_id: str) -> str:
-    from attention import script_export as se
+    from attention.teaching import script_export as se
 
     masked = ("top_masked = top\nmasked_scores = scores  # no mask\n" if not sc.causal else
               "top_masked = top.masked_fill(mask[b_i, top_index], fill_value)  "
@@ -248,7 +248,7 @@ def script_masked(sc, step_id: str) -> str:
 
 
 def script_weights(sc, step_id: str) -> str:
-    from attention import script_export as se
+    from attention.teaching import script_export as se
 
     lazy = ("lazy = torch.ones(L, S, dtype=dtype).tril()  "
             "# causal: a lazy query's output is the cumulative sum of V up to l\n"

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
 from attention import words
-from attention.fields import INT_MAX, Field
-from attention.numbers import position
+from attention.datamodel.fields import INT_MAX, Field
+from attention.datamodel.numbers import position
 
 if TYPE_CHECKING:  # torch loads when first computing: the registry is read before torch has loaded
     import torch
@@ -224,7 +224,7 @@ class Pyramid:
         return (int(get("input_size")), [int(w) for w in _flat(windows)], int(get("inner_size", 3) or 3))
 
     def _parts(self, sc: Any) -> list:
-        from attention import parts
+        from attention.datamodel import parts
 
         return [p for p in parts.of(sc, "masks") if isinstance(p, parts.Part) and p.kind == NAME]
 
@@ -274,7 +274,7 @@ class Pyramid:
         and keys must be exactly the pyramid's N nodes."""
         import numpy as np
 
-        from attention.problem import Problem
+        from attention.datamodel.problem import Problem
 
         w = part.get("window_size")
         if w is None:

@@ -62,7 +62,7 @@ def effective_scale(weight: torch.Tensor, style: Style) -> torch.Tensor:
 # qk_norm.key, each standing for the head split it normalises and placed just before RoPE's
 # rotation of the same (Qwen3 and Gemma 3 normalise first, then rotate).
 
-from attention.fields import Field  # noqa: E402  (the kind below; the math above needs neither)
+from attention.datamodel.fields import Field  # noqa: E402  (the kind below; the math above needs neither)
 
 NAME = "qk_norm"
 #: query / key -> (the step it normalises, its own step, the step it comes before, its weight field)
@@ -93,7 +93,7 @@ def norm_step(run, step_id: str):
     import numpy as np
     import torch
 
-    from attention import parts
+    from attention.datamodel import parts
 
     which = step_id.split(".", 1)[1]
     src, _, _, wname = _STEPS[which]
@@ -111,7 +111,7 @@ def part_problems(sc, part, path: str) -> list:
     """Each weight, when given, has one finite number per column of its head."""
     import numpy as np
 
-    from attention.problem import Problem, literal
+    from attention.datamodel.problem import Problem, literal
 
     s = _settings(part)
     errs = []
@@ -141,8 +141,8 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     """One normalised cell: the row's mean square, its RMS, and x[e] / rms times the weight."""
     import math
 
-    from attention import explain as ex
-    from attention import step_registry
+    from attention.registry import step_registry
+    from attention.teaching import explain as ex
 
     which = step_id.split(".", 1)[1]
     src, _, _, wname = _STEPS[which]
@@ -180,7 +180,7 @@ def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
 
     s = options_of(options)
     keys = ["lesson.qk_norm.what", f"lesson.qk_norm.{s['style']}", "lesson.qk_norm.why"]
-    from attention.lessons import format_number
+    from attention.teaching.lessons import format_number
 
     return " ".join(words.text(k, lang, eps=format_number(s["eps"])) for k in keys)
 
@@ -195,8 +195,8 @@ def qk_norm(x, w, eps, style):
 
 
 def script(sc, step_id: str) -> str:
-    from attention import parts
-    from attention import script_export as se
+    from attention.datamodel import parts
+    from attention.teaching import script_export as se
 
     if step_id not in ("qk_norm.query", "qk_norm.key"):
         return None  # script export asks every modifier for every step (sinks computes one its way)
@@ -230,8 +230,8 @@ class QkNorm:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention import parts
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.registry.step_registry import StepRecord
 
         active = parts.present("modifiers", NAME)
         return tuple(

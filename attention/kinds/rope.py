@@ -190,7 +190,7 @@ def rotated_value(cell: RopeCell, x_column: float, x_partner: float) -> float:
 # computed after the head split; each stands for the head split it rotates, so the scores (and
 # ProbSparse's sample, the tiles, the by-hand sheet, explain) read the rotated q and k.
 
-from attention.fields import INT_MAX, Field  # noqa: E402  (the kind below; the math above needs neither)
+from attention.datamodel.fields import INT_MAX, Field  # noqa: E402  (the kind below; the math above needs neither)
 
 NAME = "rope"
 #: query / key -> (the step it rotates, the step id, the positions' field)
@@ -231,7 +231,7 @@ def rotate_step(run, step_id: str):
     import numpy as np
     import torch
 
-    from attention import parts
+    from attention.datamodel import parts
 
     which = step_id.split(".", 1)[1]
     x = run.inputs[_STEPS[which][0]]  # (B, N, H, d)
@@ -254,7 +254,7 @@ def part_problems(sc, part, path: str) -> list:
     must be (r/2,) finite numbers."""
     import numpy as np
 
-    from attention.problem import Problem, literal
+    from attention.datamodel.problem import Problem, literal
 
     s = _settings(part)
     errs = []
@@ -292,8 +292,8 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     """One rotated cell: its pair, the angle, cos and sin, and x[e]·cos ∓ x[partner]·sin."""
     import math
 
-    from attention import explain as ex
-    from attention import step_registry
+    from attention.registry import step_registry
+    from attention.teaching import explain as ex
 
     which = step_id.split(".", 1)[1]
     b, n, h, e = idx
@@ -343,7 +343,7 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
 def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
     """What the rotation does and why the scores then depend only on l - s."""
     from attention import words
-    from attention.lessons import format_number as num
+    from attention.teaching.lessons import format_number as num
 
     s = options_of(options)
     args = dict(base=num(s["base"]), fraction=num(s["fraction"]), offset=s["offset"], key_offset=key_start(s),
@@ -381,8 +381,8 @@ def rope(x, start, base, fraction, pairing, inv_freq=None):
 
 def script(sc, step_id: str) -> str:
     """rope.query (with the helper and the settings) / rope.key: rebinds q / k, read by the scores."""
-    from attention import parts
-    from attention import script_export as se
+    from attention.datamodel import parts
+    from attention.teaching import script_export as se
 
     s = _settings(parts.find(sc, "positions", NAME))
     which = step_id.split(".", 1)[1]
@@ -415,8 +415,8 @@ class Rope:
         return f"<position {self.name}>"
 
     def records(self) -> tuple:
-        from attention import parts
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.registry.step_registry import StepRecord
 
         active = parts.present("positions", NAME)
         return tuple(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # the registry imports this module before torch has loaded
     import torch
@@ -46,7 +46,7 @@ NAME = "softcap"
 
 
 def cap_of(sc) -> float:
-    from attention import parts
+    from attention.datamodel import parts
 
     return float(parts.find(sc, "modifiers", NAME).get("cap", DEFAULT_CAP))
 
@@ -74,9 +74,9 @@ class Softcap:
         return f"<modifier {self.name}>"
 
     def records(self):
-        from attention import lessons as le
-        from attention import parts
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.registry.step_registry import StepRecord
+        from attention.teaching import lessons as le
 
         return (StepRecord("softcap.scores", ("B", "H", "L", "S"), "signed", "step.softcap.scores.title",
                            "step.softcap.scores.formula", scores_step, parts.present("modifiers", NAME), explain_scores,
@@ -88,9 +88,9 @@ class Softcap:
         return sc.batch * sc.n_heads * sc.L * sc.S
 
     def part_problems(self, sc, part, path: str) -> list:
-        from attention import kinds
+        from attention.datamodel.problem import Problem
         from attention.kinds.alibi import order_problems
-        from attention.problem import Problem
+        from attention.registry import kinds
 
         if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows are never scored
             return [Problem("softcap_scoring", path, {"kind": sc.scoring})]
@@ -102,8 +102,8 @@ SOFTCAP = Softcap()
 
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """cap · tanh(score / cap), with the numbers."""
-    from attention import explain as ex
-    from attention import step_registry
+    from attention.registry import step_registry
+    from attention.teaching import explain as ex
 
     b, h, l, s = idx
     src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)
@@ -131,7 +131,7 @@ def _cap_in(options) -> float:
 
 
 def script_scores(sc, step_id: str) -> str:
-    from attention import script_export as se
+    from attention.teaching import script_export as se
 
     return (se.section(sc, step_id) + f"softcap = {se._num(cap_of(sc))}  # Gemma 2: attn_logit_softcapping\n"
             + "scores = torch.tanh(scores / softcap) * softcap  # (B, H, L, S): near 0 unchanged, "

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 NAME = "distil"
 #: (step id, dims): the steps in computing order (all after the output, after the encoder layer's)
@@ -36,7 +36,7 @@ def _matrix(name: str) -> Field:
 
 
 def _active(sc: Any) -> bool:
-    from attention import parts
+    from attention.datamodel import parts
 
     return parts.find(sc, "modifiers", NAME) is not None
 
@@ -57,8 +57,8 @@ class DistilPart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention import lessons
-        from attention.step_registry import StepRecord
+        from attention.registry.step_registry import StepRecord
+        from attention.teaching import lessons
 
         inputs = {"extra.distil_conv": ("output", ENCODER_OUT), "extra.distil_norm": ("extra.distil_conv",),
                   "extra.distil_elu": ("extra.distil_norm",), "extra.distil_pool": ("extra.distil_elu",)}
@@ -72,8 +72,8 @@ class DistilPart:
         (circular padding 2 wraps two steps round)."""
         import numpy as np
 
-        from attention.problem import Problem
-        from attention.problem import shape as _shape
+        from attention.datamodel.problem import Problem
+        from attention.datamodel.problem import shape as _shape
 
         C = sc.d_out
         if sc.L < 2:
@@ -100,8 +100,8 @@ class DistilPart:
         """The exported script's lines after the output projection (and the encoder layer's)."""
         import numpy as np
 
-        from attention import parts
-        from attention import script_export as se
+        from attention.datamodel import parts
+        from attention.teaching import script_export as se
 
         if parts.find(sc, "modifiers", NAME) is None:
             return ""
@@ -133,7 +133,7 @@ def weights_np(sc: Any) -> dict:
     """The part's numbers as float64 arrays; BatchNorm's absent ones a fresh layer's."""
     import numpy as np
 
-    from attention import parts
+    from attention.datamodel import parts
 
     p = parts.find(sc, "modifiers", NAME)
     C = sc.d_out
@@ -147,8 +147,8 @@ def weights_np(sc: Any) -> dict:
 def compute_step(run, step_id: str):
     """Every distilling step is computed at the first (attention/encoder_layer.py), then read back."""
     if step_id == "extra.distil_conv":
-        from attention import encoder_layer as enc
-        from attention.engine import tensor
+        from attention.compute.engine import tensor
+        from attention.ops import encoder_layer as enc
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         x = run.inputs[source_of(run.inputs)]  # (B, L, C)
@@ -165,8 +165,8 @@ def compute_step(run, step_id: str):
 def explain_conv(ctx, step_id: str, idx: tuple[int, ...]):
     """A conv cell as a matrix product: bias + Σ over input channels and the 3 taps of W · x, the
     taps reading input steps (t + j − 2) mod L (circular padding: some wrap round)."""
-    from attention import encoder_layer as enc
-    from attention import explain as ex
+    from attention.ops import encoder_layer as enc
+    from attention.teaching import explain as ex
 
     b, t, c = idx
     src = source_of(ctx.trace.ids)
@@ -193,7 +193,7 @@ def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
     """BatchNorm in eval: the channel's running mean and variance, never this batch's."""
     import math
 
-    from attention import explain as ex
+    from attention.teaching import explain as ex
 
     b, t, c = idx
     x = float(ctx.raw("extra.distil_conv")[idx])
@@ -212,7 +212,7 @@ def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
 def explain_elu(ctx, step_id: str, idx: tuple[int, ...]):
     import math
 
-    from attention import explain as ex
+    from attention.teaching import explain as ex
 
     x = float(ctx.raw("extra.distil_norm")[idx])
     result = x if x > 0 else math.expm1(x)
@@ -225,7 +225,7 @@ def explain_elu(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_pool(ctx, step_id: str, idx: tuple[int, ...]):
     """The largest of the (up to three) activated steps 2t − 1, 2t, 2t + 1; the first on a tie."""
-    from attention import explain as ex
+    from attention.teaching import explain as ex
 
     b, t, c = idx
     act = ctx.raw("extra.distil_elu")[b, :, c].astype(float)

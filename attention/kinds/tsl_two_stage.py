@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Optional
 
-from attention.fields import INT_MAX, Field
+from attention.datamodel.fields import INT_MAX, Field
 
 NAME = "two_stage"
 RULE = "two_stage_variables"
@@ -102,7 +102,7 @@ def _matrix(name: str) -> Field:
 
 
 def _part(sc: Any):
-    from attention import parts
+    from attention.datamodel import parts
 
     return parts.find(sc, "modifiers", NAME)
 
@@ -131,8 +131,8 @@ class TwoStagePart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention import lessons
-        from attention.step_registry import StepRecord
+        from attention.registry.step_registry import StepRecord
+        from attention.teaching import lessons
 
         explainer = {sid: explain_norm for sid in NORM_STEPS} | {sid: explain_linear for sid in LINEAR_STEPS}
         explainer |= {"extra.tsa_router_scores": explain_scores, "extra.tsa_receive_scores": explain_scores,
@@ -142,8 +142,8 @@ class TwoStagePart:
 
     def part_problems(self, sc: Any, part: Any, path: str) -> list:
         """The layer's shapes, named by field; its time stage is TSL's FullAttention(mask_flag=False)."""
-        from attention import parts
-        from attention.problem import Problem
+        from attention.datamodel import parts
+        from attention.datamodel.problem import Problem
 
         D = int(part.get("variables"))
         if sc.scoring != "scaled_dot" or sc.scale is not None:
@@ -161,7 +161,7 @@ class TwoStagePart:
 
     def script_after(self, sc: Any) -> str:
         """The exported script's lines after the output projection: the library's layout, (b·seg, D, d)."""
-        from attention import script_export as se
+        from attention.teaching import script_export as se
 
         if _part(sc) is None:
             return ""
@@ -237,9 +237,9 @@ show("extra.tsa_output", final_out.reshape(b_, D * seg, -1))
 def _shape_problems(sc: Any, part: Any, path: str, seg: int, d: int) -> list:
     import numpy as np
 
-    from attention import parts
-    from attention.problem import Problem
-    from attention.problem import shape as _shape
+    from attention.datamodel import parts
+    from attention.datamodel.problem import Problem
+    from attention.datamodel.problem import shape as _shape
 
     factor = int(parts.value(part, TWO_STAGE.fields[1]))
     w1 = part.get("mlp1_in_weight")
@@ -263,7 +263,7 @@ def _shape_problems(sc: Any, part: Any, path: str, seg: int, d: int) -> list:
             return [Problem("two_stage_shape", f"{path}.{name}",
                             {"expected": _shape(want[name]), "got": _shape(arr.shape)})]
         if not np.all(np.isfinite(arr)):
-            from attention.problem import index_path
+            from attention.datamodel.problem import index_path
 
             bad = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
             return [Problem("expected_finite", index_path(f"{path}.{name}", bad), {"got": str(arr[bad])})]
@@ -275,7 +275,7 @@ def variables(sc: Any) -> int:
 
 
 def factor_of(sc: Any) -> int:
-    from attention import parts
+    from attention.datamodel import parts
 
     return int(parts.value(_part(sc), TWO_STAGE.fields[1]))
 
@@ -336,7 +336,7 @@ def from_state_dict(state: Mapping[str, Any], variables: int) -> tuple[dict, dic
 def compute_step(run, step_id: str):
     """Every step of the layer is computed at the first, then read back (run.state)."""
     if step_id == "extra.tsa_time_norm":
-        from attention.engine import tensor
+        from attention.compute.engine import tensor
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         steps, params = layer_steps(run.params["queries"], run.inputs["output"], w, variables(run.sc),
@@ -363,8 +363,8 @@ def _heads_attention(q, k, v, H: int):
 def layer_steps(x, time_out, w: dict, D: int, factor: int, H: int) -> tuple[dict, dict]:
     """x (b, D·seg, d) the layer's input as tokens, time_out (b, D·seg, d) the time attention's
     output -> (every step in token layout, the projected q/k/v and contexts explain reads)."""
-    from attention.encoder_layer import activate, layer_norm
     from attention.kinds.two_stage import linear
+    from attention.ops.encoder_layer import activate, layer_norm
 
     def lin(v, name):
         return linear(v, (w[f"{name}_weight"], w[f"{name}_bias"]))
@@ -441,8 +441,8 @@ class VariablesRule:
         part = _option_part(options)
         if part is None:
             return None
+        from attention.datamodel.numbers import position as P
         from attention.kinds.mask_rules import _explain_words
-        from attention.numbers import position as P
 
         seg = int(options["L"]) // int(part["variables"])
         vl, vs = l // seg, s // seg
@@ -469,8 +469,8 @@ def _read(ctx, ref: str):
 
 def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
     """A LayerNorm cell: its row is the sum of two steps (a residual); the row's mean and variance."""
-    from attention import explain as ex
     from attention.kinds.tsl_encoder import norm_explanation
+    from attention.teaching import explain as ex
 
     b, t, c = idx
     (a_ref, b_ref), norm = NORM_STEPS[step_id]
@@ -484,7 +484,7 @@ def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_linear(ctx, step_id: str, idx: tuple[int, ...]):
     """A Linear cell as a matrix product: bias + Σ_j W[c, j] · x[j] (then GELU for an MLP's hidden)."""
-    from attention import explain as ex
+    from attention.teaching import explain as ex
 
     b, t, c = idx
     src, name, gelu = LINEAR_STEPS[step_id]
@@ -519,7 +519,7 @@ def _score_sources(ctx, step_id: str, idx: tuple[int, ...]) -> tuple[str, tuple,
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """scale · Σ_e q[e]·k[e] over head h's columns: a router slot against a variable, or a variable
     against a router slot's buffer row, both at one segment."""
-    from attention import explain as ex
+    from attention.teaching import explain as ex
 
     q_ref, qi, k_ref, ki, at = _score_sources(ctx, step_id, idx)
     q_all, k_all = ctx.param(q_ref), ctx.param(k_ref)
@@ -542,7 +542,7 @@ def explain_weights(ctx, step_id: str, idx: tuple[int, ...]):
     """softmax over the row: over the D variables (the router gathering) or the factor slots (reading back)."""
     import numpy as np
 
-    from attention import explain as ex
+    from attention.teaching import explain as ex
 
     scores_id = step_id.replace("_weights", "_scores")
     row = ctx.a(scores_id)[idx[:-1]]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # torch loads when first computing (the registry is read before torch has loaded)
     import torch
@@ -57,7 +57,7 @@ def masked_by_window(l: int, s: int, W: int) -> bool:
 
 def _sizes(sc: Any) -> list[int]:
     """The window sizes of the scenario's window parts (usually one)."""
-    from attention import parts
+    from attention.datamodel import parts
 
     return [int(parts.value(p, WINDOW.fields[0])) for p in parts.of(sc, "masks")
             if isinstance(p, parts.Part) and p.kind == WINDOW.name]
@@ -96,8 +96,8 @@ class Window:
         sizes = _option_sizes(options)
         if not sizes:
             return None
+        from attention.datamodel.numbers import position as P
         from attention.kinds.mask_rules import _explain_words
-        from attention.numbers import position as P
 
         W = min(sizes)  # the narrowest window decides
         if masked_by_window(l, s, W):

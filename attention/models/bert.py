@@ -24,7 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attention import memory
+from attention.compute import memory
 from attention.models import json_file
 from attention.models.decoder import frozen
 from attention.models.errors import ModelError
@@ -90,7 +90,7 @@ class BertConfig:
 
 def _short(value):
     """A config value for a {found!r} placeholder: itself when short, else its repr cut to QUOTE characters."""
-    from attention.problem import elide
+    from attention.datamodel.problem import elide
 
     if isinstance(value, str):
         return elide(value, QUOTE)
@@ -99,7 +99,7 @@ def _short(value):
 
 def _quoted(value) -> str:
     """A config value as a message shows it: repr, at most QUOTE characters (a huge whole number by its size)."""
-    from attention.problem import count, elide
+    from attention.datamodel.problem import count, elide
 
     if isinstance(value, int) and value.bit_length() > 200:
         return count(value)

@@ -30,9 +30,10 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from attention import memory, words
+from attention import words
+from attention.compute import memory
+from attention.datamodel.problem import elide
 from attention.models import json_file
-from attention.problem import elide
 
 #: Extensions read with torch.load(weights_only=True).
 TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt")

@@ -23,12 +23,12 @@ from typing import Optional
 import numpy as np
 import torch
 
-from attention.engine import run
+from attention.compute.engine import run
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import Projection, Scenario
 from attention.models.errors import ModelError
 from attention.models.kv_cache import StepRecord
-from attention.parts import Part
-from attention.scenario import Projection, Scenario
-from attention.steps import project
+from attention.ops.steps import project
 
 #: scorings whose scores for one query row need only that row and the keys (additive too, but its key
 #: weights act inside the scoring: its cache would not be K; ProbSparse picks rows from all queries)

@@ -26,7 +26,8 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 from attention.models.checkpoint import CheckpointError, TensorSource
 from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm, swiglu
 from attention.models.errors import ModelError

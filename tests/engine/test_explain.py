@@ -1,4 +1,4 @@
-"""attention.explain: every cell of every step, for every preset and kind, is written out as terms
+"""attention.teaching.explain: every cell of every step, for every preset and kind, is written out as terms
 that recombine to the trace's own number; a few cells are checked against plain torch here.
 
 Independent checks: each explained term's factors are looked up again at the cells its sources
@@ -19,9 +19,10 @@ import torch
 from engine_helpers import rand_projection, scenario
 from hypothesis import given, settings
 
-from attention import PIPELINE, Additive, Projection, Scenario, run, scenario_io
-from attention.explain import ExplainError, Explanation, explain, explainable
-from attention.trace import Trace
+from attention import PIPELINE, Additive, Projection, Scenario, run
+from attention.compute.trace import Trace
+from attention.files import scenario_io
+from attention.teaching.explain import ExplainError, Explanation, explain, explainable
 from resources import list_presets
 
 PRESETS = [p for p, _ in list_presets()]

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention import Additive, Scenario, run
-from attention.tiles import TilesError, default_blocks, memory, method, tiled
-from attention.trace import Step, Trace
+from attention.compute.trace import Step, Trace
+from attention.teaching.tiles import TilesError, default_blocks, memory, method, tiled
 
 
 def additive_reference(sc: Scenario) -> np.ndarray:

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention import Scenario, run
-from attention.tiles import TilesError, tiled
-from attention.tiles_explain import explain_running
+from attention.teaching.tiles import TilesError, tiled
+from attention.teaching.tiles_explain import explain_running
 
 e = math.exp
 

@@ -554,12 +554,13 @@ class Projector(nn.Module):
 
 # ============================================================================ our code under test
 
-from attention import encoder_layer as enc  # noqa: E402
-from attention import time_labels, words  # noqa: E402
+from attention import words  # noqa: E402
+from attention.datamodel import time_labels  # noqa: E402
 from attention.kinds import autocorrelation as ac  # noqa: E402
 from attention.kinds import ds_attention as ds  # noqa: E402
 from attention.kinds import pyramid as pyr  # noqa: E402
 from attention.kinds import two_stage as tsa  # noqa: E402
+from attention.ops import encoder_layer as enc  # noqa: E402
 
 TOL = 1e-10
 

@@ -13,9 +13,11 @@ import pytest
 import torch
 from test_tsl_family import FullAttention, get_mask
 
-from attention import Scenario, explain, lessons, problems, run, scenario_io, words
-from attention.parts import Part
-from attention.script_export import python_script
+from attention import Scenario, problems, run, words
+from attention.datamodel.parts import Part
+from attention.files import scenario_io
+from attention.teaching import explain, lessons
+from attention.teaching.script_export import python_script
 from resources import list_presets
 
 PRESETS = {p.name: p for p, _ in list_presets()}
@@ -222,7 +224,7 @@ def test_ds_attention_explain_lesson_and_problems():
 
 
 def test_ds_attention_tiles_read_the_trace():
-    from attention import tiles
+    from attention.teaching import tiles
 
     trace = run(scenario_io.load(PRESETS["31_tsl_nonstationary_ds_attention.json"]))
     assert tiles.method("ds_attention", trace.ids) == "read"
@@ -325,7 +327,7 @@ def test_autocorrelation_explain_names_the_lag_and_the_roll():
 
 
 def test_autocorrelation_refuses_tiles_plainly():
-    from attention import tiles
+    from attention.teaching import tiles
 
     with pytest.raises(tiles.TilesError) as err:
         tiles.tiled(run(_ac_scenario()), 2, 2)
@@ -456,7 +458,7 @@ def test_encoder_layer_preset_and_script():
 
 
 def test_time_presets_are_labelled_as_time_labels_writes_them():
-    from attention import time_labels as tl
+    from attention.datamodel import time_labels as tl
 
     patch = scenario_io.load(PRESETS["34_tsl_patchtst_patches.json"])
     assert patch.query_tokens[2] == "patch 3 · t 8–15"  # stride 4: the third patch starts at step 8

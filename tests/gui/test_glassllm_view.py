@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from attention import numbers
+from attention.datamodel import numbers
 
 glassllm = pytest.importorskip("glassllm")
 

@@ -8,7 +8,9 @@ import pytest
 
 from app.panes.steps_view import StepsView
 from app.viewmodel import lessons
-from attention import run, scenario_io, step_registry
+from attention import run
+from attention.files import scenario_io
+from attention.registry import step_registry
 from resources import scenarios_dir
 
 pytestmark = pytest.mark.gui

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from app.panes.pipeline_map import PANE_HIGHLIGHT_CSS, PipelineMap
 from app.services import i18n
 from app.viewmodel.pipeline_map import map_order
-from attention import step_registry
+from attention.registry import step_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS = ROOT / "resources" / "scenarios"

@@ -68,7 +68,7 @@ def test_second_launch_draws_the_kept_trace_and_exits_cleanly(tmp_path):
 
     import attention
     import resources
-    from attention import scenario_io, trace_cache
+    from attention.files import scenario_io, trace_cache
 
     sc = scenario_io.load(resources.list_presets()[0][0])
     q = sc.queries.copy()

@@ -10,7 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 
-from attention import run, scenario_io, words
+from attention import run, words
+from attention.files import scenario_io
 from resources import list_presets
 
 pytestmark = pytest.mark.gui

@@ -19,9 +19,10 @@ from PySide6.QtCore import Qt
 import attention
 from app.startup import render_cli
 from app.teaching import worksheet
-from attention import scenario_io, words
-from attention.tiles import default_blocks, tiled
-from attention.tiles_worksheet import KEY_NAME, WORKSHEET_NAME
+from attention import words
+from attention.files import scenario_io
+from attention.teaching.tiles import default_blocks, tiled
+from attention.teaching.tiles_worksheet import KEY_NAME, WORKSHEET_NAME
 
 pytestmark = [pytest.mark.gui]
 ROOT = Path(__file__).resolve().parents[2]

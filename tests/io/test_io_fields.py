@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from attention import fields, scenario, scenario_io, words
-from attention.fields import SCENARIO_FIELDS, Field
+from attention import words
+from attention.datamodel import fields, scenario
+from attention.datamodel.fields import SCENARIO_FIELDS, Field
+from attention.files import scenario_io
 from resources import list_presets, schema_path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from attention import scenario_io
-from attention.scenario import ScenarioError
+from attention.datamodel.scenario import ScenarioError
+from attention.files import scenario_io
 
 PRESETS = Path(__file__).parents[2] / "resources" / "scenarios"
 

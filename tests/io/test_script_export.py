@@ -12,8 +12,10 @@ import sys
 import numpy as np
 import pytest
 
-from attention import PIPELINE, Additive, Projection, Scenario, ScenarioError, run, scenario_io, step_registry
-from attention.script_export import python_script
+from attention import PIPELINE, Additive, Projection, Scenario, ScenarioError, run
+from attention.files import scenario_io
+from attention.registry import step_registry
+from attention.teaching.script_export import python_script
 from resources import list_presets
 
 PRESETS = {p.name: scenario_io.load(p) for p, _ in list_presets()}

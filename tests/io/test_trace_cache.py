@@ -1,4 +1,4 @@
-"""attention.trace_cache: the start-up trace on disk is exactly the engine's, or nothing."""
+"""attention.files.trace_cache: the start-up trace on disk is exactly the engine's, or nothing."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,7 +8,7 @@ import pytest
 
 import attention
 import resources
-from attention import scenario_io, trace_cache
+from attention.files import scenario_io, trace_cache
 
 
 def _preset(i: int = 0):
@@ -103,7 +103,7 @@ def test_a_comment_in_the_engine_keeps_every_kept_trace(tmp_path):
     shutil.copytree(root / "attention", copy / "attention", ignore=shutil.ignore_patterns("__pycache__"))
     for f in (copy / "attention").rglob("*.py"):
         f.write_text(f.read_text(encoding="utf-8") + "\n# an edited comment\n", encoding="utf-8")
-    code = ("import sys, resources; from attention import scenario_io, trace_cache as tc\n"
+    code = ("import sys, resources; from attention.files import scenario_io, trace_cache as tc\n"
             "assert tc.__file__.startswith(sys.argv[1]), tc.__file__\n"
             "sc = scenario_io.load(resources.list_presets()[0][0])\n"
             "print(tc.load_canary(sc) is not None, tc.load(sc, sys.argv[2]) is not None)\n")

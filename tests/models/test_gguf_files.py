@@ -293,7 +293,7 @@ def test_open_source_lists_a_gguf_like_a_folder(tmp_path):
     shared key/value heads); the imported layer 1 replays the GGUF model's own reference attention."""
     import dataclasses
 
-    from attention import engine
+    from attention.compute import engine
     from attention.models.importing import import_layer, list_header, open_layers
 
     path = write(tmp_path / "tiny.gguf", random_model())

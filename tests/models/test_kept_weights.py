@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from attention.engine import tensor
+from attention.compute.engine import tensor
 from attention.models.decoder import KeptWeights
 from attention.models.decoder_layer import layer_scenario
 from attention.models.llama import KEPT_LAYERS, LAYER_TENSORS, LlamaDecoder, LlamaSpec, expected_shapes

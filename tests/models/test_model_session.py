@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.viewmodel.model_session import ModelSession, sentence_lines
-from attention import numbers
+from attention.datamodel import numbers
 
 
 def test_sentence_lines():

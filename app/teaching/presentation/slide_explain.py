@@ -138,7 +138,7 @@ class SlideExplain:
 
     def _explain(self):
         """(Explanation, None) or (None, words of why not)."""
-        from attention.explain import ExplainError, explain  # at the first click, not on the start-up path
+        from attention.teaching.explain import ExplainError, explain  # at the first click, not on the start-up path
 
         lang = i18n.current_language()
         trace = self.view._trace  # noqa: SLF001 (the presentation's own trace; same package)

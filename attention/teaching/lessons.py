@@ -1,0 +1,205 @@
+"""The teaching texts: two or three sentences per step, for presentation mode and the handouts.  Qt-free.
+
+Each step's record (attention/step_registry.py) holds the function here that writes its lesson
+(the scoring kind of the trace adds or replaces sentences: `ScoringKind.lesson_keys`);
+the sentences are catalogue words (attention/words/lessons.py) in the language asked for (the
+catalogue's current one by default, which the window sets with its own).  Numbers taken from the
+trace's options (the scale actually used, the fill value, d_k, the kind) fill the sentences'
+``{placeholders}``.  This module holds no attention math: it only reads what the engine resolved
+(`trace.options`, which steps and parameters exist).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from attention import words
+from attention.datamodel import numbers
+
+# attention.step_registry holds this module's functions in its records: it is imported inside
+# the functions below, once the records exist.
+
+
+# --- numbers as a teacher writes them --------------------------------------------------------
+
+def format_number(value: Any) -> str:
+    """A number as every text writes it (attention.numbers.rounded: -1e6, -∞, 0.7071); a value
+    that is not a number (a placeholder such as "d_k") is written as it is."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return numbers.rounded(v)
+
+
+def _is_neg_inf(fill: Any) -> bool:
+    try:
+        return math.isinf(float(fill)) and float(fill) < 0
+    except (TypeError, ValueError):
+        return str(fill).lower() in ("-inf", "-infinity")
+
+
+def _values(options: Optional[dict]) -> dict[str, Any]:
+    """The placeholders every text may use, with defaults when no trace is at hand."""
+    o = options or {}
+    dk = o.get("d_keys") or "d_k"
+    scale = o.get("scale")
+    head_width = o.get("query_head_width") or dk
+    default_scale = o.get("default_scale")  # the engine's rule, not worked out again here
+    custom = scale is not None and default_scale is not None and float(scale) != float(default_scale)
+    return {
+        "custom_scale": custom,
+        "scale_unknown": scale is None or default_scale is None,
+        "dk": str(head_width),
+        "dv": str(o.get("d_values") or "d_v"),
+        "heads": str(o.get("n_heads") or "H"),
+        "d_model": str(o.get("d_model") or "d_model"),
+        "scale": format_number(scale) if scale is not None else "1/√d_k",
+        "sqrt_dk": format_number(1 / default_scale) if default_scale else "√d_k",
+        "fill": format_number(o.get("fill_value", -1e6)),
+        "S": str(o.get("S") or "S"),
+        "L": str(o.get("L") or "L"),
+        "hidden": str(o.get("hidden") or "h"),
+        "n_top": str(o.get("n_top") or "u"),
+        "n_sample": str(o.get("n_sample") or "n_sample"),
+    }
+
+
+# --- the texts: one function per kind of lesson, named by the step's record -------------------
+
+def _say(keys: list[str], lang: str, v: dict[str, Any]) -> str:
+    """The sentences `keys`, placeholders filled from `v`, joined with a space."""
+    return " ".join(words.text(k, lang, **v) for k in keys)
+
+
+def _sentences(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
+    """Every sentence of the catalogue under ``lesson.<step id>``, in order: a lesson that does not
+    depend on the trace."""
+    prefix = f"lesson.{step_id}"
+    keys = [k for k in words.table(lang) if k == prefix or k.startswith(prefix + ".")]
+    return _say(keys, lang, v)
+
+
+def _projection(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
+    return _say([f"lesson.{step_id}", "lesson.projection.why"], lang, v)
+
+
+def _head_split(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
+    width = v["dv"] if step_id.endswith("value") else v["dk"]
+    if v["heads"] == "1":  # _values gives strings ("H" when unknown)
+        return _say(["lesson.head_split.one_head"], lang, {**v, "width": width})
+    return _say(["lesson.head_split.cut", "lesson.head_split.shared"], lang, {**v, "width": width})
+
+
+def _kind(options: dict):
+    from attention.registry import kinds
+
+    return kinds.scoring(options.get("scoring") or kinds.DEFAULT_SCORING)
+
+
+def _scores(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
+    """The trace's scoring kind says how its scores are made."""
+    return _say(_kind(options).lesson_keys(step_id, [], v), lang, v)
+
+
+def _has_mask(options: dict) -> bool:
+    from attention.kinds import mask_rules
+
+    return mask_rules.in_options(options)
+
+
+def _mask(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
+    """The mask's lesson: what a mask is, then a sentence per rule of the trace that has one of
+    its own (`rule.lesson_key`: the window, the drawn mask); d2l's lengths and causal rule when
+    they apply, or when no trace is at hand."""
+    from attention.registry import kinds
+
+    keys = ["lesson.extra.mask.marks"]
+    if not options or options.get("causal") or options.get("valid_lens") is not None:
+        keys.append("lesson.extra.mask.d2l")
+    keys += [r.lesson_key for r in kinds.MASK_RULES.values()
+             if getattr(r, "lesson_key", None) and options and r.applies_to(options)]
+    return _say(keys, lang, v)
+
+
+def _masked_scores(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
+    if not _has_mask(options) and options:
+        return _say(["lesson.masked_scores.no_mask"], lang, v)
+    fill = "neg_inf" if _is_neg_inf(options.get("fill_value", -1e6)) else "finite"
+    return _say(["lesson.masked_scores.fill", f"lesson.masked_scores.{fill}"], lang, v)
+
+
+def _weights(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
+    keys = ["lesson.attention_weights.softmax", "lesson.attention_weights.shape"]
+    if _has_mask(options) or not options:
+        fill = "neg_inf" if _is_neg_inf(options.get("fill_value", -1e6)) else "finite"
+        keys.append(f"lesson.attention_weights.{fill}")
+    keys = _kind(options).lesson_keys(step_id, keys, v)
+    from attention.registry import kinds
+
+    for m in kinds.modifiers(options):  # a modifier that changes the softmax (sinks) says so
+        keys = m.lesson_keys(step_id, keys, v) if hasattr(m, "lesson_keys") else keys
+    return _say(keys, lang, v)
+
+
+def _concat(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
+    return _say(["lesson.concat.view"] + (["lesson.concat.mix"] if options.get("mix") else []), lang, v)
+
+
+def explanation(step_id: str, options: Optional[dict] = None, lang: Optional[str] = None) -> str:
+    """Two or three sentences about `step_id` ("" for unknown ids), in `lang` (default: the
+    catalogue's current language).
+
+    `options` is `trace.options`; with it the text names the real scale, fill value and kind."""
+    from attention.registry import step_registry
+
+    rec = step_registry.BY_ID.get(step_id)
+    if rec is None:
+        return ""
+    lang = words.normalize(lang)
+    o = options or {}
+    text = rec.lesson(step_id, o, _values(o), lang)
+    # sentences are joined with a space, which Chinese text does not put after its full stop
+    return text.replace("。 ", "。").replace("） ", "）")
+
+
+# --- which steps, in which order, with which inputs --------------------------------------------
+
+def _any_true(trace: Any, step_id: str) -> bool:
+    return step_id in trace and bool(trace.array(step_id).any())
+
+
+def lesson_ids(trace: Any) -> list[str]:
+    """The steps presentation mode shows, in pipeline order (attention.step_registry.ORDER, the
+    order of the Steps region too).
+
+    The pipeline, the mask (just before the masked scores), the fully-masked rows (after the
+    weights) when some row has every key masked, and additive attention's hidden features and
+    ProbSparse's sampling and selection before the scores (the order they are computed in): each
+    record's `slide` says whether it is shown ("always", "never", "when_true": some cell is True)."""
+    from attention.registry import step_registry
+
+    def shown(sid: str) -> bool:
+        rec = step_registry.BY_ID.get(sid)
+        return rec is not None and (rec.slide == "always" or rec.slide == "when_true" and _any_true(trace, sid))
+
+    return step_registry.in_order([sid for sid in trace.ids if shown(sid)])
+
+
+def inputs_of(step_id: str, trace: Any) -> list[str]:
+    """What is shown beside `step_id` as its inputs (its record's `inputs`): step ids, or
+    parameter names such as "queries" or "projection.query.weight" (only those the trace holds)."""
+    from attention.registry import step_registry
+
+    rec = step_registry.BY_ID.get(step_id)
+    names = rec.inputs if rec is not None else ()
+    # a step another stands for is shown as what was read in its place (the scores read RoPE's rotated q)
+    ids = getattr(trace, "ids", ())
+    names = [step_registry.read_as(n, ids, before=step_id) if n in step_registry.BY_ID else n for n in names]
+    return [n for n in names if n in trace or n in getattr(trace, "parameters", {})]
+
+
+def parameter_title(name: str, lang: Optional[str] = None) -> str:
+    """A display title for a parameter shown as an input ("queries", "projection.out.weight")."""
+    key = f"param.{name}"
+    return words.text(key, lang) if words.has(key) else name

@@ -1,0 +1,270 @@
+"""Export a scenario as a standalone Python script a student can run in a notebook.
+
+`python_script(scenario)` writes every number of the scenario (inputs, weights, biases, valid
+lengths, the resolved scale and fill value, ProbSparse's sampled key indices) as Python
+literals with full float precision, then computes every pipeline step with plain torch, one
+step at a time with comments, and prints each step's id and tensor.  The script imports only
+torch (and the standard library's json and sys); it reproduces the engine's trace, which the
+tests check by running it.
+
+Run the exported script with `--json` to get one JSON object {step id: nested list} instead of
+the printed tensors, and with `--dtype float64|float32` to override the scenario's dtype.
+
+Each step of the main pipeline writes its own part of the script (the snippet its record in
+attention/step_registry.py holds, or the scenario's scoring kind's own where it computes the
+step its way), headed by its id and formula, in pipeline order.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import numpy as np
+
+from attention.datamodel.scenario import Scenario, ScenarioError, problems
+
+# attention.step_registry and attention.kinds hold this module's snippets: imported in the functions.
+
+
+def python_script(sc: Scenario) -> str:
+    """The standalone script for `sc` (raises ScenarioError when the engine could not run it)."""
+    from attention.registry import kinds, step_registry
+
+    errs = problems(sc)
+    if errs:
+        raise ScenarioError(errs)
+    kind = kinds.scoring(sc)
+    own = [m for m in kinds.modifiers(sc) if hasattr(m, "script_step")]  # a modifier computing a main step (sinks)
+    parts = [_header(sc), _numbers(sc), _LINEAR]
+    for rec in step_registry.active(sc):  # computing order: a kind's step (RoPE, ALiBi's bias) where it is computed
+        if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
+            snippet = next(filter(None, (m.script_step(sc, rec.id) for m in own)), None)
+            parts.append(snippet or kind.script(sc, rec.id) or rec.script(sc, rec.id))
+    for family in ("positions", "modifiers", "masks"):  # the parts' steps after the output (an encoder layer)
+        for part in getattr(sc, family, ()):
+            after = getattr(kinds.MODIFIERS.get(part.kind) if family == "modifiers" else None, "script_after", None)
+            parts.append(after(sc) if after is not None else "")
+    parts.append(_TAIL)
+    return "".join(parts)
+
+
+# ---- literals --------------------------------------------------------------------------------
+
+def _num(x) -> str:
+    """A Python literal for one number, exact for float64 (repr is the shortest round trip)."""
+    if isinstance(x, (bool, np.bool_)):
+        return repr(bool(x))
+    if isinstance(x, (int, np.integer)):
+        return repr(int(x))
+    x = float(x)
+    if math.isnan(x):
+        return 'float("nan")'
+    if math.isinf(x):
+        return 'float("inf")' if x > 0 else 'float("-inf")'
+    return repr(x)
+
+
+def literal(a, level: int = 1) -> str:
+    """Nested list literal of an array: innermost rows on one line each, 4 spaces per level."""
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return _num(a.item())
+    if a.ndim == 1:
+        return "[" + ", ".join(_num(x) for x in a.tolist()) + "]"
+    pad = "    " * level
+    return "[\n" + "".join(f"{pad}{literal(x, level + 1)},\n" for x in a) + "    " * (level - 1) + "]"
+
+
+def tensor_literal(name: str, a, comment: str) -> str:
+    return f"{name} = torch.tensor({literal(a)}, dtype=dtype)  # {comment}\n"
+
+
+# ---- the script's parts ----------------------------------------------------------------------
+
+def _header(sc: Scenario) -> str:
+    title = sc.title.get("en") or sc.title.get("zh") or "(untitled)"
+    title_zh = sc.title.get("zh") or ""
+    return f'''"""Attention Explorer scenario as plain torch: {title}
+{title_zh}
+
+Exported by Attention Explorer.  Every number of the scenario is written out below; every
+step of multi-head attention is then computed with plain torch and printed, the same numbers
+the app shows.  Run it as it is, or cell by cell in a notebook.
+
+    python this_script.py              # print every step's id, shape and tensor
+    python this_script.py --json       # one JSON object: step id -> nested list
+    python this_script.py --dtype float64
+"""
+import json
+import sys
+
+import torch
+
+DTYPE_NAME = {sc.dtype!r}  # the scenario's dtype; --dtype overrides it
+if "--dtype" in sys.argv:
+    DTYPE_NAME = sys.argv[sys.argv.index("--dtype") + 1]
+dtype = {{"float32": torch.float32, "float64": torch.float64}}[DTYPE_NAME]
+AS_JSON = "--json" in sys.argv
+torch.set_printoptions(precision=6, sci_mode=False, linewidth=120)
+
+steps = {{}}  # step id -> tensor, in the order computed
+
+
+def show(step_id, tensor):
+    """Keep and print one step."""
+    steps[step_id] = tensor
+    if not AS_JSON:
+        print(f"== {{step_id}} {{tuple(tensor.shape)}}")
+        print(tensor)
+        print()
+
+'''
+
+
+def _numbers(sc: Scenario) -> str:
+    B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
+    scale = sc.resolved_scale()
+    from attention.registry import kinds
+
+    scoring = kinds.scoring(sc)
+    why = "as set in the scenario" if sc.scale is not None else scoring.scale_why(sc)
+    out = ["# ---- the scenario's numbers ----------------------------------------------------------\n",
+           f"B, L, S, H = {B}, {L}, {S}, {H}  # batch, queries, keys, heads\n",
+           *([f"H_kv = {sc.kv_heads}  # key/value heads: query head h reads key/value head h // {H // sc.kv_heads}\n"]
+             if sc.kv_heads != H else []),
+           f"d_keys, d_values = {sc.dk}, {sc.dv}  # per-head widths\n",
+           f"scale = {_num(scale)}  # {why}\n",
+           f"causal = {sc.causal!r}\n",
+           f"fill_value = {_num(float(sc.fill_value))}  "
+           "# masked scores are replaced by this (d2l: -1e6; Time-Series-Library: -inf)\n\n",
+           tensor_literal("queries", sc.queries, f"(B, L, d_model) = {tuple(sc.queries.shape)}"),
+           tensor_literal("keys", sc.keys, f"(B, S, key width) = {tuple(sc.keys.shape)}"),
+           tensor_literal("values", sc.values, f"(B, S, value width) = {tuple(sc.values.shape)}")]
+    if sc.valid_lens is None:
+        out.append("valid_lens = None  # no valid lengths\n")
+    else:
+        v = np.asarray(sc.valid_lens)
+        kind = "one per batch item (B,)" if v.ndim == 1 else "one per batch item and query row (B, L)"
+        out.append(f"valid_lens = torch.tensor({literal(v.astype(int))})  # {kind}: key s is masked when s >= length\n")
+    for name, sym in (("query", "q"), ("key", "k"), ("value", "v"), ("out", "o")):
+        p = sc.projection(name)
+        if p is None:
+            out.append(f"W_{sym} = None  # no {name} projection: identity\n")
+            out.append(f"b_{sym} = None\n")
+            continue
+        note = f"; {sc.weights_note['en']}" if sc.weights_note.get("en") else ""  # dequantized 4-bit (Q4_1)
+        out.append(tensor_literal(f"W_{sym}", p.weight,
+                           f"{name} projection weight, nn.Linear layout (out, in) = {tuple(p.weight.shape)}{note}"))
+        if p.bias is None:
+            out.append(f"b_{sym} = None  # no bias\n")
+        else:
+            out.append(tensor_literal(f"b_{sym}", p.bias, f"{name} projection bias ({p.bias.shape[0]},)"))
+    out.append(scoring.script_numbers(sc))
+    return "".join(out)
+
+
+_LINEAR = """
+def linear(x, W, b):
+    \"\"\"nn.Linear: y = x @ W.T + b; no weight: the input itself (d2l's scoring functions have none).\"\"\"
+    if W is None:
+        return x
+    y = x @ W.T
+    return y if b is None else y + b
+"""
+
+_TAIL = """
+if AS_JSON:  # NaN and infinities are written as NaN / Infinity / -Infinity (Python's json reads them)
+    print(json.dumps({name: t.tolist() for name, t in steps.items()}))
+"""
+
+
+def section(sc: Scenario, step_id: str, formula: Optional[str] = None) -> str:
+    """The comment that heads a step's snippet: its id and its formula (`formula`: the code's own
+    words where the window's formula counts positions from 1 and the code counts from 0)."""
+    from attention.registry import step_registry
+
+    title = f"# ---- {step_id}: {formula or step_registry.formula(step_id, sc.scoring)['en']} "
+    return "\n" + title + "-" * max(4, 100 - len(title)) + "\n"
+
+
+def show(step_id: str, name: str) -> str:
+    return f'show("{step_id}", {name})\n'
+
+
+# ---- one snippet per step, in pipeline order ---------------------------------------------------
+
+_PROJECTED = {  # which -> (input, weight, bias, result, its shape)
+    "query": ("queries", "W_q", "b_q", "Q", "(B, L, H*d_k)"),
+    "key": ("keys", "W_k", "b_k", "K", "(B, S, H*d_k)"),
+    "value": ("values", "W_v", "b_v", "V", "(B, S, H*d_v)"),
+}
+
+
+def _projection(sc: Scenario, step_id: str) -> str:
+    x, w, b, out, shape = _PROJECTED[step_id.split(".", 1)[1]]
+    return section(sc, step_id) + f"{out} = linear({x}, {w}, {b})  # {shape}\n" + show(step_id, out)
+
+
+def _head_split(sc: Scenario, step_id: str) -> str:
+    which = step_id.split(".", 1)[1]
+    name, source, n, d = {"query": ("q", "Q", "L", "d_k"), "key": ("k", "K", "S", "d_k"),
+                          "value": ("v", "V", "S", "d_v")}[which]
+    H = "H_kv" if which != "query" and sc.kv_heads != sc.n_heads else "H"
+    return (section(sc, step_id, f"{source}.view(B, {n}, {H}, {d})")
+            + f"{name} = {source}.view(B, {n}, {H}, -1)  "
+              f"# (B, {n}, {H}, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
+            + show(step_id, name))
+
+
+def _scores(sc: Scenario, step_id: str) -> str:
+    """The dot-product kinds' scores (every scoring kind writes its own: `ScoringKind.script`)."""
+    from attention.kinds.dot_product import SCALED_DOT
+
+    return SCALED_DOT.script(sc, step_id)
+
+
+def mask_snippet(sc: Scenario) -> str:
+    """The mask (True = this key is hidden from this query), or None: each mask rule's lines."""
+    from attention.kinds import mask_rules
+
+    return mask_rules.script(sc)
+
+
+def _masked_scores(sc: Scenario, step_id: str) -> str:
+    masked = ("# d2l style, on the scaled scores\n"
+              "masked_scores = scores if mask is None else scores.masked_fill(mask[:, None, :, :], fill_value)\n")
+    return section(sc, step_id) + mask_snippet(sc) + masked + show(step_id, "masked_scores")
+
+
+def _weights(sc: Scenario, step_id: str) -> str:
+    return (section(sc, step_id)
+            + "# A fully masked row: with -1e6 every entry is equal, so the weights are uniform 1/S;\n"
+            "# with -inf, exp(-inf - (-inf)) is NaN, so the row is NaN.\n"
+            "attention_weights = torch.softmax(masked_scores, dim=-1)  # (B, H, L, S)\n"
+            + show(step_id, "attention_weights"))
+
+
+def repeat_kv(sc: Scenario, name: str) -> str:
+    """The line that gives each query head its key/value head (none when every head has its own)."""
+    if sc.kv_heads == sc.n_heads:
+        return ""
+    return (f"{name} = {name}.repeat_interleave(H // H_kv, dim=2)  "
+            f"# (B, S, H, d): query head h reads key/value head h // (H // H_kv)\n")
+
+
+def _weighted_sum(sc: Scenario, step_id: str) -> str:
+    return (section(sc, step_id) + repeat_kv(sc, "v")
+            + "out = (attention_weights @ v.transpose(1, 2)).transpose(1, 2)  # (B, L, H, d_v)\n"
+            + show(step_id, "out"))
+
+
+def _concat(sc: Scenario, step_id: str) -> str:
+    concat = ("concat = out.transpose(1, 2).contiguous().view(B, L, -1)  "
+              "# mix: Time-Series-Library views the (B, H, L, d_v)\n"
+              "# context as (B, L, H*d_v) without a transpose, so one row holds pieces of several positions\n"
+              if sc.mix else "concat = out.reshape(B, L, -1)  # heads side by side: (B, L, H*d_v)\n")
+    return section(sc, step_id) + concat + show(step_id, "concat")
+
+
+def _output(sc: Scenario, step_id: str) -> str:
+    return section(sc, step_id) + "output = linear(concat, W_o, b_o)  # (B, L, d_out)\n" + show(step_id, "output")

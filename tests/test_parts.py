@@ -13,7 +13,8 @@ from attention import Scenario, problems, run
 from attention.datamodel.fields import Field
 from attention.datamodel.parts import Part
 from attention.registry import kinds, step_registry
-from attention.teaching import explain, lessons
+from attention.teaching import explain
+from attention.text import lesson
 
 
 class _Shift:
@@ -29,7 +30,7 @@ class _Shift:
         return (step_registry.StepRecord(
             "test_shift.query", ("B", "L", "H", "dk"), "signed", "step.head_split.query.title",
             "step.head_split.query.formula", _shifted, parts.present("positions", self.name), explain._head_split,
-            lessons._sentences, None, ("head_split.query",), before="scores", stands_for="head_split.query"),)
+            lesson._sentences, None, ("head_split.query",), before="scores", stands_for="head_split.query"),)
 
 
 def _shifted(run, step_id):

@@ -293,7 +293,7 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     import math
 
     from attention.registry import step_registry
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     which = step_id.split(".", 1)[1]
     b, n, h, e = idx
@@ -343,7 +343,7 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
 def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
     """What the rotation does and why the scores then depend only on l - s."""
     from attention import words
-    from attention.teaching.lessons import format_number as num
+    from attention.text.lesson import format_number as num
 
     s = options_of(options)
     args = dict(base=num(s["base"]), fraction=num(s["fraction"]), offset=s["offset"], key_offset=key_start(s),
@@ -382,7 +382,7 @@ def rope(x, start, base, fraction, pairing, inv_freq=None):
 def script(sc, step_id: str) -> str:
     """rope.query (with the helper and the settings) / rope.key: rebinds q / k, read by the scores."""
     from attention.datamodel import parts
-    from attention.teaching import script_export as se
+    from attention.text import script as se
 
     s = _settings(parts.find(sc, "positions", NAME))
     which = step_id.split(".", 1)[1]

@@ -47,6 +47,7 @@ from attention.registry import kinds
 from attention.teaching import explain as ex
 from attention.teaching import lessons as le
 from attention.teaching import script_export as se
+from attention.text.lesson import _sentences
 
 KINDS = ("signed", "weights", "bool", "count", "index")
 SLIDE = ("always", "never", "when_true")
@@ -111,7 +112,7 @@ def _main(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, explain:
 
 
 def _extra(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, active: Callable[[Any], bool],
-           explain: Callable, inputs: tuple[str, ...], lesson: Callable = le._sentences, **more) -> StepRecord:
+           explain: Callable, inputs: tuple[str, ...], lesson: Callable = _sentences, **more) -> StepRecord:
     return StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute, active,
                       explain, lesson, None, inputs, **more)
 
@@ -145,12 +146,12 @@ _BASE: tuple[StepRecord, ...] = (
           repeats=(("scores", "mask"),)),
     _main("attention_weights", ("B", "H", "L", "S"), "weights", sc_.attention_weights, ex._weights, le._weights,
           se._weights, ("masked_scores",), veiled=True, by_hand=("weights",)),
-    _main("weighted_sum", ("B", "L", "H", "dv"), "signed", sc_.weighted_sum, ex._weighted_sum, le._sentences,
+    _main("weighted_sum", ("B", "L", "H", "dv"), "signed", sc_.weighted_sum, ex._weighted_sum, _sentences,
           se._weighted_sum, ("attention_weights", "head_split.value"), by_hand=("output",),
           repeats=(("attention_weights", "v_identity"), ("head_split.value", "w_picks"))),
     _main("concat", ("B", "L", "H*dv"), "signed", sc_.concat, ex._concat, le._concat, se._concat,
           ("weighted_sum",), by_hand=("output",), repeats=(("weighted_sum", "concat"),)),
-    _main("output", ("B", "L", "d_out"), "signed", sc_.projection, ex._projection, le._sentences, se._output,
+    _main("output", ("B", "L", "d_out"), "signed", sc_.projection, ex._projection, _sentences, se._output,
           ("concat", "projection.out.weight"), repeats=(("concat", "wo"),)),
     _extra("extra.mask", ("B", "L", "S"), "bool", mask_rules.mask_step, mask_rules.any_applies, ex._mask_cell, (),
            before="masked_scores", by_hand=("scores", "weights"),  # the sheet veils the masked cells of both

@@ -12,6 +12,7 @@ import pytest
 from attention import Scenario, problems, run
 from attention.datamodel.fields import Field
 from attention.datamodel.parts import Part
+from attention.datamodel.step_record import StepRecord
 from attention.registry import kinds, step_registry
 from attention.teaching import explain
 from attention.text import lesson
@@ -27,7 +28,7 @@ class _Shift:
     def records(self):
         from attention.datamodel import parts
 
-        return (step_registry.StepRecord(
+        return (StepRecord(
             "test_shift.query", ("B", "L", "H", "dk"), "signed", "step.head_split.query.title",
             "step.head_split.query.formula", _shifted, parts.present("positions", self.name), explain._head_split,
             lesson._sentences, None, ("head_split.query",), before="scores", stands_for="head_split.query"),)

@@ -12,9 +12,10 @@ import pytest
 
 from attention import Additive, Scenario, run, words
 from attention.datamodel.parts import Part
+from attention.datamodel.step_record import KINDS, SLIDE, StepRecord
 from attention.files import scenario_io
 from attention.registry import step_registry
-from attention.registry.step_registry import KINDS, RECORDS
+from attention.registry.step_registry import RECORDS
 from attention.teaching import explain
 from resources import list_presets
 
@@ -96,7 +97,7 @@ def test_every_record_is_complete():
             bad.append(f"{where}: points_into goes with kind 'index'")
         if r.points_into is not None and r.points_into not in ("L", "S"):
             bad.append(f"{where}: points_into {r.points_into!r}")
-        if r.slide not in step_registry.SLIDE:
+        if r.slide not in SLIDE:
             bad.append(f"{where}: slide {r.slide!r}")
         keys = [r.title, r.formula] + [k.formulas.get(r.id) for k in kinds.SCORING.values()] \
             + [k.titles.get(r.id) for k in kinds.SCORING.values()]
@@ -227,7 +228,7 @@ def test_a_step_declared_in_one_record_is_computed_in_its_place(monkeypatch):
         computed_before.append(list(run.values))
         return run.values["scores"] * 2
 
-    rec = step_registry.StepRecord("extra.doubled", ("B", "H", "L", "S"), "signed", "step.scores.title",
+    rec = StepRecord("extra.doubled", ("B", "H", "L", "S"), "signed", "step.scores.title",
                                    "step.scores.formula", doubled, lambda sc: sc.n_heads == 2, explain._scores,
                                    lesson._sentences, None, ("scores",), before="masked_scores")
     plain = run(_small())
@@ -269,7 +270,7 @@ def test_a_step_that_stands_for_another_is_read_in_its_place(monkeypatch):
     def doubled_queries(run, step_id):
         return run.inputs["head_split.query"] * 2
 
-    rec = step_registry.StepRecord("extra.doubled_queries", ("B", "L", "H", "dk"), "signed",
+    rec = StepRecord("extra.doubled_queries", ("B", "L", "H", "dk"), "signed",
                                    "step.head_split.query.title", "step.head_split.query.formula", doubled_queries,
                                    lambda sc: True, explain._head_split, lesson._sentences, None,
                                    ("head_split.query",), before="scores", stands_for="head_split.query")

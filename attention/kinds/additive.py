@@ -33,7 +33,7 @@ class AdditiveKind(DotProduct):
                          formulas={"scores": f"step.scores.formula.{NAME}"})
 
     def parameters(self, sc, dev, dt) -> dict:
-        from attention.compute.engine import tensor
+        from attention.ops.tensors import tensor
 
         a = sc.additive
         return {f"{NAME}.{n}": tensor(arr, dev, dt) for n, arr in zip(WEIGHTS, (a.W_q, a.W_k, a.w_v))}

@@ -166,7 +166,7 @@ class Alibi:
 
     def records(self):
         from attention.datamodel import parts
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
         from attention.text import lesson as le
 
         active = parts.present("modifiers", NAME)
@@ -258,11 +258,10 @@ def explain_bias(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """score + slope · position = the biased score."""
-    from attention.registry import step_registry
     from attention.text import explanation as ex
 
     b, h, l, s = idx
-    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)
+    src = ctx.reads("scores", before=step_id)
     score = ctx.value(src, idx)
     bias = ctx.value("alibi.bias", (h, l, s))
     slope = float(ctx.param(SLOPES)[h])

@@ -298,7 +298,7 @@ class AutoCorrelationKind(DotProduct):
                                    "weighted_sum": f"step.weighted_sum.formula.{NAME}"})
 
     def records(self) -> tuple:
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
         def active(sc: Any) -> bool:

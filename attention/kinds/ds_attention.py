@@ -325,7 +325,7 @@ class DSAttentionKind(DotProduct):
                          formulas={"scores": f"step.scores.formula.{NAME}"})
 
     def records(self) -> tuple:
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
         def active(sc: Any) -> bool:
@@ -335,7 +335,7 @@ class DSAttentionKind(DotProduct):
                            ("head_split.query", "head_split.key"), before="scores", by_hand=("scores",)),)
 
     def parameters(self, sc, dev, dt) -> dict:
-        from attention.compute.engine import tensor
+        from attention.ops.tensors import tensor
 
         tau, delta = tau_delta(sc)
         return {f"{NAME}.tau": tensor(tau, dev, dt), f"{NAME}.delta": tensor(delta, dev, dt)}

@@ -141,13 +141,12 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     """One normalised cell: the row's mean square, its RMS, and x[e] / rms times the weight."""
     import math
 
-    from attention.registry import step_registry
     from attention.text import explanation as ex
 
     which = step_id.split(".", 1)[1]
     src, _, _, wname = _STEPS[which]
     b, n, h, e = idx
-    read = step_registry.read_as(src, ctx.trace.ids, before=step_id)
+    read = ctx.reads(src, before=step_id)
     x = ctx.a(read)[b, n, h]  # (d,)
     s = options_of(ctx.opts)
     w = float(ctx.param(f"{NAME}.{wname}")[e])
@@ -231,7 +230,7 @@ class QkNorm:
 
     def records(self) -> tuple:
         from attention.datamodel import parts
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
 
         active = parts.present("modifiers", NAME)
         return tuple(

@@ -292,12 +292,11 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     """One rotated cell: its pair, the angle, cos and sin, and x[e]·cos ∓ x[partner]·sin."""
     import math
 
-    from attention.registry import step_registry
     from attention.text import explanation as ex
 
     which = step_id.split(".", 1)[1]
     b, n, h, e = idx
-    src = step_registry.read_as(_STEPS[which][0], ctx.trace.ids, before=step_id)  # what this step rotated
+    src = ctx.reads(_STEPS[which][0], before=step_id)  # what this step rotated
     x = ctx.a(src)[b, n, h]  # (d,)
     s = options_of(ctx.opts)
     pos = (int(s["offset"]) if which == "query" else key_start(s)) + n
@@ -416,7 +415,7 @@ class Rope:
 
     def records(self) -> tuple:
         from attention.datamodel import parts
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
 
         active = parts.present("positions", NAME)
         return tuple(

@@ -96,7 +96,7 @@ class Sinks:
 
     def records(self):
         from attention.datamodel import parts
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
         from attention.text import lesson as le
 
         return (StepRecord("sinks.mass", ("B", "H", "L"), "weights", "step.sinks.mass.title",

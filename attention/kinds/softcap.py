@@ -75,7 +75,7 @@ class Softcap:
 
     def records(self):
         from attention.datamodel import parts
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
         from attention.text import lesson as le
 
         return (StepRecord("softcap.scores", ("B", "H", "L", "S"), "signed", "step.softcap.scores.title",
@@ -102,11 +102,10 @@ SOFTCAP = Softcap()
 
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """cap · tanh(score / cap), with the numbers."""
-    from attention.registry import step_registry
     from attention.text import explanation as ex
 
     b, h, l, s = idx
-    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)
+    src = ctx.reads("scores", before=step_id)
     score = ctx.value(src, idx)
     cap = _cap_in(ctx.opts)
     inner = score / cap

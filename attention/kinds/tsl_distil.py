@@ -57,7 +57,7 @@ class DistilPart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
         inputs = {"extra.distil_conv": ("output", ENCODER_OUT), "extra.distil_norm": ("extra.distil_conv",),
@@ -147,8 +147,8 @@ def weights_np(sc: Any) -> dict:
 def compute_step(run, step_id: str):
     """Every distilling step is computed at the first (attention/encoder_layer.py), then read back."""
     if step_id == "extra.distil_conv":
-        from attention.compute.engine import tensor
         from attention.ops import encoder_layer as enc
+        from attention.ops.tensors import tensor
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         x = run.inputs[source_of(run.inputs)]  # (B, L, C)

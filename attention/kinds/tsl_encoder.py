@@ -54,7 +54,7 @@ class EncoderLayerPart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
         inputs = {"extra.residual_attention": ("queries", "output"),
@@ -160,8 +160,8 @@ def weights_np(sc: Any) -> dict:
 def compute_step(run, step_id: str):
     """Every encoder step is computed at the first (attention/encoder_layer.py), then read back."""
     if step_id == "extra.residual_attention":
-        from attention.compute.engine import tensor
         from attention.ops import encoder_layer as enc
+        from attention.ops.tensors import tensor
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         layer = enc.EncoderLayerWeights(w["conv1_weight"], w["conv1_bias"], w["conv2_weight"], w["conv2_bias"],

@@ -131,7 +131,7 @@ class TwoStagePart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
         explainer = {sid: explain_norm for sid in NORM_STEPS} | {sid: explain_linear for sid in LINEAR_STEPS}
@@ -336,7 +336,7 @@ def from_state_dict(state: Mapping[str, Any], variables: int) -> tuple[dict, dic
 def compute_step(run, step_id: str):
     """Every step of the layer is computed at the first, then read back (run.state)."""
     if step_id == "extra.tsa_time_norm":
-        from attention.compute.engine import tensor
+        from attention.ops.tensors import tensor
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         steps, params = layer_steps(run.params["queries"], run.inputs["output"], w, variables(run.sc),

@@ -37,10 +37,10 @@ a key has no words or an input is computed after the step that reads it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from attention import words
+from attention.datamodel.step_record import Compute, StepRecord
 from attention.kinds import additive, mask_rules, prob_sparse
 from attention.pipeline import step_compute as sc_
 from attention.registry import kinds
@@ -48,49 +48,6 @@ from attention.teaching import explain as ex
 from attention.teaching import lessons as le
 from attention.teaching import script_export as se
 from attention.text.lesson import _sentences
-
-KINDS = ("signed", "weights", "bool", "count", "index")
-SLIDE = ("always", "never", "when_true")
-
-Compute = Callable[[Any, str], Any]  # (run: attention.engine.Run, step_id) -> tensor
-
-
-@dataclass(frozen=True)
-class StepRecord:
-    id: str
-    dims: tuple[str, ...]
-    kind: str
-    title: str
-    formula: str  # catalogue key; a scoring kind that computes the step otherwise has its own (kind.formulas)
-    compute: Compute
-    active: Callable[[Any], bool]  # (scenario) -> whether the step is in its trace
-    explain: Callable  # (ctx, step_id, index) -> attention.explain.Explanation
-    lesson: Callable  # (step_id, options, values, lang) -> str
-    script: Optional[Callable]  # (scenario, step_id) -> code; None: not in the exported script
-    inputs: tuple[str, ...] = ()
-    points_into: Optional[str] = None  # kind "index": the dim its values are positions of
-    veiled: bool = False  # the pane draws extra.mask over it (masked cells veiled)
-    before: Optional[str] = None  # an extra: the main step it is computed and shown just before (see ORDER)
-    slide: str = "always"
-    by_hand: tuple[str, ...] = ()  # blocks of the by-hand sheet that show this step's numbers
-    stands_for: Optional[str] = None  # a step every later step reads this one in place of (see the docstring)
-    repeats: tuple[tuple[str, str], ...] = ()  # (input, reason id): when this step can hold that input's numbers
-    # (step, reason id): a step this one can be worked out from (sinks.mass = 1 - a row of the weights):
-    # a quiz hiding this step hides that one too
-    gives_away: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def extra(self) -> bool:
-        """Not part of the main pipeline: the mask and the kinds' intermediate results."""
-        return self.id.startswith("extra.")
-
-    def formula_key(self, scoring: Optional[str] = None) -> str:
-        kind = _kind(scoring)
-        return kind.formulas.get(self.id, self.formula) if kind is not None else self.formula
-
-    def title_key(self, scoring: Optional[str] = None) -> str:
-        kind = _kind(scoring)
-        return kind.titles.get(self.id, self.title) if kind is not None else self.title
 
 
 def _kind(scoring: Optional[str]):
@@ -179,7 +136,6 @@ _BASE: tuple[StepRecord, ...] = (
 )
 
 
-
 def kind_records() -> tuple[StepRecord, ...]:
     """The steps the kinds of the table add (attention/kinds/: a position encoding's rotated q
     and k, a modifier's bias ...): each kind's ``records()``, placed by their ``before``."""
@@ -262,7 +218,7 @@ def record(step_id: str) -> StepRecord:
 
 def title(step_id: str, scoring: Optional[str] = None) -> dict[str, str]:
     """The step's title in every language, as the scoring function `scoring` names it."""
-    key = BY_ID[step_id].title_key(scoring)
+    key = BY_ID[step_id].title_key(_kind(scoring))
     return {lang: words.text(key, lang) for lang in words.LANGS}
 
 
@@ -271,7 +227,7 @@ def formula(step_id: str, scoring: Optional[str] = None, modifiers: tuple[str, .
     modifier among `modifiers` (names) that computes it its own way (sinks: the weights)."""
     from attention.registry import kinds
 
-    key = BY_ID[step_id].formula_key(scoring)
+    key = BY_ID[step_id].formula_key(_kind(scoring))
     for name in modifiers:
         key = getattr(kinds.MODIFIERS.get(name), "formulas", {}).get(step_id, key)
     return {lang: words.text(key, lang) for lang in words.LANGS}

@@ -118,12 +118,13 @@ class _Ctx:
         kv = int(self.opts.get("n_kv_heads") or H)
         return h // (H // kv)
 
-    def reads(self, step_id: str) -> str:
+    def reads(self, step_id: str, before: Optional[str] = None) -> str:
         """The step the scores read in place of `step_id` in this trace (RoPE's rotated q for
-        head_split.query: the last step standing for it), or `step_id` itself."""
+        head_split.query: the last step standing for it), or `step_id` itself; `before`: what
+        that step read (stand-ins computed before it only)."""
         from attention.registry import step_registry
 
-        return step_registry.read_as(step_id, self.trace.ids)
+        return step_registry.read_as(step_id, self.trace.ids, before=before)
 
     def raw(self, step_id: str) -> np.ndarray:
         return self.trace[step_id].numpy()
@@ -291,11 +292,10 @@ def _mask_reasons(ctx: _Ctx, b: int, l: int, s: int) -> tuple[list[dict[str, str
 
 
 def _masked_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
-    from attention.registry import step_registry
 
     b, h, l, s = idx
     value = ctx.value(step_id, idx)
-    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)  # ALiBi's biased scores, a cap's ...
+    src = ctx.reads("scores", before=step_id)  # ALiBi's biased scores, a cap's ...
     score = ctx.value(src, idx)
     mask = ctx.mask
     if src != "scores":

@@ -20,6 +20,7 @@ from attention.datamodel import numbers, parts
 from attention.datamodel.problem import Phrase, Problem, index_path, literal
 from attention.datamodel.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype, problems
 from attention.kinds.base import ScoringKind
+from attention.kinds.plan import Kinds
 from attention.ops.tensors import read_only, tensor
 from attention.registry import kinds, step_registry
 
@@ -226,19 +227,25 @@ class Run:
     dev: torch.device
     dt: torch.dtype
     scale: float  # the resolved scale
-    kind: ScoringKind  # the scenario's scoring kind
+    kinds: Kinds  # the kind objects the scenario uses (its scoring kind, modifiers, mask rules ...)
     values: dict[str, torch.Tensor] = field(default_factory=dict)  # step id -> tensor, as computed (the trace)
     # what a later step reads under a step id: that step, or the step that stands for it since
     # (a record's `stands_for`: e.g. rotated queries read in place of head_split.query)
     inputs: dict[str, torch.Tensor] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)  # a kind's intermediates (ProbSparse's selection ...)
 
+    @property
+    def kind(self) -> ScoringKind:
+        """The scenario's scoring kind."""
+        return self.kinds.scoring
+
 
 def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: torch.dtype) -> Trace:
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
-    kind = kinds.scoring(sc)
-    run = Run(sc, params, dev, dt, sc.resolved_scale(), kind)
-    for rec in step_registry.active(sc):  # in computing order: every input before the step that reads it
+    found = kinds.resolve(sc)
+    kind = found.scoring
+    run = Run(sc, params, dev, dt, sc.resolved_scale(), found)
+    for rec in step_registry.active(sc, found):  # in computing order: every input before the step that reads it
         t = rec.compute(run, rec.id)
         run.values[rec.id] = run.inputs[rec.id] = t
         if rec.stands_for is not None:
@@ -246,7 +253,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     run.state.clear()
     run.inputs.clear()
     values = run.values
-    mods = tuple(m.name for m in kinds.modifiers(sc))
+    mods = tuple(m.name for m in found.modifiers)
     out = [Step(r.id, values[r.id], r.dims, sc.scoring, mods) for r in step_registry.RECORDS if r.id in values]
     warnings: list[Problem] = []
 
@@ -254,7 +261,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     masked_nan = None  # (B, L): rows NaN by design (every key masked, -inf fill)
     if mask is not None:
         full = values["extra.fully_masked"]  # (B, L)
-        said = [m.fully_masked_code for m in kinds.modifiers(sc) if hasattr(m, "fully_masked_code")]
+        said = [m.fully_masked_code for m in found.modifiers if hasattr(m, "fully_masked_code")]
         warning = _fully_masked_warning(full, sc.fill_value, said[0] if said else None)
         if warning:
             warnings.append(warning)

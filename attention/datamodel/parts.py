@@ -58,7 +58,7 @@ def find(sc: Any, family: str, kind: str):
 
 def present(family: str, kind: str):
     """The `active` predicate of a kind's own step records: the scenario has a part of that kind."""
-    def active(sc: Any) -> bool:
+    def active(sc: Any, kinds: Any) -> bool:
         return find(sc, family, kind) is not None
     active.__qualname__ = f"present[{family}.{kind}]"
     return active
@@ -69,9 +69,10 @@ def value(part: Part, f: Field) -> Any:
     return part.values.get(f.name, f.default)
 
 
-def problems(sc: Any) -> list[Problem]:
+def problems(sc: Any, kinds: Any = None) -> list[Problem]:
     """Every part that names no known kind, holds a field its kind does not have, or a value its
-    field does not allow; then each kind's own checks (`kind.part_problems(sc, part, path)`)."""
+    field does not allow; then each kind's own checks (`kind.part_problems(sc, part, path, kinds)`;
+    `kinds`: the kind objects `sc` uses, resolved from the table when not given)."""
     errs: list[Problem] = []
     for family in FAMILIES:
         used = of(sc, family)
@@ -96,7 +97,11 @@ def problems(sc: Any) -> list[Problem]:
                     errs.append(bad)
             check = getattr(kind, "part_problems", None)
             if check is not None and not errs:
-                errs += check(sc, part, path)
+                if kinds is None:
+                    from attention.registry import kinds as kind_table
+
+                    kinds = kind_table.resolve(sc)
+                errs += check(sc, part, path, kinds)
     return errs
 
 

@@ -104,14 +104,15 @@ class DotProduct:
         first = "lesson.scores.scaled_custom" if v["custom_scale"] else "lesson.scores.scaled_default"
         return [first, "lesson.scores.why_sqrt"]
 
-    def script(self, sc, step_id: str) -> Optional[str]:
+    def script(self, plan, step_id: str) -> Optional[str]:
         """This kind's own snippet for `step_id` in the exported script, or None: the record's."""
+        sc = plan.sc
         if step_id != "scores":
             return None
         from attention.text import script as se
 
         what = "scaled dot product" if self.scaled else "dot product"
-        return (se.section(sc, step_id) + se.repeat_kv(sc, "k")
+        return (se.section(plan, step_id) + se.repeat_kv(sc, "k")
                 + f"# {what}\n"
                 "qh = q.transpose(1, 2)  # (B, H, L, d_k)\n"
                 "kh = k.transpose(1, 2)  # (B, H, S, d_k)\n"

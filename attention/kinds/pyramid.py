@@ -269,7 +269,7 @@ class Pyramid:
             lines.append(_SCRIPT.format(n=n, windows=windows, inner=inner))
         return "".join(lines)
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """window_size: whole numbers >= 1, one per coarser scale, none of them empty; the queries
         and keys must be exactly the pyramid's N nodes."""
         import numpy as np

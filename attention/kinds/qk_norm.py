@@ -107,7 +107,7 @@ def norm_step(run, step_id: str):
     return rms_norm(x, w, float(s["eps"]), s["style"])
 
 
-def part_problems(sc, part, path: str) -> list:
+def part_problems(sc, part, path: str, kinds) -> list:
     """Each weight, when given, has one finite number per column of its head."""
     import numpy as np
 
@@ -174,7 +174,7 @@ def _sq(text: str) -> str:
     return f"({text})²" if text.startswith("-") else f"{text}²"
 
 
-def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
+def lesson(step_id: str, options: dict, v: dict, lang: str, kinds) -> str:
     from attention import words
 
     s = options_of(options)
@@ -193,7 +193,8 @@ def qk_norm(x, w, eps, style):
 '''
 
 
-def script(sc, step_id: str) -> str:
+def script(plan, step_id: str) -> str:
+    sc = plan.sc
     from attention.datamodel import parts
     from attention.text import script as se
 
@@ -207,7 +208,7 @@ def script(sc, step_id: str) -> str:
     weight = (f"torch.full(({width},), {1.0 if s['style'] == 'qwen3' else 0.0}, dtype=dtype)  # no learned scale"
               if w is None else f"torch.tensor({se.literal(w)}, dtype=dtype)")
     head = _HELPER if which == "query" else ""
-    return (se.section(sc, step_id) + head
+    return (se.section(plan, step_id) + head
             + f"qk_norm_{name}_weight = {weight}\n"
             + f"{name} = qk_norm({name}, qk_norm_{name}_weight, {se._num(float(s['eps']))}, {s['style']!r})  "
               "# before RoPE\n"

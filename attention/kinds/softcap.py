@@ -87,12 +87,11 @@ class Softcap:
         """The numbers its step keeps: the capped scores (B, H, L, S)."""
         return sc.batch * sc.n_heads * sc.L * sc.S
 
-    def part_problems(self, sc, part, path: str) -> list:
+    def part_problems(self, sc, part, path: str, kinds) -> list:
         from attention.datamodel.problem import Problem
         from attention.kinds.alibi import order_problems
-        from attention.registry import kinds
 
-        if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows are never scored
+        if kinds.scoring.tiled is None:  # ProbSparse: its lazy rows are never scored
             return [Problem("softcap_scoring", path, {"kind": sc.scoring})]
         return order_problems(sc, part, path)
 
@@ -129,10 +128,11 @@ def _cap_in(options) -> float:
     return DEFAULT_CAP
 
 
-def script_scores(sc, step_id: str) -> str:
+def script_scores(plan, step_id: str) -> str:
+    sc = plan.sc
     from attention.text import script as se
 
-    return (se.section(sc, step_id) + f"softcap = {se._num(cap_of(sc))}  # Gemma 2: attn_logit_softcapping\n"
+    return (se.section(plan, step_id) + f"softcap = {se._num(cap_of(sc))}  # Gemma 2: attn_logit_softcapping\n"
             + "scores = torch.tanh(scores / softcap) * softcap  # (B, H, L, S): near 0 unchanged, "
               "bent towards +-softcap\n"
             + se.show(step_id, "scores"))

@@ -46,9 +46,7 @@ def masked_scores(run: Any, step_id: str):
 
 def attention_weights(run: Any, step_id: str):
     """(B, H, L, S): the rows' softmax (the kind's way; a modifier that changes the softmax, sinks, its way)."""
-    from attention.registry import kinds
-
-    own = next((m for m in kinds.modifiers(run.sc) if hasattr(m, "compute_weights")), None)
+    own = next((m for m in run.kinds.modifiers if hasattr(m, "compute_weights")), None)
     return (own or run.kind).compute_weights(run)
 
 
@@ -67,6 +65,6 @@ def concat(run: Any, step_id: str):
     return steps.concat_heads(run.inputs["weighted_sum"], mix=run.sc.mix)
 
 
-def always(sc: Any) -> bool:
+def always(sc: Any, kinds: Any) -> bool:
     """The `active` predicate of every main step: in every trace."""
     return True

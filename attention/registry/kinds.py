@@ -18,6 +18,7 @@ from attention.kinds.dot_product import DOT, SCALED_DOT
 from attention.kinds.drawn import DRAWN
 from attention.kinds.ds_attention import DESTATIONARY, DS_ATTENTION  # Time-Series-Library: Non-stationary
 from attention.kinds.mask_rules import RULES
+from attention.kinds.plan import Kinds
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.kinds.pyramid import PYRAMID  # Time-Series-Library: Pyraformer
 from attention.kinds.qk_norm import QK_NORM
@@ -85,11 +86,24 @@ def modifiers(which: Any) -> tuple[ScoreModifier, ...]:
     Where a modifier computes, explains, teaches or exports a main step its own way (sinks: the
     weights) or changes what reads them (the tiles, the note on fully masked rows), the code asks
     these objects for their optional hooks."""
-    if isinstance(which, dict):
-        names = [p.get("kind") for p in which.get("modifiers", ()) if isinstance(p, dict)]
-    else:
-        names = [getattr(p, "kind", None) for p in (getattr(which, "modifiers", ()) or ())]
-    return tuple(MODIFIERS[n] for n in names if n in MODIFIERS)
+    return _named(MODIFIERS, which.get("modifiers") if isinstance(which, dict) else getattr(which, "modifiers", ()))
+
+
+def _named(table: dict, items) -> tuple:
+    """The kinds of `table` that parts (Part objects or a trace's option dicts) name, in their order."""
+    names = [p.get("kind") if isinstance(p, dict) else getattr(p, "kind", None) for p in items or ()]
+    return tuple(table[n] for n in names if n in table)
+
+
+def resolve(sc: Any) -> Kinds:
+    """The kind objects scenario `sc` uses (its scoring kind must be a known one)."""
+    return Kinds(scoring(sc), _named(POSITIONS, sc.positions), modifiers(sc), rules_for(sc))
+
+
+def of_options(options: dict) -> Kinds:
+    """The kind objects a trace's options name (a trace read back from disk, with no scenario at hand)."""
+    return Kinds(scoring(options), _named(POSITIONS, options.get("positions")), modifiers(options),
+                 tuple(r for r in MASK_RULES.values() if r.applies_to(options)))
 
 
 def owning_weights(path: str) -> Union[ScoringKind, None]:
@@ -102,4 +116,4 @@ def owning_weights(path: str) -> Union[ScoringKind, None]:
 
 
 __all__ = ["DEFAULT_SCORING", "SCORING_FIELD", "MASK_RULES", "MODIFIERS", "POSITIONS", "SCORING", "known_scoring",
-           "modifiers", "rules_for", "owning_weights", "scoring"]
+           "modifiers", "of_options", "resolve", "rules_for", "owning_weights", "scoring"]

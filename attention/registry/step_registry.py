@@ -7,10 +7,11 @@ A record says everything the rest of the code needs to know about one step id:
   ``bool`` (a mask or a flag), ``count`` (whole numbers), ``index`` (positions into ``points_into``);
 - ``title`` and ``formula``: catalogue keys (attention/words/steps.py); a scoring kind that names
   or computes the step differently says so itself (``ScoringKind.titles`` / ``.formulas``);
-- ``compute``: the function that computes it, ``(run, step_id) -> tensor`` (attention/pipeline/step_compute.py,
-  a kind module, attention/kinds/mask_rules.py); ``active``: ``(scenario) -> bool``, whether the
-  step is in that scenario's trace; ``inputs``: the steps and parameters it reads (presentation
-  mode shows them beside it; every input step is computed before it);
+- ``compute``: the function that computes it, ``(run, step_id) -> tensor``
+  (attention/pipeline/step_compute.py, a kind module, attention/kinds/mask_rules.py); ``active``:
+  ``(scenario, kinds) -> bool``, whether the step is in that scenario's trace (`kinds`: the kind
+  objects it uses, attention/kinds/plan.py); ``inputs``: the steps and parameters it reads
+  (presentation mode shows them beside it; every input step is computed before it);
 - ``explain``, ``lesson``, ``script``: the functions that explain one cell, write the teaching text
   and write the step into the exported Python script (``None``: not in the script): the main
   steps' in attention/pipeline/ (explain.py, lessons.py, script.py), a kind's in its module;
@@ -43,6 +44,7 @@ from typing import Any, Optional
 
 import attention.words as words
 from attention.datamodel.step_record import StepRecord
+from attention.kinds.plan import Kinds
 from attention.pipeline import step_compute as sc_
 from attention.pipeline.records import BASE
 from attention.registry import kinds
@@ -103,9 +105,9 @@ COMPUTE_ORDER: tuple[StepRecord, ...] = tuple(BY_ID[sid] for sid in ORDER)
 BY_HAND: dict[str, tuple[str, ...]] = {r.id: r.by_hand for r in RECORDS if r.by_hand}
 
 
-def active(sc: Any) -> list[StepRecord]:
-    """The records of the steps in `sc`'s trace, in computing order."""
-    return [r for r in COMPUTE_ORDER if r.active(sc)]
+def active(sc: Any, kinds: Kinds) -> list[StepRecord]:
+    """The records of the steps in `sc`'s trace, in computing order (`kinds`: the kinds it uses)."""
+    return [r for r in COMPUTE_ORDER if r.active(sc, kinds)]
 
 
 def in_order(step_ids) -> list[str]:

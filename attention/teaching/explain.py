@@ -57,12 +57,12 @@ def explain(trace: Trace, step_id: str, index: Sequence[int]) -> Explanation:
         raise ExplainError(f"step id: unknown or not explainable {step_id!r}; expected one of {', '.join(ok)}")
     step = trace[step_id]
     idx = _check_index(step_id, tuple(step.dims), tuple(step.numpy().shape), index)
-    from attention.registry import kinds, step_registry
+    from attention.registry import step_registry
 
     ctx = _Ctx(trace)
     # a modifier (sinks' weights) or the trace's scoring kind explains the cells it computes its own way;
     # else the step's record's explainer
-    own = next(filter(None, (m.explain_cell(ctx, step_id, idx) for m in kinds.modifiers(ctx.opts)
+    own = next(filter(None, (m.explain_cell(ctx, step_id, idx) for m in ctx.kinds.modifiers
                              if hasattr(m, "explain_cell"))), None)
     out = own or ctx.kind.explain_cell(ctx, step_id, idx) or step_registry.record(step_id).explain(ctx, step_id, idx)
     scoring = trace.options.get("scoring")
@@ -98,7 +98,8 @@ class _Ctx:
 
         self.trace = trace
         self.opts = trace.options
-        self.kind = kinds.scoring(self.opts.get("scoring") or kinds.DEFAULT_SCORING)  # the trace's scoring kind
+        self.kinds = kinds.of_options(self.opts)  # the kind objects the trace's options name, looked up once
+        self.kind = self.kinds.scoring  # the trace's scoring kind
 
     def kv_head(self, h: int) -> int:
         """The key/value head query head h reads (grouped-query attention: h // (n_heads / n_kv_heads))."""

@@ -29,7 +29,9 @@ def explanation(step_id: str, options: Optional[dict] = None, lang: Optional[str
         return ""
     lang = words.normalize(lang)
     o = options or {}
-    text = rec.lesson(step_id, o, _values(o), lang)
+    from attention.registry import kinds
+
+    text = rec.lesson(step_id, o, _values(o), lang, kinds.of_options(o))  # the trace's kinds, looked up once
     # sentences are joined with a space, which Chinese text does not put after its full stop
     return text.replace("。 ", "。").replace("） ", "）")
 

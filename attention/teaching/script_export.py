@@ -26,22 +26,22 @@ from attention.text.script import _num, literal, tensor_literal
 
 def python_script(sc: Scenario) -> str:
     """The standalone script for `sc` (raises ScenarioError when the engine could not run it)."""
-    from attention.registry import kinds, step_registry
+    from attention.compute import check
 
     errs = problems(sc)
     if errs:
         raise ScenarioError(errs)
-    kind = kinds.scoring(sc)
-    own = [m for m in kinds.modifiers(sc) if hasattr(m, "script_step")]  # a modifier computing a main step (sinks)
-    parts = [_header(sc), _numbers(sc), _LINEAR]
-    for rec in step_registry.active(sc):  # computing order: a kind's step (RoPE, ALiBi's bias) where it is computed
+    plan = check.plan(sc)
+    kind = plan.kinds.scoring
+    own = [m for m in plan.kinds.modifiers if hasattr(m, "script_step")]  # a modifier computing a main step (sinks)
+    parts = [_header(sc), _numbers(sc, kind), _LINEAR]
+    for rec in plan.records:  # computing order: a kind's step (RoPE, ALiBi's bias) where it is computed
         if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
-            snippet = next(filter(None, (m.script_step(sc, rec.id) for m in own)), None)
-            parts.append(snippet or kind.script(sc, rec.id) or rec.script(sc, rec.id))
-    for family in ("positions", "modifiers", "masks"):  # the parts' steps after the output (an encoder layer)
-        for part in getattr(sc, family, ()):
-            after = getattr(kinds.MODIFIERS.get(part.kind) if family == "modifiers" else None, "script_after", None)
-            parts.append(after(sc) if after is not None else "")
+            snippet = next(filter(None, (m.script_step(plan, rec.id) for m in own)), None)
+            parts.append(snippet or kind.script(plan, rec.id) or rec.script(plan, rec.id))
+    for m in plan.kinds.modifiers:  # the parts' steps after the output (an encoder layer)
+        after = getattr(m, "script_after", None)
+        parts.append(after(plan) if after is not None else "")
     parts.append(_TAIL)
     return "".join(parts)
 
@@ -88,12 +88,9 @@ def show(step_id, tensor):
 '''
 
 
-def _numbers(sc: Scenario) -> str:
+def _numbers(sc: Scenario, scoring) -> str:
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
     scale = sc.resolved_scale()
-    from attention.registry import kinds
-
-    scoring = kinds.scoring(sc)
     why = "as set in the scenario" if sc.scale is not None else scoring.scale_why(sc)
     out = ["# ---- the scenario's numbers ----------------------------------------------------------\n",
            f"B, L, S, H = {B}, {L}, {S}, {H}  # batch, queries, keys, heads\n",

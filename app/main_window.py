@@ -58,9 +58,10 @@ from app.teaching.tiles_view import install as install_tiles
 from app.viewmodel.edits import fresh_scenario
 from app.viewmodel.file_names import safe_file_name
 from attention import Scenario, ScenarioError, Trace, words
-from attention.datamodel.scenario import DEVICES, DTYPES, SCORINGS
-from attention.datamodel.scenario import problems as scenario_problems
+from attention.compute.check import problems as scenario_problems
+from attention.datamodel.scenario import DEVICES, DTYPES
 from attention.files import safe_write, scenario_io
+from attention.registry import kinds
 
 INPUT_KEYS = ("queries", "keys", "values")
 #: the Steps region never gets narrower than this (a pane and the hover hint stay readable); the
@@ -78,7 +79,7 @@ def without_mnemonic(text: str) -> str:
 def _controls_can_show(sc: Scenario) -> bool:
     """A scenario that cannot run opens only when the window's choices can show what it holds
     (a scoring kind, device or dtype outside the format's lists has no place in a combo box)."""
-    return sc.scoring in SCORINGS and sc.device in DEVICES and sc.dtype in DTYPES
+    return sc.scoring in kinds.SCORING and sc.device in DEVICES and sc.dtype in DTYPES
 
 
 class MainWindow(QMainWindow):

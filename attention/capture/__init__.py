@@ -536,8 +536,8 @@ def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> t
 
 
 def _refuse_problems(call: Call, sc: Scenario) -> None:
+    from attention.compute.check import problems
     from attention.datamodel.problem import render_lines
-    from attention.datamodel.scenario import problems
 
     errs = problems(sc, check_values=False)
     if errs:

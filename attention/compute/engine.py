@@ -15,10 +15,12 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
+from attention.compute import check
+from attention.compute.check import problems
 from attention.compute.trace import Step, Trace
-from attention.datamodel import numbers, parts
+from attention.datamodel import numbers
 from attention.datamodel.problem import Phrase, Problem, index_path, literal
-from attention.datamodel.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype, problems
+from attention.datamodel.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype
 from attention.kinds.base import ScoringKind
 from attention.kinds.plan import Kinds
 from attention.ops.tensors import read_only, tensor
@@ -244,7 +246,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
     found = kinds.resolve(sc)
     kind = found.scoring
-    run = Run(sc, params, dev, dt, sc.resolved_scale(), found)
+    run = Run(sc, params, dev, dt, check.resolved_scale(sc, kind), found)
     for rec in step_registry.active(sc, found):  # in computing order: every input before the step that reads it
         t = rec.compute(run, rec.id)
         run.values[rec.id] = run.inputs[rec.id] = t
@@ -278,7 +280,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     options = {
         "n_heads": H, "n_kv_heads": sc.kv_heads, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,
         "query_head_width": q.shape[-1], "key_head_width": k.shape[-1],
-        "scoring": sc.scoring, "scale": run.scale, "default_scale": sc.default_scale(), "causal": sc.causal,
+        "scoring": sc.scoring, "scale": run.scale, "default_scale": check.default_scale(sc, kind), "causal": sc.causal,
         "valid_lens": None if sc.valid_lens is None else np.asarray(sc.valid_lens).astype(int).tolist(),
         "fill_value": sc.fill_value, "factor": sc.factor, "seed": sc.seed, "mix": sc.mix,
         "sample_recorded": sc.sample_index is not None,
@@ -287,5 +289,5 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         "hidden": None,
     }
     options.update(kind.options(sc))  # what the scoring kind adds (additive: hidden; ProbSparse: n_sample, n_top)
-    options.update(parts.options(sc))  # the position encodings, modifiers and mask rules, when the scenario has some
+    options.update(kinds.part_options(sc))  # the positions, modifiers and mask rules, when the scenario has some
     return Trace(tuple(out), options, params, tuple(warnings))

@@ -27,9 +27,10 @@ from typing import Iterator, Optional
 
 import numpy as np
 
+from attention.compute.check import problems
 from attention.datamodel import parts, time_labels
 from attention.datamodel.problem import Phrase, Problem, count, index_path, literal
-from attention.datamodel.scenario import PROJECTIONS, Additive, Projection, Scenario, ScenarioError, problems
+from attention.datamodel.scenario import PROJECTIONS, Additive, Projection, Scenario, ScenarioError
 from attention.files import generators, safe_write
 from attention.files.generators import field_name
 from attention.registry import kinds
@@ -506,13 +507,13 @@ class _Reader:
     def parts(self, value, family: str) -> tuple:
         """A list of parts, each {"kind": name, field: value, ...} (attention/parts.py): a matrix
         field is read as any other matrix; the other values are checked with the kind's fields
-        by `attention.parts.problems` afterwards (naming the same path), so no kind needs code here."""
+        by `attention.compute.check.part_problems` afterwards (naming the same path), so no kind needs code here."""
         if value is None:
             return ()
         if not isinstance(value, list):
             self.err(Problem("expected_parts", family, {"got": _describe(value)}))
             return ()
-        known = parts.table(family)
+        known = kinds.of_family(family)
         out = []
         for i, item in enumerate(value):
             path = f"{family}[{i}]"

@@ -97,12 +97,11 @@ class AdditiveKind(DotProduct):
         return keys
 
     def script(self, plan, step_id: str):
-        sc = plan.sc
         if step_id != "scores":
             return None
         from attention.text import script as se
 
-        scale = ("scores = scores * scale  # an explicit scale\n" if sc.resolved_scale() != 1.0
+        scale = ("scores = scores * scale  # an explicit scale\n" if plan.scale != 1.0
                  else "# additive attention is not scaled\n")
         return (se.section(plan, step_id)
                 + "# d2l additive attention, per head\n"

@@ -35,6 +35,7 @@ class Plan:
     sc: Scenario
     kinds: Kinds
     records: tuple[StepRecord, ...] = ()  # the steps of its trace, in computing order
+    scale: float = 1.0  # the number the scores are multiplied by: the scenario's, or its scoring kind's default
 
     def record(self, step_id: str) -> StepRecord:
         """The record of step `step_id` of this trace; KeyError for a step it does not have."""

@@ -147,7 +147,7 @@ def generated_inputs(found: Found, tokens: int = DEFAULT_TOKENS, seed: int = DEF
 def check_tokens(found: Found, heads: int, tokens: int) -> None:
     """Refuse a token count whose trace could not fit in memory, from the shapes alone, before any
     input is generated (`--tokens 100000000` ran 37 s into a MemoryError)."""
-    from attention.datamodel.scenario import memory_limit
+    from attention.compute.check import memory_limit
 
     limit = memory_limit()
     need = _trace_bytes(found, heads, tokens)
@@ -163,7 +163,7 @@ def check_tokens(found: Found, heads: int, tokens: int) -> None:
 
 def _trace_bytes(found: Found, heads: int, tokens: int) -> int:
     """attention.datamodel.scenario's estimate of the trace of this layer on `tokens` generated tokens."""
-    from attention.datamodel.scenario import estimate_trace_bytes
+    from attention.compute.check import estimate_trace_bytes
 
     w = found.widths()
     S = tokens + 2 if found.cross else tokens

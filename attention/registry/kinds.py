@@ -7,8 +7,9 @@ entry below.  Nothing here imports torch (the window reads this table before tor
 """
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, Mapping, Union
 
+from attention.datamodel import parts
 from attention.datamodel.fields import plain
 from attention.kinds.additive import ADDITIVE
 from attention.kinds.alibi import ALIBI
@@ -115,5 +116,36 @@ def owning_weights(path: str) -> Union[ScoringKind, None]:
     return None
 
 
+
+# ---- a scenario's parts: which kinds each family names, and the parts as trace options -------------
+
+def of_family(family: str) -> Mapping[str, Any]:
+    """The kinds a part of `family` ("positions", "modifiers", "masks") may name.  Mask rules kept
+    in a scenario attribute of their own (`causal`, `valid_lens`: rule.attribute) are set there."""
+    if family == "masks":
+        return {n: r for n, r in MASK_RULES.items() if getattr(r, "attribute", None) is None}
+    return {"positions": POSITIONS, "modifiers": MODIFIERS}[family]
+
+
+def part_options(sc: Any) -> dict[str, list[dict[str, Any]]]:
+    """The parts as trace options (JSON-safe): family -> [{"kind": name, field: value, ...}], for
+    the families the scenario uses."""
+    out = {}
+    for family in parts.FAMILIES:
+        if not parts.of(sc, family):
+            continue  # a trace names only the families its scenario uses
+        known = of_family(family)
+        out[family] = [{"kind": p.kind, **{f.name: parts.value(p, f) for f in known[p.kind].fields
+                                           if f.type != "matrix"},
+                        **_option_values(known[p.kind], p)} for p in parts.of(sc, family)]
+    return out
+
+
+def _option_values(kind: Any, part: parts.Part) -> dict[str, Any]:
+    """What a kind keeps of a part's matrices in the trace's options (a drawn mask's painted
+    cells: `kind.option_values(part)`), so explain can read them from the options alone."""
+    extra = getattr(kind, "option_values", None)
+    return extra(part) if extra is not None else {}
+
 __all__ = ["DEFAULT_SCORING", "SCORING_FIELD", "MASK_RULES", "MODIFIERS", "POSITIONS", "SCORING", "known_scoring",
-           "modifiers", "of_options", "resolve", "rules_for", "owning_weights", "scoring"]
+           "modifiers", "of_family", "of_options", "part_options", "resolve", "rules_for", "owning_weights", "scoring"]

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention.datamodel.scenario import Scenario, ScenarioError, problems
+from attention.compute.check import problems
+from attention.datamodel.scenario import Scenario, ScenarioError
 from attention.text.script import _num, literal, tensor_literal
 
 # attention.step_registry and attention.kinds hold this module's snippets: imported in the functions.
@@ -34,7 +35,7 @@ def python_script(sc: Scenario) -> str:
     plan = check.plan(sc)
     kind = plan.kinds.scoring
     own = [m for m in plan.kinds.modifiers if hasattr(m, "script_step")]  # a modifier computing a main step (sinks)
-    parts = [_header(sc), _numbers(sc, kind), _LINEAR]
+    parts = [_header(sc), _numbers(sc, kind, plan.scale), _LINEAR]
     for rec in plan.records:  # computing order: a kind's step (RoPE, ALiBi's bias) where it is computed
         if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
             snippet = next(filter(None, (m.script_step(plan, rec.id) for m in own)), None)
@@ -88,9 +89,8 @@ def show(step_id, tensor):
 '''
 
 
-def _numbers(sc: Scenario, scoring) -> str:
+def _numbers(sc: Scenario, scoring, scale: float) -> str:
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
-    scale = sc.resolved_scale()
     why = "as set in the scenario" if sc.scale is not None else scoring.scale_why(sc)
     out = ["# ---- the scenario's numbers ----------------------------------------------------------\n",
            f"B, L, S, H = {B}, {L}, {S}, {H}  # batch, queries, keys, heads\n",

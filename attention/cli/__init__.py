@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from attention import words
+import attention.words as words
 from attention.cli import cli_args, run_cli, tiles_cli
 from attention.datamodel.problem import elide
 from attention.datamodel.scenario import DEVICES, DTYPES, Scenario, ScenarioError
@@ -142,7 +142,8 @@ def _validate(args) -> int:
 
 
 def _trace(args) -> int:
-    from attention import run, words
+    import attention.words as words
+    from attention.compute.engine import run
     from attention.files import scenario_io, trace_json, trace_out
 
     lang = terminal_language()
@@ -206,7 +207,7 @@ def terminal_language() -> str:
 def _write_out(path: Path, chunks, lang: str) -> int:
     """Write an output file atomically (attention.safe_write); a write-protected file is
     refused, never silently replaced.  0, or 2 with one line."""
-    from attention import words
+    import attention.words as words
     from attention.files import safe_write
 
     try:
@@ -233,7 +234,7 @@ def _presets(args) -> int:
 
 
 def _explain(args) -> int:
-    from attention import run
+    from attention.compute.engine import run
     from attention.files import scenario_io
     from attention.teaching.explain import ExplainError, explain
 
@@ -274,7 +275,7 @@ def _script(args) -> int:
 
 
 def _layers(args) -> int:
-    from attention import words
+    import attention.words as words
     from attention.models.checkpoint import CheckpointError
     from attention.models.importing import list_header, nothing_found, open_layers
 
@@ -293,7 +294,7 @@ def _layers(args) -> int:
 
 
 def _layer_facts(f) -> str:
-    from attention import words
+    import attention.words as words
     from attention.models.importing import kind_facts
 
     if not f.supported:
@@ -308,7 +309,7 @@ def _layer_facts(f) -> str:
 
 
 def _import(args) -> int:
-    from attention import words
+    import attention.words as words
     from attention.files import safe_write, scenario_io
     from attention.models.checkpoint import CheckpointError
     from attention.models.importing import asks_inner, choose, import_layer, inner_short, inputs_from, open_layers
@@ -371,7 +372,7 @@ def _import(args) -> int:
 
 def _time_axis_problem(args) -> str:
     """'' or the one line refusing --start / --freq (both or neither, each as attention.time_labels reads it)."""
-    from attention import words
+    import attention.words as words
     from attention.datamodel import time_labels
 
     if (args.start is None) != (args.freq is None):
@@ -389,7 +390,7 @@ def _time_axis_problem(args) -> str:
 def _inner(args):
     """(Inner or None, '' or the one line refusing) from --scoring/--factor/--mix: a state dict cannot say
     whether a Time-Series-Library layer ran FullAttention or ProbAttention, nor ProbAttention's factor."""
-    from attention import words
+    import attention.words as words
     from attention.models.importing import Inner
 
     asked = Inner(args.scoring) if args.scoring else None

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 
 TOP = 5

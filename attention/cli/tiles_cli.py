@@ -22,7 +22,7 @@ from typing import Optional
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 
 #: The sizes the memory figures are also given for (the issue's 4096 and 32768).
@@ -49,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def command(args, lang: str) -> int:
     """Run `tiles`; 0, or 2 with one line on stderr for input it cannot take."""
-    from attention import run
+    from attention.compute.engine import run
     from attention.files import scenario_io
     from attention.teaching.tiles import TilesError, check_block, default_blocks, method, tiled
 

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 
 #: A quoted value is cut to this many characters ("…" marks the cut): a 1 MB string in a file

@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
-from attention import words
+import attention.words as words
 from attention.datamodel.fields import Field
 from attention.datamodel.numbers import rounded
 from attention.kinds.dot_product import DotProduct

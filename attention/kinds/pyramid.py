@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
-from attention import words
+import attention.words as words
 from attention.datamodel.fields import INT_MAX, Field
 from attention.datamodel.numbers import position
 

@@ -175,7 +175,7 @@ def _sq(text: str) -> str:
 
 
 def lesson(step_id: str, options: dict, v: dict, lang: str, kinds) -> str:
-    from attention import words
+    import attention.words as words
 
     s = options_of(options)
     keys = ["lesson.qk_norm.what", f"lesson.qk_norm.{s['style']}", "lesson.qk_norm.why"]

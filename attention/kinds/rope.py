@@ -341,7 +341,7 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
 
 def lesson(step_id: str, options: dict, v: dict, lang: str, kinds) -> str:
     """What the rotation does and why the scores then depend only on l - s."""
-    from attention import words
+    import attention.words as words
     from attention.text.lesson import format_number as num
 
     s = options_of(options)

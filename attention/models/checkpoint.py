@@ -30,7 +30,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.compute import memory
 from attention.datamodel.problem import elide
 from attention.models import json_file

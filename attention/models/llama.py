@@ -26,7 +26,7 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 from attention.models.checkpoint import CheckpointError, TensorSource
 from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm, swiglu

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from attention import words
+import attention.words as words
 from attention.models.checkpoint import TensorSource
 from attention.models.layer import ROLES, LayerWeights
 

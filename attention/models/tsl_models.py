@@ -41,7 +41,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.datamodel import time_labels
 from attention.datamodel.parts import Part
 from attention.datamodel.scenario import Scenario

@@ -57,14 +57,14 @@ class TilesError(ValueError):
         super().__init__(self.text("en"))
 
     def text(self, lang: str = "en") -> str:
-        from attention import words
+        import attention.words as words
 
         return words.text(self.key, lang, **args_in(self.values, lang))
 
 
 def args_in(args: dict, lang: str) -> dict:
     """Placeholders whose values are themselves catalogue keys ('@key') put into words."""
-    from attention import words
+    import attention.words as words
 
     return {k: words.text(v[1:], lang) if isinstance(v, str) and v.startswith("@") else v for k, v in args.items()}
 

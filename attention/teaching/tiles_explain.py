@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 from attention.teaching.tiles import Tiled, TilesError
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 from attention.teaching.tiles import Tiled
 

@@ -107,7 +107,7 @@ def run(path: Optional[str] = None) -> int:
         probe = _StartupProbe(window, float(launched))  # noqa: F841 (kept alive until exec ends)
     startup, cache = window.document.scenario, _trace_cache_path()
     # the engine's numbers for exactly this scenario, if kept: last launch's, or (the very first
-    # launch, on the first preset) the one shipped in resources/
+    # launch, on the first preset) the one the engine ships (attention/files/startup-trace.npz)
     cached = trace_cache.load(startup, cache) or trace_cache.load_canary(startup)
     # torch only after the first paint: importing it on another thread while this one builds
     # and paints the window delays both (one GIL; measured with bench/gui.py)

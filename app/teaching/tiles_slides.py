@@ -84,7 +84,7 @@ class TilesSlides(QWidget):
         self.running.hide()
 
     def _tile(self, tile) -> None:
-        from attention.cli.tiles_cli import _span
+        from attention.datamodel.numbers import span as _span
 
         b, h = self.b, self.h
         self.title.setText(_w("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=len(self.result.tiles),

@@ -450,7 +450,8 @@ class TilesView(QWidget):
         self.position.setText(f"{self.step} / {self.total()}")
 
     def _tile_words(self, tile) -> str:
-        from attention.cli.tiles_cli import _row, _span
+        from attention.datamodel.numbers import row as _row
+        from attention.datamodel.numbers import span as _span
 
         b, h = self.b(), self.h()
         head = _w("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=self.total(), i=tile.q_block + 1,

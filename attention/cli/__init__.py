@@ -15,7 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Iterable, Optional
 
 import attention.words as words
 from attention.cli import cli_args, run_cli, tiles_cli
@@ -78,7 +78,9 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: Optional[list[str]] = None, presets: Callable[[], Iterable[tuple[Path, dict]]] = tuple) -> int:
+    """Run one headless command.  `presets`: the bundled presets, (path, title) each, for `presets`
+    (main.py passes resources.list_presets: the engine does not read resources/ itself)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     _tolerant_output()
     try:
@@ -88,7 +90,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     if getattr(args, "lang", None):
         words.set_language(args.lang)  # the catalogue's words (titles, formulas, ...) in the language asked for
     try:
-        return {"validate": _validate, "trace": _trace, "presets": _presets,
+        if args.command == "presets":
+            return _presets(presets())
+        return {"validate": _validate, "trace": _trace,
                 "explain": _explain, "script": _script, "layers": _layers, "import": _import,
                 "tiles": _tiles, "run": _run}[args.command](args)
     except ScenarioError as e:
@@ -225,10 +229,8 @@ def _write_out(path: Path, chunks, lang: str) -> int:
     return 0
 
 
-def _presets(args) -> int:
-    from resources import list_presets
-
-    for path, title in list_presets():
+def _presets(presets: Iterable[tuple[Path, dict]]) -> int:
+    for path, title in presets:
         print(f"{path.name}\t{title['en']}\t{title['zh']}")
     return 0
 

@@ -166,15 +166,6 @@ def as_json(result, batches: list[int], heads: list[int], one_batch: bool, one_h
                        **{f"tiled_bytes_{n}": memory(result, n, n).tiled_bytes for n in LARGE_SIZES}}}
 
 
-def _span(lo: int, hi: int) -> str:
-    """Half-open [lo, hi) as positions counted from 1: '1–3', or '4' for one."""
-    return str(lo + 1) if hi - lo == 1 else f"{lo + 1}–{hi}"
-
-
-def _row(values) -> str:
-    return "[" + ", ".join(numbers.rounded(v) for v in np.asarray(values, dtype=np.float64).tolist()) + "]"
-
-
 def as_text(result, batches: list[int], heads: list[int], lang: str) -> list[str]:
     """What a person reads in a terminal: the walk, the output, the proof and the memory."""
     from attention.teaching.tiles import largest_difference
@@ -186,15 +177,15 @@ def as_text(result, batches: list[int], heads: list[int], lang: str) -> list[str
         for h in heads:
             for tile in result.tiles:
                 lines.append(t("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=total, i=tile.q_block + 1,
-                               j=tile.k_block + 1, rows=_span(*tile.rows), cols=_span(*tile.cols)))
+                               j=tile.k_block + 1, rows=numbers.span(*tile.rows), cols=numbers.span(*tile.cols)))
                 if tile.skipped[b, h]:
                     lines.append("  " + t("tiles.skipped"))
-                lines.append(f"  {t('tiles.row_max')}: {_row(tile.m_new[b, h])}")
-                lines.append(f"  {t('tiles.row_sum')}: {_row(tile.l_new[b, h])}")
+                lines.append(f"  {t('tiles.row_max')}: {numbers.row(tile.m_new[b, h])}")
+                lines.append(f"  {t('tiles.row_sum')}: {numbers.row(tile.l_new[b, h])}")
     for b in batches:
         for h in heads:
             lines.append(t("tiles.output", b=b + 1, h=h + 1))
-            lines += [f"  {_row(row)}" for row in result.output[b, h]]
+            lines += [f"  {numbers.row(row)}" for row in result.output[b, h]]
     got, exact = _cells(result, batches, heads)
     lines.append(t("tiles.diff", diff=numbers.exact(largest_difference(got, exact)), dtype=result.dtype))
     return lines + memory_lines(result, lang)

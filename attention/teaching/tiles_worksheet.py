@@ -81,8 +81,6 @@ def _tile_table(tile, b: int, h: int, answers: bool, lang: str) -> str:
 
 def page(result: Tiled, trace, b: int, h: int, answers: bool, lang: str) -> str:
     """One page: the worksheet (answers False) or its answer key (True), in `lang`."""
-    from attention.cli.tiles_cli import _span
-
     t = lambda key, **a: html.escape(words.text(key, lang, **a))  # noqa: E731
     title = t("tiles.sheet.key_title" if answers else "tiles.sheet.title", b=b + 1, h=h + 1)
     scores = trace.array("masked_scores")[b, h]
@@ -96,8 +94,8 @@ def page(result: Tiled, trace, b: int, h: int, answers: bool, lang: str) -> str:
              f"{t('tiles.explain.O.formula')}</p>"]
     for tile in result.tiles:
         parts.append("<h3>" + t("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=len(result.tiles),
-                                i=tile.q_block + 1, j=tile.k_block + 1, rows=_span(*tile.rows),
-                                cols=_span(*tile.cols)) + "</h3>")
+                                i=tile.q_block + 1, j=tile.k_block + 1, rows=numbers.span(*tile.rows),
+                                cols=numbers.span(*tile.cols)) + "</h3>")
         if tile.skipped[b, h]:
             parts.append(f'<p class="skipped">{t("tiles.skipped")}</p>')
             continue

@@ -27,9 +27,10 @@ from attention.datamodel.scenario import Scenario
 from attention.kinds.dot_product import SCALED_DOT
 from attention.kinds.prob_sparse import PROB_SPARSE as PROB_SPARSE_KIND
 from attention.models import tsl_models
-from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size, open_source
+from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size
 from attention.models.json_file import NAME_CHARS
 from attention.models.layer import to_scenario
+from attention.models.readers import open_source
 from attention.models.recognise import Found, find_layers, read_layer
 from attention.registry import kinds
 
@@ -67,7 +68,7 @@ def asks_inner(found: Found) -> bool:
 def open_layers(path, notice: Optional[Notice] = None) -> tuple[TensorSource, list[Found]]:
     """Open a file or folder and list its attention layers (names and shapes only; nothing read)."""
     source = open_source(path, notice)
-    return source, find_layers(source)
+    return source, find_layers(source, tsl_models.refine)
 
 
 def list_header(source: TensorSource, count: int, lang: Optional[str] = None) -> str:

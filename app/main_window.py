@@ -378,7 +378,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(self.tr("Computed all steps in {0:.0f} ms").format(seconds * 1000), 4000)
 
     def _on_failed(self, lines: list, scenario: Scenario) -> None:
-        """`lines`: the problems (attention.problem.Problem) that stop the engine."""
+        """`lines`: the problems (attention.datamodel.problem.Problem) that stop the engine."""
         self._failed_lines = list(lines)
         grouped = group_by_control(lines)
         leftover = self.params.show_problems(lines)
@@ -398,7 +398,7 @@ class MainWindow(QMainWindow):
         self.busy_label.setText(self.tr("Computing...") if busy else "")
         # grey the panes only when they show another scenario's numbers: before the first result
         # there are none to call "the last good result", and a start-up trace kept from the last
-        # launch (attention.trace_cache) is this very scenario's
+        # launch (attention.files.trace_cache) is this very scenario's
         if busy and self.view.current_trace() is not None and self.last_scenario is not self.document.scenario:
             self.view.set_stale(True, self.tr("computing"))
 

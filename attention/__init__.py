@@ -5,7 +5,7 @@
     trace["attention_weights"].numpy()
 
 The names are loaded on first use (PEP 562 module `__getattr__`): `attention.Scenario` and
-`attention.scenario_io` do not import torch, so the window can open before torch's import
+`attention.files.scenario_io` do not import torch, so the window can open before torch's import
 (the slowest of all) has finished; `attention.run` imports it.
 """
 import importlib as _importlib

@@ -1,4 +1,4 @@
-"""The step registry (attention/step_registry.py): every step a trace can hold has one record, and
+"""The step registry (attention/registry/step_registry.py): every step a trace can hold has one record, and
 every record is complete: its dims are the documented ones, its kind is known, its words exist in
 every language, and the explainer, lesson and script snippet it names exist."""
 from __future__ import annotations

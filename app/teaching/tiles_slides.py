@@ -4,7 +4,7 @@ Slide 0 states the update rules; slide k shows tile k: its block of scores (mask
 skipped tile said so) and, per query row of the tile, m_old, the tile's row maximum, m_new, the
 correction exp(m_old − m_new), ℓ and O after it; the last slide is the proof (O / ℓ beside the
 engine's weighted sum, the largest difference, the memory).  → / Space / Page Down next,
-← / Page Up back, Home / End, Esc closes.  Every number is the walk's (attention/tiles.py).
+← / Page Up back, Home / End, Esc closes.  Every number is the walk's (attention/teaching/tiles.py).
 """
 from __future__ import annotations
 

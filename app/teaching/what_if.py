@@ -16,7 +16,7 @@ share a drag `session`, so they merge into one undo step (app.pipeline.undo.Drag
 DragOption): Undo puts back the value the drag started from.  A key press or a wheel turn on a
 slider is one step of its own.
 The slider ranges are worked out without Qt in app.viewmodel.what_if; every number is written by
-attention.numbers (as the cells write it: -1e6, never -1e+06) and a cell's row and column are
+attention.datamodel.numbers (as the cells write it: -1e6, never -1e+06) and a cell's row and column are
 counted from 1, as everywhere a person reads them.
 """
 from __future__ import annotations

@@ -55,7 +55,7 @@ class MatrixRef:
         return view
 
     def cell_problem(self, sc: Scenario, row: int, col: int, value: float):
-        """The problem (attention.problem.Problem, naming the field) that writing `value` at (row,
+        """The problem (attention.datamodel.problem.Problem, naming the field) that writing `value` at (row,
         col) of a part's matrix would make, by the part's kind's own checks; None when it is fine or
         the matrix is not a part's.  Why ask the kind: τ ≤ 0 is a problem of DSAttention's, not of
         the editor's."""

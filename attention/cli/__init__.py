@@ -1,10 +1,10 @@
 """Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`, `explain FILE STEP INDEX...`, `script FILE`,
 `layers WEIGHTS` and `import WEIGHTS --out FILE` (a trained layer from a weights file; attention/models),
-`tiles FILE` (FlashAttention's tiles and online softmax; attention/tiles_cli.py).
+`tiles FILE` (FlashAttention's tiles and online softmax; attention/cli/tiles_cli.py).
 
 Exit codes: 0 success; 2 bad input (a usage error, a scenario that does not load or run, CUDA
 asked for where there is none), with one line per problem on stderr (at most
-attention.problem.MAX_LINES; the last then says how many more) and never a traceback; 1 an
+attention.datamodel.problem.MAX_LINES; the last then says how many more) and never a traceback; 1 an
 unexpected failure inside the engine, also reported in one line.  The input file is read only if
 it is a regular file of at most scenario_io.MAX_FILE_BYTES (a FIFO or /dev/zero is refused).
 """
@@ -209,7 +209,7 @@ def terminal_language() -> str:
 
 
 def _write_out(path: Path, chunks, lang: str) -> int:
-    """Write an output file atomically (attention.safe_write); a write-protected file is
+    """Write an output file atomically (attention.files.safe_write); a write-protected file is
     refused, never silently replaced.  0, or 2 with one line."""
     import attention.words as words
     from attention.files import safe_write
@@ -373,7 +373,8 @@ def _import(args) -> int:
 
 
 def _time_axis_problem(args) -> str:
-    """'' or the one line refusing --start / --freq (both or neither, each as attention.time_labels reads it)."""
+    """'' or the one line refusing --start / --freq (both or neither, each as
+    attention.datamodel.time_labels reads it)."""
     import attention.words as words
     from attention.datamodel import time_labels
 

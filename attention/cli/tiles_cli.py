@@ -1,5 +1,5 @@
 """`main.py tiles FILE [--block-q N] [--block-k M] [--batch B] [--head H] [--json]`: FlashAttention's
-tiles of a scenario in a terminal (attention/tiles.py does the arithmetic).
+tiles of a scenario in a terminal (attention/teaching/tiles.py does the arithmetic).
 
 Prints, per tile in FlashAttention-2 order (for each batch item and head: each query block over
 every key block), the running row maximum m and row sum l after that tile, then the output
@@ -30,9 +30,9 @@ LARGE_SIZES = (4096, 32768)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """The `tiles` subcommand's options (attention/cli.py calls this)."""
+    """The `tiles` subcommand's options (attention/cli/__init__.py calls this)."""
     # the words (the command list's line, the description, each option's help) come from the catalogue:
-    # attention.cli_args.localize, keys cli.cmd.tiles[.about] and cli.opt.tiles.<dest> (attention/words/cli.py)
+    # attention.cli.cli_args.localize, keys cli.cmd.tiles[.about] and cli.opt.tiles.<dest> (attention/words/cli.py)
     t = sub.add_parser("tiles", help="")
     t.add_argument("file", metavar="FILE")
     t.add_argument("--block-q", type=int, default=None, metavar="N")

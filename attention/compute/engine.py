@@ -1,7 +1,7 @@
 """run(scenario) -> Trace: the one place attention is computed.
 
 Orchestration only: `_run` walks the step records that are active for the scenario
-(attention/step_registry.py, in computing order) and calls each one's compute function with the
+(attention/registry/step_registry.py, in computing order) and calls each one's compute function with the
 working state `Run`.  The arithmetic lives in steps.py, the scoring kinds (attention/kinds/) and
 the mask rules (attention/kinds/mask_rules.py); what each step's axes index in its record.
 """

@@ -3,7 +3,7 @@
 Everything the window, the CLI, the exports and the tests show is read from a `Trace`; nothing
 recomputes attention anywhere else.  Step ids and their dims are a public contract, documented
 in docs/trace-format.md; each step's record (dims, kind, title, formula, ...) is in
-attention/step_registry.py.
+attention/registry/step_registry.py.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from attention.registry import step_registry
 if TYPE_CHECKING:  # annotations only: the window imports this module before torch is loaded
     import torch
 
-#: The main pipeline, in order.  Every step's dims, kind and words: attention/step_registry.py.
+#: The main pipeline, in order.  Every step's dims, kind and words: attention/registry/step_registry.py.
 PIPELINE: tuple[str, ...] = step_registry.PIPELINE
 
 
@@ -46,7 +46,7 @@ class Step:
     def numpy(self) -> np.ndarray:
         """A CPU numpy view (zero-copy on CPU).  Treat as read-only.
 
-        `tensor` is a numpy array already in a trace read back from disk (attention.trace_cache)."""
+        `tensor` is a numpy array already in a trace read back from disk (attention.files.trace_cache)."""
         if isinstance(self.tensor, np.ndarray):
             return self.tensor
         return self.tensor.detach().cpu().numpy()
@@ -59,7 +59,7 @@ class Trace:
     steps: tuple[Step, ...]
     options: dict  # every resolved option (n_heads, d_keys, scale used, ...)
     parameters: dict[str, torch.Tensor]  # queries, keys, values, projection.*.weight/bias, additive.*
-    warnings: tuple = field(default=())  # attention.problem.Problem each: notes on a trace that ran
+    warnings: tuple = field(default=())  # attention.datamodel.problem.Problem each: notes on a trace that ran
 
     def __getitem__(self, step_id: str) -> Step:
         for s in self.steps:

@@ -80,7 +80,7 @@ HEADS_FIELDS: tuple[Field, ...] = (
 )
 
 #: The scale, whatever the scoring (the scoring choice itself and each kind's own options come from
-#: the kinds registry: attention/kinds/__init__.py SCORING_FIELD and each kind's ``fields``).
+#: the kinds registry: attention/registry/kinds.py SCORING_FIELD and each kind's ``fields``).
 SCORING_FIELDS: tuple[Field, ...] = (
     plain("scoring.scale", "float", nullable=True, group="scoring", file_key="scale"),
 )

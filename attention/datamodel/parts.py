@@ -3,10 +3,10 @@
 A scenario lists its position encodings (RoPE), score modifiers (ALiBi, soft-capping, sinks) and
 extra mask rules (windows, drawn masks) as parts: ``Part("rope", {"base": 10000.0})``.  Why
 generic: a new kind then needs no new attribute on Scenario, no new branch in the checks and no
-new control written by hand; its module declares its fields (attention/fields.py) and this
+new control written by hand; its module declares its fields (attention/datamodel/fields.py) and this
 module checks a part's values against them, naming the field (``positions[0].base``).
 
-The families and their tables are in attention/kinds/__init__.py (POSITIONS, MODIFIERS,
+The families and their tables are in attention/registry/kinds.py (POSITIONS, MODIFIERS,
 MASK_RULES).  Causal masking and valid lengths stay the scenario's own attributes (`causal`,
 `valid_lens`): every version-1 file and caller uses them.
 """
@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from attention.datamodel.fields import Field
 from attention.datamodel.problem import Problem, elide, literal
 
-#: scenario attribute -> the kinds' table it names kinds of (attention/kinds/__init__.py)
+#: scenario attribute -> the kinds' table it names kinds of (attention/registry/kinds.py)
 FAMILIES: tuple[str, ...] = ("positions", "modifiers", "masks")
 
 

@@ -2,7 +2,7 @@
 
 A `Scenario` is plain data (numpy float64 arrays and Python scalars): no torch, no Qt, no I/O.
 The GUI edits it (via `dataclasses.replace`), the file loader builds it, the engine reads it.
-`problems(scenario)` lists everything the engine could not run, one `attention.problem.Problem`
+`problems(scenario)` lists everything the engine could not run, one `attention.datamodel.problem.Problem`
 per problem (a code, the field path it concerns, the arguments of its sentence), so that a window
 can show it next to the control that caused it, in its own language.
 
@@ -95,7 +95,7 @@ class Scenario:
     # head h // (n_heads // n_kv_heads), as SDPA's enable_gqa and Hugging Face's repeat_kv.
     # None: one per query head.
     n_kv_heads: Optional[int] = None
-    # The composed scenario's generic parts (attention/parts.py): each a kind's name and its field
+    # The composed scenario's generic parts (attention/datamodel/parts.py): each a kind's name and its field
     # values, so that a new kind needs no attribute of its own here.
     positions: tuple = ()  # position encodings (RoPE ...), applied in order
     modifiers: tuple = ()  # score modifiers (ALiBi, soft-capping, sinks ...), applied in order
@@ -107,11 +107,11 @@ class Scenario:
     # projection panes): "dequantized 4-bit (Q4_1)" for a layer of a quantized GGUF file; "" says nothing.
     weights_note: dict = field(default_factory=lambda: {"en": "", "zh": ""})
     # Tokens that are time: {"start": "2016-07-01 00:00", "freq": "h"} (TSL's --freq letters); a file that
-    # gives it and no token labels gets dated step labels (attention.time_labels.date_labels).  None: no dates.
+    # gives it and no token labels gets dated step labels (time_labels.date_labels).  None: no dates.
     time_axis: Optional[dict] = None
     query_tokens: Optional[tuple] = None
     key_tokens: Optional[tuple] = None
-    # Where the numbers came from in the file this was loaded from (attention.scenario_io): a
+    # Where the numbers came from in the file this was loaded from (attention.files.scenario_io): a
     # matrix's file path -> the generator object that made it, or scenario_io.DRAWN for additive
     # weights the file left to the seed.  Edits keep it (dataclasses.replace) and saving writes a
     # recipe again only while the matrix is still bitwise what the recipe makes, so a stale entry

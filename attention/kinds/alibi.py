@@ -103,7 +103,7 @@ def add_bias(scores: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     return scores + bias
 
 
-# ---- the kind: a score modifier of the registry (attention/kinds/__init__.py MODIFIERS) -------------
+# ---- the kind: a score modifier of the registry (attention/registry/kinds.py MODIFIERS) -------------
 # Two steps, both before the mask: "alibi.bias" (H, L, S), slope_h times the key's position (or the
 # distance s - l), and "alibi.scores" (B, H, L, S), the scores plus that bias, which every later step
 # reads in place of "scores" (stands_for): the mask then fills the biased scores.  The slopes used are
@@ -231,7 +231,7 @@ def order_problems(sc, part, path: str) -> list:
     return []
 
 
-# ---- explain (attention/explain.py's records and words) ---------------------------------------------
+# ---- explain (attention/teaching/explain.py's records and words) ---------------------------------------------
 
 def _position_text(form: str, l: int, s: int) -> str:
     return f"{s}" if form == "key" else f"({s} − {l})"

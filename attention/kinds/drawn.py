@@ -155,7 +155,7 @@ class Drawn:
         return []
 
     def problems(self, sc: Any) -> list:
-        return []  # a part's own checks are part_problems (attention/parts.py calls them)
+        return []  # a part's own checks are part_problems (attention/datamodel/parts.py calls them)
 
 
 DRAWN = Drawn()

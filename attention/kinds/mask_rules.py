@@ -46,7 +46,7 @@ def _explain_words(key: str, **args) -> dict[str, str]:
 
 class Causal:
     name = "causal"
-    attribute = "causal"  # kept in the scenario's own attribute, not as a part (attention/parts.py)
+    attribute = "causal"  # kept in the scenario's own attribute, not as a part (attention/datamodel/parts.py)
     fields = (Field("mask.causal", "bool", "field.mask.causal.label", "field.mask.causal.help", default=False,
                     group="mask", file_key="mask.causal"),)
 

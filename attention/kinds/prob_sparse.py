@@ -1,4 +1,4 @@
-"""Informer's ProbSparse attention as a scoring kind (the math: attention/prob_sparse.py).
+"""Informer's ProbSparse attention as a scoring kind (the math: attention/ops/prob_sparse.py).
 
 Only the n_top "active" queries are scored; the others ("lazy") take the mean of V (or its
 cumulative sum when causal).  This module holds everything ProbSparse adds to the pipeline:
@@ -31,7 +31,7 @@ from attention.text.explanation import (
 )
 
 NAME = "prob_sparse"
-#: ProbSparse's steps, in the order Informer computes them (records in attention/step_registry.py)
+#: ProbSparse's steps, in the order Informer computes them (records in attention/registry/step_registry.py)
 EXTRA_STEPS = ("extra.sample_index", "extra.sample_count", "extra.sampled_scores", "extra.sparsity",
                "extra.top_index", "extra.selected")
 

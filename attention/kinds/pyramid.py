@@ -211,7 +211,7 @@ class Pyramid:
         Field("masks.inner_size", "int", "field.masks.pyramid.inner_size.label",
               "field.masks.pyramid.inner_size.help", default=3, minimum=1, maximum=INT_MAX, group="masks"),
     )
-    lesson_key = "lesson.extra.mask.pyramid"  # attention/lessons.py: a sentence when the rule applies
+    lesson_key = "lesson.extra.mask.pyramid"  # attention/teaching/lessons.py: a sentence when the rule applies
 
     def __repr__(self) -> str:
         return f"<mask rule {self.name}>"

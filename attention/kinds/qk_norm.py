@@ -57,8 +57,8 @@ def effective_scale(weight: torch.Tensor, style: Style) -> torch.Tensor:
     return weight if style == "qwen3" else 1.0 + weight
 
 
-# ---- the kind: Part("qk_norm", ...) in a scenario's modifiers (attention/parts.py) ---------------
-# Registered in attention/kinds/__init__.py (MODIFIERS).  Two steps, qk_norm.query and
+# ---- the kind: Part("qk_norm", ...) in a scenario's modifiers (attention/datamodel/parts.py) ---------------
+# Registered in attention/registry/kinds.py (MODIFIERS).  Two steps, qk_norm.query and
 # qk_norm.key, each standing for the head split it normalises and placed just before RoPE's
 # rotation of the same (Qwen3 and Gemma 3 normalise first, then rotate).
 

@@ -185,8 +185,8 @@ def rotated_value(cell: RopeCell, x_column: float, x_partner: float) -> float:
     return x_column * cell.cos + sign * x_partner * cell.sin
 
 
-# ---- the kind: Part("rope", ...) in a scenario's positions (attention/parts.py) ------------------
-# Registered in attention/kinds/__init__.py (POSITIONS).  Two steps, rope.query and rope.key,
+# ---- the kind: Part("rope", ...) in a scenario's positions (attention/datamodel/parts.py) ------------------
+# Registered in attention/registry/kinds.py (POSITIONS).  Two steps, rope.query and rope.key,
 # computed after the head split; each stands for the head split it rotates, so the scores (and
 # ProbSparse's sample, the tiles, the by-hand sheet, explain) read the rotated q and k.
 
@@ -281,7 +281,7 @@ def part_problems(sc, part, path: str, kinds) -> list:
 # ---- explain, lesson, script ----------------------------------------------------------------------
 
 def options_of(opts) -> dict:
-    """The RoPE part of a trace's options (attention.parts.options), defaults filled in."""
+    """The RoPE part of a trace's options (attention.datamodel.parts.options), defaults filled in."""
     for p in opts.get("positions") or ():
         if p.get("kind") == NAME:
             return {f.name: p.get(f.name, f.default) for f in FIELDS}

@@ -49,9 +49,9 @@ def sink_mass(masked_scores: torch.Tensor, sinks: torch.Tensor) -> torch.Tensor:
     return softmax_with_sink(masked_scores, sinks)[1]
 
 
-# ---- the kind: a score modifier of the registry (attention/kinds/__init__.py MODIFIERS) -------------
+# ---- the kind: a score modifier of the registry (attention/registry/kinds.py MODIFIERS) -------------
 # Sinks change the softmax itself: where a scenario has a sinks part, the attention_weights step is
-# computed here (`compute_weights`, asked by attention/step_compute.py) and explained, taught and
+# computed here (`compute_weights`, asked by attention/pipeline/step_compute.py) and explained, taught and
 # exported here too (`explain_cell`, `lesson_keys`, `script`), and one step shows what the sink took:
 # "sinks.mass" (B, H, L), so that a row's weights plus its sink mass sum to 1.  Whatever else reads the
 # weights asks this object: the FlashAttention tiles (`tiled` None: refused, `not_tiled_words` says

@@ -36,7 +36,7 @@ def softcap_value(score: float, cap: float) -> float:
     return math.tanh(score / cap) * cap
 
 
-# ---- the kind: a score modifier of the registry (attention/kinds/__init__.py MODIFIERS) -------------
+# ---- the kind: a score modifier of the registry (attention/registry/kinds.py MODIFIERS) -------------
 # One step before the mask, "softcap.scores" (B, H, L, S) = cap * tanh(s / cap) of the scores as read
 # there (the scaled scores, or ALiBi's biased scores), standing for "scores": the mask fills the capped
 # scores, as Gemma 2 adds its mask after the cap.  Gemma's own scale, query_pre_attn_scalar ** -0.5, is

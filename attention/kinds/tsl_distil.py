@@ -1,6 +1,6 @@
 """Informer's distilling ConvLayer as optional steps after the output projection (and after the
 encoder layer's norm2 when the scenario has an `encoder_layer` part): Part("distil", {...}) in the
-scenario's `modifiers`.  The math is attention/encoder_layer.py (TSL's layers/Transformer_EncDec.py
+scenario's `modifiers`.  The math is attention/ops/encoder_layer.py (TSL's layers/Transformer_EncDec.py
 ConvLayer, MIT, thuml), one step each, x (B, L, C) the layer's input:
 
     extra.distil_conv = Conv1d(C, C, 3, padding=2, padding_mode="circular")(x)   (B, L + 2, C)
@@ -142,7 +142,7 @@ def weights_np(sc: Any) -> dict:
 
 
 def compute_step(run, step_id: str):
-    """Every distilling step is computed at the first (attention/encoder_layer.py), then read back."""
+    """Every distilling step is computed at the first (attention/ops/encoder_layer.py), then read back."""
     if step_id == "extra.distil_conv":
         from attention.ops import encoder_layer as enc
         from attention.ops.tensors import tensor

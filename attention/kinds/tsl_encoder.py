@@ -1,6 +1,6 @@
 """Time-Series-Library's EncoderLayer around attention, as optional steps after the output
 projection: Part("encoder_layer", {...}) in the scenario's `modifiers` (the only generic slot for
-a kind's values; it modifies no score).  The math is attention/encoder_layer.py (TSL's
+a kind's values; it modifies no score).  The math is attention/ops/encoder_layer.py (TSL's
 layers/Transformer_EncDec.py, MIT, thuml), one step each:
 
     extra.residual_attention = x + output            x: the queries (the layer's input, self-attention)
@@ -97,7 +97,7 @@ class EncoderLayerPart:
         return []
 
     def script_after(self, plan) -> str:
-        """The exported script's lines after the output projection (attention/script_export.py)."""
+        """The exported script's lines after the output projection (attention/teaching/script_export.py)."""
         sc = plan.sc
         import numpy as np
 
@@ -155,7 +155,7 @@ def weights_np(sc: Any) -> dict:
 
 
 def compute_step(run, step_id: str):
-    """Every encoder step is computed at the first (attention/encoder_layer.py), then read back."""
+    """Every encoder step is computed at the first (attention/ops/encoder_layer.py), then read back."""
     if step_id == "extra.residual_attention":
         from attention.ops import encoder_layer as enc
         from attention.ops.tensors import tensor

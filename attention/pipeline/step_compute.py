@@ -1,10 +1,10 @@
 """The compute function of each step record of the main pipeline: (run, step_id) -> tensor.
 
-`run` is the engine's working state (attention.engine.Run): the scenario, its numbers as tensors
+`run` is the engine's working state (attention.compute.engine.Run): the scenario, its numbers as tensors
 (`run.params`), every step computed so far as later steps read it (`run.inputs`, by step id: a
 step that stands for another is read in its place) and the scoring kind.  Each function reads
 the steps and parameters its record declares as inputs.  The arithmetic itself is
-in attention/steps.py; the scoring steps are the scoring kind's (attention/kinds/).  torch is
+in attention/ops/steps.py; the scoring steps are the scoring kind's (attention/kinds/).  torch is
 imported on first call, not here: the registry that holds these functions is read before torch
 has loaded.
 """

@@ -43,7 +43,7 @@ def _any_true(trace: Any, step_id: str) -> bool:
 
 
 def lesson_ids(trace: Any) -> list[str]:
-    """The steps presentation mode shows, in pipeline order (attention.step_registry.ORDER, the
+    """The steps presentation mode shows, in pipeline order (attention.registry.step_registry.ORDER, the
     order of the Steps region too).
 
     The pipeline, the mask (just before the masked scores), the fully-masked rows (after the

@@ -11,7 +11,7 @@ Run the exported script with `--json` to get one JSON object {step id: nested li
 the printed tensors, and with `--dtype float64|float32` to override the scenario's dtype.
 
 Each step of the main pipeline writes its own part of the script (the snippet its record in
-attention/step_registry.py holds, or the scenario's scoring kind's own where it computes the
+attention/registry/step_registry.py holds, or the scenario's scoring kind's own where it computes the
 step its way), headed by its id and formula, in pipeline order.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from attention.compute.check import problems
 from attention.datamodel.scenario import Scenario, ScenarioError
 from attention.text.script import _num, literal, tensor_literal
 
-# attention.step_registry and attention.kinds hold this module's snippets: imported in the functions.
+# attention.registry.step_registry and attention.kinds hold this module's snippets: imported in the functions.
 
 
 def python_script(sc: Scenario) -> str:

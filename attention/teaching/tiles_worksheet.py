@@ -5,7 +5,7 @@ outlined, and the values v) and, per tile in FlashAttention-2 order, an empty ta
 values to work out: per query row of the tile, m_old, the tile's row maximum, m_new, the
 correction exp(m_old − m_new), ℓ and every column of O; then the output O / ℓ.  A skipped tile says
 so (that is structure, not an answer).  The answer key is the same page with every cell filled in
-from the walk (attention/tiles.py).  Reached from `python main.py tiles FILE --blank --out DIR`.
+from the walk (attention/teaching/tiles.py).  Reached from `python main.py tiles FILE --blank --out DIR`.
 """
 from __future__ import annotations
 

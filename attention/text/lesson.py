@@ -14,7 +14,7 @@ from attention.datamodel import numbers
 
 
 def format_number(value: Any) -> str:
-    """A number as every text writes it (attention.numbers.rounded: -1e6, -∞, 0.7071); a value
+    """A number as every text writes it (attention.datamodel.numbers.rounded: -1e6, -∞, 0.7071); a value
     that is not a number (a placeholder such as "d_k") is written as it is."""
     try:
         v = float(value)

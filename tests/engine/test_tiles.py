@@ -1,6 +1,6 @@
-"""FlashAttention's tiles (attention/tiles.py) against attention computed here in float64 numpy.
+"""FlashAttention's tiles (attention/teaching/tiles.py) against attention computed here in float64 numpy.
 
-The reference never calls attention/tiles.py: dot kinds through engine_helpers.dot_reference,
+The reference never calls attention/teaching/tiles.py: dot kinds through engine_helpers.dot_reference,
 additive through `additive_reference` below (d2l's w_v . tanh(W_q q + W_k k))."""
 from __future__ import annotations
 

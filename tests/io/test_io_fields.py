@@ -1,4 +1,4 @@
-"""The plain options' Field records (attention/fields.py) agree with the schema, the docs' field
+"""The plain options' Field records (attention/datamodel/fields.py) agree with the schema, the docs' field
 table, the Scenario's defaults and what the loader accepts: the four can never drift apart.
 
 The schema and docs are compared with what the records generate; the defaults, ranges and

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import attention
-from attention import cli, scenario_io, trace_json, trace_out
+from attention import cli
+from attention.files import scenario_io, trace_json, trace_out
 from resources import list_presets
 
 PRESETS = [p for p, _ in list_presets()]
@@ -98,7 +99,7 @@ def test_json_to_a_file(capsys, tmp_path):
 
 def test_a_write_protected_output_is_refused(capsys, tmp_path):
     """Even a file the command may otherwise replace (empty, or its own kind: attention/out_guard.py)."""
-    from attention.out_guard import SCRIPT_MARK
+    from attention.files.out_guard import SCRIPT_MARK
 
     target = tmp_path / "t.npz"
     target.write_bytes(b"")

@@ -119,7 +119,7 @@ GQA_ROPE_TARGET = 1.2
 
 def make_gqa_rope(B: int, L: int, d: int, H: int, kv: int, seed: int = 0) -> Scenario:
     """Llama-like: H query heads of d / H columns, kv key/value heads, RoPE on q and k (causal)."""
-    from attention.parts import Part
+    from attention.datamodel.parts import Part
 
     rng = np.random.default_rng(seed)
     dk = d // H

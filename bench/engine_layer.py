@@ -32,8 +32,8 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from attention import Projection, Scenario, run  # noqa: E402
+from attention.datamodel.parts import Part  # noqa: E402
 from attention.kinds.rope import apply_rope, cos_sin, positions  # noqa: E402
-from attention.parts import Part  # noqa: E402
 
 D, H, KV, E, BASE = 576, 9, 3, 64, 100000.0  # SmolLM2-135M
 

@@ -145,7 +145,7 @@ def window_figures(data: Path, runs: int) -> None:
         window.resize(1600, 1000)
         window.show()
         window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
-        import attention.engine  # noqa: F401  (the app imports torch on start; wait for it here)
+        import attention.compute.engine  # noqa: F401  (the app imports torch on start; wait for it here)
 
         window.recompute.wait_idle()
         settle(window)

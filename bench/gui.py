@@ -101,7 +101,7 @@ def startup(runs: int) -> dict:
         fresh = Path(files) / "changed-toy.json"
         sys.path.insert(0, str(ROOT))
         import resources
-        from attention import scenario_io
+        from attention.files import scenario_io
 
         sc = scenario_io.load(resources.list_presets()[0][0])
         q = sc.queries.copy()

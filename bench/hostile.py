@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402,F401  (imported first: no case pays for torch's first import)
 
 import resources  # noqa: E402
-from attention import ScenarioError, scenario_io  # noqa: E402
+from attention import ScenarioError  # noqa: E402
+from attention.files import scenario_io
 
 TOY = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))
 HOSTILE = Path(__file__).resolve().parents[1] / "tests" / "hostile"

@@ -235,7 +235,7 @@ def main() -> int:
         window.show()
         window.showNormal()
         window.resize(*size)
-        import attention.engine  # noqa: F401  (the app imports torch on start; wait for it here)
+        import attention.compute.engine  # noqa: F401  (the app imports torch on start; wait for it here)
         settle(app, window)
         before = rss_mb()
         opens = [open_once(app, window) for _ in range(2 if args.quick else 3)]

@@ -191,7 +191,7 @@ def session_figures(model, ids: list[int], runs: int) -> None:
 def open_layer_figures(model, s, runs: int) -> None:
     """The open layer through the engine (float64), as the GUI thread runs it after every edit and token, and
     the memory the kept float64 weights take (attention.models.decoder.KeptWeights)."""
-    from attention.engine import run
+    from attention.compute.engine import run
     from attention.models import llama
 
     layer = model.spec.n_layers // 2
@@ -216,7 +216,7 @@ def open_layer_figures(model, s, runs: int) -> None:
 def kept_vs_fresh(model, s, layer: int, runs: int) -> None:
     """The same engine run with the model's kept read-only weights and with fresh writeable float64 copies made
     per call (what attention_weights returned before 2026-12-02), taking turns: what keeping them saves."""
-    from attention.engine import run
+    from attention.compute.engine import run
 
     if not hasattr(model, "_attention"):
         return  # a model without kept weights (older code)
@@ -270,7 +270,7 @@ def window_figures(runs: int) -> None:
         window.resize(1600, 1000)
         window.show()
         window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
-        import attention.engine  # noqa: F401  (the app imports torch on start; wait for it here)
+        import attention.compute.engine  # noqa: F401  (the app imports torch on start; wait for it here)
 
         tools = window.models
         t0 = time.perf_counter()

@@ -62,7 +62,7 @@ def check(window) -> str:
         assert window.view._stale, "a scenario the engine refuses, but the panes are not marked stale"
         return "refused"
     view = window.view
-    from attention import step_registry
+    from attention.registry import step_registry
 
     # the Steps region shows the trace's steps in pipeline order (step_registry.in_order)
     assert view.pane_ids() == step_registry.in_order(trace.ids), "the panes are not the trace's steps"

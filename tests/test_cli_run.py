@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import attention
-from attention import cli, numbers, scenario_io
+from attention import cli
+from attention.datamodel import numbers
+from attention.files import scenario_io
 
 GOLDEN = Path(__file__).parent / "models" / "minilm_golden.npz"
 
@@ -94,7 +96,7 @@ def test_a_missing_path_is_named_missing_and_the_message_names_it_once(tmp_path,
 
 
 def test_out_that_is_a_file_is_refused_before_the_model_loads(tmp_path, capsys, monkeypatch):
-    from attention import run_cli
+    from attention.cli import run_cli
     monkeypatch.setattr(run_cli, "_load", lambda name: pytest.fail("loaded a model for an unusable --out"))
     afile = tmp_path / "afile"
     afile.write_text("keep me")
@@ -113,7 +115,7 @@ def test_out_below_a_file_is_refused_in_one_line(tmp_path, capsys):
 
 
 def test_text2_for_a_named_decoder_is_refused_before_it_loads(tmp_path, capsys, monkeypatch):
-    from attention import run_cli
+    from attention.cli import run_cli
     monkeypatch.setattr(run_cli, "_load", lambda name: pytest.fail("loaded a decoder only to refuse --text2"))
     for model in ("smollm2", "glassllm", str(tmp_path / "x.gguf")):
         assert cli.main(["run", model, "hi", "--text2", "there", "--out", str(tmp_path), "--lang", "en"]) == 2

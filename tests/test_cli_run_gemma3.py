@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import attention
-from attention import cli, numbers, scenario_io
+from attention import cli
+from attention.datamodel import numbers
+from attention.files import scenario_io
 from attention.models import gemma3_bundle
 
 GOLDEN = Path(__file__).parent / "models" / "golden_gemma3.npz"

@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import Scenario, scenario_io
+from attention import Scenario
 from attention.cli import main
+from attention.files import scenario_io
 
 ROOT = Path(__file__).resolve().parents[1]
 e = math.exp

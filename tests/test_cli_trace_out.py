@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import attention
-from attention import cli, scenario_io, trace_json, trace_out
+from attention import cli
+from attention.compute import engine
+from attention.files import scenario_io, trace_json, trace_out
 from resources import list_presets
 
 PRESETS = [p for p, _ in list_presets()]
@@ -98,7 +100,7 @@ def test_json_to_a_file(capsys, tmp_path):
 
 def test_a_write_protected_output_is_refused(capsys, tmp_path):
     """Even a file the command may otherwise replace (empty, or its own kind: attention/out_guard.py)."""
-    from attention.out_guard import SCRIPT_MARK
+    from attention.files.out_guard import SCRIPT_MARK
 
     target = tmp_path / "t.npz"
     target.write_bytes(b"")
@@ -144,7 +146,7 @@ def _big_scenario(tmp_path, L: int = 400):
 
 def test_a_trace_too_big_for_json_is_refused_before_it_is_computed(capsys, monkeypatch, tmp_path):
     ran = []
-    monkeypatch.setattr(attention, "run", lambda *a, **k: ran.append(1) or 1 / 0)
+    monkeypatch.setattr(engine, "run", lambda *a, **k: ran.append(1) or 1 / 0)
     # at least 3 * 400 * 8 inputs + 2 * 400 * 400 weights = 329,600 numbers, 5 characters each: 1.6 MB
     code, out, err = _run(capsys, _big_scenario(tmp_path), "--max-json", "1MB")
     assert code == 2 and out == "" and ran == []

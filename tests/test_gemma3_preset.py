@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from attention import run, scenario_io
+from attention import run
+from attention.files import scenario_io
 from resources import scenarios_dir
 
 PRESET = scenarios_dir() / "24_gemma3_local_global.json"

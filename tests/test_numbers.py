@@ -1,4 +1,4 @@
-"""attention.numbers: one way to write a number, and the same number reads the same everywhere.
+"""attention.datamodel.numbers: one way to write a number, and the same number reads the same everywhere.
 
 Properties (hypothesis): every text reads back to its value within the precision it states
 (`machine` bit for bit, `exact` to the same float, `rounded` to `digits` significant digits,
@@ -23,8 +23,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from attention import Scenario, numbers, run, scenario_io
-from attention.explain import explain
+from attention import Scenario, run
+from attention.datamodel import numbers
+from attention.files import scenario_io
+from attention.teaching.explain import explain
 
 ROOT = Path(__file__).resolve().parents[1]
 any_float = st.floats(allow_nan=True, allow_infinity=True, width=64)

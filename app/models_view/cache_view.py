@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
 from app.panes import colormaps
 from app.panes.paint_guard import guarded
 from app.services import i18n
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 #: the cached K and V panes' height under a grid of many layers (CachePanel.compact)
 COMPACT_HEIGHT = 48

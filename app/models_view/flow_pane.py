@@ -15,7 +15,8 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from app.services import devices, i18n
 from app.viewmodel import flow_view
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 
 class FlowShow(QObject):

@@ -37,8 +37,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import attention.words as words
 from app.services import i18n
-from attention import numbers, words
+from attention.datamodel import numbers
 from attention.models import gemma3_bundle
 from attention.models.errors import ModelError
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from app.panes import colormaps
 from app.panes.paint_guard import guarded
-from attention import numbers
+from attention.datamodel import numbers
 
 LABEL_W = 26  # room for "L6" on the left
 LABEL_H = 16  # room for "H12" on top (numbered from 1, as the step panes number heads)

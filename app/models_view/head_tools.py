@@ -28,7 +28,8 @@ from PySide6.QtWidgets import QMenu
 from app.models_view.heads_panel import HeadsPanel
 from app.services import devices, i18n
 from app.viewmodel import head_view
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 from attention.models.errors import ModelError
 
 

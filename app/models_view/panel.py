@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
 from app.models_view.cache_view import CachePanel
 from app.models_view.grid import ModelGrid
 from app.viewmodel.model_session import FILTERS, ModelSession, sentence_lines
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 from attention.models.errors import MAX_SENTENCE_CHARS, MAX_SENTENCES, ModelError
 
 EDIT_PAUSE_MS = 300

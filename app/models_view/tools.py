@@ -32,7 +32,8 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog
 from app.models_view.panel import ModelPanel
 from app.services import devices, i18n
 from app.viewmodel.model_session import SYNC_TOKENS, ModelSession, sentence_lines
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 from attention.models import bundled
 from attention.models.errors import ModelError
 

@@ -40,7 +40,7 @@ from app.panes import prepared
 from app.panes.flow_layout import FlowLayout
 from app.panes.step_pane import StepPane
 from app.viewmodel import color_scale, pane_text, weights_note
-from attention import step_registry
+from attention.registry import step_registry
 
 #: what a lens gives back per step id: (picture to draw, notice {"en", "zh"} or None)
 Shown = tuple[prepared.PanePicture, Optional[dict]]

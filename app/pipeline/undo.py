@@ -13,18 +13,25 @@ slider (app.teaching.what_if) merges into one step (DragCells, DragOption: same 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import Any, Callable, Optional, Protocol
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
 from app.viewmodel.matrix_ref import MatrixRef
-from attention import numbers
-from attention.scenario import same
+from attention.datamodel import numbers
+from attention.datamodel.scenario import same
 
-if TYPE_CHECKING:
-    from app.pipeline.document import Document
+
+class Document(Protocol):
+    """What an undo command changes (app.pipeline.document.Document, which owns the stack): the
+    scenario, replaced whole by `apply`; `replaying` while the stack itself undoes or redoes."""
+
+    scenario: Any
+    replaying: bool
+
+    def apply(self, scenario: Any) -> None: ...
 
 CELL_ID = 1001
 OPTION_ID = 1002

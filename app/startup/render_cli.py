@@ -21,8 +21,8 @@ from typing import Optional
 def _parser(lang: str = "en") -> argparse.ArgumentParser:
     """The options; --help and argparse's own error lines in `lang` (the terminal's), every word from the
     catalogue (attention/words/cli_args.py: cli.cmd.render.about, cli.opt.render.<dest>)."""
-    from attention import cli_args
-    from attention.scenario import DEVICES, DTYPES
+    from attention.cli import cli_args
+    from attention.datamodel.scenario import DEVICES, DTYPES
 
     p = cli_args.Parser(prog="main.py render")
     p.add_argument("file", metavar="FILE")
@@ -91,7 +91,8 @@ def _render(args, said: str) -> int:
     language of the lines on the terminal (the handout's is --lang)."""
     from pathlib import Path
 
-    from attention import scenario_io, words
+    from attention import words
+    from attention.files import scenario_io
 
     sc = scenario_io.load(args.file)
     if not 0 <= args.batch < sc.batch:

@@ -31,7 +31,8 @@ from app.panes.steps_view import StepsView
 from app.services import i18n
 from app.viewmodel import lessons, wrapped
 from app.viewmodel.export_errors import cannot_write
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 if TYPE_CHECKING:
     from app.features import FeatureHost
@@ -471,7 +472,7 @@ class HandoutActions(QObject):
             path += ".py"
 
         def write() -> None:
-            from attention.script_export import python_script
+            from attention.teaching.script_export import python_script
 
             try:
                 Path(path).write_text(python_script(scenario), encoding="utf-8")

@@ -12,9 +12,11 @@ from typing import Any, Callable, Hashable, Optional
 
 import numpy as np
 
-from attention import numbers, words
+from attention import words
 
 #: cut edges listed in a cell's explain (largest capacity first); the rest are counted
+from attention.datamodel import numbers
+
 SHOWN_EDGES = 8
 #: (layers x tokens²) up to which the flow is computed on the GUI thread: glassllm's 4 layers x 12 tokens take
 #: ~15 ms; SmolLM2's 30 x 16 ~0.3 s, which goes to the worker

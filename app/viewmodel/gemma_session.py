@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+import attention.words as words
 from app.viewmodel.decoder_session import DecoderRun, DecoderSession
-from attention import numbers, words
+from attention.datamodel import numbers
 from attention.models.errors import ModelError
 
 #: what the prompt box holds when Gemma 3 is first opened (transformers: next token "，" 0.26)

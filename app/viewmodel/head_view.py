@@ -14,7 +14,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Hashable, Optional
 
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 from attention.models.errors import ModelError
 
 #: what the grid writes in the corner of an altered head's cell

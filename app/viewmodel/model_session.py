@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Hashable, Optional
 
 import numpy as np
 
-from attention import numbers
+from attention.datamodel import numbers
 
 if TYPE_CHECKING:
     from attention import Scenario

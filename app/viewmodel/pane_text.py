@@ -8,7 +8,8 @@ themselves are in the catalogue, attention/words/panes.py (``dim.<dim>.axis``, `
 """
 from __future__ import annotations
 
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 LANGS = words.LANGS
 

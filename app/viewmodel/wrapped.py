@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from app.viewmodel.pane_data import Axis, Layout, PaneData
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 #: a row of a wrapped matrix holds between these many columns (a divisor of the matrix's width)
 ROW_MIN, ROW_MAX = 5, 16

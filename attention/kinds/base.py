@@ -1,4 +1,4 @@
-"""The Protocols every kind of the registry (attention/kinds/__init__.py) follows, one per family.
+"""The Protocols every kind of the registry (attention/registry/kinds.py) follows, one per family.
 
 Why Protocols (as napari's slicing layers): the engine, explain, lessons, script export, the
 panes and the editors ask a kind object what they need (its fields, its default scale, its
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, runtime_checkable
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # annotations only
     import torch
 
-    from attention.problem import Problem
-    from attention.scenario import Scenario
+    from attention.datamodel.problem import Problem
+    from attention.datamodel.scenario import Scenario
 
 
 @runtime_checkable
@@ -27,12 +27,12 @@ class ScoringKind(Protocol):
     """How a query and a key make a score (scaled dot, dot, d2l's additive, Informer's ProbSparse).
 
     The engine calls `compute_scores`, `compute_masked` and `compute_weights` for the three
-    steps every trace has, with the engine's working state (`attention.engine.Run`); a kind keeps
+    steps every trace has, with the engine's working state (`attention.compute.engine.Run`); a kind keeps
     its own intermediates there (`run.state`) and may compute extra steps (`extra_steps`, each a
-    record of attention/step_registry.py whose compute function the kind provides)."""
+    record of attention/registry/step_registry.py whose compute function the kind provides)."""
 
     name: str
-    fields: tuple[Field, ...]  # the options this kind adds to a scenario (attention/fields.py)
+    fields: tuple[Field, ...]  # the options this kind adds to a scenario (attention/datamodel/fields.py)
     extra_steps: tuple[str, ...]  # step ids only this kind computes (records in step_registry)
     formulas: Mapping[str, str]  # step id -> catalogue key of its formula, where this kind differs
     titles: Mapping[str, str]  # step id -> catalogue key of its title, where this kind differs
@@ -58,7 +58,7 @@ class ScoringKind(Protocol):
     def explain_cell(self, ctx: Any, step_id: str, idx: tuple[int, ...]) -> Any: ...
     def lazy_row(self, ctx: Any, b: int, h: int, l: int) -> bool: ...
     def lesson_keys(self, step_id: str, keys: list[str], v: dict[str, Any]) -> list[str]: ...
-    def script(self, sc: "Scenario", step_id: str) -> Optional[str]: ...
+    def script(self, plan: Any, step_id: str) -> Optional[str]: ...  # plan: attention.kinds.plan.Plan
     def script_numbers(self, sc: "Scenario") -> str: ...
     def scale_why(self, sc: "Scenario") -> str: ...
 

@@ -8,7 +8,7 @@ imported only when a folder is opened, so the engine imports without it.
 
 The forward is the one BERT defines (eval mode, no dropout):
     h0 = LayerNorm(word[ids] + position[0..L-1] + token_type[type_ids])
-    per layer:  a = Attention(h)  (as attention.engine: scaled dot product, keys >= valid_len masked)
+    per layer:  a = Attention(h)  (as attention.compute.engine: scaled dot product, keys >= valid_len masked)
                 h = LayerNorm(h + dense(a));  h = LayerNorm(h + out(gelu(intermediate(h))))
 `forward` returns every hidden state entering a layer and every layer's attention weights, so a
 model view and a chosen layer's scenario come from one pass.
@@ -24,7 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attention import memory
+from attention.compute import memory
 from attention.models import json_file
 from attention.models.decoder import frozen
 from attention.models.errors import ModelError
@@ -90,7 +90,7 @@ class BertConfig:
 
 def _short(value):
     """A config value for a {found!r} placeholder: itself when short, else its repr cut to QUOTE characters."""
-    from attention.problem import elide
+    from attention.datamodel.problem import elide
 
     if isinstance(value, str):
         return elide(value, QUOTE)
@@ -99,7 +99,7 @@ def _short(value):
 
 def _quoted(value) -> str:
     """A config value as a message shows it: repr, at most QUOTE characters (a huge whole number by its size)."""
-    from attention.problem import count, elide
+    from attention.datamodel.problem import count, elide
 
     if isinstance(value, int) and value.bit_length() > 200:
         return count(value)

@@ -18,12 +18,13 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import torch
 
-from attention import numbers, words
-from attention.engine import run
+import attention.words as words
+from attention.compute.engine import run
+from attention.datamodel import numbers
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import Projection, Scenario
 from attention.models.decoder import Attend
 from attention.models.errors import ModelError
-from attention.parts import Part
-from attention.scenario import Projection, Scenario
 
 
 def pairing_of(model: Any) -> str:

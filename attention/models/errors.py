@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from attention import words
+import attention.words as words
 
 #: Sentences one batch may have.
 MAX_SENTENCES = 2
@@ -22,6 +22,6 @@ class ModelError(ValueError):
         super().__init__(self.text())
 
     def text(self, lang: Optional[str] = None) -> str:
-        from attention.problem import rendered  # a field's expected range is a Phrase (attention/limits.py)
+        from attention.datamodel.problem import rendered  # a field's expected range is a Phrase (attention/limits.py)
 
         return words.text(self.message_id, lang, **rendered(self.fields, lang))

@@ -52,9 +52,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from attention import limits
-from attention.models.checkpoint import CheckpointError, TensorSource, open_source
-from attention.problem import Phrase
+from attention.datamodel import limits
+from attention.datamodel.problem import Phrase
+from attention.models.checkpoint import CheckpointError, TensorSource
+from attention.models.readers import open_source
 
 #: model_type (config.json) -> family name used below.
 FAMILIES: dict[str, str] = {

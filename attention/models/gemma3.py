@@ -53,7 +53,8 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention import numbers, words
+import attention.words as words
+from attention.datamodel import numbers
 from attention.models.checkpoint import CheckpointError
 from attention.models.decoder_block import BlockStyle, BlockWeights, LayerAttention, norm
 from attention.models.llama import LAYER_TENSORS, LlamaDecoder, LlamaSpec
@@ -286,7 +287,7 @@ def spec_from_meta(header, name: str) -> Gemma3Spec:
     if arch != ARCHITECTURE:
         raise CheckpointError("models.error.gguf_architecture", path=where, value=repr(arch), known=ARCHITECTURE)
 
-    from attention.models.gguf_model import _rope_base, meta_checks, quant_bits
+    from attention.models.gguf_source import _rope_base, meta_checks, quant_bits
 
     whole, positive, refuse = meta_checks(meta, arch, where)
     d, H, n = whole("embedding_length"), whole("attention.head_count"), whole("block_count")

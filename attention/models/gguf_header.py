@@ -231,7 +231,7 @@ def dequantize(header: GGUFHeader, name: str, shape: Optional[tuple[int, ...]] =
     try:
         w = gguf.quants.dequantize(header.raw(name), qtype)
     except NotImplementedError:
-        from attention.models.gguf_model import _gguf_version
+        from attention.models.gguf_source import _gguf_version
 
         raise CheckpointError("models.error.gguf_quant", path=header.path.name, tensor=name, kind=t.kind,
                               version=_gguf_version()) from None

@@ -34,7 +34,8 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 import numpy as np
 import torch
 
-from attention import numbers, words
+import attention.words as words
+from attention.datamodel import numbers
 from attention.models.decoder import Attend, DecoderForward
 from attention.models.errors import ModelError
 
@@ -117,7 +118,7 @@ def is_encoder(model: Any) -> bool:
 def layer_trace(model: Any, k: int, x: torch.Tensor, start: int = 0, valid_lens: Optional[np.ndarray] = None):
     """Layer k on its input x (B, L, d) through the engine in float64: the scenario the window opens for the layer
     (a decoder's RMS-normed input with RoPE from `start`; an encoder's hidden states with its padding)."""
-    from attention.engine import run
+    from attention.compute.engine import run
 
     a = x.detach().double().cpu().numpy()
     if is_encoder(model):
@@ -175,7 +176,7 @@ class LayerHeads:
 
     def change(self, new_concat: torch.Tensor) -> torch.Tensor:
         """(concat' − concat) @ W_Oᵀ: what an edit adds to the layer's output (B, L, d); no bias (it cancels)."""
-        from attention.steps import project  # the engine's own output projection
+        from attention.ops.steps import project  # the engine's own output projection
 
         return project(new_concat - self.concat, self.W_O, None)
 

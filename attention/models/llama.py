@@ -26,7 +26,8 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention import numbers, words
+import attention.words as words
+from attention.datamodel import numbers
 from attention.kinds import qk_norm
 from attention.models.checkpoint import CheckpointError, TensorSource, check_finite
 from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm
@@ -314,15 +315,15 @@ def load_folder(path: str | Path) -> LlamaDecoder:
     The attention of layer 0 is read by families.py first, so every config convention (rope_parameters or
     rope_theta, head_dim, GQA) is the one the layer importer uses; what this forward does not compute is refused,
     naming the config field: another model_type, scaled RoPE, biases, an activation other than SiLU."""
-    from attention.models.checkpoint import open_source
     from attention.models.families import read_attention
     from attention.models.gguf_tokenizer import GGUFTokenizer
+    from attention.models.readers import open_source
 
     source = open_source(Path(path))
     cfg, where = source.config, source.path.name
 
     def refuse(name: str, value: Any, expected: Any) -> CheckpointError:
-        from attention import limits
+        from attention.datamodel import limits
 
         return CheckpointError("models.error.family_field", path=where, field=name, value=limits.shown(value),
                                expected=expected)
@@ -338,9 +339,9 @@ def load_folder(path: str | Path) -> LlamaDecoder:
             raise refuse(name, cfg[name], "false")
     if cfg.get("hidden_act", "silu") != "silu":
         raise refuse("hidden_act", cfg.get("hidden_act"), "silu")
-    from attention import limits
+    from attention.datamodel import limits
+    from attention.datamodel.problem import Phrase
     from attention.models.families import layer_prefixes
-    from attention.problem import Phrase
 
     for name in ("num_hidden_layers", "intermediate_size", "vocab_size"):
         bad = limits.outside(cfg.get(name), 1, limits.INT_MAX)

@@ -142,8 +142,8 @@ NOTES = {
 
 def export(model: Imputer, out: Path, seed: int) -> Path:
     """One fresh window through the trained layer (eval: the inference path), saved with its notes."""
-    from attention import scenario_io
-    from attention.parts import Part
+    from attention.datamodel.parts import Part
+    from attention.files import scenario_io
 
     inputs, _, hidden = windows(1, torch.Generator().manual_seed(seed + 2))
     model.eval()

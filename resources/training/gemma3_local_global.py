@@ -68,7 +68,7 @@ def float32_short(a: np.ndarray) -> np.ndarray:
 
 def layer_rows(model, normed: np.ndarray, k: int, labels: tuple[str, ...]) -> tuple[np.ndarray, ...]:
     """Layer k through the engine: q (L, H·E) after QK-norm and RoPE, k and v (L, H_kv·E), and its weights."""
-    from attention.engine import run
+    from attention.compute.engine import run
     from attention.models.decoder_layer import layer_scenario
 
     t = run(layer_scenario(model, normed, k, labels), device="cpu")
@@ -81,7 +81,7 @@ def build(model):
     """(the preset Scenario, the two layers' own weights (2, 4, L, L) float64)."""
     import torch
 
-    from attention.scenario import Scenario
+    from attention.datamodel.scenario import Scenario
 
     ids = model.encode(SENTENCE)
     labels = tuple(model.token_labels(ids))
@@ -94,7 +94,8 @@ def build(model):
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    from attention import run, scenario_io
+    from attention import run
+    from attention.files import scenario_io
     from attention.models import gemma3, gemma3_bundle
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

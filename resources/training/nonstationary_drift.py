@@ -137,8 +137,8 @@ NOTES = {
 
 def export(model: NonstationaryForecaster, out: Path, seed: int) -> Path:
     """The two windows through the trained layer, saved with τ and Δ as the scenario's part."""
-    from attention import scenario_io
-    from attention.parts import Part
+    from attention.datamodel.parts import Part
+    from attention.files import scenario_io
 
     x = export_pair(seed)
     model.eval()

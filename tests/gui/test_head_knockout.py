@@ -17,7 +17,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QMenu
 
-from attention import numbers
+from attention.datamodel import numbers
 
 glassllm = pytest.importorskip("glassllm")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))  # bert64, the authors' flow code

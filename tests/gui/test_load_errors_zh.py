@@ -19,8 +19,9 @@ from PySide6.QtGui import QDropEvent
 import attention
 import resources
 from app.services import i18n
-from attention import ScenarioError, generators, scenario_io, words
-from attention.problem import PREFIX, Phrase, Problem, positions_of
+from attention import ScenarioError, words
+from attention.datamodel.problem import PREFIX, Phrase, Problem, positions_of
+from attention.files import generators, scenario_io
 
 TOY = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))
 I4 = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]

@@ -353,7 +353,7 @@ def test_clicking_a_head_title_focuses_that_head(view, qtbot):
 def test_the_additive_scores_pane_shows_the_additive_formula(view):
     """d2l's additive scores are w_v · tanh(W_q q + W_k k), not a dot product: the pane says so,
     in both languages; a dot-product trace keeps q · k."""
-    from attention import scenario_io
+    from attention.files import scenario_io
 
     sc = scenario_io.load(resources.scenarios_dir() / "04_d2l_additive.json")
     show(view, sc)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.pipeline.document import UNDO_BYTES
-from attention.scenario import same
+from attention.datamodel.scenario import same
 
 
 def test_the_cap_is_stated_and_sane():
@@ -120,8 +120,8 @@ def test_sentence_edits_keep_sentences_not_runs_and_undo_recomputes_them_exactly
     """Six MiniLM sentence edits: every undo step's model state is plain values (sentences, pickers),
     and undoing all of them (the older ones past the session's few kept runs are run again) shows the
     very grid and scenario each edit showed."""
+    from attention.datamodel.scenario import same
     from attention.models import bundled
-    from attention.scenario import same
 
     if bundled.folder() is None:
         import pytest

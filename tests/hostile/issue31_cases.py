@@ -266,8 +266,9 @@ for name in ("gguf", "safetensors.torch", "tokenizers"):
 import attention.cli
 from attention import words
 for name in ("attention.models.importing", "attention.models.families", "attention.models.gguf_model",
-             "attention.models.llama", "attention.models.bert", "attention.models.glassllm", "attention.tiles",
-             "attention.trace_json", "attention.engine", "attention.run_cli", "attention.script_export"):
+             "attention.models.llama", "attention.models.bert", "attention.models.glassllm",
+             "attention.teaching.tiles", "attention.files.trace_json", "attention.compute.engine",
+             "attention.cli.run_cli", "attention.teaching.script_export"):
     __import__(name)
 cases = json.load(open(sys.argv[2]))
 cap = int(sys.argv[3]) << 20

@@ -23,8 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attention import ScenarioError, scenario_io
+from attention import ScenarioError
 from attention.cli import main
+from attention.files import scenario_io
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -246,7 +247,7 @@ def test_a_hostile_config_is_refused_or_what_it_writes_validates(name, tmp_path)
 @settings(max_examples=25)
 @given(st.integers(-10 ** 12, 10 ** 12))
 def test_indent_is_used_or_refused_naming_it(indent):
-    from attention.trace_out import MAX_INDENT
+    from attention.files.trace_out import MAX_INDENT
 
     rc, out, err = cli("trace", HERE / "windows_two.json", "--indent", indent)
     if 0 <= indent <= MAX_INDENT:
@@ -258,12 +259,13 @@ def test_indent_is_used_or_refused_naming_it(indent):
 def test_the_indent_counts_in_the_size_estimate(tmp_path):
     """--indent 16 makes the text several times longer: the estimate grows with it, and a limit
     between the compact and the indented size refuses only the indented text."""
-    from attention import run, trace_out
+    from attention import run
+    from attention.files import trace_out
 
     sc = scenario_io.load(HERE / "windows_two.json")
     t = run(sc)
     compact, wide = trace_out.estimate_json_bytes(t), trace_out.estimate_json_bytes(t, indent=16)
-    from attention.trace_json import dumps
+    from attention.files.trace_json import dumps
 
     assert 0.5 < len(dumps(t, sc, indent=16)) / wide < 2
     assert wide > 2 * compact
@@ -300,7 +302,7 @@ def test_a_folder_of_layer_files_with_a_planted_link_is_refused_before_anything_
 def test_each_writer_recognises_its_own_kind_of_file_and_nothing_else(tmp_path):
     """What out_guard reads back from files the project itself wrote (so a write may replace them) and
     from files it did not (so it may not)."""
-    from attention import out_guard
+    from attention.files import out_guard
 
     toy = tmp_path / "toy.json"
     shutil.copy(HERE / "windows_two.json", toy)

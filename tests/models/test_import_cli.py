@@ -14,8 +14,9 @@ from import_modules import AttentionLayer, FullAttention, TSLTransformer
 from safetensors.torch import save_file
 from torch import nn
 
-from attention import run, scenario_io
+from attention import run
 from attention.cli import main
+from attention.files import scenario_io
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -191,8 +192,8 @@ def test_a_seed_out_of_range_is_one_line(tmp_path):
 
 
 def test_a_token_count_whose_trace_cannot_fit_is_refused_from_the_shapes(tmp_path, monkeypatch):
+    from attention.compute.check import estimate_trace_bytes
     from attention.models import importing
-    from attention.scenario import estimate_trace_bytes
 
     monkeypatch.setenv("AE_MEMORY_LIMIT", str(1 << 30))
     generated = []

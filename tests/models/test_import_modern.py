@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import engine, scenario_io
 from attention.cli import main
-from attention.parts import Part
+from attention.compute import engine
+from attention.datamodel.parts import Part
+from attention.files import scenario_io
 
 pytest.importorskip("safetensors")
 GOLDEN = Path(__file__).with_name("golden_modern")

@@ -17,8 +17,9 @@ import pytest
 import torch
 from tsl_layers import Informer2020AttentionLayer, Informer2020ProbAttention
 
-from attention import run, scenario_io
+from attention import run
 from attention.cli import main
+from attention.files import scenario_io
 from resources.training.tsl_style import AttentionLayer, FullAttention, ProbAttention
 
 TOL = 1e-6

@@ -45,7 +45,7 @@ def test_the_layer_notes_say_it(minilm, minilm_folder):
 
 
 def test_main_py_run_minilm_prints_it(minilm_folder, tmp_path, monkeypatch):
-    from attention import scenario_io
+    from attention.files import scenario_io
 
     saved = []
     monkeypatch.setattr(scenario_io, "save", lambda sc, path, **kw: saved.append(path))  # writing 6 layers' JSON: 30 s

@@ -240,6 +240,16 @@ def kept_vs_fresh(model, s, layer: int, runs: int) -> None:
           f"(as before, less its float32 -> float64 conversion)")
 
 
+def wait_until(app, window, until) -> None:
+    """Run the window's event loop until `until()`, then until the engine is idle; the last processEvents paints
+    what changed (Qt's update requests), as a person's screen does."""
+    while not until():
+        app.processEvents()
+        time.sleep(0.001)
+    window.recompute.wait_idle()
+    app.processEvents()
+
+
 def window_figures(runs: int) -> None:
     """The real window, offscreen: prompt edits and Next token, end to end (see the module's docstring)."""
     import os
@@ -253,11 +263,7 @@ def window_figures(runs: int) -> None:
     from app.services.settings import Settings
 
     def wait(window, until) -> None:
-        while not until():
-            app.processEvents()
-            time.sleep(0.001)
-        window.recompute.wait_idle()
-        app.processEvents()
+        wait_until(app, window, until)
 
     with tempfile.TemporaryDirectory() as tmp:
         window = MainWindow(Settings.at(Path(tmp) / "settings.ini"))

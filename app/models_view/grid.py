@@ -31,6 +31,7 @@ GAP = 3
 #: from the Steps column (48-px cells made the dock 592 px wide and Steps 380 at 1600 x 900, too narrow
 #: for one 480-px pane; 30-px cells leave Steps ~540)
 HINT_CELL = 30
+MARK_W = 12  # room for a layer's mark (● global / ○ local, Gemma 3) left of "L6"
 
 
 def _lut_index(grid: np.ndarray) -> np.ndarray:
@@ -74,6 +75,7 @@ class ModelGrid(QWidget):
         self._focus = (0, -1)
         self.describe = lambda layer, head, q, k: ""  # set by the panel: the hover line
         self.show_labels = True  # "H1" / "L1" over the cells (off for one token x token heatmap)
+        self.layer_kinds: list[bool] = []  # per layer: True ● (a global layer), False ○ (a local one); []: none
         self._marks: dict[tuple[int, int], str] = {}  # altered heads: (layer, head) -> corner letter
         self._overlay: Optional[np.ndarray] = None  # (NL, H) 0xAARRGGBB: one colour per cell (the importance map)
         self._overlay_text: dict[tuple[int, int], str] = {}
@@ -92,6 +94,15 @@ class ModelGrid(QWidget):
         self.update()
         if self._pointer is not None:
             self._hover_at(self._pointer, None)
+
+    def set_layer_kinds(self, kinds: list[bool]) -> None:
+        """Mark each row as a global (●) or local (○) layer (Gemma 3); [] for none."""
+        if list(kinds) != self.layer_kinds:
+            self.layer_kinds = list(kinds)
+            self.update()
+
+    def label_w(self) -> int:
+        return LABEL_W + (MARK_W if self.layer_kinds and self.show_labels else 0)
 
     def set_marks(self, marks: dict[tuple[int, int], str]) -> None:
         """Mark altered heads: their cell is crossed and carries `marks[(layer, head)]` in its corner."""
@@ -119,20 +130,20 @@ class ModelGrid(QWidget):
     def cell_size(self) -> int:
         if not self._layers or not self._heads:
             return 0
-        w = (self.width() - LABEL_W) // self._heads - GAP
+        w = (self.width() - self.label_w()) // self._heads - GAP
         h = (self.height() - LABEL_H) // self._layers - GAP
         return max(4, min(w, h))
 
     def cell_rect(self, layer: int, head: int) -> QRect:
         c = self.cell_size()
-        return QRect(LABEL_W + head * (c + GAP), LABEL_H + layer * (c + GAP), c, c)
+        return QRect(self.label_w() + head * (c + GAP), LABEL_H + layer * (c + GAP), c, c)
 
     def hit(self, pos: QPoint) -> Optional[tuple[int, int, int, int]]:
         """(layer, head, query, key) under `pos`, or None."""
         c = self.cell_size()
         if c <= 0 or self._n == 0 or self._cols == 0:
             return None
-        x, y = pos.x() - LABEL_W, pos.y() - LABEL_H
+        x, y = pos.x() - self.label_w(), pos.y() - LABEL_H
         if x < 0 or y < 0:
             return None
         head, layer = x // (c + GAP), y // (c + GAP)
@@ -158,8 +169,10 @@ class ModelGrid(QWidget):
             for layer in range(self._layers):
                 r = self.cell_rect(layer, 0)
                 if self.show_labels:
-                    p.drawText(QRect(0, r.y(), LABEL_W - 2, c), Qt.AlignmentFlag.AlignCenter,
+                    p.drawText(QRect(r.x() - LABEL_W, r.y(), LABEL_W - 2, c), Qt.AlignmentFlag.AlignCenter,
                                f"L{numbers.position(layer)}")
+                    if layer < len(self.layer_kinds):
+                        self._paint_layer_kind(p, QRect(0, r.y(), MARK_W, c), self.layer_kinds[layer])
                 for h in range(self._heads):
                     if self._overlay is None:
                         p.drawImage(self.cell_rect(layer, h), self._images[layer][h])
@@ -168,6 +181,16 @@ class ModelGrid(QWidget):
             self._paint_focus(p)
         finally:
             p.end()
+
+    def _paint_layer_kind(self, p: QPainter, box: QRect, is_global: bool) -> None:
+        """● for a global layer, ○ for a local one (drawn, not a glyph: every font has it then)."""
+        d = max(4, min(8, box.height() - 2))
+        dot = QRect(box.x() + (box.width() - d) // 2, box.y() + (box.height() - d) // 2, d, d)
+        p.save()
+        p.setPen(QPen(QColor("#333"), 1.2))
+        p.setBrush(QColor("#333") if is_global else Qt.BrushStyle.NoBrush)
+        p.drawEllipse(dot)
+        p.restore()
 
     def _paint_overlay(self, p: QPainter) -> None:
         if self._overlay is None or self._overlay.shape != (self._layers, self._heads):

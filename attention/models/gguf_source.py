@@ -235,27 +235,7 @@ def _config(meta: dict[str, Any], where: str, n_tokens: Optional[int], tied: boo
         raise CheckpointError("models.error.gguf_architecture", path=where, value=repr(arch),
                               known=", ".join(ARCHITECTURES))
 
-    def whole(key: str, default: Any = None) -> int:
-        """A size: a whole number from 1 to INT_MAX (attention/limits.py), like every size the project reads."""
-        value = meta.get(f"{arch}.{key}", default)
-        bad = limits.outside(value, 1, limits.INT_MAX)
-        if bad is not None:
-            raise refuse(key, value, bad)
-        return int(value)
-
-    def positive(key: str, default: Any = None, field: Any = None) -> float:
-        """A positive number; within `field`'s range where it becomes a scenario field (RoPE's base)."""
-        value = meta.get(f"{arch}.{key}", default)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
-            raise refuse(key, value, Phrase("range_positive"))
-        bad = None if field is None else limits.outside_field(field, value)
-        if bad is not None:
-            raise refuse(key, value, bad)
-        return float(value)
-
-    def refuse(key: str, value: Any, expected: Any) -> CheckpointError:
-        return CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=limits.shown(value),
-                               expected=expected)
+    whole, positive, refuse = meta_checks(meta, arch, where)
 
     d, H = whole("embedding_length"), whole("attention.head_count")
     H_kv = whole("attention.head_count_kv", H)
@@ -285,6 +265,36 @@ def _config(meta: dict[str, Any], where: str, n_tokens: Optional[int], tied: boo
             "rope_theta": positive("rope.freq_base", 10000.0, field=_rope_base()),
             "max_position_embeddings": whole("context_length"),
             "vocab_size": vocab, "tie_word_embeddings": tied, "attention_bias": False}
+
+
+def meta_checks(meta: dict[str, Any], arch: str, where: str):
+    """(whole, positive, refuse) for metadata `{arch}.{key}`: `whole(key, default)` a size, a whole number from 1 to
+    INT_MAX (attention/datamodel/limits.py, like every size the project reads); `positive(key, default, field)` a
+    positive number, within `field`'s range where it becomes a scenario field (RoPE's base); `refuse(key, value,
+    expected)` the error naming the key (models.error.gguf_key).  The Llama reader's and Gemma 3's
+    (attention.models.gemma3)."""
+
+    def refuse(key: str, value: Any, expected: Any) -> CheckpointError:
+        return CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=limits.shown(value),
+                               expected=expected)
+
+    def whole(key: str, default: Any = None) -> int:
+        value = meta.get(f"{arch}.{key}", default)
+        bad = limits.outside(value, 1, limits.INT_MAX)
+        if bad is not None:
+            raise refuse(key, value, bad)
+        return int(value)
+
+    def positive(key: str, default: Any = None, field: Any = None) -> float:
+        value = meta.get(f"{arch}.{key}", default)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
+            raise refuse(key, value, Phrase("range_positive"))
+        bad = None if field is None else limits.outside_field(field, value)
+        if bad is not None:
+            raise refuse(key, value, bad)
+        return float(value)
+
+    return whole, positive, refuse
 
 
 def _rope_base():

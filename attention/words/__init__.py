@@ -33,6 +33,7 @@ TOPICS: tuple[str, ...] = (
     "inner_attention",
     "model_view",
     "heads",
+    "gemma",
 )
 
 _language = "en"

@@ -17,7 +17,8 @@ EN = {
     "rollout_head": "head {head}",
     "run_wrote": "wrote {n} scenarios to {out}",
     "run_next": "next token after the text (top {n}):",
-    "run_unknown_model": "MODEL: {model!r} is neither minilm, glassllm, smollm2, a model folder nor a .gguf file",
+    "run_unknown_model": ("MODEL: {model!r} is neither minilm, glassllm, smollm2, gemma3, a model folder nor a .gguf "
+                          "file"),
     "run_text2_decoder": "--text2: a decoder reads one text; {model} takes no second one",
     "run_no_such_path": "MODEL: {model!r}: no such file or folder",
     "run_out_file": "--out {out}: is a file; give a folder for the layer files",
@@ -68,7 +69,7 @@ ZH = {
     "rollout_head": "第 {head} 个头",
     "run_wrote": "已把 {n} 个场景写入 {out}",
     "run_next": "这段文字之后的下一个词元（前 {n} 个）：",
-    "run_unknown_model": "MODEL：{model!r} 既不是 minilm、glassllm、smollm2，也不是模型文件夹或 .gguf 文件",
+    "run_unknown_model": "MODEL：{model!r} 既不是 minilm、glassllm、smollm2、gemma3，也不是模型文件夹或 .gguf 文件",
     "run_text2_decoder": "--text2：解码器只读一段文字；{model} 不接受第二段",
     "run_no_such_path": "MODEL：{model!r}：没有这个文件或文件夹",
     "run_out_file": "--out {out}：这是一个文件；请给出存放各层文件的文件夹",

@@ -58,6 +58,10 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+import busy  # noqa: E402  (bench/busy.py: --busy runs this script twice, quiet and busy)
+
+if __name__ == "__main__" and (_code := busy.main_if_busy(__file__)) is not None:
+    sys.exit(_code)
 sys.path.insert(0, str(ROOT / "tests" / "gui"))  # gui_helpers: what a pane must show, as the tests cut it
 
 # PySide6 before torch and pyqtgraph (pyqtgraph would prefer PyQt6; torch first can segfault at exit)
@@ -527,8 +531,10 @@ def breakdown(res: dict, ms) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    busy.add_flag(ap)
     ap.add_argument("--quick", action="store_true", help="fewer edits and launches (smoke test)")
     args = ap.parse_args()
+    busy.apply(args)
     n_small, n_large, launches, floor_reps, mpl_reps = (20, 8, 2, 10, 2) if args.quick else (200, 40, 5, 60, 5)
 
     t_start = time.perf_counter()

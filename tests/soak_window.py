@@ -133,6 +133,31 @@ def edit_latency_ms(window, probe_scenario, probes: int) -> float:
     return float(np.median(times) * 1000)
 
 
+def growth_snapshot() -> tuple:
+    """(tracemalloc snapshot, count of live objects by type name) after a full collection."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    counts: dict[str, int] = {}
+    for o in gc.get_objects():
+        name = type(o).__module__ + "." + type(o).__qualname__
+        counts[name] = counts.get(name, 0) + 1
+    return tracemalloc.take_snapshot(), counts
+
+
+def print_growth(before: tuple, after: tuple, top: int = 15) -> None:
+    """Where Python's allocations grew between two growth_snapshot()s, and which object kinds multiplied."""
+    stats = after[0].compare_to(before[0], "traceback")
+    grown = sum(s.size_diff for s in stats)
+    print(f"tracemalloc: Python allocations {grown / 2**20:+.1f} MiB since the warm-up; the largest growths:")
+    for s in stats[:top]:
+        frames = [f"{f.filename.split('/wt/')[-1]}:{f.lineno}" for f in s.traceback[-4:]]
+        print(f"  {s.size_diff / 2**10:+9.0f} KiB {s.count_diff:+7d} blocks  " + " <- ".join(reversed(frames)))
+    diff = sorted(((after[1].get(k, 0) - before[1].get(k, 0), k) for k in after[1]), reverse=True)[:top]
+    print("objects that grew in number:", ", ".join(f"{k} {n:+d}" for n, k in diff if n > 0))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=120.0)
@@ -142,7 +167,14 @@ def main() -> int:
     ap.add_argument("--probes", type=int, default=15, help="edits timed at the start and at the end")
     ap.add_argument("--strict", action="store_true", help="exit 3 when a target is missed")
     ap.add_argument("--trace", action="store_true", help="print each operation (to find the one that breaks)")
+    ap.add_argument("--tracemalloc", action="store_true",
+                    help="after the run, print where Python memory grew since the warm-up (tracemalloc) and which "
+                         "kinds of object grew in number (what to look at when RSS grows)")
     args = ap.parse_args()
+    if args.tracemalloc:
+        import tracemalloc
+
+        tracemalloc.start(12)
     app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (alive for the run)
     from app.main_window import MainWindow
     from app.services.settings import Settings
@@ -263,9 +295,12 @@ def main() -> int:
             undo_peak = max(undo_peak, window.document.undo_bytes())
             if rss_base is None and time.monotonic() - start >= warmup:
                 rss_base = rss_mb()
+                growth_base = growth_snapshot() if args.tracemalloc else None
         elapsed = time.monotonic() - start
         undo_end, undo_steps = window.document.undo_bytes(), window.document.undo_stack.count()
         rss_end = rss_mb()
+        if args.tracemalloc and rss_base is not None:
+            print_growth(growth_base, growth_snapshot())
         latency_end = edit_latency_ms(window, probe_scenario, args.probes)
         window.document.undo_stack.setClean()
         window.close()

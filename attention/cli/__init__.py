@@ -23,6 +23,7 @@ from attention.datamodel.problem import elide
 from attention.datamodel.scenario import DEVICES, DTYPES, Scenario, ScenarioError
 from attention.kinds.dot_product import SCALED_DOT
 from attention.kinds.prob_sparse import PROB_SPARSE
+from attention.words.cli import THREAD_COMMANDS
 
 #: `validate` quotes at most this much of a title (a 100 MB title is a file's business, not the terminal's).
 TITLE_CHARS = 80
@@ -74,6 +75,8 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     im.add_argument("--freq", metavar="F")  # and TSL's --freq spelling
     tiles_cli.add_parser(sub)
     run_cli.add_parser(sub)
+    for name in THREAD_COMMANDS:  # attention/compute/threads.py: the policy it overrides
+        sub.choices[name].add_argument("--threads", type=cli_args.count, metavar="N")
     cli_args.localize(p, lang)
     return p
 
@@ -85,6 +88,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         args = _parser(terminal_language()).parse_args(argv)
     except SystemExit as e:  # usage errors (2) and --help (0); argparse already printed
         return int(e.code) if isinstance(e.code, int) else 2
+    if getattr(args, "threads", None):
+        from attention.compute import threads
+
+        threads.set_override(args.threads)
     if getattr(args, "lang", None):
         words.set_language(args.lang)  # the catalogue's words (titles, formulas, ...) in the language asked for
     try:

@@ -15,6 +15,7 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
+from attention.compute import threads
 from attention.compute.trace import Step, Trace
 from attention.datamodel import numbers, parts
 from attention.datamodel.problem import Phrase, Problem, index_path, literal
@@ -48,10 +49,18 @@ def run(sc: Scenario, device: Optional[str] = None, dtype: Optional[str] = None)
         raise ScenarioError(problems(sc))
     dev = resolve_device(device or sc.device)
     dt = resolve_dtype(dtype or sc.dtype)
+    threads.use(work(sc))
     with torch.inference_mode():
         params = _parameters(sc, dev, dt)
         _check_finite(sc, params, dt, _sources(sc))
         return _run(sc, params, dev, dt)
+
+
+def work(sc: Scenario) -> float:
+    """About how many multiply-adds a trace of `sc` costs: the projections and the two products
+    (threads.use picks the thread count by it)."""
+    B, L, S, H, d = sc.batch, sc.L, sc.S, sc.n_heads, sc.d_model
+    return B * (H * (sc.dk + sc.dv) * L * S + (L + 2 * S) * d * H * sc.dk + L * H * sc.dv * sc.d_out)
 
 
 def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, torch.Tensor]:

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from attention import words
+from attention.compute import threads
 from attention.datamodel import numbers
 from attention.models.checkpoint import CheckpointError, TensorSource
 from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm, swiglu
@@ -202,6 +203,7 @@ class LlamaDecoder:
         if bad:
             raise ModelError("models.prompt.bad_id", id=bad[0], vocab=s.vocab_size)
         attend = attend or (lambda k, h, first: self.reference_attention(k, h, first, cache))
+        threads.use_for_model(len(ids), self.tensors)  # attention/compute/threads.py: the policy
         E = self.tensors[EMBED]
         x = E[torch.as_tensor(ids)][None].to(dtype)  # (1, L, d)
         resid, normed, outs, weights = [], [], [], []

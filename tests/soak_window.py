@@ -141,7 +141,8 @@ def growth_snapshot() -> tuple:
     gc.collect()
     counts: dict[str, int] = {}
     for o in gc.get_objects():
-        name = type(o).__module__ + "." + type(o).__qualname__
+        t = type(o)
+        name = f"{getattr(t, '__module__', '?')}.{getattr(t, '__qualname__', t.__name__)}"
         counts[name] = counts.get(name, 0) + 1
     return tracemalloc.take_snapshot(), counts
 

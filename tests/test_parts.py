@@ -12,8 +12,10 @@ import pytest
 from attention import Scenario, problems, run
 from attention.datamodel.fields import Field
 from attention.datamodel.parts import Part
+from attention.datamodel.step_record import StepRecord
 from attention.registry import kinds, step_registry
-from attention.teaching import explain, lessons
+from attention.teaching import explain
+from attention.text import lesson
 
 
 class _Shift:
@@ -26,10 +28,10 @@ class _Shift:
     def records(self):
         from attention.datamodel import parts
 
-        return (step_registry.StepRecord(
+        return (StepRecord(
             "test_shift.query", ("B", "L", "H", "dk"), "signed", "step.head_split.query.title",
             "step.head_split.query.formula", _shifted, parts.present("positions", self.name), explain._head_split,
-            lessons._sentences, None, ("head_split.query",), before="scores", stands_for="head_split.query"),)
+            lesson._sentences, None, ("head_split.query",), before="scores", stands_for="head_split.query"),)
 
 
 def _shifted(run, step_id):

@@ -12,9 +12,10 @@ import pytest
 
 from attention import Additive, Scenario, run, words
 from attention.datamodel.parts import Part
+from attention.datamodel.step_record import KINDS, SLIDE, StepRecord
 from attention.files import scenario_io
 from attention.registry import step_registry
-from attention.registry.step_registry import KINDS, RECORDS
+from attention.registry.step_registry import RECORDS
 from attention.teaching import explain
 from resources import list_presets
 
@@ -76,6 +77,10 @@ def test_records_keep_the_documented_ids_order_and_dims():
     assert {r.id: r.dims for r in RECORDS} == documented
 
 
+#: where a record's lesson function may live besides a kind: the main steps' and the shared one
+LESSON_MODULES = ("attention.teaching.lessons", "attention.text.lesson")
+
+
 def _module_of(fn) -> str:
     return getattr(fn, "__module__", "") or ""
 
@@ -92,7 +97,7 @@ def test_every_record_is_complete():
             bad.append(f"{where}: points_into goes with kind 'index'")
         if r.points_into is not None and r.points_into not in ("L", "S"):
             bad.append(f"{where}: points_into {r.points_into!r}")
-        if r.slide not in step_registry.SLIDE:
+        if r.slide not in SLIDE:
             bad.append(f"{where}: slide {r.slide!r}")
         keys = [r.title, r.formula] + [k.formulas.get(r.id) for k in kinds.SCORING.values()] \
             + [k.titles.get(r.id) for k in kinds.SCORING.values()]
@@ -108,7 +113,7 @@ def test_every_record_is_complete():
         if not callable(r.explain) or _module_of(r.explain) not in ("attention.teaching.explain",) \
                 and not _module_of(r.explain).startswith("attention.kinds."):
             bad.append(f"{where}: explainer {r.explain!r} is not in attention/explain.py or a kind")
-        if not callable(r.lesson) or _module_of(r.lesson) != "attention.teaching.lessons" \
+        if not callable(r.lesson) or _module_of(r.lesson) not in LESSON_MODULES \
                 and not _module_of(r.lesson).startswith("attention.kinds."):
             bad.append(f"{where}: lesson {r.lesson!r} is not in attention/lessons.py or a kind")
         if r.extra != (r.script is None):
@@ -215,7 +220,7 @@ def _small() -> Scenario:
 def test_a_step_declared_in_one_record_is_computed_in_its_place(monkeypatch):
     """One declaration inserts a step: the engine computes it between the steps it sits between,
     after its input, and the trace holds it (numbers checked by hand: twice the scores)."""
-    from attention.teaching import lessons
+    from attention.text import lesson
 
     computed_before: list[list[str]] = []
 
@@ -223,9 +228,9 @@ def test_a_step_declared_in_one_record_is_computed_in_its_place(monkeypatch):
         computed_before.append(list(run.values))
         return run.values["scores"] * 2
 
-    rec = step_registry.StepRecord("extra.doubled", ("B", "H", "L", "S"), "signed", "step.scores.title",
+    rec = StepRecord("extra.doubled", ("B", "H", "L", "S"), "signed", "step.scores.title",
                                    "step.scores.formula", doubled, lambda sc: sc.n_heads == 2, explain._scores,
-                                   lessons._sentences, None, ("scores",), before="masked_scores")
+                                   lesson._sentences, None, ("scores",), before="masked_scores")
     plain = run(_small())
     _with_records(monkeypatch, RECORDS + (rec,))
     trace = run(_small())
@@ -259,14 +264,15 @@ def test_a_step_that_stands_for_another_is_read_in_its_place(monkeypatch):
     """An inserted step declared `stands_for="head_split.query"` is what the scores read: queries
     doubled before the scores double every score (by hand: scale · (2q) · k = 2 · scale · q · k);
     the trace keeps head_split.query as it was."""
-    from attention.teaching import explain, lessons
+    from attention.teaching import explain
+    from attention.text import lesson
 
     def doubled_queries(run, step_id):
         return run.inputs["head_split.query"] * 2
 
-    rec = step_registry.StepRecord("extra.doubled_queries", ("B", "L", "H", "dk"), "signed",
+    rec = StepRecord("extra.doubled_queries", ("B", "L", "H", "dk"), "signed",
                                    "step.head_split.query.title", "step.head_split.query.formula", doubled_queries,
-                                   lambda sc: True, explain._head_split, lessons._sentences, None,
+                                   lambda sc: True, explain._head_split, lesson._sentences, None,
                                    ("head_split.query",), before="scores", stands_for="head_split.query")
     plain = run(_small())
     _with_records(monkeypatch, RECORDS + (rec,))

@@ -21,6 +21,7 @@ from attention.datamodel import numbers, parts
 from attention.datamodel.problem import Phrase, Problem, index_path, literal
 from attention.datamodel.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype, problems
 from attention.kinds.base import ScoringKind
+from attention.ops.tensors import read_only, tensor
 from attention.registry import kinds, step_registry
 
 
@@ -120,7 +121,7 @@ def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype
     known = {n for n, a in sources.items() if _known_finite(a, dt)}
     if all(math.isfinite(t.sum()) for n, t in params.items() if n not in known):  # a 0-dim tensor: its float
         for n, a in sources.items():
-            if n not in known and isinstance(a, np.ndarray) and _read_only(a):
+            if n not in known and isinstance(a, np.ndarray) and read_only(a):
                 _remember_finite(a, dt)
         return
     bad = [name for name, t in params.items() if not bool(torch.isfinite(t).all())]
@@ -131,41 +132,6 @@ def _check_finite(sc: Scenario, params: dict[str, torch.Tensor], dt: torch.dtype
         raise ScenarioError(errs)
     dtype = str(dt).removeprefix("torch.")
     raise ScenarioError([beyond_dtype(name.replace("projection.", "projections."), dtype) for name in bad])
-
-
-def tensor(a: Optional[np.ndarray], dev: torch.device, dt: torch.dtype) -> Optional[torch.Tensor]:
-    """A tensor the trace owns: a copy (one pass, converting the dtype on the way), so editing the
-    scenario's arrays in place later cannot change a trace already shown.
-
-    Except a read-only array already in the dtype, on the CPU: numpy refuses to edit it in place
-    (and any array it views), so the trace may view it instead.  A model's weights are such
-    arrays, read by the engine for every layer of every token: copying them was most of a cached
-    step's time (fresh pages for a 576 x 576 float64 weight cost about 1.5 ms each)."""
-    if a is None:
-        return None
-    a = np.ascontiguousarray(a)  # no copy when already contiguous (views with negative strides are not)
-    if dev.type == "cpu" and a.dtype == _NUMPY_DTYPES.get(dt) and _read_only(a):
-        try:
-            return torch.from_dlpack(a)  # a zero-copy view (torch.from_numpy would warn: not writable)
-        except (BufferError, TypeError, RuntimeError):  # an older numpy exports no read-only array
-            pass
-    if a.dtype == np.float64 and a.flags.writeable:
-        src = torch.from_numpy(a)  # a zero-copy view; .to below makes the one copy
-        return src.to(device=dev, dtype=dt, copy=True)
-    return torch.tensor(a, dtype=dt, device=dev)
-
-
-_NUMPY_DTYPES = {torch.float64: np.dtype(np.float64), torch.float32: np.dtype(np.float32)}
-
-
-def _read_only(a: np.ndarray) -> bool:
-    """Whether no one can write `a`'s numbers through numpy: it and every array it views are
-    read-only (a read-only view of a writeable array is not enough)."""
-    while isinstance(a, np.ndarray):
-        if a.flags.writeable:
-            return False
-        a = a.base
-    return True
 
 
 _t = tensor

@@ -33,7 +33,7 @@ class AdditiveKind(DotProduct):
                          formulas={"scores": f"step.scores.formula.{NAME}"})
 
     def parameters(self, sc, dev, dt) -> dict:
-        from attention.compute.engine import tensor
+        from attention.ops.tensors import tensor
 
         a = sc.additive
         return {f"{NAME}.{n}": tensor(arr, dev, dt) for n, arr in zip(WEIGHTS, (a.W_q, a.W_k, a.w_v))}
@@ -87,7 +87,7 @@ class AdditiveKind(DotProduct):
     def script(self, sc, step_id: str):
         if step_id != "scores":
             return None
-        from attention.teaching import script_export as se
+        from attention.text import script as se
 
         scale = ("scores = scores * scale  # an explicit scale\n" if sc.resolved_scale() != 1.0
                  else "# additive attention is not scaled\n")
@@ -100,7 +100,7 @@ class AdditiveKind(DotProduct):
                 + scale + se.show(step_id, "scores"))
 
     def script_numbers(self, sc) -> str:
-        from attention.teaching import script_export as se
+        from attention.text import script as se
 
         a = sc.additive
         return (se.tensor_literal("A_W_q", a.W_q,
@@ -127,7 +127,7 @@ def features_step(run, step_id: str):
 
 def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
     """One additive score: w_v · tanh(W_q q + W_k k), one term per hidden unit."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
     fmt, Term, Source = ex.fmt, ex.Term, ex.Source
@@ -169,7 +169,7 @@ def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_features(ctx, step_id: str, idx: tuple[int, ...]):
     """One hidden feature of d2l's additive attention: column j = n * S + s (unit n, key s)."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, j = idx
     fmt, Term, Source = ex.fmt, ex.Term, ex.Source

@@ -166,8 +166,8 @@ class Alibi:
 
     def records(self):
         from attention.datamodel import parts
-        from attention.registry.step_registry import StepRecord
-        from attention.teaching import lessons as le
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson as le
 
         active = parts.present("modifiers", NAME)
         return (
@@ -239,7 +239,7 @@ def _position_text(form: str, l: int, s: int) -> str:
 
 
 def explain_bias(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     h, l, s = idx
     slope = float(ctx.param(SLOPES)[h])
@@ -258,11 +258,10 @@ def explain_bias(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """score + slope · position = the biased score."""
-    from attention.registry import step_registry
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
-    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)
+    src = ctx.reads("scores", before=step_id)
     score = ctx.value(src, idx)
     bias = ctx.value("alibi.bias", (h, l, s))
     slope = float(ctx.param(SLOPES)[h])
@@ -291,7 +290,7 @@ def _form_in(options) -> str:
 def script_bias(sc, step_id: str) -> str:
     import numpy as np
 
-    from attention.teaching import script_export as se
+    from attention.text import script as se
 
     given = _part(sc).get("slopes")
     if given is None:
@@ -312,7 +311,7 @@ def script_bias(sc, step_id: str) -> str:
 
 
 def script_scores(sc, step_id: str) -> str:
-    from attention.teaching import script_export as se
+    from attention.text import script as se
 
     return (se.section(sc, step_id)
             + "scores = scores + alibi_bias[None]  # (B, H, L, S): the mask below reads the biased scores\n"

@@ -298,8 +298,8 @@ class AutoCorrelationKind(DotProduct):
                                    "weighted_sum": f"step.weighted_sum.formula.{NAME}"})
 
     def records(self) -> tuple:
-        from attention.registry.step_registry import StepRecord
-        from attention.teaching import lessons
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
 
         def active(sc: Any) -> bool:
             return sc.scoring == NAME
@@ -313,7 +313,7 @@ class AutoCorrelationKind(DotProduct):
                   "extra.lag_weights": ("extra.mean_correlation", "extra.top_lags"),
                   "extra.rolled_values": ("head_split.value", "extra.top_lags")}
         return tuple(StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute[sid], active,
-                                explainer[sid], lessons._sentences, None, inputs[sid],
+                                explainer[sid], lesson._sentences, None, inputs[sid],
                                 before="weighted_sum" if sid == "extra.rolled_values" else "scores")
                      for sid, dims, kind in STEPS)
 
@@ -394,7 +394,7 @@ class AutoCorrelationKind(DotProduct):
         return keys
 
     def script(self, sc, step_id: str) -> Optional[str]:
-        from attention.teaching import script_export as se
+        from attention.text import script as se
 
         factor, training = options_of(sc)
         k = int(factor * math.log(sc.L))
@@ -512,7 +512,7 @@ def explain_correlation(ctx, step_id: str, idx: tuple[int, ...]):
     """corr[b, h, e, tau] = Σ_t q[(t + tau) mod L, e] · k[t, e] for even L (the circular
     correlation); for odd L every product q[t]·k[u] weighted by `odd_kernel` (irfft without n).
     The keys are the aligned ones: cut to L, or padded with zeros (those products are 0, left out)."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, e, tau = idx
     q, k = ctx.a("head_split.query")[b, :, h, e], _aligned_key(ctx, b, h, e)
@@ -546,7 +546,7 @@ def explain_correlation(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_mean(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, tau = idx
     corr = ctx.raw("extra.correlation")[b, :, :, tau]  # (H, E)
@@ -561,7 +561,7 @@ def explain_mean(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_top_lag(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, i = idx
     lag = _lags(ctx, b)[i]
@@ -577,7 +577,7 @@ def explain_top_lag(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_lag_weight(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, i = idx
     lags = _lags(ctx, b)
@@ -595,7 +595,7 @@ def explain_lag_weight(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_rolled(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, t, j = idx
     lags = _lags(ctx, b)
@@ -621,7 +621,7 @@ def explain_rolled(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, t, s = idx
     L = ctx.raw("head_split.query").shape[1]
@@ -643,7 +643,7 @@ def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_masked(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, t, s = idx
     L = ctx.raw("head_split.query").shape[1]
@@ -662,7 +662,7 @@ def explain_masked(ctx, step_id: str, idx: tuple[int, ...]):
 def explain_weight(ctx, step_id: str, idx: tuple[int, ...]):
     """A weight: the softmax over the k lag scores, each lag's exp at the key it reads at row t (the
     other keys 0); a lag that reads one of the zero steps appended for L > S adds a term on no key."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, t, s = idx
     L, S = ctx.raw("head_split.query").shape[1], ctx.raw("head_split.key").shape[1]
@@ -695,7 +695,7 @@ def explain_weight(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_output(ctx, step_id: str, idx: tuple[int, ...]):
     """An output cell: the k terms weight_i · v[(t + lag_i) mod L], each saying which lag and roll."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, t, h, d = idx
     lags = _lags(ctx, b)

@@ -108,7 +108,7 @@ class DotProduct:
         """This kind's own snippet for `step_id` in the exported script, or None: the record's."""
         if step_id != "scores":
             return None
-        from attention.teaching import script_export as se
+        from attention.text import script as se
 
         what = "scaled dot product" if self.scaled else "dot product"
         return (se.section(sc, step_id) + se.repeat_kv(sc, "k")

@@ -325,17 +325,17 @@ class DSAttentionKind(DotProduct):
                          formulas={"scores": f"step.scores.formula.{NAME}"})
 
     def records(self) -> tuple:
-        from attention.registry.step_registry import StepRecord
-        from attention.teaching import lessons
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
 
         def active(sc: Any) -> bool:
             return sc.scoring == NAME
         return (StepRecord(STEP, ("B", "H", "L", "S"), "signed", f"step.{STEP}.title", f"step.{STEP}.formula",
-                           destationary_step, active, explain_destationary, lessons._sentences, None,
+                           destationary_step, active, explain_destationary, lesson._sentences, None,
                            ("head_split.query", "head_split.key"), before="scores", by_hand=("scores",)),)
 
     def parameters(self, sc, dev, dt) -> dict:
-        from attention.compute.engine import tensor
+        from attention.ops.tensors import tensor
 
         tau, delta = tau_delta(sc)
         return {f"{NAME}.tau": tensor(tau, dev, dt), f"{NAME}.delta": tensor(delta, dev, dt)}
@@ -362,7 +362,7 @@ class DSAttentionKind(DotProduct):
     def script(self, sc, step_id: str) -> Optional[str]:
         if step_id != "scores":
             return None
-        from attention.teaching import script_export as se
+        from attention.text import script as se
 
         return (se.section(sc, step_id)
                 + "# DSAttention (Non-stationary Transformer, TSL SelfAttention_Family.py)\n"
@@ -373,7 +373,7 @@ class DSAttentionKind(DotProduct):
                 + se.show(step_id, "scores"))
 
     def script_numbers(self, sc) -> str:
-        from attention.teaching import script_export as se
+        from attention.text import script as se
 
         tau, delta = tau_delta(sc)
         return (se.tensor_literal("DS_tau", tau, f"tau, one per series (B,) = {tau.shape}")
@@ -396,7 +396,7 @@ def destationary_step(run, step_id: str):
 
 def explain_destationary(ctx, step_id: str, idx: tuple[int, ...]):
     """One de-stationary score: Σ_e q[e]·k[e], times τ of the series, plus Δ of the key."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
     q, k = ctx.a("head_split.query")[b, l, h], ctx.a("head_split.key")[b, s, h]
@@ -419,7 +419,7 @@ def explain_destationary(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_scaled(ctx, step_id: str, idx: tuple[int, ...]):
     """A score the softmax sees: scale × (q·k·τ + Δ) = scale·τ·q·k + scale·Δ (the quirk, in numbers)."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
     d = float(ctx.raw(STEP)[idx])

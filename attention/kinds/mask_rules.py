@@ -38,7 +38,7 @@ def length_part(lens, L: int, S: int, dev=None):
 
 
 def _explain_words(key: str, **args) -> dict[str, str]:
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     return ex._tx(key, **args)
 

@@ -169,9 +169,18 @@ def _sample_index_problems(sc, L: int, S: int) -> list:
 
 # ---- explain -------------------------------------------------------------------------------------
 
+def lazy_weight_text(ctx, h: int, l: int, S: int) -> dict[str, str]:
+    """What a lazy query's weights are: 1 up to l when causal (cumsum of V), else the mean 1/S."""
+    from attention.text import explanation as ex
+
+    if ctx.opts.get("causal"):
+        return ex._tx("explain.lazy.causal", l=ex.P(l), h1=ex.P(h))
+    return ex._tx("explain.lazy.mean", l=ex.P(l), h1=ex.P(h), S=S)
+
+
 def explain_not_computed(ctx, step_id: str, idx: tuple[int, ...]):
     """A score of a query that was not selected was never computed (NaN); None for an active one."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
     if bool(ctx.raw("extra.selected")[b, h, l]):
@@ -190,7 +199,7 @@ def explain_not_computed(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_lazy_weight(ctx, step_id: str, idx: tuple[int, ...]):
     """The weight a lazy query really uses: 1/S (mean of V), or 1 up to l when causal (cumsum)."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
     S = ctx.raw(step_id).shape[-1]
@@ -200,7 +209,7 @@ def explain_lazy_weight(ctx, step_id: str, idx: tuple[int, ...]):
     term = ex.Term(ex._tx("explain.weights.effective_term", rule=rule, w=ex.fmt(w)), w,
                    (ex.Source("extra.selected", (b, h, l)),))
     return ex._explanation(step_id, idx, ctx.value(step_id, idx), ex._tx("explain.weights.lazy_formula"), [term], w,
-                           ex.lazy_weight_text(ctx, h, l, S), ex._same(ex.fmt(w)),
+                           lazy_weight_text(ctx, h, l, S), ex._same(ex.fmt(w)),
                            (ex.Source("extra.sparsity", (b, h, l)),))
 
 
@@ -209,7 +218,7 @@ def explain_lazy_weight(ctx, step_id: str, idx: tuple[int, ...]):
 def script_scores(sc, step_id: str) -> str:
     import torch  # only to write down the engine's draw of sampled keys
 
-    from attention.teaching import script_export as se
+    from attention.text import script as se
 
     n_sample, n_top = sc.prob_sparse_sizes()
     gen = torch.Generator(device="cpu").manual_seed(int(sc.seed))
@@ -237,18 +246,19 @@ scores.scatter_(2, rows, top)
 
 
 def script_masked(sc, step_id: str) -> str:
-    from attention.teaching import script_export as se
+    from attention.kinds import mask_rules
+    from attention.text import script as se
 
     masked = ("top_masked = top\nmasked_scores = scores  # no mask\n" if not sc.causal else
               "top_masked = top.masked_fill(mask[b_i, top_index], fill_value)  "
               "# the mask rows of the chosen queries\n"
               "masked_scores = torch.full((B, H, L, S), float(\"nan\"), dtype=dtype)\n"
               "masked_scores.scatter_(2, rows, top_masked)\n")
-    return se.section(sc, step_id) + se.mask_snippet(sc) + masked + se.show(step_id, "masked_scores")
+    return se.section(sc, step_id) + mask_rules.script(sc) + masked + se.show(step_id, "masked_scores")
 
 
 def script_weights(sc, step_id: str) -> str:
-    from attention.teaching import script_export as se
+    from attention.text import script as se
 
     lazy = ("lazy = torch.ones(L, S, dtype=dtype).tril()  "
             "# causal: a lazy query's output is the cumulative sum of V up to l\n"

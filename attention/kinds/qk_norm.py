@@ -141,13 +141,12 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     """One normalised cell: the row's mean square, its RMS, and x[e] / rms times the weight."""
     import math
 
-    from attention.registry import step_registry
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     which = step_id.split(".", 1)[1]
     src, _, _, wname = _STEPS[which]
     b, n, h, e = idx
-    read = step_registry.read_as(src, ctx.trace.ids, before=step_id)
+    read = ctx.reads(src, before=step_id)
     x = ctx.a(read)[b, n, h]  # (d,)
     s = options_of(ctx.opts)
     w = float(ctx.param(f"{NAME}.{wname}")[e])
@@ -180,7 +179,7 @@ def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
 
     s = options_of(options)
     keys = ["lesson.qk_norm.what", f"lesson.qk_norm.{s['style']}", "lesson.qk_norm.why"]
-    from attention.teaching.lessons import format_number
+    from attention.text.lesson import format_number
 
     return " ".join(words.text(k, lang, eps=format_number(s["eps"])) for k in keys)
 
@@ -196,7 +195,7 @@ def qk_norm(x, w, eps, style):
 
 def script(sc, step_id: str) -> str:
     from attention.datamodel import parts
-    from attention.teaching import script_export as se
+    from attention.text import script as se
 
     if step_id not in ("qk_norm.query", "qk_norm.key"):
         return None  # script export asks every modifier for every step (sinks computes one its way)
@@ -231,7 +230,7 @@ class QkNorm:
 
     def records(self) -> tuple:
         from attention.datamodel import parts
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
 
         active = parts.present("modifiers", NAME)
         return tuple(

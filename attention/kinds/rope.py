@@ -292,12 +292,11 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     """One rotated cell: its pair, the angle, cos and sin, and x[e]·cos ∓ x[partner]·sin."""
     import math
 
-    from attention.registry import step_registry
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     which = step_id.split(".", 1)[1]
     b, n, h, e = idx
-    src = step_registry.read_as(_STEPS[which][0], ctx.trace.ids, before=step_id)  # what this step rotated
+    src = ctx.reads(_STEPS[which][0], before=step_id)  # what this step rotated
     x = ctx.a(src)[b, n, h]  # (d,)
     s = options_of(ctx.opts)
     pos = (int(s["offset"]) if which == "query" else key_start(s)) + n
@@ -343,7 +342,7 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
 def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
     """What the rotation does and why the scores then depend only on l - s."""
     from attention import words
-    from attention.teaching.lessons import format_number as num
+    from attention.text.lesson import format_number as num
 
     s = options_of(options)
     args = dict(base=num(s["base"]), fraction=num(s["fraction"]), offset=s["offset"], key_offset=key_start(s),
@@ -382,7 +381,7 @@ def rope(x, start, base, fraction, pairing, inv_freq=None):
 def script(sc, step_id: str) -> str:
     """rope.query (with the helper and the settings) / rope.key: rebinds q / k, read by the scores."""
     from attention.datamodel import parts
-    from attention.teaching import script_export as se
+    from attention.text import script as se
 
     s = _settings(parts.find(sc, "positions", NAME))
     which = step_id.split(".", 1)[1]
@@ -416,7 +415,7 @@ class Rope:
 
     def records(self) -> tuple:
         from attention.datamodel import parts
-        from attention.registry.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
 
         active = parts.present("positions", NAME)
         return tuple(

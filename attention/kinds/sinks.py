@@ -96,8 +96,8 @@ class Sinks:
 
     def records(self):
         from attention.datamodel import parts
-        from attention.registry.step_registry import StepRecord
-        from attention.teaching import lessons as le
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson as le
 
         return (StepRecord("sinks.mass", ("B", "H", "L"), "weights", "step.sinks.mass.title",
                            "step.sinks.mass.formula", mass_step, parts.present("modifiers", NAME), explain_mass,
@@ -158,7 +158,7 @@ class Sinks:
     def script_step(self, sc, step_id: str):
         if step_id != "attention_weights":
             return None
-        from attention.teaching import script_export as se
+        from attention.text import script as se
 
         return (se.section(sc, step_id, "softmax over [masked scores, sink]; the sink column dropped")
                 + se.tensor_literal("sinks", np.asarray(sc_logits(sc)), "(H,) one learned logit per head (gpt-oss)")
@@ -185,7 +185,7 @@ SINKS = Sinks()
 
 def _row_terms(ctx, b: int, h: int, l: int):
     """The exponentials of row l (each key, then the sink), shifted by the row's maximum with the sink."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     row = ctx.a("masked_scores")[b, h, l]
     sink = float(ctx.param(LOGITS)[h])
@@ -206,7 +206,7 @@ def _row_terms(ctx, b: int, h: int, l: int):
 
 def explain_weights(ctx, step_id: str, idx: tuple[int, ...]):
     """exp(s − m) / (Σ_j exp(s_j − m) + exp(sink − m)): the softmax with the sink's column."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
     terms, m, sink = _row_terms(ctx, b, h, l)
@@ -225,7 +225,7 @@ def explain_weights(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_mass(ctx, step_id: str, idx: tuple[int, ...]):
     """exp(sink − m) / (Σ_j exp(s_j − m) + exp(sink − m))."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l = idx
     terms, m, sink = _row_terms(ctx, b, h, l)
@@ -243,7 +243,7 @@ def explain_mass(ctx, step_id: str, idx: tuple[int, ...]):
 def explain_fully_masked(ctx, step_id: str, idx: tuple[int, ...]):
     """A row with every key masked: under a sink it is neither uniform nor NaN -- the sink takes it."""
     from attention.datamodel import numbers
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, l = idx
     row = ctx.raw("extra.mask")[b, l]
@@ -258,7 +258,7 @@ def explain_fully_masked(ctx, step_id: str, idx: tuple[int, ...]):
 # ---- the exported script -----------------------------------------------------------------------------
 
 def script_mass(sc, step_id: str) -> str:
-    from attention.teaching import script_export as se
+    from attention.text import script as se
 
     return (se.section(sc, step_id) + "sink_mass = probs[..., -1]  # (B, H, L): what the sink took from each row\n"
             + se.show(step_id, "sink_mass"))

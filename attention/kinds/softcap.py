@@ -75,8 +75,8 @@ class Softcap:
 
     def records(self):
         from attention.datamodel import parts
-        from attention.registry.step_registry import StepRecord
-        from attention.teaching import lessons as le
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson as le
 
         return (StepRecord("softcap.scores", ("B", "H", "L", "S"), "signed", "step.softcap.scores.title",
                            "step.softcap.scores.formula", scores_step, parts.present("modifiers", NAME), explain_scores,
@@ -102,11 +102,10 @@ SOFTCAP = Softcap()
 
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """cap · tanh(score / cap), with the numbers."""
-    from attention.registry import step_registry
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
-    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)
+    src = ctx.reads("scores", before=step_id)
     score = ctx.value(src, idx)
     cap = _cap_in(ctx.opts)
     inner = score / cap
@@ -131,7 +130,7 @@ def _cap_in(options) -> float:
 
 
 def script_scores(sc, step_id: str) -> str:
-    from attention.teaching import script_export as se
+    from attention.text import script as se
 
     return (se.section(sc, step_id) + f"softcap = {se._num(cap_of(sc))}  # Gemma 2: attn_logit_softcapping\n"
             + "scores = torch.tanh(scores / softcap) * softcap  # (B, H, L, S): near 0 unchanged, "

@@ -57,15 +57,15 @@ class DistilPart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention.registry.step_registry import StepRecord
-        from attention.teaching import lessons
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
 
         inputs = {"extra.distil_conv": ("output", ENCODER_OUT), "extra.distil_norm": ("extra.distil_conv",),
                   "extra.distil_elu": ("extra.distil_norm",), "extra.distil_pool": ("extra.distil_elu",)}
         explainer = {"extra.distil_conv": explain_conv, "extra.distil_norm": explain_norm,
                      "extra.distil_elu": explain_elu, "extra.distil_pool": explain_pool}
         return tuple(StepRecord(sid, dims, "signed", f"step.{sid}.title", f"step.{sid}.formula", compute_step, _active,
-                                explainer[sid], lessons._sentences, None, inputs[sid]) for sid, dims in STEPS)
+                                explainer[sid], lesson._sentences, None, inputs[sid]) for sid, dims in STEPS)
 
     def part_problems(self, sc: Any, part: Any, path: str) -> list:
         """Shapes: C = the output's width; conv_weight (C, C, 3) required with its bias; L >= 2
@@ -101,7 +101,7 @@ class DistilPart:
         import numpy as np
 
         from attention.datamodel import parts
-        from attention.teaching import script_export as se
+        from attention.text import script as se
 
         if parts.find(sc, "modifiers", NAME) is None:
             return ""
@@ -147,8 +147,8 @@ def weights_np(sc: Any) -> dict:
 def compute_step(run, step_id: str):
     """Every distilling step is computed at the first (attention/encoder_layer.py), then read back."""
     if step_id == "extra.distil_conv":
-        from attention.compute.engine import tensor
         from attention.ops import encoder_layer as enc
+        from attention.ops.tensors import tensor
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         x = run.inputs[source_of(run.inputs)]  # (B, L, C)
@@ -166,7 +166,7 @@ def explain_conv(ctx, step_id: str, idx: tuple[int, ...]):
     """A conv cell as a matrix product: bias + Σ over input channels and the 3 taps of W · x, the
     taps reading input steps (t + j − 2) mod L (circular padding: some wrap round)."""
     from attention.ops import encoder_layer as enc
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     src = source_of(ctx.trace.ids)
@@ -193,7 +193,7 @@ def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
     """BatchNorm in eval: the channel's running mean and variance, never this batch's."""
     import math
 
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     x = float(ctx.raw("extra.distil_conv")[idx])
@@ -212,7 +212,7 @@ def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
 def explain_elu(ctx, step_id: str, idx: tuple[int, ...]):
     import math
 
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     x = float(ctx.raw("extra.distil_norm")[idx])
     result = x if x > 0 else math.expm1(x)
@@ -225,7 +225,7 @@ def explain_elu(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_pool(ctx, step_id: str, idx: tuple[int, ...]):
     """The largest of the (up to three) activated steps 2t − 1, 2t, 2t + 1; the first on a tie."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     act = ctx.raw("extra.distil_elu")[b, :, c].astype(float)

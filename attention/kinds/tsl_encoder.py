@@ -54,8 +54,8 @@ class EncoderLayerPart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention.registry.step_registry import StepRecord
-        from attention.teaching import lessons
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
 
         inputs = {"extra.residual_attention": ("queries", "output"),
                   "extra.norm_first": ("extra.residual_attention",), "extra.ffn_hidden": ("extra.norm_first",),
@@ -65,7 +65,7 @@ class EncoderLayerPart:
                      "extra.ffn_hidden": explain_conv, "extra.ffn_out": explain_conv,
                      "extra.residual_ffn": explain_residual, "extra.norm_second": explain_norm}
         return tuple(StepRecord(sid, dims, "signed", f"step.{sid}.title", f"step.{sid}.formula", compute_step, _active,
-                                explainer[sid], lessons._sentences, None, inputs[sid]) for sid, dims in STEPS)
+                                explainer[sid], lesson._sentences, None, inputs[sid]) for sid, dims in STEPS)
 
     def part_problems(self, sc: Any, part: Any, path: str) -> list:
         """Shapes: d_model = the queries' width = the output's; d_ff from conv1_weight's rows."""
@@ -105,7 +105,7 @@ class EncoderLayerPart:
         import numpy as np
 
         from attention.datamodel import parts
-        from attention.teaching import script_export as se
+        from attention.text import script as se
 
         p = parts.find(sc, "modifiers", NAME)
         if p is None:
@@ -160,8 +160,8 @@ def weights_np(sc: Any) -> dict:
 def compute_step(run, step_id: str):
     """Every encoder step is computed at the first (attention/encoder_layer.py), then read back."""
     if step_id == "extra.residual_attention":
-        from attention.compute.engine import tensor
         from attention.ops import encoder_layer as enc
+        from attention.ops.tensors import tensor
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         layer = enc.EncoderLayerWeights(w["conv1_weight"], w["conv1_bias"], w["conv2_weight"], w["conv2_bias"],
@@ -183,7 +183,7 @@ def _weights(ctx) -> dict:
 
 
 def explain_residual(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     a_ref, b_ref = ("queries", "output") if step_id == "extra.residual_attention" else ("extra.norm_first",
@@ -199,7 +199,7 @@ def explain_residual(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
     """One LayerNorm cell: its row's mean and biased variance, then (x − mean)/√(var + eps)·γ + β."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     src = "extra.residual_attention" if step_id == "extra.norm_first" else "extra.residual_ffn"
@@ -214,7 +214,7 @@ def norm_explanation(ctx, step_id: str, idx: tuple[int, ...], formula, terms: li
     `norm`_bias: the encoder layer's norm1/norm2 and Crossformer's norm1..norm4 read it the same way."""
     import math
 
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     c = idx[-1]
     n = len(row)
@@ -236,7 +236,7 @@ def explain_conv(ctx, step_id: str, idx: tuple[int, ...]):
     """A kernel-1 conv cell as a matrix product: bias + Σ_j W[c, j] · x[t, j] (then the activation)."""
     import math
 
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     first = step_id == "extra.ffn_hidden"

@@ -131,14 +131,14 @@ class TwoStagePart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention.registry.step_registry import StepRecord
-        from attention.teaching import lessons
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
 
         explainer = {sid: explain_norm for sid in NORM_STEPS} | {sid: explain_linear for sid in LINEAR_STEPS}
         explainer |= {"extra.tsa_router_scores": explain_scores, "extra.tsa_receive_scores": explain_scores,
                       "extra.tsa_router_weights": explain_weights, "extra.tsa_receive_weights": explain_weights}
         return tuple(StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute_step, _active,
-                                explainer[sid], lessons._sentences, None, INPUTS[sid]) for sid, dims, kind in STEPS)
+                                explainer[sid], lesson._sentences, None, INPUTS[sid]) for sid, dims, kind in STEPS)
 
     def part_problems(self, sc: Any, part: Any, path: str) -> list:
         """The layer's shapes, named by field; its time stage is TSL's FullAttention(mask_flag=False)."""
@@ -161,7 +161,7 @@ class TwoStagePart:
 
     def script_after(self, sc: Any) -> str:
         """The exported script's lines after the output projection: the library's layout, (b·seg, D, d)."""
-        from attention.teaching import script_export as se
+        from attention.text import script as se
 
         if _part(sc) is None:
             return ""
@@ -336,7 +336,7 @@ def from_state_dict(state: Mapping[str, Any], variables: int) -> tuple[dict, dic
 def compute_step(run, step_id: str):
     """Every step of the layer is computed at the first, then read back (run.state)."""
     if step_id == "extra.tsa_time_norm":
-        from attention.compute.engine import tensor
+        from attention.ops.tensors import tensor
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         steps, params = layer_steps(run.params["queries"], run.inputs["output"], w, variables(run.sc),
@@ -470,7 +470,7 @@ def _read(ctx, ref: str):
 def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
     """A LayerNorm cell: its row is the sum of two steps (a residual); the row's mean and variance."""
     from attention.kinds.tsl_encoder import norm_explanation
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     (a_ref, b_ref), norm = NORM_STEPS[step_id]
@@ -484,7 +484,7 @@ def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_linear(ctx, step_id: str, idx: tuple[int, ...]):
     """A Linear cell as a matrix product: bias + Σ_j W[c, j] · x[j] (then GELU for an MLP's hidden)."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     src, name, gelu = LINEAR_STEPS[step_id]
@@ -519,7 +519,7 @@ def _score_sources(ctx, step_id: str, idx: tuple[int, ...]) -> tuple[str, tuple,
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """scale · Σ_e q[e]·k[e] over head h's columns: a router slot against a variable, or a variable
     against a router slot's buffer row, both at one segment."""
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     q_ref, qi, k_ref, ki, at = _score_sources(ctx, step_id, idx)
     q_all, k_all = ctx.param(q_ref), ctx.param(k_ref)
@@ -542,7 +542,7 @@ def explain_weights(ctx, step_id: str, idx: tuple[int, ...]):
     """softmax over the row: over the D variables (the router gathering) or the factor slots (reading back)."""
     import numpy as np
 
-    from attention.teaching import explain as ex
+    from attention.text import explanation as ex
 
     scores_id = step_id.replace("_weights", "_scores")
     row = ctx.a(scores_id)[idx[:-1]]

@@ -37,59 +37,17 @@ a key has no words or an input is computed after the step that reads it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from attention import words
+from attention.datamodel.step_record import Compute, StepRecord
 from attention.kinds import additive, mask_rules, prob_sparse
 from attention.pipeline import step_compute as sc_
 from attention.registry import kinds
 from attention.teaching import explain as ex
 from attention.teaching import lessons as le
 from attention.teaching import script_export as se
-
-KINDS = ("signed", "weights", "bool", "count", "index")
-SLIDE = ("always", "never", "when_true")
-
-Compute = Callable[[Any, str], Any]  # (run: attention.engine.Run, step_id) -> tensor
-
-
-@dataclass(frozen=True)
-class StepRecord:
-    id: str
-    dims: tuple[str, ...]
-    kind: str
-    title: str
-    formula: str  # catalogue key; a scoring kind that computes the step otherwise has its own (kind.formulas)
-    compute: Compute
-    active: Callable[[Any], bool]  # (scenario) -> whether the step is in its trace
-    explain: Callable  # (ctx, step_id, index) -> attention.explain.Explanation
-    lesson: Callable  # (step_id, options, values, lang) -> str
-    script: Optional[Callable]  # (scenario, step_id) -> code; None: not in the exported script
-    inputs: tuple[str, ...] = ()
-    points_into: Optional[str] = None  # kind "index": the dim its values are positions of
-    veiled: bool = False  # the pane draws extra.mask over it (masked cells veiled)
-    before: Optional[str] = None  # an extra: the main step it is computed and shown just before (see ORDER)
-    slide: str = "always"
-    by_hand: tuple[str, ...] = ()  # blocks of the by-hand sheet that show this step's numbers
-    stands_for: Optional[str] = None  # a step every later step reads this one in place of (see the docstring)
-    repeats: tuple[tuple[str, str], ...] = ()  # (input, reason id): when this step can hold that input's numbers
-    # (step, reason id): a step this one can be worked out from (sinks.mass = 1 - a row of the weights):
-    # a quiz hiding this step hides that one too
-    gives_away: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def extra(self) -> bool:
-        """Not part of the main pipeline: the mask and the kinds' intermediate results."""
-        return self.id.startswith("extra.")
-
-    def formula_key(self, scoring: Optional[str] = None) -> str:
-        kind = _kind(scoring)
-        return kind.formulas.get(self.id, self.formula) if kind is not None else self.formula
-
-    def title_key(self, scoring: Optional[str] = None) -> str:
-        kind = _kind(scoring)
-        return kind.titles.get(self.id, self.title) if kind is not None else self.title
+from attention.text.lesson import _sentences
 
 
 def _kind(scoring: Optional[str]):
@@ -111,7 +69,7 @@ def _main(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, explain:
 
 
 def _extra(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, active: Callable[[Any], bool],
-           explain: Callable, inputs: tuple[str, ...], lesson: Callable = le._sentences, **more) -> StepRecord:
+           explain: Callable, inputs: tuple[str, ...], lesson: Callable = _sentences, **more) -> StepRecord:
     return StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute, active,
                       explain, lesson, None, inputs, **more)
 
@@ -145,12 +103,12 @@ _BASE: tuple[StepRecord, ...] = (
           repeats=(("scores", "mask"),)),
     _main("attention_weights", ("B", "H", "L", "S"), "weights", sc_.attention_weights, ex._weights, le._weights,
           se._weights, ("masked_scores",), veiled=True, by_hand=("weights",)),
-    _main("weighted_sum", ("B", "L", "H", "dv"), "signed", sc_.weighted_sum, ex._weighted_sum, le._sentences,
+    _main("weighted_sum", ("B", "L", "H", "dv"), "signed", sc_.weighted_sum, ex._weighted_sum, _sentences,
           se._weighted_sum, ("attention_weights", "head_split.value"), by_hand=("output",),
           repeats=(("attention_weights", "v_identity"), ("head_split.value", "w_picks"))),
     _main("concat", ("B", "L", "H*dv"), "signed", sc_.concat, ex._concat, le._concat, se._concat,
           ("weighted_sum",), by_hand=("output",), repeats=(("weighted_sum", "concat"),)),
-    _main("output", ("B", "L", "d_out"), "signed", sc_.projection, ex._projection, le._sentences, se._output,
+    _main("output", ("B", "L", "d_out"), "signed", sc_.projection, ex._projection, _sentences, se._output,
           ("concat", "projection.out.weight"), repeats=(("concat", "wo"),)),
     _extra("extra.mask", ("B", "L", "S"), "bool", mask_rules.mask_step, mask_rules.any_applies, ex._mask_cell, (),
            before="masked_scores", by_hand=("scores", "weights"),  # the sheet veils the masked cells of both
@@ -176,7 +134,6 @@ _BASE: tuple[StepRecord, ...] = (
     _extra("extra.selected", ("B", "H", "L"), "bool", prob_sparse.part_step, _scoring_has("extra.selected"),
            ex._selected, ("extra.sparsity",), before="scores"),
 )
-
 
 
 def kind_records() -> tuple[StepRecord, ...]:
@@ -261,7 +218,7 @@ def record(step_id: str) -> StepRecord:
 
 def title(step_id: str, scoring: Optional[str] = None) -> dict[str, str]:
     """The step's title in every language, as the scoring function `scoring` names it."""
-    key = BY_ID[step_id].title_key(scoring)
+    key = BY_ID[step_id].title_key(_kind(scoring))
     return {lang: words.text(key, lang) for lang in words.LANGS}
 
 
@@ -270,7 +227,7 @@ def formula(step_id: str, scoring: Optional[str] = None, modifiers: tuple[str, .
     modifier among `modifiers` (names) that computes it its own way (sinks: the weights)."""
     from attention.registry import kinds
 
-    key = BY_ID[step_id].formula_key(scoring)
+    key = BY_ID[step_id].formula_key(_kind(scoring))
     for name in modifiers:
         key = getattr(kinds.MODIFIERS.get(name), "formulas", {}).get(step_id, key)
     return {lang: words.text(key, lang) for lang in words.LANGS}

@@ -17,89 +17,36 @@ tensors are read through numpy (`Step.numpy()`), so traces read back from disk w
 Every sentence comes from the catalogue (attention/words/explain.py, English and Chinese); only
 notation that reads the same in both (``q[0]·k[0] = 1 × 2 = 2``) is built here.  Sentences name
 positions counted from 1 ("query 3 against key 1 in head 2"); formulas and terms are code and
-keep its indices from 0 (``scores[0,1,2,0]``), as `main.py explain STEP INDEX...` takes them.  Numbers are
-written by `attention.numbers.rounded`, so a number reads as in the cell it explains.
+keep its indices from 0 (``scores[0,1,2,0]``), as `main.py explain STEP INDEX...` takes them.  The
+record of an explained cell and the pieces it is written with are in attention/text/explanation.py.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Sequence
 
 import numpy as np
 
-from attention import words
 from attention.datamodel import numbers
+from attention.kinds.prob_sparse import lazy_weight_text
+from attention.text.explanation import (
+    Explanation,
+    P,
+    Source,
+    Term,
+    _cat,
+    _explanation,
+    _fsum,
+    _joined,
+    _same,
+    _sum_text,
+    _tx,
+    fmt,
+)
 
 if TYPE_CHECKING:  # the step records and the kinds reference this module's explainers: imported in the functions
     from attention.compute.trace import Trace
-
-
-@dataclass(frozen=True)
-class Source:
-    """One cell an explained number came from: a step id or a key of `trace.parameters`."""
-
-    ref: str
-    index: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Term:
-    """One printed line of the computation and its numeric contribution."""
-
-    text: dict[str, str]
-    value: float
-    sources: tuple[Source, ...] = ()
-    masked: bool = False
-    factors: tuple[float, ...] = ()  # the numbers multiplied to make `value` (empty when not a product)
-
-
-@dataclass(frozen=True)
-class Explanation:
-    step_id: str
-    index: tuple[int, ...]
-    value: float
-    formula: dict[str, str]
-    terms: tuple[Term, ...]
-    result: float
-    summary: dict[str, str]
-    sources: tuple[Source, ...]
-    # how the terms give `result`, with numbers
-    combine: dict[str, str] = field(default_factory=lambda: {"en": "", "zh": ""})
-    scoring: Optional[str] = None  # the trace's scoring function: the title is that kind's own
-
-    def text(self, lang: str = "en") -> str:
-        """The whole explanation as printable lines: cell = value, formula, terms, result, summary."""
-        from attention.registry import step_registry
-
-        lang = "zh" if lang == "zh" else "en"
-        known = self.step_id in step_registry.BY_ID
-        title = step_registry.title(self.step_id, self.scoring)[lang] if known else self.step_id
-        where = ", ".join(str(i) for i in self.index)
-        lines = [f"{title}: {self.step_id}[{where}] = {_value_text(self.step_id, self.value)}",
-                 f"  {self.formula[lang]}"]
-        masked_word = words.text("explain.masked_tag", lang)
-        for t in self.terms:
-            lines.append(f"    {t.text[lang]}{masked_word if t.masked else ''}")
-        if self.combine.get(lang):
-            lines.append(f"  = {self.combine[lang]}")
-        if self.summary.get(lang):
-            lines.append(f"  {self.summary[lang]}")
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict:
-        """Plain JSON-safe data (non-finite numbers as "NaN" / "Infinity" / "-Infinity")."""
-        src = lambda ss: [{"ref": s.ref, "index": list(s.index)} for s in ss]  # noqa: E731
-        return {
-            "step_id": self.step_id, "index": list(self.index),
-            "value": _json_number(self.value), "result": _json_number(self.result),
-            "formula": dict(self.formula), "combine": dict(self.combine), "summary": dict(self.summary),
-            "terms": [{"text": dict(t.text), "value": _json_number(t.value), "masked": t.masked,
-                       "factors": [_json_number(f) for f in t.factors], "sources": src(t.sources)}
-                      for t in self.terms],
-            "sources": src(self.sources),
-        }
 
 
 class ExplainError(ValueError):
@@ -130,7 +77,8 @@ def explain(trace: Trace, step_id: str, index: Sequence[int]) -> Explanation:
     own = next(filter(None, (m.explain_cell(ctx, step_id, idx) for m in kinds.modifiers(ctx.opts)
                              if hasattr(m, "explain_cell"))), None)
     out = own or ctx.kind.explain_cell(ctx, step_id, idx) or step_registry.record(step_id).explain(ctx, step_id, idx)
-    return dataclasses.replace(out, scoring=trace.options.get("scoring"))
+    scoring = trace.options.get("scoring")
+    return dataclasses.replace(out, scoring=scoring, title=step_registry.title(step_id, scoring))
 
 
 def _check_index(step_id: str, dims: tuple[str, ...], shape: tuple[int, ...], index: Sequence[int]) -> tuple[int, ...]:
@@ -170,12 +118,13 @@ class _Ctx:
         kv = int(self.opts.get("n_kv_heads") or H)
         return h // (H // kv)
 
-    def reads(self, step_id: str) -> str:
+    def reads(self, step_id: str, before: Optional[str] = None) -> str:
         """The step the scores read in place of `step_id` in this trace (RoPE's rotated q for
-        head_split.query: the last step standing for it), or `step_id` itself."""
+        head_split.query: the last step standing for it), or `step_id` itself; `before`: what
+        that step read (stand-ins computed before it only)."""
         from attention.registry import step_registry
 
-        return step_registry.read_as(step_id, self.trace.ids)
+        return step_registry.read_as(step_id, self.trace.ids, before=before)
 
     def raw(self, step_id: str) -> np.ndarray:
         return self.trace[step_id].numpy()
@@ -221,95 +170,6 @@ def _as64(a: np.ndarray) -> np.ndarray:
 
 
 # ---- text helpers ------------------------------------------------------------------------------
-
-def fmt(x: float) -> str:
-    """A number in the text: `attention.numbers.rounded`, so it reads as in the cell it explains."""
-    return numbers.rounded(x)
-
-
-#: A position in a sentence ("query 3", "head 1"): counted from 1, as everything a person reads;
-#: formulas and terms written as code keep the index from 0 (``scores[0,0,2,1]``).
-P = numbers.position
-
-
-#: steps whose cells are whole numbers (indices, counts) or flags: printed as such (15, True)
-_WHOLE = ("extra.sample_index", "extra.sample_count", "extra.top_index")
-_FLAGS = ("extra.mask", "extra.fully_masked", "extra.selected")
-
-
-def _value_text(step_id: str, value: float) -> str:
-    if step_id in _FLAGS:
-        return numbers.flag(value)
-    if step_id in _WHOLE:
-        return numbers.whole(value)
-    return fmt(value)
-
-
-def _tx(key: str, **args) -> dict[str, str]:
-    """The catalogue's words for `key` in every language (attention/words/explain.py); an argument
-    given as {"en": ..., "zh": ...} (words themselves) is filled in per language."""
-    return {lang: words.text(key, lang, **{k: v[lang] if isinstance(v, dict) else v for k, v in args.items()})
-            for lang in words.LANGS}
-
-
-def _same(notation: str) -> dict[str, str]:
-    """Notation that reads the same in every language (a formula, numbers multiplied): no words."""
-    return {lang: notation for lang in words.LANGS}
-
-
-def _cat(*parts) -> dict[str, str]:
-    """Per-language concatenation of texts ({"en", "zh"} dicts) and notation (plain strings)."""
-    return {lang: "".join(p[lang] if isinstance(p, dict) else p for p in parts) for lang in words.LANGS}
-
-
-def _joined(parts: Sequence[dict[str, str]]) -> dict[str, str]:
-    """Reasons joined with "and" in each language."""
-    sep = _tx("explain.and")
-    return {lang: sep[lang].join(p[lang] for p in parts) for lang in words.LANGS}
-
-
-def _json_number(x: float):
-    x = float(x)
-    if math.isfinite(x):
-        return x
-    return "NaN" if x != x else ("Infinity" if x > 0 else "-Infinity")
-
-
-def _sum_text(values: Sequence[float]) -> str:
-    if not values:
-        return "0"
-    if len(values) > 12:
-        return _signed(values[:6]) + " + … " + _signed(values[-3:], first=False)
-    return _signed(values)
-
-
-def _signed(values: Sequence[float], first: bool = True) -> str:
-    """1 − 0.5 + 2: the subtraction operator (U+2212) instead of "+ -0.5"."""
-    out = []
-    for i, v in enumerate(values):
-        if i == 0 and first:
-            out.append(fmt(v))
-        else:
-            out.append(f"− {fmt(-v)}" if v < 0 else f"+ {fmt(v)}")
-    return " ".join(out)
-
-
-def _fsum(values: Sequence[float]) -> float:
-    """A plain left-to-right float sum (math.fsum would refuse inf - inf and hide NaN's origin)."""
-    total = 0.0
-    for v in values:
-        total += v
-    return total
-
-
-def _dedupe(sources: list[Source]) -> tuple[Source, ...]:
-    return tuple(dict.fromkeys(sources))
-
-
-def _explanation(step_id: str, idx: tuple[int, ...], value: float, formula: dict, terms: list[Term],
-                 result: float, summary: dict, combine: dict, extra_sources: Sequence[Source] = ()) -> Explanation:
-    sources = [s for t in terms for s in t.sources] + list(extra_sources)
-    return Explanation(step_id, idx, value, formula, tuple(terms), float(result), summary, _dedupe(sources), combine)
 
 
 # ---- projections ---------------------------------------------------------------------------------
@@ -432,11 +292,10 @@ def _mask_reasons(ctx: _Ctx, b: int, l: int, s: int) -> tuple[list[dict[str, str
 
 
 def _masked_scores(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
-    from attention.registry import step_registry
 
     b, h, l, s = idx
     value = ctx.value(step_id, idx)
-    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)  # ALiBi's biased scores, a cap's ...
+    src = ctx.reads("scores", before=step_id)  # ALiBi's biased scores, a cap's ...
     score = ctx.value(src, idx)
     mask = ctx.mask
     if src != "scores":
@@ -490,12 +349,6 @@ def _masked_read(ctx: _Ctx, step_id: str, idx: tuple[int, ...], src: str, score:
 
 
 # ---- softmax -----------------------------------------------------------------------------------
-
-def lazy_weight_text(ctx: _Ctx, h: int, l: int, S: int) -> dict[str, str]:
-    if ctx.opts.get("causal"):
-        return _tx("explain.lazy.causal", l=P(l), h1=P(h))
-    return _tx("explain.lazy.mean", l=P(l), h1=P(h), S=S)
-
 
 def _weights(ctx: _Ctx, step_id: str, idx: tuple[int, ...]) -> Explanation:
     b, h, l, s = idx

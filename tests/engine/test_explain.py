@@ -22,7 +22,8 @@ from hypothesis import given, settings
 from attention import PIPELINE, Additive, Projection, Scenario, run
 from attention.compute.trace import Trace
 from attention.files import scenario_io
-from attention.teaching.explain import ExplainError, Explanation, explain, explainable
+from attention.teaching.explain import ExplainError, explain, explainable
+from attention.text.explanation import Explanation
 from resources import list_presets
 
 PRESETS = [p for p, _ in list_presets()]

@@ -18,6 +18,7 @@ from attention.datamodel.parts import Part
 from attention.files import scenario_io
 from attention.teaching import explain, lessons
 from attention.teaching.script_export import python_script
+from attention.text import explanation
 from resources import list_presets
 
 PRESETS = {p.name: p for p, _ in list_presets()}
@@ -205,10 +206,10 @@ def test_ds_attention_explain_lesson_and_problems():
     tau, delta = sc.modifiers[0].get("tau"), sc.modifiers[0].get("delta")
     e = explain.explain(trace, "extra.destationary", (0, 0, 1, 2))
     assert e.result == pytest.approx(trace.array("extra.destationary")[0, 0, 1, 2], abs=1e-12)
-    assert f"τ = {explain.fmt(tau[0])}" in e.summary["en"] and "τ" in e.summary["zh"]
+    assert f"τ = {explanation.fmt(tau[0])}" in e.summary["en"] and "τ" in e.summary["zh"]
     e = explain.explain(trace, "scores", (0, 0, 1, 2))
     scale = trace.options["scale"]
-    assert explain.fmt(scale * delta[0, 2]) in e.summary["en"] and "scale × Δ, not Δ" in e.summary["en"]
+    assert explanation.fmt(scale * delta[0, 2]) in e.summary["en"] and "scale × Δ, not Δ" in e.summary["en"]
     assert "而不是 Δ" in e.summary["zh"]
     for lang in ("en", "zh"):
         assert "Δ" in lessons.explanation("scores", trace.options, lang)
@@ -411,7 +412,7 @@ def test_encoder_layer_steps_match_the_library_layer(activation):
     # explain: LayerNorm's mean and variance, the conv as a matrix product
     e = explain.explain(trace, "extra.norm_first", (1, 2, 3))
     assert e.result == pytest.approx(n1[1, 2, 3], abs=1e-12)
-    assert explain.fmt(r1[1, 2].mean()) in e.summary["en"] and "均值" in e.summary["zh"]
+    assert explanation.fmt(r1[1, 2].mean()) in e.summary["en"] and "均值" in e.summary["zh"]
     e = explain.explain(trace, "extra.ffn_hidden", (0, 1, 4))
     assert e.result == pytest.approx(hidden[0, 1, 4], abs=1e-12) and len(e.terms) == d + 1  # d products, the bias
     for sid in ("extra.residual_attention", "extra.ffn_out", "extra.residual_ffn", "extra.norm_second"):

@@ -13,8 +13,9 @@ from attention import Scenario, problems, run
 from attention.datamodel.fields import Field
 from attention.datamodel.parts import Part
 from attention.datamodel.step_record import StepRecord
+from attention.pipeline import explain as pipeline_explain
+from attention.pipeline.records import BASE
 from attention.registry import kinds, step_registry
-from attention.teaching import explain
 from attention.text import lesson
 
 
@@ -30,8 +31,9 @@ class _Shift:
 
         return (StepRecord(
             "test_shift.query", ("B", "L", "H", "dk"), "signed", "step.head_split.query.title",
-            "step.head_split.query.formula", _shifted, parts.present("positions", self.name), explain._head_split,
-            lesson._sentences, None, ("head_split.query",), before="scores", stands_for="head_split.query"),)
+            "step.head_split.query.formula", _shifted, parts.present("positions", self.name),
+            pipeline_explain._head_split, lesson._sentences, None, ("head_split.query",), before="scores",
+            stands_for="head_split.query"),)
 
 
 def _shifted(run, step_id):
@@ -44,7 +46,7 @@ def _shifted(run, step_id):
 @pytest.fixture
 def registered(monkeypatch):
     monkeypatch.setitem(kinds.POSITIONS, "test_shift", _Shift())
-    records = step_registry._BASE + step_registry.kind_records()
+    records = BASE + step_registry.kind_records()
     monkeypatch.setattr(step_registry, "RECORDS", records)
     monkeypatch.setattr(step_registry, "BY_ID", {r.id: r for r in records})
     order = step_registry._order()

@@ -14,9 +14,9 @@ from attention import Additive, Scenario, run, words
 from attention.datamodel.parts import Part
 from attention.datamodel.step_record import KINDS, SLIDE, StepRecord
 from attention.files import scenario_io
+from attention.pipeline import explain
 from attention.registry import step_registry
 from attention.registry.step_registry import RECORDS
-from attention.teaching import explain
 from resources import list_presets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +78,7 @@ def test_records_keep_the_documented_ids_order_and_dims():
 
 
 #: where a record's lesson function may live besides a kind: the main steps' and the shared one
-LESSON_MODULES = ("attention.teaching.lessons", "attention.text.lesson")
+LESSON_MODULES = ("attention.pipeline.lessons", "attention.text.lesson")
 
 
 def _module_of(fn) -> str:
@@ -110,17 +110,17 @@ def test_every_record_is_complete():
             bad.append(f"{where}: compute {r.compute!r}")
         if not callable(r.active):
             bad.append(f"{where}: active {r.active!r}")
-        if not callable(r.explain) or _module_of(r.explain) not in ("attention.teaching.explain",) \
+        if not callable(r.explain) or _module_of(r.explain) != "attention.pipeline.explain" \
                 and not _module_of(r.explain).startswith("attention.kinds."):
-            bad.append(f"{where}: explainer {r.explain!r} is not in attention/explain.py or a kind")
+            bad.append(f"{where}: explainer {r.explain!r} is not in attention/pipeline/explain.py or a kind")
         if not callable(r.lesson) or _module_of(r.lesson) not in LESSON_MODULES \
                 and not _module_of(r.lesson).startswith("attention.kinds."):
-            bad.append(f"{where}: lesson {r.lesson!r} is not in attention/lessons.py or a kind")
+            bad.append(f"{where}: lesson {r.lesson!r} is not in {' or '.join(LESSON_MODULES)} or a kind")
         if r.extra != (r.script is None):
             bad.append(f"{where}: the main pipeline, and only it, is in the exported script")
-        if r.script is not None and _module_of(r.script) != "attention.teaching.script_export" \
+        if r.script is not None and _module_of(r.script) != "attention.pipeline.script" \
                 and not _module_of(r.script).startswith("attention.kinds."):
-            bad.append(f"{where}: snippet {r.script!r} is not in attention/script_export.py or a kind")
+            bad.append(f"{where}: snippet {r.script!r} is not in attention/pipeline/script.py or a kind")
         parameter = re.compile(r"queries|keys|values|projection\.[a-z]+\.weight")
         for name in r.inputs:
             if name not in step_registry.BY_ID and not parameter.fullmatch(name):
@@ -264,7 +264,7 @@ def test_a_step_that_stands_for_another_is_read_in_its_place(monkeypatch):
     """An inserted step declared `stands_for="head_split.query"` is what the scores read: queries
     doubled before the scores double every score (by hand: scale · (2q) · k = 2 · scale · q · k);
     the trace keeps head_split.query as it was."""
-    from attention.teaching import explain
+    from attention.pipeline import explain
     from attention.text import lesson
 
     def doubled_queries(run, step_id):

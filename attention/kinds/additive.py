@@ -32,6 +32,18 @@ class AdditiveKind(DotProduct):
         super().__init__(NAME, scaled=False, titles={"scores": f"step.scores.title.{NAME}"},
                          formulas={"scores": f"step.scores.formula.{NAME}"})
 
+    def records(self) -> tuple:
+        """d2l's hidden features, one L x S block per hidden unit (N*S: unit-major), before the scores."""
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
+
+        def active(sc) -> bool:
+            return sc.scoring == NAME
+        sid = "extra.additive_features"
+        return (StepRecord(sid, ("B", "H", "L", "N*S"), "signed", f"step.{sid}.title", f"step.{sid}.formula",
+                           features_step, active, explain_features, lesson._sentences, None,
+                           ("head_split.query", "head_split.key"), before="scores"),)
+
     def parameters(self, sc, dev, dt) -> dict:
         from attention.ops.tensors import tensor
 

@@ -9,11 +9,26 @@ ProbSparse computes them, and its explain, lesson and script.
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
 
+from attention.datamodel import numbers
 from attention.datamodel.fields import INT_MAX, Field, plain
 from attention.kinds.dot_product import DotProduct
+from attention.text.explanation import (
+    Context,
+    Explanation,
+    P,
+    Source,
+    Term,
+    _explanation,
+    _fsum,
+    _same,
+    _sum_text,
+    _tx,
+    fmt,
+)
 
 NAME = "prob_sparse"
 #: ProbSparse's steps, in the order Informer computes them (records in attention/step_registry.py)
@@ -38,6 +53,29 @@ class ProbSparseKind(DotProduct):
     not_computed_steps = ("scores", "masked_scores")  # the lazy queries' rows are never scored (NaN)
     capture_mismatch = "capture.mismatch_prob"
     grouped_kv = False  # Informer's sampling and lazy rows are defined per head of its own keys
+
+    def records(self) -> tuple:
+        """The sample, the sparsity measure and the chosen queries, before the scores (Informer's order)."""
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
+
+        def active(sc) -> bool:
+            return sc.scoring == NAME
+
+        def extra(sid, dims, kind, compute, explain, inputs, **more):
+            return StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute, active,
+                              explain, lesson._sentences, None, inputs, before="scores", **more)
+        return (
+            extra("extra.sample_index", ("L", "n_sample"), "index", select_step, _sample_index, (),
+                  points_into="S", slide="never"),
+            extra("extra.sample_count", ("L", "S"), "count", part_step, _sample_count, ("extra.sample_index",)),
+            extra("extra.sampled_scores", ("B", "H", "L", "n_sample"), "signed", part_step, _sampled_scores,
+                  ("head_split.query", "head_split.key"), by_hand=("scores",)),
+            extra("extra.sparsity", ("B", "H", "L"), "signed", part_step, _sparsity, ("extra.sampled_scores",)),
+            extra("extra.top_index", ("B", "H", "n_top"), "index", part_step, _top_index, ("extra.sparsity",),
+                  points_into="L", slide="never"),
+            extra("extra.selected", ("B", "H", "L"), "bool", part_step, _selected, ("extra.sparsity",)),
+        )
 
     def __init__(self):
         super().__init__(NAME, scaled=True, formulas={"scores": f"step.scores.formula.{NAME}",
@@ -269,3 +307,121 @@ def script_weights(sc, step_id: str) -> str:
             + "# softmax on the chosen rows; the weights the lazy rows really use\n" + lazy
             + "attention_weights = base.scatter_(2, rows, torch.softmax(top_masked, dim=-1))\n"
             + se.show(step_id, "attention_weights"))
+
+
+
+# ---- explain: the sample, the sparsity measure and the chosen queries (records above) -------------
+
+def _sampled_scores(ctx: Context, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    b, h, l, j = idx
+    s = int(ctx.raw("extra.sample_index")[l, j])
+    qid, kid = ctx.reads("head_split.query"), ctx.reads("head_split.key")
+    q = ctx.a(qid)[b, l, h]
+    k = ctx.a(kid)[b, s, h]
+    terms = [Term(_same(f"q[{e}]·k[{e}] = {fmt(q[e])} × {fmt(k[e])} = {fmt(q[e] * k[e])}"),
+                  float(q[e] * k[e]),
+                  (Source(qid, (b, l, h, e)), Source(kid, (b, s, h, e))),
+                  factors=(float(q[e]), float(k[e])))
+             for e in range(q.shape[0])]
+    vals = [t.value for t in terms]
+    result = _fsum(vals)
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx), _tx("explain.sampled.formula", b=b, h=h, l=l, j=j, s=s),
+        terms, result, _tx("explain.sampled.summary", j=P(j), l=P(l), s=P(s), h1=P(h)),
+        _same(f"{_sum_text(vals)} = {fmt(result)}"), (Source("extra.sample_index", (l, j)),))
+
+
+def _sparsity(ctx: Context, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    b, h, l = idx
+    row = ctx.a("extra.sampled_scores")[b, h, l]
+    S = int(ctx.opts["S"])
+    mx = float(np.max(row))
+    terms = [Term(_tx("explain.sparsity.term", j=P(j), v=fmt(x)), float(x),
+                  (Source("extra.sampled_scores", (b, h, l, j)),))
+             for j, x in enumerate(row)]
+    total = _fsum([t.value for t in terms])
+    result = mx - total / S
+    chosen = bool(ctx.raw("extra.selected")[b, h, l])
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx), _tx("explain.sparsity.formula", S=S), terms, result,
+        _tx("explain.sparsity.chosen" if chosen else "explain.sparsity.left_out", l=P(l), h1=P(h)),
+        _same(f"{fmt(mx)} − {fmt(total)} / {S} = {fmt(result)}"))
+
+
+def _sample_index(ctx: Context, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    l, j = idx
+    L, n = ctx.raw(step_id).shape
+    S, seed = int(ctx.opts["S"]), ctx.opts["seed"]
+    s = int(ctx.raw(step_id)[idx])
+    term = Term(_tx("explain.sample_index.term", j=P(j), l=P(l), s=P(s)), float(s))
+    if ctx.opts.get("sample_recorded"):  # a sample recorded by attention.capture, not drawn from the seed
+        return _explanation(
+            step_id, idx, ctx.value(step_id, idx),
+            _tx("capture.explain.recorded_formula", l=l, j=j, s=s), [term], float(s),
+            _tx("capture.explain.recorded_summary", l=P(l), s=P(s), S=S, i=s), _same(str(s)))
+    call = f"torch.randint({S}, ({L}, {n}), generator=torch.Generator().manual_seed({seed}))"
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx),
+        _tx("explain.sample_index.formula", call=call, l=l, j=j, n=n, pos=l * n + j), [term], float(s),
+        _tx("explain.sample_index.summary", s=P(s), S=S, i=s, seed=seed), _same(str(s)))
+
+
+def _sample_count(ctx: Context, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    l, s = idx
+    draws = ctx.raw("extra.sample_index")[l]
+    hits = [j for j, k in enumerate(draws) if int(k) == s]
+    terms = [Term(_tx("explain.sample_count.term", jp=P(j), j=j, l=l, s=s), 1.0,
+                  (Source("extra.sample_index", (l, j)),))
+             for j in hits]
+    count = float(len(hits))
+    combine = _same(" + ".join("1" for _ in hits) + f" = {len(hits)}") if hits else _tx("explain.sample_count.never")
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx), _same(f"count[{l},{s}] = #{{j : sample_index[{l},j] = {s}}}"),
+        terms, count, _tx("explain.sample_count.summary", l=P(l), n=len(draws), hits=len(hits), s=P(s)), combine)
+
+
+def _cut(M: np.ndarray, top: np.ndarray) -> tuple[float, Optional[float]]:
+    """The smallest chosen M, and the largest M left out (None when every query is chosen)."""
+    chosen = np.zeros(len(M), dtype=bool)
+    chosen[top.astype(int)] = True
+    rest = M[~chosen]
+    return float(M[chosen].min()), (float(rest.max()) if rest.size else None)
+
+
+def _top_index(ctx: Context, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    b, h, r = idx
+    top = ctx.raw(step_id)[b, h]
+    l = int(top[r])
+    M = ctx.a("extra.sparsity")[b, h]
+    rank = 1 + int(np.sum(M > M[l]))
+    low, out = _cut(M, top)
+    u, L = len(top), len(M)
+    after = _tx("explain.top.left_out", m=fmt(out)) if out is not None else _tx("explain.top.all_chosen")
+    term = Term(_tx("explain.top.term", l=P(l), m=fmt(M[l]), rank=rank, L=L), float(l),
+                (Source("extra.sparsity", (b, h, l)),))
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx),
+        _same(f"top_index[{b},{h},:] = topk(M[{b},{h},:], u = {u}, sorted=False).indices"),
+        [term], float(l),
+        _tx("explain.top.summary", r=P(r), h1=P(h), l=P(l), m=fmt(M[l]), rank=rank, L=L, u=u, low=fmt(low), next=after),
+        _same(str(l)))
+
+
+def _selected(ctx: Context, step_id: str, idx: tuple[int, ...]) -> Explanation:
+    b, h, l = idx
+    top = ctx.raw("extra.top_index")[b, h]
+    M = ctx.a("extra.sparsity")[b, h]
+    low, _ = _cut(M, top)
+    hits = [r for r, t in enumerate(top) if int(t) == l]
+    terms = [Term(_same(f"top_index[{b},{h},{r}] = {l}"), 1.0, (Source("extra.top_index", (b, h, r)),)) for r in hits]
+    chosen = bool(hits)
+    listed = numbers.positions(int(t) for t in top[:12]) + (", …" if len(top) > 12 else "")
+    if chosen:
+        summ = _tx("explain.selected.active", l=P(l), r=P(hits[0]), h1=P(h), m=fmt(M[l]), low=fmt(low))
+        combine = _same(f"{l} ∈ top_index[{b},{h},:] → {numbers.flag(True)}")
+    else:
+        summ = _tx("explain.selected.lazy", l=P(l), h1=P(h), listed=listed, m=fmt(M[l]), low=fmt(low))
+        combine = _same(f"{l} ∉ top_index[{b},{h},:] → {numbers.flag(False)}")
+    return _explanation(
+        step_id, idx, ctx.value(step_id, idx), _same(f"selected[{b},{h},{l}] = ({l} ∈ top_index[{b},{h},:])"),
+        terms, 1.0 if chosen else 0.0, summ, combine, (Source("extra.sparsity", (b, h, l)),))

@@ -7,20 +7,22 @@ A record says everything the rest of the code needs to know about one step id:
   ``bool`` (a mask or a flag), ``count`` (whole numbers), ``index`` (positions into ``points_into``);
 - ``title`` and ``formula``: catalogue keys (attention/words/steps.py); a scoring kind that names
   or computes the step differently says so itself (``ScoringKind.titles`` / ``.formulas``);
-- ``compute``: the function that computes it, ``(run, step_id) -> tensor`` (attention/step_compute.py,
+- ``compute``: the function that computes it, ``(run, step_id) -> tensor`` (attention/pipeline/step_compute.py,
   a kind module, attention/kinds/mask_rules.py); ``active``: ``(scenario) -> bool``, whether the
   step is in that scenario's trace; ``inputs``: the steps and parameters it reads (presentation
   mode shows them beside it; every input step is computed before it);
-- ``explain``, ``lesson``, ``script``: the functions that explain one cell (attention/explain.py or
-  the kind's module), write the teaching text (attention/lessons.py) and write the step into the
-  exported Python script (attention/script_export.py; ``None``: not in the script);
+- ``explain``, ``lesson``, ``script``: the functions that explain one cell, write the teaching text
+  and write the step into the exported Python script (``None``: not in the script): the main
+  steps' in attention/pipeline/ (explain.py, lessons.py, script.py), a kind's in its module;
 - ``slide``: whether presentation mode shows it ("always", "never", "when_true": when some cell is
   True); ``repeats``: the inputs whose numbers this step can repeat and why (a reason id,
   quiz.reason.<id>: the quiz warns that a hidden step can be read off them); ``by_hand``: the
   blocks of the by-hand sheet that show its numbers (app/viewmodel/by_hand.py and the slides'
   by-hand layout both read this one table, `BY_HAND`).
 
-The engine (attention/engine.py) walks the active records in `ORDER` (each extra just before the
+The record type is attention/datamodel/step_record.py; the main pipeline's records are
+attention/pipeline/records.py (`BASE`), each kind's come from its ``records()``.  The engine
+(attention/compute/engine.py) walks the active records in `ORDER` (each extra just before the
 main step it feeds) and calls each one's ``compute``; the trace lists the steps in ``RECORDS``
 order.  Nothing here imports torch: the compute functions import it when first called.
 
@@ -29,7 +31,7 @@ it comes before, and ``stands_for=`` the earlier step whose place it takes when 
 should read it instead (a rotation of the queries after the head split stands for
 ``head_split.query``: the scores then read the rotated queries; the trace keeps both).
 
-Adding a step: one record (here in ``_BASE``, or returned by its kind's ``records()``; with
+Adding a step: one record (in ``BASE``, or returned by its kind's ``records()``; with
 ``before=`` the main step it is computed before unless it is in every trace), its compute
 function, its words (title, formula, lesson) in attention/words/, and its dims in
 docs/trace-format.md.  tests/test_step_registry.py fails when a reference does not resolve,
@@ -37,103 +39,17 @@ a key has no words or an input is computed after the step that reads it.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
-from attention import words
-from attention.datamodel.step_record import Compute, StepRecord
-from attention.kinds import additive, mask_rules, prob_sparse
+import attention.words as words
+from attention.datamodel.step_record import StepRecord
 from attention.pipeline import step_compute as sc_
+from attention.pipeline.records import BASE
 from attention.registry import kinds
-from attention.teaching import explain as ex
-from attention.teaching import lessons as le
-from attention.teaching import script_export as se
-from attention.text.lesson import _sentences
 
 
 def _kind(scoring: Optional[str]):
     return kinds.SCORING.get(scoring) if isinstance(scoring, str) else None
-
-
-def _scoring_has(step_id: str) -> Callable[[Any], bool]:
-    """The `active` predicate of a kind's own step: the scenario's scoring kind computes it."""
-    def active(sc: Any) -> bool:
-        return step_id in kinds.SCORING[sc.scoring].extra_steps
-    active.__qualname__ = f"scoring_has[{step_id}]"
-    return active
-
-
-def _main(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, explain: Callable, lesson: Callable,
-          script: Callable, inputs: tuple[str, ...], **more) -> StepRecord:
-    return StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute, sc_.always,
-                      explain, lesson, script, inputs, **more)
-
-
-def _extra(sid: str, dims: tuple[str, ...], kind: str, compute: Compute, active: Callable[[Any], bool],
-           explain: Callable, inputs: tuple[str, ...], lesson: Callable = _sentences, **more) -> StepRecord:
-    return StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute, active,
-                      explain, lesson, None, inputs, **more)
-
-
-#: The steps every scenario may have, the main pipeline first and in order, then the extras.
-_BASE: tuple[StepRecord, ...] = (
-    _main("projection.query", ("B", "L", "H*dk"), "signed", sc_.projection, ex._projection, le._projection,
-          se._projection, ("queries", "projection.query.weight"), by_hand=("q",),
-          repeats=(("queries", "wq"),)),
-    _main("projection.key", ("B", "S", "H*dk"), "signed", sc_.projection, ex._projection, le._projection,
-          se._projection, ("keys", "projection.key.weight"), by_hand=("kt",),
-          repeats=(("keys", "wk"),)),
-    _main("projection.value", ("B", "S", "H*dv"), "signed", sc_.projection, ex._projection, le._projection,
-          se._projection, ("values", "projection.value.weight"), by_hand=("v",),
-          repeats=(("values", "wv"),)),
-    _main("head_split.query", ("B", "L", "H", "dk"), "signed", sc_.head_split, ex._head_split, le._head_split,
-          se._head_split, ("projection.query",), by_hand=("q",),
-          repeats=(("projection.query", "split"),)),
-    _main("head_split.key", ("B", "S", "H", "dk"), "signed", sc_.head_split, ex._head_split, le._head_split,
-          se._head_split, ("projection.key",), by_hand=("kt",),
-          repeats=(("projection.key", "split"),)),
-    _main("head_split.value", ("B", "S", "H", "dv"), "signed", sc_.head_split, ex._head_split, le._head_split,
-          se._head_split, ("projection.value",), by_hand=("v",),
-          repeats=(("projection.value", "split"),)),
-    _main("scores", ("B", "H", "L", "S"), "signed", sc_.scores, ex._scores, le._scores, se._scores,
-          ("head_split.query", "head_split.key"), by_hand=("scores",),
-          # scores repeat Q where the keys are one-hot, and K where the queries are
-          repeats=(("head_split.query", "k_picks"), ("head_split.key", "q_picks"))),
-    _main("masked_scores", ("B", "H", "L", "S"), "signed", sc_.masked_scores, ex._masked_scores,
-          le._masked_scores, se._masked_scores, ("scores", "extra.mask"), veiled=True, by_hand=("scores",),
-          repeats=(("scores", "mask"),)),
-    _main("attention_weights", ("B", "H", "L", "S"), "weights", sc_.attention_weights, ex._weights, le._weights,
-          se._weights, ("masked_scores",), veiled=True, by_hand=("weights",)),
-    _main("weighted_sum", ("B", "L", "H", "dv"), "signed", sc_.weighted_sum, ex._weighted_sum, _sentences,
-          se._weighted_sum, ("attention_weights", "head_split.value"), by_hand=("output",),
-          repeats=(("attention_weights", "v_identity"), ("head_split.value", "w_picks"))),
-    _main("concat", ("B", "L", "H*dv"), "signed", sc_.concat, ex._concat, le._concat, se._concat,
-          ("weighted_sum",), by_hand=("output",), repeats=(("weighted_sum", "concat"),)),
-    _main("output", ("B", "L", "d_out"), "signed", sc_.projection, ex._projection, _sentences, se._output,
-          ("concat", "projection.out.weight"), repeats=(("concat", "wo"),)),
-    _extra("extra.mask", ("B", "L", "S"), "bool", mask_rules.mask_step, mask_rules.any_applies, ex._mask_cell, (),
-           before="masked_scores", by_hand=("scores", "weights"),  # the sheet veils the masked cells of both
-           lesson=le._mask),  # a sentence per rule that applies
-    _extra("extra.fully_masked", ("B", "L"), "bool", mask_rules.fully_masked_step, mask_rules.any_applies,
-           ex._fully_masked, ("extra.mask",), before="weighted_sum", slide="when_true"),
-    # additive scoring only: d2l's hidden features, one L x S block per hidden unit (N*S: unit-major)
-    _extra("extra.additive_features", ("B", "H", "L", "N*S"), "signed", additive.features_step,
-           _scoring_has("extra.additive_features"), additive.explain_features, ("head_split.query", "head_split.key"),
-           before="scores"),
-    # ProbSparse only: the sample, the sparsity measure and the chosen queries (Informer's order)
-    _extra("extra.sample_index", ("L", "n_sample"), "index", prob_sparse.select_step,
-           _scoring_has("extra.sample_index"), ex._sample_index, (), points_into="S", before="scores", slide="never"),
-    _extra("extra.sample_count", ("L", "S"), "count", prob_sparse.part_step, _scoring_has("extra.sample_count"),
-           ex._sample_count, ("extra.sample_index",), before="scores"),
-    _extra("extra.sampled_scores", ("B", "H", "L", "n_sample"), "signed", prob_sparse.part_step,
-           _scoring_has("extra.sampled_scores"), ex._sampled_scores, ("head_split.query", "head_split.key"),
-           before="scores", by_hand=("scores",)),
-    _extra("extra.sparsity", ("B", "H", "L"), "signed", prob_sparse.part_step, _scoring_has("extra.sparsity"),
-           ex._sparsity, ("extra.sampled_scores",), before="scores"),
-    _extra("extra.top_index", ("B", "H", "n_top"), "index", prob_sparse.part_step, _scoring_has("extra.top_index"),
-           ex._top_index, ("extra.sparsity",), points_into="L", before="scores", slide="never"),
-    _extra("extra.selected", ("B", "H", "L"), "bool", prob_sparse.part_step, _scoring_has("extra.selected"),
-           ex._selected, ("extra.sparsity",), before="scores"),
-)
 
 
 def kind_records() -> tuple[StepRecord, ...]:
@@ -148,7 +64,7 @@ def kind_records() -> tuple[StepRecord, ...]:
 
 
 #: Every step (trace order): the base steps, then the steps the kinds add.
-RECORDS: tuple[StepRecord, ...] = _BASE + kind_records()
+RECORDS: tuple[StepRecord, ...] = BASE + kind_records()
 
 BY_ID: dict[str, StepRecord] = {r.id: r for r in RECORDS}
 

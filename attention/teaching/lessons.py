@@ -1,91 +1,20 @@
 """The teaching texts: two or three sentences per step, for presentation mode and the handouts.  Qt-free.
 
-Each step's record (attention/step_registry.py) holds the function here that writes its lesson
-(the scoring kind of the trace adds or replaces sentences: `ScoringKind.lesson_keys`);
-the sentences are catalogue words (attention/words/lessons.py) in the language asked for (the
-catalogue's current one by default, which the window sets with its own).  Numbers taken from the
-trace's options (the scale actually used, the fill value, d_k, the kind) fill the sentences'
-``{placeholders}``.  This module holds no attention math: it only reads what the engine resolved
-(`trace.options`, which steps and parameters exist).
+Each step's record (attention/registry/step_registry.py) holds the function that writes its
+lesson (the main steps' are in attention/pipeline/lessons.py, a kind's in its module; the scoring
+kind of the trace adds or replaces sentences: `ScoringKind.lesson_keys`); the sentences are
+catalogue words (attention/words/lessons.py) in the language asked for (the catalogue's current
+one by default, which the window sets with its own).  Numbers taken from the trace's options (the
+scale actually used, the fill value, d_k, the kind) fill the sentences' ``{placeholders}``.  This
+module holds no attention math: it only reads what the engine resolved (`trace.options`, which
+steps and parameters exist).
 """
 from __future__ import annotations
 
 from typing import Any, Optional
 
 import attention.words as words
-from attention.text.lesson import _is_neg_inf, _say, _values
-
-# attention.step_registry holds this module's functions in its records: it is imported inside
-# the functions below, once the records exist.
-
-
-# --- the texts: one function per kind of lesson, named by the step's record -------------------
-
-
-def _projection(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
-    return _say([f"lesson.{step_id}", "lesson.projection.why"], lang, v)
-
-
-def _head_split(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
-    width = v["dv"] if step_id.endswith("value") else v["dk"]
-    if v["heads"] == "1":  # _values gives strings ("H" when unknown)
-        return _say(["lesson.head_split.one_head"], lang, {**v, "width": width})
-    return _say(["lesson.head_split.cut", "lesson.head_split.shared"], lang, {**v, "width": width})
-
-
-def _kind(options: dict):
-    from attention.registry import kinds
-
-    return kinds.scoring(options.get("scoring") or kinds.DEFAULT_SCORING)
-
-
-def _scores(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
-    """The trace's scoring kind says how its scores are made."""
-    return _say(_kind(options).lesson_keys(step_id, [], v), lang, v)
-
-
-def _has_mask(options: dict) -> bool:
-    from attention.kinds import mask_rules
-
-    return mask_rules.in_options(options)
-
-
-def _mask(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
-    """The mask's lesson: what a mask is, then a sentence per rule of the trace that has one of
-    its own (`rule.lesson_key`: the window, the drawn mask); d2l's lengths and causal rule when
-    they apply, or when no trace is at hand."""
-    from attention.registry import kinds
-
-    keys = ["lesson.extra.mask.marks"]
-    if not options or options.get("causal") or options.get("valid_lens") is not None:
-        keys.append("lesson.extra.mask.d2l")
-    keys += [r.lesson_key for r in kinds.MASK_RULES.values()
-             if getattr(r, "lesson_key", None) and options and r.applies_to(options)]
-    return _say(keys, lang, v)
-
-
-def _masked_scores(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
-    if not _has_mask(options) and options:
-        return _say(["lesson.masked_scores.no_mask"], lang, v)
-    fill = "neg_inf" if _is_neg_inf(options.get("fill_value", -1e6)) else "finite"
-    return _say(["lesson.masked_scores.fill", f"lesson.masked_scores.{fill}"], lang, v)
-
-
-def _weights(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
-    keys = ["lesson.attention_weights.softmax", "lesson.attention_weights.shape"]
-    if _has_mask(options) or not options:
-        fill = "neg_inf" if _is_neg_inf(options.get("fill_value", -1e6)) else "finite"
-        keys.append(f"lesson.attention_weights.{fill}")
-    keys = _kind(options).lesson_keys(step_id, keys, v)
-    from attention.registry import kinds
-
-    for m in kinds.modifiers(options):  # a modifier that changes the softmax (sinks) says so
-        keys = m.lesson_keys(step_id, keys, v) if hasattr(m, "lesson_keys") else keys
-    return _say(keys, lang, v)
-
-
-def _concat(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
-    return _say(["lesson.concat.view"] + (["lesson.concat.mix"] if options.get("mix") else []), lang, v)
+from attention.text.lesson import _values
 
 
 def explanation(step_id: str, options: Optional[dict] = None, lang: Optional[str] = None) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention.datamodel.scenario import Scenario, ScenarioError, problems
-from attention.text.script import _num, literal, repeat_kv, section, show, tensor_literal
+from attention.text.script import _num, literal, tensor_literal
 
 # attention.step_registry and attention.kinds hold this module's snippets: imported in the functions.
 
@@ -44,9 +44,6 @@ def python_script(sc: Scenario) -> str:
             parts.append(after(sc) if after is not None else "")
     parts.append(_TAIL)
     return "".join(parts)
-
-
-# ---- literals --------------------------------------------------------------------------------
 
 
 # ---- the script's parts ----------------------------------------------------------------------
@@ -146,74 +143,3 @@ _TAIL = """
 if AS_JSON:  # NaN and infinities are written as NaN / Infinity / -Infinity (Python's json reads them)
     print(json.dumps({name: t.tolist() for name, t in steps.items()}))
 """
-
-
-# ---- one snippet per step, in pipeline order ---------------------------------------------------
-
-_PROJECTED = {  # which -> (input, weight, bias, result, its shape)
-    "query": ("queries", "W_q", "b_q", "Q", "(B, L, H*d_k)"),
-    "key": ("keys", "W_k", "b_k", "K", "(B, S, H*d_k)"),
-    "value": ("values", "W_v", "b_v", "V", "(B, S, H*d_v)"),
-}
-
-
-def _projection(sc: Scenario, step_id: str) -> str:
-    x, w, b, out, shape = _PROJECTED[step_id.split(".", 1)[1]]
-    return section(sc, step_id) + f"{out} = linear({x}, {w}, {b})  # {shape}\n" + show(step_id, out)
-
-
-def _head_split(sc: Scenario, step_id: str) -> str:
-    which = step_id.split(".", 1)[1]
-    name, source, n, d = {"query": ("q", "Q", "L", "d_k"), "key": ("k", "K", "S", "d_k"),
-                          "value": ("v", "V", "S", "d_v")}[which]
-    H = "H_kv" if which != "query" and sc.kv_heads != sc.n_heads else "H"
-    return (section(sc, step_id, f"{source}.view(B, {n}, {H}, {d})")
-            + f"{name} = {source}.view(B, {n}, {H}, -1)  "
-              f"# (B, {n}, {H}, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
-            + show(step_id, name))
-
-
-def _scores(sc: Scenario, step_id: str) -> str:
-    """The dot-product kinds' scores (every scoring kind writes its own: `ScoringKind.script`)."""
-    from attention.kinds.dot_product import SCALED_DOT
-
-    return SCALED_DOT.script(sc, step_id)
-
-
-def mask_snippet(sc: Scenario) -> str:
-    """The mask (True = this key is hidden from this query), or None: each mask rule's lines."""
-    from attention.kinds import mask_rules
-
-    return mask_rules.script(sc)
-
-
-def _masked_scores(sc: Scenario, step_id: str) -> str:
-    masked = ("# d2l style, on the scaled scores\n"
-              "masked_scores = scores if mask is None else scores.masked_fill(mask[:, None, :, :], fill_value)\n")
-    return section(sc, step_id) + mask_snippet(sc) + masked + show(step_id, "masked_scores")
-
-
-def _weights(sc: Scenario, step_id: str) -> str:
-    return (section(sc, step_id)
-            + "# A fully masked row: with -1e6 every entry is equal, so the weights are uniform 1/S;\n"
-            "# with -inf, exp(-inf - (-inf)) is NaN, so the row is NaN.\n"
-            "attention_weights = torch.softmax(masked_scores, dim=-1)  # (B, H, L, S)\n"
-            + show(step_id, "attention_weights"))
-
-
-def _weighted_sum(sc: Scenario, step_id: str) -> str:
-    return (section(sc, step_id) + repeat_kv(sc, "v")
-            + "out = (attention_weights @ v.transpose(1, 2)).transpose(1, 2)  # (B, L, H, d_v)\n"
-            + show(step_id, "out"))
-
-
-def _concat(sc: Scenario, step_id: str) -> str:
-    concat = ("concat = out.transpose(1, 2).contiguous().view(B, L, -1)  "
-              "# mix: Time-Series-Library views the (B, H, L, d_v)\n"
-              "# context as (B, L, H*d_v) without a transpose, so one row holds pieces of several positions\n"
-              if sc.mix else "concat = out.reshape(B, L, -1)  # heads side by side: (B, L, H*d_v)\n")
-    return section(sc, step_id) + concat + show(step_id, "concat")
-
-
-def _output(sc: Scenario, step_id: str) -> str:
-    return section(sc, step_id) + "output = linear(concat, W_o, b_o)  # (B, L, d_out)\n" + show(step_id, "output")

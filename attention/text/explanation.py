@@ -11,10 +11,30 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Any, Mapping, Optional, Protocol, Sequence
 
 import attention.words as words
 from attention.datamodel import numbers
+
+
+class Context(Protocol):
+    """What an explainer reads of the trace it explains (attention.teaching.explain builds it):
+    the trace's arrays as float64 numpy (bool and int arrays kept as they are), its options and
+    its scoring kind."""
+
+    trace: Any
+    opts: Mapping[str, Any]  # the trace's options
+    kind: Any  # the trace's scoring kind
+
+    def kv_head(self, h: int) -> int: ...
+    def reads(self, step_id: str, before: Optional[str] = None) -> str: ...
+    def raw(self, step_id: str) -> Any: ...
+    def a(self, step_id: str) -> Any: ...
+    def has(self, step_id: str) -> bool: ...
+    def param(self, name: str) -> Any: ...
+    def value(self, step_id: str, idx: tuple[int, ...]) -> float: ...
+    @property
+    def mask(self) -> Any: ...
 
 
 @dataclass(frozen=True)

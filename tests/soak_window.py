@@ -161,11 +161,13 @@ def growth_snapshot() -> tuple:
         t = type(o)
         name = f"{getattr(t, '__module__', '?')}.{getattr(t, '__qualname__', t.__name__)}"
         counts[name] = counts.get(name, 0) + 1
-    return tracemalloc.take_snapshot(), counts, mappings_kb()
+    return tracemalloc.take_snapshot(), counts
 
 
 def print_growth(before: tuple, after: tuple, top: int = 15) -> None:
     """Where Python's allocations grew between two growth_snapshot()s, and which object kinds multiplied."""
+    import tracemalloc
+
     stats = after[0].compare_to(before[0], "traceback")
     grown = sum(s.size_diff for s in stats)
     print(f"tracemalloc: Python allocations {grown / 2**20:+.1f} MiB since the warm-up; the largest growths:")
@@ -174,9 +176,7 @@ def print_growth(before: tuple, after: tuple, top: int = 15) -> None:
         print(f"  {s.size_diff / 2**10:+9.0f} KiB {s.count_diff:+7d} blocks  " + " <- ".join(reversed(frames)))
     diff = sorted(((after[1].get(k, 0) - before[1].get(k, 0), k) for k in after[1]), reverse=True)[:top]
     print("objects that grew in number:", ", ".join(f"{k} {n:+d}" for n, k in diff if n > 0))
-    maps = sorted(((after[2].get(k, 0) - before[2].get(k, 0), k) for k in after[2]), reverse=True)[:6]
-    print("resident memory that grew, by mapping:",
-          ", ".join(f"{k.split('/')[-1]} {n / 1024:+.1f} MB" for n, k in maps))
+    print(f"tracemalloc's own memory: {tracemalloc.get_tracemalloc_memory() / 2**20:.0f} MiB (in the RSS figures)")
 
 
 def main() -> int:
@@ -317,6 +317,7 @@ def main() -> int:
             if rss_base is None and time.monotonic() - start >= warmup:
                 rss_base = rss_mb()
                 growth_base = growth_snapshot() if args.tracemalloc else None
+                maps_base = mappings_kb()
         elapsed = time.monotonic() - start
         undo_end, undo_steps = window.document.undo_bytes(), window.document.undo_stack.count()
         rss_end = rss_mb()
@@ -324,6 +325,11 @@ def main() -> int:
 
         heap.give_back()  # what the app's idle trim would return a second after the last edit
         rss_trimmed = rss_mb()
+        if rss_base is not None:
+            maps = mappings_kb()
+            grown = sorted(((maps.get(k, 0) - maps_base.get(k, 0), k) for k in maps), reverse=True)[:4]
+            print("soak: resident memory that grew after the warm-up, by mapping:",
+                  ", ".join(f"{k.split('/')[-1]} {n / 1024:+.1f} MB" for n, k in grown))
         if args.tracemalloc and rss_base is not None:
             print_growth(growth_base, growth_snapshot())
         latency_end = edit_latency_ms(window, probe_scenario, args.probes)

@@ -9,11 +9,15 @@ took 10-14x longer than on a quiet machine, one thread 1.5-2x.  So:
 
 - threads that wait sleep instead of spinning (``OMP_WAIT_POLICY=PASSIVE``, set before torch is
   imported; a value already in the environment is kept);
-- small work runs on one thread: below ``SMALL_WORK`` multiply-adds waking a second thread costs
-  more than it saves;
-- otherwise: the cores this process may run on, less those other programs keep busy now (the
-  kernel's count of runnable threads, /proc/loadavg, less the one asking), less one for the window's
-  own drawing when the engine runs beside it (`reserve_for_gui`); at least one.
+- work of at least ``SMALL_WORK`` multiply-adds: the cores this process may run on, less those
+  other programs keep busy now (the kernel's count of runnable threads, /proc/loadavg, less the one
+  asking), less one for the window's own drawing when the engine runs beside it (`reserve_for_gui`);
+  at least one;
+- small work keeps the count it always had (the cores, less the window's one): MKL's products
+  of a few rows (5 or 6 queries, any width) add up in another order on one thread than on two, so
+  the last bit of a number can depend on the thread count.  A preset's trace stays bit for bit
+  what it was on a given machine; a big computation can differ in its last bit between a quiet
+  and a busy moment.  Where that matters (comparing traces bit for bit across runs), fix the count.
 
 Override: ``ATTENTION_THREADS=N`` in the environment, or ``--threads N`` on the command line
 (`set_override`), makes every computation use exactly N threads; ``ATTENTION_THREADS=auto`` (or
@@ -28,8 +32,8 @@ from typing import Optional
 
 #: The environment variable that overrides the policy: a thread count, or "auto".
 ENV = "ATTENTION_THREADS"
-#: Work (multiply-adds) below which one thread is faster than two: a B=1 L=S=64 d=64 trace is
-#: about 1.6e6; one L=S=512 d=512 is 6.7e8 (measured: two threads pay from about 1e7 on).
+#: Work (multiply-adds) below which the machine's load is not asked: a B=1 L=S=64 d=64 trace is
+#: about 1.6e6, a classroom preset far less; one L=S=512 d=512 is 6.7e8, a 16-token MiniLM pass 3.6e8.
 SMALL_WORK = 1e7
 
 _override: Optional[int] = None  # --threads N (set_override), ahead of the environment
@@ -93,7 +97,7 @@ def choose(work: float = float("inf")) -> int:
     if fixed is not None:
         return fixed
     if work < SMALL_WORK:
-        return 1
+        return max(1, cores() - _gui_cores)  # what it always was: see "Small work" in the docstring
     return max(1, cores() - _gui_cores - busy_elsewhere())
 
 

@@ -45,11 +45,19 @@ def add_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def apply(args: argparse.Namespace) -> None:
-    """--threads N: the engine's policy overridden (attention/compute/threads.set_override)."""
+    """--threads N: the engine's policy overridden (attention/compute/threads.set_override); and the
+    load average and this process's CPU time printed at the start and at the end (every figure of a
+    run on a shared machine reads with them)."""
+    import atexit
+
     if getattr(args, "threads", None):
         from attention.compute import threads
 
         threads.set_override(args.threads)
+    print(f"[{load()} at the start; threads: {os.environ.get('ATTENTION_THREADS') or args.threads or 'the policy'}]",
+          flush=True)
+    atexit.register(lambda: print(f"[{load()} at the end; this process's CPU time {time.process_time():.1f} s]",
+                                  flush=True))
 
 
 def load() -> str:
@@ -80,34 +88,39 @@ def _child(script: str, args: list[str]) -> tuple[list[str], str, int]:
 
 
 def _skeleton(line: str) -> str:
-    return _NUMBER.sub("#", line)
+    """What two runs' lines share: the words, with numbers and column padding aside."""
+    return " ".join(_NUMBER.sub("#", line).split())
+
+
+def _ratio(q: str, b: str) -> str:
+    try:
+        return f" (x{float(b) / float(q):.1f})" if float(q) else ""
+    except ValueError:
+        return ""
 
 
 def merge_line(quiet: str, busy: str) -> str:
-    """`quiet` with each number that differs in `busy` written quiet|busy (and (xR) after a time)."""
-    q_nums, b_nums = _NUMBER.findall(quiet), _NUMBER.findall(busy)
-    if _skeleton(quiet) != _skeleton(busy) or len(q_nums) != len(b_nums):
-        return f"{quiet}\n  busy: {busy}"
-    out, pos, i = [], 0, 0
-    for m in _NUMBER.finditer(quiet):
-        out.append(quiet[pos:m.start()])
-        q, b = m.group(), b_nums[i]
+    """`quiet` with each word or number that differs in `busy` written quiet|busy (a time: then (xR))."""
+    q_words, b_words = quiet.split(), busy.split()
+    if len(q_words) != len(b_words):
+        return f"quiet: {quiet}\nbusy:  {busy}"
+    out: list[str] = []
+    i = 0
+    while i < len(q_words):
+        q, b = q_words[i], b_words[i]
         i += 1
-        pos = m.end()
         if q == b:
             out.append(q)
             continue
-        out.append(f"{q}|{b}")
-        unit = _TIME.match(quiet, pos)
-        if unit:
-            out.append(unit.group())
-            pos = unit.end()
-            try:
-                out.append(f" (x{float(b) / float(q):.1f})" if float(q) else "")
-            except ValueError:
-                pass
-    out.append(quiet[pos:])
-    return "".join(out)
+        qn, bn = _NUMBER.fullmatch(q), _NUMBER.fullmatch(b)
+        unit = q_words[i] if i < len(q_words) else ""
+        if qn and bn and unit.rstrip(",;)") in ("ms", "s"):
+            bare = unit.rstrip(",;)")
+            out += [f"{q}|{b}", f"{bare}{_ratio(q, b)}{unit[len(bare):]}"]
+            i += 1
+        else:
+            out.append(f"{q}|{b}")
+    return quiet[:len(quiet) - len(quiet.lstrip())] + " ".join(out)
 
 
 def merge(quiet: list[str], busy: list[str]) -> list[str]:

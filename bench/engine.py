@@ -276,10 +276,10 @@ def main() -> int:
     ap.add_argument("--causal", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--gqa-rope", action="store_true", help="only the GQA+RoPE line")
     args = ap.parse_args()
-    busy.apply(args)
     if args.child_memory:
         child_memory(args.causal)
         return 0
+    busy.apply(args)
     if args.gqa_rope:
         return 0 if print_gqa_rope(args.quick) else 1
 

@@ -188,6 +188,10 @@ def main() -> int:
     ap.add_argument("--probes", type=int, default=15, help="edits timed at the start and at the end")
     ap.add_argument("--strict", action="store_true", help="exit 3 when a target is missed")
     ap.add_argument("--trace", action="store_true", help="print each operation (to find the one that breaks)")
+    ap.add_argument("--only", metavar="NAME,NAME", default="",
+                    help="only these operations (names as --trace prints them): which one makes memory grow?")
+    ap.add_argument("--every", type=float, default=0.0, metavar="S",
+                    help="also print the RSS and the panes built every S seconds (is a growth levelling off?)")
     ap.add_argument("--tracemalloc", action="store_true",
                     help="after the run, print where Python memory grew since the warm-up (tracemalloc) and which "
                          "kinds of object grew in number (what to look at when RSS grows)")
@@ -292,12 +296,14 @@ def main() -> int:
             (present, 2),
             (save_and_open, 1),
         ]
-        weights = np.array([w for _, w in ops], dtype=float)
         names = ["cell", "L", "S", "d_model", "n_heads", "batch size", "batch item", "causal", "scoring",
                  "valid lengths", "fill", "undo", "redo", "focus head", "scroll", "language", "pin/unpin",
                  "difference", "quiz", "paste", "fill", "explain", "clear explain", "present", "save/open"]
+        only = set(filter(None, args.only.split(",")))
+        weights = np.array([w if not only or names[i] in only else 0 for i, (_, w) in enumerate(ops)], dtype=float)
         verdicts: dict[str, int] = {}
         n_ops, start = 0, time.monotonic()
+        next_report = args.every
         while time.monotonic() - start < args.seconds and not errors:
             for _ in range(int(rng.integers(1, 8))):
                 k = int(rng.choice(len(ops), p=weights / weights.sum()))
@@ -314,6 +320,11 @@ def main() -> int:
             v = check(window)
             verdicts[v] = verdicts.get(v, 0) + 1
             undo_peak = max(undo_peak, window.document.undo_bytes())
+            if args.every and time.monotonic() - start >= next_report:
+                next_report += args.every
+                built = len(view._panes) + len(getattr(window.presentation.view, "_panes", {}))
+                print(f"soak: {time.monotonic() - start:5.0f} s, {n_ops} operations: RSS {rss_mb():.0f} MB, "
+                      f"{built} panes built", flush=True)
             if rss_base is None and time.monotonic() - start >= warmup:
                 rss_base = rss_mb()
                 growth_base = growth_snapshot() if args.tracemalloc else None

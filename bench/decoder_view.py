@@ -44,7 +44,9 @@ def main() -> int:
     busy.apply(a)
     import torch
 
-    torch.set_num_threads(1)
+    from app.services import devices
+
+    devices.leave_a_core_for_the_gui()  # the window's thread policy (attention/compute/threads.py)
     from app.viewmodel.decoder_session import DecoderSession
     from attention.models.kv_cache import Generation
 

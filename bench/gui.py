@@ -77,7 +77,7 @@ SETTLE_MS = 25
 WARM_UP_EDITS = 2
 HEARTBEAT_MS = 5
 TARGETS = {
-    "classroom_p95_ms": 100.0, "classroom_floor_ratio": 1.3, "large_median_ms": 400.0,
+    "classroom_p95_ms": 100.0, "classroom_floor_ratio": 1.3, "large_median_ms": 100.0,  # issue 29: 400 -> 100
     "large_block_ms": 50.0, "matplotlib_ratio": 20.0, "window_s": 1.5, "frame_s": 3.0,
 }
 
@@ -280,7 +280,7 @@ class EditRun:
         rows, cols = model.rowCount(), model.columnCount()
         rng = self.rng
         view = self.window.view
-        out = {"latency": [], "set_data": [], "to_ready": [], "paint": [], "every_pane": [], "traces": []}
+        out = {"latency": [], "cpu": [], "set_data": [], "to_ready": [], "paint": [], "every_pane": [], "traces": []}
         heartbeat.start()
         for _i in range(n):
             r, c = int(rng.integers(rows)), int(rng.integers(cols))
@@ -290,12 +290,13 @@ class EditRun:
             if model.decimal_comma:
                 text = text.replace(".", ",")
             self.before = {sid: view.pane(sid, current=False).redraw_count for sid in view.pane_ids()}
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             self.probe.start(t0)
             if not model.setData(model.index(r, c), text, Qt.ItemDataRole.EditRole):
                 raise RuntimeError(f"the edit {text!r} at ({r}, {c}) was refused")
             t1 = time.perf_counter()
             done = self.probe.wait()
+            out["cpu"].append(time.process_time() - c0)  # this process, every thread (the worker's engine too)
             out["latency"].append(done - t0)
             out["set_data"].append(t1 - t0)
             out["to_ready"].append(self.ready_at - t1)
@@ -563,6 +564,7 @@ def main() -> int:
           f"{small['panes']} panes / {small['heatmaps']} heatmaps, {small['edits']} edits "
           f"(after {WARM_UP_EDITS} not counted)")
     print(row("edit -> repainted, median", ms(s_med)))
+    print(row("  its CPU time (this process, all threads), median", ms(med(small["cpu"]))))
     print(row("edit -> repainted, p95", ms(s_p95), f"<= {T['classroom_p95_ms']:.0f} ms",
               s_p95 * 1000 <= T["classroom_p95_ms"]))
     print(row("edit -> repainted, max", ms(max(small["latency"]))))
@@ -592,6 +594,7 @@ def main() -> int:
           f"after {WARM_UP_EDITS} not counted)")
     print(row("edit -> repainted, median", ms(l_med), f"<= {T['large_median_ms']:.0f} ms",
               l_med * 1000 <= T["large_median_ms"]))
+    print(row("  its CPU time (this process, all threads: the worker's engine too), median", ms(med(large["cpu"]))))
     print(row("edit -> repainted, p95", ms(l_p95)))
     breakdown(large, ms)
     print(row("longest UI-thread block (5 ms timer gap - 5 ms)", ms(large["block"]), f"<= {T['large_block_ms']:.0f} ms",

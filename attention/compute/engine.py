@@ -188,9 +188,9 @@ def _finite_without_looking(run: "Run", rec, finite: dict[str, bool]) -> bool:
     time at B=1 L=S=512 was such passes):
 
     - the concat of all-finite heads (the same numbers, rearranged);
-    - the plain softmax (no kind or modifier of its own) of all-finite scores, masked with a finite
-      or -inf fill (finite in the trace's dtype): each row is exp(x - max) / sum, in [0, 1]; a row with every key masked under
-      -inf is NaN by design (extra.fully_masked), which the warning does not count either."""
+    - the plain softmax (no kind or modifier of its own) of all-finite scores, masked with -inf or a
+      fill finite in the trace's dtype: each row is exp(x - max) / sum, in [0, 1]; a row with every
+      key masked under -inf is NaN by design (extra.fully_masked), which the warning does not count."""
     from attention.kinds.dot_product import DotProduct
     from attention.pipeline import step_compute
 

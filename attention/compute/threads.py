@@ -105,21 +105,41 @@ def use(work: float = float("inf")) -> int:
     """Give torch, and numpy's BLAS, `choose(work)` threads (only when that changes the count);
     return the count torch now uses.
 
-    A count the caller set with torch.set_num_threads themselves (other than the one this module
-    set last) is left alone unless --threads or ATTENTION_THREADS asks for one."""
+    A count the caller set themselves (torch.set_num_threads, OMP_NUM_THREADS: anything but torch's
+    own default or the count this module set last) is left alone unless --threads or
+    ATTENTION_THREADS asks for one."""
     global _chosen
     import torch
 
     n = choose(work)
     now = torch.get_num_threads()
-    if _chosen is not None and now != _chosen and overridden() is None:
-        return now  # someone else chose since: theirs stands
+    if overridden() is None and now != (_chosen if _chosen is not None else torch_default()):
+        return now  # someone else chose (torch.set_num_threads, OMP_NUM_THREADS): theirs stands
     if now != n:
         torch.set_num_threads(n)
     if _chosen != n and _blas is not False:
         _numpy_blas(n)
     _chosen = n
     return n
+
+
+def torch_default() -> int:
+    """The count torch starts with: OMP_NUM_THREADS where set, else one thread per physical core
+    (sysfs's distinct (package, core) pairs among the CPUs this process may use; the CPU count
+    where sysfs says nothing)."""
+    env = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if env.isdigit() and int(env) >= 1:
+        return int(env)
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+        pairs = set()
+        for c in cpus:
+            base = f"/sys/devices/system/cpu/cpu{c}/topology/"
+            with open(base + "physical_package_id") as f, open(base + "core_id") as g:
+                pairs.add((f.read().strip(), g.read().strip()))
+        return max(1, len(pairs))
+    except (AttributeError, OSError):
+        return cores()
 
 
 def use_for_model(tokens: int, tensors) -> int:

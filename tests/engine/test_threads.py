@@ -27,6 +27,8 @@ def policy(monkeypatch):
     monkeypatch.setattr(threads, "_override", None)
     monkeypatch.setattr(threads, "_gui_cores", 0)
     monkeypatch.setattr(threads, "_chosen", None)
+    monkeypatch.setattr(threads, "torch_default", lambda: 2)
+    torch.set_num_threads(2)  # torch's own default here: the policy may change it
     yield busy
     torch.set_num_threads(before)
 
@@ -71,6 +73,16 @@ def test_run_gives_torch_the_count_and_leaves_a_callers_own_choice(policy):
     assert torch.get_num_threads() == 1
     torch.set_num_threads(2)  # the caller's own choice
     attention.run(sc)
+    assert torch.get_num_threads() == 2
+
+
+def test_a_count_set_before_the_first_run_is_the_callers(policy, monkeypatch):
+    policy[0] = 0  # a quiet machine: the policy alone would take both cores
+    torch.set_num_threads(1)
+    attention.run(_scenario(256))
+    assert torch.get_num_threads() == 1
+    monkeypatch.setenv(threads.ENV, "2")  # unless the override asks
+    attention.run(_scenario(256))
     assert torch.get_num_threads() == 2
 
 

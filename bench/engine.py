@@ -226,6 +226,97 @@ def print_gqa_rope(quick: bool) -> bool:
     return good
 
 
+def profile(repeats: int = 20) -> None:
+    """--profile: CPU time of each step of a B=1 L=S=512 d=512 H=8 trace (one thread; each step's time
+    includes the engine's finiteness pass over it) and of MultiheadAttention's operations written out."""
+    import collections
+    from unittest import mock
+
+    import torch.nn.functional as F
+
+    from attention.registry import step_registry
+
+    threads.set_override(1)
+    sc = make_scenario(1, 512, 512, 8)
+    took: dict[str, list[float]] = collections.defaultdict(list)
+
+    def timed(name, fn):
+        def wrapper(*a, **k):
+            c = time.process_time()
+            out = fn(*a, **k)
+            took[name].append(time.process_time() - c)
+            return out
+        return wrapper
+
+    records = step_registry.active(sc)
+    with mock.patch.multiple(engine, **{n: timed(n, getattr(engine, n)) for n in
+                                        ("problems", "_parameters", "_check_finite", "_overflow_warning")}):
+        saved = [(r, r.compute) for r in records]
+        for r, fn in saved:
+            object.__setattr__(r, "compute", timed(r.id, fn))
+        try:
+            for _ in range(3):
+                run(sc)
+            took.clear()
+            total = []
+            for _ in range(repeats):
+                c = time.process_time()
+                run(sc)
+                total.append(time.process_time() - c)
+        finally:
+            for r, fn in saved:
+                object.__setattr__(r, "compute", fn)
+    print(f"trace B=1 L=S=512 d=512 H=8, 1 thread, CPU ms (median of {repeats}; {busy.load()}):")
+    for name, values in took.items():
+        print(f"  {name:24} {statistics.median(values) * 1e3:7.2f}")
+    print(f"  {'total':24} {statistics.median(total) * 1e3:7.2f}")
+
+    mha, (q, k, v) = make_mha(sc)
+    Wq, Wk, Wv = mha.in_proj_weight.chunk(3)
+    bq, bk, bv = mha.in_proj_bias.chunk(3)
+    took.clear()
+
+    def step(name, fn):
+        c = time.process_time()
+        out = fn()
+        took[name].append(time.process_time() - c)
+        return out
+
+    def written_out():
+        with torch.inference_mode():
+            L, E, H = 512, 512, 8
+            qh = step("in-proj q", lambda: F.linear(q, Wq, bq)).view(L, H, 64).transpose(0, 1)
+            kh = step("in-proj k", lambda: F.linear(k, Wk, bk)).view(L, H, 64).transpose(0, 1)
+            vh = step("in-proj v", lambda: F.linear(v, Wv, bv)).view(L, H, 64).transpose(0, 1)
+            s_ = step("scale + bmm", lambda: torch.bmm(qh * 0.125, kh.transpose(-2, -1)))
+            w = step("softmax", lambda: torch.softmax(s_, -1))
+            o = step("weights @ v (bmm)", lambda: torch.bmm(w, vh))
+            oc = step("concat (copy)", lambda: o.transpose(0, 1).contiguous().view(L, E))
+            step("out-proj", lambda: F.linear(oc, mha.out_proj.weight, mha.out_proj.bias))
+
+    def module():
+        with torch.inference_mode():
+            mha(q, k, v, need_weights=True, average_attn_weights=False)
+
+    for _ in range(3):
+        written_out()
+    took.clear()
+    total, whole = [], []
+    for _ in range(repeats):
+        c = time.process_time()
+        written_out()
+        total.append(time.process_time() - c)
+        c = time.process_time()
+        module()
+        whole.append(time.process_time() - c)
+    print("nn.MultiheadAttention's operations written out, CPU ms:")
+    for name, values in took.items():
+        print(f"  {name:24} {statistics.median(values) * 1e3:7.2f}")
+    print(f"  {'total':24} {statistics.median(total) * 1e3:7.2f}   (the module itself: "
+          f"{statistics.median(whole) * 1e3:.2f})")
+    threads.set_override(None)
+
+
 def _status_bytes(field: str) -> int:
     """VmRSS / VmHWM of this process from /proc (Linux), in bytes."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -275,11 +366,15 @@ def main() -> int:
     ap.add_argument("--child-memory", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--causal", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--gqa-rope", action="store_true", help="only the GQA+RoPE line")
+    ap.add_argument("--profile", action="store_true", help="only the CPU time of each step at B=1 L=S=512 (1 thread)")
     args = ap.parse_args()
     if args.child_memory:
         child_memory(args.causal)
         return 0
     busy.apply(args)
+    if args.profile:
+        profile()
+        return 0
     if args.gqa_rope:
         return 0 if print_gqa_rope(args.quick) else 1
 

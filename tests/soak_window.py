@@ -324,7 +324,8 @@ def main() -> int:
                 next_report += args.every
                 built = len(view._panes) + len(getattr(window.presentation.view, "_panes", {}))
                 print(f"soak: {time.monotonic() - start:5.0f} s, {n_ops} operations: RSS {rss_mb():.0f} MB, "
-                      f"{built} panes built", flush=True)
+                      f"{built} panes built, {sys.getallocatedblocks() / 1e6:.2f} M Python memory blocks",
+                      flush=True)
             if rss_base is None and time.monotonic() - start >= warmup:
                 rss_base = rss_mb()
                 growth_base = growth_snapshot() if args.tracemalloc else None

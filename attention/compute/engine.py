@@ -15,16 +15,15 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention.compute import check
-from attention.compute.check import problems
+from attention.compute.check import check, problems
 from attention.compute.trace import Step, Trace
 from attention.datamodel import numbers
 from attention.datamodel.problem import Phrase, Problem, index_path, literal
 from attention.datamodel.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype
 from attention.kinds.base import ScoringKind
-from attention.kinds.plan import Kinds
+from attention.kinds.plan import Kinds, Plan
 from attention.ops.tensors import read_only, tensor
-from attention.registry import kinds, step_registry
+from attention.registry import step_registry
 
 
 def resolve_device(name: str) -> torch.device:
@@ -47,19 +46,29 @@ def resolve_dtype(name: str) -> torch.dtype:
 
 def run(sc: Scenario, device: Optional[str] = None, dtype: Optional[str] = None) -> Trace:
     """Every intermediate of multi-head attention for `sc` (device/dtype override the scenario's)."""
-    errs = problems(sc, check_values=False)  # every number is checked on the tensors below
-    if errs:
+    plan = check(sc, check_values=False)  # every number is checked on the tensors below
+    if plan.problems:
         raise ScenarioError(problems(sc))
+    return run_plan(plan, device, dtype)
+
+
+def run_plan(plan: Plan, device: Optional[str] = None, dtype: Optional[str] = None) -> Trace:
+    """The trace of a checked scenario: its plan's steps, in computing order (a plan with problems:
+    ScenarioError).  The engine reads the plan alone: its kinds, steps, scale and sizes."""
+    if plan.problems:
+        raise ScenarioError(plan.problems)
+    sc = plan.sc
     dev = resolve_device(device or sc.device)
     dt = resolve_dtype(dtype or sc.dtype)
     with torch.inference_mode():
-        params = _parameters(sc, dev, dt)
+        params = _parameters(plan, dev, dt)
         _check_finite(sc, params, dt, _sources(sc))
-        return _run(sc, params, dev, dt)
+        return _run(plan, params, dev, dt)
 
 
-def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, torch.Tensor]:
+def _parameters(plan: Plan, dev: torch.device, dt: torch.dtype) -> dict[str, torch.Tensor]:
     """Every number of the scenario as a tensor: queries, keys, values, projection.*, additive.*."""
+    sc = plan.sc
     params = {"queries": _t(sc.queries, dev, dt), "keys": _t(sc.keys, dev, dt), "values": _t(sc.values, dev, dt)}
     for name in PROJECTIONS:
         p = sc.projection(name)
@@ -67,7 +76,7 @@ def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, t
             params[f"projection.{name}.weight"] = _t(p.weight, dev, dt)
             if p.bias is not None:
                 params[f"projection.{name}.bias"] = _t(p.bias, dev, dt)
-    params.update(kinds.scoring(sc).parameters(sc, dev, dt))  # the kind's own weights (additive.*)
+    params.update(plan.kinds.scoring.parameters(sc, dev, dt))  # the kind's own weights (additive.*)
     return params
 
 
@@ -224,12 +233,10 @@ def _overflow_warning(out: list[Step], masked_nan: Optional[torch.Tensor],
 class Run:
     """The engine's working state for one trace: what every step's compute function reads."""
 
-    sc: Scenario
+    plan: Plan  # the checked scenario: its kinds, steps, scale and sizes
     params: dict[str, torch.Tensor]  # the scenario's numbers as tensors (queries, projection.*, a kind's weights)
     dev: torch.device
     dt: torch.dtype
-    scale: float  # the resolved scale
-    kinds: Kinds  # the kind objects the scenario uses (its scoring kind, modifiers, mask rules ...)
     values: dict[str, torch.Tensor] = field(default_factory=dict)  # step id -> tensor, as computed (the trace)
     # what a later step reads under a step id: that step, or the step that stands for it since
     # (a record's `stands_for`: e.g. rotated queries read in place of head_split.query)
@@ -237,17 +244,31 @@ class Run:
     state: dict[str, Any] = field(default_factory=dict)  # a kind's intermediates (ProbSparse's selection ...)
 
     @property
+    def sc(self) -> Scenario:
+        return self.plan.sc
+
+    @property
+    def scale(self) -> float:
+        """The resolved scale: the scenario's, or its scoring kind's default."""
+        return self.plan.scale
+
+    @property
+    def kinds(self) -> Kinds:
+        """The kind objects the scenario uses (its scoring kind, modifiers, mask rules ...)."""
+        return self.plan.kinds
+
+    @property
     def kind(self) -> ScoringKind:
         """The scenario's scoring kind."""
-        return self.kinds.scoring
+        return self.plan.kinds.scoring
 
 
-def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: torch.dtype) -> Trace:
+def _run(plan: Plan, params: dict[str, torch.Tensor], dev: torch.device, dt: torch.dtype) -> Trace:
+    sc, found = plan.sc, plan.kinds
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
-    found = kinds.resolve(sc)
     kind = found.scoring
-    run = Run(sc, params, dev, dt, check.resolved_scale(sc, kind), found)
-    for rec in step_registry.active(sc, found):  # in computing order: every input before the step that reads it
+    run = Run(plan, params, dev, dt)
+    for rec in plan.records:  # in computing order: every input before the step that reads it
         t = rec.compute(run, rec.id)
         run.values[rec.id] = run.inputs[rec.id] = t
         if rec.stands_for is not None:
@@ -280,7 +301,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     options = {
         "n_heads": H, "n_kv_heads": sc.kv_heads, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,
         "query_head_width": q.shape[-1], "key_head_width": k.shape[-1],
-        "scoring": sc.scoring, "scale": run.scale, "default_scale": check.default_scale(sc, kind), "causal": sc.causal,
+        "scoring": sc.scoring, "scale": run.scale, "default_scale": plan.default_scale, "causal": sc.causal,
         "valid_lens": None if sc.valid_lens is None else np.asarray(sc.valid_lens).astype(int).tolist(),
         "fill_value": sc.fill_value, "factor": sc.factor, "seed": sc.seed, "mix": sc.mix,
         "sample_recorded": sc.sample_index is not None,
@@ -289,5 +310,5 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         "hidden": None,
     }
     options.update(kind.options(sc))  # what the scoring kind adds (additive: hidden; ProbSparse: n_sample, n_top)
-    options.update(kinds.part_options(sc))  # the positions, modifiers and mask rules, when the scenario has some
-    return Trace(tuple(out), options, params, tuple(warnings))
+    options.update(plan.part_options)  # the positions, modifiers and mask rules, when the scenario has some
+    return Trace(tuple(out), options, params, tuple(warnings), plan)

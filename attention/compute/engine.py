@@ -276,7 +276,8 @@ def _run(plan: Plan, params: dict[str, torch.Tensor], dev: torch.device, dt: tor
     run.state.clear()
     run.inputs.clear()
     values = run.values
-    mods = tuple(m.name for m in found.modifiers)
+    named = {m.name for m in found.modifiers + found.blocks}
+    mods = tuple(p.kind for p in sc.modifiers if p.kind in named)  # the parts' names, in their order
     out = [Step(r.id, values[r.id], r.dims, sc.scoring, mods) for r in step_registry.RECORDS if r.id in values]
     warnings: list[Problem] = []
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # annotations only
     from attention.datamodel.problem import Problem
     from attention.datamodel.scenario import Scenario
     from attention.datamodel.step_record import StepRecord
-    from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, ScoringKind
+    from attention.kinds.base import Block, MaskRule, PositionEncoding, ScoreModifier, ScoringKind
 
 
 @dataclass(frozen=True)
@@ -24,8 +24,9 @@ class Kinds:
 
     scoring: ScoringKind
     positions: tuple[PositionEncoding, ...] = ()  # the parts' position encodings (RoPE)
-    modifiers: tuple[ScoreModifier, ...] = ()  # the parts' score modifiers and blocks around attention
+    modifiers: tuple[ScoreModifier, ...] = ()  # the parts' score modifiers (ALiBi, the cap, sinks, QK-norm ...)
     rules: tuple[MaskRule, ...] = ()  # the mask rules that apply (none: nothing is masked)
+    blocks: tuple[Block, ...] = ()  # the blocks around attention (TSL's encoder layer, distil, router)
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ def kind_records() -> tuple[StepRecord, ...]:
     """The steps the kinds of the table add (attention/kinds/: a position encoding's rotated q
     and k, a modifier's bias ...): each kind's ``records()``, placed by their ``before``."""
     out: list[StepRecord] = []
-    for table in (kinds.SCORING, kinds.POSITIONS, kinds.MODIFIERS, kinds.MASK_RULES):
+    for table in (kinds.SCORING, kinds.POSITIONS, kinds.MODIFIERS, kinds.BLOCKS, kinds.MASK_RULES):
         for kind in table.values():
             make = getattr(kind, "records", None)
             out += make() if make is not None else []

@@ -43,9 +43,8 @@ def plan_script(plan: Plan) -> str:
         if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
             snippet = next(filter(None, (m.script_step(plan, rec.id) for m in own)), None)
             parts.append(snippet or kind.script(plan, rec.id) or rec.script(plan, rec.id))
-    for m in plan.kinds.modifiers:  # the parts' steps after the output (an encoder layer)
-        after = getattr(m, "script_after", None)
-        parts.append(after(plan) if after is not None else "")
+    for block in plan.kinds.blocks:  # the steps after the output (an encoder layer, its distilling)
+        parts.append(block.script_after(plan))
     parts.append(_TAIL)
     return "".join(parts)
 

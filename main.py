@@ -63,8 +63,9 @@ def main(argv: list[str] | None = None) -> int:
         return render_main(argv[1:])
     if argv and argv[0] in HEADLESS:
         from attention.cli import main as cli_main  # no Qt at all on this path
+        from resources import list_presets
 
-        return cli_main(argv)
+        return cli_main(argv, presets=list_presets)
     commands = ", ".join(COMMANDS)
     if argv and unknown_word(argv[0]):
         near = difflib.get_close_matches(argv[0].lstrip("-"), COMMANDS, n=1)

@@ -58,9 +58,10 @@ from app.teaching.tiles_view import install as install_tiles
 from app.viewmodel.edits import fresh_scenario
 from app.viewmodel.file_names import safe_file_name
 from attention import Scenario, ScenarioError, Trace, words
-from attention.datamodel.scenario import DEVICES, DTYPES, SCORINGS
-from attention.datamodel.scenario import problems as scenario_problems
+from attention.compute.check import problems as scenario_problems
+from attention.datamodel.scenario import DEVICES, DTYPES
 from attention.files import safe_write, scenario_io
+from attention.registry import kinds
 
 INPUT_KEYS = ("queries", "keys", "values")
 #: the Steps region never gets narrower than this (a pane and the hover hint stay readable); the
@@ -78,7 +79,7 @@ def without_mnemonic(text: str) -> str:
 def _controls_can_show(sc: Scenario) -> bool:
     """A scenario that cannot run opens only when the window's choices can show what it holds
     (a scoring kind, device or dtype outside the format's lists has no place in a combo box)."""
-    return sc.scoring in SCORINGS and sc.device in DEVICES and sc.dtype in DTYPES
+    return sc.scoring in kinds.SCORING and sc.device in DEVICES and sc.dtype in DTYPES
 
 
 class MainWindow(QMainWindow):
@@ -377,7 +378,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(self.tr("Computed all steps in {0:.0f} ms").format(seconds * 1000), 4000)
 
     def _on_failed(self, lines: list, scenario: Scenario) -> None:
-        """`lines`: the problems (attention.problem.Problem) that stop the engine."""
+        """`lines`: the problems (attention.datamodel.problem.Problem) that stop the engine."""
         self._failed_lines = list(lines)
         grouped = group_by_control(lines)
         leftover = self.params.show_problems(lines)
@@ -412,7 +413,7 @@ class MainWindow(QMainWindow):
     def _grey_while_computing(self) -> None:
         # grey the panes only when they show another scenario's numbers: before the first result
         # there are none to call "the last good result", and a start-up trace kept from the last
-        # launch (attention.trace_cache) is this very scenario's
+        # launch (attention.files.trace_cache) is this very scenario's
         if (self.recompute.is_busy() and self.view.current_trace() is not None
                 and self.last_scenario is not self.document.scenario):
             self.view.set_stale(True, self.tr("computing"))

@@ -5,7 +5,7 @@
     trace["attention_weights"].numpy()
 
 The names are loaded on first use (PEP 562 module `__getattr__`): `attention.Scenario` and
-`attention.scenario_io` do not import torch, so the window can open before torch's import
+`attention.files.scenario_io` do not import torch, so the window can open before torch's import
 (the slowest of all) has finished; `attention.run` imports it.
 """
 import importlib as _importlib
@@ -20,16 +20,17 @@ _HOME = {
     "run": "attention.compute.engine",
     "Additive": "attention.datamodel.scenario", "Projection": "attention.datamodel.scenario",
     "Scenario": "attention.datamodel.scenario", "ScenarioError": "attention.datamodel.scenario",
-    "problems": "attention.datamodel.scenario",
+    "problems": "attention.compute.check",
     "PIPELINE": "attention.compute.trace", "Step": "attention.compute.trace", "Trace": "attention.compute.trace",
 }
 
 __all__ = ["Additive", "PIPELINE", "Projection", "Scenario", "ScenarioError", "Step", "Trace", "problems", "run"]
 
 if _typing.TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from attention.compute.check import problems
     from attention.compute.engine import run
     from attention.compute.trace import PIPELINE, Step, Trace
-    from attention.datamodel.scenario import Additive, Projection, Scenario, ScenarioError, problems
+    from attention.datamodel.scenario import Additive, Projection, Scenario, ScenarioError
 
 
 def __getattr__(name: str) -> _typing.Any:

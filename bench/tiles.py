@@ -3,7 +3,7 @@
     .venv/bin/python bench/tiles.py            # prints both tables
     .venv/bin/python bench/tiles.py --quick    # fewer repeats
 
-1. `attention.tiles.tiled(trace, Br, Bc)`: every tile of every head of a B=1, H=8, d_model=512,
+1. `attention.teaching.tiles.tiled(trace, Br, Bc)`: every tile of every head of a B=1, H=8, d_model=512,
    L = S = 512 float32 scenario (all four projections, scaled dot), with and without a causal
    mask, at two block sizes; the trace is computed once beforehand (the tiles read it, they do
    not run the engine).  Goal: <= 50 ms.

@@ -1,4 +1,4 @@
-"""The composed scenario's generic parts (attention/parts.py): a kind registered in the one table
+"""The composed scenario's generic parts (attention/datamodel/parts.py): a kind registered in the one table
 (attention/kinds/) with its fields and its step records is checked, computed and recorded without
 any new Scenario attribute, check or engine branch.  The kind here is a test-only position
 encoding (every query shifted by a number); expected numbers are worked out in numpy here."""

@@ -68,7 +68,7 @@ def test_an_index_cell_names_its_index_and_the_position_it_points_at():
     assert d.hover_text(0, 0, 1, "zh").endswith(f"= 索引 {drawn} → 键{drawn + 1}")
 
 
-# ---- problems (attention/problem.py) ------------------------------------------------------------------
+# ---- problems (attention/datamodel/problem.py) ------------------------------------------------------------------
 def test_a_problem_on_a_cell_keeps_the_file_path_and_names_positions_from_one():
     doc = json.loads(TOY.read_text(encoding="utf-8"))
     doc["queries"][0][2][1] = "x"  # batch item 1, row 3, column 2
@@ -97,7 +97,7 @@ def test_a_fully_masked_row_warning_counts_from_one():
     assert "批次 1 的查询 3" in w.text("zh")
 
 
-# ---- explain (attention/explain.py): sentences from 1, formulas and terms as code from 0 ---------------
+# ---- explain (attention/teaching/explain.py): sentences from 1, formulas and terms as code from 0 ---------------
 def test_explain_sentences_count_from_one_and_formulas_stay_code():
     trace = run(toy())
     ex = explain(trace, "scores", (0, 1, 2, 3))  # batch 0, head 1, query 2, key 3 (indices)

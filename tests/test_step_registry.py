@@ -1,4 +1,4 @@
-"""The step registry (attention/step_registry.py): every step a trace can hold has one record, and
+"""The step registry (attention/registry/step_registry.py): every step a trace can hold has one record, and
 every record is complete: its dims are the documented ones, its kind is known, its words exist in
 every language, and the explainer, lesson and script snippet it names exist."""
 from __future__ import annotations
@@ -229,7 +229,7 @@ def test_a_step_declared_in_one_record_is_computed_in_its_place(monkeypatch):
         return run.values["scores"] * 2
 
     rec = StepRecord("extra.doubled", ("B", "H", "L", "S"), "signed", "step.scores.title",
-                                   "step.scores.formula", doubled, lambda sc: sc.n_heads == 2, explain._scores,
+                                   "step.scores.formula", doubled, lambda sc, kinds: sc.n_heads == 2, explain._scores,
                                    lesson._sentences, None, ("scores",), before="masked_scores")
     plain = run(_small())
     _with_records(monkeypatch, RECORDS + (rec,))
@@ -272,7 +272,7 @@ def test_a_step_that_stands_for_another_is_read_in_its_place(monkeypatch):
 
     rec = StepRecord("extra.doubled_queries", ("B", "L", "H", "dk"), "signed",
                                    "step.head_split.query.title", "step.head_split.query.formula", doubled_queries,
-                                   lambda sc: True, explain._head_split, lesson._sentences, None,
+                                   lambda sc, kinds: True, explain._head_split, lesson._sentences, None,
                                    ("head_split.query",), before="scores", stands_for="head_split.query")
     plain = run(_small())
     _with_records(monkeypatch, RECORDS + (rec,))

@@ -1,7 +1,7 @@
 """The Parameters region: sizes, heads, scoring and its options, mask, projections, device.
 
 The plain options (heads, scoring, scale, a scoring kind's own options, causal, fill value,
-device, precision) are generated from their Field records (attention/fields.py) by
+device, precision) are generated from their Field records (attention/datamodel/fields.py) by
 app/editing/field_controls.py: labels, tooltips, choice words and undo words come from the
 catalogue (attention/words/fields.py).  Which kind options show is decided by
 `field_values.fields_for_scoring` alone.  What stays written here is what is not a plain option:

@@ -1,4 +1,4 @@
-"""Showing problems (attention.problem.Problem) next to the control that caused them.
+"""Showing problems (attention.datamodel.problem.Problem) next to the control that caused them.
 
 Each problem carries its field path (``n_heads``, ``valid_lens[1]``, ``projections.query.weight``);
 `control_key` turns that path into the key of the control that edits it; the window keeps one

@@ -103,7 +103,7 @@ def bar_ticks(kind: str, lv: tuple[float, float]):
 
 
 def _bar_tick_strings(values, scale, spacing) -> list[str]:
-    """Colour bar labels by attention.numbers' rule (via cell_format), like every other number."""
+    """Colour bar labels by attention.datamodel.numbers' rule (via cell_format), like every other number."""
     return [cell_format.compact(float(v) * scale) for v in values]
 
 

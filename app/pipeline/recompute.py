@@ -42,7 +42,7 @@ def estimated_work(sc: Scenario) -> int:
     return sc.batch * H * sc.L * sc.S + sc.queries.size + sc.keys.size + sc.values.size
 
 
-#: set once the worker has computed a trace: attention.engine (and so torch) is then imported completely
+#: set once the worker has computed a trace: attention.compute.engine (and so torch) is then imported completely
 _engine_imported = threading.Event()
 
 
@@ -92,7 +92,7 @@ class Recomputer(QObject):
     """Owns the timer, the worker thread and the generation counter."""
 
     ready = Signal(object, object, float)  # trace, scenario it was computed from, seconds
-    failed = Signal(object, object)  # problems (list[attention.problem.Problem]), scenario
+    failed = Signal(object, object)  # problems (list[attention.datamodel.problem.Problem]), scenario
     busy_changed = Signal(bool)  # a background computation started / ended
     _delivered = Signal(int, object, object, object, float)  # worker -> GUI thread (queued)
 
@@ -120,7 +120,7 @@ class Recomputer(QObject):
         self.background_threshold = BACKGROUND_WORK
 
     def show_cached(self, trace: Trace, scenario: Scenario) -> None:
-        """Deliver a trace the engine computed earlier for exactly `scenario` (attention.trace_cache),
+        """Deliver a trace the engine computed earlier for exactly `scenario` (attention.files.trace_cache),
         e.g. while torch is still importing.  The next real computation replaces it."""
         self.ready.emit(trace, scenario, 0.0)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import Any, Callable, Optional, Protocol
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication
@@ -24,8 +24,15 @@ from app.viewmodel.matrix_ref import MatrixRef
 from attention.datamodel import numbers
 from attention.datamodel.scenario import same
 
-if TYPE_CHECKING:
-    from app.pipeline.document import Document
+
+class Document(Protocol):
+    """What an undo command changes (app.pipeline.document.Document, which owns the stack): the
+    scenario, replaced whole by `apply`; `replaying` while the stack itself undoes or redoes."""
+
+    scenario: Any
+    replaying: bool
+
+    def apply(self, scenario: Any) -> None: ...
 
 CELL_ID = 1001
 OPTION_ID = 1002

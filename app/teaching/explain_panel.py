@@ -1,6 +1,6 @@
 """The "Explain" panel: click a cell of any step and read how that exact number was computed.
 
-It shows what `attention.explain.explain(trace, step id, index)` returns (formula, terms with
+It shows what `attention.teaching.explain.explain(trace, step id, index)` returns (formula, terms with
 the trace's numbers, result) in the current language, and outlines the cell and the cells it
 came from in their own panes.  It computes nothing itself.  For a cell of a step the quiz hides,
 it shows an answer box instead of the explanation until the student asks to be shown how.

@@ -2,7 +2,7 @@
 O), its new numbers hidden until the student types an answer and presses Check (or Return).
 
 A number counts as right when it reads the same to 4 significant digits as the walk's value (the
-digits every cell shows: attention.numbers.rounded); `-inf` and `∞` are read as infinities.
+digits every cell shows: attention.datamodel.numbers.rounded); `-inf` and `∞` are read as infinities.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ HIGHLIGHT = QColor(255, 236, 170)
 
 
 class ArrayModel(QAbstractTableModel):
-    """A read-only table of numbers, written as every number a person reads (attention.numbers);
+    """A read-only table of numbers, written as every number a person reads (attention.datamodel.numbers);
     rows in `highlight` (a half-open range) get a light background: the block being updated."""
 
     def __init__(self, parent: Optional[QObject] = None) -> None:

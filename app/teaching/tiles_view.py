@@ -7,10 +7,10 @@ number of tiles per second.  Tiles not reached yet are greyed, skipped ones (eve
 hatched.  Beside it the running row maximum m, the running sum ℓ and the running output O (not
 yet divided) of every query after the current step, the block being updated highlighted; a
 click on one of their cells explains that value's last update with its numbers
-(attention/tiles_explain.py).  After the last tile, the proof: O / ℓ beside the engine's
+(attention/teaching/tiles_explain.py).  After the last tile, the proof: O / ℓ beside the engine's
 weighted sum, the largest difference and the memory figures.
 
-All arithmetic is attention/tiles.py's; this module only shows it.  Words: attention/words/tiles.py.
+All arithmetic is attention/teaching/tiles.py's; this module only shows it.  Words: attention/words/tiles.py.
 """
 from __future__ import annotations
 
@@ -450,7 +450,8 @@ class TilesView(QWidget):
         self.position.setText(f"{self.step} / {self.total()}")
 
     def _tile_words(self, tile) -> str:
-        from attention.cli.tiles_cli import _row, _span
+        from attention.datamodel.numbers import row as _row
+        from attention.datamodel.numbers import span as _span
 
         b, h = self.b(), self.h()
         head = _w("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=self.total(), i=tile.q_block + 1,
@@ -503,7 +504,7 @@ class TilesView(QWidget):
     # ---- worksheet -------------------------------------------------------------------------------
     def export_worksheet(self) -> list:
         """Write the by-hand worksheet of the shown head and its answer key into a folder the person
-        chooses (attention/tiles_worksheet.py); the paths written, [] when cancelled or refused."""
+        chooses (attention/teaching/tiles_worksheet.py); the paths written, [] when cancelled or refused."""
         from pathlib import Path
 
         from PySide6.QtWidgets import QFileDialog

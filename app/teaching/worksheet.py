@@ -13,7 +13,7 @@ Reached from File ▸ Export worksheet… (a dialog to choose the steps) and fro
 `python main.py render FILE --out DIR --blank STEP[,STEP]` (app.startup.render_cli).
 
 Beside the steps, `tiles` (TILES) chooses FlashAttention's running values: the tiles worksheet and
-its answer key (attention/tiles_worksheet.py: blank running m / ℓ / O per tile), written into the
+its answer key (attention/teaching/tiles_worksheet.py: blank running m / ℓ / O per tile), written into the
 same folder under their own names, with the default blocks of the tiled view (about 2 × 3 tiles).
 """
 from __future__ import annotations
@@ -121,7 +121,7 @@ def check_blanks(trace: "Trace", blanks: Sequence[str]) -> list[str]:
 
 def tiles_refusal(trace: "Trace", lang: str) -> Optional[str]:
     """Why this trace's running values cannot be a worksheet (ProbSparse, sinks …), in `lang`; None
-    when they can.  The engine's own check (attention.tiles.method) decides."""
+    when they can.  The engine's own check (attention.teaching.tiles.method) decides."""
     from attention.teaching.tiles import TilesError, method
 
     opts = trace.options

@@ -14,7 +14,7 @@ This module decides which matrix goes in which block, where each block and each 
 (in *cell units*: one unit is one cell's width across, one cell's height down) and what each
 block is called.  The Qt view (app/panes/by_hand_view.py) multiplies the units by a cell size in
 pixels and draws.  Every number is read from the trace under its step id
-(attention/step_registry.py), through pane_data like every pane: nothing is recomputed here.
+(attention/registry/step_registry.py), through pane_data like every pane: nothing is recomputed here.
 """
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ class Block:
         return Rect(self.x + j, self.y + i, 1.0, 1.0)
 
     def text(self, i: int, j: int, digits: int = 4) -> str:
-        """What cell (i, j) prints: the number as every pane writes it (attention.numbers)."""
+        """What cell (i, j) prints: the number as every pane writes it (attention.datamodel.numbers)."""
         v = float(self.values[i, j])
         return self.nan_label if v != v else cell_format.compact(v, digits)
 

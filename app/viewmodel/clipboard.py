@@ -107,7 +107,7 @@ def _split_rows(text: str, decimal_comma: Optional[bool]) -> list[list[str]]:
 
 
 def format_number(value: float) -> str:
-    """Shortest text that reads back as exactly the same float (attention.numbers.machine:
+    """Shortest text that reads back as exactly the same float (attention.datamodel.numbers.machine:
     whole numbers without .0, the CSV export's spelling)."""
     return numbers.machine(value)
 

@@ -9,7 +9,7 @@ Every step becomes one or more 2-D matrices with named axes:
 - a vector (fully_masked) becomes one column.
 Axes are described by the engine's dim names, so a label always says what it indexes.  What kind
 of numbers a step holds, what an index step points into and which steps the mask veils come
-from the step's record (attention/step_registry.py).
+from the step's record (attention/registry/step_registry.py).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from app.viewmodel import cell_format, pane_text
 from attention import words
 from attention.compute.trace import Step, Trace
 from attention.datamodel import numbers
-from attention.registry import kinds, step_registry
+from attention.registry import step_registry
 
 PER_HEAD_KINDS = ("signed", "weights")
 
@@ -41,7 +41,7 @@ class Axis:
 
     def tick(self, i: int) -> str:
         """Short tick label: the token where there is one (elided), else the position, counted
-        from 1 as everything a person reads (attention.numbers.position; heads "h1", "h2")."""
+        from 1 as everything a person reads (attention.datamodel.numbers.position; heads "h1", "h2")."""
         if self.tokens is not None:
             return pane_text.elide(self.tokens[i], pane_text.TICK_CHARS)
         if self.dim == "H":
@@ -282,8 +282,7 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
         masked, style = trace.array("extra.mask")[batch], "veil"
     elif step_id == "extra.mask":
         masked, style = block[0], "hatch"
-    scoring = trace.options.get("scoring")
-    never_computed = kinds.known_scoring(scoring) and step_id in kinds.scoring(scoring).not_computed_steps
+    never_computed = step_id in trace.kinds.scoring.not_computed_steps
     nan_label = cell_format.NOT_COMPUTED if never_computed else cell_format.NAN_TEXT
     rec = step_registry.BY_ID.get(step_id)
     points_into = rec.points_into if rec is not None else None

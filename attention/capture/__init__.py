@@ -27,7 +27,7 @@ Families (duck-typed, no import of their libraries):
 - Time-Series-Library's DSAttention (τ and Δ from the call), Autoformer's AutoCorrelationLayer (any
   L and S), whole EncoderLayers (with Informer's distilling ConvLayer after them) and Crossformer's
   whole TwoStageAttentionLayer, with patch / segment / variate token labels from the model's
-  embeddings: attention/capture_tsl.py.
+  embeddings: attention/capture/tsl.py.
 - `torch.nn.MultiheadAttention` (packed or separate projections, batch_first or not, unbatched,
   need_weights either way, NestedTensor inputs from nn.TransformerEncoder's fast path).
 - Hugging Face BERT self-attention (query/key/value Linear + num_attention_heads; the sibling
@@ -536,8 +536,8 @@ def _scenario(call: Call, items: Optional[list[int]], dtype: Optional[str]) -> t
 
 
 def _refuse_problems(call: Call, sc: Scenario) -> None:
+    from attention.compute.check import problems
     from attention.datamodel.problem import render_lines
-    from attention.datamodel.scenario import problems
 
     errs = problems(sc, check_values=False)
     if errs:

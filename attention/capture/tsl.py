@@ -56,7 +56,7 @@ FAMILIES = (DS, AUTOCORR, ENCODER, TWO_STAGE)
 ENCODER_INNER = ("FullAttention", "ProbAttention", "DSAttention")
 #: Crossformer's stages, by the TwoStageAttentionLayer's attribute names
 STAGES = ("time_attention", "dim_sender", "dim_receiver")
-LAYER_NORM_EPS = 1e-5  # attention/encoder_layer.py's LayerNorm
+LAYER_NORM_EPS = 1e-5  # attention/ops/encoder_layer.py's LayerNorm
 BATCH_NORM_EPS = 1e-5  # attention/kinds/tsl_distil.py's BatchNorm1d
 
 

@@ -1,10 +1,10 @@
 """Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`, `explain FILE STEP INDEX...`, `script FILE`,
 `layers WEIGHTS` and `import WEIGHTS --out FILE` (a trained layer from a weights file; attention/models),
-`tiles FILE` (FlashAttention's tiles and online softmax; attention/tiles_cli.py).
+`tiles FILE` (FlashAttention's tiles and online softmax; attention/cli/tiles_cli.py).
 
 Exit codes: 0 success; 2 bad input (a usage error, a scenario that does not load or run, CUDA
 asked for where there is none), with one line per problem on stderr (at most
-attention.problem.MAX_LINES; the last then says how many more) and never a traceback; 1 an
+attention.datamodel.problem.MAX_LINES; the last then says how many more) and never a traceback; 1 an
 unexpected failure inside the engine, also reported in one line.  The input file is read only if
 it is a regular file of at most scenario_io.MAX_FILE_BYTES (a FIFO or /dev/zero is refused).
 """
@@ -15,9 +15,9 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Iterable, Optional
 
-from attention import words
+import attention.words as words
 from attention.cli import cli_args, run_cli, tiles_cli
 from attention.datamodel.problem import elide
 from attention.datamodel.scenario import DEVICES, DTYPES, Scenario, ScenarioError
@@ -81,7 +81,9 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: Optional[list[str]] = None, presets: Callable[[], Iterable[tuple[Path, dict]]] = tuple) -> int:
+    """Run one headless command.  `presets`: the bundled presets, (path, title) each, for `presets`
+    (main.py passes resources.list_presets: the engine does not read resources/ itself)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     _tolerant_output()
     try:
@@ -95,7 +97,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     if getattr(args, "lang", None):
         words.set_language(args.lang)  # the catalogue's words (titles, formulas, ...) in the language asked for
     try:
-        return {"validate": _validate, "trace": _trace, "presets": _presets,
+        if args.command == "presets":
+            return _presets(presets())
+        return {"validate": _validate, "trace": _trace,
                 "explain": _explain, "script": _script, "layers": _layers, "import": _import,
                 "tiles": _tiles, "run": _run}[args.command](args)
     except ScenarioError as e:
@@ -149,7 +153,8 @@ def _validate(args) -> int:
 
 
 def _trace(args) -> int:
-    from attention import run, words
+    import attention.words as words
+    from attention.compute.engine import run
     from attention.files import scenario_io, trace_json, trace_out
 
     lang = terminal_language()
@@ -211,9 +216,9 @@ def terminal_language() -> str:
 
 
 def _write_out(path: Path, chunks, lang: str) -> int:
-    """Write an output file atomically (attention.safe_write); a write-protected file is
+    """Write an output file atomically (attention.files.safe_write); a write-protected file is
     refused, never silently replaced.  0, or 2 with one line."""
-    from attention import words
+    import attention.words as words
     from attention.files import safe_write
 
     try:
@@ -231,16 +236,14 @@ def _write_out(path: Path, chunks, lang: str) -> int:
     return 0
 
 
-def _presets(args) -> int:
-    from resources import list_presets
-
-    for path, title in list_presets():
+def _presets(presets: Iterable[tuple[Path, dict]]) -> int:
+    for path, title in presets:
         print(f"{path.name}\t{title['en']}\t{title['zh']}")
     return 0
 
 
 def _explain(args) -> int:
-    from attention import run
+    from attention.compute.engine import run
     from attention.files import scenario_io
     from attention.teaching.explain import ExplainError, explain
 
@@ -281,7 +284,7 @@ def _script(args) -> int:
 
 
 def _layers(args) -> int:
-    from attention import words
+    import attention.words as words
     from attention.models.checkpoint import CheckpointError
     from attention.models.importing import list_header, nothing_found, open_layers
 
@@ -300,7 +303,7 @@ def _layers(args) -> int:
 
 
 def _layer_facts(f) -> str:
-    from attention import words
+    import attention.words as words
     from attention.models.importing import kind_facts
 
     if not f.supported:
@@ -315,7 +318,7 @@ def _layer_facts(f) -> str:
 
 
 def _import(args) -> int:
-    from attention import words
+    import attention.words as words
     from attention.files import safe_write, scenario_io
     from attention.models.checkpoint import CheckpointError
     from attention.models.importing import asks_inner, choose, import_layer, inner_short, inputs_from, open_layers
@@ -377,8 +380,9 @@ def _import(args) -> int:
 
 
 def _time_axis_problem(args) -> str:
-    """'' or the one line refusing --start / --freq (both or neither, each as attention.time_labels reads it)."""
-    from attention import words
+    """'' or the one line refusing --start / --freq (both or neither, each as
+    attention.datamodel.time_labels reads it)."""
+    import attention.words as words
     from attention.datamodel import time_labels
 
     if (args.start is None) != (args.freq is None):
@@ -396,7 +400,7 @@ def _time_axis_problem(args) -> str:
 def _inner(args):
     """(Inner or None, '' or the one line refusing) from --scoring/--factor/--mix: a state dict cannot say
     whether a Time-Series-Library layer ran FullAttention or ProbAttention, nor ProbAttention's factor."""
-    from attention import words
+    import attention.words as words
     from attention.models.importing import Inner
 
     asked = Inner(args.scoring) if args.scoring else None

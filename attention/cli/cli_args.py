@@ -15,7 +15,7 @@ import re
 import sys
 from typing import Optional
 
-from attention import words
+import attention.words as words
 
 #: argparse's own error templates (Python 3.11-3.13 argparse.py) and the catalogue key of each;
 #: the catalogue's placeholders are argparse's %(names)s, a bare %s or %r is {args}

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 
 TOP = 5
@@ -22,8 +22,8 @@ DECODERS = ("glassllm", "smollm2")  # MODEL names that are decoders
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """The `run` subcommand's options (attention/cli.py calls this)."""
-    # the words come from the catalogue: attention.cli_args.localize, keys cli.cmd.run[.about], cli.opt.run.<dest>
+    """The `run` subcommand's options (attention/cli/__init__.py calls this)."""
+    # the words come from the catalogue: attention.cli.cli_args.localize, keys cli.cmd.run[.about], cli.opt.run.<dest>
     r = sub.add_parser("run", help="")
     r.add_argument("model", metavar="MODEL")
     r.add_argument("text", metavar="TEXT")

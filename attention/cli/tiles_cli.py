@@ -1,5 +1,5 @@
 """`main.py tiles FILE [--block-q N] [--block-k M] [--batch B] [--head H] [--json]`: FlashAttention's
-tiles of a scenario in a terminal (attention/tiles.py does the arithmetic).
+tiles of a scenario in a terminal (attention/teaching/tiles.py does the arithmetic).
 
 Prints, per tile in FlashAttention-2 order (for each batch item and head: each query block over
 every key block), the running row maximum m and row sum l after that tile, then the output
@@ -22,7 +22,7 @@ from typing import Optional
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 
 #: The sizes the memory figures are also given for (the issue's 4096 and 32768).
@@ -30,9 +30,9 @@ LARGE_SIZES = (4096, 32768)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """The `tiles` subcommand's options (attention/cli.py calls this)."""
+    """The `tiles` subcommand's options (attention/cli/__init__.py calls this)."""
     # the words (the command list's line, the description, each option's help) come from the catalogue:
-    # attention.cli_args.localize, keys cli.cmd.tiles[.about] and cli.opt.tiles.<dest> (attention/words/cli.py)
+    # attention.cli.cli_args.localize, keys cli.cmd.tiles[.about] and cli.opt.tiles.<dest> (attention/words/cli.py)
     t = sub.add_parser("tiles", help="")
     t.add_argument("file", metavar="FILE")
     t.add_argument("--block-q", type=int, default=None, metavar="N")
@@ -49,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def command(args, lang: str) -> int:
     """Run `tiles`; 0, or 2 with one line on stderr for input it cannot take."""
-    from attention import run
+    from attention.compute.engine import run
     from attention.files import scenario_io
     from attention.teaching.tiles import TilesError, check_block, default_blocks, method, tiled
 
@@ -166,15 +166,6 @@ def as_json(result, batches: list[int], heads: list[int], one_batch: bool, one_h
                        **{f"tiled_bytes_{n}": memory(result, n, n).tiled_bytes for n in LARGE_SIZES}}}
 
 
-def _span(lo: int, hi: int) -> str:
-    """Half-open [lo, hi) as positions counted from 1: '1–3', or '4' for one."""
-    return str(lo + 1) if hi - lo == 1 else f"{lo + 1}–{hi}"
-
-
-def _row(values) -> str:
-    return "[" + ", ".join(numbers.rounded(v) for v in np.asarray(values, dtype=np.float64).tolist()) + "]"
-
-
 def as_text(result, batches: list[int], heads: list[int], lang: str) -> list[str]:
     """What a person reads in a terminal: the walk, the output, the proof and the memory."""
     from attention.teaching.tiles import largest_difference
@@ -186,15 +177,15 @@ def as_text(result, batches: list[int], heads: list[int], lang: str) -> list[str
         for h in heads:
             for tile in result.tiles:
                 lines.append(t("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=total, i=tile.q_block + 1,
-                               j=tile.k_block + 1, rows=_span(*tile.rows), cols=_span(*tile.cols)))
+                               j=tile.k_block + 1, rows=numbers.span(*tile.rows), cols=numbers.span(*tile.cols)))
                 if tile.skipped[b, h]:
                     lines.append("  " + t("tiles.skipped"))
-                lines.append(f"  {t('tiles.row_max')}: {_row(tile.m_new[b, h])}")
-                lines.append(f"  {t('tiles.row_sum')}: {_row(tile.l_new[b, h])}")
+                lines.append(f"  {t('tiles.row_max')}: {numbers.row(tile.m_new[b, h])}")
+                lines.append(f"  {t('tiles.row_sum')}: {numbers.row(tile.l_new[b, h])}")
     for b in batches:
         for h in heads:
             lines.append(t("tiles.output", b=b + 1, h=h + 1))
-            lines += [f"  {_row(row)}" for row in result.output[b, h]]
+            lines += [f"  {numbers.row(row)}" for row in result.output[b, h]]
     got, exact = _cells(result, batches, heads)
     lines.append(t("tiles.diff", diff=numbers.exact(largest_difference(got, exact)), dtype=result.dtype))
     return lines + memory_lines(result, lang)

@@ -1,7 +1,7 @@
 """run(scenario) -> Trace: the one place attention is computed.
 
 Orchestration only: `_run` walks the step records that are active for the scenario
-(attention/step_registry.py, in computing order) and calls each one's compute function with the
+(attention/registry/step_registry.py, in computing order) and calls each one's compute function with the
 working state `Run`.  The arithmetic lives in steps.py, the scoring kinds (attention/kinds/) and
 the mask rules (attention/kinds/mask_rules.py); what each step's axes index in its record.
 """
@@ -16,13 +16,15 @@ import numpy as np
 import torch
 
 from attention.compute import threads
+from attention.compute.check import check, problems
 from attention.compute.trace import Step, Trace
-from attention.datamodel import numbers, parts
+from attention.datamodel import numbers
 from attention.datamodel.problem import Phrase, Problem, index_path, literal
-from attention.datamodel.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype, problems
+from attention.datamodel.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype
 from attention.kinds.base import ScoringKind
+from attention.kinds.plan import Kinds, Plan
 from attention.ops.tensors import read_only, tensor
-from attention.registry import kinds, step_registry
+from attention.registry import step_registry
 
 
 def resolve_device(name: str) -> torch.device:
@@ -45,16 +47,25 @@ def resolve_dtype(name: str) -> torch.dtype:
 
 def run(sc: Scenario, device: Optional[str] = None, dtype: Optional[str] = None) -> Trace:
     """Every intermediate of multi-head attention for `sc` (device/dtype override the scenario's)."""
-    errs = problems(sc, check_values=False)  # every number is checked on the tensors below
-    if errs:
+    plan = check(sc, check_values=False)  # every number is checked on the tensors below
+    if plan.problems:
         raise ScenarioError(problems(sc))
+    return run_plan(plan, device, dtype)
+
+
+def run_plan(plan: Plan, device: Optional[str] = None, dtype: Optional[str] = None) -> Trace:
+    """The trace of a checked scenario: its plan's steps, in computing order (a plan with problems:
+    ScenarioError).  The engine reads the plan alone: its kinds, steps, scale and sizes."""
+    if plan.problems:
+        raise ScenarioError(plan.problems)
+    sc = plan.sc
     dev = resolve_device(device or sc.device)
     dt = resolve_dtype(dtype or sc.dtype)
     threads.use(work(sc))
     with torch.inference_mode():
-        params = _parameters(sc, dev, dt)
+        params = _parameters(plan, dev, dt)
         _check_finite(sc, params, dt, _sources(sc))
-        return _run(sc, params, dev, dt)
+        return _run(plan, params, dev, dt)
 
 
 def work(sc: Scenario) -> float:
@@ -64,8 +75,9 @@ def work(sc: Scenario) -> float:
     return B * (H * (sc.dk + sc.dv) * L * S + (L + 2 * S) * d * H * sc.dk + L * H * sc.dv * sc.d_out)
 
 
-def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, torch.Tensor]:
+def _parameters(plan: Plan, dev: torch.device, dt: torch.dtype) -> dict[str, torch.Tensor]:
     """Every number of the scenario as a tensor: queries, keys, values, projection.*, additive.*."""
+    sc = plan.sc
     params = {"queries": _t(sc.queries, dev, dt), "keys": _t(sc.keys, dev, dt), "values": _t(sc.values, dev, dt)}
     for name in PROJECTIONS:
         p = sc.projection(name)
@@ -73,7 +85,7 @@ def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, t
             params[f"projection.{name}.weight"] = _t(p.weight, dev, dt)
             if p.bias is not None:
                 params[f"projection.{name}.bias"] = _t(p.bias, dev, dt)
-    params.update(kinds.scoring(sc).parameters(sc, dev, dt))  # the kind's own weights (additive.*)
+    params.update(plan.kinds.scoring.parameters(sc, dev, dt))  # the kind's own weights (additive.*)
     return params
 
 
@@ -203,7 +215,7 @@ def _finite_without_looking(run: "Run", rec, finite: dict[str, bool]) -> bool:
     fill = run.sc.fill_value
     return (finite.get("scores") is True and kind.compute_masked is DotProduct.compute_masked
             and kind.compute_weights is DotProduct.compute_weights
-            and not any(hasattr(m, "compute_weights") for m in kinds.modifiers(run.sc))
+            and not any(hasattr(m, "compute_weights") for m in run.kinds.modifiers)
             and run.inputs.get("scores") is run.values.get("scores")
             and run.inputs.get("masked_scores") is run.values.get("masked_scores")
             and (fill == -math.inf or abs(fill) <= torch.finfo(run.dt).max))  # -1e40 is -inf in float32
@@ -260,25 +272,43 @@ def _overflow_warning(out: list[Step], masked_nan: Optional[torch.Tensor],
 class Run:
     """The engine's working state for one trace: what every step's compute function reads."""
 
-    sc: Scenario
+    plan: Plan  # the checked scenario: its kinds, steps, scale and sizes
     params: dict[str, torch.Tensor]  # the scenario's numbers as tensors (queries, projection.*, a kind's weights)
     dev: torch.device
     dt: torch.dtype
-    scale: float  # the resolved scale
-    kind: ScoringKind  # the scenario's scoring kind
     values: dict[str, torch.Tensor] = field(default_factory=dict)  # step id -> tensor, as computed (the trace)
     # what a later step reads under a step id: that step, or the step that stands for it since
     # (a record's `stands_for`: e.g. rotated queries read in place of head_split.query)
     inputs: dict[str, torch.Tensor] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)  # a kind's intermediates (ProbSparse's selection ...)
 
+    @property
+    def sc(self) -> Scenario:
+        return self.plan.sc
 
-def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: torch.dtype) -> Trace:
+    @property
+    def scale(self) -> float:
+        """The resolved scale: the scenario's, or its scoring kind's default."""
+        return self.plan.scale
+
+    @property
+    def kinds(self) -> Kinds:
+        """The kind objects the scenario uses (its scoring kind, modifiers, mask rules ...)."""
+        return self.plan.kinds
+
+    @property
+    def kind(self) -> ScoringKind:
+        """The scenario's scoring kind."""
+        return self.plan.kinds.scoring
+
+
+def _run(plan: Plan, params: dict[str, torch.Tensor], dev: torch.device, dt: torch.dtype) -> Trace:
+    sc, found = plan.sc, plan.kinds
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
-    kind = kinds.scoring(sc)
-    run = Run(sc, params, dev, dt, sc.resolved_scale(), kind)
+    kind = found.scoring
+    run = Run(plan, params, dev, dt)
     finite: dict[str, bool] = {}  # step id -> every cell finite: looked at while the step is still in cache
-    for rec in step_registry.active(sc):  # in computing order: every input before the step that reads it
+    for rec in plan.records:  # in computing order: every input before the step that reads it
         t = rec.compute(run, rec.id)
         if rec.id in _OVERFLOW_STEPS:
             finite[rec.id] = _finite_without_looking(run, rec, finite) or math.isfinite(t.sum())
@@ -288,7 +318,8 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     run.state.clear()
     run.inputs.clear()
     values = run.values
-    mods = tuple(m.name for m in kinds.modifiers(sc))
+    named = {m.name for m in found.modifiers + found.blocks}
+    mods = tuple(p.kind for p in sc.modifiers if p.kind in named)  # the parts' names, in their order
     out = [Step(r.id, values[r.id], r.dims, sc.scoring, mods) for r in step_registry.RECORDS if r.id in values]
     warnings: list[Problem] = []
 
@@ -296,7 +327,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     masked_nan = None  # (B, L): rows NaN by design (every key masked, -inf fill)
     if mask is not None:
         full = values["extra.fully_masked"]  # (B, L)
-        said = [m.fully_masked_code for m in kinds.modifiers(sc) if hasattr(m, "fully_masked_code")]
+        said = [m.fully_masked_code for m in found.modifiers if hasattr(m, "fully_masked_code")]
         warning = _fully_masked_warning(full, sc.fill_value, said[0] if said else None)
         if warning:
             warnings.append(warning)
@@ -313,7 +344,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     options = {
         "n_heads": H, "n_kv_heads": sc.kv_heads, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,
         "query_head_width": q.shape[-1], "key_head_width": k.shape[-1],
-        "scoring": sc.scoring, "scale": run.scale, "default_scale": sc.default_scale(), "causal": sc.causal,
+        "scoring": sc.scoring, "scale": run.scale, "default_scale": plan.default_scale, "causal": sc.causal,
         "valid_lens": None if sc.valid_lens is None else np.asarray(sc.valid_lens).astype(int).tolist(),
         "fill_value": sc.fill_value, "factor": sc.factor, "seed": sc.seed, "mix": sc.mix,
         "sample_recorded": sc.sample_index is not None,
@@ -322,5 +353,5 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         "hidden": None,
     }
     options.update(kind.options(sc))  # what the scoring kind adds (additive: hidden; ProbSparse: n_sample, n_top)
-    options.update(parts.options(sc))  # the position encodings, modifiers and mask rules, when the scenario has some
-    return Trace(tuple(out), options, params, tuple(warnings))
+    options.update(plan.part_options)  # the positions, modifiers and mask rules, when the scenario has some
+    return Trace(tuple(out), options, params, tuple(warnings), plan)

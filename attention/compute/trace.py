@@ -3,7 +3,7 @@
 Everything the window, the CLI, the exports and the tests show is read from a `Trace`; nothing
 recomputes attention anywhere else.  Step ids and their dims are a public contract, documented
 in docs/trace-format.md; each step's record (dims, kind, title, formula, ...) is in
-attention/step_registry.py.
+attention/registry/step_registry.py.
 """
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from attention.kinds.plan import Kinds, Plan
 from attention.registry import step_registry
 
 if TYPE_CHECKING:  # annotations only: the window imports this module before torch is loaded
     import torch
 
-#: The main pipeline, in order.  Every step's dims, kind and words: attention/step_registry.py.
+#: The main pipeline, in order.  Every step's dims, kind and words: attention/registry/step_registry.py.
 PIPELINE: tuple[str, ...] = step_registry.PIPELINE
 
 
@@ -46,7 +47,7 @@ class Step:
     def numpy(self) -> np.ndarray:
         """A CPU numpy view (zero-copy on CPU).  Treat as read-only.
 
-        `tensor` is a numpy array already in a trace read back from disk (attention.trace_cache)."""
+        `tensor` is a numpy array already in a trace read back from disk (attention.files.trace_cache)."""
         if isinstance(self.tensor, np.ndarray):
             return self.tensor
         return self.tensor.detach().cpu().numpy()
@@ -59,7 +60,9 @@ class Trace:
     steps: tuple[Step, ...]
     options: dict  # every resolved option (n_heads, d_keys, scale used, ...)
     parameters: dict[str, torch.Tensor]  # queries, keys, values, projection.*.weight/bias, additive.*
-    warnings: tuple = field(default=())  # attention.problem.Problem each: notes on a trace that ran
+    warnings: tuple = field(default=())  # attention.datamodel.problem.Problem each: notes on a trace that ran
+    # the checked scenario it was computed from (attention.kinds.plan.Plan); None for a trace read back from disk
+    plan: Optional[Plan] = field(default=None, compare=False, repr=False)
 
     def __getitem__(self, step_id: str) -> Step:
         for s in self.steps:
@@ -76,3 +79,13 @@ class Trace:
 
     def array(self, step_id: str) -> np.ndarray:
         return self[step_id].numpy()
+
+    @property
+    def kinds(self) -> Kinds:
+        """The kind objects of this trace: its plan's, or (a trace read back from disk, which has no
+        plan) those its options name, looked up in the table once."""
+        if self.plan is not None:
+            return self.plan.kinds
+        from attention.registry import kinds
+
+        return kinds.of_options(self.options)

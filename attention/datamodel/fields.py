@@ -80,7 +80,7 @@ HEADS_FIELDS: tuple[Field, ...] = (
 )
 
 #: The scale, whatever the scoring (the scoring choice itself and each kind's own options come from
-#: the kinds registry: attention/kinds/__init__.py SCORING_FIELD and each kind's ``fields``).
+#: the kinds registry: attention/registry/kinds.py SCORING_FIELD and each kind's ``fields``).
 SCORING_FIELDS: tuple[Field, ...] = (
     plain("scoring.scale", "float", nullable=True, group="scoring", file_key="scale"),
 )
@@ -98,32 +98,6 @@ COMPUTE_FIELDS: tuple[Field, ...] = (
     plain("compute.dtype", "choice", default="float64", choices=("float64", "float32"), group="compute",
            file_key="dtype"),
 )
-
-def scenario_fields() -> tuple[Field, ...]:
-    """Every plain option of a scenario, in the order the Parameters panel shows them: the heads,
-    the scoring choice and scale, each scoring kind's own plain options (from the kinds registry),
-    the mask and the computation."""
-    from attention.registry import kinds
-
-    own: list[Field] = []
-    for kind in kinds.SCORING.values():
-        own += [f for f in kind.fields if f.type != "matrix" and f not in own]
-    return (HEADS_FIELDS + (kinds.SCORING_FIELD,) + SCORING_FIELDS + tuple(own) + MASK_FIELDS + COMPUTE_FIELDS)
-
-
-def __getattr__(name: str):
-    """SCENARIO_FIELDS, assembled when first asked for (the kinds import this module)."""
-    if name == "SCENARIO_FIELDS":
-        return scenario_fields()
-    raise AttributeError(name)
-
-
-def field(name: str) -> Field:
-    """The scenario field called `name` (its last key part: "n_heads", "factor", "device")."""
-    for f in scenario_fields():
-        if f.name == name:
-            return f
-    raise KeyError(f"no scenario field {name!r}")
 
 
 # ---- the JSON schema and the docs table, from the records --------------------------------------
@@ -212,45 +186,3 @@ def docs_cells(line: str) -> Optional[list[str]]:
     return [cell.strip() for cell in line[1:-1].split(" | ")]
 
 
-def rewritten(schema: dict, docs: str) -> tuple[dict, str]:
-    """The schema and the docs with every plain field's node, type and default taken from its
-    record (hand-written descriptions and meanings kept)."""
-    for f in scenario_fields():
-        node, new = schema_node(schema, f), schema_of(f)
-        merged = {k: new.get(k, v) for k, v in node.items() if k in new or k == "description"}
-        merged.update({k: v for k, v in new.items() if k not in merged})
-        node.clear()
-        node.update(merged)
-    by_path = {f"`{f.file_path}`": f for f in scenario_fields()}
-    lines = docs.split("\n")
-    for i, line in enumerate(lines):
-        cells = docs_cells(line)
-        if cells and len(cells) == 4 and cells[0] in by_path:
-            lines[i] = docs_row(by_path[cells[0]], cells[3])
-    return schema, "\n".join(lines)
-
-
-def main(argv: Optional[list[str]] = None) -> int:
-    """python -m attention.fields [--write]: report (or rewrite) the schema and docs rows that
-    differ from the records."""
-    import json
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    schema_path, docs_path = root / "resources" / "scenario.schema.json", root / "docs" / "scenario-format.md"
-    schema_text, docs_text = schema_path.read_text(encoding="utf-8"), docs_path.read_text(encoding="utf-8")
-    schema, docs = rewritten(json.loads(schema_text), docs_text)
-    new_schema = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
-    stale = [p for p, old, new in ((schema_path, schema_text, new_schema), (docs_path, docs_text, docs))
-             if old != new]
-    if "--write" in (argv if argv is not None else sys.argv[1:]):
-        schema_path.write_text(new_schema, encoding="utf-8")
-        docs_path.write_text(docs, encoding="utf-8")
-    for p in stale:
-        print(f"{p.relative_to(root)}: differs from attention/fields.py")
-    return 1 if stale else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -189,6 +189,17 @@ def positions(index) -> str:
     return ", ".join(position(i) for i in index)
 
 
+def row(values) -> str:
+    """A row of numbers as every text writes it: ``[0.5, -1e6, −∞]`` (a 1-D array or sequence)."""
+    return "[" + ", ".join(rounded(float(v)) for v in values) + "]"
+
+
+def span(lo: int, hi: int) -> str:
+    """The half-open index range [lo, hi) as positions a person reads: ``(0, 3)`` -> ``"1–3"``,
+    ``(3, 4)`` -> ``"4"`` for one."""
+    return position(lo) if hi - lo == 1 else f"{position(lo)}–{int(hi) - 1 + FIRST}"
+
+
 def index_of(position_text: str) -> int:
     """A position a person typed back to the code's index: ``"3"`` -> ``2`` (ValueError if not whole)."""
     return int(str(position_text).strip()) - FIRST

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 
 #: A quoted value is cut to this many characters ("…" marks the cut): a 1 MB string in a file
@@ -133,7 +133,7 @@ _PLACEHOLDER = {"batch": "b", "head": "h", "row": "r", "column": "c", "query": "
 
 
 def positions_of(path: str, lang: Optional[str] = None) -> str:
-    """The positions a person reads (from 1, attention.numbers.position) of a path's indices:
+    """The positions a person reads (from 1, attention.datamodel.numbers.position) of a path's indices:
     'queries[0][2][1]' -> 'batch item 1, row 3, column 2'; '' for a path without indices."""
     index = [int(i) for i in re.findall(r"\[(\d+)\]", path)]
     if not index:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Optional, Sequence
 
-from attention import words
+import attention.words as words
 from attention.datamodel.numbers import position
 
 # ---------------------------------------------------------------- PatchTST patches

@@ -36,7 +36,7 @@ KINDS: dict[str, dict[str, Optional[float]]] = {
 COMMON = ("generate", "shape", "repeat")
 MAX_DIMS = 8
 #: At most this many numbers per file from generators (512 MiB of float64); the engine's own
-#: memory estimate (attention.scenario.problems) then guards the trace.
+#: memory estimate (attention.datamodel.scenario.problems) then guards the trace.
 MAX_ELEMENTS = 1 << 26
 SEED_MAX = (1 << 63) - 1
 #: At most this many unknown fields are named per generator object.

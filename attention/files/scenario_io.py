@@ -3,15 +3,15 @@
 Loading never executes anything: the text is parsed by `json`, then every field is read and
 checked by hand.  Every problem is collected (not just the first), each with the field path in
 the file (`mask.valid_lens[1][2]`), and raised together as
-`ScenarioError(problems)` (attention/problem.py: a code, the field path, the arguments; the words
-come from the catalogue).  After the structural checks, `attention.scenario.problems` runs on the
+`ScenarioError(problems)` (attention/datamodel/problem.py: a code, the field path, the arguments; the words
+come from the catalogue).  After the structural checks, `attention.datamodel.scenario.problems` runs on the
 result and its problems are reported too, with engine field names mapped to their place in the file.
 
 Saving writes inline numbers with repr-exact floats, so save -> load gives back exactly the same
 scenario, except where the scenario was loaded from a file of recipes: a matrix still bitwise
 what its generator object makes (or additive weights still what the seed draws) is written as
 that recipe again (`Scenario.recipes`), so saving over a compact file keeps it compact.  Saving is
-atomic (attention.safe_write: a
+atomic (attention.files.safe_write: a
 temporary file in the same folder, flushed and fsync'ed, then `os.replace`d over the target).
 """
 from __future__ import annotations
@@ -27,9 +27,10 @@ from typing import Iterator, Optional
 
 import numpy as np
 
+from attention.compute.check import problems
 from attention.datamodel import parts, time_labels
 from attention.datamodel.problem import Phrase, Problem, count, index_path, literal
-from attention.datamodel.scenario import PROJECTIONS, Additive, Projection, Scenario, ScenarioError, problems
+from attention.datamodel.scenario import PROJECTIONS, Additive, Projection, Scenario, ScenarioError
 from attention.files import generators, safe_write
 from attention.files.generators import field_name
 from attention.registry import kinds
@@ -379,7 +380,7 @@ class _Reader:
         return out
 
     def time_axis(self, value) -> Optional[dict]:
-        """{"start": a date, "freq": TSL's --freq spelling}, both checked by attention.time_labels."""
+        """{"start": a date, "freq": TSL's --freq spelling}, both checked by attention.datamodel.time_labels."""
         section = self.section(value, "time_axis", TIME_AXIS_FIELDS)
         if not section:
             return None
@@ -504,15 +505,15 @@ class _Reader:
                         recipes=self.recipes, **fields)
 
     def parts(self, value, family: str) -> tuple:
-        """A list of parts, each {"kind": name, field: value, ...} (attention/parts.py): a matrix
+        """A list of parts, each {"kind": name, field: value, ...} (attention/datamodel/parts.py): a matrix
         field is read as any other matrix; the other values are checked with the kind's fields
-        by `attention.parts.problems` afterwards (naming the same path), so no kind needs code here."""
+        by `attention.compute.check.part_problems` afterwards (naming the same path), so no kind needs code here."""
         if value is None:
             return ()
         if not isinstance(value, list):
             self.err(Problem("expected_parts", family, {"got": _describe(value)}))
             return ()
-        known = parts.table(family)
+        known = kinds.of_family(family)
         out = []
         for i, item in enumerate(value):
             path = f"{family}[{i}]"
@@ -909,7 +910,7 @@ class WriteProtectedError(ScenarioError):
 
 
 def save(sc: Scenario, path, overwrite_protected: bool = False) -> None:
-    """Write `sc` to `path` atomically (attention.safe_write): a crash midway leaves the old
+    """Write `sc` to `path` atomically (attention.files.safe_write): a crash midway leaves the old
     file (if any) untouched, a later save removes the temporary it left; a symlink is written
     through; a write-protected file is refused (WriteProtectedError) unless
     `overwrite_protected`."""

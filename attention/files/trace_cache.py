@@ -9,11 +9,12 @@ trace whose numbers turn out to differ is written anew (app.startup.application)
 
 "The same engine" is judged by what the engine computes, not by its source (a comment or a
 refactor keeps every kept trace valid): `engine_fingerprint` is the digest of the canary, the
-first preset's trace shipped in resources/ (`resources.startup_trace_path()`), which also lets
-the very first launch on a machine draw at once.  tests/io/test_trace_cache.py fails when the
-engine's numbers for that preset change and the canary was not rebuilt
-(`python -m attention.trace_cache`); rebuilding it changes the fingerprint, so every trace
-kept by an older engine is then ignored.  The canary itself is keyed on its scenario only.
+first preset's trace shipped beside this module (`canary_path()`: package data of the engine, so
+that nothing here reads resources/), which also lets the very first launch on a machine draw at
+once.  tests/io/test_trace_cache.py fails when the engine's numbers for that preset change and the
+canary was not rebuilt (`python -m attention.files.trace_cache resources/scenarios/01_tsl_toy.json`);
+rebuilding it changes the fingerprint, so every trace kept by an older engine is then ignored.
+The canary itself is keyed on its scenario only.
 """
 from __future__ import annotations
 
@@ -37,9 +38,9 @@ CANARY = "canary"  # the engine tag of the shipped trace (keyed on its scenario 
 
 
 def canary_path() -> Path:
-    import resources
-
-    return resources.startup_trace_path()
+    """The canary: the first preset's trace as the engine computed it (drawn at the very first
+    launch before torch has loaded; its digest keys every kept trace)."""
+    return Path(__file__).with_name("startup-trace.npz")
 
 
 def engine_fingerprint() -> str:
@@ -152,19 +153,20 @@ def same_numbers(a: Trace, b: Trace) -> bool:
     return True
 
 
-def ship(path: Optional[Path] = None) -> Path:
-    """Rebuild the canary: the first preset's trace kept in resources/ (the very first launch
-    draws it; its digest is `engine_fingerprint`)."""
-    import resources
+def ship(preset: Path, path: Optional[Path] = None) -> Path:
+    """Rebuild the canary from the first preset's file `preset` (the very first launch draws its
+    trace; its digest is `engine_fingerprint`)."""
     from attention.compute import engine
     from attention.files import scenario_io
 
-    sc = scenario_io.load(resources.list_presets()[0][0])
+    sc = scenario_io.load(preset)
     path = path or canary_path()
     save(engine.run(sc), sc, path, engine=CANARY)
     path.chmod(0o644)  # a file of the repository, not a private cache
     return path
 
 
-if __name__ == "__main__":
-    print(f"wrote {ship()}")
+if __name__ == "__main__":  # python -m attention.files.trace_cache resources/scenarios/01_tsl_toy.json
+    import sys
+
+    print(f"wrote {ship(Path(sys.argv[1]))}")

@@ -1,6 +1,6 @@
 """What `main.py trace` writes, and how big it would be before writing it.
 
-The engine's own size check (attention.scenario.problems) bounds the trace in memory, not its
+The engine's own size check (attention.datamodel.scenario.problems) bounds the trace in memory, not its
 JSON text: each number becomes about twenty characters, and building the text takes several
 times that again in Python objects (a 355-byte scenario whose trace fits in 4 GiB reached 15 GB
 while its JSON was being built).  So the CLI counts the numbers it would write, estimates the

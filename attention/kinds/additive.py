@@ -37,8 +37,8 @@ class AdditiveKind(DotProduct):
         from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
-        def active(sc) -> bool:
-            return sc.scoring == NAME
+        def active(sc, kinds) -> bool:  # the scenario's scoring kind is this one
+            return kinds.scoring is self
         sid = "extra.additive_features"
         return (StepRecord(sid, ("B", "H", "L", "N*S"), "signed", f"step.{sid}.title", f"step.{sid}.formula",
                            features_step, active, explain_features, lesson._sentences, None,
@@ -96,14 +96,14 @@ class AdditiveKind(DotProduct):
             return [f"lesson.scores.{NAME}", f"lesson.scores.{NAME}_widths"]
         return keys
 
-    def script(self, sc, step_id: str):
+    def script(self, plan, step_id: str):
         if step_id != "scores":
             return None
         from attention.text import script as se
 
-        scale = ("scores = scores * scale  # an explicit scale\n" if sc.resolved_scale() != 1.0
+        scale = ("scores = scores * scale  # an explicit scale\n" if plan.scale != 1.0
                  else "# additive attention is not scaled\n")
-        return (se.section(sc, step_id)
+        return (se.section(plan, step_id)
                 + "# d2l additive attention, per head\n"
                 'fq = torch.einsum("blhe,hne->bhln", q, A_W_q)  # W_q q for every query: (B, H, L, hidden)\n'
                 'fk = torch.einsum("bshe,hne->bhsn", k, A_W_k)  # W_k k for every key: (B, H, S, hidden)\n'

@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
-from attention import words
+import attention.words as words
 from attention.datamodel.fields import Field
 from attention.datamodel.numbers import rounded
 from attention.kinds.dot_product import DotProduct
@@ -241,7 +241,7 @@ class AutoCorrelationOptions:
     def __repr__(self) -> str:
         return f"<modifier {self.name}>"
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         from attention.datamodel.problem import Problem
 
         if sc.scoring != NAME:
@@ -301,8 +301,8 @@ class AutoCorrelationKind(DotProduct):
         from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
-        def active(sc: Any) -> bool:
-            return sc.scoring == NAME
+        def active(sc, kinds) -> bool:  # the scenario's scoring kind is this one
+            return kinds.scoring is self
         compute = {"extra.correlation": correlation_step, "extra.mean_correlation": part_step,
                    "extra.top_lags": part_step, "extra.lag_weights": part_step, "extra.rolled_values": rolled_step}
         explainer = {"extra.correlation": explain_correlation, "extra.mean_correlation": explain_mean,
@@ -393,25 +393,26 @@ class AutoCorrelationKind(DotProduct):
             return [f"lesson.attention_weights.{NAME}"]
         return keys
 
-    def script(self, sc, step_id: str) -> Optional[str]:
+    def script(self, plan, step_id: str) -> Optional[str]:
+        sc = plan.sc
         from attention.text import script as se
 
         factor, training = options_of(sc)
         k = int(factor * math.log(sc.L))
         if step_id == "scores":
-            return se.section(sc, step_id) + _SCRIPT_SCORES + se.show(step_id, "scores")
+            return se.section(plan, step_id) + _SCRIPT_SCORES + se.show(step_id, "scores")
         if step_id == "masked_scores":
             lags = ("index = torch.topk(mean_corr.mean(dim=0), top_k, dim=-1)[1]  # training: one set for the batch\n"
                     "lags = index[None].expand(B, top_k)\n" if training else
                     "lags = torch.topk(mean_corr, top_k, dim=-1)[1]  # inference: each series its own top k\n")
-            return (se.section(sc, step_id) + f"top_k = {k}  # int(factor * ln L) = int({factor!r} * ln {sc.L})\n"
+            return (se.section(plan, step_id) + f"top_k = {k}  # int(factor * ln L) = int({factor!r} * ln {sc.L})\n"
                     + lags + "keep = (lag_of[None, :, :, None] == lags[:, None, None, :]).any(-1) & has  # (B, L, S)\n"
                     'masked_scores = scores.masked_fill(~keep[:, None], float("-inf"))  # only the top k lags\n'
                     + se.show(step_id, "masked_scores"))
         if step_id == "attention_weights":
-            return se.section(sc, step_id) + _SCRIPT_WEIGHTS + se.show(step_id, "attention_weights")
+            return se.section(plan, step_id) + _SCRIPT_WEIGHTS + se.show(step_id, "attention_weights")
         if step_id == "weighted_sum":
-            return se.section(sc, step_id) + _SCRIPT_ROLL + se.show(step_id, "out")
+            return se.section(plan, step_id) + _SCRIPT_ROLL + se.show(step_id, "out")
         return None
 
     def scale_why(self, sc) -> str:

@@ -134,7 +134,7 @@ class Drawn:
         return "".join(f"drawn = torch.tensor({cells.astype(int).tolist()}, dtype=torch.bool)  # painted, (B, L, S)\n"
                        "mask |= drawn\n" for cells in _drawings(sc))
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """The drawing must be (B, L, S) of 0/1 (or bools), B, L, S the scenario's."""
         from attention.datamodel.problem import Problem
         from attention.datamodel.problem import shape as _shape
@@ -155,7 +155,7 @@ class Drawn:
         return []
 
     def problems(self, sc: Any) -> list:
-        return []  # a part's own checks are part_problems (attention/parts.py calls them)
+        return []  # a part's own checks are part_problems (attention/datamodel/parts.py calls them)
 
 
 DRAWN = Drawn()

@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
-from attention import words
+import attention.words as words
 from attention.datamodel.fields import Field
 from attention.datamodel.numbers import rounded
 from attention.kinds.dot_product import DotProduct
@@ -285,7 +285,7 @@ class Destationary:
 
         return np.ones(sc.batch) if name == "tau" else np.zeros((sc.batch, sc.S))
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         import numpy as np
 
         from attention.datamodel.problem import Problem, index_path
@@ -328,8 +328,8 @@ class DSAttentionKind(DotProduct):
         from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
-        def active(sc: Any) -> bool:
-            return sc.scoring == NAME
+        def active(sc, kinds) -> bool:  # the scenario's scoring kind is this one
+            return kinds.scoring is self
         return (StepRecord(STEP, ("B", "H", "L", "S"), "signed", f"step.{STEP}.title", f"step.{STEP}.formula",
                            destationary_step, active, explain_destationary, lesson._sentences, None,
                            ("head_split.query", "head_split.key"), before="scores", by_hand=("scores",)),)
@@ -359,12 +359,12 @@ class DSAttentionKind(DotProduct):
             return [f"lesson.scores.{NAME}", f"lesson.scores.{NAME}_delta"]
         return keys
 
-    def script(self, sc, step_id: str) -> Optional[str]:
+    def script(self, plan, step_id: str) -> Optional[str]:
         if step_id != "scores":
             return None
         from attention.text import script as se
 
-        return (se.section(sc, step_id)
+        return (se.section(plan, step_id)
                 + "# DSAttention (Non-stationary Transformer, TSL SelfAttention_Family.py)\n"
                 'raw = torch.einsum("blhe,bshe->bhls", q, k)  # q . k, unscaled: (B, H, L, S)\n'
                 "destationary = raw * DS_tau[:, None, None, None] + DS_delta[:, None, None, :]  "

@@ -1,4 +1,4 @@
-"""Informer's ProbSparse attention as a scoring kind (the math: attention/prob_sparse.py).
+"""Informer's ProbSparse attention as a scoring kind (the math: attention/ops/prob_sparse.py).
 
 Only the n_top "active" queries are scored; the others ("lazy") take the mean of V (or its
 cumulative sum when causal).  This module holds everything ProbSparse adds to the pipeline:
@@ -31,7 +31,7 @@ from attention.text.explanation import (
 )
 
 NAME = "prob_sparse"
-#: ProbSparse's steps, in the order Informer computes them (records in attention/step_registry.py)
+#: ProbSparse's steps, in the order Informer computes them (records in attention/registry/step_registry.py)
 EXTRA_STEPS = ("extra.sample_index", "extra.sample_count", "extra.sampled_scores", "extra.sparsity",
                "extra.top_index", "extra.selected")
 
@@ -59,8 +59,8 @@ class ProbSparseKind(DotProduct):
         from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
-        def active(sc) -> bool:
-            return sc.scoring == NAME
+        def active(sc, kinds) -> bool:  # the scenario's scoring kind is this one
+            return kinds.scoring is self
 
         def extra(sid, dims, kind, compute, explain, inputs, **more):
             return StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute, active,
@@ -157,9 +157,9 @@ class ProbSparseKind(DotProduct):
             return keys + [f"lesson.attention_weights.{NAME}"]
         return keys
 
-    def script(self, sc, step_id: str):
+    def script(self, plan, step_id: str):
         snippet = {"scores": script_scores, "masked_scores": script_masked, "attention_weights": script_weights}
-        return snippet[step_id](sc, step_id) if step_id in snippet else None
+        return snippet[step_id](plan, step_id) if step_id in snippet else None
 
 
 PROB_SPARSE = ProbSparseKind()
@@ -253,7 +253,8 @@ def explain_lazy_weight(ctx, step_id: str, idx: tuple[int, ...]):
 
 # ---- script --------------------------------------------------------------------------------------
 
-def script_scores(sc, step_id: str) -> str:
+def script_scores(plan, step_id: str) -> str:
+    sc = plan.sc
     import torch  # only to write down the engine's draw of sampled keys
 
     from attention.text import script as se
@@ -261,7 +262,7 @@ def script_scores(sc, step_id: str) -> str:
     n_sample, n_top = sc.prob_sparse_sizes()
     gen = torch.Generator(device="cpu").manual_seed(int(sc.seed))
     idx = torch.randint(sc.S, (sc.L, n_sample), generator=gen).numpy()
-    return se.section(sc, step_id) + f'''# ProbSparse (Informer): score only the most "peaked" queries
+    return se.section(plan, step_id) + f'''# ProbSparse (Informer): score only the most "peaked" queries
 n_sample, n_top = {n_sample}, {n_top}  # factor c = {sc.factor}: c*ceil(ln S), c*ceil(ln L), clipped to S and L
 # The keys sampled for each query, as the engine drew them:
 #   torch.randint(S, (L, n_sample), generator=torch.Generator(device="cpu").manual_seed({int(sc.seed)}))
@@ -283,7 +284,8 @@ scores.scatter_(2, rows, top)
 ''' + se.show(step_id, "scores")
 
 
-def script_masked(sc, step_id: str) -> str:
+def script_masked(plan, step_id: str) -> str:
+    sc = plan.sc
     from attention.kinds import mask_rules
     from attention.text import script as se
 
@@ -292,10 +294,11 @@ def script_masked(sc, step_id: str) -> str:
               "# the mask rows of the chosen queries\n"
               "masked_scores = torch.full((B, H, L, S), float(\"nan\"), dtype=dtype)\n"
               "masked_scores.scatter_(2, rows, top_masked)\n")
-    return se.section(sc, step_id) + mask_rules.script(sc) + masked + se.show(step_id, "masked_scores")
+    return se.section(plan, step_id) + mask_rules.script(plan) + masked + se.show(step_id, "masked_scores")
 
 
-def script_weights(sc, step_id: str) -> str:
+def script_weights(plan, step_id: str) -> str:
+    sc = plan.sc
     from attention.text import script as se
 
     lazy = ("lazy = torch.ones(L, S, dtype=dtype).tril()  "
@@ -303,7 +306,7 @@ def script_weights(sc, step_id: str) -> str:
             "base = lazy.expand(B, H, L, S).clone()\n" if sc.causal else
             "base = torch.full((B, H, L, S), 1.0 / S, dtype=dtype)  "
             "# a lazy query's output is the mean of V over all keys\n")
-    return (se.section(sc, step_id)
+    return (se.section(plan, step_id)
             + "# softmax on the chosen rows; the weights the lazy rows really use\n" + lazy
             + "attention_weights = base.scatter_(2, rows, torch.softmax(top_masked, dim=-1))\n"
             + se.show(step_id, "attention_weights"))

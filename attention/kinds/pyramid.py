@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
-from attention import words
+import attention.words as words
 from attention.datamodel.fields import INT_MAX, Field
 from attention.datamodel.numbers import position
 
@@ -211,7 +211,7 @@ class Pyramid:
         Field("masks.inner_size", "int", "field.masks.pyramid.inner_size.label",
               "field.masks.pyramid.inner_size.help", default=3, minimum=1, maximum=INT_MAX, group="masks"),
     )
-    lesson_key = "lesson.extra.mask.pyramid"  # attention/lessons.py: a sentence when the rule applies
+    lesson_key = "lesson.extra.mask.pyramid"  # attention/teaching/lessons.py: a sentence when the rule applies
 
     def __repr__(self) -> str:
         return f"<mask rule {self.name}>"
@@ -269,7 +269,7 @@ class Pyramid:
             lines.append(_SCRIPT.format(n=n, windows=windows, inner=inner))
         return "".join(lines)
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """window_size: whole numbers >= 1, one per coarser scale, none of them empty; the queries
         and keys must be exactly the pyramid's N nodes."""
         import numpy as np

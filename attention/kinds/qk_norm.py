@@ -57,8 +57,8 @@ def effective_scale(weight: torch.Tensor, style: Style) -> torch.Tensor:
     return weight if style == "qwen3" else 1.0 + weight
 
 
-# ---- the kind: Part("qk_norm", ...) in a scenario's modifiers (attention/parts.py) ---------------
-# Registered in attention/kinds/__init__.py (MODIFIERS).  Two steps, qk_norm.query and
+# ---- the kind: Part("qk_norm", ...) in a scenario's modifiers (attention/datamodel/parts.py) ---------------
+# Registered in attention/registry/kinds.py (MODIFIERS).  Two steps, qk_norm.query and
 # qk_norm.key, each standing for the head split it normalises and placed just before RoPE's
 # rotation of the same (Qwen3 and Gemma 3 normalise first, then rotate).
 
@@ -107,7 +107,7 @@ def norm_step(run, step_id: str):
     return rms_norm(x, w, float(s["eps"]), s["style"])
 
 
-def part_problems(sc, part, path: str) -> list:
+def part_problems(sc, part, path: str, kinds) -> list:
     """Each weight, when given, has one finite number per column of its head."""
     import numpy as np
 
@@ -174,8 +174,8 @@ def _sq(text: str) -> str:
     return f"({text})²" if text.startswith("-") else f"{text}²"
 
 
-def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
-    from attention import words
+def lesson(step_id: str, options: dict, v: dict, lang: str, kinds) -> str:
+    import attention.words as words
 
     s = options_of(options)
     keys = ["lesson.qk_norm.what", f"lesson.qk_norm.{s['style']}", "lesson.qk_norm.why"]
@@ -193,7 +193,8 @@ def qk_norm(x, w, eps, style):
 '''
 
 
-def script(sc, step_id: str) -> str:
+def script(plan, step_id: str) -> str:
+    sc = plan.sc
     from attention.datamodel import parts
     from attention.text import script as se
 
@@ -207,7 +208,7 @@ def script(sc, step_id: str) -> str:
     weight = (f"torch.full(({width},), {1.0 if s['style'] == 'qwen3' else 0.0}, dtype=dtype)  # no learned scale"
               if w is None else f"torch.tensor({se.literal(w)}, dtype=dtype)")
     head = _HELPER if which == "query" else ""
-    return (se.section(sc, step_id) + head
+    return (se.section(plan, step_id) + head
             + f"qk_norm_{name}_weight = {weight}\n"
             + f"{name} = qk_norm({name}, qk_norm_{name}_weight, {se._num(float(s['eps']))}, {s['style']!r})  "
               "# before RoPE\n"

@@ -185,8 +185,8 @@ def rotated_value(cell: RopeCell, x_column: float, x_partner: float) -> float:
     return x_column * cell.cos + sign * x_partner * cell.sin
 
 
-# ---- the kind: Part("rope", ...) in a scenario's positions (attention/parts.py) ------------------
-# Registered in attention/kinds/__init__.py (POSITIONS).  Two steps, rope.query and rope.key,
+# ---- the kind: Part("rope", ...) in a scenario's positions (attention/datamodel/parts.py) ------------------
+# Registered in attention/registry/kinds.py (POSITIONS).  Two steps, rope.query and rope.key,
 # computed after the head split; each stands for the head split it rotates, so the scores (and
 # ProbSparse's sample, the tiles, the by-hand sheet, explain) read the rotated q and k.
 
@@ -249,7 +249,7 @@ def rotate_step(run, step_id: str):
     return apply_rope(x, c, sn, s["pairing"])
 
 
-def part_problems(sc, part, path: str) -> list:
+def part_problems(sc, part, path: str, kinds) -> list:
     """The rotated width of each head must be an even number >= 2 (pairs); given frequencies
     must be (r/2,) finite numbers."""
     import numpy as np
@@ -281,7 +281,7 @@ def part_problems(sc, part, path: str) -> list:
 # ---- explain, lesson, script ----------------------------------------------------------------------
 
 def options_of(opts) -> dict:
-    """The RoPE part of a trace's options (attention.parts.options), defaults filled in."""
+    """The RoPE part of a trace's options (attention.datamodel.parts.options), defaults filled in."""
     for p in opts.get("positions") or ():
         if p.get("kind") == NAME:
             return {f.name: p.get(f.name, f.default) for f in FIELDS}
@@ -339,9 +339,9 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     return ex._explanation(step_id, idx, value, formula, terms, result, summary, combine)
 
 
-def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
+def lesson(step_id: str, options: dict, v: dict, lang: str, kinds) -> str:
     """What the rotation does and why the scores then depend only on l - s."""
-    from attention import words
+    import attention.words as words
     from attention.text.lesson import format_number as num
 
     s = options_of(options)
@@ -378,8 +378,9 @@ def rope(x, start, base, fraction, pairing, inv_freq=None):
 '''
 
 
-def script(sc, step_id: str) -> str:
+def script(plan, step_id: str) -> str:
     """rope.query (with the helper and the settings) / rope.key: rebinds q / k, read by the scores."""
+    sc = plan.sc
     from attention.datamodel import parts
     from attention.text import script as se
 
@@ -392,7 +393,7 @@ def script(sc, step_id: str) -> str:
                 f"{se._num(float(s['fraction']))}, {s['pairing']!r}\n"
                 f"rope_inv_freq = {inv}  # None: computed from the base\n")
     name, start = ("q", int(s["offset"])) if which == "query" else ("k", key_start(s))
-    return (se.section(sc, step_id) + head
+    return (se.section(plan, step_id) + head
             + f"{name} = rope({name}, {start}, rope_base, rope_fraction, rope_pairing, rope_inv_freq)  "
               f"# positions {start} ... {start} + {'L' if which == 'query' else 'S'} - 1\n"
             + se.show(step_id, name))

@@ -49,9 +49,9 @@ def sink_mass(masked_scores: torch.Tensor, sinks: torch.Tensor) -> torch.Tensor:
     return softmax_with_sink(masked_scores, sinks)[1]
 
 
-# ---- the kind: a score modifier of the registry (attention/kinds/__init__.py MODIFIERS) -------------
+# ---- the kind: a score modifier of the registry (attention/registry/kinds.py MODIFIERS) -------------
 # Sinks change the softmax itself: where a scenario has a sinks part, the attention_weights step is
-# computed here (`compute_weights`, asked by attention/step_compute.py) and explained, taught and
+# computed here (`compute_weights`, asked by attention/pipeline/step_compute.py) and explained, taught and
 # exported here too (`explain_cell`, `lesson_keys`, `script`), and one step shows what the sink took:
 # "sinks.mass" (B, H, L), so that a row's weights plus its sink mass sum to 1.  Whatever else reads the
 # weights asks this object: the FlashAttention tiles (`tiled` None: refused, `not_tiled_words` says
@@ -109,15 +109,14 @@ class Sinks:
         sink's column and their probabilities."""
         return sc.batch * sc.n_heads * sc.L * (1 + 2 * (sc.S + 1))
 
-    def part_problems(self, sc, part, path: str) -> list:
+    def part_problems(self, sc, part, path: str, kinds) -> list:
         import numpy as np
 
         from attention.datamodel.problem import Problem
         from attention.datamodel.problem import shape as _shape
         from attention.kinds.alibi import order_problems
-        from attention.registry import kinds
 
-        if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows take the mean of V, no softmax
+        if kinds.scoring.tiled is None:  # ProbSparse: its lazy rows take the mean of V, no softmax
             return [Problem("sinks_scoring", path, {"kind": sc.scoring})]
         if order_problems(sc, part, path):
             return order_problems(sc, part, path)
@@ -155,12 +154,13 @@ class Sinks:
         kept = [k for k in keys if k == "lesson.attention_weights.shape"]  # "sum to 1" no longer holds
         return ["lesson.sinks.weights.column"] + kept + ["lesson.sinks.weights.less"]
 
-    def script_step(self, sc, step_id: str):
+    def script_step(self, plan, step_id: str):
+        sc = plan.sc
         if step_id != "attention_weights":
             return None
         from attention.text import script as se
 
-        return (se.section(sc, step_id, "softmax over [masked scores, sink]; the sink column dropped")
+        return (se.section(plan, step_id, "softmax over [masked scores, sink]; the sink column dropped")
                 + se.tensor_literal("sinks", np.asarray(sc_logits(sc)), "(H,) one learned logit per head (gpt-oss)")
                 + "combined = torch.cat([masked_scores, sinks.reshape(1, H, 1, 1).expand(B, H, L, 1)], dim=-1)"
                   "  # (B, H, L, S + 1)\n"
@@ -257,8 +257,8 @@ def explain_fully_masked(ctx, step_id: str, idx: tuple[int, ...]):
 
 # ---- the exported script -----------------------------------------------------------------------------
 
-def script_mass(sc, step_id: str) -> str:
+def script_mass(plan, step_id: str) -> str:
     from attention.text import script as se
 
-    return (se.section(sc, step_id) + "sink_mass = probs[..., -1]  # (B, H, L): what the sink took from each row\n"
+    return (se.section(plan, step_id) + "sink_mass = probs[..., -1]  # (B, H, L): what the sink took from each row\n"
             + se.show(step_id, "sink_mass"))

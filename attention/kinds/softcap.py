@@ -36,7 +36,7 @@ def softcap_value(score: float, cap: float) -> float:
     return math.tanh(score / cap) * cap
 
 
-# ---- the kind: a score modifier of the registry (attention/kinds/__init__.py MODIFIERS) -------------
+# ---- the kind: a score modifier of the registry (attention/registry/kinds.py MODIFIERS) -------------
 # One step before the mask, "softcap.scores" (B, H, L, S) = cap * tanh(s / cap) of the scores as read
 # there (the scaled scores, or ALiBi's biased scores), standing for "scores": the mask fills the capped
 # scores, as Gemma 2 adds its mask after the cap.  Gemma's own scale, query_pre_attn_scalar ** -0.5, is
@@ -87,12 +87,11 @@ class Softcap:
         """The numbers its step keeps: the capped scores (B, H, L, S)."""
         return sc.batch * sc.n_heads * sc.L * sc.S
 
-    def part_problems(self, sc, part, path: str) -> list:
+    def part_problems(self, sc, part, path: str, kinds) -> list:
         from attention.datamodel.problem import Problem
         from attention.kinds.alibi import order_problems
-        from attention.registry import kinds
 
-        if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows are never scored
+        if kinds.scoring.tiled is None:  # ProbSparse: its lazy rows are never scored
             return [Problem("softcap_scoring", path, {"kind": sc.scoring})]
         return order_problems(sc, part, path)
 
@@ -129,10 +128,11 @@ def _cap_in(options) -> float:
     return DEFAULT_CAP
 
 
-def script_scores(sc, step_id: str) -> str:
+def script_scores(plan, step_id: str) -> str:
+    sc = plan.sc
     from attention.text import script as se
 
-    return (se.section(sc, step_id) + f"softcap = {se._num(cap_of(sc))}  # Gemma 2: attn_logit_softcapping\n"
+    return (se.section(plan, step_id) + f"softcap = {se._num(cap_of(sc))}  # Gemma 2: attn_logit_softcapping\n"
             + "scores = torch.tanh(scores / softcap) * softcap  # (B, H, L, S): near 0 unchanged, "
               "bent towards +-softcap\n"
             + se.show(step_id, "scores"))

@@ -1,6 +1,6 @@
 """Informer's distilling ConvLayer as optional steps after the output projection (and after the
 encoder layer's norm2 when the scenario has an `encoder_layer` part): Part("distil", {...}) in the
-scenario's `modifiers`.  The math is attention/encoder_layer.py (TSL's layers/Transformer_EncDec.py
+scenario's `modifiers`.  The math is attention/ops/encoder_layer.py (TSL's layers/Transformer_EncDec.py
 ConvLayer, MIT, thuml), one step each, x (B, L, C) the layer's input:
 
     extra.distil_conv = Conv1d(C, C, 3, padding=2, padding_mode="circular")(x)   (B, L + 2, C)
@@ -35,12 +35,6 @@ def _matrix(name: str) -> Field:
                  f"field.modifiers.distil.{name}.help", group="modifiers")
 
 
-def _active(sc: Any) -> bool:
-    from attention.datamodel import parts
-
-    return parts.find(sc, "modifiers", NAME) is not None
-
-
 def source_of(ids) -> str:
     """The step the distilling layer reads: the encoder layer's output when the trace has it, else
     the attention's output projection."""
@@ -57,6 +51,7 @@ class DistilPart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
+        from attention.datamodel import parts
         from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
@@ -64,10 +59,11 @@ class DistilPart:
                   "extra.distil_elu": ("extra.distil_norm",), "extra.distil_pool": ("extra.distil_elu",)}
         explainer = {"extra.distil_conv": explain_conv, "extra.distil_norm": explain_norm,
                      "extra.distil_elu": explain_elu, "extra.distil_pool": explain_pool}
-        return tuple(StepRecord(sid, dims, "signed", f"step.{sid}.title", f"step.{sid}.formula", compute_step, _active,
+        active = parts.present("modifiers", NAME)
+        return tuple(StepRecord(sid, dims, "signed", f"step.{sid}.title", f"step.{sid}.formula", compute_step, active,
                                 explainer[sid], lesson._sentences, None, inputs[sid]) for sid, dims in STEPS)
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """Shapes: C = the output's width; conv_weight (C, C, 3) required with its bias; L >= 2
         (circular padding 2 wraps two steps round)."""
         import numpy as np
@@ -96,8 +92,9 @@ class DistilPart:
                 return [Problem("distil_variance", f"{path}.{name}")]
         return []
 
-    def script_after(self, sc: Any) -> str:
+    def script_after(self, plan) -> str:
         """The exported script's lines after the output projection (and the encoder layer's)."""
+        sc = plan.sc
         import numpy as np
 
         from attention.datamodel import parts
@@ -145,7 +142,7 @@ def weights_np(sc: Any) -> dict:
 
 
 def compute_step(run, step_id: str):
-    """Every distilling step is computed at the first (attention/encoder_layer.py), then read back."""
+    """Every distilling step is computed at the first (attention/ops/encoder_layer.py), then read back."""
     if step_id == "extra.distil_conv":
         from attention.ops import encoder_layer as enc
         from attention.ops.tensors import tensor

@@ -1,6 +1,6 @@
 """Time-Series-Library's EncoderLayer around attention, as optional steps after the output
 projection: Part("encoder_layer", {...}) in the scenario's `modifiers` (the only generic slot for
-a kind's values; it modifies no score).  The math is attention/encoder_layer.py (TSL's
+a kind's values; it modifies no score).  The math is attention/ops/encoder_layer.py (TSL's
 layers/Transformer_EncDec.py, MIT, thuml), one step each:
 
     extra.residual_attention = x + output            x: the queries (the layer's input, self-attention)
@@ -35,12 +35,6 @@ def _matrix(name: str) -> Field:
                  f"field.modifiers.encoder_layer.{name}.help", group="modifiers")
 
 
-def _active(sc: Any) -> bool:
-    from attention.datamodel import parts
-
-    return parts.find(sc, "modifiers", NAME) is not None
-
-
 class EncoderLayerPart:
     """The encoder layer's weights and activation: TSL's EncoderLayer after AttentionLayer."""
 
@@ -54,6 +48,7 @@ class EncoderLayerPart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
+        from attention.datamodel import parts
         from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
@@ -64,10 +59,11 @@ class EncoderLayerPart:
         explainer = {"extra.residual_attention": explain_residual, "extra.norm_first": explain_norm,
                      "extra.ffn_hidden": explain_conv, "extra.ffn_out": explain_conv,
                      "extra.residual_ffn": explain_residual, "extra.norm_second": explain_norm}
-        return tuple(StepRecord(sid, dims, "signed", f"step.{sid}.title", f"step.{sid}.formula", compute_step, _active,
+        active = parts.present("modifiers", NAME)
+        return tuple(StepRecord(sid, dims, "signed", f"step.{sid}.title", f"step.{sid}.formula", compute_step, active,
                                 explainer[sid], lesson._sentences, None, inputs[sid]) for sid, dims in STEPS)
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """Shapes: d_model = the queries' width = the output's; d_ff from conv1_weight's rows."""
         import numpy as np
 
@@ -100,8 +96,9 @@ class EncoderLayerPart:
                 return [Problem("encoder_layer_finite", f"{path}.{name}")]
         return []
 
-    def script_after(self, sc: Any) -> str:
-        """The exported script's lines after the output projection (attention/script_export.py)."""
+    def script_after(self, plan) -> str:
+        """The exported script's lines after the output projection (attention/teaching/script_export.py)."""
+        sc = plan.sc
         import numpy as np
 
         from attention.datamodel import parts
@@ -158,7 +155,7 @@ def weights_np(sc: Any) -> dict:
 
 
 def compute_step(run, step_id: str):
-    """Every encoder step is computed at the first (attention/encoder_layer.py), then read back."""
+    """Every encoder step is computed at the first (attention/ops/encoder_layer.py), then read back."""
     if step_id == "extra.residual_attention":
         from attention.ops import encoder_layer as enc
         from attention.ops.tensors import tensor

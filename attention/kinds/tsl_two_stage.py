@@ -108,6 +108,7 @@ def _part(sc: Any):
 
 
 def _active(sc: Any) -> bool:
+    """Whether the scenario has a two-stage part (the variables rule applies then)."""
     return _part(sc) is not None
 
 
@@ -131,16 +132,18 @@ class TwoStagePart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
+        from attention.datamodel import parts
         from attention.datamodel.step_record import StepRecord
         from attention.text import lesson
 
         explainer = {sid: explain_norm for sid in NORM_STEPS} | {sid: explain_linear for sid in LINEAR_STEPS}
         explainer |= {"extra.tsa_router_scores": explain_scores, "extra.tsa_receive_scores": explain_scores,
                       "extra.tsa_router_weights": explain_weights, "extra.tsa_receive_weights": explain_weights}
-        return tuple(StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute_step, _active,
+        active = parts.present("modifiers", NAME)
+        return tuple(StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute_step, active,
                                 explainer[sid], lesson._sentences, None, INPUTS[sid]) for sid, dims, kind in STEPS)
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """The layer's shapes, named by field; its time stage is TSL's FullAttention(mask_flag=False)."""
         from attention.datamodel import parts
         from attention.datamodel.problem import Problem
@@ -159,8 +162,9 @@ class TwoStagePart:
             return [Problem("two_stage_width", path, {"d_out": sc.d_out, "d_model": d, "H": H})]
         return _shape_problems(sc, part, path, sc.L // D, d)
 
-    def script_after(self, sc: Any) -> str:
+    def script_after(self, plan) -> str:
         """The exported script's lines after the output projection: the library's layout, (b·seg, D, d)."""
+        sc = plan.sc
         from attention.text import script as se
 
         if _part(sc) is None:

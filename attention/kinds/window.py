@@ -110,7 +110,7 @@ class Window:
                        for W in _sizes(sc))
 
     def problems(self, sc: Any) -> list:
-        return []  # the size is checked against its field by attention/parts.py
+        return []  # the size is checked against its field by attention/datamodel/parts.py
 
 
 WINDOW = Window()

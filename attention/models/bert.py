@@ -8,7 +8,7 @@ imported only when a folder is opened, so the engine imports without it.
 
 The forward is the one BERT defines (eval mode, no dropout):
     h0 = LayerNorm(word[ids] + position[0..L-1] + token_type[type_ids])
-    per layer:  a = Attention(h)  (as attention.engine: scaled dot product, keys >= valid_len masked)
+    per layer:  a = Attention(h)  (as attention.compute.engine: scaled dot product, keys >= valid_len masked)
                 h = LayerNorm(h + dense(a));  h = LayerNorm(h + out(gelu(intermediate(h))))
 `forward` returns every hidden state entering a layer and every layer's attention weights, so a
 model view and a chosen layer's scenario come from one pass.

@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import torch
 
-from attention import words
+import attention.words as words
 from attention.compute.engine import run
 from attention.datamodel import numbers
 from attention.datamodel.parts import Part

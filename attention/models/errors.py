@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from attention import words
+import attention.words as words
 
 #: Sentences one batch may have.
 MAX_SENTENCES = 2

@@ -52,7 +52,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from attention.models.checkpoint import CheckpointError, TensorSource, open_source
+from attention.models.checkpoint import CheckpointError, TensorSource
+from attention.models.readers import open_source
 
 #: model_type (config.json) -> family name used below.
 FAMILIES: dict[str, str] = {

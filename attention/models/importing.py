@@ -20,16 +20,17 @@ from typing import Optional
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 from attention.datamodel.problem import elide
 from attention.datamodel.scenario import Scenario
 from attention.kinds.dot_product import SCALED_DOT
 from attention.kinds.prob_sparse import PROB_SPARSE as PROB_SPARSE_KIND
 from attention.models import tsl_models
-from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size, open_source
+from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size
 from attention.models.json_file import NAME_CHARS
 from attention.models.layer import to_scenario
+from attention.models.readers import open_source
 from attention.models.recognise import Found, find_layers, read_layer
 from attention.registry import kinds
 
@@ -67,7 +68,7 @@ def asks_inner(found: Found) -> bool:
 def open_layers(path, notice: Optional[Notice] = None) -> tuple[TensorSource, list[Found]]:
     """Open a file or folder and list its attention layers (names and shapes only; nothing read)."""
     source = open_source(path, notice)
-    return source, find_layers(source)
+    return source, find_layers(source, tsl_models.refine)
 
 
 def list_header(source: TensorSource, count: int, lang: Optional[str] = None) -> str:
@@ -147,7 +148,7 @@ def generated_inputs(found: Found, tokens: int = DEFAULT_TOKENS, seed: int = DEF
 def check_tokens(found: Found, heads: int, tokens: int) -> None:
     """Refuse a token count whose trace could not fit in memory, from the shapes alone, before any
     input is generated (`--tokens 100000000` ran 37 s into a MemoryError)."""
-    from attention.datamodel.scenario import memory_limit
+    from attention.compute.check import memory_limit
 
     limit = memory_limit()
     need = _trace_bytes(found, heads, tokens)
@@ -163,7 +164,7 @@ def check_tokens(found: Found, heads: int, tokens: int) -> None:
 
 def _trace_bytes(found: Found, heads: int, tokens: int) -> int:
     """attention.datamodel.scenario's estimate of the trace of this layer on `tokens` generated tokens."""
-    from attention.datamodel.scenario import estimate_trace_bytes
+    from attention.compute.check import estimate_trace_bytes
 
     w = found.widths()
     S = tokens + 2 if found.cross else tokens

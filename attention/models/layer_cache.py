@@ -23,6 +23,7 @@ from typing import Optional
 import numpy as np
 import torch
 
+from attention.compute import check
 from attention.compute.engine import run
 from attention.datamodel.parts import Part
 from attention.datamodel.scenario import Projection, Scenario
@@ -79,7 +80,7 @@ def step_scenario(sc: Scenario, keys: np.ndarray, values: np.ndarray, k: int) ->
     return Scenario(queries=sc.queries[:, k:k + 1], keys=keys, values=values, n_heads=sc.n_heads,
                     n_kv_heads=sc.n_kv_heads, d_keys=sc.dk, d_values=sc.dv,
                     projections={n: Projection(p.weight, p.bias) for n, p in projections.items()},
-                    scoring=sc.scoring, scale=sc.resolved_scale(), causal=False, positions=positions,
+                    scoring=sc.scoring, scale=check.resolved_scale(sc), causal=False, positions=positions,
                     fill_value=sc.fill_value, dtype=sc.dtype, device=sc.device)
 
 

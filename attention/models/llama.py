@@ -26,7 +26,7 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention import words
+import attention.words as words
 from attention.compute import threads
 from attention.datamodel import numbers
 from attention.models.checkpoint import CheckpointError, TensorSource
@@ -286,9 +286,9 @@ def load_folder(path: str | Path) -> LlamaDecoder:
     The attention of layer 0 is read by families.py first, so every config convention (rope_parameters or
     rope_theta, head_dim, GQA) is the one the layer importer uses; what this forward does not compute is refused,
     naming the config field: another model_type, scaled RoPE, biases, an activation other than SiLU."""
-    from attention.models.checkpoint import open_source
     from attention.models.families import read_attention
     from attention.models.gguf_tokenizer import GGUFTokenizer
+    from attention.models.readers import open_source
 
     source = open_source(Path(path))
     cfg, where = source.config, source.path.name

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
-from attention import words
+import attention.words as words
 from attention.models.checkpoint import TensorSource
 from attention.models.layer import ROLES, LayerWeights
 
@@ -125,9 +125,15 @@ _PATTERNS: dict[str, re.Pattern] = {
 }
 
 
-def find_layers(source: TensorSource) -> list[Found]:
+#: (source, layers found) -> the layers as a family module reads them (tsl_models.refine)
+Refine = Callable[[TensorSource, list["Found"]], list["Found"]]
+
+
+def find_layers(source: TensorSource, refine: Optional[Refine] = None) -> list[Found]:
     """Every attention layer in the file: in module order for a torch state dict, in natural name
-    order (layer 2 before layer 10) where the file keeps no order (safetensors)."""
+    order (layer 2 before layer 10) where the file keeps no order (safetensors).  `refine`: a
+    family module's closer reading of what was found (importing passes tsl_models.refine: which
+    Time-Series-Library model, whole encoder layers), applied before the order is set."""
     groups: dict[tuple[str, str], dict[str, str]] = {}  # (family, prefix) -> {role tag: key}
     for key in source.keys():
         for family, pattern in _PATTERNS.items():
@@ -151,9 +157,8 @@ def find_layers(source: TensorSource) -> list[Found]:
         layer = _BUILDERS[family](source, prefix, tags, heads)
         if layer is not None:
             found.append(layer)
-    from attention.models import tsl_models
-
-    found = tsl_models.refine(source, found)  # which Time-Series-Library model; whole encoder layers
+    if refine is not None:
+        found = refine(source, found)
     if not source.ordered:  # safetensors list names alphabetically: layer 10 would come before layer 2
         found.sort(key=lambda f: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", f.name)])
     return found

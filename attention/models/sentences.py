@@ -15,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 from attention.datamodel.problem import elide
 from attention.datamodel.scenario import Scenario

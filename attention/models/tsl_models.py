@@ -41,7 +41,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.datamodel import time_labels
 from attention.datamodel.parts import Part
 from attention.datamodel.scenario import Scenario
@@ -531,8 +531,8 @@ def _encoder_part(source: TensorSource, found: Found) -> Part:
 
 def _refuse_problems(found: Found, sc: Scenario) -> None:
     """A scenario the kinds refuse (an odd Auto-Correlation length, a conv of another width) as one line."""
+    from attention.compute.check import problems
     from attention.datamodel.problem import render_lines
-    from attention.datamodel.scenario import problems
 
     errs = problems(sc, check_values=False)
     if errs:

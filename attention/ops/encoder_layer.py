@@ -34,7 +34,7 @@ from typing import Optional
 
 import torch
 
-from attention import words
+import attention.words as words
 from attention.datamodel.numbers import rounded
 
 #: nn.LayerNorm's and nn.BatchNorm1d's default eps (TSL never changes them in these layers)

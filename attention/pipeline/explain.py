@@ -146,7 +146,7 @@ def _mask_reasons(ctx: Context, b: int, l: int, s: int) -> tuple[list[dict[str, 
     """(why masked, why kept) for key s of query l in batch item b: each mask rule's reason."""
     from attention.kinds import mask_rules
 
-    return mask_rules.reasons(ctx.opts, b, l, s)
+    return mask_rules.reasons(ctx.kinds.rules, ctx.opts, b, l, s)
 
 
 def _masked_scores(ctx: Context, step_id: str, idx: tuple[int, ...]) -> Explanation:

@@ -5,7 +5,7 @@ its module); attention.teaching.script_export joins them, in computing order, in
 """
 from __future__ import annotations
 
-from attention.datamodel.scenario import Scenario
+from attention.kinds.plan import Plan
 from attention.text.script import repeat_kv, section, show
 
 _PROJECTED = {  # which -> (input, weight, bias, result, its shape)
@@ -15,63 +15,66 @@ _PROJECTED = {  # which -> (input, weight, bias, result, its shape)
 }
 
 
-def _projection(sc: Scenario, step_id: str) -> str:
+def _projection(plan: Plan, step_id: str) -> str:
     x, w, b, out, shape = _PROJECTED[step_id.split(".", 1)[1]]
-    return section(sc, step_id) + f"{out} = linear({x}, {w}, {b})  # {shape}\n" + show(step_id, out)
+    return section(plan, step_id) + f"{out} = linear({x}, {w}, {b})  # {shape}\n" + show(step_id, out)
 
 
-def _head_split(sc: Scenario, step_id: str) -> str:
+def _head_split(plan: Plan, step_id: str) -> str:
+    sc = plan.sc
     which = step_id.split(".", 1)[1]
     name, source, n, d = {"query": ("q", "Q", "L", "d_k"), "key": ("k", "K", "S", "d_k"),
                           "value": ("v", "V", "S", "d_v")}[which]
     H = "H_kv" if which != "query" and sc.kv_heads != sc.n_heads else "H"
-    return (section(sc, step_id, f"{source}.view(B, {n}, {H}, {d})")
+    return (section(plan, step_id, f"{source}.view(B, {n}, {H}, {d})")
             + f"{name} = {source}.view(B, {n}, {H}, -1)  "
               f"# (B, {n}, {H}, {d}): head h owns columns h*{d} ... (h+1)*{d} - 1\n"
             + show(step_id, name))
 
 
-def _scores(sc: Scenario, step_id: str) -> str:
+def _scores(plan: Plan, step_id: str) -> str:
     """The dot-product kinds' scores (every scoring kind writes its own: `ScoringKind.script`)."""
     from attention.kinds.dot_product import SCALED_DOT
 
-    return SCALED_DOT.script(sc, step_id)
+    return SCALED_DOT.script(plan, step_id)
 
 
-def mask_snippet(sc: Scenario) -> str:
+def mask_snippet(plan: Plan) -> str:
     """The mask (True = this key is hidden from this query), or None: each mask rule's lines."""
     from attention.kinds import mask_rules
 
-    return mask_rules.script(sc)
+    return mask_rules.script(plan)
 
 
-def _masked_scores(sc: Scenario, step_id: str) -> str:
+def _masked_scores(plan: Plan, step_id: str) -> str:
     masked = ("# d2l style, on the scaled scores\n"
               "masked_scores = scores if mask is None else scores.masked_fill(mask[:, None, :, :], fill_value)\n")
-    return section(sc, step_id) + mask_snippet(sc) + masked + show(step_id, "masked_scores")
+    return section(plan, step_id) + mask_snippet(plan) + masked + show(step_id, "masked_scores")
 
 
-def _weights(sc: Scenario, step_id: str) -> str:
-    return (section(sc, step_id)
+def _weights(plan: Plan, step_id: str) -> str:
+    return (section(plan, step_id)
             + "# A fully masked row: with -1e6 every entry is equal, so the weights are uniform 1/S;\n"
             "# with -inf, exp(-inf - (-inf)) is NaN, so the row is NaN.\n"
             "attention_weights = torch.softmax(masked_scores, dim=-1)  # (B, H, L, S)\n"
             + show(step_id, "attention_weights"))
 
 
-def _weighted_sum(sc: Scenario, step_id: str) -> str:
-    return (section(sc, step_id) + repeat_kv(sc, "v")
+def _weighted_sum(plan: Plan, step_id: str) -> str:
+    sc = plan.sc
+    return (section(plan, step_id) + repeat_kv(sc, "v")
             + "out = (attention_weights @ v.transpose(1, 2)).transpose(1, 2)  # (B, L, H, d_v)\n"
             + show(step_id, "out"))
 
 
-def _concat(sc: Scenario, step_id: str) -> str:
+def _concat(plan: Plan, step_id: str) -> str:
+    sc = plan.sc
     concat = ("concat = out.transpose(1, 2).contiguous().view(B, L, -1)  "
               "# mix: Time-Series-Library views the (B, H, L, d_v)\n"
               "# context as (B, L, H*d_v) without a transpose, so one row holds pieces of several positions\n"
               if sc.mix else "concat = out.reshape(B, L, -1)  # heads side by side: (B, L, H*d_v)\n")
-    return section(sc, step_id) + concat + show(step_id, "concat")
+    return section(plan, step_id) + concat + show(step_id, "concat")
 
 
-def _output(sc: Scenario, step_id: str) -> str:
-    return section(sc, step_id) + "output = linear(concat, W_o, b_o)  # (B, L, d_out)\n" + show(step_id, "output")
+def _output(plan: Plan, step_id: str) -> str:
+    return section(plan, step_id) + "output = linear(concat, W_o, b_o)  # (B, L, d_out)\n" + show(step_id, "output")

@@ -1,10 +1,10 @@
 """The compute function of each step record of the main pipeline: (run, step_id) -> tensor.
 
-`run` is the engine's working state (attention.engine.Run): the scenario, its numbers as tensors
+`run` is the engine's working state (attention.compute.engine.Run): the scenario, its numbers as tensors
 (`run.params`), every step computed so far as later steps read it (`run.inputs`, by step id: a
 step that stands for another is read in its place) and the scoring kind.  Each function reads
 the steps and parameters its record declares as inputs.  The arithmetic itself is
-in attention/steps.py; the scoring steps are the scoring kind's (attention/kinds/).  torch is
+in attention/ops/steps.py; the scoring steps are the scoring kind's (attention/kinds/).  torch is
 imported on first call, not here: the registry that holds these functions is read before torch
 has loaded.
 """
@@ -46,9 +46,7 @@ def masked_scores(run: Any, step_id: str):
 
 def attention_weights(run: Any, step_id: str):
     """(B, H, L, S): the rows' softmax (the kind's way; a modifier that changes the softmax, sinks, its way)."""
-    from attention.registry import kinds
-
-    own = next((m for m in kinds.modifiers(run.sc) if hasattr(m, "compute_weights")), None)
+    own = next((m for m in run.kinds.modifiers if hasattr(m, "compute_weights")), None)
     return (own or run.kind).compute_weights(run)
 
 
@@ -67,6 +65,6 @@ def concat(run: Any, step_id: str):
     return steps.concat_heads(run.inputs["weighted_sum"], mix=run.sc.mix)
 
 
-def always(sc: Any) -> bool:
+def always(sc: Any, kinds: Any) -> bool:
     """The `active` predicate of every main step: in every trace."""
     return True

@@ -1,4 +1,5 @@
-"""The one table of kinds: every scoring, position encoding, score modifier and mask rule, by name.
+"""The one table of kinds: every scoring, position encoding, score modifier, block around attention and
+mask rule, by name.
 
 Each kind is an object of its family's Protocol (attention/kinds/base.py) in a module of its own;
 the rest of the code asks the kind object (`scoring(sc)`, `rules_for(sc)`) what it needs,
@@ -7,17 +8,19 @@ entry below.  Nothing here imports torch (the window reads this table before tor
 """
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, Mapping, Union
 
+from attention.datamodel import parts
 from attention.datamodel.fields import plain
 from attention.kinds.additive import ADDITIVE
 from attention.kinds.alibi import ALIBI
 from attention.kinds.autocorrelation import AUTOCORRELATION, AUTOCORRELATION_OPTIONS  # TSL: Autoformer
-from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, ScoringKind
+from attention.kinds.base import Block, MaskRule, PositionEncoding, ScoreModifier, ScoringKind
 from attention.kinds.dot_product import DOT, SCALED_DOT
 from attention.kinds.drawn import DRAWN
 from attention.kinds.ds_attention import DESTATIONARY, DS_ATTENTION  # Time-Series-Library: Non-stationary
 from attention.kinds.mask_rules import RULES
+from attention.kinds.plan import Kinds
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.kinds.pyramid import PYRAMID  # Time-Series-Library: Pyraformer
 from attention.kinds.qk_norm import QK_NORM
@@ -44,9 +47,13 @@ MODIFIERS: dict[str, ScoreModifier] = {
 }
 MODIFIERS[DESTATIONARY.name] = DESTATIONARY  # DSAttention's τ and Δ (read by its scoring kind)
 MODIFIERS[AUTOCORRELATION_OPTIONS.name] = AUTOCORRELATION_OPTIONS  # Auto-Correlation's factor and path
-MODIFIERS[ENCODER_LAYER.name] = ENCODER_LAYER  # TSL's EncoderLayer: steps after the output projection
-MODIFIERS[DISTIL.name] = DISTIL  # Informer's distilling ConvLayer: steps after the encoder layer's
-MODIFIERS[TWO_STAGE.name] = TWO_STAGE  # Crossformer's two-stage attention: steps after the output
+#: name -> block around attention: steps after the output projection, as Time-Series-Library wraps its
+#: attention (a scenario names them among its `modifiers` parts, the file format's family)
+BLOCKS: dict[str, Block] = {
+    ENCODER_LAYER.name: ENCODER_LAYER,  # TSL's EncoderLayer: residuals, norms, the feed-forward
+    DISTIL.name: DISTIL,  # Informer's distilling ConvLayer: after the encoder layer's steps
+    TWO_STAGE.name: TWO_STAGE,  # Crossformer's two-stage attention: the router and the dimension stage
+}
 #: name -> mask rule, in the order their parts are combined and their reasons said
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES + (WINDOW, DRAWN)}
 MASK_RULES[PYRAMID.name] = PYRAMID  # Time-Series-Library: Pyraformer's pyramid
@@ -85,11 +92,29 @@ def modifiers(which: Any) -> tuple[ScoreModifier, ...]:
     Where a modifier computes, explains, teaches or exports a main step its own way (sinks: the
     weights) or changes what reads them (the tiles, the note on fully masked rows), the code asks
     these objects for their optional hooks."""
-    if isinstance(which, dict):
-        names = [p.get("kind") for p in which.get("modifiers", ()) if isinstance(p, dict)]
-    else:
-        names = [getattr(p, "kind", None) for p in (getattr(which, "modifiers", ()) or ())]
-    return tuple(MODIFIERS[n] for n in names if n in MODIFIERS)
+    return _named(MODIFIERS, which.get("modifiers") if isinstance(which, dict) else getattr(which, "modifiers", ()))
+
+
+def _named(table: dict, items) -> tuple:
+    """The kinds of `table` that parts (Part objects or a trace's option dicts) name, in their order."""
+    names = [p.get("kind") if isinstance(p, dict) else getattr(p, "kind", None) for p in items or ()]
+    return tuple(table[n] for n in names if n in table)
+
+
+def blocks(which: Any) -> tuple[Block, ...]:
+    """The blocks around attention a scenario's parts (or a trace's options["modifiers"]) name, in their order."""
+    return _named(BLOCKS, which.get("modifiers") if isinstance(which, dict) else getattr(which, "modifiers", ()))
+
+
+def resolve(sc: Any) -> Kinds:
+    """The kind objects scenario `sc` uses (its scoring kind must be a known one)."""
+    return Kinds(scoring(sc), _named(POSITIONS, sc.positions), modifiers(sc), rules_for(sc), blocks(sc))
+
+
+def of_options(options: dict) -> Kinds:
+    """The kind objects a trace's options name (a trace read back from disk, with no scenario at hand)."""
+    return Kinds(scoring(options), _named(POSITIONS, options.get("positions")), modifiers(options),
+                 tuple(r for r in MASK_RULES.values() if r.applies_to(options)), blocks(options))
 
 
 def owning_weights(path: str) -> Union[ScoringKind, None]:
@@ -101,5 +126,37 @@ def owning_weights(path: str) -> Union[ScoringKind, None]:
     return None
 
 
-__all__ = ["DEFAULT_SCORING", "SCORING_FIELD", "MASK_RULES", "MODIFIERS", "POSITIONS", "SCORING", "known_scoring",
-           "modifiers", "rules_for", "owning_weights", "scoring"]
+
+# ---- a scenario's parts: which kinds each family names, and the parts as trace options -------------
+
+def of_family(family: str) -> Mapping[str, Any]:
+    """The kinds a part of `family` ("positions", "modifiers", "masks") may name.  Mask rules kept
+    in a scenario attribute of their own (`causal`, `valid_lens`: rule.attribute) are set there."""
+    if family == "masks":
+        return {n: r for n, r in MASK_RULES.items() if getattr(r, "attribute", None) is None}
+    return {"positions": POSITIONS, "modifiers": {**MODIFIERS, **BLOCKS}}[family]
+
+
+def part_options(sc: Any) -> dict[str, list[dict[str, Any]]]:
+    """The parts as trace options (JSON-safe): family -> [{"kind": name, field: value, ...}], for
+    the families the scenario uses."""
+    out = {}
+    for family in parts.FAMILIES:
+        if not parts.of(sc, family):
+            continue  # a trace names only the families its scenario uses
+        known = of_family(family)
+        out[family] = [{"kind": p.kind, **{f.name: parts.value(p, f) for f in known[p.kind].fields
+                                           if f.type != "matrix"},
+                        **_option_values(known[p.kind], p)} for p in parts.of(sc, family)]
+    return out
+
+
+def _option_values(kind: Any, part: parts.Part) -> dict[str, Any]:
+    """What a kind keeps of a part's matrices in the trace's options (a drawn mask's painted
+    cells: `kind.option_values(part)`), so explain can read them from the options alone."""
+    extra = getattr(kind, "option_values", None)
+    return extra(part) if extra is not None else {}
+
+__all__ = ["BLOCKS", "DEFAULT_SCORING", "SCORING_FIELD", "MASK_RULES", "MODIFIERS", "POSITIONS", "SCORING", "blocks",
+           "known_scoring",
+           "modifiers", "of_family", "of_options", "part_options", "resolve", "rules_for", "owning_weights", "scoring"]

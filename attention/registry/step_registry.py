@@ -7,10 +7,11 @@ A record says everything the rest of the code needs to know about one step id:
   ``bool`` (a mask or a flag), ``count`` (whole numbers), ``index`` (positions into ``points_into``);
 - ``title`` and ``formula``: catalogue keys (attention/words/steps.py); a scoring kind that names
   or computes the step differently says so itself (``ScoringKind.titles`` / ``.formulas``);
-- ``compute``: the function that computes it, ``(run, step_id) -> tensor`` (attention/pipeline/step_compute.py,
-  a kind module, attention/kinds/mask_rules.py); ``active``: ``(scenario) -> bool``, whether the
-  step is in that scenario's trace; ``inputs``: the steps and parameters it reads (presentation
-  mode shows them beside it; every input step is computed before it);
+- ``compute``: the function that computes it, ``(run, step_id) -> tensor``
+  (attention/pipeline/step_compute.py, a kind module, attention/kinds/mask_rules.py); ``active``:
+  ``(scenario, kinds) -> bool``, whether the step is in that scenario's trace (`kinds`: the kind
+  objects it uses, attention/kinds/plan.py); ``inputs``: the steps and parameters it reads
+  (presentation mode shows them beside it; every input step is computed before it);
 - ``explain``, ``lesson``, ``script``: the functions that explain one cell, write the teaching text
   and write the step into the exported Python script (``None``: not in the script): the main
   steps' in attention/pipeline/ (explain.py, lessons.py, script.py), a kind's in its module;
@@ -43,20 +44,24 @@ from typing import Any, Optional
 
 import attention.words as words
 from attention.datamodel.step_record import StepRecord
+from attention.kinds.plan import Kinds
 from attention.pipeline import step_compute as sc_
 from attention.pipeline.records import BASE
 from attention.registry import kinds
 
 
-def _kind(scoring: Optional[str]):
-    return kinds.SCORING.get(scoring) if isinstance(scoring, str) else None
+def _kind(scoring: Any):
+    """A scoring kind given as the object itself (what a plan holds) or by name (a trace's options)."""
+    if isinstance(scoring, str):
+        return kinds.SCORING.get(scoring)
+    return scoring  # the kind object, or None
 
 
 def kind_records() -> tuple[StepRecord, ...]:
     """The steps the kinds of the table add (attention/kinds/: a position encoding's rotated q
     and k, a modifier's bias ...): each kind's ``records()``, placed by their ``before``."""
     out: list[StepRecord] = []
-    for table in (kinds.SCORING, kinds.POSITIONS, kinds.MODIFIERS, kinds.MASK_RULES):
+    for table in (kinds.SCORING, kinds.POSITIONS, kinds.MODIFIERS, kinds.BLOCKS, kinds.MASK_RULES):
         for kind in table.values():
             make = getattr(kind, "records", None)
             out += make() if make is not None else []
@@ -103,9 +108,9 @@ COMPUTE_ORDER: tuple[StepRecord, ...] = tuple(BY_ID[sid] for sid in ORDER)
 BY_HAND: dict[str, tuple[str, ...]] = {r.id: r.by_hand for r in RECORDS if r.by_hand}
 
 
-def active(sc: Any) -> list[StepRecord]:
-    """The records of the steps in `sc`'s trace, in computing order."""
-    return [r for r in COMPUTE_ORDER if r.active(sc)]
+def active(sc: Any, kinds: Kinds) -> list[StepRecord]:
+    """The records of the steps in `sc`'s trace, in computing order (`kinds`: the kinds it uses)."""
+    return [r for r in COMPUTE_ORDER if r.active(sc, kinds)]
 
 
 def in_order(step_ids) -> list[str]:
@@ -132,8 +137,8 @@ def record(step_id: str) -> StepRecord:
     return BY_ID[step_id]
 
 
-def title(step_id: str, scoring: Optional[str] = None) -> dict[str, str]:
-    """The step's title in every language, as the scoring function `scoring` names it."""
+def title(step_id: str, scoring: Any = None) -> dict[str, str]:
+    """The step's title in every language, as the scoring kind `scoring` (the object, or its name) names it."""
     key = BY_ID[step_id].title_key(_kind(scoring))
     return {lang: words.text(key, lang) for lang in words.LANGS}
 

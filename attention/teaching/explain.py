@@ -57,16 +57,15 @@ def explain(trace: Trace, step_id: str, index: Sequence[int]) -> Explanation:
         raise ExplainError(f"step id: unknown or not explainable {step_id!r}; expected one of {', '.join(ok)}")
     step = trace[step_id]
     idx = _check_index(step_id, tuple(step.dims), tuple(step.numpy().shape), index)
-    from attention.registry import kinds, step_registry
+    from attention.registry import step_registry
 
     ctx = _Ctx(trace)
     # a modifier (sinks' weights) or the trace's scoring kind explains the cells it computes its own way;
     # else the step's record's explainer
-    own = next(filter(None, (m.explain_cell(ctx, step_id, idx) for m in kinds.modifiers(ctx.opts)
+    own = next(filter(None, (m.explain_cell(ctx, step_id, idx) for m in ctx.kinds.modifiers
                              if hasattr(m, "explain_cell"))), None)
     out = own or ctx.kind.explain_cell(ctx, step_id, idx) or step_registry.record(step_id).explain(ctx, step_id, idx)
-    scoring = trace.options.get("scoring")
-    return dataclasses.replace(out, scoring=scoring, title=step_registry.title(step_id, scoring))
+    return dataclasses.replace(out, scoring=trace.options.get("scoring"), title=step_registry.title(step_id, ctx.kind))
 
 
 def _check_index(step_id: str, dims: tuple[str, ...], shape: tuple[int, ...], index: Sequence[int]) -> tuple[int, ...]:
@@ -94,11 +93,10 @@ class _Ctx:
     """The trace's arrays as float64 numpy (bool and int arrays kept as they are)."""
 
     def __init__(self, trace: Trace):
-        from attention.registry import kinds
-
         self.trace = trace
         self.opts = trace.options
-        self.kind = kinds.scoring(self.opts.get("scoring") or kinds.DEFAULT_SCORING)  # the trace's scoring kind
+        self.kinds = trace.kinds  # the kind objects of its plan
+        self.kind = self.kinds.scoring  # the trace's scoring kind
 
     def kv_head(self, h: int) -> int:
         """The key/value head query head h reads (grouped-query attention: h // (n_heads / n_kv_heads))."""

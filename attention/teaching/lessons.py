@@ -29,7 +29,9 @@ def explanation(step_id: str, options: Optional[dict] = None, lang: Optional[str
         return ""
     lang = words.normalize(lang)
     o = options or {}
-    text = rec.lesson(step_id, o, _values(o), lang)
+    from attention.registry import kinds
+
+    text = rec.lesson(step_id, o, _values(o), lang, kinds.of_options(o))  # the trace's kinds, looked up once
     # sentences are joined with a space, which Chinese text does not put after its full stop
     return text.replace("。 ", "。").replace("） ", "）")
 
@@ -41,7 +43,7 @@ def _any_true(trace: Any, step_id: str) -> bool:
 
 
 def lesson_ids(trace: Any) -> list[str]:
-    """The steps presentation mode shows, in pipeline order (attention.step_registry.ORDER, the
+    """The steps presentation mode shows, in pipeline order (attention.registry.step_registry.ORDER, the
     order of the Steps region too).
 
     The pipeline, the mask (just before the masked scores), the fully-masked rows (after the

@@ -11,37 +11,40 @@ Run the exported script with `--json` to get one JSON object {step id: nested li
 the printed tensors, and with `--dtype float64|float32` to override the scenario's dtype.
 
 Each step of the main pipeline writes its own part of the script (the snippet its record in
-attention/step_registry.py holds, or the scenario's scoring kind's own where it computes the
+attention/registry/step_registry.py holds, or the scenario's scoring kind's own where it computes the
 step its way), headed by its id and formula, in pipeline order.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from attention.datamodel.scenario import Scenario, ScenarioError, problems
+from attention.compute.check import check
+from attention.datamodel.scenario import Scenario, ScenarioError
+from attention.kinds.plan import Plan
 from attention.text.script import _num, literal, tensor_literal
-
-# attention.step_registry and attention.kinds hold this module's snippets: imported in the functions.
 
 
 def python_script(sc: Scenario) -> str:
     """The standalone script for `sc` (raises ScenarioError when the engine could not run it)."""
-    from attention.registry import kinds, step_registry
+    return plan_script(check(sc))
 
-    errs = problems(sc)
-    if errs:
-        raise ScenarioError(errs)
-    kind = kinds.scoring(sc)
-    own = [m for m in kinds.modifiers(sc) if hasattr(m, "script_step")]  # a modifier computing a main step (sinks)
-    parts = [_header(sc), _numbers(sc), _LINEAR]
-    for rec in step_registry.active(sc):  # computing order: a kind's step (RoPE, ALiBi's bias) where it is computed
+
+def plan_script(plan: Plan) -> str:
+    """The standalone script of a checked scenario: the plan's steps in computing order, each written
+    by the kind that computes it its own way, else by its record (the main steps' snippets:
+    attention/pipeline/script.py).  A plan with problems: ScenarioError."""
+    if plan.problems:
+        raise ScenarioError(plan.problems)
+    sc = plan.sc
+    kind = plan.kinds.scoring
+    own = [m for m in plan.kinds.modifiers if hasattr(m, "script_step")]  # a modifier computing a main step (sinks)
+    parts = [_header(sc), _numbers(sc, kind, plan.scale), _LINEAR]
+    for rec in plan.records:  # computing order: a kind's step (RoPE, ALiBi's bias) where it is computed
         if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
-            snippet = next(filter(None, (m.script_step(sc, rec.id) for m in own)), None)
-            parts.append(snippet or kind.script(sc, rec.id) or rec.script(sc, rec.id))
-    for family in ("positions", "modifiers", "masks"):  # the parts' steps after the output (an encoder layer)
-        for part in getattr(sc, family, ()):
-            after = getattr(kinds.MODIFIERS.get(part.kind) if family == "modifiers" else None, "script_after", None)
-            parts.append(after(sc) if after is not None else "")
+            snippet = next(filter(None, (m.script_step(plan, rec.id) for m in own)), None)
+            parts.append(snippet or kind.script(plan, rec.id) or rec.script(plan, rec.id))
+    for block in plan.kinds.blocks:  # the steps after the output (an encoder layer, its distilling)
+        parts.append(block.script_after(plan))
     parts.append(_TAIL)
     return "".join(parts)
 
@@ -88,12 +91,8 @@ def show(step_id, tensor):
 '''
 
 
-def _numbers(sc: Scenario) -> str:
+def _numbers(sc: Scenario, scoring, scale: float) -> str:
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
-    scale = sc.resolved_scale()
-    from attention.registry import kinds
-
-    scoring = kinds.scoring(sc)
     why = "as set in the scenario" if sc.scale is not None else scoring.scale_why(sc)
     out = ["# ---- the scenario's numbers ----------------------------------------------------------\n",
            f"B, L, S, H = {B}, {L}, {S}, {H}  # batch, queries, keys, heads\n",

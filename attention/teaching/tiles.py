@@ -16,7 +16,7 @@ tile's scores Q_i K_j^T * scale from the head-split steps (FlashAttention's own 
 them against the trace's masked scores; other kinds (additive) read the block from the trace.
 Which kinds can be tiled at all is decided in one place, `method`.
 
-Masks follow the engine exactly (attention/engine.py, steps.apply_mask): a masked cell holds the
+Masks follow the engine exactly (attention/compute/engine.py, steps.apply_mask): a masked cell holds the
 fill value.  A tile whose every cell is masked is skipped, as kernels skip them under a causal
 mask -- but only where skipping changes nothing: with a -inf fill always; with a finite fill when
 exp(fill - m) is exactly 0 in the dtype for every row of the tile, m being the row's largest
@@ -58,14 +58,14 @@ class TilesError(ValueError):
         super().__init__(self.text("en"))
 
     def text(self, lang: str = "en") -> str:
-        from attention import words
+        import attention.words as words
 
         return words.text(self.key, lang, **args_in(self.values, lang))
 
 
 def args_in(args: dict, lang: str) -> dict:
     """Placeholders whose values are themselves catalogue keys ('@key') put into words."""
-    from attention import words
+    import attention.words as words
 
     return {k: words.text(v[1:], lang) if isinstance(v, str) and v.startswith("@") else v for k, v in args.items()}
 
@@ -358,7 +358,7 @@ def memory(result: Tiled, L: Optional[int] = None, S: Optional[int] = None) -> M
 
 
 def human_bytes(n: int) -> str:
-    """1536 -> '1.5 KiB': bytes in binary units, three significant figures (attention.numbers: 1000 KiB,
+    """1536 -> '1.5 KiB': bytes in binary units, three significant figures (attention.datamodel.numbers: 1000 KiB,
     never '1e+03 KiB')."""
     size = float(n)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):

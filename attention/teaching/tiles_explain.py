@@ -1,6 +1,6 @@
 """Explain one running value of FlashAttention's tiles: the arithmetic of its update, real numbers.
 
-`explain_running(result, order, what, b, h, row, col=0)` takes a walk from attention/tiles.py and
+`explain_running(result, order, what, b, h, row, col=0)` takes a walk from attention/teaching/tiles.py and
 writes out how the running maximum m, the running sum l or one cell of the running output O of
 query `row` changed at tile `order`:
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 from attention.teaching.tiles import Tiled, TilesError
 

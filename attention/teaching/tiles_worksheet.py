@@ -5,7 +5,7 @@ outlined, and the values v) and, per tile in FlashAttention-2 order, an empty ta
 values to work out: per query row of the tile, m_old, the tile's row maximum, m_new, the
 correction exp(m_old − m_new), ℓ and every column of O; then the output O / ℓ.  A skipped tile says
 so (that is structure, not an answer).  The answer key is the same page with every cell filled in
-from the walk (attention/tiles.py).  Reached from `python main.py tiles FILE --blank --out DIR`.
+from the walk (attention/teaching/tiles.py).  Reached from `python main.py tiles FILE --blank --out DIR`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attention import words
+import attention.words as words
 from attention.datamodel import numbers
 from attention.teaching.tiles import Tiled
 
@@ -81,8 +81,6 @@ def _tile_table(tile, b: int, h: int, answers: bool, lang: str) -> str:
 
 def page(result: Tiled, trace, b: int, h: int, answers: bool, lang: str) -> str:
     """One page: the worksheet (answers False) or its answer key (True), in `lang`."""
-    from attention.cli.tiles_cli import _span
-
     t = lambda key, **a: html.escape(words.text(key, lang, **a))  # noqa: E731
     title = t("tiles.sheet.key_title" if answers else "tiles.sheet.title", b=b + 1, h=h + 1)
     scores = trace.array("masked_scores")[b, h]
@@ -96,8 +94,8 @@ def page(result: Tiled, trace, b: int, h: int, answers: bool, lang: str) -> str:
              f"{t('tiles.explain.O.formula')}</p>"]
     for tile in result.tiles:
         parts.append("<h3>" + t("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=len(result.tiles),
-                                i=tile.q_block + 1, j=tile.k_block + 1, rows=_span(*tile.rows),
-                                cols=_span(*tile.cols)) + "</h3>")
+                                i=tile.q_block + 1, j=tile.k_block + 1, rows=numbers.span(*tile.rows),
+                                cols=numbers.span(*tile.cols)) + "</h3>")
         if tile.skipped[b, h]:
             parts.append(f'<p class="skipped">{t("tiles.skipped")}</p>')
             continue

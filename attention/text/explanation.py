@@ -24,7 +24,8 @@ class Context(Protocol):
 
     trace: Any
     opts: Mapping[str, Any]  # the trace's options
-    kind: Any  # the trace's scoring kind
+    kinds: Any  # the kind objects the trace uses (attention.kinds.plan.Kinds)
+    kind: Any  # the trace's scoring kind (kinds.scoring)
 
     def kv_head(self, h: int) -> int: ...
     def reads(self, step_id: str, before: Optional[str] = None) -> str: ...

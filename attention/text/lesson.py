@@ -14,7 +14,7 @@ from attention.datamodel import numbers
 
 
 def format_number(value: Any) -> str:
-    """A number as every text writes it (attention.numbers.rounded: -1e6, -∞, 0.7071); a value
+    """A number as every text writes it (attention.datamodel.numbers.rounded: -1e6, -∞, 0.7071); a value
     that is not a number (a placeholder such as "d_k") is written as it is."""
     try:
         v = float(value)
@@ -61,7 +61,7 @@ def _say(keys: list[str], lang: str, v: dict[str, Any]) -> str:
     return " ".join(words.text(k, lang, **v) for k in keys)
 
 
-def _sentences(step_id: str, options: dict, v: dict[str, Any], lang: str) -> str:
+def _sentences(step_id: str, options: dict, v: dict[str, Any], lang: str, kinds: Any) -> str:
     """Every sentence of the catalogue under ``lesson.<step id>``, in order: a lesson that does not
     depend on the trace."""
     prefix = f"lesson.{step_id}"

@@ -7,10 +7,11 @@ attention/teaching/script_export.py, a kind's in its module); they are written w
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
+import attention.words as words
 from attention.datamodel.scenario import Scenario
 
 
@@ -43,12 +44,12 @@ def tensor_literal(name: str, a, comment: str) -> str:
     return f"{name} = torch.tensor({literal(a)}, dtype=dtype)  # {comment}\n"
 
 
-def section(sc: Scenario, step_id: str, formula: Optional[str] = None) -> str:
-    """The comment that heads a step's snippet: its id and its formula (`formula`: the code's own
-    words where the window's formula counts positions from 1 and the code counts from 0)."""
-    from attention.registry import step_registry
-
-    title = f"# ---- {step_id}: {formula or step_registry.formula(step_id, sc.scoring)['en']} "
+def section(plan: Any, step_id: str, formula: Optional[str] = None) -> str:
+    """The comment that heads a step's snippet: its id and its formula, as the plan's scoring kind
+    computes it (`plan`: attention.kinds.plan.Plan; `formula`: the code's own words where the
+    window's formula counts positions from 1 and the code counts from 0)."""
+    key = plan.record(step_id).formula_key(plan.kinds.scoring)
+    title = f"# ---- {step_id}: {formula or words.text(key, 'en')} "
     return "\n" + title + "-" * max(4, 100 - len(title)) + "\n"
 
 

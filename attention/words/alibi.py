@@ -1,6 +1,6 @@
 """Words of ALiBi (attention/kinds/alibi.py): its fields, steps, lesson, explain lines and problems.
 
-Positions in sentences count from 1 (attention.numbers.position); indices written as code from 0."""
+Positions in sentences count from 1 (attention.datamodel.numbers.position); indices written as code from 0."""
 from __future__ import annotations
 
 EN = {

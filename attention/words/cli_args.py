@@ -1,4 +1,4 @@
-"""Words of argparse's own error lines (attention.cli_args), of `main.py render` (app/startup/render_cli.py)
+"""Words of argparse's own error lines (attention.cli.cli_args), of `main.py render` (app/startup/render_cli.py)
 and of the CLI's own argument checks."""
 from __future__ import annotations
 

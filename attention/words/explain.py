@@ -1,9 +1,9 @@
-"""The words of `attention.explain`: formulas with words in them, the summaries and term lines.
+"""The words of `attention.teaching.explain`: formulas with words in them, the summaries and term lines.
 
-Placeholders are filled by attention/explain.py; numbers arrive already written by
-`attention.numbers` (so a translation never formats a number itself).  Pure notation that reads
+Placeholders are filled by attention/teaching/explain.py; numbers arrive already written by
+`attention.datamodel.numbers` (so a translation never formats a number itself).  Pure notation that reads
 the same in both languages (``q[0]·k[0] = 1 × 2 = 2``) is not a word and is built in explain.py.
-Positions and indices (attention.numbers.position): in a sentence, b (batch item), h1 (head), l
+Positions and indices (attention.datamodel.numbers.position): in a sentence, b (batch item), h1 (head), l
 (query), s (key), n, o, c, d, e, j, r (rows, columns, elements, draws, entries) are positions a
 person reads, counted from 1; in a formula or a term written as code (``scores[{b},{h},{l},{s}]``,
 ``bias {bs}[{o}]``) the same names are the code's indices, from 0.  Where a sentence names both,

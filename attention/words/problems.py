@@ -1,5 +1,5 @@
 """Problems: what the loader, the engine's checks and a failed save say, keyed by problem code
-(attention/problem.py).  A line is `path` + "problem.sep" + the sentence; a sentence's
+(attention/datamodel/problem.py).  A line is `path` + "problem.sep" + the sentence; a sentence's
 placeholders are the problem's arguments.  Every code the code base raises is here (a test scans
 for them)."""
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Step titles and formulas: what every pane, handout, export and explanation calls a step.
 
 Keys: ``step.<step id>.title`` and ``step.<step id>.formula``; ``step.<step id>.formula.<scoring>``
-where one scoring function computes the step differently (attention/step_registry.py names
+where one scoring function computes the step differently (attention/registry/step_registry.py names
 which key each step uses).  Formulas are plain text in the engine's own notation.
 """
 from __future__ import annotations
 
 EN: dict[str, str] = {
-    # the main pipeline, in order (attention.trace.PIPELINE)
+    # the main pipeline, in order (attention.compute.trace.PIPELINE)
     "step.projection.query.title": "Query projection",
     "step.projection.query.formula": "Q = X_q W_q^T + b_q (without a projection: Q = X_q)",
     "step.projection.key.title": "Key projection",
@@ -65,7 +65,7 @@ EN: dict[str, str] = {
 }
 
 ZH: dict[str, str] = {
-    # the main pipeline, in order (attention.trace.PIPELINE)
+    # the main pipeline, in order (attention.compute.trace.PIPELINE)
     "step.projection.query.title": "查询投影",
     "step.projection.query.formula": "Q = X_q W_q^T + b_q（无投影时 Q = X_q）",
     "step.projection.key.title": "键投影",

@@ -1,5 +1,5 @@
-"""Words of the tiled view (FlashAttention's tiles and online softmax): attention/tiles.py,
-attention/tiles_explain.py, `main.py tiles`, the window's tiles dialog (app/teaching/tiles_view.py).
+"""Words of the tiled view (FlashAttention's tiles and online softmax): attention/teaching/tiles.py,
+attention/teaching/tiles_explain.py, `main.py tiles`, the window's tiles dialog (app/teaching/tiles_view.py).
 
 Positions in sentences count from 1; formulas keep code's notation."""
 from __future__ import annotations
@@ -81,7 +81,7 @@ EN = {
     "tiles.explain.final": "After the last key block: O / ℓ = {O} / {l} = {out}; the engine's weighted sum: {exact}",
     "tiles.explain.bad_what": "what: expected one of m, l, O; got {got}",
     "tiles.explain.bad_index": "{field}: expected 0 … {last}, got {got}",
-    # the by-hand worksheet (attention/tiles_worksheet.py)
+    # the by-hand worksheet (attention/teaching/tiles_worksheet.py)
     "tiles.sheet.title": "Worksheet: FlashAttention's tiles by hand (batch item {b}, head {h})",
     "tiles.sheet.key_title": "Answer key: FlashAttention's tiles (batch item {b}, head {h})",
     "tiles.sheet.intro": (

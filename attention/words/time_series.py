@@ -10,7 +10,7 @@ padding repeats), i (a variable or time feature, counted from 1), scale / index 
 its scale, 1 = the input steps, and its place in it, both counted from 1), distance (steps within a scale),
 lag, roll, t, source, steps, winner (time steps, written as the code indexes them, from 0, like
 the time labels' t), weight / value / product and the other numbers (already written by
-attention.numbers.rounded), n (a count), k (taps of a convolution).
+attention.datamodel.numbers.rounded), n (a count), k (taps of a convolution).
 """
 from __future__ import annotations
 

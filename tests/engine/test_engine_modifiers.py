@@ -419,11 +419,11 @@ def test_the_weights_formula_names_the_sink_and_survives_the_cache(tmp_path):
 
 def test_the_memory_guard_counts_the_modifiers_steps(monkeypatch):
     """A scenario that fits without modifiers is refused with them when their steps do not fit."""
-    from attention.datamodel import scenario
+    from attention.compute import check
 
     sc = _scenario(np.random.default_rng(0), B=1, L=64, S=64, H=4)
-    plain = scenario.estimate_trace_bytes(1, 64, 64, 4, 2, 2, 8, 8, 8, 8)
-    monkeypatch.setattr(scenario, "memory_limit", lambda: plain + 8 * 4 * 64 * 64)  # room for one more (H, L, S)
+    plain = check.estimate_trace_bytes(1, 64, 64, 4, 2, 2, 8, 8, 8, 8)
+    monkeypatch.setattr(check, "memory_limit", lambda: plain + 8 * 4 * 64 * 64)  # room for one more (H, L, S)
     assert problems(sc) == []
     (err,) = problems(_scenario(np.random.default_rng(0), B=1, L=64, S=64, H=4,
                                 modifiers=(Part("alibi"), Part("softcap"))))

@@ -508,7 +508,7 @@ def test_errors_name_what_was_wrong(traces):
     with pytest.raises(ExplainError, match=r"dim 2 \(H\*dk\) expects a whole number, got 1.5"):
         explain(tr, "projection.query", (0, 0, 1.5))
     assert "extra.sparsity" not in explainable(tr)
-    cached = Trace(tr.steps, tr.options, {}, tr.warnings)  # as attention.trace_cache reads one back
+    cached = Trace(tr.steps, tr.options, {}, tr.warnings)  # as attention.files.trace_cache reads one back
     with pytest.raises(ExplainError, match="no parameters"):
         explain(cached, "projection.query", (0, 0, 0))
     assert explain(cached, "scores", (0, 0, 0, 3)).result == pytest.approx(2 / math.sqrt(2))  # needs only steps

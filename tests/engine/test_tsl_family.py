@@ -1,5 +1,5 @@
 """The Time-Series-Library family (issue 18): every pure step of attention/kinds/{ds_attention,
-autocorrelation,two_stage,pyramid}.py, attention/encoder_layer.py and attention/time_labels.py
+autocorrelation,two_stage,pyramid}.py, attention/ops/encoder_layer.py and attention/datamodel/time_labels.py
 against the library's own module code, copied below.
 
 Reference code: thuml/Time-Series-Library at 4e938a1: layers/SelfAttention_Family.py

@@ -62,7 +62,7 @@ def test_glassllm_opens_with_its_grid_layer_and_next_token(opened, check_panes):
     text = w.models.panel.next_label.text()
     assert w.models.panel.next_label.isVisible() and text.startswith("Next token (top 10)")
     first = tok.tokens([int(best[0])])[0]
-    assert f"{first!r} {numbers.rounded(100 * p[best[0]])}%" in text  # one precision: attention.numbers
+    assert f"{first!r} {numbers.rounded(100 * p[best[0]])}%" in text  # one precision: attention.datamodel.numbers
     assert [label for label, _ in s.next_text()] == list(tok.tokens([int(i) for i in best]))
 
 
@@ -181,7 +181,7 @@ def test_next_token_with_the_visible_kv_cache(opened, qtbot, check_panes):
     Wk = s.model.tensors["blocks.1.attn.W_K"].numpy()  # (out, in)
     np.testing.assert_allclose(panel.cache.keys.values, (h @ Wk.T)[:, 32:64], rtol=0, atol=1e-12)
     assert panel.cache.keys.values.shape == (n, 32)
-    # hover on the cached K's cell (row 2, column 3): the by-hand value in attention.numbers' 4 digits
+    # hover on the cached K's cell (row 2, column 3): the by-hand value in attention.datamodel.numbers' 4 digits
     keys = panel.cache.keys
     at = QPointF((2 + 0.5) * keys.width() / 32, (1 + 0.5) * keys.height() / n)
     from PySide6.QtGui import QMouseEvent

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from attention import ScenarioError
-from attention.datamodel.scenario import problems, same
+from attention.compute.check import problems
+from attention.datamodel.scenario import same
 from attention.files import scenario_io
 from resources import list_presets
 

@@ -1,7 +1,7 @@
 """Defect 14: the Steps region and the slides show the steps in one order, the pipeline's.
 
 The expected orders are written out here by hand (what Informer and d2l compute first), not taken
-from attention/step_registry.py; the registry's ORDER is checked against them too."""
+from attention/registry/step_registry.py; the registry's ORDER is checked against them too."""
 from __future__ import annotations
 
 import pytest

@@ -3,7 +3,7 @@ FlashAttention's running-values worksheet and its answer key (issue 19 §4).
 
 The key's numbers are checked against an online softmax written here in float64 from the
 hand-computed scores of the preset (the same X as tests/gui/test_worksheet.py), and against
-attention.tiles' own walk of the trace.
+attention.teaching.tiles' own walk of the trace.
 """
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def as_numbers(cells: list[list[str]]) -> np.ndarray:
 
 
 def check_tiles_pages(folder: Path, trace) -> None:
-    """The worksheet's tables are empty; the key's equal the reference and attention.tiles' walk."""
+    """The worksheet's tables are empty; the key's equal the reference and attention.teaching.tiles' walk."""
     sheet = (folder / WORKSHEET_NAME).read_text(encoding="utf-8")
     key = (folder / KEY_NAME).read_text(encoding="utf-8")
     v = trace.array("head_split.value")[0, :, 0].astype(np.float64)  # (S, D) batch 0, head 0

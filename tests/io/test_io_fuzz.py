@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 import attention
 import resources
 from attention import ScenarioError
+from attention.compute.check import estimate_trace_bytes
 from attention.datamodel.problem import MAX_LINES
-from attention.datamodel.scenario import estimate_trace_bytes
 from attention.files import scenario_io
 
 PRESETS = [p for p, _ in resources.list_presets()]

@@ -6,7 +6,7 @@ import pytest
 
 from attention import ScenarioError
 from attention.compute import memory
-from attention.datamodel.scenario import estimate_trace_bytes, memory_limit
+from attention.compute.check import estimate_trace_bytes, memory_limit
 from attention.files import scenario_io
 
 GiB = 1 << 30

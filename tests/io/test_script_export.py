@@ -1,4 +1,4 @@
-"""The exported Python script (attention.script_export) run in a subprocess reproduces the engine's
+"""The exported Python script (attention.teaching.script_export) run in a subprocess reproduces the engine's
 trace within 1e-6, for every preset and every kind, mask and fill; it imports only torch (and the
 standard library's json and sys)."""
 from __future__ import annotations

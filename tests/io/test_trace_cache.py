@@ -69,12 +69,13 @@ def test_big_traces_are_not_kept(tmp_path, monkeypatch):
 
 
 def test_the_shipped_start_up_trace_is_the_engines_for_the_first_preset():
-    """The very first launch draws resources/startup-trace.npz (the canary) before torch loads: it
-    must hold what the engine computes now (rebuild it with `python -m attention.trace_cache`).
+    """The very first launch draws attention/files/startup-trace.npz (the canary) before torch loads: it
+    must hold what the engine computes now (rebuild it with `python -m attention.files.trace_cache FIRST_PRESET`).
     Numbers, not source: equal to the last bits a float32 sum may differ in between torch builds."""
     sc = _preset(0)
     shipped = trace_cache.load_canary(sc)
-    assert shipped is not None, "stale or missing: run `.venv/bin/python -m attention.trace_cache`"
+    assert shipped is not None, ("stale or missing: run `.venv/bin/python -m attention.files.trace_cache "
+                                 "resources/scenarios/01_tsl_toy.json`")
     fresh = attention.run(sc)
     assert shipped.ids == fresh.ids and shipped.options == fresh.options
     for sid in fresh.ids:

@@ -192,7 +192,7 @@ def test_a_seed_out_of_range_is_one_line(tmp_path):
 
 
 def test_a_token_count_whose_trace_cannot_fit_is_refused_from_the_shapes(tmp_path, monkeypatch):
-    from attention.datamodel.scenario import estimate_trace_bytes
+    from attention.compute.check import estimate_trace_bytes
     from attention.models import importing
 
     monkeypatch.setenv("AE_MEMORY_LIMIT", str(1 << 30))

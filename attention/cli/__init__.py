@@ -26,6 +26,7 @@ from attention.datamodel.problem import elide
 from attention.datamodel.scenario import DEVICES, DTYPES, Scenario, ScenarioError
 from attention.kinds.dot_product import SCALED_DOT
 from attention.kinds.prob_sparse import PROB_SPARSE
+from attention.words.cli import THREAD_COMMANDS
 
 #: `validate` quotes at most this much of a title (a 100 MB title is a file's business, not the terminal's).
 TITLE_CHARS = 80
@@ -78,6 +79,8 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     tiles_cli.add_parser(sub)
     run_cli.add_parser(sub)
     heads_cli.add_parser(sub)
+    for name in THREAD_COMMANDS:  # attention/compute/threads.py: the policy it overrides
+        sub.choices[name].add_argument("--threads", type=cli_args.count, metavar="N")
     cli_args.localize(p, lang)
     return p
 
@@ -91,6 +94,10 @@ def main(argv: Optional[list[str]] = None, presets: Callable[[], Iterable[tuple[
         args = _parser(terminal_language()).parse_args(argv)
     except SystemExit as e:  # usage errors (2) and --help (0); argparse already printed
         return int(e.code) if isinstance(e.code, int) else 2
+    if getattr(args, "threads", None):
+        from attention.compute import threads
+
+        threads.set_override(args.threads)
     # the catalogue's words (problems, titles, formulas ...) in the language asked for, else the terminal's
     words.set_language(getattr(args, "lang", None) or terminal_language())
     try:

@@ -22,12 +22,6 @@ from attention.registry import kinds as table
 from attention.registry import step_registry
 
 
-def plan(sc: Scenario) -> Plan:
-    """The plan of `sc` (its scoring kind must be a known one: check `problems(sc)` first)."""
-    found = table.resolve(sc)
-    return Plan(sc, found, tuple(step_registry.active(sc, found)), resolved_scale(sc, found.scoring))
-
-
 def default_scale(sc: Scenario, scoring: Any = None) -> float:
     """The scale when none is set, the scoring kind's: 1/√d_keys for scaled dot and ProbSparse, else 1."""
     return (scoring or table.scoring(sc)).default_scale(sc)
@@ -60,12 +54,52 @@ def estimate_trace_bytes(
     return itemsize * (4 * bhls + per_row + temp)
 
 
-def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
-    """Everything that stops the engine from running `sc`, one `Problem` per problem.
+def check(sc: Scenario, check_values: bool = True) -> Plan:
+    """The frozen plan of `sc`: its problems, and when it has none, the kind objects it uses, the
+    steps of its trace, its sizes, its scale and the memory its trace will need.
 
     check_values=False skips the scan of every number for NaN, infinity and float32's range: the
     engine scans the tensors it converts anyway (cheaper than a second pass over the numpy arrays)
     and asks again with check_values=True only when that scan finds something."""
+    errs = _problems(sc, check_values)
+    if errs:
+        return Plan(sc, problems=tuple(errs))
+    found = table.resolve(sc)
+    size = sizes(sc, found)
+    need = memory_need(sc, found, size)
+    limit = memory_limit()
+    if need > limit:
+        return Plan(sc, problems=(Problem("sizes", "sizes", {"need": _gib(need), "limit": _gib(limit)}),))
+    return Plan(sc, found, tuple(step_registry.active(sc, found)), resolved_scale(sc, found.scoring),
+                default_scale(sc, found.scoring), size, need, table.part_options(sc))
+
+
+def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
+    """Everything that stops the engine from running `sc`, one `Problem` per problem (check(sc)'s)."""
+    return list(check(sc, check_values).problems)
+
+
+def sizes(sc: Scenario, kinds: Kinds) -> dict[str, int]:
+    """The sizes every step's shape is made of: batch, queries, keys, heads, widths, and the scoring
+    kind's own (additive's hidden units, ProbSparse's sampled keys)."""
+    hidden, n_sample = kinds.scoring.memory_terms(sc)
+    return {"B": sc.batch, "L": sc.L, "S": sc.S, "H": sc.n_heads, "H_kv": sc.kv_heads, "d_model": sc.d_model,
+            "d_k_in": int(sc.keys.shape[2]), "d_v_in": int(sc.values.shape[2]), "dk": sc.dk, "dv": sc.dv,
+            "d_out": sc.d_out, "hidden": hidden, "n_sample": n_sample}
+
+
+def memory_need(sc: Scenario, kinds: Kinds, size: dict[str, int]) -> int:
+    """Bytes the trace of `sc` will keep (an upper estimate, the largest temporary included)."""
+    itemsize = 4 if sc.dtype == "float32" else 8
+    need = estimate_trace_bytes(size["B"], size["L"], size["S"], size["H"], size["dk"], size["dv"], size["d_model"],
+                                size["d_k_in"], size["d_v_in"], size["d_out"], size["hidden"], itemsize,
+                                size["n_sample"])
+    # the numbers a score modifier's steps keep (ALiBi's bias and biased scores, a sink's column ...)
+    return need + itemsize * sum(m.memory_numbers(sc) for m in kinds.modifiers if hasattr(m, "memory_numbers"))
+
+
+def _problems(sc: Scenario, check_values: bool) -> list[Problem]:
+    """Every problem but the memory guard's (check() adds it once the kinds are resolved)."""
     errs: list[Problem] = []
     for name, arr in (("queries", sc.queries), ("keys", sc.keys), ("values", sc.values)):
         if arr.ndim != 3:
@@ -153,16 +187,6 @@ def problems(sc: Scenario, check_values: bool = True) -> list[Problem]:
         if toks is not None and len(toks) != n:
             code = "query_labels" if name[0] == "q" else "key_labels"
             errs.append(Problem(code, name, {"n": n, "got": len(toks)}))
-    if not errs:
-        hidden, n_sample = kind.memory_terms(sc)
-        itemsize = 4 if sc.dtype == "float32" else 8
-        need = estimate_trace_bytes(B, L, S, H, dk, dv, d_q, d_kin, sc.values.shape[2], sc.d_out,
-                                    hidden, itemsize, n_sample)
-        # the numbers a score modifier's steps keep (ALiBi's bias and biased scores, a sink's column ...)
-        need += itemsize * sum(m.memory_numbers(sc) for m in table.modifiers(sc) if hasattr(m, "memory_numbers"))
-        limit = memory_limit()
-        if need > limit:
-            errs.append(Problem("sizes", "sizes", {"need": _gib(need), "limit": _gib(limit)}))
     return errs
 
 

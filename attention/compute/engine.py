@@ -15,16 +15,16 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention.compute import check
-from attention.compute.check import problems
+from attention.compute import threads
+from attention.compute.check import check, problems
 from attention.compute.trace import Step, Trace
 from attention.datamodel import numbers
 from attention.datamodel.problem import Phrase, Problem, index_path, literal
 from attention.datamodel.scenario import PROJECTIONS, Scenario, ScenarioError, beyond_dtype
 from attention.kinds.base import ScoringKind
-from attention.kinds.plan import Kinds
+from attention.kinds.plan import Kinds, Plan
 from attention.ops.tensors import read_only, tensor
-from attention.registry import kinds, step_registry
+from attention.registry import step_registry
 
 
 def resolve_device(name: str) -> torch.device:
@@ -47,19 +47,37 @@ def resolve_dtype(name: str) -> torch.dtype:
 
 def run(sc: Scenario, device: Optional[str] = None, dtype: Optional[str] = None) -> Trace:
     """Every intermediate of multi-head attention for `sc` (device/dtype override the scenario's)."""
-    errs = problems(sc, check_values=False)  # every number is checked on the tensors below
-    if errs:
+    plan = check(sc, check_values=False)  # every number is checked on the tensors below
+    if plan.problems:
         raise ScenarioError(problems(sc))
+    return run_plan(plan, device, dtype)
+
+
+def run_plan(plan: Plan, device: Optional[str] = None, dtype: Optional[str] = None) -> Trace:
+    """The trace of a checked scenario: its plan's steps, in computing order (a plan with problems:
+    ScenarioError).  The engine reads the plan alone: its kinds, steps, scale and sizes."""
+    if plan.problems:
+        raise ScenarioError(plan.problems)
+    sc = plan.sc
     dev = resolve_device(device or sc.device)
     dt = resolve_dtype(dtype or sc.dtype)
+    threads.use(work(sc))
     with torch.inference_mode():
-        params = _parameters(sc, dev, dt)
+        params = _parameters(plan, dev, dt)
         _check_finite(sc, params, dt, _sources(sc))
-        return _run(sc, params, dev, dt)
+        return _run(plan, params, dev, dt)
 
 
-def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, torch.Tensor]:
+def work(sc: Scenario) -> float:
+    """About how many multiply-adds a trace of `sc` costs: the projections and the two products
+    (threads.use picks the thread count by it)."""
+    B, L, S, H, d = sc.batch, sc.L, sc.S, sc.n_heads, sc.d_model
+    return B * (H * (sc.dk + sc.dv) * L * S + (L + 2 * S) * d * H * sc.dk + L * H * sc.dv * sc.d_out)
+
+
+def _parameters(plan: Plan, dev: torch.device, dt: torch.dtype) -> dict[str, torch.Tensor]:
     """Every number of the scenario as a tensor: queries, keys, values, projection.*, additive.*."""
+    sc = plan.sc
     params = {"queries": _t(sc.queries, dev, dt), "keys": _t(sc.keys, dev, dt), "values": _t(sc.values, dev, dt)}
     for name in PROJECTIONS:
         p = sc.projection(name)
@@ -67,7 +85,7 @@ def _parameters(sc: Scenario, dev: torch.device, dt: torch.dtype) -> dict[str, t
             params[f"projection.{name}.weight"] = _t(p.weight, dev, dt)
             if p.bias is not None:
                 params[f"projection.{name}.bias"] = _t(p.bias, dev, dt)
-    params.update(kinds.scoring(sc).parameters(sc, dev, dt))  # the kind's own weights (additive.*)
+    params.update(plan.kinds.scoring.parameters(sc, dev, dt))  # the kind's own weights (additive.*)
     return params
 
 
@@ -176,19 +194,49 @@ def _not_finite(sid: str, t: torch.Tensor, masked_nan: Optional[torch.Tensor],
     return wrong
 
 
+def _finite_without_looking(run: "Run", rec, finite: dict[str, bool]) -> bool:
+    """Whether step `rec` is known to hold only finite numbers (or NaN the engine makes on purpose)
+    from the steps it reads, so its numbers need no pass of their own (about a tenth of a trace's
+    time at B=1 L=S=512 was such passes):
+
+    - the concat of all-finite heads (the same numbers, rearranged);
+    - the plain softmax (no kind or modifier of its own) of all-finite scores, masked with -inf or a
+      fill finite in the trace's dtype: each row is exp(x - max) / sum, in [0, 1]; a row with every
+      key masked under -inf is NaN by design (extra.fully_masked), which the warning does not count."""
+    from attention.kinds.dot_product import DotProduct
+    from attention.pipeline import step_compute
+
+    if rec.id == "concat":
+        return rec.compute is step_compute.concat and finite.get("weighted_sum") is True and (
+            run.inputs["weighted_sum"] is run.values["weighted_sum"])
+    if rec.id != "attention_weights" or rec.compute is not step_compute.attention_weights:
+        return False
+    kind = type(run.kind)
+    fill = run.sc.fill_value
+    return (finite.get("scores") is True and kind.compute_masked is DotProduct.compute_masked
+            and kind.compute_weights is DotProduct.compute_weights
+            and not any(hasattr(m, "compute_weights") for m in run.kinds.modifiers)
+            and run.inputs.get("scores") is run.values.get("scores")
+            and run.inputs.get("masked_scores") is run.values.get("masked_scores")
+            and (fill == -math.inf or abs(fill) <= torch.finfo(run.dt).max))  # -1e40 is -inf in float32
+
+
 def _overflow_warning(out: list[Step], masked_nan: Optional[torch.Tensor],
-                      selected: Optional[torch.Tensor], dt: torch.dtype) -> Optional[Problem]:
+                      selected: Optional[torch.Tensor], dt: torch.dtype,
+                      finite: Optional[dict[str, bool]] = None) -> Optional[Problem]:
     """A warning when finite inputs overflowed on the way (a float32 product beyond about 3.4e38,
     a float64 one beyond 1.8e308), naming the first step and cell where it happened, the cause
     (the dtype's range) and the query rows of the output it turned into inf or NaN; None when
     every step is finite (NaN the engine makes on purpose aside: `_not_finite`).
 
     This runs on every edit: a step is looked at cell by cell only when its sum is not finite
-    (any inf or NaN makes it so; one reduction, no boolean temporary the size of the step)."""
+    (any inf or NaN makes it so; one reduction, no boolean temporary the size of the step).  `finite`:
+    the verdicts `_run` reached while each step was still in cache (or without looking at it)."""
     steps = {s.id: s for s in out}
+    finite = finite or {}
     for sid in _OVERFLOW_STEPS:
         t = steps[sid].tensor
-        if math.isfinite(t.sum()):  # a 0-dim tensor reads as its float (isfinite on it costs ~0.1 ms)
+        if finite.get(sid) or (sid not in finite and math.isfinite(t.sum())):  # a 0-dim tensor reads as its float
             continue
         wrong = _not_finite(sid, t, masked_nan, selected)
         if not bool(wrong.any()):
@@ -224,12 +272,10 @@ def _overflow_warning(out: list[Step], masked_nan: Optional[torch.Tensor],
 class Run:
     """The engine's working state for one trace: what every step's compute function reads."""
 
-    sc: Scenario
+    plan: Plan  # the checked scenario: its kinds, steps, scale and sizes
     params: dict[str, torch.Tensor]  # the scenario's numbers as tensors (queries, projection.*, a kind's weights)
     dev: torch.device
     dt: torch.dtype
-    scale: float  # the resolved scale
-    kinds: Kinds  # the kind objects the scenario uses (its scoring kind, modifiers, mask rules ...)
     values: dict[str, torch.Tensor] = field(default_factory=dict)  # step id -> tensor, as computed (the trace)
     # what a later step reads under a step id: that step, or the step that stands for it since
     # (a record's `stands_for`: e.g. rotated queries read in place of head_split.query)
@@ -237,25 +283,43 @@ class Run:
     state: dict[str, Any] = field(default_factory=dict)  # a kind's intermediates (ProbSparse's selection ...)
 
     @property
+    def sc(self) -> Scenario:
+        return self.plan.sc
+
+    @property
+    def scale(self) -> float:
+        """The resolved scale: the scenario's, or its scoring kind's default."""
+        return self.plan.scale
+
+    @property
+    def kinds(self) -> Kinds:
+        """The kind objects the scenario uses (its scoring kind, modifiers, mask rules ...)."""
+        return self.plan.kinds
+
+    @property
     def kind(self) -> ScoringKind:
         """The scenario's scoring kind."""
-        return self.kinds.scoring
+        return self.plan.kinds.scoring
 
 
-def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: torch.dtype) -> Trace:
+def _run(plan: Plan, params: dict[str, torch.Tensor], dev: torch.device, dt: torch.dtype) -> Trace:
+    sc, found = plan.sc, plan.kinds
     B, L, S, H = sc.batch, sc.L, sc.S, sc.n_heads
-    found = kinds.resolve(sc)
     kind = found.scoring
-    run = Run(sc, params, dev, dt, check.resolved_scale(sc, kind), found)
-    for rec in step_registry.active(sc, found):  # in computing order: every input before the step that reads it
+    run = Run(plan, params, dev, dt)
+    finite: dict[str, bool] = {}  # step id -> every cell finite: looked at while the step is still in cache
+    for rec in plan.records:  # in computing order: every input before the step that reads it
         t = rec.compute(run, rec.id)
+        if rec.id in _OVERFLOW_STEPS:
+            finite[rec.id] = _finite_without_looking(run, rec, finite) or math.isfinite(t.sum())
         run.values[rec.id] = run.inputs[rec.id] = t
         if rec.stands_for is not None:
             run.inputs[rec.stands_for] = t
     run.state.clear()
     run.inputs.clear()
     values = run.values
-    mods = tuple(m.name for m in found.modifiers)
+    named = {m.name for m in found.modifiers + found.blocks}
+    mods = tuple(p.kind for p in sc.modifiers if p.kind in named)  # the parts' names, in their order
     out = [Step(r.id, values[r.id], r.dims, sc.scoring, mods) for r in step_registry.RECORDS if r.id in values]
     warnings: list[Problem] = []
 
@@ -272,7 +336,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     selected = values.get("extra.selected")  # (B, H, L): ProbSparse's computed rows
     if selected is None and hasattr(kind, "scored_cells"):  # Auto-Correlation: the cells it has a score for
         selected = kind.scored_cells(values)
-    overflow = _overflow_warning(out, masked_nan, selected, dt)
+    overflow = _overflow_warning(out, masked_nan, selected, dt, finite)
     if overflow:
         warnings.append(overflow)
 
@@ -280,7 +344,7 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     options = {
         "n_heads": H, "n_kv_heads": sc.kv_heads, "d_model": sc.d_model, "d_keys": sc.dk, "d_values": sc.dv,
         "query_head_width": q.shape[-1], "key_head_width": k.shape[-1],
-        "scoring": sc.scoring, "scale": run.scale, "default_scale": check.default_scale(sc, kind), "causal": sc.causal,
+        "scoring": sc.scoring, "scale": run.scale, "default_scale": plan.default_scale, "causal": sc.causal,
         "valid_lens": None if sc.valid_lens is None else np.asarray(sc.valid_lens).astype(int).tolist(),
         "fill_value": sc.fill_value, "factor": sc.factor, "seed": sc.seed, "mix": sc.mix,
         "sample_recorded": sc.sample_index is not None,
@@ -289,5 +353,5 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
         "hidden": None,
     }
     options.update(kind.options(sc))  # what the scoring kind adds (additive: hidden; ProbSparse: n_sample, n_top)
-    options.update(kinds.part_options(sc))  # the positions, modifiers and mask rules, when the scenario has some
-    return Trace(tuple(out), options, params, tuple(warnings))
+    options.update(plan.part_options)  # the positions, modifiers and mask rules, when the scenario has some
+    return Trace(tuple(out), options, params, tuple(warnings), plan)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from attention.kinds.plan import Kinds, Plan
 from attention.registry import step_registry
 
 if TYPE_CHECKING:  # annotations only: the window imports this module before torch is loaded
@@ -60,6 +61,8 @@ class Trace:
     options: dict  # every resolved option (n_heads, d_keys, scale used, ...)
     parameters: dict[str, torch.Tensor]  # queries, keys, values, projection.*.weight/bias, additive.*
     warnings: tuple = field(default=())  # attention.datamodel.problem.Problem each: notes on a trace that ran
+    # the checked scenario it was computed from (attention.kinds.plan.Plan); None for a trace read back from disk
+    plan: Optional[Plan] = field(default=None, compare=False, repr=False)
 
     def __getitem__(self, step_id: str) -> Step:
         for s in self.steps:
@@ -76,3 +79,13 @@ class Trace:
 
     def array(self, step_id: str) -> np.ndarray:
         return self[step_id].numpy()
+
+    @property
+    def kinds(self) -> Kinds:
+        """The kind objects of this trace: its plan's, or (a trace read back from disk, which has no
+        plan) those its options name, looked up in the table once."""
+        if self.plan is not None:
+            return self.plan.kinds
+        from attention.registry import kinds
+
+        return kinds.of_options(self.options)

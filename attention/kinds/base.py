@@ -11,7 +11,7 @@ inside the compute functions.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Protocol, runtime_checkable
 
 from attention.datamodel.fields import Field
 
@@ -84,17 +84,37 @@ class MaskRule(Protocol):
 
 @runtime_checkable
 class PositionEncoding(Protocol):
-    """Positions written into q and k after the head split (RoPE).  None are registered yet."""
+    """Positions written into q and k after the head split (RoPE): its own steps stand for the
+    head-split queries and keys (`records()`)."""
 
     name: str
     fields: tuple[Field, ...]
-    compute: Callable[..., Any]
+
+    def records(self) -> tuple[Any, ...]: ...
 
 
 @runtime_checkable
 class ScoreModifier(Protocol):
-    """A change made to the scores before the softmax (ALiBi, soft-capping, sinks).  None yet."""
+    """A change made on the way to the weights: q and k normed (QK-norm), the scores biased (ALiBi),
+    capped (soft-capping), a sink column in the softmax; also the options a scoring kind reads from a
+    part (DSAttention's τ and Δ, Auto-Correlation's factor).  Its steps, if any: `records()`; the
+    optional hooks (compute_weights, explain_cell, lesson_keys, script_step, memory_numbers ...) are
+    asked for where a modifier computes or teaches a main step its own way."""
 
     name: str
     fields: tuple[Field, ...]
-    compute: Callable[..., Any]
+
+
+@runtime_checkable
+class Block(Protocol):
+    """A block around attention: steps computed after the output projection, as Time-Series-Library
+    wraps its attention (its EncoderLayer's residuals, norms and feed-forward; Informer's distilling
+    ConvLayer; Crossformer's router and dimension stage).  Not a score modifier: nothing before the
+    output changes.  A scenario names one among its `modifiers` parts (the file format's family)."""
+
+    name: str
+    fields: tuple[Field, ...]
+
+    def records(self) -> tuple[Any, ...]: ...  # its steps' records (attention.datamodel.step_record)
+    def part_problems(self, sc: "Scenario", part: Any, path: str, kinds: Any) -> list["Problem"]: ...
+    def script_after(self, plan: Any) -> str: ...  # its steps in the exported script, after the output

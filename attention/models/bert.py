@@ -24,7 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attention.compute import memory
+from attention.compute import memory, threads
 from attention.models import json_file
 from attention.models.decoder import frozen
 from attention.models.errors import ModelError
@@ -197,6 +197,7 @@ class BertModel:
         `_attention` (keep (B, S) True for a real key): attention.models.head_edits edits heads through it."""
         c, t = self.config, self.tensors
         ids_t = torch.as_tensor(np.asarray(ids), dtype=torch.long)  # (B, L)
+        threads.use_for_model(int(np.asarray(ids).size), self.tensors)  # attention/compute/threads.py: the policy
         L = ids_t.shape[1]
         types = torch.zeros_like(ids_t) if type_ids is None else torch.as_tensor(np.asarray(type_ids), dtype=torch.long)
         x = (t["embeddings.word_embeddings.weight"][ids_t] + t["embeddings.position_embeddings.weight"][:L]

@@ -25,6 +25,7 @@ from typing import Optional
 import numpy as np
 import torch
 
+from attention.compute import threads
 from attention.kinds import rope
 from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm, swiglu  # noqa: F401
 from attention.models.errors import ModelError
@@ -122,6 +123,7 @@ class GlassDecoder:
         if start < 0 or start + len(ids) > c.max_len:
             raise ModelError("model_too_long", n=start + len(ids), limit=c.max_len)
         attend = attend or (lambda k, h, s: self.reference_attention(k, h, s))
+        threads.use_for_model(len(ids), self.tensors)  # attention/compute/threads.py: the policy
         t = {n: v.to(dtype) for n, v in self.tensors.items()}
         x = t["E"][torch.as_tensor(ids)][None] if resid is None else resid.to(dtype)  # (1, L, d) / (B, L, d)
         resid, normed, outs, weights = [], [], [], []

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 import attention.words as words
+from attention.compute import threads
 from attention.datamodel import numbers
 from attention.kinds import qk_norm
 from attention.models.checkpoint import CheckpointError, TensorSource, check_finite
@@ -209,6 +210,7 @@ class LlamaDecoder:
         if bad:
             raise ModelError("models.prompt.bad_id", id=bad[0], vocab=s.vocab_size)
         attend = attend or (lambda k, h, first: self.reference_attention(k, h, first, cache))
+        threads.use_for_model(len(ids), self.tensors)  # attention/compute/threads.py: the policy
         x = self._embed(ids, dtype) if resid is None else resid.to(dtype)  # (1, L, d) / (B, L, d)
         resid, normed, outs, weights, x = run_layers(s.n_layers, x, lambda k: self._block(k, dtype), self.style,
                                                      attend, start, first=from_layer)

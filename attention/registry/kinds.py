@@ -1,4 +1,5 @@
-"""The one table of kinds: every scoring, position encoding, score modifier and mask rule, by name.
+"""The one table of kinds: every scoring, position encoding, score modifier, block around attention and
+mask rule, by name.
 
 Each kind is an object of its family's Protocol (attention/kinds/base.py) in a module of its own;
 the rest of the code asks the kind object (`scoring(sc)`, `rules_for(sc)`) what it needs,
@@ -14,7 +15,7 @@ from attention.datamodel.fields import plain
 from attention.kinds.additive import ADDITIVE
 from attention.kinds.alibi import ALIBI
 from attention.kinds.autocorrelation import AUTOCORRELATION, AUTOCORRELATION_OPTIONS  # TSL: Autoformer
-from attention.kinds.base import MaskRule, PositionEncoding, ScoreModifier, ScoringKind
+from attention.kinds.base import Block, MaskRule, PositionEncoding, ScoreModifier, ScoringKind
 from attention.kinds.dot_product import DOT, SCALED_DOT
 from attention.kinds.drawn import DRAWN
 from attention.kinds.ds_attention import DESTATIONARY, DS_ATTENTION  # Time-Series-Library: Non-stationary
@@ -46,9 +47,13 @@ MODIFIERS: dict[str, ScoreModifier] = {
 }
 MODIFIERS[DESTATIONARY.name] = DESTATIONARY  # DSAttention's τ and Δ (read by its scoring kind)
 MODIFIERS[AUTOCORRELATION_OPTIONS.name] = AUTOCORRELATION_OPTIONS  # Auto-Correlation's factor and path
-MODIFIERS[ENCODER_LAYER.name] = ENCODER_LAYER  # TSL's EncoderLayer: steps after the output projection
-MODIFIERS[DISTIL.name] = DISTIL  # Informer's distilling ConvLayer: steps after the encoder layer's
-MODIFIERS[TWO_STAGE.name] = TWO_STAGE  # Crossformer's two-stage attention: steps after the output
+#: name -> block around attention: steps after the output projection, as Time-Series-Library wraps its
+#: attention (a scenario names them among its `modifiers` parts, the file format's family)
+BLOCKS: dict[str, Block] = {
+    ENCODER_LAYER.name: ENCODER_LAYER,  # TSL's EncoderLayer: residuals, norms, the feed-forward
+    DISTIL.name: DISTIL,  # Informer's distilling ConvLayer: after the encoder layer's steps
+    TWO_STAGE.name: TWO_STAGE,  # Crossformer's two-stage attention: the router and the dimension stage
+}
 #: name -> mask rule, in the order their parts are combined and their reasons said
 MASK_RULES: dict[str, MaskRule] = {r.name: r for r in RULES + (WINDOW, DRAWN)}
 MASK_RULES[PYRAMID.name] = PYRAMID  # Time-Series-Library: Pyraformer's pyramid
@@ -96,15 +101,20 @@ def _named(table: dict, items) -> tuple:
     return tuple(table[n] for n in names if n in table)
 
 
+def blocks(which: Any) -> tuple[Block, ...]:
+    """The blocks around attention a scenario's parts (or a trace's options["modifiers"]) name, in their order."""
+    return _named(BLOCKS, which.get("modifiers") if isinstance(which, dict) else getattr(which, "modifiers", ()))
+
+
 def resolve(sc: Any) -> Kinds:
     """The kind objects scenario `sc` uses (its scoring kind must be a known one)."""
-    return Kinds(scoring(sc), _named(POSITIONS, sc.positions), modifiers(sc), rules_for(sc))
+    return Kinds(scoring(sc), _named(POSITIONS, sc.positions), modifiers(sc), rules_for(sc), blocks(sc))
 
 
 def of_options(options: dict) -> Kinds:
     """The kind objects a trace's options name (a trace read back from disk, with no scenario at hand)."""
     return Kinds(scoring(options), _named(POSITIONS, options.get("positions")), modifiers(options),
-                 tuple(r for r in MASK_RULES.values() if r.applies_to(options)))
+                 tuple(r for r in MASK_RULES.values() if r.applies_to(options)), blocks(options))
 
 
 def owning_weights(path: str) -> Union[ScoringKind, None]:
@@ -124,7 +134,7 @@ def of_family(family: str) -> Mapping[str, Any]:
     in a scenario attribute of their own (`causal`, `valid_lens`: rule.attribute) are set there."""
     if family == "masks":
         return {n: r for n, r in MASK_RULES.items() if getattr(r, "attribute", None) is None}
-    return {"positions": POSITIONS, "modifiers": MODIFIERS}[family]
+    return {"positions": POSITIONS, "modifiers": {**MODIFIERS, **BLOCKS}}[family]
 
 
 def part_options(sc: Any) -> dict[str, list[dict[str, Any]]]:
@@ -147,5 +157,6 @@ def _option_values(kind: Any, part: parts.Part) -> dict[str, Any]:
     extra = getattr(kind, "option_values", None)
     return extra(part) if extra is not None else {}
 
-__all__ = ["DEFAULT_SCORING", "SCORING_FIELD", "MASK_RULES", "MODIFIERS", "POSITIONS", "SCORING", "known_scoring",
+__all__ = ["BLOCKS", "DEFAULT_SCORING", "SCORING_FIELD", "MASK_RULES", "MODIFIERS", "POSITIONS", "SCORING", "blocks",
+           "known_scoring",
            "modifiers", "of_family", "of_options", "part_options", "resolve", "rules_for", "owning_weights", "scoring"]

@@ -50,15 +50,18 @@ from attention.pipeline.records import BASE
 from attention.registry import kinds
 
 
-def _kind(scoring: Optional[str]):
-    return kinds.SCORING.get(scoring) if isinstance(scoring, str) else None
+def _kind(scoring: Any):
+    """A scoring kind given as the object itself (what a plan holds) or by name (a trace's options)."""
+    if isinstance(scoring, str):
+        return kinds.SCORING.get(scoring)
+    return scoring  # the kind object, or None
 
 
 def kind_records() -> tuple[StepRecord, ...]:
     """The steps the kinds of the table add (attention/kinds/: a position encoding's rotated q
     and k, a modifier's bias ...): each kind's ``records()``, placed by their ``before``."""
     out: list[StepRecord] = []
-    for table in (kinds.SCORING, kinds.POSITIONS, kinds.MODIFIERS, kinds.MASK_RULES):
+    for table in (kinds.SCORING, kinds.POSITIONS, kinds.MODIFIERS, kinds.BLOCKS, kinds.MASK_RULES):
         for kind in table.values():
             make = getattr(kind, "records", None)
             out += make() if make is not None else []
@@ -134,8 +137,8 @@ def record(step_id: str) -> StepRecord:
     return BY_ID[step_id]
 
 
-def title(step_id: str, scoring: Optional[str] = None) -> dict[str, str]:
-    """The step's title in every language, as the scoring function `scoring` names it."""
+def title(step_id: str, scoring: Any = None) -> dict[str, str]:
+    """The step's title in every language, as the scoring kind `scoring` (the object, or its name) names it."""
     key = BY_ID[step_id].title_key(_kind(scoring))
     return {lang: words.text(key, lang) for lang in words.LANGS}
 

@@ -65,8 +65,7 @@ def explain(trace: Trace, step_id: str, index: Sequence[int]) -> Explanation:
     own = next(filter(None, (m.explain_cell(ctx, step_id, idx) for m in ctx.kinds.modifiers
                              if hasattr(m, "explain_cell"))), None)
     out = own or ctx.kind.explain_cell(ctx, step_id, idx) or step_registry.record(step_id).explain(ctx, step_id, idx)
-    scoring = trace.options.get("scoring")
-    return dataclasses.replace(out, scoring=scoring, title=step_registry.title(step_id, scoring))
+    return dataclasses.replace(out, scoring=trace.options.get("scoring"), title=step_registry.title(step_id, ctx.kind))
 
 
 def _check_index(step_id: str, dims: tuple[str, ...], shape: tuple[int, ...], index: Sequence[int]) -> tuple[int, ...]:
@@ -94,11 +93,9 @@ class _Ctx:
     """The trace's arrays as float64 numpy (bool and int arrays kept as they are)."""
 
     def __init__(self, trace: Trace):
-        from attention.registry import kinds
-
         self.trace = trace
         self.opts = trace.options
-        self.kinds = kinds.of_options(self.opts)  # the kind objects the trace's options name, looked up once
+        self.kinds = trace.kinds  # the kind objects of its plan
         self.kind = self.kinds.scoring  # the trace's scoring kind
 
     def kv_head(self, h: int) -> int:

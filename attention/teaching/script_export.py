@@ -18,21 +18,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention.compute.check import problems
+from attention.compute.check import check
 from attention.datamodel.scenario import Scenario, ScenarioError
+from attention.kinds.plan import Plan
 from attention.text.script import _num, literal, tensor_literal
-
-# attention.registry.step_registry and attention.kinds hold this module's snippets: imported in the functions.
 
 
 def python_script(sc: Scenario) -> str:
     """The standalone script for `sc` (raises ScenarioError when the engine could not run it)."""
-    from attention.compute import check
+    return plan_script(check(sc))
 
-    errs = problems(sc)
-    if errs:
-        raise ScenarioError(errs)
-    plan = check.plan(sc)
+
+def plan_script(plan: Plan) -> str:
+    """The standalone script of a checked scenario: the plan's steps in computing order, each written
+    by the kind that computes it its own way, else by its record (the main steps' snippets:
+    attention/pipeline/script.py).  A plan with problems: ScenarioError."""
+    if plan.problems:
+        raise ScenarioError(plan.problems)
+    sc = plan.sc
     kind = plan.kinds.scoring
     own = [m for m in plan.kinds.modifiers if hasattr(m, "script_step")]  # a modifier computing a main step (sinks)
     parts = [_header(sc), _numbers(sc, kind, plan.scale), _LINEAR]
@@ -40,9 +43,8 @@ def python_script(sc: Scenario) -> str:
         if rec.script is not None:  # the kind's own snippet where it computes the step its way, else the record's
             snippet = next(filter(None, (m.script_step(plan, rec.id) for m in own)), None)
             parts.append(snippet or kind.script(plan, rec.id) or rec.script(plan, rec.id))
-    for m in plan.kinds.modifiers:  # the parts' steps after the output (an encoder layer)
-        after = getattr(m, "script_after", None)
-        parts.append(after(plan) if after is not None else "")
+    for block in plan.kinds.blocks:  # the steps after the output (an encoder layer, its distilling)
+        parts.append(block.script_after(plan))
     parts.append(_TAIL)
     return "".join(parts)
 

@@ -36,6 +36,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 
+from attention.compute import threads
 from attention.compute.trace import Trace
 from attention.datamodel import numbers
 from attention.registry import kinds
@@ -179,6 +180,7 @@ def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
     masked_scores = trace.array("masked_scores")  # (B, H, L, S)
     B, H, L, S = masked_scores.shape
     check_blocks(L, S, br, bc)
+    threads.use(B * H * L * S * 2 * trace["head_split.value"].shape[-1])  # numpy's BLAS: the policy
     fill = float(opts.get("fill_value", -math.inf))
     mask = trace.array("extra.mask") if "extra.mask" in trace else np.zeros((B, L, S), dtype=bool)  # (B, L, S)
     _refuse_overflow(masked_scores, mask)

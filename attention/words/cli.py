@@ -112,7 +112,9 @@ HELP_EN = {
     "cli.epilog": (
         "render: `python main.py render FILE --out DIR [--lang en|zh]` writes a PNG of every step and a "
         "self-contained handout.html (it draws with the window's panes, so it lives in app/startup/render_cli.py; "
-        "`python main.py render --help` for its options)."),
+        "`python main.py render --help` for its options). Threads: torch's thread count is chosen per "
+        "computation (one thread for small work or when other programs keep the cores busy); "
+        "ATTENTION_THREADS=N in the environment, or --threads N after a command, fixes it."),
     "cli.usage": "usage: ",
     "cli.positionals": "positional arguments",
     "cli.options": "options",
@@ -198,7 +200,8 @@ HELP_ZH = {
     "cli.epilog": (
         "render：`python main.py render FILE --out DIR [--lang en|zh]` 为每一步写一张 PNG，并写一份独立的 "
         "handout.html（它用窗口的面板绘图，所以在 app/startup/render_cli.py 中；选项见 "
-        "`python main.py render --help`）。"),
+        "`python main.py render --help`）。线程：torch 的线程数按每次计算选择（计算量小或其他程序占着各核时只用一个"
+        "线程）；在环境中设 ATTENTION_THREADS=N，或在命令后加 --threads N，可固定它。"),
     "cli.usage": "用法：",
     "cli.positionals": "位置参数",
     "cli.options": "选项",
@@ -269,6 +272,15 @@ HELP_ZH = {
     "cli.opt.run.out": "写入 layer1.json ... 的文件夹",
     "cli.opt.run.lang": "文字的语言（默认：终端的语言）",
 }
+
+#: The commands that compute (a trace, tiles, a model's forward) and take --threads (attention/compute/threads.py).
+THREAD_COMMANDS = ("trace", "explain", "script", "tiles", "run", "import", "heads")
+HELP_EN.update({f"cli.opt.{c}.threads": (
+    "torch threads for the computation (default: the environment's ATTENTION_THREADS, else chosen by the "
+    "work's size and how busy the machine's cores are)") for c in THREAD_COMMANDS})
+HELP_ZH.update({f"cli.opt.{c}.threads": (
+    "计算所用的 torch 线程数（默认：环境变量 ATTENTION_THREADS，否则按计算量和机器各核的忙碌程度选择）")
+    for c in THREAD_COMMANDS})
 
 EN.update(HELP_EN)
 ZH.update(HELP_ZH)

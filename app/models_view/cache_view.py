@@ -150,10 +150,8 @@ class CachePanel(QWidget):
         self.show_generation(None, 0, 0, [])
 
     def compact(self, on: bool) -> None:
-        """Under a grid of many layers (SmolLM2's 30 rows): the panes keep a small height and leave the dock's
-        spare height to the grid (its cells 6 -> 8 px in a 1600 x 1000 window; the panes keep what they need)."""
-        vertical = QSizePolicy.Policy.Maximum if on else QSizePolicy.Policy.Preferred
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, vertical)
+        """Under a grid of many layers (SmolLM2's 30 rows): the K and V panes keep a small height, and the Model
+        dock (ModelPanel.compact) leaves its spare height to the grid; the labels keep the lines they need."""
         for m in (self.keys, self.values):
             m.setMaximumHeight(COMPACT_HEIGHT if on else 16777215)  # QWIDGETSIZE_MAX
 

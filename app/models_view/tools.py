@@ -254,7 +254,7 @@ class ModelTools(QObject):
         """`session` becomes the open model and its `scenario` the document (unsaved changes already asked)."""
         self.generation += 1  # a sentence run for the previous model is moot now
         self.session = session
-        self.panel.cache.compact(session.n_layers > ROOMY_LAYERS)
+        self.panel.compact(session.n_layers > ROOMY_LAYERS)
         self.panel.show_session(session)
         self._shown = scenario
         self.window.load_scenario(scenario, {lang: self._titled(session.label, lang) for lang in i18n.LANGUAGES})
@@ -392,6 +392,7 @@ class ModelTools(QObject):
             return
         s.accept(run)
         self.panel.show_session(s)
+        self.panel.reveal_cache()
         if self.attached:
             self._push(s.scenario(), self.tr("Next token"), before)
 
@@ -421,6 +422,7 @@ class ModelTools(QObject):
             s.accept_next(g)
             s.accept(run)
             self.panel.show_session(s)
+            self.panel.reveal_cache()
             g.checking = True  # the cache panes say so until the check arrives
             self._pending_check = (s, g)
             if self.attached:  # the check waits for the open layer's panes: on two cores it would slow them

@@ -218,7 +218,7 @@ ZH: dict[str, str] = {
     "explain.masked.kept_summary": "保留：{why}。",
     "explain.mask_cell.masked": "被掩蔽：{why}。",
     "explain.mask_cell.kept": "未被掩蔽：{why}。",
-    "explain.fully.formula": "fully_masked[{b},{l}] = mask[{b},{l},s] 对所有 s 全为 True",
+    "explain.fully.formula": "fully_masked[{b},{l}] = mask[{b},{l},s] 对所有 s 全为 ✓",
     "explain.fully.uniform": "批次 {b} 查询 {l} 的每个键都被掩蔽，这一行的所有分数都变成填充值 {fill}：softmax 均匀分"
                              "布，每个键（包括填充位置）权重都是 1/S = 1/{S}（同 d2l 的 masked_softmax）。",
     "explain.fully.nan": "批次 {b} 查询 {l} 的每个键都被 -inf 掩蔽：softmax 计算 exp(-inf − (-inf)) = NaN，所以这一行"

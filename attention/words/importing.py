@@ -99,6 +99,8 @@ EN = {
     "models.error.choose_layer": ("{path} holds {count} attention layers: name one with --layer "
                                   "(`main.py layers {path}` lists them)"),
     "models.error.no_such_layer": "--layer {name}: not in {path}; its layers: {names}",
+    "models.error.layer_position": ("--layer {got}: a layer's place in the list is counted from 1; {path} lists "
+                                    "{count} attention layers (1 … {count}), or name the layer"),
     "models.error.unsupported": "{name}: cannot be reproduced exactly, so it is not imported: {reason}",
     "models.error.heads_needed": "--heads: {name} does not say how many heads it has; choose one of {choices}",
     "models.error.heads_bad": "--heads {heads}: does not divide the widths of {name}; choose one of {choices}",
@@ -254,6 +256,8 @@ ZH = {
     "models.error.choose_layer": ("{path} 含 {count} 个注意力层：用 --layer 指定一个"
                                   "（`main.py layers {path}` 会列出它们）"),
     "models.error.no_such_layer": "--layer {name}：{path} 中没有；其中的层：{names}",
+    "models.error.layer_position": ("--layer {got}：层在列表中的位置从 1 数起；{path} 列出 {count} 个注意力层"
+                                    "（1 … {count}），也可以直接写层名"),
     "models.error.unsupported": "{name}：无法精确重现，因此不导入：{reason}",
     "models.error.heads_needed": "--heads：{name} 没有说明头数；请从 {choices} 中选一个",
     "models.error.heads_bad": "--heads {heads}：不能整除 {name} 的宽度；请从 {choices} 中选一个",

@@ -140,7 +140,7 @@ EN: dict[str, str] = {
         "can be stacked. Switched off, the output is the concatenation itself."
     ),
     # extra.mask
-    "lesson.extra.mask.marks": "The mask marks the keys a query may not see (True = masked).",
+    "lesson.extra.mask.marks": "The mask marks the keys a query may not see (✓ = masked).",
     "lesson.extra.mask.d2l": (
         "Counting keys from 1 as the labels do, key s is kept when s ≤ valid_len and masked when s > valid_len (d2l's "
         "code counts from 0: arange(S) < valid_len); causal masking also hides every key s > l."
@@ -189,7 +189,7 @@ EN: dict[str, str] = {
     ),
     # extra.selected
     "lesson.extra.selected.chosen": (
-        "The {n_top} queries with the largest M in each head are chosen (True); only their rows get full scores and a "
+        "The {n_top} queries with the largest M in each head are chosen (✓); only their rows get full scores and a "
         "softmax."
     ),
     "lesson.extra.selected.lazy": (
@@ -310,7 +310,7 @@ ZH: dict[str, str] = {
         "就是拼接结果本身。"
     ),
     # extra.mask
-    "lesson.extra.mask.marks": "掩码标出查询不能看到的键（True 表示被掩蔽）。",
+    "lesson.extra.mask.marks": "掩码标出查询不能看到的键（✓ 表示被掩蔽）。",
     "lesson.extra.mask.d2l": (
         "与标签一样从 1 数起：s ≤ 有效长度的键保留，s > 有效长度的键被掩蔽"
         "（d2l 的代码从 0 数起：arange(S) < valid_len）；因果掩码还会遮住所有 s > l 的键。"
@@ -352,7 +352,7 @@ ZH: dict[str, str] = {
     "lesson.extra.top_index": "每个头中 M 最大的 {n_top} 个查询；只有它们会计算完整的分数和 softmax。",
     # extra.selected
     "lesson.extra.selected.chosen": (
-        "每个头中 M 最大的 {n_top} 个查询被选中（True）；只有这些行会计算完整的分数和 softmax。"
+        "每个头中 M 最大的 {n_top} 个查询被选中（✓）；只有这些行会计算完整的分数和 softmax。"
     ),
     "lesson.extra.selected.lazy": "其余的“惰性”查询保留一个廉价的默认输出：值的均值（因果时为值的累加和）。",
     # parameters shown as inputs

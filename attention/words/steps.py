@@ -42,7 +42,7 @@ EN: dict[str, str] = {
     "step.output.title": "Output projection",
     "step.output.formula": "Y = concat W_o^T + b_o (without a projection: Y = concat)",
     # extras: the mask, additive attention's hidden features, ProbSparse's sampling and selection
-    "step.extra.mask.title": "Mask (True = masked)",
+    "step.extra.mask.title": "Mask (✓ = masked)",
     "step.extra.mask.formula": "masked if s > valid_len, or causal and s > l, or s ≤ l − W (window), or drawn",
     "step.extra.fully_masked.title": "Rows with every key masked",
     "step.extra.fully_masked.formula": "all(mask[b,l,:])",
@@ -98,10 +98,10 @@ ZH: dict[str, str] = {
     "step.output.title": "输出投影",
     "step.output.formula": "Y = 拼接 W_o^T + b_o（无投影时 Y = 拼接）",
     # extras: the mask and ProbSparse's sampling and selection
-    "step.extra.mask.title": "掩码（True 表示被掩蔽）",
+    "step.extra.mask.title": "掩码（✓ 表示被掩蔽）",
     "step.extra.mask.formula": "s > 有效长度、或（因果时）s > l、或 s ≤ l − W（窗口）、或手绘时被掩蔽",
     "step.extra.fully_masked.title": "所有键都被掩蔽的行",
-    "step.extra.fully_masked.formula": "mask[b,l,:] 全为 True",
+    "step.extra.fully_masked.formula": "mask[b,l,:] 全为 ✓",
     "step.extra.additive_features.title": "加性注意力：隐藏特征",
     "step.extra.additive_features.formula": (
         "特征[b,h,l,n,s] = tanh((W_q q_l)[n] + (W_k k_s)[n])：每个隐藏单元 n 一块 L × S"

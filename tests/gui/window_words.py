@@ -1,0 +1,174 @@
+"""Every word the window shows, gathered as a person would read it, and the English words among the Chinese ones.
+
+`window_texts(window)` walks every widget of the window (labels, buttons, tabs, combo items, group titles, dock
+titles, tooltips, status tips, placeholder texts), every menu entry (text, tooltip, status tip) and every step
+pane's graphics (axis titles, heatmap titles, the texts painted in the cells, colour-bar ticks).  Each text comes
+with where it was found.  `english(text, data)` returns the Latin-letter words of a Chinese text that are words a
+person reads, not symbols: it leaves out
+
+- symbols and identifiers (one or two letters, anything with a digit, an underscore, a dot or brackets inside:
+  ``x``, ``d_model``, ``W_q``, ``L1``, ``torch.roll``, ``q[0]``), placeholders never filled, file names;
+- the data on screen (`data`: the scenario's tokens and the model's sentences: "the cat sat" is what was typed);
+- NAMES: proper names of papers, libraries, models, file formats and functions, written the same in Chinese
+  (Informer, Time-Series-Library, softmax, RoPE, JSON).
+
+What is left is an English word in the Chinese window (issue 30: "lag", "seg*factor", "capped", T/F).
+"""
+from __future__ import annotations
+
+import html
+import re
+from typing import Iterable, Iterator
+
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QComboBox,
+    QDockWidget,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPlainTextEdit,
+    QTabBar,
+    QTabWidget,
+    QTextEdit,
+    QWidget,
+)
+
+#: proper names and function names a Chinese text writes as they are (case as written)
+NAMES = frozenset("""
+softmax tanh exp log ln max min sqrt sin cos erf argmax topk mean var std sum irfft rfft conj ceil mod
+RoPE ALiBi ProbSparse Informer Autoformer Crossformer Pyraformer PatchTST iTransformer Transformer FEDformer
+Non-stationary DSAttention Time-Series-Library TSL BERT BertViz GPT GPT-NeoX GPT-J Llama Qwen Gemma Mistral Phi
+BLOOM Falcon MiniLM SmolLM2-135M SmolLM2-135M-Instruct SmolLM2 glassllm all-MiniLM-L6-v2 Meta RoFormer gpt-oss
+GGUF JSON CSV PNG SVG HTML PDF NaN inf Unicode FIFO GiB MiB KiB
+FlashAttention AttentionLayer FullAttention ProbAttention AutoCorrelation AutoCorrelationLayer EncoderLayer
+DecoderLayer ConvLayer TwoStageAttentionLayer LayerNorm BatchNorm RMSNorm GELU ELU ReLU MLP FFN FFT QK-norm
+d2l torch numpy pip Python PyTorch transformers llama.cpp safetensors Hugging Face Apache MIT Abnar Zuidema
+KV QK Q K V CLS SEP PAD UNK BOS EOS float32 float64 dtype CUDA CPU GPU Esc Ctrl Shift Alt Tab Enter Delete
+F5 PgUp PgDn Home End True False None null true false
+""".split())
+
+_TAGS = re.compile(r"<[^>]+>")
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-'’\[\]()/]*")
+
+
+def plain(text: str) -> str:
+    """Rich text as read: tags out, entities decoded, the mnemonic's & out."""
+    text = _TAGS.sub(" ", text.replace("<br>", "\n"))
+    return html.unescape(text).replace("&", "")
+
+
+def english(text: str, data: Iterable[str] = ()) -> list[str]:
+    """The English words of `text` (see the module's docstring for what is not one)."""
+    data_words = {w.lower() for d in data for w in re.findall(r"[A-Za-z]+", d)}
+    t = _PLACEHOLDER.sub(" ", plain(text))
+    t = re.sub(r"\S+\.(py|json|npz|gguf|pt|pth|bin|safetensors|qm|csv|png|svg|html|md|txt)\b", " ", t)
+    t = re.sub(r"--[a-z][a-z-]*", " ", t)  # a command-line flag
+    found = []
+    for raw in _WORD.findall(t):
+        word = raw.strip(".-'’()[]/")
+        if not word or len(word) <= 2 or re.search(r"[\d_.\[\](/]", word):
+            continue
+        if word in NAMES or word.lower() in data_words or raw.strip(".,;:()") in NAMES:
+            continue
+        parts = [p for p in re.split(r"[-'’]", word) if p]
+        if all(p in NAMES or p.lower() in data_words or len(p) <= 2 for p in parts):
+            continue
+        found.append(word)
+    return found
+
+
+def _widget_texts(w: QWidget) -> Iterator[tuple[str, str]]:
+    kind = type(w).__name__
+    if isinstance(w, QLabel):
+        yield f"{kind} text", w.text()
+    if isinstance(w, QAbstractButton):
+        yield f"{kind} text", w.text()
+    if isinstance(w, QGroupBox):
+        yield f"{kind} title", w.title()
+    if isinstance(w, QDockWidget):
+        yield f"{kind} title", w.windowTitle()
+    if isinstance(w, QComboBox):
+        for i in range(w.count()):
+            yield f"{kind} item {i + 1}", w.itemText(i)
+            tip = w.itemData(i, 3)  # Qt.ToolTipRole
+            if isinstance(tip, str):
+                yield f"{kind} item {i + 1} tooltip", tip
+    if isinstance(w, QTabBar):
+        for i in range(w.count()):
+            yield f"{kind} tab {i + 1}", w.tabText(i)
+            yield f"{kind} tab {i + 1} tooltip", w.tabToolTip(i)
+    if isinstance(w, QTabWidget):
+        for i in range(w.count()):
+            yield f"{kind} tab {i + 1}", w.tabText(i)
+    if isinstance(w, QLineEdit):
+        yield f"{kind} placeholder", w.placeholderText()
+    if isinstance(w, (QPlainTextEdit, QTextEdit)):
+        yield f"{kind} placeholder", w.placeholderText()
+        if w.isReadOnly():
+            yield f"{kind} text", w.toPlainText()
+    yield f"{kind} tooltip", w.toolTip()
+    yield f"{kind} status tip", w.statusTip()
+    yield f"{kind} what's this", w.whatsThis()
+
+
+def _menu_texts(menu: QMenu, path: str) -> Iterator[tuple[str, str]]:
+    yield f"{path} (title)", menu.title()
+    for a in menu.actions():
+        if a.isSeparator() or not a.isVisible():
+            continue
+        where = f"{path} ▸ {plain(a.text())}"
+        yield where, a.text()
+        yield f"{where} tooltip", a.toolTip()
+        yield f"{where} status tip", a.statusTip()
+        if a.menu() is not None:
+            yield from _menu_texts(a.menu(), where)
+
+
+def _pane_texts(view) -> Iterator[tuple[str, str]]:
+    """A step pane's graphics: axis titles, heatmap titles, painted cell texts, colour-bar ticks."""
+    import pyqtgraph as pg
+
+    from app.panes.cell_overlay import CellOverlay
+
+    for sid in view.pane_ids():
+        pane = view.pane(sid)
+        for item in pane.canvas.scene().items():
+            if isinstance(item, pg.AxisItem):
+                yield f"pane {sid}: axis title", item.labelText or ""
+                ticks = getattr(item, "_tickLevels", None)
+                for level in ticks or []:
+                    for _, label in level:
+                        yield f"pane {sid}: tick", str(label)
+            elif isinstance(item, pg.LabelItem):
+                yield f"pane {sid}: title", item.text or ""
+            elif isinstance(item, pg.TextItem):
+                yield f"pane {sid}: text", item.toPlainText()
+            elif isinstance(item, CellOverlay):
+                for label in (item.labels() or [])[:64]:
+                    yield f"pane {sid}: cell", label
+
+
+def window_texts(window) -> list[tuple[str, str]]:
+    """(where, text) for every text the window holds now (empty texts left out)."""
+    out: list[tuple[str, str]] = [("window title", window.windowTitle())]
+    for w in window.findChildren(QWidget):
+        name = w.objectName() or type(w).__name__
+        out += [(f"{name}: {where}", t) for where, t in _widget_texts(w)]
+    for a in window.menuBar().actions():
+        if a.menu() is not None:
+            out += list(_menu_texts(a.menu(), plain(a.text())))
+    out += list(_pane_texts(window.view))
+    return [(where, t) for where, t in out if t and t.strip()]
+
+
+def scenario_data(sc) -> list[str]:
+    """The data a scenario shows as text: its tokens and time labels (typed or read, never translated)."""
+    data: list[str] = []
+    for name in ("tokens", "query_tokens", "key_tokens"):
+        value = getattr(sc, name, None)
+        if value:
+            data += [str(t) for row in value for t in (row if isinstance(row, (list, tuple)) else [row])]
+    return data

@@ -1,7 +1,8 @@
 """English / Chinese at runtime with Qt's own tools (QTranslator + .qm from pyside6-lrelease).
 
 Installing or removing a translator makes Qt send LanguageChange to every widget; each widget
-retranslates itself in changeEvent.  Qt's own strings (dialog buttons) come from qtbase_zh_CN.
+retranslates itself in changeEvent.  Qt's own strings (dialog buttons, the file dialog) come from the
+qtbase_zh_CN PySide6 ships, and the few it leaves in English ("&Look in:") from our qtbase_extra_zh_CN.
 The words the Qt-free code writes (step titles, pane words, lessons) come from the catalogue
 (attention.words), whose current language `set_language` switches along with Qt's.
 """
@@ -45,8 +46,10 @@ def set_language(lang: str, app: Optional[QCoreApplication] = None) -> str:
         app.removeTranslator(t)
     _installed.clear()
     if lang == "zh":
+        # the last one installed is asked first: our fixes of Qt's words before Qt's own file
         for name, folder in (("app_zh_CN", TRANSLATIONS),
-                             ("qtbase_zh_CN", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath))):
+                             ("qtbase_zh_CN", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
+                             ("qtbase_extra_zh_CN", TRANSLATIONS)):
             t = QTranslator(app)
             if t.load(name, str(folder)):
                 app.installTranslator(t)

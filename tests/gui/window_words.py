@@ -80,7 +80,7 @@ def english(text: str, data: Iterable[str] = ()) -> list[str]:
     return found
 
 
-def _widget_texts(w: QWidget) -> Iterator[tuple[str, str]]:
+def widget_texts(w: QWidget) -> Iterator[tuple[str, str]]:
     kind = type(w).__name__
     if isinstance(w, QLabel):
         yield f"{kind} text", w.text()
@@ -156,7 +156,7 @@ def window_texts(window) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = [("window title", window.windowTitle())]
     for w in window.findChildren(QWidget):
         name = w.objectName() or type(w).__name__
-        out += [(f"{name}: {where}", t) for where, t in _widget_texts(w)]
+        out += [(f"{name}: {where}", t) for where, t in widget_texts(w)]
     for a in window.menuBar().actions():
         if a.menu() is not None:
             out += list(_menu_texts(a.menu(), plain(a.text())))

@@ -60,14 +60,14 @@ ZH = {
     "field.alibi.slopes.help": "每个查询头一个斜率，形状 (H,)；null：用 BLOOM 的公式（8 个头时为 1/2、1/4 … 1/256）。",
     "field.alibi.form": "ALiBi 偏置形式",
     "field.alibi.form.help": (
-        "key：斜率 × 键的位置，BLOOM 的做法；relative：斜率 ×（键 − 查询），论文中的距离惩罚。两者每行只差一个常数，"
+        "“斜率 × 键位置”：BLOOM 的做法；“斜率 ×（键 − 查询）”：论文中的距离惩罚。两者每行只差一个常数，"
         "所以权重相同。"),
     "field.alibi.form.key": "斜率 × 键位置（BLOOM）",
     "field.alibi.form.relative": "斜率 ×（键 − 查询）（论文）",
     "step.alibi.bias.title": "ALiBi：每个头的偏置",
-    "step.alibi.bias.formula": "bias[h,l,s] = slope_h × s（相对形式：slope_h × (s − l)）",
+    "step.alibi.bias.formula": "偏置[h,l,s] = slope_h × s（相对形式：slope_h × (s − l)）",
     "step.alibi.scores.title": "ALiBi：加偏置后的分数",
-    "step.alibi.scores.formula": "biased[b,h,l,s] = scores[b,h,l,s] + bias[h,l,s]",
+    "step.alibi.scores.formula": "加偏置的分数[b,h,l,s] = 分数[b,h,l,s] + 偏置[h,l,s]",
     "map.step.alibi.bias": "ALiBi 偏置",
     "map.step.alibi.scores": "加偏置的分数",
     "lesson.alibi.bias.what": "ALiBi 不给 q 或 k 加位置信息，而是每个头在分数上加上 斜率 × 位置，每个头一个斜率。",

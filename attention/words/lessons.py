@@ -219,7 +219,7 @@ ZH: dict[str, str] = {
     ),
     # head_split
     "lesson.head_split.one_head": (
-        "只有一个头时什么也不切：这个头拥有投影后每一行的全部 {width} 列，view 只是多加了一个大小为 1 的头维度。把 H 设"
+        "只有一个头时什么也不切：这个头拥有投影后每一行的全部 {width} 列，.view() 只是多加了一个大小为 1 的头维度。把 H 设"
         "为 2 或更大，就能看到 d_model 如何分给各个头。"
     ),
     "lesson.head_split.cut": (
@@ -236,11 +236,11 @@ ZH: dict[str, str] = {
     ),
     "lesson.scores.additive_widths": (
         "查询和键的维度可以不同，因为 W_q 和 W_k 把二者映射到同一个隐藏空间；tanh 把每个特征限制在 [-1, 1] 内。d2l 不"
-        "做缩放：除非另行设置，这里 scale 为 1（即公式中的 × scale）。"
+        "做缩放：除非另行设置，这里缩放系数为 1（即公式中的 × 缩放系数）。"
     ),
     "lesson.scores.dot": "每个分数是一个查询与一个键的点积 q · k：二者方向越一致，分数越大。",
     "lesson.scores.dot_unscaled": (
-        "这种评分不做缩放（scale = {scale}）；头的维度越大，分数越大，softmax 就越接近独热（one-hot）。"
+        "这种评分不做缩放（缩放系数 = {scale}）；头的维度越大，分数越大，softmax 就越接近独热。"
     ),
     "lesson.scores.scaled": "每个分数是一个查询与一个键的点积 q · k，再乘以缩放因子 1/√d_k。",
     "lesson.scores.why_sqrt_dk": (
@@ -297,11 +297,11 @@ ZH: dict[str, str] = {
     ),
     # concat
     "lesson.concat.view": (
-        "把各头的输出重新并排拼接：只是把 (B, L, {heads}, {dv}) 直接 view 成 (B, L, {heads}·{dv})，不做任何运算，于是每"
+        "把各头的输出重新并排拼接：只是把 (B, L, {heads}, {dv}) 直接用 .view() 变成 (B, L, {heads}·{dv})，不做任何运算，于是每"
         "一行包含了所有头为该查询找到的结果。"
     ),
     "lesson.concat.mix": (
-        "按 Time-Series-Library 的 ProbSparse 布局，这次 view 之前没有转置，所以一行里混合了不同的位置和头。"
+        "按 Time-Series-Library 的 ProbSparse 布局，这次 .view() 之前没有转置，所以一行里混合了不同的位置和头。"
     ),
     # output
     "lesson.output.mix": "输出投影 W_o（再加偏置）作用在拼接后的每一行上：各个头的结果正是在这里相互混合。",

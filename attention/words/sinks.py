@@ -59,10 +59,10 @@ ZH = {
         "每个查询头一个学到的 logit，形状 (H,)（gpt-oss）：它作为额外的一列加入每行的 softmax，之后再去掉，"
         "所以一行的权重之和小于 1。"),
     "step.sinks.mass.title": "汇聚：拿走的份额",
-    "step.sinks.mass.formula": "mass[b,h,l] = exp(sink_h) / (Σ_s exp(masked[b,h,l,s]) + exp(sink_h)) = 1 − Σ_s A",
+    "step.sinks.mass.formula": "份额[b,h,l] = exp(sink_h) / (Σ_s exp(掩蔽后分数[b,h,l,s]) + exp(sink_h)) = 1 − Σ_s A",
     "map.step.sinks.mass": "汇聚份额",
     "step.attention_weights.formula.sinks": (
-        "A = softmax([掩蔽后分数, sink_h]，对键和汇聚)，去掉汇聚列：每行之和 = 1 − sinks.mass"),
+        "A = softmax([掩蔽后分数, sink_h]，对键和汇聚)，去掉汇聚列：每行之和 = 1 − 汇聚份额"),
     "lesson.sinks.mass.what": (
         "汇聚是每行 softmax 里多出的一列，值为该头学到的 logit；softmax 之后去掉，这里是它拿走的份额。"),
     "lesson.sinks.mass.sum": "一行的权重加上汇聚份额等于 1：汇聚拿得多，查询关注得就少。",

@@ -35,23 +35,32 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-#: proper names and function names a Chinese text writes as they are (case as written)
-NAMES = frozenset("""
-softmax tanh exp log ln max min sqrt sin cos erf argmax topk mean var std sum irfft rfft conj ceil mod
-RoPE ALiBi ProbSparse Informer Autoformer Crossformer Pyraformer PatchTST iTransformer Transformer FEDformer
-Non-stationary DSAttention Time-Series-Library TSL BERT BertViz GPT GPT-NeoX GPT-J Llama Qwen Gemma Mistral Phi
-BLOOM Falcon MiniLM SmolLM2-135M SmolLM2-135M-Instruct SmolLM2 glassllm all-MiniLM-L6-v2 Meta RoFormer gpt-oss
-GGUF JSON CSV PNG SVG HTML PDF NaN inf Unicode FIFO GiB MiB KiB
+#: proper names (papers, libraries, models, products, file formats), function and module names, symbols and key
+#: names that a Chinese text writes as they are; compared without case ("Softmax 权重" on a chip is softmax)
+NAMES = frozenset(w.lower() for w in """
+softmax tanh exp log ln max min sqrt sin cos erf argmax topk mean var std sum irfft rfft conj ceil mod int
+dropout logit eps
+RoPE ALiBi ProbSparse Informer Informer2020 Autoformer Crossformer Pyraformer PatchTST iTransformer Transformer
+FEDformer Non-stationary DSAttention Time-Series-Library TSL BERT BertViz GPT GPT-NeoX GPT-J Llama Qwen Gemma
+Mistral Phi BLOOM Falcon PaLM MiniLM SmolLM2 glassllm all-MiniLM-L6-v2 Meta RoFormer gpt-oss Abnar Zuidema
+GGUF JSON CSV PNG SVG HTML PDF NaN inf Unicode FIFO GiB MiB KiB Excel LibreOffice Google
 FlashAttention AttentionLayer FullAttention ProbAttention AutoCorrelation AutoCorrelationLayer EncoderLayer
 DecoderLayer ConvLayer TwoStageAttentionLayer LayerNorm BatchNorm RMSNorm GELU ELU ReLU MLP FFN FFT QK-norm
-d2l torch numpy pip Python PyTorch transformers llama.cpp safetensors Hugging Face Apache MIT Abnar Zuidema
-KV QK Q K V CLS SEP PAD UNK BOS EOS float32 float64 dtype CUDA CPU GPU Esc Ctrl Shift Alt Tab Enter Delete
-F5 PgUp PgDn Home End True False None null true false
+d2l torch numpy pip Python PyTorch transformers llama.cpp safetensors Hugging Face Apache MIT
+KV QK RMS CLS SEP PAD UNK BOS EOS float32 float64 dtype CUDA CPU GPU
+Esc Ctrl Shift Alt Tab Enter Delete Page Up Down Home End Space F5
+True False None null
+English
 """.split())
 
 _TAGS = re.compile(r"<[^>]+>")
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-'’\[\]()/]*")
+_SHAPE = re.compile(r"\([^()]*\)\s*=\s*\([\d,\s]*\)")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-'’]*")
+#: code as written: a dotted call ("torch.roll(V, -lag)", "module.eval()"), a keyword argument ("tau=None")
+_CODE_CALL = re.compile(r"\b\w+(\.\w+)+\([^()]*\)|\b\w+=\w+")
+#: the window's own annotation of a step by its id: "缩放后的分数  (scores)" (the quiz menu, the export chooser)
+_ID_NOTE = re.compile(r"  \([a-z_.0-9]+\)$")
 
 
 def plain(text: str) -> str:
@@ -60,23 +69,34 @@ def plain(text: str) -> str:
     return html.unescape(text).replace("&", "")
 
 
+def _known(word: str, data_words: set[str]) -> bool:
+    parts = [p for p in re.split(r"[-'’]", word) if p]
+    return word.lower() in NAMES or all(p.lower() in NAMES or p.lower() in data_words or len(p) <= 2 for p in parts)
+
+
 def english(text: str, data: Iterable[str] = ()) -> list[str]:
-    """The English words of `text` (see the module's docstring for what is not one)."""
+    """The English words of `text` (see the module's docstring for what is not one).  A word right before "[" names
+    a tensor ("scores[b,h,l,s]", "capped[...]"): a Chinese formula names it in Chinese ("分数[b,h,l,s]"); a word
+    right before "(" is a function ("dropout(输出)", "normal(0, 1)") and stays."""
     data_words = {w.lower() for d in data for w in re.findall(r"[A-Za-z]+", d)}
     t = _PLACEHOLDER.sub(" ", plain(text))
-    t = re.sub(r"\S+\.(py|json|npz|gguf|pt|pth|bin|safetensors|qm|csv|png|svg|html|md|txt)\b", " ", t)
+    t = _SHAPE.sub(" ", t)  # a tensor's shape in the trace's own dim names: "(B, H, dk, lag) = (1, 1, 2, 24)"
+    t = re.sub(r"\S+\.(py|json|npz|gguf|pt|pth|bin|ckpt|safetensors|qm|csv|png|svg|html|md|txt)\b", " ", t)
+    t = re.sub(r"[^\s（）()]*/[^\s（）()]*", " ", t)  # a path, a size pair "K/V"
+    t = re.sub(r"pip install [^，。；\n]*", " ", t)  # a command to type
     t = re.sub(r"--[a-z][a-z-]*", " ", t)  # a command-line flag
+    t = _ID_NOTE.sub(" ", _CODE_CALL.sub(" ", t))
     found = []
-    for raw in _WORD.findall(t):
-        word = raw.strip(".-'’()[]/")
-        if not word or len(word) <= 2 or re.search(r"[\d_.\[\](/]", word):
+    for m in _WORD.finditer(t):
+        if t[max(0, m.start() - 1):m.start()] in (".", "_"):
+            continue  # the tail of an identifier
+        head = m.group(0).rstrip(".-'’")
+        after = t[m.start() + len(head):m.start() + len(head) + 1]
+        if after == "(" or len(head) <= 2 or re.search(r"[\d_.]", head) or re.search(r"[a-z][A-Z]", head):
+            continue  # a function, a symbol, an identifier (d_model, torch.roll, AdditiveAttention)
+        if head.lower() in data_words or _known(head, data_words):
             continue
-        if word in NAMES or word.lower() in data_words or raw.strip(".,;:()") in NAMES:
-            continue
-        parts = [p for p in re.split(r"[-'’]", word) if p]
-        if all(p in NAMES or p.lower() in data_words or len(p) <= 2 for p in parts):
-            continue
-        found.append(word)
+        found.append(head)
     return found
 
 
@@ -153,6 +173,8 @@ def _pane_texts(view) -> Iterator[tuple[str, str]]:
 
 def window_texts(window) -> list[tuple[str, str]]:
     """(where, text) for every text the window holds now (empty texts left out)."""
+    for sid in window.view.pane_ids():
+        window.view.pane(sid)  # a pane out of sight is drawn when scrolled to: read it as a person will see it
     out: list[tuple[str, str]] = [("window title", window.windowTitle())]
     for w in window.findChildren(QWidget):
         name = w.objectName() or type(w).__name__
@@ -171,4 +193,29 @@ def scenario_data(sc) -> list[str]:
         value = getattr(sc, name, None)
         if value:
             data += [str(t) for row in value for t in (row if isinstance(row, (list, tuple)) else [row])]
+    return data
+
+
+def step_ids_named(text: str, ids: Iterable[str]) -> list[str]:
+    """The step ids `text` names in its prose ("extra.mean_correlation 在滞后 0 处"): a person reads a step by the
+    words on its chip.  An id in the window's own annotation form, "Title  (id)" (the quiz menu, the export
+    chooser), names the id on purpose and is left out."""
+    t = plain(text)
+    found = []
+    for sid in ids:
+        for m in re.finditer(rf"(?<![\w.]){re.escape(sid)}(?![\w.])", t):
+            if not (t[max(0, m.start() - 3):m.start()] == "  (" and t[m.end():m.end() + 1] == ")"):
+                found.append(sid)
+                break
+    return found
+
+
+def all_preset_data() -> set[str]:
+    """Every token of every preset (the data a preset's title may quote: "the cat sat on the mat")."""
+    import resources
+    from attention import scenario_io
+
+    data: set[str] = set()
+    for path, _ in resources.list_presets():
+        data.update(scenario_data(scenario_io.load(path)))
     return data

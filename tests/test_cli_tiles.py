@@ -151,3 +151,16 @@ def test_explain_a_running_value(tmp_path, capsys):
     assert "expected TILE WHAT ROW [COL]" in capsys.readouterr().err
     assert main(["tiles", path, "--explain", "0", "l", "1"]) == 2  # counted from 1, as the text prints them
     assert "counted from 1" in capsys.readouterr().err
+
+
+def test_head_counts_from_one_as_the_text_prints_it(tmp_path, capsys):
+    """`--head 2` is the second head: the text names only head 2, and its numbers are the second head's."""
+    path = str(ROOT / "resources" / "scenarios" / "06_causal_self_attention.json")
+    assert main(["tiles", path, "--head", "2", "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert "第 2 头" in out and "第 1 头" not in out
+    every = run_json(capsys, path)
+    second = run_json(capsys, path, "--head", "2")
+    want = np.asarray(every["output"])[:, :, 1]  # (B, L, H, dv): head index 1 is head 2
+    np.testing.assert_array_equal(np.asarray(second["output"]), want)
+    assert {t["head"] for t in second["tiles"]} == {1}  # JSON keeps code's count, as trace files do

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -183,10 +183,19 @@ class ModelPanel(QWidget):
         self.page.widget().layout().setStretchFactor(self.cache, 0 if on else 1)
 
     def reveal_cache(self) -> None:
-        """After Next token: the page scrolls (if it must) so that the KV cache panes and the check are in view."""
-        if self.cache.isVisible():
-            self.page.widget().layout().activate()
-            self.page.ensureWidgetVisible(self.cache, 0, 0)
+        """After Next token: the page scrolls (if it must) so that the KV cache panes and the check are in view, once
+        they are laid out with the new token's rows."""
+        QTimer.singleShot(0, self._reveal_cache)
+
+    def _reveal_cache(self) -> None:
+        if not self.cache.isVisible():
+            return
+        self.page.widget().layout().activate()
+        top = self.cache.mapTo(self.page.widget(), QPoint(0, 0)).y()
+        bottom, view = top + self.cache.height(), self.page.viewport().height()
+        bar = self.page.verticalScrollBar()
+        lo, hi = bottom - view, top  # the values that show all of it
+        bar.setValue(min(max(bar.value(), lo), hi) if lo <= hi else top)
 
     # ---- what it shows ------------------------------------------------------------------------
     def show_session(self, session: Optional[ModelSession]) -> None:

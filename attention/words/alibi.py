@@ -77,14 +77,14 @@ ZH = {
     "lesson.alibi.scores.distance": (
         "相对于查询，往回 d 步的键少了 斜率 × d：softmax 不受每行常数的影响，所以 斜率 × 键位置 与 "
         "斜率 ×（键 − 查询）得到相同的权重。"),
-    "explain.alibi.bias.formula.key": "alibi.bias[{h},{l},{s}] = slope[{h}] × {s}",
-    "explain.alibi.bias.formula.relative": "alibi.bias[{h},{l},{s}] = slope[{h}] × ({s} − {l})",
+    "explain.alibi.bias.formula.key": "偏置[{h},{l},{s}] = 斜率[{h}] × {s}",
+    "explain.alibi.bias.formula.relative": "偏置[{h},{l},{s}] = 斜率[{h}] × ({s} − {l})",
     "explain.alibi.bias.summary.key": (
         "头 {h1} 的斜率 {slope} 乘以键 {s} 的位置（{pos}：位置从 0 数，与代码一致）；每个查询行都一样。"),
     "explain.alibi.bias.summary.relative": (
         "头 {h1} 的斜率 {slope} 乘以键 {s} 相对查询 {l} 的偏移（{pos}）：对角线上为 0，越往回越负。"),
-    "explain.alibi.scores.formula.key": "biased[{b},{h},{l},{s}] = 分数 + slope[{h}] × {s}",
-    "explain.alibi.scores.formula.relative": "biased[{b},{h},{l},{s}] = 分数 + slope[{h}] × ({s} − {l})",
+    "explain.alibi.scores.formula.key": "加偏置的分数[{b},{h},{l},{s}] = 分数 + 斜率[{h}] × {s}",
+    "explain.alibi.scores.formula.relative": "加偏置的分数[{b},{h},{l},{s}] = 分数 + 斜率[{h}] × ({s} − {l})",
     "explain.alibi.scores.summary": (
         "头 {h1} 中查询 {l} 对键 {s}：分数加上 ALiBi 的偏置（斜率 {slope} 乘以位置）；掩码和 softmax 读的就是这个数。"),
     "problem.alibi_scoring": (

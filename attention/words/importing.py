@@ -228,7 +228,7 @@ ZH = {
     "models.error.overlapping": ("{path}：{key} 声称有 {count} 个数（形状 {shape}"
                                  "），但文件里只为它存了 {stored}（重复数字的视图）；什么也没有读取"),
     "models.error.nested_deep": ("{path}：在 {limit} 层嵌套以内没有张量（找到：嵌"
-                                 "套更深的 {found}）；应为模型的 state dict"),
+                                 "套更深的 {found}）；应为模型的 state_dict"),
     "models.error.seed": "--seed：应为 0 到 2^64 - 1 之间的整数，实际是 {got}",
     "models.error.tokens_many": ("--tokens {got}：这一层在这么多词元上的计算需要 {size}，超过本机现在可用的 "
                                  "{free} 内存；最多可用 {most} 个词元"),
@@ -246,10 +246,10 @@ ZH = {
                                  "（没有运行任何东西）"),
     "models.error.plain_pickle": ("{path}：这是 Python pickle，不是 torch.save 保存的文件；没有反序列化它"
                                   "（请用 torch.save 保存模型的 state_dict）"),
-    "models.error.pickle_bad": "{path}：不是普通的 state dict（{detail}）；没有运行任何东西",
-    "models.error.torch_bad": "{path}：PyTorch 文件已损坏（{detail}）；应为 torch.save 保存的 state dict",
+    "models.error.pickle_bad": "{path}：不是普通的 state_dict（{detail}）；没有运行任何东西",
+    "models.error.torch_bad": "{path}：PyTorch 文件已损坏（{detail}）；应为 torch.save 保存的 state_dict",
     "models.error.not_float": "{path}：{key} 存的是 {dtype} 数；应为浮点权重",
-    "models.error.no_tensors": "{path}：里面没有张量（找到：{found}）；应为模型的 state dict",
+    "models.error.no_tensors": "{path}：里面没有张量（找到：{found}）；应为模型的 state_dict",
     "models.error.no_layers": ("{path}：{count} 个张量中没有注意力层（前几个：{first}）；应有 Time-Series-Library "
                                "*_projection、nn.MultiheadAttention in_proj_weight/out_proj、BERT "
                                "attention.self.query/key/value 或 GPT-2 c_attn/c_proj 键"),
@@ -275,7 +275,7 @@ ZH = {
     "models.list.cross": "交叉注意力",
     "models.list.unsupported": "不能导入：{reason}",
     "models.kind.safetensors": "safetensors，按需读取",
-    "models.kind.torch": "PyTorch 的 state dict（状态字典）",
+    "models.kind.torch": "PyTorch 的 state_dict（状态字典）",
     "models.kind.folder": "Hugging Face 文件夹",
     "models.kind.gguf": "GGUF 文件（llama.cpp），{storage} 权重",
     "models.kind.gguf_quantized": "GGUF 文件（llama.cpp），{storage} 权重，由 {bits} 位量化反量化而来",

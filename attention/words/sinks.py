@@ -71,17 +71,17 @@ ZH = {
     "lesson.sinks.weights.less": (
         "所以每行之和等于 1 减去汇聚的份额，小于 1：查询可以几乎什么都不关注。所有键都被掩蔽时汇聚拿走整行：权重为 0，"
         "而不是 NaN。"),
-    "explain.sinks.sink_term": "汇聚：exp(sinks[{h}] − m) = exp({x} − {m}) = {e}",
+    "explain.sinks.sink_term": "汇聚：exp(汇聚[{h}] − m) = exp({x} − {m}) = {e}",
     "explain.sinks.weights.formula": (
-        "A[{b},{h},{l},{s}] = exp(x_{s} − m) / (Σ_j exp(x_j − m) + exp(sink − m))，m = max(行, sink)"),
+        "A[{b},{h},{l},{s}] = exp(x_{s} − m) / (Σ_j exp(x_j − m) + exp(汇聚 − m))，m = max(行, 汇聚)"),
     "explain.sinks.weights.summary": (
         "头 {h1} 中查询 {l} 那一行加上汇聚列（logit {sink}）后的 softmax；m = {m} 是该行与汇聚中的最大值。"
         "汇聚拿走了 {mass}，所以这一行的权重之和为 {rest}。"),
-    "explain.sinks.mass.formula": "mass[{b},{h},{l}] = exp(sink − m) / (Σ_j exp(x_j − m) + exp(sink − m))",
+    "explain.sinks.mass.formula": "份额[{b},{h},{l}] = exp(汇聚 − m) / (Σ_j exp(x_j − m) + exp(汇聚 − m))",
     "explain.sinks.mass.summary": (
         "头 {h1} 中查询 {l} 那一行里汇聚的份额：它的 logit {sink} 与该行的掩蔽后分数相比。它拿走了 {mass}；"
         "各键的权重之和为 {rest}。"),
-    "explain.sinks.fully.formula": "all(mask[{b},{l},:])：所有键都被掩蔽",
+    "explain.sinks.fully.formula": "all(掩码[{b},{l},:])：所有键都被掩蔽",
     "explain.sinks.fully.summary": (
         "批次 {b} 的查询 {l} 的所有键都被掩蔽，所以汇聚拿走整行：每个权重都是 0（不是均匀，也不是 NaN，"
         "与填充值 {fill} 无关），这一行的输出为 0。"),

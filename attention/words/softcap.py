@@ -35,7 +35,7 @@ ZH = {
     "lesson.softcap.scores.why": (
         "这样没有哪个键能靠一个巨大的 logit 拿走全部权重。Gemma 2 对缩放后的分数（缩放为 "
         "query_pre_attn_scalar^(−1/2)）在掩码之前做软上限。"),
-    "explain.softcap.formula": "capped[{b},{h},{l},{s}] = {cap} × tanh(分数 / {cap})",
+    "explain.softcap.formula": "上限后的分数[{b},{h},{l},{s}] = {cap} × tanh(分数 / {cap})",
     "explain.softcap.summary": (
         "分数 {score} 除以上限 {cap}，过 tanh，再乘以上限：{result}，向 0 靠近了 {squeeze}"
         "（在 0 附近 tanh x ≈ x，几乎不变；离得远时结果始终在 ±{cap} 之内）。"),

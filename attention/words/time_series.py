@@ -336,10 +336,10 @@ ZH: dict[str, str] = {
         "去平稳[{b},{h},{l},{s}] = (Σ_e q[{b},{l},{h},e"
         "] · k[{b},{s},{h},e]) × τ[{b}] + Δ[{b},{s}]"),
     "explain.destationary.summary": "点积乘以序列 {b1} 的 τ = {tau}，再加上键 {s} 的 Δ = {delta}：库中缩放之前的分数。",
-    "explain.ds_scores.formula": "分数[{b},{h},{l},{s}] = scale × 去平稳[{b},{h},{l},{s}]",
+    "explain.ds_scores.formula": "分数[{b},{h},{l},{s}] = 缩放系数 × 去平稳[{b},{h},{l},{s}]",
     "explain.ds_scores.summary": (
         "缩放 {scale} 乘的是整个去平稳分数：来自 τ·q·k 的 {scaled_raw}（q·k = {raw}，τ = {tau}）"
-        "加上来自 Δ = {delta} 的 {scaled_delta}（是 scale × Δ，而不是 Δ）。"),
+        "加上来自 Δ = {delta} 的 {scaled_delta}（是 缩放系数 × Δ，而不是 Δ）。"),
     "problem.destationary_scoring": "τ 和 Δ 只由打分方式 {scoring} 读取；请选择它或删除这个部件",
     "problem.destationary_shape": "形状应为 {expected}，实际为 {got}",
     "problem.destationary_tau": "τ 必须为正（模型计算的是 exp(...)），实际为 {got}",
@@ -389,10 +389,10 @@ ZH: dict[str, str] = {
     "lesson.scores.autocorrelation_circulant": "没有缩放，也没有掩码：库会忽略 attn_mask。",
     "lesson.attention_weights.autocorrelation": (
         "每一行只保留前 k 个滞后所指向的 k 个键，权重是它们相关值的 softmax；加权求和就是把 V 的 k 个滚动副本加起来。"),
-    "explain.autocorr.corr_formula": "corr[{b},{h},{e},{tau}] = Σ_t q[(t + {tau}) 模 L, {e}] · k[t, {e}]",
+    "explain.autocorr.corr_formula": "相关[{b},{h},{e},{tau}] = Σ_t q[(t + {tau}) 模 L, {e}] · k[t, {e}]",
     "explain.autocorr.corr_summary": (
         "第 {h1} 头第 {e} 通道在滞后 {tau} 处：每个查询步 t + {tau} 对键步 t，绕 {L} 步一圈。"),
-    "explain.autocorr.mean_formula": "mean_corr[{b},{tau}] = corr[{b},h,e,{tau}] 对 h、e 取平均",
+    "explain.autocorr.mean_formula": "平均相关[{b},{tau}] = 相关[{b},h,e,{tau}] 对 h、e 取平均",
     "explain.autocorr.mean_summary": "{n} 条曲线（头 × 通道）在滞后 {tau} 处的平均。",
     "explain.autocorr.top_formula": "top_lags[{b},{i}]",
     "explain.autocorr.top_inference": "滞后 {lag} 是序列 {b1} 自己曲线上前 {k} 个中的第 {i1} 个（平均相关 {v}）。",
@@ -400,7 +400,7 @@ ZH: dict[str, str] = {
         "滞后 {lag} 是批次平均曲线上前 {k} 个中的第 {i1} 个（{v}）：训练时所有序列共用它。"),
     "explain.autocorr.weight_formula": "w[{b},{i}] = 对 k 个滞后分数做 softmax",
     "explain.autocorr.weight_summary": "滞后 {lag} 的权重：它的 exp 除以 {k} 个 exp 之和。",
-    "explain.autocorr.rolled_formula": "rolled[{b},{h},{t}, 副本 {i}, {d}] = v[(t + lag) 模 L]",
+    "explain.autocorr.rolled_formula": "滚动后的值[{b},{h},{t}, 副本 {i}, {d}] = v[(t + 滞后) 模 L]",
     "explain.autocorr.rolled_summary": (
         "副本 {i1} 是 torch.roll(V, {roll})（滞后 {lag}）：第 {t} 步放的是值的第 {source} 步、第 {d} 通道。"),
     "explain.autocorr.score_formula": "分数[{b},h,{t},{s}] = mean_corr[{b}, ({s} − {t}) 模 L]",
@@ -409,10 +409,10 @@ ZH: dict[str, str] = {
     "explain.autocorr.masked_formula": "(s − t) 模 L 是前 k 个滞后之一则保留，否则为 −∞",
     "explain.autocorr.masked_kept": "滞后 {lag} 在前 {k} 个滞后（{lags}）之中：保留。",
     "explain.autocorr.masked_dropped": "滞后 {lag} 不在前 {k} 个滞后（{lags}）之中：−∞。",
-    "explain.autocorr.weight_cell_formula": "a[t, s] = w[lag]（lag = (s − t) 模 L 为前 k 个滞后之一），否则为 0",
+    "explain.autocorr.weight_cell_formula": "a[t, s] = w[滞后]（滞后 = (s − t) 模 L 为前 k 个滞后之一），否则为 0",
     "explain.autocorr.weight_zero": "滞后 {lag} 没有被保留：这个键对输出第 t 步没有贡献。",
     "explain.autocorr.weight_cell": "第 {i1} 个前 k 滞后（滞后 {lag}）的权重：输出第 {t} 步用它读取值的第 {s} 步。",
-    "explain.autocorr.output_formula": "out[{b},{t},{h},{d}] = Σ_i w_i · v[({t} + lag_i) 模 L]",
+    "explain.autocorr.output_formula": "输出[{b},{t},{h},{d}] = Σ_i w_i · v[({t} + lag_i) 模 L]",
     "explain.autocorr.output_summary": "输出第 {t} 步是 V 的 {k} 个滚动副本的加权和：每个保留的滞后一项。",
     "problem.autocorrelation_scoring": "factor 和路径只由打分方式 {scoring} 读取；请选择它或删除这个部件",
     "problem.autocorrelation_lengths": (
@@ -571,7 +571,7 @@ ZH.update({
     "explain.distil.conv_summary": (
         "核大小为 3 的卷积就是矩阵乘法：输出第 {t} 步读取输入第 {steps} 步（每步全部 {n} 个通道），"
         "乘以权重的第 c 行，再加偏置 {bias}。"),
-    "explain.distil.norm_formula": "(conv[b,t,c] − 滑动均值[c]) / √(滑动方差[c] + 1e-5) × γ[c] + β[c]",
+    "explain.distil.norm_formula": "(卷积[b,t,c] − 滑动均值[c]) / √(滑动方差[c] + 1e-5) × γ[c] + β[c]",
     "explain.distil.norm_summary": "推理模式：通道 {c} 的滑动均值 {mean} 和滑动方差 {var}，都是训练时记下的。",
     "explain.distil.elu_formula": "ELU(x) = x（x > 0 时），否则 exp(x) − 1",
     "explain.distil.elu_summary": "ELU 保留正数，把负数变成 exp(x) − 1。",
@@ -775,12 +775,12 @@ ZH.update({
     "explain.mask.two_stage_same": "键 {s} 和查询 {l} 都是变量 {v} 的分段",
     "explain.two_stage.norm_formula": "{norm}：(x[c] − 均值(x)) / √(方差(x) + 1e-5) × γ[c] + β[c]，x 是残差之和",
     "explain.two_stage.linear_formula": "{gelu}(b[c] + Σ_j W[c, j] · x[j])（{name}）",
-    "explain.two_stage.time_mlp_hidden": "MLP1 的第一个 Linear 写成矩阵乘法，再做 GELU（精确的 erf 形式）。",
-    "explain.two_stage.time_mlp": "MLP1 的第二个 Linear 写成矩阵乘法。",
+    "explain.two_stage.time_mlp_hidden": "MLP1 的第一个线性层写成矩阵乘法，再做 GELU（精确的 erf 形式）。",
+    "explain.two_stage.time_mlp": "MLP1 的第二个线性层写成矩阵乘法。",
     "explain.two_stage.buffer": "dim_sender 的输出投影，作用在这个路由槽收集到的上下文上（各头并排）。",
     "explain.two_stage.receive": "dim_receiver 的输出投影，作用在这个词元读回的上下文上。",
-    "explain.two_stage.dim_mlp_hidden": "MLP2 的第一个 Linear 写成矩阵乘法，再做 GELU（精确的 erf 形式）。",
-    "explain.two_stage.dim_mlp": "MLP2 的第二个 Linear 写成矩阵乘法。",
+    "explain.two_stage.dim_mlp_hidden": "MLP2 的第一个线性层写成矩阵乘法，再做 GELU（精确的 erf 形式）。",
+    "explain.two_stage.dim_mlp": "MLP2 的第二个线性层写成矩阵乘法。",
     "explain.two_stage.scores_formula": "对这个头的各列求 Σ_e q[e] · k[e] / √d_k",
     "explain.two_stage.router_summary": "分段 {s} 的路由槽 {r} 是查询；变量 {v} 在分段 {s} 上的词元是键（头 {h}）。",
     "explain.two_stage.receive_summary": (

@@ -59,8 +59,11 @@ _SHAPE = re.compile(r"\([^()]*\)\s*=\s*\([\d,\s]*\)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-'’]*")
 #: code as written: a dotted call ("torch.roll(V, -lag)", "module.eval()"), a keyword argument ("tau=None")
 _CODE_CALL = re.compile(r"\b\w+(\.\w+)+\([^()]*\)|\b\w+=\w+")
+#: a cell of the trace as code writes it, indices from 0: "scores[0, 0, 0, 1]", "queries[0][2]" (the Explain panel's
+#: heading, a problem's path: what `main.py explain FILE scores 0 0 0 1` and the trace file name)
+_TRACE_PATH = re.compile(r"\b[A-Za-z_.]+(\[\d+(,\s*\d+)*\])+")
 #: the window's own annotation of a step by its id: "缩放后的分数  (scores)" (the quiz menu, the export chooser)
-_ID_NOTE = re.compile(r"  \([a-z_.0-9]+\)$")
+_ID_NOTE = re.compile(r"  \([a-z_.0-9]+\)(?=\s|$)")
 
 
 def plain(text: str) -> str:
@@ -85,7 +88,7 @@ def english(text: str, data: Iterable[str] = ()) -> list[str]:
     t = re.sub(r"[^\s（）()]*/[^\s（）()]*", " ", t)  # a path, a size pair "K/V"
     t = re.sub(r"pip install [^，。；\n]*", " ", t)  # a command to type
     t = re.sub(r"--[a-z][a-z-]*", " ", t)  # a command-line flag
-    t = _ID_NOTE.sub(" ", _CODE_CALL.sub(" ", t))
+    t = _ID_NOTE.sub(" ", _CODE_CALL.sub(" ", _TRACE_PATH.sub(" ", t)))
     found = []
     for m in _WORD.finditer(t):
         if t[max(0, m.start() - 1):m.start()] in (".", "_"):
@@ -96,6 +99,9 @@ def english(text: str, data: Iterable[str] = ()) -> list[str]:
             continue  # a function, a symbol, an identifier (d_model, torch.roll, AdditiveAttention)
         if head.lower() in data_words or _known(head, data_words):
             continue
+        if t[m.start() + len(head):m.start() + len(head) + 1] == "…" and any(
+                d.startswith(head.lower()) for d in data_words):
+            continue  # a token cut short on a tick ("atten…" of "attention")
         found.append(head)
     return found
 
@@ -172,11 +178,13 @@ def _pane_texts(view) -> Iterator[tuple[str, str]]:
 
 
 def window_texts(window) -> list[tuple[str, str]]:
-    """(where, text) for every text the window holds now (empty texts left out)."""
+    """(where, text) for every text the window shows now, and every menu entry's (empty texts left out)."""
     for sid in window.view.pane_ids():
         window.view.pane(sid)  # a pane out of sight is drawn when scrolled to: read it as a person will see it
     out: list[tuple[str, str]] = [("window title", window.windowTitle())]
     for w in window.findChildren(QWidget):
+        if not w.isVisible():
+            continue  # hidden (a dock closed, a picker a model does not use): its words are set when it shows
         name = w.objectName() or type(w).__name__
         out += [(f"{name}: {where}", t) for where, t in widget_texts(w)]
     for a in window.menuBar().actions():
@@ -204,7 +212,9 @@ def step_ids_named(text: str, ids: Iterable[str]) -> list[str]:
     found = []
     for sid in ids:
         for m in re.finditer(rf"(?<![\w.]){re.escape(sid)}(?![\w.])", t):
-            if not (t[max(0, m.start() - 3):m.start()] == "  (" and t[m.end():m.end() + 1] == ")"):
+            note = t[max(0, m.start() - 3):m.start()] == "  (" and t[m.end():m.end() + 1] == ")"
+            code = re.match(r"\[\d", t[m.end():m.end() + 2]) is not None  # a trace path: scores[0, 1, 2, 0]
+            if not (note or code):
                 found.append(sid)
                 break
     return found

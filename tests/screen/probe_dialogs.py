@@ -42,15 +42,23 @@ def main(argv: list[str]) -> int:
 
     app = get_app([])
     window = sp.open_window(args.lang)
-    seen = Dialogs(app, window, args.shots, args.lang)
+    report = {"screen": sp.screen_size(window), **look_at_dialogs(app, window, args.lang, args.shots)}
+    window.recompute.shutdown()
+    print(json.dumps(report, ensure_ascii=False), flush=True)
+    return 0
+
+
+def look_at_dialogs(app, window, lang: str, shots=None) -> dict:
+    """Every dialog's entry, opened and answered in turn: {"available", "dialogs", "missing"}."""
+    from PySide6.QtWidgets import QMessageBox
+
+    seen = Dialogs(app, window, shots, lang)
     for trigger, dialogs in entries(window):
         seen.open(trigger, dialogs)
-    window.ask_save_changes = lambda: PySide6.QtWidgets.QMessageBox.StandardButton.Discard
-    window.recompute.shutdown()
+    window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
+    window.document.load(window.document.scenario, None)  # the edit made for File ▸ New is let go
     avail = window.screen().availableGeometry()
-    print(json.dumps({"screen": sp.screen_size(window), "available": list(avail.getRect()), "dialogs": seen.found,
-                      "missing": seen.missing}, ensure_ascii=False), flush=True)
-    return 0
+    return {"available": list(avail.getRect()), "dialogs": seen.found, "missing": seen.missing}
 
 
 def _weights_file() -> str:

@@ -1,6 +1,6 @@
 """Probe: the Model dock in a real maximized window, each bundled model after Next token.
 
-    python tests/screen/probe_model_view.py --lang zh [--models minilm,glassllm,smollm2] [--shots DIR]
+    python tests/screen/probe_model_view.py --lang zh [--models minilm,glassllm,smollm2] [--dialogs] [--shots DIR]
 
 Run under tests/screen/real_screen.RealScreen (Xvfb + openbox).  For each model it triggers its File menu entry,
 waits for the grid, clicks a grid cell as a person does (the first click must land on that cell), turns the
@@ -8,7 +8,8 @@ wheel over the grid, and for a decoder presses Next token; then it measures what
 prints one JSON object on its last line:
 
     {"screen": [w, h], "models": {name: {"cell": px, "rows": n, "cols": n, "label_px": px, "clicked": [...],
-     "landed": [...], "clipped": [...], "unreachable_bars": [...], "wheel": {...}, "dock": [x, y, w, h]}}}
+     "landed": [...], "clipped": [...], "unreachable_bars": [...], "wheel": {...}, "dock": [x, y, w, h]}},
+     "dialogs": ... (with --dialogs: probe_dialogs.look_at_dialogs' report, measured first in the same window)}
 
 `clipped` names each widget of the dock a person cannot read whole: shown smaller than it needs (a wrapped
 label cut, a heatmap squeezed under its minimum) or lying outside the dock's visible area with no scroll bar that
@@ -32,6 +33,7 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--lang", default="en")
     p.add_argument("--models", default=",".join(MODELS))
+    p.add_argument("--dialogs", action="store_true")
     p.add_argument("--shots", type=Path)
     args = p.parse_args(argv)
     import PySide6.QtWidgets  # noqa: F401  (before torch)
@@ -42,8 +44,12 @@ def main(argv: list[str]) -> int:
 
     app = get_app([])
     window = sp.open_window(args.lang)
-    window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
     report = {"screen": sp.screen_size(window), "lang": args.lang, "models": {}}
+    if args.dialogs:  # first, while the document is the start-up preset (File ▸ New asks about its edit)
+        from probe_dialogs import look_at_dialogs
+
+        report["dialogs"] = look_at_dialogs(app, window, args.lang, args.shots)
+    window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
     for name in args.models.split(","):
         report["models"][name] = look_at_model(app, window, name, args.shots)
     window.recompute.shutdown()

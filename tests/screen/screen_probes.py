@@ -93,10 +93,13 @@ def _at(widget: QWidget, point: QPoint) -> list[str]:
 
 
 def wheel_over(app, widget: QWidget, notches: int = 3) -> dict:
-    """Turn the wheel `notches` towards the bottom over the middle of `widget`; how far the scroll area around it
-    (if any) moved.  Scrolls back to where it was."""
+    """From the top of the scroll area around `widget` (if any), turn the wheel `notches` towards the bottom over
+    the visible middle of `widget`; how far the area moved.  Scrolls back to the top."""
     area = scroll_area_of(widget)
     bar = area.verticalScrollBar() if area is not None else None
+    if bar is not None:
+        bar.setValue(bar.minimum())
+        settle(app, 0.1)
     before = bar.value() if bar is not None else 0
     visible = widget.visibleRegion().boundingRect()
     xdotool(*_at(widget, visible.center()), "click", "--repeat", str(notches), "--delay", "30", "5")

@@ -164,7 +164,13 @@ class Dialogs:
 
         dialog._probed = True
         entry, answer = self._pending.pop(0)
-        sp.settle(self.app, 0.6)  # mapped and placed by openbox
+        handle = dialog.windowHandle
+        try:  # mapped and placed by openbox (a dialog measured before that reads 1 x 1)
+            sp.wait(self.app, lambda: handle() is not None and handle().isExposed() and dialog.width() > 20
+                    and (dialog.isFullScreen() or dialog.frameGeometry().height() > dialog.height()), 10)
+        except AssertionError:
+            pass  # measured as it is: reported outside the screen if it never showed
+        sp.settle(self.app, 0.4)
         avail, frame = dialog.screen().availableGeometry(), dialog.frameGeometry()
         inside = frame.adjusted(SLACK, SLACK, -SLACK, -SLACK).intersected(avail) == frame.adjusted(
             SLACK, SLACK, -SLACK, -SLACK)

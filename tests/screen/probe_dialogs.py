@@ -167,11 +167,16 @@ class Dialogs:
         handle = dialog.windowHandle
         try:  # mapped and placed by openbox (a dialog measured before that reads 1 x 1)
             sp.wait(self.app, lambda: handle() is not None and handle().isExposed() and dialog.width() > 20
-                    and (dialog.isFullScreen() or dialog.frameGeometry().height() > dialog.height()), 10)
+                    and (dialog.isFullScreen() or dialog.frameGeometry().height() > dialog.height()), WAIT_S)
         except AssertionError:
             pass  # measured as it is: reported outside the screen if it never showed
         sp.settle(self.app, 0.4)
         avail, frame = dialog.screen().availableGeometry(), dialog.frameGeometry()
+        framed = frame.width() > 20 and frame.height() > 20
+        if not framed:  # openbox has not framed it yet (a starved machine): where Qt put it, with a frame's room
+            from app.services.window_fit import FRAME_ALLOWANCE
+
+            frame = dialog.geometry().marginsAdded(FRAME_ALLOWANCE)
         inside = frame.adjusted(SLACK, SLACK, -SLACK, -SLACK).intersected(avail) == frame.adjusted(
             SLACK, SLACK, -SLACK, -SLACK)
         texts = [("title", dialog.windowTitle())] + [
@@ -180,7 +185,8 @@ class Dialogs:
             if self.lang == "zh" else []
         labels = [w.text() for w in dialog.findChildren(QWidget) if w.inherits("QLabel") and w.isVisible()]
         self.found.append({"entry": entry, "class": type(dialog).__name__, "title": dialog.windowTitle(),
-                           "frame": list(frame.getRect()), "inside": bool(inside), "english": english,
+                           "frame": list(frame.getRect()), "framed": framed, "inside": bool(inside),
+                           "english": english,
                            "labels": labels[:12]})
         if self.shots is not None:
             self.shots.mkdir(parents=True, exist_ok=True)

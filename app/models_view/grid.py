@@ -104,7 +104,8 @@ class ModelGrid(QWidget):
 
     # ---- geometry -------------------------------------------------------------------------------
     def cell_size(self) -> int:
-        if not self._layers or not self._heads:
+        """The side of a cell in px: the largest that fits, never below MIN_CELL (0 before the grid is laid out)."""
+        if not self._layers or not self._heads or not self.isVisible() or self.width() <= LABEL_W:
             return 0
         w = (self.width() - LABEL_W) // self._heads - GAP
         h = (self.height() - LABEL_H) // self._layers - GAP

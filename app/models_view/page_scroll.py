@@ -5,8 +5,9 @@ SmolLM2's 30 x 9 grid to 4-px cells and cut the KV cache's wrapped labels to one
 PageScroll the page keeps at least what its widgets need (wrapped labels their height for the width), takes
 any spare height, and shows a vertical bar, which the wheel turns anywhere over the page, where it is taller.
 
-Width: the dock asks for the page's width plus room for that bar, so a bar that appears never hides the
-page's right edge or adds a horizontal bar.
+Width: the dock asks for the page's own width (the Steps column pays for every pixel of it), and at the least
+for the page's least width plus room for that bar, so a bar that appears never hides the page's right edge or
+adds a horizontal bar.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ class PageScroll(QScrollArea):
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         page = self.widget().sizeHint()
-        return QSize(page.width() + self._bar(), page.height())
+        return QSize(max(page.width(), self.minimumSizeHint().width()), page.height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
         return QSize(self.widget().minimumSizeHint().width() + self._bar(), MIN_VIEW_HEIGHT)

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog
 
@@ -290,6 +290,8 @@ class ModelTools(QObject):
         beside the dock, and every 480-px pane was cut at its right edge (issue 17 item 5); where the
         room is not there the Steps column scrolls sideways (app.panes.steps_view)."""
         w = self.window
+        # the dock's page (a scroll area) asks for its width once its layout has run: let it, before measuring
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         view, split = w.view, w.splitter
         layout = view.container.layout()
         want = max(view.container.minimumSizeHint().width(), getattr(layout, "comfortable_width", lambda: 0)())

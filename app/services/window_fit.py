@@ -13,6 +13,7 @@ so that tests can ask them about any screen:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from PySide6.QtCore import QMargins, QRect, QSize
 from PySide6.QtWidgets import QWidget
@@ -45,12 +46,13 @@ def fits_a_screen(rect: QRect, screens: list[QRect]) -> bool:
     return rect.isValid() and any(area.contains(rect) for area in screens)
 
 
-def dialog_size(available: QRect, preferred: QSize, least: QSize = QSize(0, 0),
+def dialog_size(available: QRect, preferred: QSize, least: Optional[QSize] = None,
                 frame: QMargins = FRAME_ALLOWANCE) -> QSize:
     """A dialog's size: `preferred`, or less where the screen's available area (less the frame) is smaller, and
     never below `least` (its layout's minimum) where that still fits."""
     room = available.marginsRemoved(frame).size()
-    return preferred.boundedTo(room).expandedTo(least.boundedTo(room))
+    size = preferred.boundedTo(room)
+    return size if least is None else size.expandedTo(least.boundedTo(room))
 
 
 def fit_dialog(dialog: QWidget, preferred: QSize) -> None:

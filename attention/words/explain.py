@@ -247,10 +247,11 @@ ZH: dict[str, str] = {
     "explain.weighted.summary": "第 {h1} 头对查询 {l} 的输出的第 {d} 个元素：所有键的值按查询 {l} 的注意力权重加权求和"
                                 "。",
     "explain.weighted.formula": "输出[{b},{l},{h},{d}] = Σ_s A[{b},{h},{l},s] · v[{b},s,{h},{d}]",
-    "explain.concat.mix": "多头混合（Time-Series-Library 的怪癖）：(B, H, L, D) 的上下文不转置直接用 .view() 变成 (B, L, H·D)，所"
-                          "以第 {l} 行第 {c} 列是第 {h1} 头位置 {src} 的第 {d} 个元素。",
-    "explain.concat.mix_moved": "多头混合（Time-Series-Library 的怪癖）：(B, H, L, D) 的上下文不转置直接用 .view() 变成 (B, L, H·D"
-                                ")，所以第 {l} 行第 {c} 列是第 {h1} 头位置 {src} 的第 {d} 个元素（另一个位置！）。",
+    "explain.concat.mix": ("多头混合（Time-Series-Library 的怪癖）：(B, H, L, D) 的上下文不转置直接用 .view() "
+                           "变成 (B, L, H·D)，所以第 {l} 行第 {c} 列是第 {h1} 头位置 {src} 的第 {d} 个元素。"),
+    "explain.concat.mix_moved": ("多头混合（Time-Series-Library 的怪癖）：(B, H, L, D) 的上下文不转置直接用 .view() "
+                                 "变成 (B, L, H·D)，所以第 {l} 行第 {c} 列是第 {h1} 头位置 {src} 的第 {d} 个元素"
+                                 "（另一个位置！）。"),
     "explain.concat.summary": "第 {c} 列是第 {h1} 头对查询 {l} 输出的第 {d} 个元素"
                               "（下标 h·{D}+d = {h}·{D}+{d0} = {c0}，从 0 数；多头并排，不做计算）。",
     "explain.concat.term": "输出[{b},{l},{h},{d}] = {v}",

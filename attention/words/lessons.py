@@ -219,8 +219,8 @@ ZH: dict[str, str] = {
     ),
     # head_split
     "lesson.head_split.one_head": (
-        "只有一个头时什么也不切：这个头拥有投影后每一行的全部 {width} 列，.view() 只是多加了一个大小为 1 的头维度。把 H 设"
-        "为 2 或更大，就能看到 d_model 如何分给各个头。"
+        "只有一个头时什么也不切：这个头拥有投影后每一行的全部 {width} 列，.view() 只是多加了一个大小为 1 的头维度。"
+        "把 H 设为 2 或更大，就能看到 d_model 如何分给各个头。"
     ),
     "lesson.head_split.cut": (
         "{heads} 个头并没有各自新的权重：投影后的每一行被切成 {heads} 段，每段 {width} 列，第 h 头取第 (h−1)·{width}+1 "
@@ -297,8 +297,8 @@ ZH: dict[str, str] = {
     ),
     # concat
     "lesson.concat.view": (
-        "把各头的输出重新并排拼接：只是把 (B, L, {heads}, {dv}) 直接用 .view() 变成 (B, L, {heads}·{dv})，不做任何运算，于是每"
-        "一行包含了所有头为该查询找到的结果。"
+        "把各头的输出重新并排拼接：只是把 (B, L, {heads}, {dv}) 直接用 .view() 变成 (B, L, {heads}·{dv})，"
+        "不做任何运算，于是每一行包含了所有头为该查询找到的结果。"
     ),
     "lesson.concat.mix": (
         "按 Time-Series-Library 的 ProbSparse 布局，这次 .view() 之前没有转置，所以一行里混合了不同的位置和头。"

@@ -36,8 +36,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--shots", type=Path)
     args = p.parse_args(argv)
     import PySide6.QtWidgets  # noqa: F401  (before torch)
-
     import screen_probes as sp
+
     from app.startup.application import get_app
 
     app = get_app([])

@@ -37,10 +37,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--shots", type=Path)
     args = p.parse_args(argv)
     import PySide6.QtWidgets  # noqa: F401  (before torch)
+    import screen_probes as sp
     from PySide6.QtWidgets import QMessageBox
 
     from app.startup.application import get_app
-    import screen_probes as sp
 
     app = get_app([])
     window = sp.open_window(args.lang)

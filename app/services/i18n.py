@@ -20,6 +20,8 @@ LANGUAGES = ("en", "zh")
 
 _installed: list[QTranslator] = []
 _current = "en"
+#: the locale Qt had before the window first spoke Chinese (given back when it speaks English again)
+_system_locale: Optional[QLocale] = None
 
 
 def system_language() -> str:
@@ -42,6 +44,7 @@ def set_language(lang: str, app: Optional[QCoreApplication] = None) -> str:
         _current = lang
         return _current
     _current = lang  # before the translators change: LanguageChange handlers read it
+    _set_locale(lang)
     for t in _installed:
         app.removeTranslator(t)
     _installed.clear()
@@ -56,3 +59,14 @@ def set_language(lang: str, app: Optional[QCoreApplication] = None) -> str:
                 _installed.append(t)
     _current = lang
     return _current
+
+
+def _set_locale(lang: str) -> None:
+    """Qt's default locale follows the window: a file dialog opened in the Chinese window lists "JSON 文档" and
+    "文件夹" (the file kinds come from the locale, not from a translator).  Spin boxes show no group separators
+    (Qt's default), and every number the app writes goes through attention.numbers, so the digits stay as they
+    are."""
+    global _system_locale
+    if _system_locale is None:
+        _system_locale = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.Chinese, QLocale.Country.China) if lang == "zh" else _system_locale)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import window_words as ww
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QTreeView, QWidget
 
 import resources
 from app.services import i18n
@@ -85,12 +85,15 @@ def test_no_english_word_in_the_docks_the_explain_panel_and_the_models(window, q
 
 
 @pytest.mark.parametrize("mode", ["open", "save", "folder"])
-def test_qts_own_file_dialog_speaks_chinese(qapp, mode):
+def test_qts_own_file_dialog_speaks_chinese(qapp, qtbot, tmp_path, mode):
     """Qt's own file dialog (no desktop's: what Xvfb, a projector's Linux box and DontUseNativeDialog get):
-    "Look in:", "Files of type:" came in English, the file PySide6 ships lacking Qt 6's new mnemonics."""
+    "Look in:", "Files of type:" and the list's "Folder" came in English, the file PySide6 ships lacking Qt 6's
+    new mnemonics and file kinds; "JSON document" follows the locale, which follows the window."""
+    (tmp_path / "lessons").mkdir()
+    (tmp_path / "toy.json").write_text("{}", encoding="utf-8")
     i18n.set_language("zh")
     try:
-        d = QFileDialog(None, "场景", str(ROOT), "场景文件 (*.json)")
+        d = QFileDialog(None, "场景", str(tmp_path), "场景文件 (*.json)")
         d.setOption(QFileDialog.Option.DontUseNativeDialog)
         if mode == "save":
             d.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
@@ -98,8 +101,13 @@ def test_qts_own_file_dialog_speaks_chinese(qapp, mode):
             d.setFileMode(QFileDialog.FileMode.Directory)
         d.show()
         qapp.processEvents()
+        view = d.findChild(QTreeView, "treeView")
+        model, root = view.model(), view.rootIndex()
+        qtbot.waitUntil(lambda: model.rowCount(view.rootIndex()) >= (1 if mode == "folder" else 2))
+        root = view.rootIndex()
+        kinds = [model.index(r, 2, root).data() for r in range(model.rowCount(root))]  # the Type column
         texts = [(where, t) for w in [d, *d.findChildren(QWidget)] if w.isVisible() or w is d
-                 for where, t in ww.widget_texts(w)]
+                 for where, t in ww.widget_texts(w)] + [("file kind", k) for k in kinds]
         found = [(where, t, ww.english(t)) for where, t in texts if ww.english(t)]
         labels = [w.text() for w in d.findChildren(QWidget) if w.inherits("QLabel") and w.isVisible()]
         d.close()
@@ -107,6 +115,7 @@ def test_qts_own_file_dialog_speaks_chinese(qapp, mode):
         i18n.set_language("en")
     assert found == []
     assert any(t.startswith("查找范围") for t in labels) and any(t.startswith("文件类型") for t in labels), labels
+    assert "文件夹" in kinds and (mode == "folder" or "JSON 文档" in kinds), kinds
 
 
 @pytest.mark.slow  # runs pyside6-lrelease

@@ -10,6 +10,11 @@ query and key tokens and the weight, read again whenever the numbers change unde
 pointer (a sentence edit); click: `cellClicked`; right-click: `cellMenu` (app.models_view.head_tools builds
 the menu).  An altered head (knocked out or patched) is marked in its cell's corner (`set_marks`); the
 head-importance map paints each cell one colour of its value instead of its weights (`set_overlay`).
+
+The grid never draws a cell below MIN_CELL px: its minimum size is the whole grid at that size, so in the
+Model dock's page (a scroll area) a deep model (SmolLM2's 30 x 9 at 720 px) scrolls with the wheel instead of
+shrinking to unclickable 4-px cells.  Labels are drawn only where they fit: "H12" becomes "12", and where even
+that does not fit only every few heads are named.
 """
 from __future__ import annotations
 
@@ -32,6 +37,10 @@ GAP = 3
 #: for one 480-px pane; 30-px cells leave Steps ~540)
 HINT_CELL = 30
 MARK_W = 12  # room for a layer's mark (● global / ○ local, Gemma 3) left of "L6"
+#: the smallest cell drawn: a cell a person can aim a click at, with a label row per layer beside it
+MIN_CELL = 12
+#: the least a grid asks for, whatever its shape (the rollout's one heatmap)
+MIN_W, MIN_H = 200, 120
 
 
 def _lut_index(grid: np.ndarray) -> np.ndarray:
@@ -66,7 +75,6 @@ class ModelGrid(QWidget):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.setMouseTracking(True)
-        self.setMinimumSize(200, 120)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._images: list[list[QImage]] = []
         self._buffers: Optional[np.ndarray] = None  # keeps the QImages' memory alive
@@ -87,10 +95,13 @@ class ModelGrid(QWidget):
         """grid (n_layers, H, rows, cols) in [0, 1]: recolour every cell, repaint, and say what is under
         the pointer now (the hover line must never keep the numbers of the sentence before)."""
         NL, H, n, m = grid.shape
+        reshaped = (NL, H) != (self._layers, self._heads)
         self._layers, self._heads, self._n, self._cols = NL, H, n, m
         self._buffers = np.ascontiguousarray(_argb()[_lut_index(grid)])  # (NL, H, n, m) uint32
         self._images = [[QImage(self._buffers[layer, h].data, m, n, 4 * m, QImage.Format.Format_RGB32)
                          for h in range(H)] for layer in range(NL)]
+        if reshaped:
+            self.updateGeometry()  # another model: another least size
         self.update()
         if self._pointer is not None:
             self._hover_at(self._pointer, None)
@@ -128,11 +139,12 @@ class ModelGrid(QWidget):
 
     # ---- geometry -------------------------------------------------------------------------------
     def cell_size(self) -> int:
-        if not self._layers or not self._heads:
+        """The side of a cell in px: the largest that fits, never below MIN_CELL (0 before the grid is laid out)."""
+        if not self._layers or not self._heads or not self.isVisible() or self.width() <= LABEL_W:
             return 0
         w = (self.width() - self.label_w()) // self._heads - GAP
         h = (self.height() - LABEL_H) // self._layers - GAP
-        return max(4, min(w, h))
+        return max(MIN_CELL, min(w, h))
 
     def cell_rect(self, layer: int, head: int) -> QRect:
         c = self.cell_size()
@@ -153,7 +165,26 @@ class ModelGrid(QWidget):
         return int(layer), int(head), int(dy * self._n // c), int(dx * self._cols // c)
 
     def sizeHint(self) -> QSize:
-        return QSize(LABEL_W + 12 * (HINT_CELL + GAP), LABEL_H + 6 * (HINT_CELL + GAP))
+        return QSize(LABEL_W + 12 * (HINT_CELL + GAP), LABEL_H + 6 * (HINT_CELL + GAP)).expandedTo(
+            self.minimumSizeHint())
+
+    def minimumSizeHint(self) -> QSize:
+        """The whole grid at MIN_CELL px a cell (a scroll area around it shows a bar where it is larger)."""
+        return QSize(max(MIN_W, self.label_w() + self._heads * (MIN_CELL + GAP)),
+                     max(MIN_H, LABEL_H + self._layers * (MIN_CELL + GAP)))
+
+    def _label_every(self, texts: list[str], room: int) -> tuple[list[str], int]:
+        """The labels to draw in `room` px each: "H12" -> "12" where the long one does not fit, and then only
+        every k-th (k = 1, 2, 5, 10, ...) where even the short ones would touch."""
+        fm = self.fontMetrics()
+        if max((fm.horizontalAdvance(t) for t in texts), default=0) + 2 <= room:
+            return texts, 1
+        short = [t.lstrip("HL") for t in texts]
+        widest = max((fm.horizontalAdvance(t) for t in short), default=0) + 2
+        for every in (1, 2, 5, 10, 20, 50):
+            if widest <= room * every:
+                return short, every
+        return short, 100
 
     # ---- painting and the mouse ------------------------------------------------------------------
     @guarded
@@ -161,18 +192,10 @@ class ModelGrid(QWidget):
         p = QPainter(self)
         try:
             p.fillRect(self.rect(), QColor("#fafafa"))
-            c = self.cell_size()
             p.setPen(QColor("#555"))
-            for h in range(self._heads if self.show_labels else 0):
-                r = self.cell_rect(0, h)
-                p.drawText(QRect(r.x(), 0, c, LABEL_H), Qt.AlignmentFlag.AlignCenter, f"H{numbers.position(h)}")
+            if self.show_labels:
+                self._paint_labels(p)
             for layer in range(self._layers):
-                r = self.cell_rect(layer, 0)
-                if self.show_labels:
-                    p.drawText(QRect(r.x() - LABEL_W, r.y(), LABEL_W - 2, c), Qt.AlignmentFlag.AlignCenter,
-                               f"L{numbers.position(layer)}")
-                    if layer < len(self.layer_kinds):
-                        self._paint_layer_kind(p, QRect(0, r.y(), MARK_W, c), self.layer_kinds[layer])
                 for h in range(self._heads):
                     if self._overlay is None:
                         p.drawImage(self.cell_rect(layer, h), self._images[layer][h])
@@ -181,6 +204,25 @@ class ModelGrid(QWidget):
             self._paint_focus(p)
         finally:
             p.end()
+
+    def _paint_labels(self, p: QPainter) -> None:
+        """"H1" over each head's column and "L1" beside each layer's row, as many as fit (counted from 1), with
+        each layer's ● global / ○ local mark left of its label where the model has them (Gemma 3)."""
+        c, fh = self.cell_size(), self.fontMetrics().height()
+        centre, free = Qt.AlignmentFlag.AlignCenter, Qt.TextFlag.TextDontClip
+        heads, every = self._label_every([f"H{numbers.position(h)}" for h in range(self._heads)], c + GAP)
+        for h in range(0, self._heads, every):
+            r = self.cell_rect(0, h)
+            p.drawText(QRect(r.x() - GAP, 0, c + 2 * GAP, LABEL_H), int(centre) | int(free), heads[h])
+        rows = [f"L{numbers.position(k)}" for k in range(self._layers)]
+        every = next((k for k in (1, 2, 5, 10, 20, 50) if fh <= (c + GAP) * k), 100)
+        for layer in range(0, self._layers, every):
+            r = self.cell_rect(layer, 0)
+            p.drawText(QRect(r.x() - LABEL_W, r.center().y() - fh // 2, LABEL_W - 2, fh), int(centre) | int(free),
+                       rows[layer])
+        for layer, is_global in enumerate(self.layer_kinds[:self._layers]):  # every mark: local and global differ
+            r = self.cell_rect(layer, 0)
+            self._paint_layer_kind(p, QRect(0, r.y(), MARK_W, c), is_global)
 
     def _paint_layer_kind(self, p: QPainter, box: QRect, is_global: bool) -> None:
         """● for a global layer, ○ for a local one (drawn, not a glyph: every font has it then)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.models_view.cache_view import CachePanel
 from app.models_view.grid import ModelGrid
+from app.models_view.page_scroll import PageScroll
 from app.viewmodel.model_session import FILTERS, ModelSession, sentence_lines
 from attention import words
 from attention.datamodel import numbers
@@ -98,7 +99,7 @@ class ModelPanel(QWidget):
             self.filter_box.addItem("", f)
         for box in (self.two_box, self.filter_box):  # long words must not widen the dock (issue 12, defect 8)
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(8)
+            box.setMinimumContentsLength(6)
         self.next_label = QLabel()  # a decoder's next-token distribution (top 10)
         self.next_label.setWordWrap(True)
         self.next_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -147,7 +148,10 @@ class ModelPanel(QWidget):
         self.show_session(None)
 
     def _layout(self) -> None:
-        v = QVBoxLayout(self)
+        """Everything but the hover line on a page that scrolls where the dock is shorter (app.models_view.
+        page_scroll); the hover line stays at the dock's foot, beside the grid it speaks of."""
+        page = QWidget()
+        v = QVBoxLayout(page)
         v.setContentsMargins(4, 4, 4, 4)
         v.addWidget(self.title)
         v.addWidget(self.detached)
@@ -170,7 +174,34 @@ class ModelPanel(QWidget):
         v.addWidget(self.rollout, 1)
         v.addWidget(self.rollout_explain)
         v.addWidget(self.cache, 1)
-        v.addWidget(self.hover)
+        self.page = PageScroll(page)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        outer.addWidget(self.page, 1)
+        outer.addWidget(self.hover)
+        self.hover.setContentsMargins(4, 2, 4, 4)
+
+    def compact(self, on: bool) -> None:
+        """A grid of many layers takes the page's spare height before the KV cache panes do (which keep what they
+        need: the page scrolls where both do not fit)."""
+        self.cache.compact(on)
+        self.page.widget().layout().setStretchFactor(self.cache, 0 if on else 1)
+
+    def reveal_cache(self) -> None:
+        """After Next token: the page scrolls (if it must) so that the KV cache panes and the check are in view, once
+        they are laid out with the new token's rows."""
+        QTimer.singleShot(0, self._reveal_cache)
+
+    def _reveal_cache(self) -> None:
+        if not self.cache.isVisible():
+            return
+        self.page.widget().layout().activate()
+        top = self.cache.mapTo(self.page.widget(), QPoint(0, 0)).y()
+        bottom, view = top + self.cache.height(), self.page.viewport().height()
+        bar = self.page.verticalScrollBar()
+        lo, hi = bottom - view, top  # the values that show all of it
+        bar.setValue(min(max(bar.value(), lo), hi) if lo <= hi else top)
 
     # ---- what it shows ------------------------------------------------------------------------
     def show_session(self, session: Optional[ModelSession]) -> None:

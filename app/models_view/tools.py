@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog
 
@@ -261,7 +261,7 @@ class ModelTools(QObject):
         """`session` becomes the open model and its `scenario` the document (unsaved changes already asked)."""
         self.generation += 1  # a sentence run for the previous model is moot now
         self.session = session
-        self.panel.cache.compact(session.n_layers > ROOMY_LAYERS)
+        self.panel.compact(session.n_layers > ROOMY_LAYERS)
         self.panel.show_session(session)
         self._shown = scenario
         self.window.load_scenario(scenario, {lang: self._titled(session.label, lang) for lang in i18n.LANGUAGES})
@@ -297,6 +297,8 @@ class ModelTools(QObject):
         beside the dock, and every 480-px pane was cut at its right edge (issue 17 item 5); where the
         room is not there the Steps column scrolls sideways (app.panes.steps_view)."""
         w = self.window
+        # the dock's page (a scroll area) asks for its width once its layout has run: let it, before measuring
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         view, split = w.view, w.splitter
         layout = view.container.layout()
         want = max(view.container.minimumSizeHint().width(), getattr(layout, "comfortable_width", lambda: 0)())
@@ -399,6 +401,7 @@ class ModelTools(QObject):
             return
         s.accept(run)
         self.panel.show_session(s)
+        self.panel.reveal_cache()
         if self.attached:
             self._push(s.scenario(), self.tr("Next token"), before)
 
@@ -428,6 +431,7 @@ class ModelTools(QObject):
             s.accept_next(g)
             s.accept(run)
             self.panel.show_session(s)
+            self.panel.reveal_cache()
             g.checking = True  # the cache panes say so until the check arrives
             self._pending_check = (s, g)
             if self.attached:  # the check waits for the open layer's panes: on two cores it would slow them

@@ -37,6 +37,7 @@ from app.panes.selectable_label import SelectableLabel
 from app.viewmodel import cell_format, pane_text
 from app.viewmodel.nowrap import keep_together
 from app.viewmodel.pane_data import PaneData, same_numbers
+from attention.datamodel import numbers
 
 if TYPE_CHECKING:
     from app.panes.prepared import PanePicture
@@ -94,9 +95,9 @@ def view_height(rows: int) -> int:
 
 
 def bar_ticks(kind: str, lv: tuple[float, float]):
-    """Colour bar ticks: False/True for booleans, whole numbers for small counts, else automatic."""
+    """Colour bar ticks: ✗ / ✓ for booleans (the cells' marks), whole numbers for small counts, else automatic."""
     if kind == "bool":
-        return [[(0.0, "F"), (1.0, "T")], []]
+        return [[(0.0, numbers.flag(False, short=True)), (1.0, numbers.flag(True, short=True))], []]
     if kind in ("count", "index") and lv[1] <= 10:
         return [[(float(i), str(i)) for i in range(int(lv[1]) + 1)], []]
     return None
@@ -570,6 +571,9 @@ class StepPane(QFrame):
             fill = cell_format.compact(d.fill_value) if d.fill_value is not None else "?"
             notes.append(pane_text.ui("legend_masked" if d.step.id == "masked_scores" else "legend_masked_weight",
                                       lang, fill=fill))
+        if d.kind == "bool":
+            notes.append(pane_text.ui("legend_bool", lang, yes=numbers.flag(True, short=True),
+                                      no=numbers.flag(False, short=True)))
         if any(self.heatmaps[m].overlay.has_not_computed() for m in heads):
             notes.append(pane_text.ui("legend_not_computed", lang))
         rows, cols = d.layout.rows.size, d.layout.cols.size

@@ -170,12 +170,15 @@ def grouped(value: float) -> str:
     if v != v or math.isinf(v) or not v.is_integer():
         return rounded(v)
     return f"{int(v):,}"
+#: a yes/no heatmap cell: the same marks in every language, read with the pane's legend (pane.legend_bool)
+YES, NO = "✓", "✗"
 
 
 def flag(value, short: bool = False) -> str:
-    """A yes/no cell: ``True`` / ``False``, or ``T`` / ``F`` where room is short (a heatmap cell)."""
+    """A yes/no value: ``True`` / ``False`` (a formula's, a file's), or ✓ / ✗ where room is short (a heatmap
+    cell, a colour bar: the pane's legend says what they mean, in words of either language)."""
     if short:
-        return "T" if value else "F"
+        return YES if value else NO
     return "True" if value else "False"
 
 

@@ -68,9 +68,10 @@ def count_numbers(trace: Trace, steps: Optional[Sequence[str]] = None) -> int:
 
 def estimate_json_bytes(trace: Trace, steps: Optional[Sequence[str]] = None, indent: Optional[int] = None) -> int:
     """About how long the JSON text would be: each tensor's numbers times the characters its
-    sampled numbers take (with separators), plus the few KiB of titles and options; with `indent`,
-    each number's own line too (a newline and its depth's indentation: `_line_chars`)."""
-    total = 4096
+    sampled numbers take (with separators), plus the steps' titles and formulas in both languages as JSON
+    writes them (a Chinese character takes six) and a couple of KiB of options; with `indent`, each
+    number's own line too (a newline and its depth's indentation: `_line_chars`)."""
+    total = 2048 + len(json.dumps([[trace[s].title, trace[s].formula] for s in trace.ids]))
     for a in _arrays(trace, steps):
         if a.size == 0:
             continue

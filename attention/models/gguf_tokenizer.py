@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from attention.models.checkpoint import CheckpointError
+from attention.models.token_text import visible
 
 CONTROL = 3  # llama.cpp's token type of a control token
 PRE_SPLITS = ("default", "gpt-2", "smollm")
@@ -55,7 +56,7 @@ class GGUFTokenizer:
         out = []
         for i in ids:
             text = self.backend.decode([int(i)], skip_special_tokens=False)
-            out.append(text.replace(" ", "▁").replace("\n", "↵") or self.backend.id_to_token(int(i)) or "?")
+            out.append(visible(text) if text else visible(self.backend.id_to_token(int(i)) or "?"))
         return out
 
     def decode(self, ids: list[int]) -> str:

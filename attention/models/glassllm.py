@@ -29,6 +29,7 @@ from attention.compute import threads
 from attention.kinds import rope
 from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm, swiglu  # noqa: F401
 from attention.models.errors import ModelError
+from attention.models.token_text import visible
 
 PACKAGE = "glassllm"
 PIP_NAME = "glassllm==0.1.0"
@@ -93,8 +94,9 @@ class GlassDecoder:
         return list(self.tokenizer.encode(text))
 
     def token_labels(self, ids: list[int]) -> list[str]:
-        """What each token reads as, spaces shown as the tokenizer marks them (▁)."""
-        return list(self.tokenizer.tokens(ids))
+        """What each token reads as, spaces shown as the tokenizer marks them (▁), a newline as ↵ and any other
+        invisible character visibly (attention.models.token_text)."""
+        return [visible(t) for t in self.tokenizer.tokens(ids)]
 
     # ---- one layer's weights -------------------------------------------------------------------
     def attention_weights(self, k: int) -> dict[str, np.ndarray]:

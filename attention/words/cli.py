@@ -159,7 +159,7 @@ HELP_EN = {
         "Write a scenario that runs one attention layer of a weights file with its real weights. A file holding "
         "one attention layer needs no --layer. The inputs are seeded random numbers of the layer's width unless "
         "--inputs gives a scenario whose queries/keys/values to use."),
-    "cli.opt.import.layer": "the layer, as `layers` lists it (or its position there)",
+    "cli.opt.import.layer": "the layer, as `layers` lists it (or its place in that list, counted from 1)",
     "cli.opt.import.heads": "head count (default: from config.json or the checkpoint)",
     "cli.opt.import.inputs": "take queries, keys, values (and tokens) from this scenario",
     "cli.opt.import.tokens": "generated inputs: N tokens (default 6)",
@@ -173,18 +173,18 @@ HELP_EN = {
         "weighted_sum)."),
     "cli.opt.tiles.block_q": "query rows per tile (default: L/2)",
     "cli.opt.tiles.block_k": "keys per tile (default: S/3)",
-    "cli.opt.tiles.batch": "only batch item B (from 0)",
-    "cli.opt.tiles.head": "only head H (from 0)",
-    "cli.opt.tiles.json": "print one JSON object (positions from 0)",
+    "cli.opt.tiles.batch": "only batch item B (counted from 1: --batch 1 is the first)",
+    "cli.opt.tiles.head": "only head H (counted from 1: --head 1 is head 1, as the text prints it)",
+    "cli.opt.tiles.json": "print one JSON object (there, as in trace files, positions count from 0)",
     "cli.opt.tiles.dtype": "override the scenario's dtype",
     "cli.opt.tiles.lang": "language of the text (default: the terminal's)",
     "cli.opt.tiles.blank": (
         "write a by-hand worksheet (blank running m, l, O per tile) and its answer key into --out DIR "
-        "(one batch item and head: --batch, --head, default 0)"),
+        "(one batch item and head: --batch, --head, default 1)"),
     "cli.opt.tiles.out": "with --blank: the folder to write the two pages into",
     "cli.opt.tiles.explain": (
-        "explain one running value instead: TILE WHAT ROW [COL], from 0 (TILE its place in the walk, WHAT m, l "
-        "or O, ROW the query, COL the column of O), of --batch/--head (default 0)"),
+        "explain one running value instead: TILE WHAT ROW [COL], counted from 1 as the text prints them (TILE "
+        "its place in the walk, WHAT m, l or O, ROW the query, COL the column of O), of --batch/--head (default 1)"),
     "cli.cmd.run": "run a real model on a text; write one scenario per layer",
     "cli.cmd.run.about": (
         "Run MODEL (minilm, glassllm, smollm2, a model folder or a .gguf file) on TEXT and write "
@@ -239,7 +239,7 @@ HELP_ZH = {
     "cli.cmd.import.about": (
         "写出一个场景，用权重文件中某个注意力层的真实权重运行它。只含一个注意力层的文件不需要 --layer。"
         "输入是按该层宽度、用种子生成的随机数，除非 --inputs 给出一个场景，取用它的查询/键/值。"),
-    "cli.opt.import.layer": "要用的层，写法同 `layers` 的列表（或它在列表中的位置）",
+    "cli.opt.import.layer": "要用的层，写法同 `layers` 的列表（或它在列表中的位置，从 1 数起）",
     "cli.opt.import.heads": "头数（默认：取自 config.json 或检查点）",
     "cli.opt.import.inputs": "从这个场景取查询、键、值（以及词元）",
     "cli.opt.import.tokens": "生成的输入：N 个词元（默认 6）",
@@ -252,17 +252,17 @@ HELP_ZH = {
         "再给出输出 O / l 及其与精确 softmax（轨迹中的 weighted_sum）的最大差。"),
     "cli.opt.tiles.block_q": "每块的查询行数（默认：L/2）",
     "cli.opt.tiles.block_k": "每块的键数（默认：S/3）",
-    "cli.opt.tiles.batch": "只看批次第 B 项（从 0 开始）",
-    "cli.opt.tiles.head": "只看第 H 个头（从 0 开始）",
-    "cli.opt.tiles.json": "输出一个 JSON 对象（位置从 0 开始）",
+    "cli.opt.tiles.batch": "只看批次第 B 项（从 1 数起：--batch 1 是第一项）",
+    "cli.opt.tiles.head": "只看第 H 个头（从 1 数起：--head 1 就是第 1 头，与输出的文字一致）",
+    "cli.opt.tiles.json": "输出一个 JSON 对象（其中与轨迹文件一样，位置从 0 数起）",
     "cli.opt.tiles.dtype": "覆盖场景的数据类型",
     "cli.opt.tiles.lang": "文字的语言（默认：终端的语言）",
     "cli.opt.tiles.blank": (
-        "把一份手算练习（每块空出累计 m、l、O）及其答案写进 --out DIR（一个批次项和一个头：--batch、--head，默认 0）"),
+        "把一份手算练习（每块空出累计 m、l、O）及其答案写进 --out DIR（一个批次项和一个头：--batch、--head，默认 1）"),
     "cli.opt.tiles.out": "配合 --blank：写入这两页的文件夹",
     "cli.opt.tiles.explain": (
-        "改为解释一个累计值：TILE WHAT ROW [COL]，从 0 开始（TILE 是该块在遍历中的位置，WHAT 为 m、l 或 O，"
-        "ROW 是查询，COL 是 O 的列），针对 --batch/--head（默认 0）"),
+        "改为解释一个累计值：TILE WHAT ROW [COL]，与输出的文字一样从 1 数起（TILE 是该块在遍历中的位置，"
+        "WHAT 为 m、l 或 O，ROW 是查询，COL 是 O 的列），针对 --batch/--head（默认 1）"),
     "cli.cmd.run": "在一段文字上运行真实模型；每层写一个场景",
     "cli.cmd.run.about": (
         "在 TEXT 上运行 MODEL（minilm、glassllm、smollm2、模型文件夹或 .gguf 文件），写出 "

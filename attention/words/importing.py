@@ -99,6 +99,8 @@ EN = {
     "models.error.choose_layer": ("{path} holds {count} attention layers: name one with --layer "
                                   "(`main.py layers {path}` lists them)"),
     "models.error.no_such_layer": "--layer {name}: not in {path}; its layers: {names}",
+    "models.error.layer_position": ("--layer {got}: a layer's place in the list is counted from 1; {path} lists "
+                                    "{count} attention layers (1 … {count}), or name the layer"),
     "models.error.unsupported": "{name}: cannot be reproduced exactly, so it is not imported: {reason}",
     "models.error.heads_needed": "--heads: {name} does not say how many heads it has; choose one of {choices}",
     "models.error.heads_bad": "--heads {heads}: does not divide the widths of {name}; choose one of {choices}",
@@ -232,7 +234,7 @@ ZH = {
     "models.error.overlapping": ("{path}：{key} 声称有 {count} 个数（形状 {shape}"
                                  "），但文件里只为它存了 {stored}（重复数字的视图）；什么也没有读取"),
     "models.error.nested_deep": ("{path}：在 {limit} 层嵌套以内没有张量（找到：嵌"
-                                 "套更深的 {found}）；应为模型的 state dict"),
+                                 "套更深的 {found}）；应为模型的 state_dict"),
     "models.error.seed": "--seed：应为 0 到 2^64 - 1 之间的整数，实际是 {got}",
     "models.error.tokens_many": ("--tokens {got}：这一层在这么多词元上的计算需要 {size}，超过本机现在可用的 "
                                  "{free} 内存；最多可用 {most} 个词元"),
@@ -250,16 +252,18 @@ ZH = {
                                  "（没有运行任何东西）"),
     "models.error.plain_pickle": ("{path}：这是 Python pickle，不是 torch.save 保存的文件；没有反序列化它"
                                   "（请用 torch.save 保存模型的 state_dict）"),
-    "models.error.pickle_bad": "{path}：不是普通的 state dict（{detail}）；没有运行任何东西",
-    "models.error.torch_bad": "{path}：PyTorch 文件已损坏（{detail}）；应为 torch.save 保存的 state dict",
+    "models.error.pickle_bad": "{path}：不是普通的 state_dict（{detail}）；没有运行任何东西",
+    "models.error.torch_bad": "{path}：PyTorch 文件已损坏（{detail}）；应为 torch.save 保存的 state_dict",
     "models.error.not_float": "{path}：{key} 存的是 {dtype} 数；应为浮点权重",
-    "models.error.no_tensors": "{path}：里面没有张量（找到：{found}）；应为模型的 state dict",
+    "models.error.no_tensors": "{path}：里面没有张量（找到：{found}）；应为模型的 state_dict",
     "models.error.no_layers": ("{path}：{count} 个张量中没有注意力层（前几个：{first}）；应有 Time-Series-Library "
                                "*_projection、nn.MultiheadAttention in_proj_weight/out_proj、BERT "
                                "attention.self.query/key/value 或 GPT-2 c_attn/c_proj 键"),
     "models.error.choose_layer": ("{path} 含 {count} 个注意力层：用 --layer 指定一个"
                                   "（`main.py layers {path}` 会列出它们）"),
     "models.error.no_such_layer": "--layer {name}：{path} 中没有；其中的层：{names}",
+    "models.error.layer_position": ("--layer {got}：层在列表中的位置从 1 数起；{path} 列出 {count} 个注意力层"
+                                    "（1 … {count}），也可以直接写层名"),
     "models.error.unsupported": "{name}：无法精确重现，因此不导入：{reason}",
     "models.error.heads_needed": "--heads：{name} 没有说明头数；请从 {choices} 中选一个",
     "models.error.heads_bad": "--heads {heads}：不能整除 {name} 的宽度；请从 {choices} 中选一个",
@@ -277,7 +281,7 @@ ZH = {
     "models.list.cross": "交叉注意力",
     "models.list.unsupported": "不能导入：{reason}",
     "models.kind.safetensors": "safetensors，按需读取",
-    "models.kind.torch": "PyTorch 的 state dict（状态字典）",
+    "models.kind.torch": "PyTorch 的 state_dict（状态字典）",
     "models.kind.folder": "Hugging Face 文件夹",
     "models.kind.gguf": "GGUF 文件（llama.cpp），{storage} 权重",
     "models.kind.gguf_quantized": "GGUF 文件（llama.cpp），{storage} 权重，由 {bits} 位量化反量化而来",

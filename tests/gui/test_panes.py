@@ -452,7 +452,7 @@ def test_wheel_over_a_heatmap_is_left_to_the_list(view, qtbot):
 def test_boolean_colour_bar_reads_false_and_true(view):
     show(view, toy(causal=True))
     ticks = view.pane("extra.mask").bar.axis._tickLevels
-    assert ticks[0] == [(0.0, "F"), (1.0, "T")]
+    assert ticks[0] == [(0.0, "✗"), (1.0, "✓")]
 
 
 def test_moving_the_mouse_over_a_cell_shows_its_value(view, qtbot):

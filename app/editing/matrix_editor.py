@@ -121,6 +121,27 @@ class MatrixTable(QTableView):
             | QAbstractItemView.EditTrigger.AnyKeyPressed
         )
 
+    def setModel(self, model) -> None:  # noqa: N802 (Qt override)
+        old = self.model()
+        if isinstance(old, MatrixModel):
+            old.rows_relabelled.disconnect(self._on_rows_relabelled)
+        super().setModel(model)
+        if isinstance(model, MatrixModel):
+            model.rows_relabelled.connect(self._on_rows_relabelled)
+
+    def _on_rows_relabelled(self) -> None:
+        """New row labels, as many as before (a sentence edit's tokens): repaint the row header, and lay
+        the table out again only if the header's width changes.  Qt's answer to headerDataChanged is a
+        delayed relayout of the whole table, which re-raises its scroll bars and so repaints the whole
+        editor (frame, both scroll bars, every cell) in a second paint pass after the cells' own; three
+        editors (Q, K, V) did so on every sentence edit."""
+        header = self.verticalHeader()
+        if header.isVisible():
+            width = min(max(header.minimumWidth(), header.sizeHint().width()), header.maximumWidth())
+            if width != header.width():
+                self.updateGeometries()
+        header.viewport().update()
+
     def keyPressEvent(self, event) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
             self.copy_requested.emit()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QLocale, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import SIGNAL, QAbstractTableModel, QLocale, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from app.pipeline.document import Document
 from app.viewmodel.clipboard import format_number, parse_number
@@ -47,6 +47,10 @@ def changed_box(old: Optional[np.ndarray],
 
 class MatrixModel(QAbstractTableModel):
     rejected = Signal(str)  # why a typed value was refused (shown next to the editor)
+    #: the rows were renamed, their count kept (a sentence edit's tokens): a view that can repaint its
+    #: header alone connects here (MatrixTable); headerDataChanged, which makes a QTableView lay out
+    #: again, goes out only when none did
+    rows_relabelled = Signal()
 
     def __init__(self, doc: Document, ref: Optional[MatrixRef] = None, parent: Optional[QObject] = None):
         super().__init__(parent)
@@ -127,7 +131,10 @@ class MatrixModel(QAbstractTableModel):
         if tokens != self._tokens:
             self._tokens = tokens
             self._labels_changed(Qt.Orientation.Vertical)
-            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(self.rowCount() - 1, 0))
+            if self.receivers(SIGNAL("rows_relabelled()")) == 0:
+                self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, max(self.rowCount() - 1, 0))
+            else:
+                self.rows_relabelled.emit()
         box = changed_box(old_view, view)
         if box is not None:
             (r0, c0), (r1, c1) = box

@@ -13,7 +13,7 @@ import collections
 import dataclasses
 
 import numpy as np
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication, QHeaderView
 
 from app.editing.matrix_editor import MatrixEditor
@@ -115,3 +115,45 @@ def test_new_tokens_as_wide_as_before_are_not_measured_again(qtbot):
     assert model.calls[Qt.Orientation.Vertical] < 2 * rows, model.calls  # measuring read >= 4 a row
     header = editor.table.verticalHeader()
     assert header.sizeHint() == QHeaderView.sizeHint(header)  # the hint kept is the one Qt measures now
+
+
+def test_a_longer_token_widens_the_row_header_on_screen(qtbot):
+    """The header is laid out again, not only re-measured: its width on screen fits the new label
+    and the cells start right of it."""
+    doc = _doc(("a", "b", "c", "d"))
+    editor, _model = _editor(qtbot, doc)
+    header = editor.table.verticalHeader()
+    before = header.width()
+    _edit(doc, ("a", "abcdefghijklmnop", "c", "d"))
+    assert header.width() > before
+    assert header.width() == header.sizeHint().width()
+    assert editor.table.viewport().geometry().left() >= header.geometry().right()
+    assert header.model().headerData(1, Qt.Orientation.Vertical).startswith("2 abcdefghij")
+
+
+class _Paints(QObject):
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, watched, event):  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return False
+
+
+def test_tokens_of_the_same_width_repaint_the_labels_not_the_whole_editor(qtbot):
+    """A sentence edit of the same widths repaints the row labels and the cells; the scroll bars (and
+    the editor around the table) stay as they are: Qt's own answer to new header labels laid the whole
+    table out again and repainted all of it in a second pass, three editors on every sentence edit."""
+    doc = _doc(tuple("ab" for _ in range(20)))
+    editor, _model = _editor(qtbot, doc)
+    table = editor.table
+    assert table.horizontalScrollBar().isVisible()
+    bars, labels = _Paints(), _Paints()
+    table.horizontalScrollBar().installEventFilter(bars)
+    table.verticalHeader().viewport().installEventFilter(labels)
+    _edit(doc, tuple("ba" for _ in range(20)))
+    assert labels.count >= 1  # the new tokens are painted
+    assert bars.count == 0
+    assert table.model().headerData(0, Qt.Orientation.Vertical) == "1 ba"

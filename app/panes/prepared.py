@@ -85,12 +85,13 @@ class LazyPreparedTrace:
         self._mask = batch_slice(trace, "extra.mask", batch) if "extra.mask" in trace else None
         self._previous = dict(previous) if previous is not None else {}  # a copy: the view's dict changes
         self._made: dict[str, PanePicture] = {}
+        self._by_block: dict[tuple, PanePicture] = {}  # the numbers' memory -> the picture made of them
 
     def picture(self, step_id: str) -> PanePicture:
         pic = self._made.get(step_id)
         if pic is None:
             pic = self._made[step_id] = prepare_pane(self.trace, step_id, self.batch, self._frame, self._mask,
-                                                     self._previous.get(step_id), self._qimages)
+                                                     self._previous.get(step_id), self._qimages, self._by_block)
         return pic
 
     @property
@@ -111,9 +112,19 @@ def batch_slice(trace: Trace, step_id: str, batch: int) -> np.ndarray:
     return arr[batch] if step.dims[0] == "B" else arr
 
 
+def _memory(a: np.ndarray) -> tuple:
+    """Where and how `a`'s numbers lie: equal for two views of the same numbers, laid out alike."""
+    return a.__array_interface__["data"][0], a.shape, a.strides, a.dtype.str
+
+
 def prepare_pane(trace: Trace, step_id: str, batch: int, frame: tuple, mask: Optional[np.ndarray],
-                 previous: Optional[PanePicture], qimages: bool) -> PanePicture:
-    """The picture of one step; `previous` itself when its frame and numbers are the same."""
+                 previous: Optional[PanePicture], qimages: bool,
+                 by_block: Optional[dict[tuple, PanePicture]] = None) -> PanePicture:
+    """The picture of one step; `previous` itself when its frame and numbers are the same.
+    `by_block`: the pictures already made for this trace, by the memory of the numbers they show;
+    a step showing the very same numbers (masked_scores is the scores tensor itself when nothing
+    is masked: 8 x 1024 x 1024 at the window's large size) takes that picture's images, levels and
+    colour-mapped QImages instead of making them again."""
     step = trace[step_id]
     key = (frame, step.dims)
     raw = batch_slice(trace, step_id, batch)
@@ -123,6 +134,20 @@ def prepare_pane(trace: Trace, step_id: str, batch: int, frame: tuple, mask: Opt
         return previous
     data = pane_data(trace, step_id, batch, frame[1], frame[2])
     kind = data.layout.kind
+    shared = None
+    if by_block is not None and _fills(data) is None:
+        memory = (_memory(data.block), kind, qimages)
+        shared = by_block.get(memory)
+        if shared is None:
+            by_block[memory] = pic = _made_pane(key, raw, step_mask, data, kind, qimages)
+            return pic
+        return PanePicture(key, raw, step_mask, data, shared.images, shared.nan, shared.levels, shared.qimages,
+                           shared.cmap)
+    return _made_pane(key, raw, step_mask, data, kind, qimages)
+
+
+def _made_pane(key: tuple, raw: np.ndarray, step_mask: Optional[np.ndarray], data: PaneData, kind: str,
+               qimages: bool) -> PanePicture:
     images, nan = colormaps.image_stack(data.block, kind)
     sc = colormaps.scale(kind, images, _fills(data))
     lv = sc.levels

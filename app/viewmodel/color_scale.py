@@ -66,11 +66,15 @@ def scale_for(kind: str, images: np.ndarray, masked: Optional[np.ndarray] = None
         top = float(np.max(images, initial=0.0, where=np.isfinite(images))) if images.size else 0.0
         return ColourScale(kind, (0.0, max(top, 1.0)))
     a = _data(np.asarray(images), masked)
-    with np.errstate(invalid="ignore"):
-        has_neg = bool(np.any(a < 0))
-        has_pos = bool(np.any(a > 0))
-    finite = np.isfinite(a)
-    m = float(np.max(np.abs(a), where=finite, initial=0.0)) if a.size else 0.0
+    lo, hi = (float(a.min()), float(a.max())) if a.size else (math.nan, math.nan)
+    if math.isfinite(lo) and math.isfinite(hi):  # every number finite (the common case): two passes, no copies
+        has_neg, has_pos, m = lo < 0, hi > 0, max(abs(lo), abs(hi))
+    else:  # NaN, ±inf or nothing: ±inf give a sign but no magnitude
+        with np.errstate(invalid="ignore"):
+            has_neg = bool(np.any(a < 0))
+            has_pos = bool(np.any(a > 0))
+        finite = np.isfinite(a)
+        m = float(np.max(np.abs(a), where=finite, initial=0.0)) if a.size else 0.0
     m = nice_ceiling(m) if m > 0 else 1.0
     if has_pos and not has_neg:
         return ColourScale("positive", (0.0, m))

@@ -17,8 +17,9 @@ the Trace object (the Recomputer's `ready` signal stays (trace, scenario, second
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 import numpy as np
 from pyqtgraph import functions_qimage
@@ -85,6 +86,7 @@ class LazyPreparedTrace:
         self._mask = batch_slice(trace, "extra.mask", batch) if "extra.mask" in trace else None
         self._previous = dict(previous) if previous is not None else {}  # a copy: the view's dict changes
         self._made: dict[str, PanePicture] = {}
+        self._painted = threading.Event()
         self._by_block: dict[tuple, PanePicture] = {}  # the numbers' memory -> the picture made of them
 
     def picture(self, step_id: str) -> PanePicture:
@@ -93,6 +95,37 @@ class LazyPreparedTrace:
             pic = self._made[step_id] = prepare_pane(self.trace, step_id, self.batch, self._frame, self._mask,
                                                      self._previous.get(step_id), self._qimages, self._by_block)
         return pic
+
+    def has(self, step_id: str) -> bool:
+        """Whether the picture of `step_id` is made already (by any thread)."""
+        return step_id in self._made
+
+    #: True while another thread (the engine's worker) is still making the pictures not yet made
+    making = False
+    #: the wait for `painted()` before the rest is made, at most
+    PAINT_WAIT_S = 0.25
+
+    def painted(self) -> None:
+        """The view has painted the panes in sight (any thread): the rest may be made now."""
+        self._painted.set()
+
+    def make_the_rest(self, stop: Callable[[], bool] = lambda: False) -> None:
+        """Every picture not made yet (on the worker, after the panes in sight were handed over),
+        once the view has painted those (on two busy cores the worker would otherwise take the
+        CPU from that paint) and until `stop()` says a newer trace made them moot; then the
+        previous pictures are let go (they were only needed to compare with)."""
+        try:
+            deadline = time.monotonic() + self.PAINT_WAIT_S
+            while not self._painted.wait(0.005):
+                if stop() or time.monotonic() > deadline:
+                    break
+            for step in self.trace.steps:
+                if stop():
+                    break
+                self.picture(step.id)
+        finally:
+            self._previous = {}
+            self.making = False
 
     @property
     def panes(self) -> dict[str, PanePicture]:
@@ -196,7 +229,7 @@ def picture_of(data: PaneData, levels: Optional[tuple[float, float]] = None, key
 
 # ---- worker -> view hand-over ---------------------------------------------------------------------
 _lock = threading.Lock()
-_stash: list[PreparedTrace] = []  # newest last; a few only (each holds a trace's images)
+_stash: list[PreparedTrace | LazyPreparedTrace] = []  # newest last; a few only (each holds a trace's images)
 STASH_SIZE = 3
 
 
@@ -208,15 +241,32 @@ class DisplayHints:
 
     batch: int = 0
     drawn: Mapping[str, PanePicture] = field(default_factory=dict)  # step id -> picture on screen
+    #: the step ids of the panes in sight (in order): prepared first and handed over, the others after
+    #: that; empty: every pane before the hand-over
+    first: tuple[str, ...] = ()
 
 
-def stash(prepared: PreparedTrace) -> None:
+def prepare_in_sight(trace: Trace, scenario, batch: int, hints: DisplayHints) -> LazyPreparedTrace:
+    """The pictures of the panes in sight (`hints.first`) made now, the others left for
+    `make_the_rest` (any thread): at L=S=1024 the panes in sight are a few 1024 x 256 matrices and
+    the 8 x 1024 x 1024 scores and weights below them cost most of the preparation, so the window
+    repaints what a person sees without waiting for those."""
+    lazy = LazyPreparedTrace(trace, scenario, batch, hints.drawn, qimages=True)
+    ids = set(trace.ids)
+    for sid in hints.first:
+        if sid in ids:
+            lazy.picture(sid)
+    lazy.making = True
+    return lazy
+
+
+def stash(prepared: PreparedTrace | LazyPreparedTrace) -> None:
     with _lock:
         _stash.append(prepared)
         del _stash[:-STASH_SIZE]
 
 
-def claim(trace: Trace, batch: int) -> Optional[PreparedTrace]:
+def claim(trace: Trace, batch: int) -> Optional[PreparedTrace | LazyPreparedTrace]:
     """The prepared form of exactly this trace object and batch item, if the worker made it."""
     with _lock:
         for p in reversed(_stash):

@@ -62,6 +62,8 @@ HIDDEN_KEPT = 8
 #: the panes out of sight are drawn once the panes in sight have been painted; should that
 #: paint never come (a window covered or minimised), after this long anyway
 CATCH_UP_FALLBACK_MS = 100
+#: how often the catch-up looks again for pictures the engine's worker is still making
+WORKER_POLL_MS = 3
 
 
 BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 2px 6px; font-size: 15px;"
@@ -211,6 +213,7 @@ class StepsView(QWidget):
             self._pending.clear()
             for sid, (picture, notice) in shown.items():
                 self._show(sid, picture, notice, ready.picture(sid))
+            self._let_the_worker_go_on(ready)
             return
         sight = self._in_sight()
         self._awaiting_paint.clear()
@@ -224,6 +227,8 @@ class StepsView(QWidget):
                 self._pending.add(sid)
         if self._pending:  # after the paint of the panes just drawn (see _on_pane_painted)
             self._catch_up_timer.start(CATCH_UP_FALLBACK_MS if self._awaiting_paint else 0)
+        else:
+            self._let_the_worker_go_on(ready)
 
     def _on_pane_painted(self, viewport) -> None:
         """A pane's canvas is about to paint: once every pane drawn in sight has, the panes out
@@ -258,14 +263,28 @@ class StepsView(QWidget):
         """Draw panes out of sight for up to CATCH_UP_BUDGET_S, then yield to the event loop."""
         deadline = time.perf_counter() + CATCH_UP_BUDGET_S
         self._pending &= set(self._order)
+        ready = self._last[2] if self._last is not None else None
+        self._let_the_worker_go_on(ready)  # the panes in sight are painted (a timer cannot fire during a paint)
+        waiting = bool(getattr(ready, "making", False))  # the worker is still making pictures out of sight
+        drawn = 0
         for sid in [s for s in self._order if s in self._pending]:
+            if waiting and not ready.has(sid):
+                continue  # the worker is making it: drawn in a later pass (or at once if it comes into sight)
             self._bring_up_to_date([sid])
+            drawn += 1
             if time.perf_counter() > deadline:
                 break
         if self._pending:
-            self._catch_up_timer.start()
+            self._catch_up_timer.start(WORKER_POLL_MS if waiting and not drawn else 0)
         else:
             self.caughtUp.emit()
+
+    @staticmethod
+    def _let_the_worker_go_on(ready) -> None:
+        """The worker that prepared `ready` may make its pictures out of sight now (app.panes.prepared)."""
+        painted = getattr(ready, "painted", None)
+        if painted is not None:
+            painted()
 
     def _bring_into_sight(self, _widget=None) -> None:
         """The list scrolled, moved or resized: panes now in sight must show the newest trace
@@ -372,7 +391,10 @@ class StepsView(QWidget):
     def display_hints(self) -> prepared.DisplayHints:
         """What this view shows now, for the next recompute request (app.pipeline.recompute):
         a copy, since the worker reads it while the view goes on drawing."""
-        return prepared.DisplayHints(self.current_batch(), dict(self._drawn))
+        lens = any(getattr(lens, "active", True) for lens in self._lenses)  # a lens draws every pane at once
+        sight = None if lens else self._in_sight()
+        first = tuple(sid for sid in self._order if sid in sight) if sight else ()
+        return prepared.DisplayHints(self.current_batch(), dict(self._drawn), first)
 
     def set_stale(self, stale: bool, reason: str = "") -> None:
         """Keep the last good result on screen, greyed, with the reason in a banner."""

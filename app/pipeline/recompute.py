@@ -62,15 +62,23 @@ class Request:
     hints: prepared.DisplayHints
 
 
-def prepare_display(trace: Trace, sc: Scenario, hints: prepared.DisplayHints) -> None:
+def prepare_display(trace: Trace, sc: Scenario, hints: prepared.DisplayHints) -> Optional[prepared.LazyPreparedTrace]:
     """On the worker thread, right after the engine: turn the trace into what the panes draw
     (images, levels, colour-mapped QImages; app.panes.prepared), so that the GUI thread only
-    hands finished pieces over.  A failure here only means the panes make them themselves."""
+    hands finished pieces over.  With the panes in sight named (`hints.first`) only theirs are
+    made before the hand-over, and the prepared trace that makes the others is returned: the
+    worker makes them right after (`make_the_rest`) while the window repaints.  A failure here
+    only means the panes make them themselves."""
     try:
         batch = min(max(hints.batch, 0), sc.batch - 1)
+        if hints.first:
+            lazy = prepared.prepare_in_sight(trace, sc, batch, hints)
+            prepared.stash(lazy)
+            return lazy
         prepared.stash(prepared.prepare_trace(trace, sc, batch, hints.drawn))
     except Exception:  # pragma: no cover - reported, and the GUI thread's own path still works
         traceback.print_exc()
+    return None
 
 
 def compute(sc: Scenario) -> tuple[Optional[Trace], list[Problem]]:
@@ -196,9 +204,15 @@ class Recomputer(QObject):
         seconds = time.perf_counter() - t0
         if trace is not None:
             _engine_imported.set()
+        rest = None
         if trace is not None and gen == self.generation:  # (a newer request makes this one moot)
-            prepare_display(trace, sc, request.hints)
+            rest = prepare_display(trace, sc, request.hints)
         self._delivered.emit(gen, sc, trace, lines, seconds)
+        if rest is not None:  # the panes out of sight, while the window paints those in sight
+            try:
+                rest.make_the_rest(stop=lambda: gen != self.generation)
+            except Exception:  # pragma: no cover - reported; the view makes what is missing itself
+                traceback.print_exc()
 
     @Slot(int, object, object, object, float)
     def _on_delivered(self, gen: int, sc: Scenario, trace, lines: list, seconds: float) -> None:

@@ -79,12 +79,14 @@ def check(window) -> str:
     return "ok"
 
 
-def rss_mb() -> float:
-    """This process's resident memory now, in MB (Linux /proc; else the peak from getrusage)."""
+def rss_mb(kind: str = "VmRSS") -> float:
+    """This process's resident memory now, in MB (Linux /proc; else the peak from getrusage).  `kind`
+    RssAnon: only its own memory (heap, anonymous mappings), RssFile: the file pages it has mapped (fonts,
+    libraries: clean, shared with other processes, dropped by the kernel when memory runs short)."""
     try:
         with open("/proc/self/status", encoding="ascii") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(kind + ":"):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
@@ -331,17 +333,19 @@ def main() -> int:
                 # base must count (taken before it, the growth was the snapshot's own +230 MB)
                 growth_base = growth_snapshot() if args.tracemalloc else None
                 rss_base = rss_mb()
+                anon_base, file_base = rss_mb("RssAnon"), rss_mb("RssFile")
                 maps_base = mappings_kb()
         elapsed = time.monotonic() - start
         undo_end, undo_steps = window.document.undo_bytes(), window.document.undo_stack.count()
         rss_end = rss_mb()
+        anon_end, file_end = rss_mb("RssAnon"), rss_mb("RssFile")
         from app.pipeline import heap
 
         heap.give_back()  # what the app's idle trim would return a second after the last edit
         rss_trimmed = rss_mb()
         if rss_base is not None:
             maps = mappings_kb()
-            grown = sorted(((maps.get(k, 0) - maps_base.get(k, 0), k) for k in maps), reverse=True)[:4]
+            grown = sorted(((maps.get(k, 0) - maps_base.get(k, 0), k) for k in maps), reverse=True)[:6]
             print("soak: resident memory that grew after the warm-up, by mapping:",
                   ", ".join(f"{k.split('/')[-1]} {n / 1024:+.1f} MB" for n, k in grown))
         if args.tracemalloc and rss_base is not None:
@@ -358,6 +362,9 @@ def main() -> int:
     print(f"soak: RSS {rss_start:.0f} MB at start, {base:.0f} MB after {warmup:.0f} s warm-up, {rss_end:.0f} MB at "
           f"the end: growth after warm-up {growth:+.0f} MB (target < 50 MB); {rss_trimmed:.0f} MB once the freed heap "
           f"is given back (app.pipeline.heap, as after a second's pause): {rss_trimmed - base:+.0f} MB")
+    if rss_base is not None:
+        print(f"soak: of that growth, the process's own memory (RssAnon) {anon_end - anon_base:+.0f} MB, file pages "
+              f"(RssFile: fonts, libraries; clean and shared) {file_end - file_base:+.0f} MB")
     print(f"soak: edit latency (median of {args.probes}) {latency_start:.1f} ms at start, {latency_end:.1f} ms at "
           f"the end: {ratio:.2f}x (target <= 1.2x)")
     print(f"soak: undo history {undo_end / 2**20:.1f} MiB in {undo_steps} steps at the end, peak "

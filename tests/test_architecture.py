@@ -278,3 +278,39 @@ def test_the_kind_name_scanner_can_fail(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("a = 1\nif sc.scoring == 'dot':\n    pass\nb = {'additive': 1}  # ok\n# 'prob_sparse' in a comment\n")
     assert _kind_name_uses([f]) == {"x.py": [2, 4]}
+
+
+#: A kind's id may be spelled out in its own module, the import mapping (attention/models/family_scenario.py,
+#: attention/models/tsl_models.py, the version-1 file format's sections in attention/files/scenario_io.py)
+#: and at most a few more files: everything else asks the kind object (`ROPE.name`, `kinds.scoring`).
+MAX_FILES_PER_KIND_ID = 4
+
+
+def kind_id_files(kind_id: str, files: list[Path]) -> list[str]:
+    """The files (outside attention/words/) whose source spells `kind_id` as a quoted string."""
+    import re
+
+    quoted = re.compile(r"[\"']" + re.escape(kind_id) + r"[\"']")
+    return [str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else f.name for f in files
+            if "words" not in f.parts and quoted.search(f.read_text(encoding="utf-8"))]
+
+
+def test_a_kind_id_is_spelled_in_few_files():
+    """Every kind of the table (a mask rule set by a scenario attribute of its own name, `causal`,
+    `valid_lens`, is that attribute: not counted) is named by its id in at most 4 source files."""
+    from attention.registry import kinds
+
+    files = sorted((ROOT / "attention").rglob("*.py")) + sorted((ROOT / "app").rglob("*.py"))
+    table = {**kinds.SCORING, **kinds.POSITIONS, **kinds.MODIFIERS, **kinds.BLOCKS, **kinds.MASK_RULES}
+    counted = {name: kind_id_files(name, files) for name, k in table.items() if getattr(k, "attribute", None) is None}
+    assert len(counted) > 15
+    assert {name: hits for name, hits in counted.items() if len(hits) > MAX_FILES_PER_KIND_ID} == {}
+
+
+def test_the_kind_id_counter_can_fail(tmp_path):
+    a, b, c = tmp_path / "a.py", tmp_path / "b.py", tmp_path / "words"
+    c.mkdir()
+    a.write_text("x = Part('rope')\n")
+    b.write_text("# rope, not quoted\ny = ROPE.name\n")
+    (c / "w.py").write_text("'rope'\n")
+    assert kind_id_files("rope", [a, b, c / "w.py"]) == ["a.py"]

@@ -2,9 +2,9 @@
 
 Why: the explorer's promise is that what the window shows is the engine's own computation.  A decoder
 layer (glassllm, SmolLM2, any Llama-family model) is grouped-query attention with RoPE under a causal
-mask; with RoPE a kind of the table (Part("rope")) and n_kv_heads in the scenario, that layer is a plain
+mask; with RoPE a kind of the table (a RoPE part) and n_kv_heads in the scenario, that layer is a plain
 Scenario: the layer's RMS-normed input as queries, keys and values, its four projections without biases,
-`n_kv_heads`, Part("rope", {"base", "pairing"}) and the causal rule.  `engine.run` on it gives the same
+`n_kv_heads`, a RoPE part ({"base", "pairing"}) and the causal rule.  `engine.run` on it gives the same
 attention weights and output as the decoder's own attention, so the model view can run every layer
 through the engine (`engine_attend`) and a person can edit any number of one layer afterwards.
 
@@ -23,6 +23,7 @@ from attention.compute.engine import run
 from attention.datamodel import numbers
 from attention.datamodel.parts import Part
 from attention.datamodel.scenario import Projection, Scenario
+from attention.kinds.rope import ROPE
 from attention.models.decoder import Attend
 from attention.models.errors import ModelError
 
@@ -45,7 +46,7 @@ def layer_scenario(model: Any, normed: np.ndarray, layer: int, tokens: Optional[
     weights = model.attention_weights(layer)  # role -> (out, in) float64
     projections = {role: Projection(np.asarray(weights[role], dtype=np.float64), None)
                    for role in ("query", "key", "value", "out")}
-    rope = Part("rope", {"base": float(c.rope_base), "pairing": pairing_of(model), "offset": int(start)})
+    rope = Part(ROPE.name, {"base": float(c.rope_base), "pairing": pairing_of(model), "offset": int(start)})
     labels = tuple(tokens) if tokens is not None else None
     title = {lang: words.text("model_layer_title", lang, model=model.name, layer=layer + 1, count=c.n_layers)
              for lang in words.LANGS}

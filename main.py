@@ -10,7 +10,7 @@ from typing import Optional
 
 #: The headless commands (render draws with Qt's offscreen platform; the others never import Qt).
 COMMANDS = ("validate", "trace", "presets", "explain", "script", "layers", "import", "render", "tiles",
-            "run")
+            "run", "heads")
 HEADLESS = {*COMMANDS, "-h", "--help"} - {"render"}
 #: Qt platforms that draw on a display server, and the variables that name one.
 DISPLAY_PLATFORMS = ("xcb", "wayland", "wayland-egl")

@@ -11,6 +11,10 @@ The names are loaded on first use (PEP 562 module `__getattr__`): `attention.Sce
 import importlib as _importlib
 import typing as _typing
 
+from attention.compute import threads as _threads
+
+_threads.prefer_sleeping_threads()  # before torch is imported: see attention/compute/threads.py
+
 #: public name -> the submodule that defines it
 _HOME = {
     "run": "attention.compute.engine",

@@ -26,6 +26,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import PySide6.QtWidgets  # noqa: E402, F401 - before torch, in a process that draws
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import busy  # noqa: E402  (bench/busy.py: --busy runs this script twice, quiet and busy)
+
+if __name__ == "__main__" and (_code := busy.main_if_busy(__file__)) is not None:
+    sys.exit(_code)
 import numpy as np  # noqa: E402
 
 from attention import Projection, Scenario, run  # noqa: E402
@@ -100,8 +104,10 @@ def step_repaint(repeats: int) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    busy.add_flag(p)
     p.add_argument("--quick", action="store_true", help="fewer repeats")
     args = p.parse_args()
+    busy.apply(args)
     whole_run(3 if args.quick else 9)
     step_repaint(1 if args.quick else 3)
 

@@ -54,8 +54,11 @@ def test_glassllm_layers_and_next_token(tmp_path, capsys):
     p /= p.sum()
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("next token after the text (top 5)")
-    for rank, i in enumerate(np.argsort(p)[::-1][:5], 1):
-        assert out[1 + rank] == f"{rank}. {tok.tokens([int(i)])[0]!r}  {numbers.rounded(p[i])}  (id {int(i)})"
+    from attention.models.token_text import visible
+
+    for rank, i in enumerate(np.argsort(p)[::-1][:5], 1):  # a newline token prints as ↵, never as a line break
+        label = visible(tok.tokens([int(i)])[0])
+        assert out[1 + rank] == f"{rank}. {label!r}  {numbers.rounded(p[i])}  (id {int(i)})"
 
 
 def test_bad_model_and_text2_for_a_decoder_say_why(tmp_path, capsys):

@@ -99,16 +99,19 @@ def test_json_to_a_file(capsys, tmp_path):
 
 
 def test_a_write_protected_output_is_refused(capsys, tmp_path):
+    """Even a file the command may otherwise replace (empty, or its own kind: attention/out_guard.py)."""
+    from attention.files.out_guard import SCRIPT_MARK
+
     target = tmp_path / "t.npz"
-    target.write_bytes(b"keep")
+    target.write_bytes(b"")
     os.chmod(target, 0o444)
     code, _, err = _run(capsys, TOY, "--out", target)
-    assert code == 2 and "write-protected" in err and target.read_bytes() == b"keep"
+    assert code == 2 and "write-protected" in err and target.read_bytes() == b""
     script = tmp_path / "s.py"
-    script.write_text("keep")
+    script.write_text(SCRIPT_MARK + " kept\n")
     os.chmod(script, 0o444)
     assert cli.main(["script", str(TOY), "--out", str(script)]) == 2
-    assert script.read_text() == "keep" and "write-protected" in capsys.readouterr().err
+    assert script.read_text() == SCRIPT_MARK + " kept\n" and "write-protected" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")

@@ -64,7 +64,7 @@ def test_exact_and_machine_by_hand(value, screen, file):
 def test_whole_numbers_and_flags():
     assert [numbers.whole(v) for v in (3.0, 0.0, -2.0, math.nan, 2.5)] == ["3", "0", "-2", "NaN", "2.5"]
     assert [numbers.flag(v) for v in (1.0, 0.0, True)] == ["True", "False", "True"]
-    assert [numbers.flag(v, short=True) for v in (1.0, 0.0)] == ["T", "F"]
+    assert [numbers.flag(v, short=True) for v in (1.0, 0.0)] == ["✓", "✗"]
     assert numbers.read("True") == 1.0 and numbers.read("-∞") == -math.inf and math.isnan(numbers.read("NaN"))
 
 

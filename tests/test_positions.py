@@ -112,7 +112,7 @@ def test_explain_names_both_where_both_appear():
     assert ("Head 2 owns columns 3 … 4 of projection.query; its element 1 is column 3 there "
             "(index h·2+e = 1·2+0 = 2, counted from 0)") in ex.summary["en"]
     assert "下标 h·2+e = 1·2+0 = 2" in ex.summary["zh"]
-    assert "第 2 头拥有 projection.query 的第 3 … 4 列" in ex.summary["zh"]
+    assert "第 2 头拥有“查询投影”的第 3 … 4 列" in ex.summary["zh"]
 
 
 def test_explain_mask_reasons_compare_positions():

@@ -250,8 +250,8 @@ class InputsPanel(QWidget):
             text = self.tr("additive w_v: one row per head, one column per hidden unit; "
                            "score = w_v . tanh(W_q q + W_k k).")
         else:
-            text = self.tr("{0} of head {1}: {2} x {3} (hidden x head width).").format(
-                ref.path.replace("additive.", "additive "), ref.index, m.shape[0], m.shape[1])
+            text = self.tr("additive {0} of head {1}: {2} x {3} (hidden x head width).").format(
+                ref.path.replace("additive.", ""), numbers.position(ref.index), m.shape[0], m.shape[1])
         note = weights_note.shown(sc)
         if note and ref is not None and ref.path.startswith("projections."):  # the file's weights, as they came
             text += " " + note

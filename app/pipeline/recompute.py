@@ -220,6 +220,10 @@ class Recomputer(QObject):
             self._busy = busy
             self.busy_changed.emit(busy)
 
+    def is_busy(self) -> bool:
+        """A computation is running on the worker (busy_changed said True and not yet False)."""
+        return self._busy
+
     # ---- for tests and shutdown ----------------------------------------------------------------
     def is_idle(self) -> bool:
         return not self._timer.isActive() and not self._busy and not self._missed and not self._queued

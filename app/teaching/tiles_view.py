@@ -18,7 +18,7 @@ from typing import Optional
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRectF, Qt, QTimer
+from PySide6.QtCore import QObject, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QBrush, QColor, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,14 +39,15 @@ from PySide6.QtWidgets import (
 
 from app.features import FeatureHost
 from app.panes import colormaps
+from app.services import window_fit
 from app.teaching import tiles_quiz
 from app.teaching.tiles_tables import ArrayModel
 from attention import words
 from attention.datamodel import numbers
+from attention.teaching.tiles import MAX_BLOCKS  # at most this many query and key blocks (the CLI's bound too)
 
-#: At most this many query blocks and key blocks (a grid a person can follow, and one the window
-#: draws in a frame; `main.py tiles` takes any block size).
-MAX_BLOCKS = 32
+#: the dialog's size where the screen has room (less on a 1280 x 720 projector: app.services.window_fit)
+PREFERRED = QSize(1100, 760)
 #: Cells get their number written in them up to this many cells (L x S).
 MAX_TEXT_CELLS = 144
 #: Masked cells and tiles not reached yet are drawn in these greys.
@@ -594,7 +595,7 @@ class TilesDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.view)
-        self.resize(1100, 760)
+        window_fit.fit_dialog(self, PREFERRED)
         self.retranslate()
 
     def retranslate(self) -> None:

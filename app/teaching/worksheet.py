@@ -22,7 +22,7 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QSize, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services import i18n
+from app.services import i18n, window_fit
 from app.teaching.handout import HandoutStep, handout_html, pages_in_language, render_steps
 from app.viewmodel.export_errors import cannot_write
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
@@ -217,7 +217,7 @@ class WorksheetDialog(QDialog):
         lay.addWidget(self.label)
         lay.addWidget(self.steps, 1)
         lay.addWidget(self.buttons)
-        self.resize(520, 420)
+        window_fit.fit_dialog(self, QSize(520, 420))
         self._sync()
 
     @staticmethod

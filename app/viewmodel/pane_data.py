@@ -39,9 +39,15 @@ class Axis:
     def name(self, lang: str) -> str:
         return pane_text.dim_name(self.dim, lang)
 
+    def number(self, i: int) -> str:
+        """Index i as a person counts along this axis: a position from 1 (attention.datamodel.numbers.position), an
+        amount (a lag: 0 is no shift, pane_text.AMOUNT_DIMS) as itself."""
+        return str(int(i)) if self.dim in pane_text.AMOUNT_DIMS else numbers.position(i)
+
     def tick(self, i: int) -> str:
         """Short tick label: the token where there is one (elided), else the position, counted
-        from 1 as everything a person reads (attention.datamodel.numbers.position; heads "h1", "h2")."""
+        from 1 as everything a person reads (attention.datamodel.numbers.position; heads "h1", "h2"), or the
+        amount (lags 0, 1, 2, ...)."""
         if self.tokens is not None:
             return pane_text.elide(self.tokens[i], pane_text.TICK_CHARS)
         if self.dim == "H":
@@ -50,7 +56,7 @@ class Axis:
             return numbers.position(i % self.group)
         if self.dim == "flag":
             return ""
-        return numbers.position(i)
+        return self.number(i)
 
     def describe(self, i: int, lang: str) -> str:
         """Hover phrase for index i, counted from 1: 'query 3 “t3”', 'feature 4 (head 2, #2)', 'head 2'."""
@@ -59,7 +65,7 @@ class Axis:
             return pane_text.head_name(i, lang)
         if self.dim == "flag":
             return ""
-        text = words.text("pane.position", lang, noun=noun, i=numbers.position(i))
+        text = words.text("pane.position", lang, noun=noun, i=self.number(i))
         if self.tokens is not None:
             text += f" “{pane_text.elide(self.tokens[i], pane_text.HOVER_CHARS)}”"
         if self.group and self.dim == "N*S":  # additive features: blocks of S keys, one per hidden unit

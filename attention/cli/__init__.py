@@ -1,6 +1,7 @@
 """Headless commands (no Qt): `validate FILE`, `trace FILE`, `presets`, `explain FILE STEP INDEX...`, `script FILE`,
 `layers WEIGHTS` and `import WEIGHTS --out FILE` (a trained layer from a weights file; attention/models),
-`tiles FILE` (FlashAttention's tiles and online softmax; attention/cli/tiles_cli.py).
+`tiles FILE` (FlashAttention's tiles and online softmax; attention/cli/tiles_cli.py), `run MODEL TEXT`
+(attention/cli/run_cli.py) and `heads MODEL TEXT` (knock heads out of a real model; attention/cli/heads_cli.py).
 
 Exit codes: 0 success; 2 bad input (a usage error, a scenario that does not load or run, CUDA
 asked for where there is none), with one line per problem on stderr (at most
@@ -11,18 +12,21 @@ it is a regular file of at most scenario_io.MAX_FILE_BYTES (a FIFO or /dev/zero 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 import attention.words as words
-from attention.cli import cli_args, run_cli, tiles_cli
+from attention.cli import cli_args, heads_cli, run_cli, tiles_cli
 from attention.datamodel.problem import elide
 from attention.datamodel.scenario import DEVICES, DTYPES, Scenario, ScenarioError
 from attention.kinds.dot_product import SCALED_DOT
 from attention.kinds.prob_sparse import PROB_SPARSE
+from attention.words.cli import THREAD_COMMANDS
 
 #: `validate` quotes at most this much of a title (a 100 MB title is a file's business, not the terminal's).
 TITLE_CHARS = 80
@@ -74,6 +78,9 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     im.add_argument("--freq", metavar="F")  # and TSL's --freq spelling
     tiles_cli.add_parser(sub)
     run_cli.add_parser(sub)
+    heads_cli.add_parser(sub)
+    for name in THREAD_COMMANDS:  # attention/compute/threads.py: the policy it overrides
+        sub.choices[name].add_argument("--threads", type=cli_args.count, metavar="N")
     cli_args.localize(p, lang)
     return p
 
@@ -87,14 +94,19 @@ def main(argv: Optional[list[str]] = None, presets: Callable[[], Iterable[tuple[
         args = _parser(terminal_language()).parse_args(argv)
     except SystemExit as e:  # usage errors (2) and --help (0); argparse already printed
         return int(e.code) if isinstance(e.code, int) else 2
-    if getattr(args, "lang", None):
-        words.set_language(args.lang)  # the catalogue's words (titles, formulas, ...) in the language asked for
+    if getattr(args, "threads", None):
+        from attention.compute import threads
+
+        threads.set_override(args.threads)
+    # the catalogue's words (problems, titles, formulas ...) in the language asked for, else the terminal's
+    words.set_language(getattr(args, "lang", None) or terminal_language())
     try:
-        if args.command == "presets":
-            return _presets(presets())
-        return {"validate": _validate, "trace": _trace,
-                "explain": _explain, "script": _script, "layers": _layers, "import": _import,
-                "tiles": _tiles, "run": _run}[args.command](args)
+        with _named_warnings():
+            if args.command == "presets":
+                return _presets(presets())
+            return {"validate": _validate, "trace": _trace,
+                    "explain": _explain, "script": _script, "layers": _layers, "import": _import,
+                    "tiles": _tiles, "run": _run, "heads": _heads}[args.command](args)
     except ScenarioError as e:
         where = getattr(args, "file", None)
         for line in e.lines:
@@ -107,6 +119,24 @@ def main(argv: Optional[list[str]] = None, presets: Callable[[], Iterable[tuple[
     except Exception as e:  # noqa: BLE001 - one clear line instead of a traceback
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
+
+
+@contextlib.contextmanager
+def _named_warnings():
+    """A warning numpy or torch raises while a command runs is one line, "warning: RuntimeWarning: divide
+    by zero encountered in divide", said once: never Python's default of a file, a line number and the
+    source line (bounds and refusals keep the known cases from getting here at all)."""
+    said: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        text = f"{category.__name__}: {(str(message).strip().splitlines() or [''])[0]}"
+        if text not in said:
+            said.add(text)
+            print(words.text("cli.warning", what=elide(text, 200)), file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 def _tolerant_output() -> None:
@@ -148,24 +178,41 @@ def _validate(args) -> int:
 def _trace(args) -> int:
     import attention.words as words
     from attention.compute.engine import run
-    from attention.files import scenario_io, trace_json, trace_out
+    from attention.datamodel import limits
+    from attention.files import out_guard, scenario_io, trace_json, trace_out
 
     lang = terminal_language()
     out = Path(args.out) if args.out else None
     if out is not None and out.suffix.lower() not in (".npz", ".json"):
         print(words.text("cli.out_suffix", lang, path=args.out), file=sys.stderr)
         return 2
+    bad = None if args.indent is None else limits.outside(args.indent, 0, trace_out.MAX_INDENT)
+    if bad is not None:
+        print(words.text("cli.range", lang, flag="--indent", expected=bad.text(lang), got=limits.shown(args.indent)),
+              file=sys.stderr)
+        return 2
     limit = trace_out.DEFAULT_MAX_JSON if args.max_json is None else trace_out.parse_size(args.max_json)
     if limit is None:
-        print(words.text("cli.size_number", lang, text=args.max_json), file=sys.stderr)
+        print(words.text("cli.size_number", lang, text=elide(args.max_json, 40)), file=sys.stderr)
+        return 2
+    if limit > trace_out.MAX_JSON:
+        print(words.text("cli.size_range", lang, limit="2^50 bytes (1 PiB)", text=elide(args.max_json, 40)),
+              file=sys.stderr)
+        return 2
+    refused = None if out is None else out_guard.check(out, "trace", [args.file])
+    if refused is not None:  # said before anything is read or computed
+        print(refused.line(lang), file=sys.stderr)
         return 2
     sc = scenario_io.load(args.file)
     steps = [s.strip() for s in args.steps.split(",") if s.strip()] if args.steps else None
-    if limit and (out is None or out.suffix.lower() == ".json"):
+    example = steps or ["attention_weights", "output"]
+    if out is None or out.suffix.lower() == ".json":  # refused from the shapes, before computing anything
         least = trace_out.least_numbers(sc, steps)
-        if least * trace_out.MIN_CHARS > limit:  # refused from the shapes, before computing anything
-            print(_too_big("cli.trace_too_big_least", args.file, least * trace_out.MIN_CHARS, least, limit,
-                           steps or ["attention_weights", "output"], lang), file=sys.stderr)
+        chars = least * trace_out.least_chars(args.indent)
+        if limit and chars > limit:
+            print(_too_big("cli.trace_too_big_least", args.file, chars, least, limit, example, lang), file=sys.stderr)
+            return 2
+        if _no_memory_for(args.file, chars, least, example, lang):
             return 2
     trace = run(sc, device=args.device, dtype=args.dtype)
     if steps is not None:
@@ -175,11 +222,13 @@ def _trace(args) -> int:
             return 2
     if out is not None and out.suffix.lower() == ".npz":
         return _write_out(out, lambda f: trace_out.write_npz(trace, sc, f, steps), lang)
-    size = trace_out.estimate_json_bytes(trace, steps)
+    size = trace_out.estimate_json_bytes(trace, steps, args.indent)
+    example = [s for s in ("attention_weights", "output") if s in trace] or [trace.ids[-1]]
     if limit and size > limit:
         numbers = trace_out.count_numbers(trace, steps)
-        example = [s for s in ("attention_weights", "output") if s in trace] or [trace.ids[-1]]
         print(_too_big("cli.trace_too_big", args.file, size, numbers, limit, example, lang), file=sys.stderr)
+        return 2
+    if _no_memory_for(args.file, size, trace_out.count_numbers(trace, steps), example, lang):
         return 2
     text = trace_json.dumps(trace, sc, indent=args.indent, steps=steps)
     if out is not None:
@@ -199,6 +248,21 @@ def _too_big(key: str, file: str, size: int, numbers: int, limit: int, example: 
                       suggest=f"{-(-size // 2**30) + 1}GB" if size >= 2**30 else f"{-(-size // 2**20) + 1}MB")
 
 
+def _no_memory_for(file: str, size: int, numbers: int, example: list[str], lang: str) -> bool:
+    """True (and the line said) when building `size` bytes of JSON text would not fit in the memory this
+    machine can give now: even with --max-json 0, the estimate is checked before the text is built."""
+    from attention.compute import memory
+    from attention.files import trace_out
+
+    need, free = size * trace_out.BUILD_FACTOR, memory.available_bytes()
+    if need <= free:
+        return False
+    print(words.text("cli.trace_too_big_memory", lang, file=file, size=trace_out.human(size),
+                     need=trace_out.human(need), free=trace_out.human(free), npz=trace_out.human(numbers * 8),
+                     example=",".join(example)), file=sys.stderr)
+    return True
+
+
 def terminal_language() -> str:
     """"zh" when the terminal's locale is Chinese (LC_ALL, LC_MESSAGES, LANG), else "en"."""
     for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
@@ -215,7 +279,7 @@ def _write_out(path: Path, chunks, lang: str) -> int:
     from attention.files import safe_write
 
     try:
-        safe_write.write_atomic(path, chunks)
+        safe_write.write_atomic(path, chunks, follow_links=False)  # the guard refused a link; none made since counts
     except safe_write.WriteProtected:
         print(words.text("cli.read_only", lang, path=path), file=sys.stderr)
         return 2
@@ -260,14 +324,22 @@ def _run(args) -> int:
     return run_cli.command(args, args.lang or terminal_language())
 
 
+def _heads(args) -> int:
+    return heads_cli.command(args, args.lang or terminal_language())
+
+
 def _tiles(args) -> int:
     return tiles_cli.command(args, args.lang or terminal_language())
 
 
 def _script(args) -> int:
-    from attention.files import scenario_io
+    from attention.files import out_guard, scenario_io
     from attention.teaching.script_export import python_script
 
+    refused = None if not args.out else out_guard.check(args.out, "script", [args.file])
+    if refused is not None:
+        print(refused.line(terminal_language()), file=sys.stderr)
+        return 2
     text = python_script(scenario_io.load(args.file))
     if args.out:
         return _write_out(Path(args.out), [text], terminal_language())
@@ -312,7 +384,7 @@ def _layer_facts(f) -> str:
 
 def _import(args) -> int:
     import attention.words as words
-    from attention.files import safe_write, scenario_io
+    from attention.files import out_guard, safe_write, scenario_io
     from attention.models.checkpoint import CheckpointError
     from attention.models.importing import asks_inner, choose, import_layer, inner_short, inputs_from, open_layers
     from attention.models.tsl_models import destationary_problem
@@ -324,9 +396,13 @@ def _import(args) -> int:
     if not 0 <= args.seed < 2 ** 64:  # torch.Generator.manual_seed's range
         print(words.text("models.error.seed", got=elide(str(args.seed), 40)), file=sys.stderr)
         return 2
-    kind = safe_write.target_kind(safe_write.resolve_target(args.out))
+    kind = safe_write.target_kind(args.out)
     if kind is not None:  # write_atomic refuses it too; said here before any weights are read
         print(words.text("cli.not_regular", path=args.out, kind=words.text(f"cli.kind.{kind}")), file=sys.stderr)
+        return 2
+    refused = out_guard.check(args.out, "scenario", [args.file, args.inputs])
+    if refused is not None:  # an input, a file of another kind, a link: said before any weights are read
+        print(refused.line(), file=sys.stderr)
         return 2
     inner, bad = _inner(args)
     bad = bad or _time_axis_problem(args)
@@ -357,8 +433,12 @@ def _import(args) -> int:
         from attention.datamodel.time_labels import dated
 
         sc = dated(sc, args.start, args.freq)
+    bad = scenario_io.first_refusal(sc)
+    if bad is not None:  # what the loader would refuse is never written (a bound the import missed)
+        print(words.text("models.error.invalid_scenario", layer=found.name, problem=bad), file=sys.stderr)
+        return 2
     try:
-        scenario_io.save(sc, args.out)
+        scenario_io.save(sc, args.out, follow_links=False)
     except (OSError, ScenarioError) as e:
         detail = "; ".join(e.lines) if isinstance(e, ScenarioError) else (e.strerror or str(e))
         print(words.text("models.error.write", path=args.out, detail=detail), file=sys.stderr)

@@ -111,6 +111,14 @@ class Parser(argparse.ArgumentParser):
                   + "\n")
 
 
+def count(text: str) -> int:
+    """argparse type of a count of at least 1 (--threads N): anything else is argparse's "invalid count value"."""
+    n = int(text)  # ValueError: argparse's invalid-value error, in the parser's language
+    if n < 1:
+        raise ValueError(text)
+    return n
+
+
 def localize(parser: argparse.ArgumentParser, lang: str, command: Optional[str] = None) -> None:
     """Put the catalogue's words on `parser` and its subcommands: argparse's own headings and
     "-h" line, each command's summary and description, each option's help (keys cli.cmd.<command>

@@ -1,6 +1,10 @@
 """`main.py tiles FILE [--block-q N] [--block-k M] [--batch B] [--head H] [--json]`: FlashAttention's
 tiles of a scenario in a terminal (attention/teaching/tiles.py does the arithmetic).
 
+What a person types counts as what the text prints and the window shows: --batch B and --head H, and
+--explain's TILE, ROW and COL, count from 1 (`--head 1` is head 1; 0 is refused with a line that says so).
+Only the JSON output keeps code's count from 0, as trace files do.
+
 Prints, per tile in FlashAttention-2 order (for each batch item and head: each query block over
 every key block), the running row maximum m and row sum l after that tile, then the output
 O / l and its largest difference from the trace's weighted_sum (the attention output per head,
@@ -51,14 +55,26 @@ def command(args, lang: str) -> int:
     """Run `tiles`; 0, or 2 with one line on stderr for input it cannot take."""
     from attention.compute.engine import run
     from attention.files import scenario_io
-    from attention.teaching.tiles import TilesError, check_block, default_blocks, method, tiled
+    from attention.teaching.tiles import TilesError, check_block, check_blocks, default_blocks, method, tiled
 
+    if args.blank and args.out:  # the pages' names are this command's own: never through a link, nor over another file
+        from pathlib import Path
+
+        from attention.files import out_guard
+        from attention.teaching.tiles_worksheet import KEY_NAME, WORKSHEET_NAME
+
+        for name in (WORKSHEET_NAME, KEY_NAME):
+            refused = out_guard.check(Path(args.out) / name, "worksheet", [args.file])
+            if refused is not None:
+                print(refused.line(lang), file=sys.stderr)
+                return 2
     sc = scenario_io.load(args.file)
     try:
         method(sc.scoring, (), [p.kind for p in sc.modifiers])  # before running: ProbSparse, sinks say why at once
         br0, bc0 = default_blocks(sc.L, sc.S)
         br = check_block("--block-q", br0 if args.block_q is None else args.block_q)
         bc = check_block("--block-k", bc0 if args.block_k is None else args.block_k)
+        check_blocks(sc.L, sc.S, br, bc, ("--block-q", "--block-k"))  # from the sizes, before the trace is run
         batches = _chosen("--batch", "tiles.error.batch", args.batch, sc.batch)
         heads = _chosen("--head", "tiles.error.head", args.head, sc.n_heads)
         if args.blank and not args.out:
@@ -90,9 +106,11 @@ def _explain(result, args, b: int, h: int, lang: str) -> int:
         print(f"{args.file}: {words.text('tiles.error.explain_args', lang, got=' '.join(parts))}", file=sys.stderr)
         return 2
     try:
-        order, row = int(parts[0]), int(parts[2])
-        col = int(parts[3]) if len(parts) == 4 else 0
+        order, row = int(parts[0]) - 1, int(parts[2]) - 1  # typed from 1, as the text prints them
+        col = int(parts[3]) - 1 if len(parts) == 4 else 0
     except ValueError:
+        order = row = col = -1
+    if min(order, row, col) < 0:
         print(f"{args.file}: {words.text('tiles.error.explain_args', lang, got=' '.join(parts))}", file=sys.stderr)
         return 2
     try:
@@ -124,13 +142,14 @@ def _worksheet(result, trace, args, b: int, h: int, lang: str) -> int:
 
 
 def _chosen(flag: str, key: str, value: Optional[int], n: int) -> list[int]:
+    """The indices --batch / --head pick: all of them, or the one typed, counted from 1 (1 ... n)."""
     from attention.teaching.tiles import TilesError
 
     if value is None:
         return list(range(n))
-    if not 0 <= value < n:
-        raise TilesError(key, n=n, last=n - 1, got=value)
-    return [value]
+    if not 1 <= value <= n:
+        raise TilesError(key, n=n, got=value)
+    return [value - 1]
 
 
 def _cells(result, batches: list[int], heads: list[int]) -> tuple[np.ndarray, np.ndarray]:

@@ -232,10 +232,11 @@ def _projection_problems(sc: Scenario, name: str, in_width: int, out_width: int,
 
 
 def part_problems(sc: Any, kinds: Optional[Kinds] = None) -> list[Problem]:
-    """Every part that names no known kind, holds a field its kind does not have, or a value its
-    field does not allow; then each kind's own checks (`kind.part_problems(sc, part, path, kinds)`;
+    """Every part that names no known kind, repeats a kind (unless the kind `combines`: windows,
+    drawn masks; `repeats`), holds a field its kind does not have, or a value its field does not allow;
+    then each kind's own checks (`kind.part_problems(sc, part, path, kinds)`;
     `kinds`: the kind objects `sc` uses, resolved from the table when not given)."""
-    errs: list[Problem] = []
+    errs: list[Problem] = repeats(sc)
     for family in parts.FAMILIES:
         used = parts.of(sc, family)
         if not used:
@@ -261,4 +262,25 @@ def part_problems(sc: Any, kinds: Optional[Kinds] = None) -> list[Problem]:
             if check is not None and not errs:
                 kinds = kinds or table.resolve(sc)
                 errs += check(sc, part, path, kinds)
+    return errs
+
+
+def repeats(sc: Any) -> list[Problem]:
+    """A kind listed more than once in its family, named once at its first repeat (with how often
+    and where it came first): the engine computes a kind's steps once, so a second RoPE (or QK-norm,
+    cap, sink ...) would be silently ignored.  A kind whose parts combine says so (`combines = True`:
+    each window narrows, each drawn mask adds its cells) and may repeat."""
+    errs: list[Problem] = []
+    for family in parts.FAMILIES:
+        used = parts.of(sc, family)
+        if len(used) < 2:
+            continue
+        known, seen = table.of_family(family), {}
+        for i, part in enumerate(used):
+            if isinstance(part, parts.Part) and part.kind in known and not getattr(known[part.kind], "combines", False):
+                seen.setdefault(part.kind, []).append(i)
+        for kind, at in sorted(seen.items(), key=lambda item: item[1][1:2]):  # in the order of the repeats
+            if len(at) > 1:
+                errs.append(Problem("part_twice", f"{family}[{at[1]}]",
+                                    {"kind": kind, "n": len(at), "first": f"{family}[{at[0]}]"}))
     return errs

@@ -35,11 +35,29 @@ def _meminfo_available(path: str = "/proc/meminfo") -> Optional[int]:
 
 
 def available_bytes() -> int:
-    """Memory that can be allocated now without swapping, in bytes (never above physical)."""
+    """Memory that can be allocated now without swapping, in bytes (never above physical, nor above
+    what this process's address-space limit still allows: `ulimit -v`, a cap a test or a batch
+    system sets)."""
     found = _meminfo_available()
     if found is None:
         try:
             found = int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
         except (ValueError, OSError, AttributeError):
             found = FALLBACK
-    return max(0, min(found, physical_bytes()))
+    left = _address_space_left()
+    return max(0, min(found, physical_bytes(), found if left is None else left))
+
+
+def _address_space_left(status: str = "/proc/self/status") -> Optional[int]:
+    """Bytes this process may still map under RLIMIT_AS (None: no limit, or no way to tell)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft == resource.RLIM_INFINITY:
+            return None
+        with open(status, encoding="ascii", errors="replace") as f:
+            mapped = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+    except (ImportError, OSError, ValueError, StopIteration):
+        return None
+    return max(0, soft - mapped)

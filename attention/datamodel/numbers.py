@@ -163,10 +163,22 @@ def whole(value: float) -> str:
     return str(int(v))
 
 
+def grouped(value: float) -> str:
+    """A large whole quantity in a sentence, its thousands grouped: ``1,000,000`` (a RoPE base, a window); the same
+    in both languages.  Not for cells or files (``whole`` there: one spelling a person can type back)."""
+    v = float(value)
+    if v != v or math.isinf(v) or not v.is_integer():
+        return rounded(v)
+    return f"{int(v):,}"
+#: a yes/no heatmap cell: the same marks in every language, read with the pane's legend (pane.legend_bool)
+YES, NO = "✓", "✗"
+
+
 def flag(value, short: bool = False) -> str:
-    """A yes/no cell: ``True`` / ``False``, or ``T`` / ``F`` where room is short (a heatmap cell)."""
+    """A yes/no value: ``True`` / ``False`` (a formula's, a file's), or ✓ / ✗ where room is short (a heatmap
+    cell, a colour bar: the pane's legend says what they mean, in words of either language)."""
     if short:
-        return "T" if value else "F"
+        return YES if value else NO
     return "True" if value else "False"
 
 

@@ -217,6 +217,12 @@ def as_problems(items: Iterable[Union[Problem, str]]) -> list[Problem]:
 
 # ---- rendering --------------------------------------------------------------------------------
 
+def rendered(args: Mapping[str, Any], lang: Optional[str] = None) -> dict:
+    """Message arguments with each Phrase put in `lang`: the words inside any catalogue line (what a
+    field expected, attention/limits.py), for messages that are not Problems (CheckpointError, ModelError)."""
+    return {k: v.text(lang) if isinstance(v, Phrase) else v for k, v in args.items()}
+
+
 def _fill(code: str, args: Mapping[str, Any], lang: str) -> str:
     template = words.text(PREFIX + code, lang)
     return template.format(**{k: _arg(v, lang) for k, v in args.items()})

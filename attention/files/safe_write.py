@@ -5,7 +5,9 @@ Every file the project writes for a person (scenarios, traces, scripts) goes thr
 fsync'ed, then `os.replace`d over the target, so a crash at any moment leaves the complete old
 file or the complete new one.  Around that:
 
-- a symlink is written through: the file it points to is replaced and the link stays a link;
+- a symlink is written through (the file it points to is replaced and the link stays a link), unless
+  the caller says `follow_links=False` (the command line, attention/out_guard.py): then a link at
+  the name is refused, and the rename replaces (never follows) one made in between;
 - a write-protected file is not replaced unless the caller says so (`WriteProtected`);
 - a target that is not a regular file (a FIFO, a socket, a device node, a folder) is never
   replaced by one (`NotRegularFile`): `import --out /dev/...` as root would have swapped a device
@@ -160,7 +162,7 @@ def remove_stale(path: Union[str, Path]) -> int:
 
 
 def write_atomic(path: Union[str, Path], chunks: Union[Iterable[Chunk], Callable[[BinaryIO], None]], *,
-                 overwrite_protected: bool = False, mode: Optional[int] = None) -> Path:
+                 overwrite_protected: bool = False, mode: Optional[int] = None, follow_links: bool = True) -> Path:
     """Write `chunks` (str as UTF-8, or bytes; or a function that writes to a binary file) to
     `path` atomically; returns the file replaced.
 
@@ -168,7 +170,9 @@ def write_atomic(path: Union[str, Path], chunks: Union[Iterable[Chunk], Callable
     written) for a write-protected target unless `overwrite_protected`, and OSError for what the
     system refuses (old file intact, no temporary left).  Other exceptions from `chunks`
     propagate, with the same guarantees."""
-    target = resolve_target(path)
+    if not follow_links and os.path.islink(path):
+        raise NotRegularFile(Path(path), "link")
+    target = resolve_target(path) if follow_links else Path(path)
     kind = target_kind(target)
     if kind is not None:
         raise NotRegularFile(Path(path), kind)

@@ -16,6 +16,7 @@ temporary file in the same folder, flushed and fsync'ed, then `os.replace`d over
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -23,7 +24,7 @@ import re
 import stat
 from collections import Counter
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 
@@ -70,6 +71,9 @@ _DIMS_MEANING = {
     "bias": "meaning_bias", "W_q": "meaning_W_q", "W_k": "meaning_W_k", "w_v": "meaning_w_v",
     "valid_lens": "meaning_valid_lens", "sample_index": "meaning_sample_index", "part": "meaning_part",
 }
+#: A generator making more numbers than this in a field whose shape the scenario fixes is run only
+#: after that shape is checked (_Reader.matrix); smaller ones are made at once and checked as numbers.
+DEFER_NUMBERS = 1 << 16
 #: At most this many problems are kept from one file (the rest are counted): 200,000 unknown
 #: fields give a few hundred problems, not 200,000.
 MAX_PROBLEMS = 200
@@ -201,6 +205,14 @@ def from_dict(doc, check: bool = True, duplicates: Optional[list[str]] = None) -
     sc = r.scenario(doc)
     if sc is None or r.errs:
         raise ScenarioError(r.errs, omitted=r.omitted)
+    if r.pending:  # big generators whose shape the scenario fixes: their shapes checked before their numbers
+        if check:
+            wrong = [p for p in map(_file_path, problems(sc, check_values=False)) if r.is_pending(p.path)]
+            if wrong:
+                raise ScenarioError(wrong)
+        sc = r.generate_pending(sc)
+        if r.errs:
+            raise ScenarioError(r.errs, omitted=r.omitted)
     if check:
         engine = [_file_path(p) for p in problems(sc)]
         if sc.scoring == "additive" and sc.additive is None:
@@ -284,6 +296,8 @@ class _Reader:
         self.omitted = 0
         self.broken = False  # something the Scenario needs could not be read
         self.budget = generators.MAX_ELEMENTS  # numbers that generators may still make
+        # file path -> (generator object, placeholder, what to do with its numbers): made after the shape check
+        self.pending: dict[str, tuple[dict, np.ndarray, Optional[Callable]]] = {}
 
     def err(self, problem: Problem, breaks: bool = True) -> None:
         if len(self.errs) < MAX_PROBLEMS:
@@ -413,8 +427,15 @@ class _Reader:
         return tuple(value)
 
     # -- matrices ------------------------------------------------------------------------------
-    def matrix(self, value, path: str, ndims: tuple[int, ...], name: str) -> Optional[np.ndarray]:
-        """A nested list of numbers or a generator object -> float64 array with ndim in `ndims`."""
+    def matrix(self, value, path: str, ndims: tuple[int, ...], name: str, defer: bool = True,
+               finish: Optional[Callable] = None) -> Optional[np.ndarray]:
+        """A nested list of numbers or a generator object -> float64 array with ndim in `ndims`.
+
+        A generator of more than DEFER_NUMBERS numbers in a field whose shape the rest of the scenario
+        fixes (`defer`: all but queries, keys and values) is not run yet: a placeholder of its shape
+        (ones, no memory) stands in until `from_dict` has checked that shape (`generate_pending`), so a
+        3 KB file asking for 60,000,000 frequencies where 2 fit costs nothing before its one line.
+        `finish` is what the caller does with the numbers once made (valid lengths become whole)."""
         meaning = Phrase(_DIMS_MEANING[name])
         want = Phrase({(1,): "dims_1", (2,): "dims_2", (3,): "dims_3", (1, 2): "dims_1_2",
                        (1, 2, 3): "dims_1_2_3"}[ndims])
@@ -428,9 +449,12 @@ class _Reader:
                 self.err(Problem("generator_dims", path, {"dims": want, "meaning": meaning, "shape": literal(shape)}))
                 return None
             self.budget -= math.prod(shape)
-            made = generators.generate(value, path)
             self.recipes[path] = json.loads(json.dumps(value))  # a copy, plain JSON data
-            return made
+            if defer and math.prod(shape) > DEFER_NUMBERS:
+                placeholder = np.broadcast_to(np.float64(1.0), tuple(shape))  # read-only, no memory
+                self.pending[path] = (value, placeholder, finish)
+                return placeholder
+            return generators.generate(value, path)
         if not isinstance(value, list):
             self.err(Problem("expected_matrix_or_generator", path,
                              {"dims": want, "meaning": meaning, "got": _describe(value)}))
@@ -457,9 +481,9 @@ class _Reader:
             if f not in doc:
                 self.err(Problem("required", f))
         arrays = {}
-        for f in ("queries", "keys", "values"):
+        for f in ("queries", "keys", "values"):  # their shapes fix every other shape: made at once
             if f in doc:
-                arrays[f] = self.matrix(doc[f], f, (3,), f)
+                arrays[f] = self.matrix(doc[f], f, (3,), f, defer=False)
         n_heads = self.integer(doc.get("n_heads"), "n_heads", 1, 1)
         n_kv_heads = self.integer(doc.get("n_kv_heads"), "n_kv_heads", 1, None)
         d_keys = self.integer(doc.get("d_keys"), "d_keys", 1, None)
@@ -560,12 +584,36 @@ class _Reader:
                 out[name] = Projection(w, b)
         return out
 
+    def is_pending(self, path: str) -> bool:
+        """Whether `path` is (inside) a generator not yet run."""
+        return any(path == p or path.startswith((p + "[", p + ".")) for p in self.pending)
+
+    def generate_pending(self, sc: Scenario) -> Scenario:
+        """`sc` with every placeholder replaced by its generator's numbers (each `finish`ed)."""
+        made = {}
+        for path, (spec, placeholder, finish) in self.pending.items():
+            a = generators.generate(spec, path)
+            made[id(placeholder)] = a if finish is None else finish(a)
+        self.pending.clear()
+
+        def sub(x):
+            return made.get(id(x), x) if isinstance(x, np.ndarray) else x
+
+        a = sc.additive
+        return dataclasses.replace(
+            sc, projections={k: Projection(sub(p.weight), sub(p.bias)) for k, p in sc.projections.items()},
+            additive=None if a is None else dataclasses.replace(a, W_q=sub(a.W_q), W_k=sub(a.W_k), w_v=sub(a.w_v)),
+            valid_lens=sub(sc.valid_lens), sample_index=sub(sc.sample_index),
+            **{f: tuple(parts.Part(p.kind, {k: sub(v) for k, v in p.values.items()}) for p in parts.of(sc, f))
+               for f in parts.FAMILIES})
+
     def valid_lens(self, value) -> Optional[np.ndarray]:
         if value is None:
             return None
-        v = self.matrix(value, "mask.valid_lens", (1, 2), "valid_lens")
-        if v is None:
-            return None
+        v = self.matrix(value, "mask.valid_lens", (1, 2), "valid_lens", finish=self.whole_lens)
+        return v if v is None or self.is_pending("mask.valid_lens") else self.whole_lens(v)
+
+    def whole_lens(self, v: np.ndarray) -> Optional[np.ndarray]:
         whole = v == np.round(v)
         if not whole.all():
             idx = tuple(int(i) for i in np.argwhere(~whole)[0])
@@ -580,9 +628,10 @@ class _Reader:
         """ProbSparse's recorded key sample: whole numbers (L, n_sample); null = drawn from seed."""
         if value is None:
             return None
-        v = self.matrix(value, "prob_sparse.sample_index", (2,), "sample_index")
-        if v is None:
-            return None
+        v = self.matrix(value, "prob_sparse.sample_index", (2,), "sample_index", finish=self.whole_index)
+        return v if v is None or self.is_pending("prob_sparse.sample_index") else self.whole_index(v)
+
+    def whole_index(self, v: np.ndarray) -> Optional[np.ndarray]:
         whole = v == np.round(v)
         if not whole.all():
             idx = tuple(int(i) for i in np.argwhere(~whole)[0])
@@ -909,14 +958,23 @@ class WriteProtectedError(ScenarioError):
         self.path = Path(path)
 
 
-def save(sc: Scenario, path, overwrite_protected: bool = False) -> None:
+def first_refusal(sc: Scenario) -> Optional[str]:
+    """None when `validate` would accept what `save(sc)` writes; else the line of its first problem (the
+    engine's checks, as the loader runs them).  The net under every writer of the command line (import,
+    run): whatever they write, validate accepts."""
+    errs = [_file_path(p) for p in problems(sc)]
+    return None if not errs else errs[0].text()
+
+
+def save(sc: Scenario, path, overwrite_protected: bool = False, follow_links: bool = True) -> None:
     """Write `sc` to `path` atomically (attention.files.safe_write): a crash midway leaves the old
     file (if any) untouched, a later save removes the temporary it left; a symlink is written
-    through; a write-protected file is refused (WriteProtectedError) unless
-    `overwrite_protected`."""
+    through (unless `follow_links` is False: the command line's rule, attention/out_guard.py); a
+    write-protected file is refused (WriteProtectedError) unless `overwrite_protected`."""
     doc = to_dict(sc)  # refuses unwritable numbers before touching the disk
     try:
-        safe_write.write_atomic(path, _chunks(doc), overwrite_protected=overwrite_protected)
+        safe_write.write_atomic(path, _chunks(doc), overwrite_protected=overwrite_protected,
+                                follow_links=follow_links)
     except safe_write.WriteProtected:
         raise WriteProtectedError(Path(path)) from None
     except OSError as e:

@@ -20,17 +20,28 @@ from attention.datamodel.scenario import Scenario
 
 #: JSON text above this many bytes needs --max-json (or --out FILE.npz / --steps).
 DEFAULT_MAX_JSON = 256 * 2**20
+#: The largest --max-json (1 PiB): beyond any text a machine builds; 0 still means "no limit".
+MAX_JSON = 2**50
+#: --indent: 0 (newlines only) to this many spaces.  Each number then sits on a line of its own after
+#: depth x indent spaces, so the text grows with it (counted in the estimate below).
+MAX_INDENT = 16
+#: Building the text takes about this many times its length in Python objects (the nested lists of
+#: floats, then the string): the memory a text of N bytes needs is about BUILD_FACTOR * N.
+BUILD_FACTOR = 4
 SAMPLE = 4096  # numbers per tensor sampled to estimate the characters a number takes
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 2**10, "kib": 2**10, "m": 2**20, "mb": 2**20, "mib": 2**20,
           "g": 2**30, "gb": 2**30, "gib": 2**30, "t": 2**40, "tb": 2**40, "tib": 2**40}
 
 
 def parse_size(text: str) -> Optional[int]:
-    """'500MB' -> 524288000, '2g' -> 2147483648, '0' -> 0 (no limit); None when not a size."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
+    """'500MB' -> 524288000, '2g' -> 2147483648, '0' -> 0 (no limit); None when not a size.  Exact
+    for any length of digits (a 400-digit size is a size, refused by its bound, not an OverflowError)."""
+    from decimal import Decimal
+
+    m = re.fullmatch(r"\s*(\d{1,1000}(?:\.\d{1,1000})?)\s*([a-zA-Z]*)\s*", text)
     if not m or m.group(2).lower() not in _UNITS:
         return None
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    return int(Decimal(m.group(1)) * _UNITS[m.group(2).lower()])
 
 
 def human(n: float) -> str:
@@ -55,10 +66,12 @@ def count_numbers(trace: Trace, steps: Optional[Sequence[str]] = None) -> int:
     return sum(int(a.size) for a in _arrays(trace, steps))
 
 
-def estimate_json_bytes(trace: Trace, steps: Optional[Sequence[str]] = None) -> int:
+def estimate_json_bytes(trace: Trace, steps: Optional[Sequence[str]] = None, indent: Optional[int] = None) -> int:
     """About how long the JSON text would be: each tensor's numbers times the characters its
-    sampled numbers take (with separators), plus the few KiB of titles and options."""
-    total = 4096
+    sampled numbers take (with separators), plus the steps' titles and formulas in both languages as JSON
+    writes them (a Chinese character takes six) and a couple of KiB of options; with `indent`, each
+    number's own line too (a newline and its depth's indentation: `_line_chars`)."""
+    total = 2048 + len(json.dumps([[trace[s].title, trace[s].formula] for s in trace.ids]))
     for a in _arrays(trace, steps):
         if a.size == 0:
             continue
@@ -69,11 +82,23 @@ def estimate_json_bytes(trace: Trace, steps: Optional[Sequence[str]] = None) -> 
             sample = np.where(np.isfinite(sample), sample, 0.0)
         text = json.dumps(sample.tolist())
         total += int(len(text) / len(sample) * flat.size) + 4 * a.ndim * max(1, flat.size // max(a.shape[-1], 1))
+        total += _line_chars(indent, a.ndim) * flat.size
     return total
+
+
+def _line_chars(indent: Optional[int], ndim: int) -> int:
+    """What --indent adds to each number: a newline and the indentation of its depth (the trace
+    object, its "steps" list, the step object, then one level per dimension)."""
+    return 0 if indent is None else 1 + indent * (3 + ndim)
 
 
 #: Characters a float takes at the least in the JSON text, with its separator: "0.0, ".
 MIN_CHARS = 5
+
+
+def least_chars(indent: Optional[int] = None) -> int:
+    """Characters a number takes at the least, with --indent's newline and indentation (a 1-D tensor's)."""
+    return MIN_CHARS + _line_chars(indent, 1)
 
 
 def least_numbers(sc: Scenario, steps: Optional[Sequence[str]] = None) -> int:

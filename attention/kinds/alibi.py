@@ -211,16 +211,12 @@ ALIBI = Alibi()
 
 
 def order_problems(sc, part, path: str, kinds) -> list:
-    """A modifier listed twice, or listed in another order than the engine applies them, is named:
-    the modifiers that act on the scores one after the other (each reads what the one before wrote)
-    say their place (`chain_rank`: ALiBi's bias, then the cap, then the sinks), and the steps are
-    computed once each, in that order, whatever the list says."""
-    from attention.datamodel import parts
+    """A modifier listed in another order than the engine applies them is named: the modifiers that act
+    on the scores one after the other (each reads what the one before wrote) say their place
+    (`chain_rank`: ALiBi's bias, then the cap, then the sinks), and the steps are computed once each, in
+    that order, whatever the list says (one listed twice: attention.compute.check.repeats)."""
     from attention.datamodel.problem import Problem
 
-    listed = [p.kind for p in parts.of(sc, "modifiers") if isinstance(p, parts.Part)]
-    if listed.count(part.kind) > 1:
-        return [Problem("modifier_twice", path, {"kind": part.kind})]
     chained = [m for m in kinds.modifiers if hasattr(m, "chain_rank")]  # only these act on the scores in turn
     order = [m.name for m in sorted({m.name: m for m in chained}.values(), key=lambda m: m.chain_rank)]
     if [m.name for m in chained] != order:

@@ -97,6 +97,7 @@ class Drawn:
 
     name = "drawn"
     attribute = None  # a part of the scenario (Scenario.masks)
+    combines = True  # several drawings: a cell masked in any of them is masked (attention.compute.check.repeats)
     fields = (Field("masks.mask", "matrix", "field.masks.drawn.mask.label", "field.masks.drawn.mask.help",
                     group="masks"),)
     lesson_key = "lesson.extra.mask.drawn"

@@ -74,6 +74,7 @@ class Window:
     in_panel = True  # the Parameters panel's "Position & modifiers" group offers it
     panel_start = {"size": 3}  # the panel's first window (the field has no default: files must give one)
     attribute = None  # a part of the scenario (Scenario.masks), not an attribute of its own
+    combines = True  # several windows: the narrowest decides (attention.compute.check.repeats lets them repeat)
     fields = (Field("masks.size", "int", "field.masks.window.size.label", "field.masks.window.size.help",
                     minimum=1, maximum=2**31 - 1, group="masks"),)
     lesson_key = "lesson.extra.mask.window"

@@ -59,7 +59,22 @@ class CheckpointError(ValueError):
         super().__init__(self.line("en"))
 
     def line(self, lang: Optional[str] = None) -> str:
-        return words.text(self.key, lang, **self.args_)
+        from attention.datamodel.problem import rendered
+
+        return words.text(self.key, lang, **rendered(self.args_, lang))
+
+
+def check_finite(where: str, key: str, t) -> None:
+    """Weights holding NaN or infinity are refused naming the tensor and its first such cell: nothing
+    they feed could be shown or saved (a scenario holds finite numbers only)."""
+    import torch
+
+    t = torch.as_tensor(t)
+    if not torch.is_floating_point(t) or bool(torch.isfinite(t).all()):
+        return
+    first = tuple(int(i) for i in torch.nonzero(~torch.isfinite(t))[0])
+    raise CheckpointError("models.error.not_finite", path=where, key=_name(key), index=list(first),
+                          value=float(t[first]))
 
 
 def human_size(n: int) -> str:
@@ -125,6 +140,7 @@ class TensorSource(ABC):
         self.reads.append(key)
         if not torch.is_floating_point(t):
             raise CheckpointError("models.error.not_float", path=self.path.name, key=_name(key), dtype=str(t.dtype))
+        check_finite(self.path.name, key, t)
         return t.detach().to(dtype=torch.float64, device="cpu").numpy().copy()
 
     def _check_stored(self, key: str, shape: tuple[int, ...], numel: int) -> None:  # noqa: B027 (optional hook)

@@ -38,6 +38,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from attention.datamodel import limits
+from attention.datamodel.problem import Phrase
 from attention.models.checkpoint import CheckpointError, TensorSource, human_size
 
 PIP_NAME = "gguf==0.19.0"
@@ -104,6 +106,7 @@ class GGUFSource(TensorSource):
             self._by_hf[name] = t
         self.config = _config(self.meta, where, len(self._field("tokenizer.ggml.tokens") or []) or None,
                               tied="lm_head.weight" not in self._by_hf)
+        self._check_sizes()
         self.storage, self.bits = self._storage()
         # the listing's "GGUF file (llama.cpp), Q4_1 weights dequantized from 4-bit" (importing.list_header)
         self.kind = "gguf" if self.bits is None else "gguf_quantized"
@@ -144,6 +147,41 @@ class GGUFSource(TensorSource):
         return torch.from_numpy(w if w.flags.writeable else w.copy())  # gguf's arrays may view the read-only map
 
     # -- metadata
+    def _check_sizes(self) -> None:
+        """The metadata's sizes against the shapes the file stores its tensors with (the header; nothing
+        is dequantized): every size the model is built from is then bounded by the file itself."""
+        cfg, arch = self.config, self.meta.get("general.architecture")
+        blocks = {int(name.split(".")[2]) for name in self._by_hf if name.startswith("model.layers.")}
+        if cfg["num_hidden_layers"] != len(blocks):
+            raise CheckpointError("models.error.gguf_key", path=self.path.name, field=f"{arch}.block_count",
+                                  value=limits.shown(cfg["num_hidden_layers"]),
+                                  expected=Phrase("blocks_held", {"n": len(blocks)}))
+        d, hd = cfg["hidden_size"], cfg["head_dim"]
+        explicit = f"{arch}.attention.key_length" in self.meta
+        checks = (("model.embed_tokens.weight", (cfg["vocab_size"], d), ("vocab_size", "embedding_length")),
+                  ("model.layers.0.self_attn.q_proj.weight", (cfg["num_attention_heads"] * hd, d),
+                   ("attention.key_length" if explicit else "attention.head_count", "embedding_length")),
+                  ("model.layers.0.self_attn.k_proj.weight", (cfg["num_key_value_heads"] * hd, d),
+                   ("attention.head_count_kv", "embedding_length")),
+                  ("model.layers.0.mlp.gate_proj.weight", (cfg["intermediate_size"], d),
+                   ("feed_forward_length", "embedding_length")))
+        value = {"vocab_size": cfg["vocab_size"], "embedding_length": d, "attention.key_length": hd,
+                 "attention.head_count": cfg["num_attention_heads"],
+                 "attention.head_count_kv": cfg["num_key_value_heads"],
+                 "feed_forward_length": cfg["intermediate_size"]}
+        for key, want, names in checks:
+            if key not in self._by_hf:
+                continue  # named when the model reads it
+            got = self.shape(key)
+            for axis in (1, 0):  # the width first: a wrong embedding_length shows in every tensor
+                if len(got) == 2 and got[axis] != want[axis]:
+                    raise self._stored(names[axis], value[names[axis]], self._by_hf[key].name, got)
+
+    def _stored(self, key: str, value: Any, tensor: str, shape: tuple) -> CheckpointError:
+        arch = self.meta.get("general.architecture")
+        return CheckpointError("models.error.stored_size", path=self.path.name, where="metadata", field=f"{arch}.{key}",
+                               value=limits.shown(value), tensor=tensor, shape="×".join(map(str, shape)))
+
     def _field(self, key: str) -> Any:
         f = self._reader.fields.get(key)
         return None if f is None else _value(f)
@@ -197,23 +235,7 @@ def _config(meta: dict[str, Any], where: str, n_tokens: Optional[int], tied: boo
         raise CheckpointError("models.error.gguf_architecture", path=where, value=repr(arch),
                               known=", ".join(ARCHITECTURES))
 
-    def whole(key: str, default: Any = None) -> int:
-        value = meta.get(f"{arch}.{key}", default)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
-                                  expected="a whole number >= 1")
-        return value
-
-    def positive(key: str, default: Any = None) -> float:
-        value = meta.get(f"{arch}.{key}", default)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
-            raise CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
-                                  expected="a positive number")
-        return float(value)
-
-    def refuse(key: str, value: Any, expected: str) -> CheckpointError:
-        return CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=repr(value),
-                               expected=expected)
+    whole, positive, refuse = meta_checks(meta, arch, where)
 
     d, H = whole("embedding_length"), whole("attention.head_count")
     H_kv = whole("attention.head_count_kv", H)
@@ -221,25 +243,65 @@ def _config(meta: dict[str, Any], where: str, n_tokens: Optional[int], tied: boo
         raise refuse("attention.head_count_kv", H_kv, f"a divisor of attention.head_count {H}")
     hd = whole("attention.key_length", d // H if d % H == 0 else None)
     if meta.get(f"{arch}.attention.value_length", hd) != hd:
-        raise refuse("attention.value_length", meta[f"{arch}.attention.value_length"], f"{hd} (= key_length)")
+        raise refuse("attention.value_length", meta[f"{arch}.attention.value_length"],
+                     Phrase("equal_to", {"value": hd, "name": "key_length"}))
     if meta.get(f"{arch}.rope.dimension_count", hd) != hd:
-        raise refuse("rope.dimension_count", meta[f"{arch}.rope.dimension_count"],
-                     f"{hd} (the whole head rotates; partial rotary is not reproduced)")
+        raise refuse("rope.dimension_count", meta[f"{arch}.rope.dimension_count"], Phrase("whole_head", {"value": hd}))
     scaling = meta.get(f"{arch}.rope.scaling.type", "none")
     if scaling != "none":
         raise refuse("rope.scaling.type", scaling, "none (scaled RoPE is not reproduced)")
     if meta.get(f"{arch}.expert_count", 0):
         raise refuse("expert_count", meta[f"{arch}.expert_count"], "0 (mixture of experts is not reproduced)")
     vocab = meta.get(f"{arch}.vocab_size", n_tokens)
-    if not isinstance(vocab, int) or vocab < 1:
+    if f"{arch}.vocab_size" in meta:
+        vocab = whole("vocab_size")
+    elif not isinstance(vocab, int) or vocab < 1:
         raise CheckpointError("models.error.gguf_key", path=where, field="tokenizer.ggml.tokens", value=repr(vocab),
                               expected="a vocabulary of at least one token")
     return {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": d,
             "num_attention_heads": H, "num_key_value_heads": H_kv, "head_dim": hd,
             "num_hidden_layers": whole("block_count"), "intermediate_size": whole("feed_forward_length"),
             "rms_norm_eps": positive("attention.layer_norm_rms_epsilon"),
-            "rope_theta": positive("rope.freq_base", 10000.0), "max_position_embeddings": whole("context_length"),
+            "rope_theta": positive("rope.freq_base", 10000.0, field=_rope_base()),
+            "max_position_embeddings": whole("context_length"),
             "vocab_size": vocab, "tie_word_embeddings": tied, "attention_bias": False}
+
+
+def meta_checks(meta: dict[str, Any], arch: str, where: str):
+    """(whole, positive, refuse) for metadata `{arch}.{key}`: `whole(key, default)` a size, a whole number from 1 to
+    INT_MAX (attention/datamodel/limits.py, like every size the project reads); `positive(key, default, field)` a
+    positive number, within `field`'s range where it becomes a scenario field (RoPE's base); `refuse(key, value,
+    expected)` the error naming the key (models.error.gguf_key).  The Llama reader's and Gemma 3's
+    (attention.models.gemma3)."""
+
+    def refuse(key: str, value: Any, expected: Any) -> CheckpointError:
+        return CheckpointError("models.error.gguf_key", path=where, field=f"{arch}.{key}", value=limits.shown(value),
+                               expected=expected)
+
+    def whole(key: str, default: Any = None) -> int:
+        value = meta.get(f"{arch}.{key}", default)
+        bad = limits.outside(value, 1, limits.INT_MAX)
+        if bad is not None:
+            raise refuse(key, value, bad)
+        return int(value)
+
+    def positive(key: str, default: Any = None, field: Any = None) -> float:
+        value = meta.get(f"{arch}.{key}", default)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
+            raise refuse(key, value, Phrase("range_positive"))
+        bad = None if field is None else limits.outside_field(field, value)
+        if bad is not None:
+            raise refuse(key, value, bad)
+        return float(value)
+
+    return whole, positive, refuse
+
+
+def _rope_base():
+    """RoPE's base as a scenario holds it (attention/kinds/rope.py): the import never writes what the loader refuses."""
+    from attention.kinds.rope import FIELDS
+
+    return next(f for f in FIELDS if f.name == "base")
 
 
 def _value(field) -> Any:

@@ -101,8 +101,10 @@ def choose(source: TensorSource, layers: list[Found], name: Optional[str]) -> Fo
     wanted = name.strip()
     wanted = wanted[len("module."):] if wanted.startswith("module.") else wanted
     match = next((f for f in layers if f.name == wanted), None)
-    if match is None and wanted.isdigit() and int(wanted) < len(layers):
-        match = layers[int(wanted)]
+    if match is None and wanted.isdigit():  # its place in `main.py layers`' list, counted from 1 as a person counts
+        if not 1 <= int(wanted) <= len(layers):
+            raise CheckpointError("models.error.layer_position", got=wanted, path=source.path.name, count=len(layers))
+        match = layers[int(wanted) - 1]
     if match is None:
         names = ", ".join(elide(f.name, NAME_CHARS) for f in layers[:6]) + (", …" if len(layers) > 6 else "")
         raise CheckpointError("models.error.no_such_layer", name=elide(name, NAME_CHARS), path=source.path.name,

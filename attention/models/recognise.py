@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import attention.words as words
+from attention.datamodel.problem import Phrase
 from attention.models.checkpoint import TensorSource
 from attention.models.layer import ROLES, LayerWeights
 
@@ -76,8 +77,10 @@ class Found:
 
     def reason(self, lang: Optional[str] = None) -> str:
         """Why it cannot be imported, in words ('' when it can)."""
+        from attention.datamodel.problem import rendered
+
         sep = "；" if words.normalize(lang) == "zh" else "; "
-        return sep.join(words.text(key, lang, **dict(args)) for key, args in self.reasons)
+        return sep.join(words.text(key, lang, **rendered(dict(args), lang)) for key, args in self.reasons)
 
     @property
     def d_model(self) -> int:
@@ -381,7 +384,8 @@ def _decoder_layers(source: TensorSource) -> list[Found]:
             facts = families.layer_facts(source, index)
         except CheckpointError as e:
             out.append(Found(_display(prefix), f"hf_{family}", {}, {}, {}, None, causal=True,
-                             reasons=((e.key, tuple((k, str(v)) for k, v in e.args_.items())),), extra=extra))
+                             reasons=((e.key, tuple((k, v if isinstance(v, Phrase) else str(v))
+                                                    for k, v in e.args_.items())),), extra=extra))
             continue
         H, Hkv, hd, E = facts["n_heads"], facts["n_kv_heads"], facts["head_dim"], facts["d_model"]
         shapes = {"query.weight": (H * hd, E), "key.weight": (Hkv * hd, E), "value.weight": (Hkv * hd, E),

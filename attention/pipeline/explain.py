@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+import attention.words as words
 from attention.datamodel import numbers
 from attention.kinds.prob_sparse import lazy_weight_text
 from attention.text.explanation import (
@@ -89,7 +90,8 @@ def _head_split(ctx: Context, step_id: str, idx: tuple[int, ...]) -> Explanation
     term = Term(_same(f"{sym}[{b},{n},{col}] = {fmt(v)}"), v, (src,))
     return _explanation(
         step_id, idx, value, _same(f"{sym.lower()}[b,n,h,e] = {sym}[b,n,h·{E}+e]"), [term], v,
-        _tx("explain.head_split.summary", h1=P(h), first=P(h * E), last=P(h * E + E - 1), name=name, e=P(e),
+        _tx("explain.head_split.summary", h1=P(h), first=P(h * E), last=P(h * E + E - 1),
+            name={"en": name, "zh": words.text(f"step.projection.{name}.title", "zh")}, e=P(e),
             col=P(col), E=E, h=h, e0=e, col0=col),
         _same(fmt(v)))
 
@@ -118,7 +120,7 @@ def _scores(ctx: Context, step_id: str, idx: tuple[int, ...]) -> Explanation:
         formula = _tx("explain.scores.formula", b=b, h=h, l=l, s=s)
         dk = len(q)
         if abs(scale - 1.0 / math.sqrt(dk)) < 1e-12 * max(1.0, scale):
-            why = _same(f"scale = 1/√d_k = 1/√{dk}")
+            why = _tx("explain.scores.scale_auto", dk=dk)
         else:
             why = _tx("explain.scores.scale_set", scale=fmt(scale))
     sums = _sum_text([t.value for t in terms])

@@ -36,6 +36,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 
+from attention.compute import threads
 from attention.compute.trace import Trace
 from attention.datamodel import numbers
 from attention.registry import kinds
@@ -147,6 +148,23 @@ class Tiled:
         return self.tiles[q_block * self.n_k + k_block]
 
 
+#: At most this many query blocks and this many key blocks (1,024 tiles a head): the walk keeps each
+#: tile's running values and a person reads them tile by tile, so `tiles --block-q 1 --block-k 1` on
+#: 1024 positions (a million tiles, 46 s and 3 GB) is refused from the sizes; the window's block
+#: spin boxes start at the same bound (app/teaching/tiles_view.py).
+MAX_BLOCKS = 32
+
+
+def check_blocks(L: int, S: int, block_q: int, block_k: int, names: tuple[str, str] = ("block_q", "block_k")) -> None:
+    """TilesError naming the block size that cuts L (or S) into more than MAX_BLOCKS blocks, with the
+    smallest size that fits."""
+    for name, n, b in ((names[0], L, block_q), (names[1], S, block_k)):
+        blocks = -(-n // b)
+        if blocks > MAX_BLOCKS:
+            raise TilesError("tiles.error.too_many", field=name, got=b, n=n, blocks=f"{blocks:,}", most=MAX_BLOCKS,
+                             least=-(-n // MAX_BLOCKS))
+
+
 def check_block(name: str, value: object) -> int:
     """A block size as a whole number >= 1, else TilesError naming the field."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or int(value) < 1:
@@ -161,6 +179,8 @@ def tiled(trace: Trace, block_q: int, block_k: int) -> Tiled:
     br, bc = check_block("block_q", block_q), check_block("block_k", block_k)
     masked_scores = trace.array("masked_scores")  # (B, H, L, S)
     B, H, L, S = masked_scores.shape
+    check_blocks(L, S, br, bc)
+    threads.use(B * H * L * S * 2 * trace["head_split.value"].shape[-1])  # numpy's BLAS: the policy
     fill = float(opts.get("fill_value", -math.inf))
     mask = trace.array("extra.mask") if "extra.mask" in trace else np.zeros((B, L, S), dtype=bool)  # (B, L, S)
     _refuse_overflow(masked_scores, mask)

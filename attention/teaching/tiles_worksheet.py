@@ -105,7 +105,9 @@ def page(result: Tiled, trace, b: int, h: int, answers: bool, lang: str) -> str:
     rows = "".join(f"<tr><th>{t('tiles.sheet.query', r=r + 1)}</th>"
                    + "".join(_cell(float(x), answers) for x in result.output[b, h, r]) + "</tr>" for r in range(L))
     parts += [f"<h2>{t('tiles.sheet.output')}</h2>", f"<table><tr><th></th>{head}</tr>{rows}</table>"]
-    return (f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>'
+    from attention.files.out_guard import WORKSHEET_MARK  # what says "ours" when a later write meets the page
+
+    return (f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">{WORKSHEET_MARK}<title>{title}</title>'
             f"<style>{_STYLE}</style></head><body>{''.join(parts)}</body></html>")
 
 
@@ -116,7 +118,7 @@ def write(result: Tiled, trace, folder: Path, b: int, h: int, lang: str) -> list
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for name, answers in ((WORKSHEET_NAME, False), (KEY_NAME, True)):
-        path = folder / name
-        safe_write.write_atomic(path, [page(result, trace, b, h, answers, lang)])
+        path = folder / name  # a name this command chose: never written through a link (attention/out_guard.py)
+        safe_write.write_atomic(path, [page(result, trace, b, h, answers, lang)], follow_links=False)
         out.append(path)
     return out

@@ -356,7 +356,7 @@ def test_tiles_read_the_biased_capped_scores_and_refuse_sinks():
     ((Part("sinks"),), "sinks_logits", "modifiers[0].logits"),
     ((Part("sinks", {"logits": [1.0, math.inf, 0.0, 0.0]}),), "sinks_logits_finite", "modifiers[0].logits"),
     ((Part("softcap"), Part("alibi")), "modifier_order", "modifiers[0]"),
-    ((Part("alibi"), Part("alibi")), "modifier_twice", "modifiers[0]"),
+    ((Part("alibi"), Part("alibi")), "part_twice", "modifiers[1]"),
 ])
 def test_bad_parts_are_named(parts, code, path):
     errs = problems(_scenario(np.random.default_rng(0), modifiers=parts))

@@ -107,9 +107,9 @@ def test_english_and_chinese_formulas_use_one_notation():
 
 
 def test_the_additive_lesson_agrees_with_its_formula_on_the_scale():
-    for lang in ("en", "zh"):
+    for lang, scale in (("en", "scale"), ("zh", "缩放系数")):  # the Chinese formula names it as its control does
         lesson = words.text("lesson.scores.additive_widths", lang)
-        assert "scale" in lesson and "× scale" in words.text("step.scores.formula.additive", lang), lesson
+        assert scale in lesson and f"× {scale}" in words.text("step.scores.formula.additive", lang), lesson
         assert "no scale is applied" not in lesson
 
 

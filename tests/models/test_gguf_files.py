@@ -82,6 +82,8 @@ def write(path, hf: dict[str, np.ndarray], arch: str = "llama", meta=None, extra
             w.add_string(name, value)
         elif isinstance(value, float):
             w.add_float32(name, value)
+        elif value >= 2 ** 32:  # as a hostile writer may (tests/hostile/issue31_cases.py)
+            w.add_uint64(name, value)
         else:
             w.add_uint32(name, value)
     w.add_tokenizer_model("gpt2")

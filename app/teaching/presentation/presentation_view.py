@@ -15,6 +15,7 @@ of steps (slide_map).
 """
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Optional
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.panes import scale_lock
 from app.panes.selectable_label import SelectableLabel
+from app.panes.steps_view import HIDDEN_KEPT
 from app.services import i18n
 from app.teaching.presentation.edit_drawer import EditDrawer
 from app.teaching.presentation.head_picker import HeadPicker
@@ -115,7 +117,9 @@ class PresentationView(QWidget):
         self._zoom_key: Optional[str] = str(path) if path is not None else None
         self._focus = -1
         self._stale_reason: Optional[str] = None
-        self._panes: dict[str, ZoomedPane] = {}
+        self._panes: dict[str, ZoomedPane] = {}  # this slide's and the HIDDEN_KEPT used last (_forget_unused)
+        self._used_at: dict[str, int] = {}
+        self._use_clock = itertools.count()
         self._shown_inputs: list[str] = []
         self._dirty = True  # the slide needs drawing when next shown
         self._failed_lines: Optional[list] = None  # the engine's problems while the slide is stale
@@ -560,7 +564,18 @@ class PresentationView(QWidget):
     def _lang(self) -> str:
         return i18n.current_language()
 
+    def _forget_unused(self, in_use: set[str]) -> None:
+        """Keep the panes of this slide and the HIDDEN_KEPT used last; delete the rest (a pane is a few
+        MB of widgets: a long class through every kind's slides kept one per step id, issue 29)."""
+        idle = sorted(self._panes.keys() - in_use, key=lambda n: self._used_at.get(n, -1))
+        for name in idle[:max(0, len(idle) - HIDDEN_KEPT)]:
+            pane = self._panes.pop(name)
+            self._used_at.pop(name, None)
+            pane.setParent(None)
+            pane.deleteLater()
+
     def _pane(self, name: str, zoom: float, header: bool) -> ZoomedPane:
+        self._used_at[name] = next(self._use_clock)
         pane = self._panes.get(name)
         if pane is None:
             pane = ZoomedPane(name, zoom, show_header=header)
@@ -638,6 +653,7 @@ class PresentationView(QWidget):
         self.output_layout.insertWidget(0, out)
         out.show()
         self._write_texts(sid, data)
+        self._forget_unused({*self._shown_inputs, sid})
         self._show_head_picker()
         self._dirty = False
         self._extras_shown()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Optional
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QFrame, QSizePolicy, QVBoxLayout
@@ -97,6 +98,7 @@ class SlideExplain:
     # ---- called by the presentation view -----------------------------------------------------
     def slide_shown(self) -> None:
         """A slide was drawn (another step, a new trace, the language): follow it."""
+        self._panes = {p for p in self._panes if shiboken6.isValid(p)}  # the view deletes panes unused a while
         for pane in [self.view.output_pane(), *self.view.input_panes()]:
             if pane is not None and pane not in self._panes:
                 self._panes.add(pane)

@@ -242,6 +242,7 @@ class ZoomedPane(StepPane):
     def _size_canvas(self, k: int) -> None:
         """StepPane's sizing, and never narrower than one head: a slide's area scrolls rather
         than squeeze the cells until their numbers no longer fit."""
+        self._sized = None  # StepPane's sizes-unchanged shortcut does not cover what is set below
         super()._size_canvas(k)
         _, cell_w = self._cell_size()
         _, _, left_w, bar_w = self._frame_sizes()

@@ -23,7 +23,9 @@ from attention.compute.engine import run
 from attention.datamodel import numbers
 from attention.datamodel.parts import Part
 from attention.datamodel.scenario import Projection, Scenario
+from attention.kinds.qk_norm import QK_NORM
 from attention.kinds.rope import ROPE
+from attention.kinds.window import WINDOW
 from attention.models.decoder import Attend
 from attention.models.errors import ModelError
 
@@ -71,12 +73,12 @@ def attention_parts(la: Any) -> tuple[Part, ...]:
     if la is None or la.q_norm is None:
         return ()
     q, k = (np.array(w.double().numpy(), dtype=np.float64) for w in (la.q_norm, la.k_norm))  # (head_dim,) each
-    return (Part("qk_norm", {"style": "gemma3", "eps": float(la.norm_eps), "query_weight": q, "key_weight": k}),)
+    return (Part(QK_NORM.name, {"style": "gemma3", "eps": float(la.norm_eps), "query_weight": q, "key_weight": k}),)
 
 
 def window_parts(la: Any) -> tuple[Part, ...]:
     """The sliding window (a local layer's), as the engine's mask rule."""
-    return () if la is None or la.window is None else (Part("window", {"size": int(la.window)}),)
+    return () if la is None or la.window is None else (Part(WINDOW.name, {"size": int(la.window)}),)
 
 
 def weights_note(model: Any) -> dict[str, str]:

@@ -87,9 +87,13 @@ def _child(script: str, args: list[str]) -> tuple[list[str], str, int]:
     return res.stdout.splitlines(), f"wall {wall:.1f} s, CPU {cpu:.1f} s, {start_load} -> {load()}", res.returncode
 
 
+_SIZE = re.compile(r"^\d+x\d+$")  # "64x64", "1600x1000": a name of the row, not a figure
+
+
 def _skeleton(line: str) -> str:
-    """What two runs' lines share: the words, with numbers and column padding aside."""
-    return " ".join(_NUMBER.sub("#", line).split())
+    """What two runs' lines share: the words (sizes such as 64x64 among them), with the figures
+    and column padding aside."""
+    return " ".join(w if _SIZE.match(w) else _NUMBER.sub("#", w) for w in line.split())
 
 
 def _ratio(q: str, b: str) -> str:
@@ -129,7 +133,7 @@ def merge(quiet: list[str], busy: list[str]) -> list[str]:
     matcher = difflib.SequenceMatcher(a=[_skeleton(x) for x in quiet], b=[_skeleton(x) for x in busy],
                                       autojunk=False)
     for op, a0, a1, b0, b1 in matcher.get_opcodes():
-        if op == "equal":
+        if op == "equal" or (op == "replace" and a1 - a0 == b1 - b0):  # the same rows, a verdict differs
             out += [merge_line(quiet[a0 + k], busy[b0 + k]) for k in range(a1 - a0)]
         else:
             out += [f"quiet: {x}" for x in quiet[a0:a1]] + [f"busy:  {x}" for x in busy[b0:b1]]

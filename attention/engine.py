@@ -279,7 +279,9 @@ def _run(sc: Scenario, params: dict[str, torch.Tensor], dev: torch.device, dt: t
     run.state.clear()
     run.inputs.clear()
     values = run.values
-    mods = tuple(m.name for m in kinds.modifiers(sc))
+    # the score modifiers, and the mask rules that write the mask's formula their own way (the pyramid)
+    mods = tuple(m.name for m in kinds.modifiers(sc)) + tuple(
+        r.name for r in kinds.rules_for(sc) if getattr(r, "formulas", None))
     out = [Step(r.id, values[r.id], r.dims, sc.scoring, mods) for r in step_registry.RECORDS if r.id in values]
     warnings: list[Problem] = []
 

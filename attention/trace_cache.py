@@ -116,6 +116,14 @@ def save(trace: Trace, sc: Scenario, path: Path, engine: Optional[str] = None) -
     return True
 
 
+def _formula_rules(options: dict) -> tuple[str, ...]:
+    """The trace's mask rules that write the mask's formula their own way (as the engine names them)."""
+    from attention import kinds
+
+    return tuple(r.name for r in kinds.MASK_RULES.values()
+                 if getattr(r, "formulas", None) and r.applies_to(options))
+
+
 def load(sc: Scenario, path: Path, engine: Optional[str] = None) -> Optional[Trace]:
     """The trace stored for exactly `sc` and this engine (or the tag `engine`), or None (missing,
     stale or unreadable)."""
@@ -126,7 +134,7 @@ def load(sc: Scenario, path: Path, engine: Optional[str] = None) -> Optional[Tra
             if meta.get("version") != VERSION or meta.get("key") != key_for(sc, tag):
                 return None
             scoring = meta["options"].get("scoring")
-            mods = tuple(p.get("kind") for p in meta["options"].get("modifiers", ()))
+            mods = tuple(p.get("kind") for p in meta["options"].get("modifiers", ())) + _formula_rules(meta["options"])
             steps = tuple(Step(sid, data[f"s{i}"], tuple(dims), scoring, mods)
                           for i, (sid, dims) in enumerate(meta["steps"]))
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):

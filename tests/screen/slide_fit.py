@@ -4,7 +4,7 @@
 - a scroll bar that is shown and can scroll (a non-empty range);
 - a head's plot (its matrix of cells) of any pane, or a colour bar, not wholly on screen: outside the
   screen, or cut by a widget that holds it (a scroll area's viewport, the slide's edge);
-- two heads' plots overlapping;
+- two heads' plots overlapping; an input of the step not shown;
 - the lesson text (and the title, the formula) not wholly on screen or cut short (its height under what
   its words need at its width);
 - numbers drawn in cells with digits under LEGIBLE_DIGIT_PX (14 px) tall.
@@ -72,6 +72,9 @@ def slide_problems(view) -> list[str]:
             owner = sb.parentWidget().parentWidget() if sb.parentWidget() is not None else None
             name = owner.objectName() if owner is not None and owner.objectName() else type(owner).__name__
             problems.append(f"scroll bar ({name}, range {sb.maximum() - sb.minimum()} px)")
+    for pane in view.input_panes():
+        if not pane.isVisible():
+            problems.append(f"input {pane.step_id} not shown")
     heads = head_rects(view)
     panes = {p.step_id: p for p in _panes(view)}
     for sid, m, rect in heads:

@@ -1,23 +1,31 @@
-"""A StepPane drawn at a zoom factor, for the projector.
+"""A StepPane drawn for the projector: its texts at a zoom factor, its cells at the size the slide planned.
 
-The drawing is StepPane's own; this subclass only scales the sizes it works from: the matrix
-height and cell width, the fixed rows of its grid, the fonts of its labels, axes and colour
-bar, and the font cap of the numbers in the cells (TextFit.scale), so that numbers grow with
-the cells instead of staying at their desk-top size.
+The drawing is StepPane's own; this subclass scales the texts it works from (labels, axes, colour
+bar, head titles: `zoom`, never under MIN_TEXT_PX) and takes its cells' size and heads-a-row from
+the slide's plan (`set_cells`, app.teaching.presentation.slide_layout), for which it measures what
+surrounds its cells (`slide_frame`) and the smallest cell whose numbers are legible
+(`legible_cell`).  Digits that would be under LEGIBLE_DIGIT_PX are not drawn (the colour stays;
+hovering or clicking a cell says its number), and `zoom_to` shows a region of the matrix, large
+enough for its digits (a click on a slide does it; `unzoom` shows the whole matrix again).
 """
 from __future__ import annotations
 
 import functools
+import html
 from typing import Optional
 
-from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QCursor, QFont, QFontMetricsF
+from PySide6.QtWidgets import QHBoxLayout, QToolTip
 
 from app.panes import scale_lock, step_pane
-from app.panes.cell_overlay import prints_numbers
-from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, IndexAxis
-from app.panes.step_pane import BAR_LABELS_PX, BAR_WIDTH, StepPane
-from app.viewmodel import wrapped
-from app.viewmodel.nowrap import slide_decimal
+from app.panes.cell_overlay import MAX_TEXT_SIDE, _advance, prints_numbers
+from app.panes.heatmap import AXIS_COLOUR, TICK_FONT_PX, IndexAxis, label_extent, wrapped_name
+from app.panes.step_pane import BAR_WIDTH, StepPane
+from app.teaching.presentation.slide_layout import Frame
+from app.viewmodel import cell_format, pane_text, wrapped
+from app.viewmodel.nowrap import keep_together, slide_decimal
+from attention.numbers import position
 
 #: the desk-top pane's fixed sizes (step_pane._size_canvas), scaled here
 HEAD_TITLE_PX, AXIS_ROW_PX, HEAD_TITLE_FONT_PX, AXIS_NAME_PX = 26, 50, 15, 14
@@ -32,11 +40,13 @@ DIGITS_MOST, DIGITS_FEWEST = 4, 2
 #: the panes are drawn large enough for it (a slide of small cells once read "14" beside "13.8"
 #: on the next); fewer only in a pane that cannot hold it legibly at any zoom
 SLIDE_DIGITS = 3
-#: zooms searched for the smallest one at which a pane's numbers are legible
-_ZOOM_STEPS = [0.3 + 0.025 * i for i in range(149)]
-#: the smallest zoom of a pane without numbers in its cells (28 x 28 heads): its texts keep
-#: MIN_TEXT_PX whatever the zoom, so eight such heads may shrink until they all share the slide
-NO_NUMBERS_ZOOM = 0.1
+#: a row axis's name takes at most this many lines beside the matrix (else it is left out)
+ROW_NAME_LINES = 2
+#: a slide writes numbers in matrices up to this many cells a side (a region zoomed into shows them;
+#: the window's panes stop at cell_overlay's smaller limits)
+SLIDE_TEXT_SIDE = 8 * MAX_TEXT_SIDE
+#: a matrix of more cells than this measures its numbers' width on its extreme values only
+SAMPLED_CELLS = 4096
 
 
 def digit_height(px: int) -> float:
@@ -53,29 +63,40 @@ def legible_font_px(digit_px: float = LEGIBLE_DIGIT_PX) -> int:
 
 
 class ZoomedPane(StepPane):
-    """StepPane at `zoom` (1.0 = the window's size).  `show_header=False` hides the pane's own
-    title and formula (the presentation shows them once, large, above the output)."""
+    """StepPane with its texts at `zoom` (1.0 = the window's size) and its cells as the slide
+    plans them.  `show_header=False` hides the pane's own title and formula (the presentation
+    shows them once, large, above the result)."""
 
-    wrap_slack = 0.0  # a slide's cells keep their designed width: heads wrap (or the area scrolls) first
+    wrap_slack = 0.0  # a slide's cells keep their planned width
     head_gap = 14  # the grid's 6-px spacing and the matrix frame
 
     def __init__(self, step_id: str, zoom: float = 1.0, show_header: bool = True) -> None:
         super().__init__(step_id)
         self._zoom = float(zoom)
-        #: the cells' width as a share of their designed width: a slide narrows the cells of a
-        #: wide and short matrix (1 query x 10 keys) while their numbers stay legible, rather
-        #: than scroll sideways (PresentationView sets it)
-        self.squeeze = 1.0
+        # the lock button beside the hint line under the canvas, not on a row of its own above it
+        # (a slide's height is dear); an input pane (`compact`) shows neither: its menu still locks
+        lay = self.layout()
+        for i in range(lay.count()):
+            header = lay.itemAt(i).layout()
+            if header is not None and header.indexOf(self.scale_lock.button) >= 0:
+                header.removeWidget(self.scale_lock.button)
+                break
+        lay.removeWidget(self.hover)
+        bottom = QHBoxLayout()
+        bottom.setContentsMargins(0, 0, 0, 0)
+        bottom.addWidget(self.hover, 1)
+        bottom.addWidget(self.scale_lock.button, 0, Qt.AlignmentFlag.AlignBottom)
+        lay.insertLayout(lay.indexOf(self.notice) + 1, bottom)
+        self.compact = show_header
         self.wrapped = False  # a long one-row matrix written in rows (PresentationView sets it)
         self.per_row: Optional[int] = None  # how many a row while wrapped (None: the preferred)
         self._original = None  # the data as given (drawn reshaped while wrapped)
         self.max_digits = SLIDE_DIGITS  # one precision for every pane of a slide (PresentationView sets it)
-        #: heads a row chosen by the slide (None: as many as the pane's width holds at the designed
-        #: cell width), and how much wider than designed the cells are drawn so that those heads
-        #: use the area's width (PresentationView._fit_heads sets both: eight 28 x 28 heads in two
-        #: rows of four, each a quarter of the width, rather than six small ones and an empty strip)
-        self.fixed_per_row: Optional[int] = None
-        self.widen = 1.0
+        #: (cell width, cell height, heads a row) as the slide planned them; None: the desk-top sizes
+        self.cells: Optional[tuple[float, float, int]] = None
+        #: the region zoomed into: (first row, rows, first column, columns), None: the whole matrix
+        self.region: Optional[tuple[int, int, int, int]] = None
+        self._outside_h: dict[int, float] = {}  # pane width -> its height beyond the canvas
         self.title.setVisible(show_header)
         self.formula.setVisible(False)  # the presentation writes the operation once, above
         self._apply_fonts()
@@ -85,16 +106,116 @@ class ZoomedPane(StepPane):
         return self._zoom
 
     def set_zoom(self, zoom: float) -> None:
+        """The texts' scale (the slide's zoom); the cells follow the plan."""
         zoom = float(zoom)
         if abs(zoom - self._zoom) < 1e-9:
             return
         self._zoom = zoom
+        self._outside_h.clear()
         self._apply_fonts()
         if self._data is not None:
             self._arranged_key = None
             self._arrange()
 
+    # ---- the slide's plan ------------------------------------------------------------------------
+    def set_cells(self, cell_w: float, cell_h: float, per_row: int) -> None:
+        """Draw each cell cell_w x cell_h px, `per_row` heads a row (the slide's plan)."""
+        cells = (float(cell_w), float(cell_h), max(int(per_row), 1))
+        if self.cells is not None and cells[2] == self.cells[2] and \
+                abs(cells[0] - self.cells[0]) < 0.05 and abs(cells[1] - self.cells[1]) < 0.05:
+            return
+        self.cells = cells
+        if self._data is not None:
+            self._arranged_key = None
+            self._placement = None  # heads a row may have changed
+            self._arrange()
+
+    def slide_frame(self) -> Frame:
+        """What surrounds the cells (px), measured at the pane's fonts, for slide_layout."""
+        title_h, axis_h, left_w, bar_w = self._frame_sizes()
+        m = self.layout().contentsMargins()
+        border = 2 * self.frameWidth()
+        canvas_w = left_w + bar_w + 8 + 6  # the canvas's margins and the grid's spacing
+        fixed_w = canvas_w + m.left() + m.right() + border + 2
+        per_head = self._data is not None and self._data.layout.per_head
+        return Frame(fixed_w=fixed_w, head_w=self.head_gap, fixed_h=lambda w: self.outside_height(w) + axis_h + 10,
+                     head_h=title_h if per_head else 0.0, band_gap=self._tick_row_px(),
+                     head_min_w=self._head_title_width())
+
+    def outside_height(self, width: float) -> float:
+        """The pane's height beyond its canvas at `width` px: margins, the title (wrapped at that
+        width), the hint line under the canvas and the lock button beside it (worked out from the
+        parts: a layout answers for the canvas's last size, not for the one being planned)."""
+        key = int(width) // 4 * 4
+        got = self._outside_h.get(key)
+        if got is None:
+            self.ensurePolished()  # the style sheets' fonts, before anything is measured
+            lay = self.layout()
+            m = lay.contentsMargins()
+            inner = max(key - m.left() - m.right() - 2 * self.frameWidth(), 20)
+            parts = [0.0]  # the canvas's row
+            for label in (self.title, self.weights_note, self.notice):
+                if not label.isHidden():
+                    parts.append(label.heightForWidth(inner))
+            button = self.scale_lock.button
+            bottom = button.sizeHint().height() if not button.isHidden() else 0
+            if not self.hover.isHidden():
+                room = inner - (button.sizeHint().width() + lay.spacing() if not button.isHidden() else 0)
+                bottom = max(bottom, self.hover.minimumHeight(), self.hover.heightForWidth(max(room, 20)))
+            if bottom:
+                parts.append(bottom)
+            got = self._outside_h[key] = float(sum(parts) + lay.spacing() * (len(parts) - 1) + m.top() + m.bottom()
+                                               + 2 * self.frameWidth() + 2)
+        return got
+
+    def legible_cell(self) -> Optional[tuple[float, float]]:
+        """The smallest (width, height) of a cell whose numbers are legible (digits of
+        LEGIBLE_DIGIT_PX at the fewest digits that read right), None for a pane without numbers."""
+        if self._fit is None or not self._fit._fns:
+            return None
+        px = legible_font_px()
+        rows, cols = self._data.layout.rows.size, self._data.layout.cols.size
+        if rows * cols > SAMPLED_CELLS and all(f is not None for f in self._fit._samples):
+            # a big matrix: its extreme values stand for all (formatting every cell costs more than the plan)
+            labels = [t for f in self._fit._samples for t in f(DIGITS_FEWEST)]
+            width = max(_advance(t, px) for t in labels) + 8
+        else:
+            width = self._fit._max_width(DIGITS_FEWEST, px) + 8  # the fewest digits a slide falls back to; 8 px free
+        # a little wider than that: the canvas's spacing takes a few pixels of every head
+        return width / 0.96 + 1, px / SLIDE_TEXT_RATIO + 1
+
+    def clear_plan(self) -> None:
+        self.cells, self.region = None, None
+
+    def set_compact(self, compact: bool) -> None:
+        """An input of the slide: its title shown, no hint line, no lock button (its menu locks)."""
+        was, self.compact = getattr(self, "compact", None), compact
+        if was != compact and self._data is not None:
+            self._apply_title()
+        self.title.setVisible(compact)
+        self.hover.setVisible(not compact)
+        self._show_lock()
+        self._outside_h.clear()
+
     # ---- StepPane overrides --------------------------------------------------------------------
+    def _apply_title(self) -> None:
+        """An input's title alone on its line (its shape in the tooltip: a slide's height is dear);
+        the result's title is the slide's own."""
+        super()._apply_title()
+        if getattr(self, "compact", False) and self._data is not None:
+            d, lang = self._data, self._lang
+            title = html.escape(d.step.title[lang])
+            if self._stale:
+                title = (f"<span style='color: {step_pane.STALE_COLOUR}'>{title} "
+                         f"({html.escape(pane_text.ui('stale_tag', lang))})</span>")
+            self.title.setText(title)
+            self.title.setToolTip(keep_together(d.shape_text(lang)))
+
+    def _show_lock(self) -> None:
+        super()._show_lock()
+        if getattr(self, "compact", False):
+            self.scale_lock.button.hide()
+
     def show_data(self, data, lang: str, focus: int, picture=None) -> None:
         self._original = data
         if self.wrapped:  # a long row written in rows (app.viewmodel.wrapped); its picture is made here
@@ -102,6 +223,8 @@ class ZoomedPane(StepPane):
             data, picture = shown, (None if shown is not data else picture)
         super().show_data(data, lang, focus, picture)
         self._scale_numbers()
+        if self.region is not None:
+            self._show_region()
 
     @property
     def data(self):
@@ -119,26 +242,20 @@ class ZoomedPane(StepPane):
         per_row = wrapped.row_width(self._original)
         return not prints_numbers(rows, cols) and prints_numbers(cols // per_row, per_row)
 
-    def narrower_rows(self) -> bool:
-        """Wrapped: fewer numbers a row (the next divisor), False when none is left."""
-        widths = wrapped.row_widths(self._original) if self._original is not None else []
-        now = self.per_row or (widths[0] if widths else None)
-        rest = [w for w in widths if now is not None and w < now]
-        if not self.wrapped or not rest:
-            return False
-        self.per_row = rest[0]
-        self._arranged_key = None
-        self.show_data(self._original, self._lang, self._focus)
-        return True
+    def row_widths(self) -> list[int]:
+        """The widths a wrapped row may take (the preferred first), [] for a pane that does not wrap."""
+        return wrapped.row_widths(self._original) if self.can_wrap() else []
 
-    def set_wrapped(self, on: bool) -> None:
-        """Write a one-row matrix in rows (on) or as one long row."""
+    def set_wrapped(self, on: bool, per_row: Optional[int] = None) -> None:
+        """Write a one-row matrix in rows of `per_row` (on; None: the preferred width) or as one long row."""
         on = bool(on) and (self.can_wrap() or not on)
-        if on != self.wrapped:
-            self.wrapped = on
-            self.per_row = None
+        per_row = per_row if on else None
+        if on != self.wrapped or per_row != self.per_row:
+            self.wrapped, self.per_row = on, per_row
+            self.region = None
             if self._original is not None:
                 self._arranged_key = None
+                self._outside_h.clear()
                 self.show_data(self._original, self._lang, self._focus)
 
     def click_cell(self, m: int, r: int, c: int, double: bool = False) -> None:
@@ -158,8 +275,19 @@ class ZoomedPane(StepPane):
     @staticmethod
     def _text_fn(data, m: int):
         """StepPane's labels with small numbers written as decimals where that costs at most a
-        character ("0.00045", not "4.5e-4", on a classroom slide)."""
+        character ("0.00045", not "4.5e-4", on a classroom slide); a slide has them for larger
+        matrices than the window (a region zoomed into prints its numbers)."""
+        rows, cols = data.block.shape[1:]
         base = StepPane._text_fn(data, m)
+        if base is None and max(rows, cols) <= SLIDE_TEXT_SIDE:
+            memo_base: dict[int, list[str]] = {}
+
+            def base(digits: int) -> list[str]:  # noqa: F811 (the window's, for a larger matrix)
+                if digits not in memo_base:
+                    memo_base[digits] = data.cell_texts(m, digits)
+                return memo_base[digits]
+
+            base.sample = functools.partial(data.sample_texts, m)
         if base is None:
             return None
         memo: dict[int, list[str]] = {}
@@ -173,28 +301,21 @@ class ZoomedPane(StepPane):
         return text_fn
 
     def _cell_size(self) -> tuple[int, float]:
+        if self.cells is not None and self._data is not None:
+            cw, ch, _ = self.cells
+            return int(round(ch * self._data.layout.rows.size)), cw
         h, cell_w = super()._cell_size()
-        return int(round(h * self._zoom)), cell_w * self._zoom * self.squeeze * self.widen
+        return int(round(h * self._zoom)), cell_w * self._zoom
 
     def _heads_per_row(self, k: int) -> int:
-        if self.fixed_per_row is not None and not self._one_row:
-            return max(1, min(k, self.fixed_per_row))
+        if self.cells is not None and not self._one_row:
+            return max(1, min(k, self.cells[2]))
         return super()._heads_per_row(k)
-
-    def set_heads_layout(self, per_row: Optional[int], widen: float = 1.0) -> None:
-        """`per_row` heads a row (None: as the width holds), cells `widen` times their designed width."""
-        widen = max(float(widen), 1.0)
-        if per_row == self.fixed_per_row and abs(widen - self.widen) < 1e-9:
-            return
-        self.fixed_per_row, self.widen = per_row, widen
-        if self._data is not None:
-            self._arranged_key = None
-            self._arrange()
 
     def row_width(self) -> int:
         """The pane's width with all its heads of a row side by side (the canvas's widest and the margins)."""
         margins = self.layout().contentsMargins()
-        return self.canvas.maximumWidth() + margins.left() + margins.right() + 2
+        return self.canvas.maximumWidth() + margins.left() + margins.right() + 2 * self.frameWidth()
 
     def shares_axis_names(self) -> bool:
         """Heads in several rows: the column name is written under the last row only, and the
@@ -205,28 +326,13 @@ class ZoomedPane(StepPane):
         """The height of a head's column axis without its name: the ticks' line and the tick marks."""
         return int(self._px(TICK_FONT_PX) * 1.3) + 8
 
-    def set_squeeze(self, squeeze: float) -> None:
-        squeeze = min(max(float(squeeze), 0.05), 1.0)
-        if abs(squeeze - self.squeeze) < 1e-9:
-            return
-        self.squeeze = squeeze
-        if self._data is not None:
-            self._arranged_key = None
-            self._arrange()
-
-    def numbers_legible(self) -> bool:
-        """Whether the cells' numbers are drawn legible_font_px() or larger at their designed
-        size (True for a pane without numbers)."""
-        if self._fit is None or not self._fit._fns:
-            return True
-        h, cell_w = self._cell_size()
-        saved = self._fit.max_digits
-        self._fit.max_digits = SLIDE_DIGITS
-        try:
-            choice = self._fit.choose(cell_w, h / self._data.layout.rows.size)
-        finally:
-            self._fit.max_digits = saved
-        return choice is not None and choice[0] >= legible_font_px() and choice[1] >= self._wanted_digits()
+    def numbers_shown(self) -> bool:
+        """Whether the cells of the heads on screen have their numbers drawn (as last painted, or
+        as the cells' size gives them)."""
+        heads = self.visible_heads()
+        if not heads or self._fit is None or not self._fit._fns:
+            return False
+        return self.number_choice() is not None
 
     def _wanted_digits(self) -> int:
         """SLIDE_DIGITS, or the fewest for numbers that read the same with any precision (True/False, counts)."""
@@ -235,20 +341,28 @@ class ZoomedPane(StepPane):
         return SLIDE_DIGITS
 
     def _arrange(self) -> None:
+        key = self._arranged_key
         super()._arrange()
+        if self._arranged_key != key and self._data is not None:  # the row name at the slide's font
+            name = self._row_name()
+            self.left_labels.set(self._data.layout.rows, name)
+            for _axis, labels in self.extra_lefts[: self._bands(len(self.visible_heads())) - 1]:
+                labels.set(self._data.layout.rows, name)
         self._style_axes()  # a second row of heads may have brought a new row axis
         self._scale_axis_names()
+        if self.region is not None:
+            self._show_region()
 
     def _size_canvas(self, k: int) -> None:
-        """StepPane's sizing, and never narrower than one head: a slide's area scrolls rather
-        than squeeze the cells until their numbers no longer fit."""
+        """StepPane's sizing; planned cells make the canvas exactly as wide as its heads need."""
         super()._size_canvas(k)
         _, cell_w = self._cell_size()
         _, _, left_w, bar_w = self._frame_sizes()
         cols = self._data.layout.cols.size
         per_row = min(max(self._per_row, 1), k)
         frame = left_w + bar_w + 8 + 6  # the canvas's margins and the grid's spacing
-        self.canvas.setMaximumWidth(int(frame + per_row * (cols * cell_w + self.head_gap)))
+        width = int(frame + per_row * (cols * cell_w + self.head_gap))
+        self.canvas.setMaximumWidth(width)
         if self.shares_axis_names():
             h, _ = self._cell_size()
             title_h, axis_h, _, _ = self._frame_sizes()
@@ -257,7 +371,7 @@ class ZoomedPane(StepPane):
             for band in range(bands - 1):
                 grid.setRowFixedHeight(step_pane.R_AXIS + step_pane.ROWS_PER_BAND * band, tick_h)
             self.canvas.setFixedHeight(int(bands * (h + title_h) + (bands - 1) * tick_h + axis_h + 10))
-        self.canvas.setMinimumWidth(int(frame + cols * cell_w + self.head_gap))
+        self.canvas.setMinimumWidth(width if self.cells is not None else int(frame + cols * cell_w + self.head_gap))
         self._natural_width = int(frame + k * (cols * cell_w + self.head_gap)) + 22
 
     def _frame_sizes(self) -> tuple[int, int, float, float]:
@@ -269,9 +383,112 @@ class ZoomedPane(StepPane):
         ticks = [len(d.layout.rows.tick(i)) for i in range(min(d.layout.rows.size, 64))]
         title_h = int(HEAD_TITLE_PX * max(z, self._px(HEAD_TITLE_FONT_PX) / HEAD_TITLE_FONT_PX)) \
             if d.layout.per_head else 0
-        # the colour bar's labels at this font take a little more than the desk-top estimate
-        left_w, bar_w = (30 + 8 * max(ticks, default=1)) * t, BAR_WIDTH * z + (BAR_LABELS_PX + 12) * t
-        return title_h, int(AXIS_ROW_PX * t), left_w, bar_w
+        return title_h, int(AXIS_ROW_PX * t), self._row_axis_width(), BAR_WIDTH * z + self._bar_labels_width() + 14
+
+    def _row_axis_width(self) -> float:
+        """The row axis's width at its fonts: its widest tick label, the tick marks, and its name
+        (written along the matrix, at most ROW_NAME_LINES lines side by side)."""
+        d = self._data
+        font = QFont()
+        font.setPixelSize(self._px(TICK_FONT_PX))
+        ticks = label_extent(d.layout.rows, font, True)
+        name = QFont()
+        name.setPixelSize(self._px(AXIS_NAME_PX))
+        line = QFontMetricsF(name).height()
+        return ticks + 14 + (ROW_NAME_LINES * line if d.layout.rows.name(self._lang) else 0)
+
+    def _head_title_width(self) -> float:
+        """The widest head title as drawn ("Head 3 · K/V 2" is wider than its cells), and the
+        grid's spacing beside it: a head is never narrower than that."""
+        d = self._data
+        if d is None or not d.layout.per_head:
+            return 0.0
+        widest = max((self.heatmaps[m].title.minimumWidth() for m in self.visible_heads()), default=0.0)
+        return widest + 6 + 4 if widest > 0 else 0.0
+
+    def _row_name(self) -> str:
+        """The row axis's name wrapped along the matrix's height, or "" where it would take more
+        than ROW_NAME_LINES lines (a small input: its title says what its rows are)."""
+        d = self._data
+        name = wrapped_name(d.layout.rows.name(self._lang), self._px(AXIS_NAME_PX), self._cell_size()[0])
+        return name if name.count("<br>") < ROW_NAME_LINES else ""
+
+    def _bar_labels_width(self) -> float:
+        """The colour bar's widest number at its font: its ends, or a tick between them ("-0.25")."""
+        lo, hi = self._levels
+        font = QFont()
+        font.setPixelSize(self._px(TICK_FONT_PX))
+        fm = QFontMetricsF(font)
+        texts = [cell_format.compact(lo), cell_format.compact(hi), "-0.25"]
+        if self._locked:
+            texts = [f"≤ {texts[0]}", f"≥ {texts[1]}"] + texts
+        return max(fm.horizontalAdvance(t) for t in texts)
+
+    # ---- a region of the matrix, large (a click on a slide's colour-only cells) -------------------
+    def zoom_to(self, r: int, c: int) -> bool:
+        """Show the region around cell (r, c), in the pane's own place, with cells large enough
+        for legible numbers (every head the same region).  False when the whole matrix already
+        shows its numbers or the pane has none."""
+        need = self.legible_cell()
+        heads = self.visible_heads()
+        if need is None or not heads or self._data is None:
+            return False
+        rect = self.heatmaps[heads[0]].vb.geometry()
+        rows, cols = self._data.layout.rows.size, self._data.layout.cols.size
+        n_r = max(1, min(rows, int(rect.height() // need[1])))
+        n_c = max(1, min(cols, int(rect.width() // need[0])))
+        if n_r >= rows and n_c >= cols:
+            return False
+        r0 = max(0, min(r - n_r // 2, rows - n_r))
+        c0 = max(0, min(c - n_c // 2, cols - n_c))
+        self.region = (r0, n_r, c0, n_c)
+        self._show_region()
+        self._set_hint()
+        return True
+
+    def unzoom(self) -> bool:
+        """The whole matrix again; False when it was already whole."""
+        if self.region is None:
+            return False
+        self.region = None
+        self._show_region()
+        self._set_hint()
+        return True
+
+    def _show_region(self) -> None:
+        d = self._data
+        if d is None:
+            return
+        rows, cols = d.layout.rows.size, d.layout.cols.size
+        r0, n_r, c0, n_c = self.region if self.region is not None else (0, rows, 0, cols)
+        for hm in self.heatmaps[: d.layout.n_matrices]:
+            hm.vb.setRange(xRange=(c0 - 0.5, c0 + n_c - 0.5), yRange=(r0 - 0.5, r0 + n_r - 0.5), padding=0.0)
+            hm.overlay._layout_key = None
+            hm.overlay.update()
+
+    def _set_hint(self) -> None:
+        super()._set_hint()
+        d = self._data
+        if d is None or self.cells is None:
+            return
+        # on a slide, small cells say how to read them (hover, click to zoom in), not the window's words
+        text = self.hover.text()
+        for key in ("numbers_large", "numbers_hidden", "numbers_hidden_heads"):
+            text = text.replace(pane_text.ui(key, self._lang), "")
+        self.hover.setText(" ".join(text.split(" ")).strip())
+        if self.region is not None:
+            r0, n_r, c0, n_c = self.region
+            self.hover.setText(pane_text.ui("slide_region", self._lang, rows=f"{position(r0)}–{position(r0 + n_r - 1)}",
+                                            cols=f"{position(c0)}–{position(c0 + n_c - 1)}",
+                                            n_rows=d.layout.rows.size, n_cols=d.layout.cols.size))
+        elif self._fit is not None and self._fit._fns and not self.numbers_shown():
+            rest = self.hover.text()
+            self.hover.setText(f"{rest} {pane_text.ui('slide_numbers_hidden', self._lang)}".strip())
+
+    def _show_hover(self, m: int, r: int, c: int) -> None:
+        super()._show_hover(m, r, c)
+        if not self.hover.isVisibleTo(self):  # an input: its hint line is not shown, a tooltip says it
+            QToolTip.showText(QCursor.pos() + QPoint(12, 12), self.hover_text(m, r, c), self.canvas)
 
     # ---- fonts -------------------------------------------------------------------------------
     def _px(self, base: float) -> int:
@@ -316,6 +533,7 @@ class ZoomedPane(StepPane):
         if self._fit is not None:
             self._fit.scale = self._zoom
             self._fit.floor_px = legible_font_px()
+            self._fit.least_px = legible_font_px()  # smaller digits are not drawn on a slide
             self._fit.height_ratio = SLIDE_TEXT_RATIO
             self._fit.max_digits = self.max_digits
             for hm in self.heatmaps:
@@ -330,64 +548,39 @@ class ZoomedPane(StepPane):
     # ---- what the numbers look like (the slide's fitting, tests) ---------------------------------
     def cell_px(self) -> Optional[tuple[float, float]]:
         """(width, height) of one cell on screen: measured on the first heatmap once the canvas
-        is laid out, else the designed size."""
+        is laid out (of the region shown), else the planned size."""
         if self._data is None:
             return None
         d = self._data
         heads = self.visible_heads()
+        rows, cols = d.layout.rows.size, d.layout.cols.size
+        if self.region is not None:
+            rows, cols = self.region[1], self.region[3]
         if self.canvas.isVisible() and heads:
             self.canvas.ci.layout.activate()
             rect = self.heatmaps[heads[0]].vb.geometry()
             if rect.width() > 0 and rect.height() > 0:
-                return rect.width() / d.layout.cols.size, rect.height() / d.layout.rows.size
+                return rect.width() / cols, rect.height() / rows
         h, cell_w = self._cell_size()
         return cell_w, h / d.layout.rows.size
 
     def number_choice(self) -> Optional[tuple[int, int]]:
-        """(font px, digits) the cells' numbers are drawn with, None when no number fits (or the
-        matrix is too big to print numbers)."""
+        """(font px, digits) the cells' numbers are drawn with, None when no number is drawn (the
+        cells too small for legible digits, or a matrix without numbers)."""
         cell = self.cell_px()
         if self._fit is None or cell is None or not self._fit._fns:
             return None
         return self._fit.choose(*cell)
 
     def designed_choice(self) -> Optional[tuple[int, int]]:
-        """(font px, digits) at the cells' designed size (what the slide lays out), None without
-        numbers or when the precision makes no difference (True/False, whole numbers)."""
+        """(font px, digits) at the cells' planned size, None without numbers or when the
+        precision makes no difference (True/False, whole numbers)."""
         if self._fit is None or self._data is None or not self._fit._fns:
             return None
         if all(f(DIGITS_MOST) == f(DIGITS_FEWEST) for f in self._fit._fns):
             return None
         h, cell_w = self._cell_size()
-        return self._fit.choose(cell_w, h / self._data.layout.rows.size)
-
-    def legible_zoom(self) -> float:
-        """The smallest zoom at which the numbers are drawn at least legible_font_px() tall
-        (with any precision), given the cells their designed width; the largest zoom tried
-        when none is."""
-        if self._fit is None or self._data is None or not self._fit._fns:
-            return NO_NUMBERS_ZOOM
-        self._scale_numbers()
-        rows = self._data.layout.rows.size
-        floor = legible_font_px()
-        saved = self._zoom
-        self._fit.max_digits = SLIDE_DIGITS
-        try:
-            # SLIDE_DIGITS legible, else (a pane too crowded for it at any zoom) any precision
-            for wanted in (self._wanted_digits(), DIGITS_FEWEST):
-                for z in _ZOOM_STEPS:
-                    self._zoom = z
-                    self._fit.scale = z
-                    h, cell_w = self._cell_size()
-                    # a little narrower than designed: the canvas's spacing takes a few pixels
-                    got = self._fit.choose(cell_w * 0.96, h / rows)
-                    if got is not None and got[0] >= floor and got[1] >= wanted:
-                        return z
-            return _ZOOM_STEPS[-1]
-        finally:
-            self._zoom = saved
-            self._fit.scale = saved
-            self._fit.max_digits = self.max_digits
+        return self._fit.choose(cell_w * 0.96, h / self._data.layout.rows.size)
 
     def _scale_axis_names(self) -> None:
         style = {"color": AXIS_COLOUR, "font-size": f"{self._px(AXIS_NAME_PX)}px"}

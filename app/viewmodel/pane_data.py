@@ -97,15 +97,19 @@ class PaneData:
     kv_group: int = 1  # grouped-query attention: query heads per key/value head of this step's matrices
     reads_kv: int = 1  # grouped-query attention: query heads per key/value head, on a step of query heads
 
-    def matrix_title(self, m: int, lang: str) -> str:
-        """The title of matrix m: its head ("Head 2"); a shared key/value head says which query
-        heads read it ("K/V head 1 · query heads 1–2"); "" when the matrices are not heads."""
+    def matrix_title(self, m: int, lang: str, short: bool = False) -> str:
+        """The title of matrix m: its head ("Head 2"); under grouped-query attention a query head
+        says which key/value head it reads ("Head 3 · K/V 2") and a shared key/value head which
+        query heads read it ("K/V head 1 · query heads 1–2"); "" when the matrices are not heads.
+        `short`: the head alone ("Head 3", "K/V head 1"), for a small picture beside the result."""
         if not self.layout.per_head:
             return ""
-        if self.reads_kv > 1:  # a query head says which key/value head it reads ("Head 3 · K/V 2")
+        if self.reads_kv > 1 and not short:
             return words.text("pane.head_reads_kv", lang, n=numbers.position(m), j=numbers.position(m // self.reads_kv))
         if self.kv_group == 1:
             return pane_text.head_name(m, lang)
+        if short:
+            return words.text("pane.kv_head_short", lang, j=numbers.position(m))
         g = self.kv_group
         return words.text("pane.kv_head", lang, j=numbers.position(m), first=numbers.position(m * g),
                           last=numbers.position(m * g + g - 1))

@@ -34,11 +34,32 @@ def settle(app, until=None, timeout: float = 5.0) -> None:
         app.processEvents()
 
 
+def still(app, view, rounds: int = 40) -> None:
+    """Run the event loop until what the slide shows stops moving (two rounds alike): a person
+    looks at the slide a moment after pressing the key, not in the middle of its layout."""
+    last = None
+    for _ in range(rounds):
+        app.processEvents()
+        now = _geometry(view)
+        if now == last:
+            return
+        last = now
+
+
+def _geometry(view) -> tuple:
+    panes = [p for p in [view.output_pane(), *view.input_panes()] if p is not None]
+    return tuple((p.geometry().getRect(), p.canvas.geometry().getRect(),
+                  tuple(p.heatmaps[m].vb.geometry().getRect() for m in p.visible_heads()), p.bar.geometry().getRect())
+                 for p in panes) + (view.body_scroll.size().toTuple(), view.canvas_box.size().toTuple())
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--lang", default="en")
     p.add_argument("--presets", default="", help="comma-separated stems (default: every preset)")
     p.add_argument("--shots", type=Path, default=None)
+    p.add_argument("--detail", action="store_true", help="each failing slide's panes, as planned and as laid out")
+    p.add_argument("--detail-steps", default="", help="report these steps' details too")
     a = p.parse_args(argv)
     cpu0 = time.process_time()
     from PySide6.QtCore import QSettings, Qt
@@ -65,11 +86,13 @@ def main(argv: list[str]) -> int:
     settle(app, lambda: window.isVisible() and window.isActiveWindow())
     view = window.presentation.view
     screen = app.primaryScreen().geometry()
+    start_cpu = time.process_time() - cpu0
     stems = [s for s in a.presets.split(",") if s] or sorted(
         f.stem for f in (ROOT / "resources" / "scenarios").glob("*.json"))
     if a.shots is not None:
         a.shots.mkdir(parents=True, exist_ok=True)
     checked, fit, failures = 0, 0, []
+    timing = [0.0, 0.0, 0.0]  # CPU s: turning slides (drawing them), settling (layout, paint), checking
     for stem in stems:
         if not window.load_path(ROOT / "resources" / "scenarios" / f"{stem}.json"):
             failures.append({"preset": stem, "slide": 0, "step": "", "problems": ["could not open"]})
@@ -81,15 +104,26 @@ def main(argv: list[str]) -> int:
         settle(app, lambda: view.isVisible() and view.geometry() == screen and QApplication.activeWindow() is view)
         n = len(view.lesson_ids())
         for i in range(n):
+            t0 = time.process_time()
             if i:
                 QTest.keyClick(view, Qt.Key.Key_Right)
-                settle(app)
-            settle(app)
+            t1 = time.process_time()
+            still(app, view)
+            t2 = time.process_time()
+            timing[0] += t1 - t0
+            timing[1] += t2 - t1
             problems = [] if view.index() == i else [f"Right reached slide {view.index() + 1}, not {i + 1}"]
+            t3 = time.process_time()
             problems += slide_problems(view)
+            timing[2] += time.process_time() - t3
+            if a.detail and view.current_step() in a.detail_steps.split(","):
+                problems.append("detail asked")
             checked += 1
             if problems:
-                failures.append({"preset": stem, "slide": i + 1, "step": view.current_step(), "problems": problems})
+                failure = {"preset": stem, "slide": i + 1, "step": view.current_step(), "problems": problems}
+                if a.detail:
+                    failure["detail"] = _detail(view)
+                failures.append(failure)
             else:
                 fit += 1
             if a.shots is not None:
@@ -99,8 +133,31 @@ def main(argv: list[str]) -> int:
     window.recompute.shutdown()
     window.close()
     print(json.dumps({"screen": [screen.width(), screen.height()], "lang": a.lang, "checked": checked, "fit": fit,
-                      "failures": failures, "cpu_s": round(time.process_time() - cpu0, 1)}))
+                      "failures": failures, "cpu_s": round(time.process_time() - cpu0, 1),
+                      "cpu_start_s": round(start_cpu, 1), "cpu_turn_settle_check_s": [round(t, 1) for t in timing]}))
     return 0
+
+
+def _detail(view) -> list[str]:
+    """What a failing slide's panes were planned as and what they became (to find why)."""
+    out = []
+    plan = getattr(view, "plan", None)
+    for pane in [p for p in [view.output_pane(), *view.input_panes()] if p is not None]:
+        placed = plan.panes.get(pane.step_id) if plan is not None else None
+        fit = placed.fit if placed is not None else None
+        planned = None if fit is None else (fit.per_row, round(fit.cell_w, 1), round(fit.cell_h, 1), round(fit.width),
+                                            round(fit.height))
+        grid = pane.canvas.ci.layout
+        from PySide6.QtCore import Qt as _Qt
+        items = [(type(grid.itemAt(i)).__name__, [round(v) for v in grid.itemAt(i).geometry().getRect()],
+                  [round(grid.itemAt(i).effectiveSizeHint(w).width()) for w in (_Qt.SizeHint.MinimumSize,
+                   _Qt.SizeHint.PreferredSize, _Qt.SizeHint.MaximumSize)])
+                 for i in range(grid.count())]
+        out.append(f"{pane.step_id}: pane {pane.geometry().getRect()} canvas {pane.canvas.geometry().getRect()} "
+                   f"plan {planned} spec head_min {fit and round(fit.spec.frame.head_min_w, 1)} fixed_w {fit and round(fit.spec.frame.fixed_w, 1)} frame {pane._frame_sizes()} head_min {pane._head_title_width():.1f} now fixed_w {pane.slide_frame().fixed_w:.1f} "
+                   f"titles {[(pane.heatmaps[m].title.text, round(pane.heatmaps[m].title.minimumWidth(), 1)) for m in pane.visible_heads()]} "
+                   f"cimin {pane.canvas.ci.effectiveSizeHint(_Qt.SizeHint.MinimumSize).width():.1f} cols {grid.columnCount()} rows {grid.rowCount()} colw {[round(grid.columnMinimumWidth(c)) for c in range(grid.columnCount())]} ci {pane.canvas.ci.geometry().getRect()} vp {pane.canvas.viewport().size().toTuple()} grid {items}")
+    return out
 
 
 if __name__ == "__main__":

@@ -38,10 +38,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import app.teaching.presentation.slide_layout as slide_layout
 from app.panes import scale_lock
 from app.panes.selectable_label import SelectableLabel
 from app.services import i18n
-import app.teaching.presentation.slide_layout as slide_layout
 from app.teaching.presentation.edit_drawer import EditDrawer
 from app.teaching.presentation.head_picker import HeadPicker
 from app.teaching.presentation.slide_explain import SlideExplain
@@ -69,6 +69,9 @@ CELL_MOST_SHARE, CELL_MOST_PX, INPUT_CELL_SHARE = 0.16, 64, 0.8
 LESSON_SIDE_SHARES = (0.28, 0.34, 0.42, 0.5)
 #: the lesson below the panes unless beside them reads this much better (slide_layout.score)
 LESSON_BELOW_BONUS = 0.15
+#: the inputs keep their axis names unless leaving them out reads this much better, and are tried
+#: without them only while their cells are smaller than BARE_BELOW px
+NAMED_BONUS, BARE_BELOW = 0.3, 12
 #: a title too long for its line may shrink to this share of its size (not under MIN_TITLE_PX) to keep one line
 TITLE_SHRINK, MIN_TITLE_PX = 0.85, 24
 BACKGROUND = "#f4f4f4"
@@ -108,7 +111,9 @@ class PresentationView(QWidget):
         self._zoom_key: Optional[str] = str(path) if path is not None else None
         self._focus = -1
         self._stale_reason: Optional[str] = None
-        self._panes: dict[str, ZoomedPane] = {}
+        #: one pane per step and role (the result, or an input beside it): a step is the result on
+        #: one slide and an input on the next, and each role keeps its own fonts and grid
+        self._panes: dict[tuple[str, bool], ZoomedPane] = {}
         self._shown_inputs: list[str] = []
         self._dirty = True  # the slide needs drawing when next shown
         self._failed_lines: Optional[list] = None  # the engine's problems while the slide is stale
@@ -118,6 +123,8 @@ class PresentationView(QWidget):
         self._plans: dict = {}  # the plans of this slide's sizes (a resize back, a zoom back: no new search)
         self._fit_room: dict = {}  # (slide, canvas width) -> the canvas's room at 100 % (zooming in grows from it)
         self._laying_out = False
+        self._renders = 0  # slides drawn: a new one is laid out anew
+        self._laid_for: Optional[tuple] = None  # what the canvas was last laid out for
         self._build()
         self.heads = HeadPicker(self)  # "Heads: All 1 2 ... 8" beside the shape line
         self.shape_row.addWidget(self.heads, 0)
@@ -521,10 +528,10 @@ class PresentationView(QWidget):
     # ---- what is on screen (tests, the screenshot script, the slide's parts) -------------------------
     def output_pane(self) -> Optional[ZoomedPane]:
         sid = self.current_step()
-        return self._panes.get(sid) if sid is not None else None
+        return self._panes.get((sid, False)) if sid is not None else None
 
     def input_panes(self) -> list[ZoomedPane]:
-        return [self._panes[n] for n in self._shown_inputs]
+        return [self._panes[(n, True)] for n in self._shown_inputs]
 
     def explanation_text(self) -> str:
         return self.explanation.text()
@@ -549,14 +556,17 @@ class PresentationView(QWidget):
         return i18n.current_language()
 
     def _pane(self, name: str, zoom: float, header: bool) -> ZoomedPane:
-        pane = self._panes.get(name)
+        """The pane of step `name` as the result (header False) or as an input (its title shown,
+        no hint line: its hover is a tooltip), held unarranged until the plan gives it its cells."""
+        pane = self._panes.get((name, header))
         if pane is None:
             pane = ZoomedPane(name, zoom, show_header=header)
             pane.setParent(self.canvas_box)
+            pane.set_compact(header)
             pane.focusRequested.connect(self.set_focus_head)
             pane.lockRequested.connect(lambda on, n=name: self._host.view.lock_scale(n, on))
-            self._panes[name] = pane
-        pane.set_compact(header)  # an input: its title, no hint line (its hover is a tooltip)
+            self._panes[(name, header)] = pane
+        pane.hold(True)  # no grid worked out for the desk-top sizes: the plan sets the cells next
         pane.wrapped, pane.per_row = False, None  # decided again by the plan on every slide
         pane.clear_plan()
         pane.set_zoom(zoom)
@@ -588,7 +598,15 @@ class PresentationView(QWidget):
 
 
     def _render(self) -> None:
-        """Draw the current slide: header texts, input panes, output pane, lesson; then lay out the canvas."""
+        """Draw the current slide: header texts, input panes, output pane, lesson; then lay out the
+        canvas (painted once, when all of it is in place)."""
+        self.canvas_box.setUpdatesEnabled(False)
+        try:
+            self._draw_slide()
+        finally:
+            self.canvas_box.setUpdatesEnabled(True)
+
+    def _draw_slide(self) -> None:
         sid = self.current_step()
         has_slide = self._trace is not None and sid is not None
         self.empty.setVisible(not has_slide)
@@ -597,6 +615,7 @@ class PresentationView(QWidget):
         self._clear_body()
         self._apply_fonts()
         self._plans.clear()
+        self._renders += 1
         if not has_slide:
             self.title.setText("")
             self.explanation.setText("")
@@ -656,13 +675,24 @@ class PresentationView(QWidget):
         lesson as planned; then one precision for all the panes' numbers."""
         if self._laying_out:
             return
+        lesson = self.lesson_widget()
+        said = lesson.findChild(QLabel).text() if lesson is self.slide_explain.box else (
+            lesson.text() if lesson is not None else None)
+        done_for = (self._renders, self.body_scroll.size().toTuple(), self._zoom, self._focus, self.drawer_open(),
+                    id(lesson), said, self.title.styleSheet())
+        if done_for == self._laid_for:
+            return  # the same slide at the same size: laid out already
         self._laying_out = True
+        updates = self.canvas_box.updatesEnabled()
+        self.canvas_box.setUpdatesEnabled(False)  # one paint once every pane is at its place
         try:
             self._fit_title()
             self._lay_out()
             self._share_digits()
         finally:
             self._laying_out = False
+            self.canvas_box.setUpdatesEnabled(updates)
+        self._laid_for = done_for
         self.laidOut.emit()
 
     def _room(self) -> tuple[float, float]:
@@ -692,16 +722,17 @@ class PresentationView(QWidget):
         lesson = self.lesson_widget()
         plan = self._best_plan(out, inputs, lesson, room_w, room_h)
         self.plan = plan
-        if plan is None:
-            return
-        self._place(plan, out, inputs, lesson)
+        if plan is not None:
+            self._place(plan, out, inputs, lesson)
+        for pane in [out, *inputs]:
+            pane.hold(False)
 
     def _best_plan(self, out: ZoomedPane, inputs: list[ZoomedPane], lesson: Optional[QWidget],
                    room_w: float, room_h: float) -> Optional[SlidePlan]:
         """The best of the panes' plans with the lesson below them or beside them (slide_layout.plan
         for each), in the canvas's coordinates; memoised for this slide's sizes."""
         outs = self._output_specs(out)
-        ins = [self._spec(p) for p in inputs]
+        ins = self._input_specs(inputs)
         gap = slide_layout.GAP
         # (panes' area: x, y, width, height; the lesson's rectangle or None)
         places: list[tuple[tuple[float, float, float, float], Optional[tuple[float, float, float, float]]]] = []
@@ -719,19 +750,24 @@ class PresentationView(QWidget):
                                    (room_w - side_w, (room_h - side_h) / 2, side_w - gap, side_h)))
         key = (round(room_w), round(room_h), self._focus, tuple((tuple(round(v) for v in a), None if r is None else
                                                                  tuple(round(v) for v in r)) for a, r in places),
-               tuple(_spec_key(s, room_w) for s in [*outs, *ins]))
+               tuple(_spec_key(s, room_w) for s in [*outs, *(s for specs in ins for s in specs)]))
         if key in self._plans:
             return self._plans[key]
         cap = max(CELL_MOST_PX, room_h * CELL_MOST_SHARE)
         best: Optional[SlidePlan] = None
         best_value = -math.inf
-        for (ax, ay, aw, ah), rect in places:
-            if ah < 40 or aw < 40:
-                continue
-            plan = slide_layout.plan(aw, ah, outs, ins, self._arrow_size(), cap, cap * INPUT_CELL_SHARE)
+        # the inputs with their axis names, and without them (small beside the result: their titles say it)
+        tries = [(rect, specs) for rect in places for specs in ins]
+        for ((ax, ay, aw, ah), rect), specs in tries:
+            if ah < 40 or aw < 40 or (best is not None and _reads_fully(best)):
+                continue  # the lesson below and every number legible at full precision: nothing reads better
+            if specs and specs[0].variant == ("bare",) and best is not None and _inputs_large(best):
+                continue  # the inputs are not small with their axis names: leaving them out gains nothing
+            plan = slide_layout.plan(aw, ah, outs, specs, self._arrow_size(), cap, cap * INPUT_CELL_SHARE)
             if not plan.panes:
                 continue
-            value = plan.score + (LESSON_BELOW_BONUS if rect is None or rect[0] <= gap else 0.0)
+            value = plan.score + (LESSON_BELOW_BONUS if rect is None or rect[0] <= gap else 0.0) + (
+                NAMED_BONUS if specs and specs[0].variant == ("named",) else 0.0)
             if value > best_value:
                 for placed in plan.panes.values():
                     placed.x, placed.y = placed.x + ax, placed.y + ay
@@ -740,19 +776,27 @@ class PresentationView(QWidget):
                     plan.arrow = (x + ax, y + ay, w, h, glyph)
                 plan.lesson, plan.width, plan.height = rect, room_w, room_h
                 best, best_value = plan, value
-        if best is None and ins:  # nothing fits beside the inputs (many heads of long titles): the result alone
+        if best is None and inputs:  # nothing fits beside the inputs (many heads of long titles): the result alone
             best = self._best_plan(out, [], lesson, room_w, room_h)
             if best is not None:
                 best.dropped = [p.step_id for p in inputs]
-        if best is None and not ins:  # not even the result alone: a canvas that scrolls rather than none
+        if best is None and not inputs:  # not even the result alone: a canvas that scrolls rather than none
             best = self._best_plan(out, [], lesson, room_w, room_h * 1.5)
         self._plans[key] = best
         return best
 
-    def _spec(self, pane: ZoomedPane, variant=None) -> PaneSpec:
+    def _spec(self, pane: ZoomedPane, variant=None, bare: Optional[bool] = None) -> PaneSpec:
         d = pane._data  # noqa: SLF001 (what the pane draws: a wrapped row's rows)
+        full = pane.legible_cell(SLIDE_DIGITS)
         return PaneSpec(pane.step_id, max(len(pane.visible_heads()), 1), d.layout.rows.size, d.layout.cols.size,
-                        pane.slide_frame(), pane.legible_cell(), variant)
+                        pane.slide_frame(bare), pane.legible_cell(), variant, full[0] if full is not None else 0.0)
+
+    def _input_specs(self, inputs: list[ZoomedPane]) -> list[list[PaneSpec]]:
+        """The inputs as they are drawn (with their axis names), and bare (ticks only): two sets to plan."""
+        if not inputs:
+            return [[]]
+        return [[self._spec(p, ("named",), bare=False) for p in inputs], [self._spec(p, ("bare",), bare=True)
+                                                                          for p in inputs]]
 
     def _output_specs(self, out: ZoomedPane) -> list[PaneSpec]:
         """The result as it is, and written in rows of each width a long row may take (1 x 80)."""
@@ -786,9 +830,12 @@ class PresentationView(QWidget):
             variant = fit.spec.variant
             if variant is not None and variant[0] == "wrapped":
                 pane.set_wrapped(variant[1] is not None, variant[1])
+            pane.set_bare(variant is not None and variant[0] == "bare")
             pane.set_cells(fit.cell_w, fit.cell_h, fit.per_row)
+            pane.hold(False)  # the grid, once, at the planned cells
             pane.setGeometry(int(ox + placed.x), int(oy + placed.y), math.ceil(fit.width), math.ceil(fit.height))
             pane.show()
+            pane.settle()
         if plan.arrow is not None and inputs:
             x, y, w, h, glyph = plan.arrow
             self.arrow.setText(glyph)
@@ -955,3 +1002,16 @@ def _spec_key(spec: PaneSpec, width: float) -> tuple:
     return (spec.name, spec.heads, spec.rows, spec.cols, round(f.fixed_w), round(f.head_w), round(f.head_h),
             round(f.band_gap), round(f.fixed_h(width)), spec.legible and tuple(round(v) for v in spec.legible),
             spec.variant)
+
+
+def _reads_fully(plan: SlidePlan) -> bool:
+    """Every pane's numbers legible at the slide's full precision (nothing could read better)."""
+    fits = [p.fit for p in plan.panes.values()]
+    return bool(fits) and all(f.full or f.spec.legible is None for f in fits) and not plan.dropped
+
+
+def _inputs_large(plan: SlidePlan) -> bool:
+    """The inputs drawn with cells of at least BARE_BELOW px: their axis names cost nothing worth saving."""
+    fits = [p.fit for p in plan.panes.values() if p.fit.spec.variant is not None and p.fit.spec.variant[0] in
+            ("named", "bare")]
+    return bool(fits) and min(f.size_key() for f in fits) >= BARE_BELOW

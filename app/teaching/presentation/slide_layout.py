@@ -18,7 +18,7 @@ zooms into a region (presentation_view).  The pane measures what surrounds its c
 this module only does the sums.
 
 Shapes: a pane of `heads` matrices of rows x cols cells, `per_row` heads a row in `bands` rows:
-    width  = fixed_w + per_row * (cols * cell_w + head_w)
+    width  = fixed_w + per_row * max(cols * cell_w + head_w, head_min_w)
     height = fixed_h(width) + bands * (rows * cell_h + head_h) + (bands - 1) * band_gap
 """
 from __future__ import annotations
@@ -32,8 +32,8 @@ NUMBER_ASPECT = (1.0, 2.6)
 #: a colour-only cell (numbers too small to print): near square
 COLOUR_ASPECT = (0.7, 1.5)
 #: the shares of the canvas the inputs may take: of its width beside the result, of its height above it
-COLUMN_SHARES = (0.16, 0.2, 0.24, 0.28, 0.32, 0.36, 0.4, 0.45, 0.5, 0.56)
-ROW_SHARES = (0.2, 0.25, 0.3, 0.35, 0.4, 0.46, 0.52)
+COLUMN_SHARES = (0.16, 0.21, 0.27, 0.33, 0.4, 0.48, 0.56)
+ROW_SHARES = (0.2, 0.27, 0.34, 0.42, 0.52)
 #: the smallest cell drawn (px): 168 rows in a small box are still a picture (a click zooms in)
 MIN_CELL = 0.4
 #: pixels kept free at the canvas's edges and between two boxes
@@ -49,7 +49,7 @@ class Frame:
     fixed_h: Callable[[float], float]  # above and below the cells for a pane this wide: header, axis row, hint
     head_h: float = 0.0  # each band of heads: its head titles
     band_gap: float = 0.0  # between two bands: the upper band's tick labels
-    head_min_w: float = 0.0  # a head is never narrower than its title (its cells widen to it)
+    head_min_w: float = 0.0  # a head is never narrower than its title (its cells centred under a wider one)
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,7 @@ class PaneSpec:
     frame: Frame
     legible: Optional[tuple[float, float]] = None  # the smallest cell (w, h) with legible numbers; None: none
     variant: object = None  # what the pane must be set to for this spec (a long row written in rows)
+    full_w: float = 0.0  # the cell width that holds the slide's full precision (3 digits) legibly
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,11 @@ class Fit:
     @property
     def bands(self) -> int:
         return -(-self.spec.heads // self.per_row)
+
+    @property
+    def full(self) -> bool:
+        """Legible at the slide's full precision (0.707, not 0.71)."""
+        return self.legible and self.cell_w >= self.spec.full_w
 
     def size_key(self) -> float:
         """How large the cells read: their height, and their width as far as it is needed."""
@@ -113,13 +119,18 @@ class SlidePlan:
 
 # ---- one pane ------------------------------------------------------------------------------------
 def pane_width(spec: PaneSpec, per_row: int, cell_w: float) -> float:
+    """A head takes its cells' width, or its title's where that is wider (its cells centred under it)."""
     f = spec.frame
-    return f.fixed_w + per_row * (spec.cols * cell_w + f.head_w)
+    return f.fixed_w + per_row * max(spec.cols * cell_w + f.head_w, f.head_min_w)
 
 
-def least_cell_w(spec: PaneSpec) -> float:
-    """Cells at least this wide: a head as wide as its title (the grid would widen them anyway)."""
-    return max(spec.frame.head_min_w - spec.frame.head_w, 0.0) / spec.cols
+def cell_room(spec: PaneSpec, per_row: int, width: float) -> float:
+    """The widest cells `per_row` heads a row have in `width` px (negative: not even the titles fit)."""
+    f = spec.frame
+    pitch = (width - f.fixed_w) / per_row
+    if pitch < f.head_min_w:
+        return -1.0
+    return (pitch - f.head_w) / spec.cols
 
 
 def pane_height(spec: PaneSpec, per_row: int, cell_h: float, width: float) -> float:
@@ -139,8 +150,8 @@ def _shape(spec: PaneSpec, ch: float, room_w: float, legible: bool) -> tuple[flo
     lo, hi = NUMBER_ASPECT if legible else COLOUR_ASPECT
     want = ch * hi
     if legible and spec.legible is not None:
-        want = max(want, spec.legible[0])
-    return max(min(room_w, want), least_cell_w(spec)), ch
+        want = max(want, spec.legible[0], spec.full_w)
+    return min(room_w, want), ch
 
 
 def fit_in(spec: PaneSpec, width: float, height: float, cap: float) -> Optional[Fit]:
@@ -166,8 +177,8 @@ def _better(a: Fit, b: Fit) -> bool:
 def _fit_grid(spec: PaneSpec, per_row: int, width: float, height: float, cap: float) -> Optional[Fit]:
     f = spec.frame
     bands = -(-spec.heads // per_row)
-    room_w = (width - f.fixed_w - per_row * f.head_w) / (per_row * spec.cols)  # cell width a column
-    if room_w < max(MIN_CELL, least_cell_w(spec) - 1e-6):
+    room_w = cell_room(spec, per_row, width)  # cell width a column
+    if room_w < MIN_CELL:
         return None
     outer = width
     for _ in range(3):  # the header wraps by the pane's width, which follows the cells
@@ -195,22 +206,18 @@ def fit_at(spec: PaneSpec, ch: float, width: float, height: float = math.inf, na
            ) -> Optional[Fit]:
     """Cells `ch` tall: the grid that keeps the pane lowest (`narrow`: narrowest) within width x
     height, legible where its numbers fit (None when no grid fits)."""
-    f = spec.frame
     best: Optional[Fit] = None
     for per_row in grids(spec.heads):
-        room_w = (width - f.fixed_w - per_row * f.head_w) / (per_row * spec.cols)
+        room_w = cell_room(spec, per_row, width)
         cells: Optional[tuple[float, bool]] = None
         if spec.legible is not None and ch >= spec.legible[1]:
             cw = max(ch * NUMBER_ASPECT[0], spec.legible[0])
             if cw <= room_w:
-                cells = (cw, True)
+                cells = (max(cw, min(spec.full_w, room_w)), True)
         if cells is None:
             if ch * COLOUR_ASPECT[0] > room_w:
                 continue
             cells = (ch * COLOUR_ASPECT[0], False)
-        cells = (max(cells[0], least_cell_w(spec)), cells[1])
-        if cells[0] > room_w + 1e-6:
-            continue
         w = pane_width(spec, per_row, cells[0])
         h = pane_height(spec, per_row, ch, w)
         if h > height:
@@ -225,7 +232,7 @@ def fit_at(spec: PaneSpec, ch: float, width: float, height: float = math.inf, na
 def widen(fit: Fit, width: float) -> Fit:
     """The same grid with its cells as wide as `width` and their aspect allow."""
     spec = fit.spec
-    room_w = (width - spec.frame.fixed_w - fit.per_row * spec.frame.head_w) / (fit.per_row * spec.cols)
+    room_w = cell_room(spec, fit.per_row, width)
     hi = (NUMBER_ASPECT if fit.legible else COLOUR_ASPECT)[1]
     cw = max(fit.cell_w, min(room_w, fit.cell_h * hi))
     w = pane_width(spec, fit.per_row, cw)
@@ -241,7 +248,7 @@ def _largest(fits: Callable[[float], Optional[list[Fit]]], cap: float) -> Option
     if got is not None:
         return got
     low, high = MIN_CELL, cap
-    while high - low > max(0.25, low * 0.01):
+    while high - low > max(0.25, low * 0.03):
         mid = (low + high) / 2
         low, high = (mid, high) if fits(mid) is not None else (low, mid)
     return fits(low)
@@ -274,10 +281,11 @@ def line_up(specs: Sequence[PaneSpec], width: float, height: float, cap: float) 
 def score(out: Fit, ins: Sequence[Fit], cap: float) -> float:
     """How well an arrangement reads: legible numbers first (the result's above the inputs'), then
     the size of the cells (the result's counting double); inputs drawn larger than the result lose."""
-    s = 6.0 if out.legible else 0.0
+    s = (6.0 if out.legible else 0.0) + (0.6 if out.full else 0.0)
     numbered = [f for f in ins if f.spec.legible is not None]
     if numbered:
         s += 3.0 * sum(f.legible for f in numbered) / len(numbered)
+        s += 0.3 * sum(f.full for f in numbered) / len(numbered)
     s += math.log(max(min(out.size_key(), cap), MIN_CELL))
     if ins:
         smallest = min(f.size_key() for f in ins)
@@ -301,16 +309,20 @@ def plan(width: float, height: float, outputs: Sequence[PaneSpec], inputs: Seque
             if out is not None:
                 _keep(best, _alone(out, width, height), score(out, [], cap))
             continue
+        # a wider share only makes the result smaller once the inputs are at their largest cells
+        stacked = lined = False
         for share in COLUMN_SHARES:
-            ins = stack(inputs, inner_w * share, inner_h, input_cap)
+            ins = None if stacked else stack(inputs, inner_w * share, inner_h, input_cap)
             if ins is not None:
+                stacked = _at_cap(ins, input_cap)
                 col_w = max(f.width for f in ins)
                 out = fit_in(out_spec, inner_w - col_w - aw - 2 * GAP, inner_h, cap)
                 if out is not None:
                     _keep(best, _column(ins, out, width, height, aw), score(out, ins, cap))
-            if len(inputs) > 1:  # side by side, left of the result (two tall inputs: 168 steps each)
+            if len(inputs) > 1 and not lined:  # side by side, left of the result (two tall inputs: 168 steps each)
                 ins = line_up(inputs, inner_w * share, inner_h, input_cap)
                 if ins is not None:
+                    lined = _at_cap(ins, input_cap)
                     block_w = sum(f.width for f in ins) + GAP * (len(ins) - 1)
                     out = fit_in(out_spec, inner_w - block_w - aw - 2 * GAP, inner_h, cap)
                     if out is not None:
@@ -323,7 +335,13 @@ def plan(width: float, height: float, outputs: Sequence[PaneSpec], inputs: Seque
             out = fit_in(out_spec, inner_w, inner_h - row_h - ah - 2 * GAP, cap)
             if out is not None:
                 _keep(best, _row(ins, out, width, height, ah), score(out, ins, cap))
+            if _at_cap(ins, input_cap):
+                break
     return best
+
+
+def _at_cap(fits: Sequence[Fit], cap: float) -> bool:
+    return all(f.cell_h >= cap - 0.5 for f in fits)
 
 
 def _keep(best: SlidePlan, candidate: SlidePlan, value: float) -> None:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import functools
 import html
+import math
 from typing import Optional
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QRectF, Qt
 from PySide6.QtGui import QCursor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QHBoxLayout, QToolTip
 
@@ -40,6 +41,11 @@ DIGITS_MOST, DIGITS_FEWEST = 4, 2
 #: the panes are drawn large enough for it (a slide of small cells once read "14" beside "13.8"
 #: on the next); fewer only in a pane that cannot hold it legibly at any zoom
 SLIDE_DIGITS = 3
+#: a head title of two parts ("Head 3 · K/V 2") goes on two lines when one line is wider than this many ems
+TITLE_PARTS, TWO_LINE_TITLE_EM = " · ", 5.0
+QWIDGETSIZE_MAX = float((1 << 24) - 1)
+#: a column label may reach this far past its matrix's edge (px; half the grid's spacing)
+EDGE_LABEL_PX = 3
 #: a row axis's name takes at most this many lines beside the matrix (else it is left out)
 ROW_NAME_LINES = 2
 #: a slide writes numbers in matrices up to this many cells a side (a region zoomed into shows them;
@@ -88,6 +94,7 @@ class ZoomedPane(StepPane):
         bottom.addWidget(self.scale_lock.button, 0, Qt.AlignmentFlag.AlignBottom)
         lay.insertLayout(lay.indexOf(self.notice) + 1, bottom)
         self.compact = show_header
+        self.bare = False  # no axis names, only their ticks (a small input: its title says what it holds)
         self.wrapped = False  # a long one-row matrix written in rows (PresentationView sets it)
         self.per_row: Optional[int] = None  # how many a row while wrapped (None: the preferred)
         self._original = None  # the data as given (drawn reshaped while wrapped)
@@ -97,6 +104,10 @@ class ZoomedPane(StepPane):
         #: the region zoomed into: (first row, rows, first column, columns), None: the whole matrix
         self.region: Optional[tuple[int, int, int, int]] = None
         self._outside_h: dict[int, float] = {}  # pane width -> its height beyond the canvas
+        self._held = False  # hold(): the grid is not worked out until the plan sets the cells
+        self.canvas.ci.geometryChanged.connect(self._keep_grid_in_canvas)
+        self.canvas.on_resize = self._keep_grid_in_canvas
+        self._legible: dict = {}  # (the numbers' fit, digits) -> legible_cell's answer
         self.title.setVisible(show_header)
         self.formula.setVisible(False)  # the presentation writes the operation once, above
         self._apply_fonts()
@@ -114,6 +125,7 @@ class ZoomedPane(StepPane):
         self._outside_h.clear()
         self._apply_fonts()
         if self._data is not None:
+            self._split_head_titles()
             self._arranged_key = None
             self._arrange()
 
@@ -130,9 +142,30 @@ class ZoomedPane(StepPane):
             self._placement = None  # heads a row may have changed
             self._arrange()
 
-    def slide_frame(self) -> Frame:
-        """What surrounds the cells (px), measured at the pane's fonts, for slide_layout."""
-        title_h, axis_h, left_w, bar_w = self._frame_sizes()
+    def _keep_grid_in_canvas(self) -> None:
+        """The canvas's grid as large as the canvas: pyqtgraph's grid, relaid out after the canvas
+        had narrowed, kept an earlier width (a colour bar past the canvas's edge)."""
+        c = self.canvas
+        g = c.ci.geometry()
+        if abs(g.width() - c.width()) > 0.5 or abs(g.height() - c.height()) > 0.5:
+            c.ci.layout.invalidate()  # its size hints as the grid now is, not as they were cached
+            c.ci.updateGeometry()
+            c.range = QRectF(0, 0, c.width(), c.height())
+            c.setRange(c.range, padding=0, disableAutoPixel=False)
+
+    def settle(self) -> None:
+        """Lay the pane out at its size now and give the canvas's grid the canvas's own size: a
+        pane hidden and shown again at another size kept its grid at the old width (the colour bar
+        past the canvas's edge)."""
+        self.layout().activate()
+        c = self.canvas
+        c.range = QRectF(0, 0, c.width(), c.height())
+        c.setRange(c.range, padding=0, disableAutoPixel=False)
+
+    def slide_frame(self, bare: Optional[bool] = None) -> Frame:
+        """What surrounds the cells (px), measured at the pane's fonts, for slide_layout; `bare`:
+        as it would be with (False) or without (True) its axis names (None: as it is)."""
+        title_h, axis_h, left_w, bar_w = self._frame_sizes(self.bare if bare is None else bare)
         m = self.layout().contentsMargins()
         border = 2 * self.frameWidth()
         canvas_w = left_w + bar_w + 8 + 6  # the canvas's margins and the grid's spacing
@@ -168,34 +201,66 @@ class ZoomedPane(StepPane):
                                                + 2 * self.frameWidth() + 2)
         return got
 
-    def legible_cell(self) -> Optional[tuple[float, float]]:
+    def legible_cell(self, digits: int = DIGITS_FEWEST) -> Optional[tuple[float, float]]:
         """The smallest (width, height) of a cell whose numbers are legible (digits of
-        LEGIBLE_DIGIT_PX at the fewest digits that read right), None for a pane without numbers."""
+        LEGIBLE_DIGIT_PX, at `digits` significant digits: by default the fewest a slide falls back
+        to), None for a pane without numbers."""
         if self._fit is None or not self._fit._fns:
             return None
+        key = (id(self._fit), digits)
+        if key not in self._legible:
+            if len(self._legible) > 16:
+                self._legible.clear()
+            self._legible[key] = self._legible_cell(digits)
+        return self._legible[key]
+
+    def _legible_cell(self, digits: int) -> tuple[float, float]:
         px = legible_font_px()
         rows, cols = self._data.layout.rows.size, self._data.layout.cols.size
         if rows * cols > SAMPLED_CELLS and all(f is not None for f in self._fit._samples):
             # a big matrix: its extreme values stand for all (formatting every cell costs more than the plan)
-            labels = [t for f in self._fit._samples for t in f(DIGITS_FEWEST)]
+            labels = [t for f in self._fit._samples for t in f(digits)]
             width = max(_advance(t, px) for t in labels) + 8
         else:
-            width = self._fit._max_width(DIGITS_FEWEST, px) + 8  # the fewest digits a slide falls back to; 8 px free
+            width = self._fit._max_width(digits, px) + 8  # TextFit keeps 8 px of a cell free
         # a little wider than that: the canvas's spacing takes a few pixels of every head
-        return width / 0.96 + 1, px / SLIDE_TEXT_RATIO + 1
+        return width / 0.96 + 2, px / SLIDE_TEXT_RATIO + 1
 
     def clear_plan(self) -> None:
         self.cells, self.region = None, None
+        self.set_bare(False)
 
     def set_compact(self, compact: bool) -> None:
         """An input of the slide: its title shown, no hint line, no lock button (its menu locks)."""
         was, self.compact = getattr(self, "compact", None), compact
         if was != compact and self._data is not None:
             self._apply_title()
+            self._split_head_titles()
         self.title.setVisible(compact)
         self.hover.setVisible(not compact)
         self._show_lock()
         self._outside_h.clear()
+
+    def hold(self, on: bool) -> None:
+        """While held, the grid is not laid out (new numbers, a zoom, a wrap): the slide is about to
+        plan the cells, and laying the heads out for the window's sizes first cost a layout each.
+        Released, it is laid out once, as it now is."""
+        if on == self._held:
+            return
+        self._held = on
+        if not on and self._data is not None:
+            self._arranged_key = None
+            self._arrange()
+
+    def set_bare(self, bare: bool) -> None:
+        """Leave the axis names out (their ticks stay): an input drawn small beside the result."""
+        bare = bool(bare)
+        if bare != self.bare:
+            self.bare = bare
+            self._outside_h.clear()
+            if self._data is not None:
+                self._arranged_key = None
+                self._arrange()
 
     # ---- StepPane overrides --------------------------------------------------------------------
     def _apply_title(self) -> None:
@@ -210,6 +275,29 @@ class ZoomedPane(StepPane):
                          f"({html.escape(pane_text.ui('stale_tag', lang))})</span>")
             self.title.setText(title)
             self.title.setToolTip(keep_together(d.shape_text(lang)))
+
+    def _apply_texts(self) -> None:
+        super()._apply_texts()
+        self._split_head_titles()
+
+    def _split_head_titles(self) -> None:
+        """A head title of two parts ("Head 3 · K/V 2") on two lines where one line would be much
+        wider than a head needs: four such heads side by side did not fit a slide's width."""
+        d = self._data
+        if d is None or not d.layout.per_head:
+            self._two_line = False
+            return
+        # an input beside the result names its heads alone (the result says which K/V head each reads)
+        titles = [d.matrix_title(m, self._lang, short=getattr(self, "compact", False))
+                  for m in range(d.layout.n_matrices)]
+        font = QFont()
+        font.setPixelSize(self._px(HEAD_TITLE_FONT_PX))
+        font.setBold(True)
+        fm = QFontMetricsF(font)
+        self._two_line = any(TITLE_PARTS in t and fm.horizontalAdvance(t) > TWO_LINE_TITLE_EM * font.pixelSize()
+                             for t in titles)
+        for hm, t in zip(self.heatmaps, titles):
+            hm.set_title(t.replace(TITLE_PARTS, "<br>") if self._two_line else t)
 
     def _show_lock(self) -> None:
         super()._show_lock()
@@ -341,6 +429,9 @@ class ZoomedPane(StepPane):
         return SLIDE_DIGITS
 
     def _arrange(self) -> None:
+        if self._held:
+            self._arranged_key = None  # laid out when released
+            return
         key = self._arranged_key
         super()._arrange()
         if self._arranged_key != key and self._data is not None:  # the row name at the slide's font
@@ -348,8 +439,12 @@ class ZoomedPane(StepPane):
             self.left_labels.set(self._data.layout.rows, name)
             for _axis, labels in self.extra_lefts[: self._bands(len(self.visible_heads())) - 1]:
                 labels.set(self._data.layout.rows, name)
+            if self.bare:
+                for m in self.visible_heads():
+                    self.heatmaps[m].bottom_labels.set(self._data.layout.cols, "")
         self._style_axes()  # a second row of heads may have brought a new row axis
         self._scale_axis_names()
+        self._keep_grid_in_canvas()  # a grid narrower than before may now take the canvas's width
         if self.region is not None:
             self._show_region()
 
@@ -361,8 +456,18 @@ class ZoomedPane(StepPane):
         cols = self._data.layout.cols.size
         per_row = min(max(self._per_row, 1), k)
         frame = left_w + bar_w + 8 + 6  # the canvas's margins and the grid's spacing
-        width = int(frame + per_row * (cols * cell_w + self.head_gap))
+        title_w = self._head_title_width() if self.cells is not None else 0.0
+        width = int(frame + per_row * max(cols * cell_w + self.head_gap, title_w))
         self.canvas.setMaximumWidth(width)
+        titled = self._data.layout.per_head and self.cells is not None  # only a head title can hold a column wider
+        self._centre_heads(cols * cell_w + self.head_gap - 6 if titled else None)
+        self._trim_grid(per_row + 2)
+        # the row axes as wide as planned: pyqtgraph sizes an axis to its labels only when it first
+        # paints them, and the grid then no longer fitted the canvas (nothing re-fitted it)
+        fixed = int(math.ceil(left_w)) if self.cells is not None else None
+        for axis in [self.left] + [a for a, _ in self.extra_lefts]:
+            if axis.fixedWidth != fixed:
+                axis.setWidth(fixed)
         if self.shares_axis_names():
             h, _ = self._cell_size()
             title_h, axis_h, _, _ = self._frame_sizes()
@@ -374,18 +479,48 @@ class ZoomedPane(StepPane):
         self.canvas.setMinimumWidth(width if self.cells is not None else int(frame + cols * cell_w + self.head_gap))
         self._natural_width = int(frame + k * (cols * cell_w + self.head_gap)) + 22
 
-    def _frame_sizes(self) -> tuple[int, int, float, float]:
+    def _trim_grid(self, used: int) -> None:
+        """Columns past the `used` ones (left axis, heads, colour bar) take no room: a pane that
+        showed more heads a row before (another slide, another scenario) kept their spacing, and
+        its grid no longer fitted its canvas."""
+        grid = self.canvas.ci.layout
+        for c in range(grid.columnCount()):
+            if c < used:
+                grid.setColumnMaximumWidth(c, QWIDGETSIZE_MAX)
+                grid.setColumnSpacing(c, 6 if c < used - 1 else 0)
+            else:
+                grid.setColumnMaximumWidth(c, 0)
+                grid.setColumnSpacing(c, 0)
+
+    def _centre_heads(self, width: Optional[float]) -> None:
+        """Each head's matrix and column axis `width` px wide, centred under a title that holds
+        its column wider (None: as wide as the column)."""
+        grid = self.canvas.ci.layout
+        most = QWIDGETSIZE_MAX if width is None else max(float(width), 1.0)
+        for m in self.visible_heads():
+            hm = self.heatmaps[m]
+            for item in (hm.vb, hm.bottom):
+                if abs(item.maximumWidth() - most) > 0.5:
+                    item.setMaximumWidth(most)
+                grid.setAlignment(item, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+
+    def _frame_sizes(self, bare: Optional[bool] = None) -> tuple[int, int, float, float]:
         """StepPane's fixed heights and widths, scaled by the zoom; the parts that hold text
         (head titles, axis rows, row labels, the colour bar's numbers) by the text's own scale,
         which never falls under MIN_TEXT_PX however small the matrices are drawn."""
         d, z = self._data, self._zoom
         t = self._text_scale()
-        ticks = [len(d.layout.rows.tick(i)) for i in range(min(d.layout.rows.size, 64))]
         title_h = int(HEAD_TITLE_PX * max(z, self._px(HEAD_TITLE_FONT_PX) / HEAD_TITLE_FONT_PX)) \
             if d.layout.per_head else 0
-        return title_h, int(AXIS_ROW_PX * t), self._row_axis_width(), BAR_WIDTH * z + self._bar_labels_width() + 14
+        if d.layout.per_head:  # as tall as the titles are drawn (two lines: "Head 3" over "K/V 2")
+            drawn = max((self.heatmaps[m].title.item.boundingRect().height() for m in self.visible_heads()),
+                        default=0.0)
+            title_h = max(title_h, int(math.ceil(drawn)) + 2)
+        bare = self.bare if bare is None else bare
+        axis_h = self._tick_row_px() if bare else int(AXIS_ROW_PX * t)
+        return title_h, axis_h, self._row_axis_width(bare), BAR_WIDTH * z + self._bar_labels_width() + 14
 
-    def _row_axis_width(self) -> float:
+    def _row_axis_width(self, bare: bool) -> float:
         """The row axis's width at its fonts: its widest tick label, the tick marks, and its name
         (written along the matrix, at most ROW_NAME_LINES lines side by side)."""
         d = self._data
@@ -395,7 +530,7 @@ class ZoomedPane(StepPane):
         name = QFont()
         name.setPixelSize(self._px(AXIS_NAME_PX))
         line = QFontMetricsF(name).height()
-        return ticks + 14 + (ROW_NAME_LINES * line if d.layout.rows.name(self._lang) else 0)
+        return ticks + 14 + (ROW_NAME_LINES * line if d.layout.rows.name(self._lang) and not bare else 0)
 
     def _head_title_width(self) -> float:
         """The widest head title as drawn ("Head 3 · K/V 2" is wider than its cells), and the
@@ -403,13 +538,15 @@ class ZoomedPane(StepPane):
         d = self._data
         if d is None or not d.layout.per_head:
             return 0.0
-        widest = max((self.heatmaps[m].title.minimumWidth() for m in self.visible_heads()), default=0.0)
+        widest = max((self.heatmaps[m].title.item.boundingRect().width() for m in self.visible_heads()), default=0.0)
         return widest + 6 + 4 if widest > 0 else 0.0
 
     def _row_name(self) -> str:
         """The row axis's name wrapped along the matrix's height, or "" where it would take more
         than ROW_NAME_LINES lines (a small input: its title says what its rows are)."""
         d = self._data
+        if self.bare:
+            return ""
         name = wrapped_name(d.layout.rows.name(self._lang), self._px(AXIS_NAME_PX), self._cell_size()[0])
         return name if name.count("<br>") < ROW_NAME_LINES else ""
 
@@ -522,6 +659,9 @@ class ZoomedPane(StepPane):
         for axis in [self.left] + [a for a, _ in self.extra_lefts] + [hm.bottom for hm in self.heatmaps]:
             if isinstance(axis, IndexAxis):
                 axis.set_font_px(px, max(MIN_TEXT_PX, int(px * 0.8)))
+        for hm in self.heatmaps:  # a label may reach past the matrix's edge by a rounding, not into the next head
+            if hm.bottom.style.get("hideOverlappingLabels") != EDGE_LABEL_PX:
+                hm.bottom.setStyle(hideOverlappingLabels=EDGE_LABEL_PX)
 
     def _ensure_heatmaps(self, n: int) -> None:
         before = len(self.heatmaps)
@@ -605,7 +745,7 @@ class ZoomedPane(StepPane):
         axes = [self.left] + [a for a, _ in self.extra_lefts] + [self.heatmaps[m].bottom for m in heads]
         for axis in axes:
             text = axis.labelText
-            if text and axis.label.isVisible():
+            if text and axis.label.isVisible() and axis.labelStyle != style:  # setLabel lays out HTML anew
                 axis.setLabel(text, **style)
 
 

@@ -4,7 +4,7 @@
 
 Under an X server with a window manager (tests/screen/real_screen.py): the window maximized in `--lang`; for
 each preset: open it, F5, then Right through every slide; on each slide the problems of
-tests/screen/slide_fit.slide_problems.  `--shots DIR` also saves every slide's screen (DIR/<preset>.<n>.png).
+tests/gui/slide_fit.slide_problems.  `--shots DIR` also saves every slide's screen (DIR/<preset>.<n>.png).
 Prints one JSON object on its last line: {"screen", "lang", "checked", "fit", "failures": [{preset, slide,
 step, problems}], "cpu_s"}.
 """
@@ -21,7 +21,7 @@ import PySide6.QtWidgets  # noqa: F401  (before torch and pyqtgraph)
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(ROOT / "tests" / "gui"))  # slide_fit: the checks, shared with the offscreen tests
 
 
 def settle(app, until=None, timeout: float = 5.0) -> None:
@@ -148,15 +148,11 @@ def _detail(view) -> list[str]:
         planned = None if fit is None else (fit.per_row, round(fit.cell_w, 1), round(fit.cell_h, 1), round(fit.width),
                                             round(fit.height))
         grid = pane.canvas.ci.layout
-        from PySide6.QtCore import Qt as _Qt
-        items = [(type(grid.itemAt(i)).__name__, [round(v) for v in grid.itemAt(i).geometry().getRect()],
-                  [round(grid.itemAt(i).effectiveSizeHint(w).width()) for w in (_Qt.SizeHint.MinimumSize,
-                   _Qt.SizeHint.PreferredSize, _Qt.SizeHint.MaximumSize)])
+        items = [(type(grid.itemAt(i)).__name__, [round(v) for v in grid.itemAt(i).geometry().getRect()])
                  for i in range(grid.count())]
         out.append(f"{pane.step_id}: pane {pane.geometry().getRect()} canvas {pane.canvas.geometry().getRect()} "
-                   f"plan {planned} spec head_min {fit and round(fit.spec.frame.head_min_w, 1)} fixed_w {fit and round(fit.spec.frame.fixed_w, 1)} frame {pane._frame_sizes()} head_min {pane._head_title_width():.1f} now fixed_w {pane.slide_frame().fixed_w:.1f} "
-                   f"titles {[(pane.heatmaps[m].title.text, round(pane.heatmaps[m].title.minimumWidth(), 1)) for m in pane.visible_heads()]} "
-                   f"cimin {pane.canvas.ci.effectiveSizeHint(_Qt.SizeHint.MinimumSize).width():.1f} cols {grid.columnCount()} rows {grid.rowCount()} colw {[round(grid.columnMinimumWidth(c)) for c in range(grid.columnCount())]} ci {pane.canvas.ci.geometry().getRect()} vp {pane.canvas.viewport().size().toTuple()} grid {items}")
+                   f"grid {[round(v) for v in pane.canvas.ci.geometry().getRect()]} plan {planned} "
+                   f"frame {pane._frame_sizes()} items {items}")
     return out
 
 

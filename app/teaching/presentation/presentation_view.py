@@ -21,6 +21,7 @@ title, the map of steps (slide_map).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING, Optional
 
@@ -124,6 +125,8 @@ class PresentationView(QWidget):
         self._fit_room: dict = {}  # (slide, canvas width) -> the canvas's room at 100 % (zooming in grows from it)
         self._laying_out = False
         self._renders = 0  # slides drawn: a new one is laid out anew
+        self._zoom_digits: Optional[int] = None  # the precision a zoom-in keeps (None: the slide's own)
+        self._plan_100: Optional[tuple] = None  # (what it was for, the slide's plan at 100 %): zooming in grows it
         self._laid_for: Optional[tuple] = None  # what the canvas was last laid out for
         self._build()
         self.heads = HeadPicker(self)  # "Heads: All 1 2 ... 8" beside the shape line
@@ -616,6 +619,7 @@ class PresentationView(QWidget):
         self._apply_fonts()
         self._plans.clear()
         self._renders += 1
+        self._zoom_digits = None
         if not has_slide:
             self.title.setText("")
             self.explanation.setText("")
@@ -696,8 +700,8 @@ class PresentationView(QWidget):
         self.laidOut.emit()
 
     def _room(self) -> tuple[float, float]:
-        """The canvas planned: the body's size at 100 %; zoomed in, that many times the body's
-        room at 100 % (the slide then scrolls); zoomed out, that share of it."""
+        """The canvas's room at 100 %: the body's size (zoomed in: as it was at 100 %, before the
+        larger texts above took some of it); zoomed out, the zoom's share of it."""
         room = self.body_scroll.size()
         w, h = float(room.width()), float(room.height())
         ratio = self._zoom / ZOOM_DEFAULT
@@ -705,13 +709,13 @@ class PresentationView(QWidget):
         if abs(ratio - 1.0) < 1e-9:
             self._fit_room[key] = (w, h)
         elif ratio > 1.0:
-            w, h = self._fit_room.get(key, (w, h))
+            return self._fit_room.get(key, (w, h))
         return w * ratio, h * ratio
 
     def _lay_out(self) -> None:
         out = self.output_pane()
-        if out is None or out.data is None or self.body_scroll.isHidden() or not self.isVisible():
-            return
+        if out is None or out.data is None or self.body_scroll.isHidden() or not self.isVisible() or self._dirty:
+            return  # nothing to lay out, or a new trace whose slide is about to be drawn
         room_w, room_h = self._room()
         if room_w < 40 or room_h < 40:
             return
@@ -720,7 +724,16 @@ class PresentationView(QWidget):
             if pane.wraps_into_numbers():
                 pane.set_wrapped(True)
         lesson = self.lesson_widget()
-        plan = self._best_plan(out, inputs, lesson, room_w, room_h)
+        ratio = self._zoom / ZOOM_DEFAULT
+        at_100 = (self._renders, self.body_scroll.width(), self.drawer_open(), id(lesson), self._focus)
+        if ratio > 1.0 + 1e-9 and self._plan_100 is not None and self._plan_100[0] == at_100:
+            plan = self._plan_100[1]  # zoomed in on this slide: the plan it had at 100 %, larger
+        else:
+            plan = self._best_plan(out, inputs, lesson, room_w, room_h)
+            if abs(ratio - 1.0) < 1e-9:
+                self._plan_100 = (at_100, plan)
+        if plan is not None and ratio > 1.0 + 1e-9 and set(plan.panes) <= {p.step_id for p in [out, *inputs]}:
+            plan = self._zoomed(plan, ratio, [out, *inputs], lesson)  # every cell and place `ratio` times larger
         self.plan = plan
         if plan is not None:
             self._place(plan, out, inputs, lesson)
@@ -784,6 +797,31 @@ class PresentationView(QWidget):
             best = self._best_plan(out, [], lesson, room_w, room_h * 1.5)
         self._plans[key] = best
         return best
+
+    def _zoomed(self, base: SlidePlan, ratio: float, panes: list[ZoomedPane], lesson: Optional[QWidget]) -> SlidePlan:
+        """`base` (planned for the room at 100 %) with every cell and place `ratio` times larger, each
+        pane measured at its zoomed fonts (at most `ratio` times larger too: nothing overlaps); the
+        canvas grows past the screen and scrolls, and every number only ever grows."""
+        by_name = {p.step_id: p for p in panes}
+        plan = SlidePlan(width=base.width * ratio, height=base.height * ratio, arrangement=base.arrangement,
+                         score=base.score, dropped=list(base.dropped))
+        for name, placed in base.panes.items():
+            f = placed.fit
+            variant = f.spec.variant
+            frame = self._spec(by_name[name], variant, bare=variant == ("bare",)).frame
+            spec = dataclasses.replace(f.spec, frame=frame)
+            cw, ch = f.cell_w * ratio, f.cell_h * ratio
+            w = slide_layout.pane_width(spec, f.per_row, cw)
+            h = slide_layout.pane_height(spec, f.per_row, ch, w)
+            fit = slide_layout.Fit(spec, f.per_row, cw, ch, f.legible, w, h)
+            plan.panes[name] = slide_layout.Placed(fit, placed.x * ratio, placed.y * ratio)
+        if base.arrow is not None:
+            x, y, w, h, glyph = base.arrow
+            plan.arrow = (x * ratio, y * ratio, w * ratio, h * ratio, glyph)
+        if base.lesson is not None and lesson is not None:
+            x, y, w, _ = base.lesson
+            plan.lesson = (x * ratio, y * ratio, w * ratio, float(lesson.heightForWidth(int(w * ratio))))
+        return plan
 
     def _spec(self, pane: ZoomedPane, variant=None, bare: Optional[bool] = None) -> PaneSpec:
         d = pane._data  # noqa: SLF001 (what the pane draws: a wrapped row's rows)
@@ -856,6 +894,8 @@ class PresentationView(QWidget):
             pane.set_max_digits(SLIDE_DIGITS)  # the show's one precision, unless a pane cannot hold it
         chosen = [c for c in (p.designed_choice() for p in panes) if c is not None]
         digits = min((d for _, d in chosen), default=SLIDE_DIGITS)
+        if self._zoom_digits is not None:  # zoomed in: never more digits, which would draw them smaller
+            digits = min(digits, self._zoom_digits)
         for pane in panes:
             pane.set_max_digits(digits)
 
@@ -889,7 +929,13 @@ class PresentationView(QWidget):
 
     def _apply_zoom(self, ratio: float) -> None:
         """Every text `ratio` times its size, and the canvas planned again at the new zoom: past
-        100 % larger than the screen's room (it scrolls), under it smaller (centred)."""
+        100 % larger than the screen's room (it scrolls), under it smaller (centred).  Zooming in
+        keeps the slide's precision: the numbers only ever grow."""
+        panes = [p for p in [self.output_pane(), *self.input_panes()] if p is not None]
+        if ratio > 1 and panes:
+            self._zoom_digits = min(p.max_digits for p in panes)
+        elif ratio < 1:
+            self._zoom_digits = None
         self._apply_fonts()
         for pane in self._panes.values():
             pane.set_zoom(pane.zoom * ratio)

@@ -36,6 +36,8 @@ COLUMN_SHARES = (0.16, 0.21, 0.27, 0.33, 0.4, 0.48, 0.56)
 ROW_SHARES = (0.2, 0.27, 0.34, 0.42, 0.52)
 #: the smallest cell drawn (px): 168 rows in a small box are still a picture (a click zooms in)
 MIN_CELL = 0.4
+#: numbers at the slide's full precision (0.707, not 0.71: one precision through the show) count this much
+FULL_BONUS = 3.0
 #: pixels kept free at the canvas's edges and between two boxes
 GAP = 10
 
@@ -279,13 +281,17 @@ def line_up(specs: Sequence[PaneSpec], width: float, height: float, cap: float) 
 
 # ---- the slide ---------------------------------------------------------------------------------------
 def score(out: Fit, ins: Sequence[Fit], cap: float) -> float:
-    """How well an arrangement reads: legible numbers first (the result's above the inputs'), then
-    the size of the cells (the result's counting double); inputs drawn larger than the result lose."""
-    s = (6.0 if out.legible else 0.0) + (0.6 if out.full else 0.0)
+    """How well an arrangement reads: legible numbers first (the result's above the inputs'; at the
+    full precision above fewer digits), then the size of the cells (the result's counting double);
+    inputs drawn larger than the result lose."""
+    s = 6.0 if out.legible else 0.0
     numbered = [f for f in ins if f.spec.legible is not None]
     if numbered:
         s += 3.0 * sum(f.legible for f in numbered) / len(numbered)
-        s += 0.3 * sum(f.full for f in numbered) / len(numbered)
+    # the slide writes one precision, the fewest digits any legible pane holds: all of them at full
+    legible = [f for f in [out, *numbered] if f.legible]
+    if legible and all(f.full for f in legible):
+        s += FULL_BONUS
     s += math.log(max(min(out.size_key(), cap), MIN_CELL))
     if ins:
         smallest = min(f.size_key() for f in ins)

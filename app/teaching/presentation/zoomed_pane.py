@@ -103,6 +103,7 @@ class ZoomedPane(StepPane):
         self.cells: Optional[tuple[float, float, int]] = None
         #: the region zoomed into: (first row, rows, first column, columns), None: the whole matrix
         self.region: Optional[tuple[int, int, int, int]] = None
+        self._zoom_at: Optional[tuple[int, int, int]] = None  # the cell (the trace's place) the region is around
         self._outside_h: dict[int, float] = {}  # pane width -> its height beyond the canvas
         self._held = False  # hold(): the grid is not worked out until the plan sets the cells
         self.canvas.ci.geometryChanged.connect(self._keep_grid_in_canvas)
@@ -173,7 +174,7 @@ class ZoomedPane(StepPane):
         per_head = self._data is not None and self._data.layout.per_head
         return Frame(fixed_w=fixed_w, head_w=self.head_gap, fixed_h=lambda w: self.outside_height(w) + axis_h + 10,
                      head_h=title_h if per_head else 0.0, band_gap=self._tick_row_px(),
-                     head_min_w=self._head_title_width())
+                     head_min_w=self._head_title_width(bare))
 
     def outside_height(self, width: float) -> float:
         """The pane's height beyond its canvas at `width` px: margins, the title (wrapped at that
@@ -227,7 +228,7 @@ class ZoomedPane(StepPane):
         return width / 0.96 + 2, px / SLIDE_TEXT_RATIO + 1
 
     def clear_plan(self) -> None:
-        self.cells, self.region = None, None
+        self.cells, self.region, self._zoom_at = None, None, None
         self.set_bare(False)
 
     def set_compact(self, compact: bool) -> None:
@@ -259,6 +260,7 @@ class ZoomedPane(StepPane):
             self.bare = bare
             self._outside_h.clear()
             if self._data is not None:
+                self._split_head_titles()  # the heads by their numbers only, or their titles again
                 self._arranged_key = None
                 self._arrange()
 
@@ -287,17 +289,28 @@ class ZoomedPane(StepPane):
         if d is None or not d.layout.per_head:
             self._two_line = False
             return
-        # an input beside the result names its heads alone (the result says which K/V head each reads)
-        titles = [d.matrix_title(m, self._lang, short=getattr(self, "compact", False))
-                  for m in range(d.layout.n_matrices)]
-        font = QFont()
-        font.setPixelSize(self._px(HEAD_TITLE_FONT_PX))
-        font.setBold(True)
+        titles = self._head_titles(self.bare)
+        font = self._head_title_font()
         fm = QFontMetricsF(font)
         self._two_line = any(TITLE_PARTS in t and fm.horizontalAdvance(t) > TWO_LINE_TITLE_EM * font.pixelSize()
                              for t in titles)
         for hm, t in zip(self.heatmaps, titles):
             hm.set_title(t.replace(TITLE_PARTS, "<br>") if self._two_line else t)
+
+    def _head_titles(self, bare: bool) -> list[str]:
+        """The heads' titles: an input beside the result names its heads alone (the result says
+        which K/V head each reads); drawn small (`bare`), by their numbers only ("1", "2", ...)."""
+        d = self._data
+        if bare:
+            return [position(m) for m in range(d.layout.n_matrices)]
+        short = getattr(self, "compact", False)
+        return [d.matrix_title(m, self._lang, short=short) for m in range(d.layout.n_matrices)]
+
+    def _head_title_font(self) -> QFont:
+        font = QFont()
+        font.setPixelSize(self._px(HEAD_TITLE_FONT_PX))
+        font.setBold(True)
+        return font
 
     def _show_lock(self) -> None:
         super()._show_lock()
@@ -311,8 +324,8 @@ class ZoomedPane(StepPane):
             data, picture = shown, (None if shown is not data else picture)
         super().show_data(data, lang, focus, picture)
         self._scale_numbers()
-        if self.region is not None:
-            self._show_region()
+        if self._zoom_at is not None:
+            self._rezoom()
 
     @property
     def data(self):
@@ -340,13 +353,17 @@ class ZoomedPane(StepPane):
         per_row = per_row if on else None
         if on != self.wrapped or per_row != self.per_row:
             self.wrapped, self.per_row = on, per_row
-            self.region = None
             if self._original is not None:
                 self._arranged_key = None
                 self._outside_h.clear()
                 self.show_data(self._original, self._lang, self._focus)
 
     def click_cell(self, m: int, r: int, c: int, double: bool = False) -> None:
+        """A click on a cell (as shown): on a slide whose cells are too small for their numbers it
+        zooms into the cell's region (the numbers appear); else the slide hears of the cell (its
+        arithmetic is written out)."""
+        if self.cells is not None and self.region is None and not self.numbers_shown() and self.zoom_to(r, c):
+            return
         super().click_cell(*wrapped.unwrapped_cell(self._data, m, r, c), double=double)
 
     def set_marks(self, layer: str, cells) -> None:
@@ -445,7 +462,9 @@ class ZoomedPane(StepPane):
         self._style_axes()  # a second row of heads may have brought a new row axis
         self._scale_axis_names()
         self._keep_grid_in_canvas()  # a grid narrower than before may now take the canvas's width
-        if self.region is not None:
+        if self._zoom_at is not None:
+            self._rezoom()
+        elif self.region is not None:
             self._show_region()
 
     def _size_canvas(self, k: int) -> None:
@@ -512,11 +531,12 @@ class ZoomedPane(StepPane):
         t = self._text_scale()
         title_h = int(HEAD_TITLE_PX * max(z, self._px(HEAD_TITLE_FONT_PX) / HEAD_TITLE_FONT_PX)) \
             if d.layout.per_head else 0
-        if d.layout.per_head:  # as tall as the titles are drawn (two lines: "Head 3" over "K/V 2")
+        asked = bare
+        bare = self.bare if bare is None else bare
+        if d.layout.per_head and (asked is None or asked == self.bare):  # as drawn (two lines: "Head 3" / "K/V 2")
             drawn = max((self.heatmaps[m].title.item.boundingRect().height() for m in self.visible_heads()),
                         default=0.0)
             title_h = max(title_h, int(math.ceil(drawn)) + 2)
-        bare = self.bare if bare is None else bare
         axis_h = self._tick_row_px() if bare else int(AXIS_ROW_PX * t)
         return title_h, axis_h, self._row_axis_width(bare), BAR_WIDTH * z + self._bar_labels_width() + 14
 
@@ -532,13 +552,19 @@ class ZoomedPane(StepPane):
         line = QFontMetricsF(name).height()
         return ticks + 14 + (ROW_NAME_LINES * line if d.layout.rows.name(self._lang) and not bare else 0)
 
-    def _head_title_width(self) -> float:
-        """The widest head title as drawn ("Head 3 · K/V 2" is wider than its cells), and the
-        grid's spacing beside it: a head is never narrower than that."""
+    def _head_title_width(self, bare: Optional[bool] = None) -> float:
+        """The widest head title as drawn ("Head 3 · K/V 2" is wider than its cells), or as it would
+        be drawn with(out) `bare`, and the grid's spacing beside it: a head is never narrower."""
         d = self._data
         if d is None or not d.layout.per_head:
             return 0.0
-        widest = max((self.heatmaps[m].title.item.boundingRect().width() for m in self.visible_heads()), default=0.0)
+        if bare is not None and bare != self.bare:  # measured, not drawn: one line of plain text
+            fm = QFontMetricsF(self._head_title_font())
+            titles = self._head_titles(bare)
+            widest = max((fm.horizontalAdvance(titles[m]) for m in self.visible_heads()), default=0.0) + 8
+        else:
+            widest = max((self.heatmaps[m].title.item.boundingRect().width() for m in self.visible_heads()),
+                         default=0.0)
         return widest + 6 + 4 if widest > 0 else 0.0
 
     def _row_name(self) -> str:
@@ -563,28 +589,49 @@ class ZoomedPane(StepPane):
 
     # ---- a region of the matrix, large (a click on a slide's colour-only cells) -------------------
     def zoom_to(self, r: int, c: int) -> bool:
-        """Show the region around cell (r, c), in the pane's own place, with cells large enough
-        for legible numbers (every head the same region).  False when the whole matrix already
-        shows its numbers or the pane has none."""
-        need = self.legible_cell()
-        heads = self.visible_heads()
-        if need is None or not heads or self._data is None:
+        """Show the region around cell (r, c) (as drawn), in the pane's own place, with cells large
+        enough for legible numbers (every head the same region); it follows the pane's cells when
+        the slide is planned anew (the arithmetic box took the lesson's room).  False when the
+        whole matrix already shows its numbers or the pane has none."""
+        if self._data is None or self.legible_cell() is None:
             return False
-        rect = self.heatmaps[heads[0]].vb.geometry()
-        rows, cols = self._data.layout.rows.size, self._data.layout.cols.size
-        n_r = max(1, min(rows, int(rect.height() // need[1])))
-        n_c = max(1, min(cols, int(rect.width() // need[0])))
-        if n_r >= rows and n_c >= cols:
+        self._zoom_at = wrapped.unwrapped_cell(self._data, 0, r, c)
+        if not self._rezoom():
+            self._zoom_at = None
             return False
-        r0 = max(0, min(r - n_r // 2, rows - n_r))
-        c0 = max(0, min(c - n_c // 2, cols - n_c))
-        self.region = (r0, n_r, c0, n_c)
-        self._show_region()
-        self._set_hint()
         return True
+
+    def _rezoom(self) -> bool:
+        """The region around the zoomed-into cell at the pane's cells now."""
+        d, need = self._data, self.legible_cell()
+        if self._zoom_at is None or d is None or need is None:
+            return False
+        _, r, c = wrapped.wrapped_cell(d, *self._zoom_at)
+        rows, cols = d.layout.rows.size, d.layout.cols.size
+        if self.cells is not None:
+            cw, ch, _ = self.cells
+            width, height = cols * cw, rows * ch
+        else:
+            heads = self.visible_heads()
+            rect = self.heatmaps[heads[0]].vb.geometry() if heads else None
+            width, height = (rect.width(), rect.height()) if rect is not None else (0.0, 0.0)
+        n_r = max(1, min(rows, int(height // need[1])))
+        n_c = max(1, min(cols, int(width // need[0])))
+        if n_r >= rows and n_c >= cols:
+            region = None
+        else:
+            r0 = max(0, min(r - n_r // 2, rows - n_r))
+            c0 = max(0, min(c - n_c // 2, cols - n_c))
+            region = (r0, n_r, c0, n_c)
+        if region != self.region:
+            self.region = region
+            self._show_region()
+            self._set_hint()
+        return region is not None
 
     def unzoom(self) -> bool:
         """The whole matrix again; False when it was already whole."""
+        self._zoom_at = None
         if self.region is None:
             return False
         self.region = None

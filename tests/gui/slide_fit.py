@@ -1,7 +1,7 @@
 """What a person sees of one slide, measured on screen: the reasons it does not fit (issue 30, item 5).
 
 `slide_problems(view)` lists, for the slide on screen, every way it fails the projector:
-- a scroll bar that is shown and can scroll (a non-empty range);
+- a scroll bar of the slide that is shown and can scroll (a non-empty range);
 - a head's plot (its matrix of cells) of any pane, or a colour bar, not wholly on screen: outside the
   screen, or cut by a widget that holds it (a scroll area's viewport, the slide's edge);
 - two heads' plots overlapping; an input of the step not shown;
@@ -64,10 +64,12 @@ def head_rects(view) -> list[tuple[str, int, QRect]]:
     return out
 
 
-def slide_problems(view) -> list[str]:
-    screen = view.screen().geometry()
+def slide_problems(view, screen: QRect | None = None) -> list[str]:
+    """Every way the slide on screen fails the projector ([] : it fits).  `screen`: the screen's
+    rectangle (global px; default: the view's screen; offscreen tests: the view's own rectangle)."""
+    screen = view.screen().geometry() if screen is None else screen
     problems: list[str] = []
-    for sb in view.findChildren(QScrollBar):
+    for sb in view.slide.findChildren(QScrollBar):  # the slide's (the edit drawer's controls scroll on their own)
         if sb.isVisible() and sb.maximum() > sb.minimum():
             owner = sb.parentWidget().parentWidget() if sb.parentWidget() is not None else None
             name = owner.objectName() if owner is not None and owner.objectName() else type(owner).__name__
@@ -117,3 +119,8 @@ def _digit_problems(pane) -> list[str]:
         return []
     height = digit_height(choice[0])
     return [] if height >= LEGIBLE_DIGIT_PX - 0.01 else [f"{pane.step_id} digits {height:.1f} px"]
+
+
+def view_rect(view) -> QRect:
+    """The view's own rectangle on the screen (offscreen, where the screen is not the projector's)."""
+    return _global(view, view.rect())

@@ -88,7 +88,8 @@ class ChipFlow(QLayout):
         area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
         x, y, row_h = area.x(), area.y(), 0
         for item in self._items:
-            if item.widget() is not None and item.widget().isHidden():
+            w = item.widget()
+            if w is not None and w.isHidden() and w.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide):
                 continue  # left out on purpose (a paged strip); a chip not yet shown is not hidden
             # the widget's own hint: a chip just added is hidden until the event loop shows it,
             # and a hidden item's hint is empty (the strip would be measured as one without chips)

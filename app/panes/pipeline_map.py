@@ -124,6 +124,7 @@ class PipelineMap(QWidget):
         self._font_px = font_px
         self._paged_after = paged_after
         self._window: Optional[tuple[int, int]] = None  # the chips shown (first, last) while paged
+        self._turned = False  # a page button showed other chips than the current one's: they stay
         self._lang = i18n.current_language()
         self.before = self._page_button(-1)
         self.after = self._page_button(+1)
@@ -161,6 +162,8 @@ class PipelineMap(QWidget):
 
     def set_current(self, step_id: Optional[str]) -> None:
         """Fill the chip of `step_id` (None or an unknown id: no chip is filled)."""
+        if step_id != self._current:
+            self._turned = False  # another slide: its chip in sight again
         self._current = step_id if step_id in self._chips else None
         for sid, chip in self._chips.items():
             here = sid == self._current
@@ -230,7 +233,7 @@ class PipelineMap(QWidget):
             return
         ids = list(self._chips)
         here = ids.index(self._current) if self._current in self._chips else 0
-        if anchor is None and self._window is not None and self._window[0] <= here <= self._window[1]:
+        if anchor is None and self._window is not None and (self._window[0] <= here <= self._window[1] or self._turned):
             first, last = self._window
         else:
             first, last = self._fit_window(chips, here if anchor is None else anchor, right, width)
@@ -273,6 +276,7 @@ class PipelineMap(QWidget):
             self._page(first - 1, right=True)
         elif side > 0 and last < len(self._chips) - 1:
             self._page(last + 1)
+        self._turned = True
         self._fit_height()
 
     def _fit_height(self) -> None:

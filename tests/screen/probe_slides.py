@@ -5,8 +5,9 @@
 Under an X server with a window manager (tests/screen/real_screen.py): the window maximized in `--lang`; for
 each preset: open it, F5, then Right through every slide; on each slide the problems of
 tests/gui/slide_fit.slide_problems.  `--shots DIR` also saves every slide's screen (DIR/<preset>.<n>.png).
-Prints one JSON object on its last line: {"screen", "lang", "checked", "fit", "failures": [{preset, slide,
-step, problems}], "cpu_s"}.
+Prints one JSON object on its last line: {"screen", "lang", "checked", "fit", "presets": {stem: slides},
+"failures": [{preset, slide, step, problems}], "cpu_s", ...} (CPU seconds: start-up, turning the slides,
+their settling, the checks).  `--detail` adds each failing slide's panes as planned and as laid out.
 """
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def _geometry(view) -> tuple:
     panes = [p for p in [view.output_pane(), *view.input_panes()] if p is not None]
     return tuple((p.geometry().getRect(), p.canvas.geometry().getRect(),
                   tuple(p.heatmaps[m].vb.geometry().getRect() for m in p.visible_heads()), p.bar.geometry().getRect())
-                 for p in panes) + (view.body_scroll.size().toTuple(), view.canvas_box.size().toTuple())
+                 for p in panes) + (view.slide.size().toTuple(),)
 
 
 def main(argv: list[str]) -> int:
@@ -91,7 +92,7 @@ def main(argv: list[str]) -> int:
         f.stem for f in (ROOT / "resources" / "scenarios").glob("*.json"))
     if a.shots is not None:
         a.shots.mkdir(parents=True, exist_ok=True)
-    checked, fit, failures = 0, 0, []
+    checked, fit, failures, walked = 0, 0, [], {}
     timing = [0.0, 0.0, 0.0]  # CPU s: turning slides (drawing them), settling (layout, paint), checking
     for stem in stems:
         if not window.load_path(ROOT / "resources" / "scenarios" / f"{stem}.json"):
@@ -103,6 +104,7 @@ def main(argv: list[str]) -> int:
         QTest.keyClick(window, Qt.Key.Key_F5)
         settle(app, lambda: view.isVisible() and view.geometry() == screen and QApplication.activeWindow() is view)
         n = len(view.lesson_ids())
+        walked[stem] = n
         for i in range(n):
             t0 = time.process_time()
             if i:
@@ -133,6 +135,7 @@ def main(argv: list[str]) -> int:
     window.recompute.shutdown()
     window.close()
     print(json.dumps({"screen": [screen.width(), screen.height()], "lang": a.lang, "checked": checked, "fit": fit,
+                      "presets": walked,
                       "failures": failures, "cpu_s": round(time.process_time() - cpu0, 1),
                       "cpu_start_s": round(start_cpu, 1), "cpu_turn_settle_check_s": [round(t, 1) for t in timing]}))
     return 0

@@ -127,6 +127,7 @@ class PresentationView(QWidget):
         self._renders = 0  # slides drawn: a new one is laid out anew
         self._zoom_digits: Optional[int] = None  # the precision a zoom-in keeps (None: the slide's own)
         self._plan_100: Optional[tuple] = None  # (what it was for, the slide's plan at 100 %): zooming in grows it
+        self._zoomed_head = False  # a click showed one head alone (Esc shows them all again)
         self._laid_for: Optional[tuple] = None  # what the canvas was last laid out for
         self._build()
         self.heads = HeadPicker(self)  # "Heads: All 1 2 ... 8" beside the shape line
@@ -516,6 +517,7 @@ class PresentationView(QWidget):
         n_heads = int(self._trace.options.get("n_heads", 1)) if self._trace is not None else 1
         head = head if 0 <= head < n_heads and n_heads > 1 else -1
         self._focus = head
+        self._zoomed_head = False
         for pane in self._panes.values():
             pane.set_focus(head)
             pane.unzoom()
@@ -567,6 +569,7 @@ class PresentationView(QWidget):
             pane.setParent(self.canvas_box)
             pane.set_compact(header)
             pane.focusRequested.connect(self.set_focus_head)
+            pane.zoomHead.connect(self._zoom_head)
             pane.lockRequested.connect(lambda on, n=name: self._host.view.lock_scale(n, on))
             self._panes[(name, header)] = pane
         pane.hold(True)  # no grid worked out for the desk-top sizes: the plan sets the cells next
@@ -598,7 +601,6 @@ class PresentationView(QWidget):
         self.quiz_note.setVisible(bool(text))
         self.quiz_note.setStyleSheet(f"#QuizNote {{ background: #eef3ff; color: #102a5c; border: 1px solid #b8c8e8; "
                                      f"padding: 4px 8px; font-size: {pane_font_px(15, self._zoom)}px; }}")
-
 
     def _render(self) -> None:
         """Draw the current slide: header texts, input panes, output pane, lesson; then lay out the
@@ -667,8 +669,19 @@ class PresentationView(QWidget):
         self._shown_inputs = []
 
     def _unzoom(self) -> bool:
-        """Every pane's whole matrix again; True when a region was zoomed into."""
-        return any([p.unzoom() for p in self._panes.values()])
+        """Every pane's whole matrix again, every head again after a click showed one alone; True
+        when there was something to undo."""
+        if any([p.unzoom() for p in self._panes.values()]):
+            return True
+        if self._zoomed_head:
+            self.set_focus_head(-1)
+            return True
+        return False
+
+    def _zoom_head(self, head: int) -> None:
+        """A click on a head too small for one number: that head alone (Esc: all of them again)."""
+        self.set_focus_head(head)
+        self._zoomed_head = True
 
     # ---- the canvas ------------------------------------------------------------------------------------
     def refit_soon(self) -> None:
@@ -716,10 +729,17 @@ class PresentationView(QWidget):
         out = self.output_pane()
         if out is None or out.data is None or self.body_scroll.isHidden() or not self.isVisible() or self._dirty:
             return  # nothing to lay out, or a new trace whose slide is about to be drawn
+        inputs = self.input_panes()
+        try:
+            self._plan_and_place(out, inputs)
+        finally:
+            for pane in [out, *inputs]:
+                pane.hold(False)  # never left unlaid out, whatever the plan found
+
+    def _plan_and_place(self, out: ZoomedPane, inputs: list[ZoomedPane]) -> None:
         room_w, room_h = self._room()
         if room_w < 40 or room_h < 40:
             return
-        inputs = self.input_panes()
         for pane in inputs:  # a long row that prints its numbers once written in rows (1 x 80 features)
             if pane.wraps_into_numbers():
                 pane.set_wrapped(True)
@@ -737,8 +757,6 @@ class PresentationView(QWidget):
         self.plan = plan
         if plan is not None:
             self._place(plan, out, inputs, lesson)
-        for pane in [out, *inputs]:
-            pane.hold(False)
 
     def _best_plan(self, out: ZoomedPane, inputs: list[ZoomedPane], lesson: Optional[QWidget],
                    room_w: float, room_h: float) -> Optional[SlidePlan]:

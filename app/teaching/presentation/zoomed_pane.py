@@ -15,7 +15,7 @@ import html
 import math
 from typing import Optional
 
-from PySide6.QtCore import QPoint, QRectF, Qt
+from PySide6.QtCore import QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import QCursor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QHBoxLayout, QToolTip
 
@@ -72,6 +72,8 @@ class ZoomedPane(StepPane):
     """StepPane with its texts at `zoom` (1.0 = the window's size) and its cells as the slide
     plans them.  `show_header=False` hides the pane's own title and formula (the presentation
     shows them once, large, above the result)."""
+
+    zoomHead = Signal(int)  # a click asked for this head alone, large (its cells too small for one number)
 
     wrap_slack = 0.0  # a slide's cells keep their planned width
     head_gap = 14  # the grid's 6-px spacing and the matrix frame
@@ -362,9 +364,24 @@ class ZoomedPane(StepPane):
         """A click on a cell (as shown): on a slide whose cells are too small for their numbers it
         zooms into the cell's region (the numbers appear); else the slide hears of the cell (its
         arithmetic is written out)."""
-        if self.cells is not None and self.region is None and not self.numbers_shown() and self.zoom_to(r, c):
-            return
+        if self.cells is not None and self.region is None and not self.numbers_shown():
+            if self._one_number_fits():
+                if self.zoom_to(r, c):
+                    return
+            elif len(self.visible_heads()) > 1:  # a head too narrow for even one number: that head alone
+                at = wrapped.unwrapped_cell(self._data, m, r, c)
+                self.zoomHead.emit(m)  # the slide shows head m alone (and plans it anew) ...
+                self._zoom_at = at  # ... and its region around the cell, once it has its cells
+                return
         super().click_cell(*wrapped.unwrapped_cell(self._data, m, r, c), double=double)
+
+    def _one_number_fits(self) -> bool:
+        """Whether a head's matrix is large enough for one cell with a legible number."""
+        need = self.legible_cell()
+        if need is None or self.cells is None or self._data is None:
+            return False
+        cw, ch, _ = self.cells
+        return self._data.layout.cols.size * cw >= need[0] and self._data.layout.rows.size * ch >= need[1]
 
     def set_marks(self, layer: str, cells) -> None:
         """Cells in the trace's own (row, column) places, drawn where a wrapped pane shows them."""

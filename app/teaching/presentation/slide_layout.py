@@ -324,7 +324,7 @@ def plan(width: float, height: float, outputs: Sequence[PaneSpec], inputs: Seque
                 col_w = max(f.width for f in ins)
                 out = fit_in(out_spec, inner_w - col_w - aw - 2 * GAP, inner_h, cap)
                 if out is not None:
-                    _keep(best, _column(ins, out, width, height, aw), score(out, ins, cap))
+                    _keep(best, _left(ins, out, width, height, aw, stacked=True), score(out, ins, cap))
             if len(inputs) > 1 and not lined:  # side by side, left of the result (two tall inputs: 168 steps each)
                 ins = line_up(inputs, inner_w * share, inner_h, input_cap)
                 if ins is not None:
@@ -332,7 +332,7 @@ def plan(width: float, height: float, outputs: Sequence[PaneSpec], inputs: Seque
                     block_w = sum(f.width for f in ins) + GAP * (len(ins) - 1)
                     out = fit_in(out_spec, inner_w - block_w - aw - 2 * GAP, inner_h, cap)
                     if out is not None:
-                        _keep(best, _beside(ins, out, width, height, aw), score(out, ins, cap))
+                        _keep(best, _left(ins, out, width, height, aw, stacked=False), score(out, ins, cap))
         for share in ROW_SHARES:
             ins = line_up(inputs, inner_w, inner_h * share, input_cap)
             if ins is None:
@@ -362,33 +362,33 @@ def _alone(out: Fit, width: float, height: float) -> SlidePlan:
     return p
 
 
-def _column(ins: list[Fit], out: Fit, width: float, height: float, aw: float) -> SlidePlan:
-    """The inputs stacked on the left, the arrow, the result; the whole centred on the canvas."""
-    p = SlidePlan(width=width, height=height, arrangement="column")
-    col_w = max(f.width for f in ins)
-    col_h = sum(f.height for f in ins) + GAP * (len(ins) - 1)
-    total = col_w + GAP + aw + GAP + out.width
-    x = (width - total) / 2
-    y = (height - col_h) / 2
-    for f in ins:
-        p.panes[f.spec.name] = Placed(f, x + (col_w - f.width) / 2, y)
-        y += f.height + GAP
-    ax = x + col_w + GAP
-    p.arrow = (ax, 0.0, aw, height, "→")
-    p.panes[out.spec.name] = Placed(out, ax + aw + GAP, (height - out.height) / 2)
-    return p
+def _block(ins: Sequence[Fit], stacked: bool) -> tuple[float, float, list[tuple[float, float]]]:
+    """The inputs as one block: one above another (`stacked`, centred across) or side by side
+    (centred up and down); its width, height and each input's place in it."""
+    if stacked:
+        w, h = max(f.width for f in ins), sum(f.height for f in ins) + GAP * (len(ins) - 1)
+        places, y = [], 0.0
+        for f in ins:
+            places.append(((w - f.width) / 2, y))
+            y += f.height + GAP
+    else:
+        w, h = sum(f.width for f in ins) + GAP * (len(ins) - 1), max(f.height for f in ins)
+        places, x = [], 0.0
+        for f in ins:
+            places.append((x, (h - f.height) / 2))
+            x += f.width + GAP
+    return w, h, places
 
 
-def _beside(ins: list[Fit], out: Fit, width: float, height: float, aw: float) -> SlidePlan:
-    """The inputs side by side on the left, the arrow, the result; the whole centred."""
-    p = SlidePlan(width=width, height=height, arrangement="beside")
-    block_w = sum(f.width for f in ins) + GAP * (len(ins) - 1)
-    total = block_w + GAP + aw + GAP + out.width
-    x = (width - total) / 2
-    for f in ins:
-        p.panes[f.spec.name] = Placed(f, x, (height - f.height) / 2)
-        x += f.width + GAP
-    ax = x - GAP + GAP
+def _left(ins: list[Fit], out: Fit, width: float, height: float, aw: float, stacked: bool) -> SlidePlan:
+    """The inputs' block on the left (a column, or side by side), the arrow, the result; the whole centred."""
+    p = SlidePlan(width=width, height=height, arrangement="column" if stacked else "beside")
+    block_w, block_h, places = _block(ins, stacked)
+    x = (width - (block_w + GAP + aw + GAP + out.width)) / 2
+    y = (height - block_h) / 2
+    for f, (dx, dy) in zip(ins, places):
+        p.panes[f.spec.name] = Placed(f, x + dx, y + dy)
+    ax = x + block_w + GAP
     p.arrow = (ax, 0.0, aw, height, "→")
     p.panes[out.spec.name] = Placed(out, ax + aw + GAP, (height - out.height) / 2)
     return p
@@ -397,14 +397,11 @@ def _beside(ins: list[Fit], out: Fit, width: float, height: float, aw: float) ->
 def _row(ins: list[Fit], out: Fit, width: float, height: float, ah: float) -> SlidePlan:
     """The inputs side by side on top, the arrow, the result below; the whole centred."""
     p = SlidePlan(width=width, height=height, arrangement="row")
-    row_w = sum(f.width for f in ins) + GAP * (len(ins) - 1)
-    row_h = max(f.height for f in ins)
-    total = row_h + GAP + ah + GAP + out.height
-    y = (height - total) / 2
+    row_w, row_h, places = _block(ins, stacked=False)
+    y = (height - (row_h + GAP + ah + GAP + out.height)) / 2
     x = (width - row_w) / 2
-    for f in ins:
-        p.panes[f.spec.name] = Placed(f, x, y + (row_h - f.height) / 2)
-        x += f.width + GAP
+    for f, (dx, dy) in zip(ins, places):
+        p.panes[f.spec.name] = Placed(f, x + dx, y + dy)
     ay = y + row_h + GAP
     p.arrow = (0.0, ay, width, ah, "↓")
     p.panes[out.spec.name] = Placed(out, (width - out.width) / 2, ay + ah + GAP)

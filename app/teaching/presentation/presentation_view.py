@@ -89,7 +89,6 @@ class PresentationView(QWidget):
 
     left = Signal()  # presentation mode was left (Esc, F5, the Leave button)
     rendered = Signal()  # a slide was drawn (a layout option such as by_hand_slide re-applies itself)
-    laidOut = Signal()  # the slide's canvas was planned and placed (tests, the explanation box)
     headFocused = Signal(int)  # 1-9 / A chose a head (-1: all)
     zoomed = Signal(float)  # Ctrl + / Ctrl − / Ctrl 0: the new zoom
 
@@ -710,7 +709,6 @@ class PresentationView(QWidget):
             self._laying_out = False
             self.canvas_box.setUpdatesEnabled(updates)
         self._laid_for = done_for
-        self.laidOut.emit()
 
     def _room(self) -> tuple[float, float]:
         """The canvas's room at 100 %: the body's size (zoomed in: as it was at 100 %, before the

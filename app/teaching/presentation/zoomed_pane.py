@@ -434,11 +434,6 @@ class ZoomedPane(StepPane):
             return max(1, min(k, self.cells[2]))
         return super()._heads_per_row(k)
 
-    def row_width(self) -> int:
-        """The pane's width with all its heads of a row side by side (the canvas's widest and the margins)."""
-        margins = self.layout().contentsMargins()
-        return self.canvas.maximumWidth() + margins.left() + margins.right() + 2 * self.frameWidth()
-
     def shares_axis_names(self) -> bool:
         """Heads in several rows: the column name is written under the last row only, and the
         rows above keep just their ticks (the name in every row cost a line of height each)."""
@@ -455,12 +450,6 @@ class ZoomedPane(StepPane):
         if not heads or self._fit is None or not self._fit._fns:
             return False
         return self.number_choice() is not None
-
-    def _wanted_digits(self) -> int:
-        """SLIDE_DIGITS, or the fewest for numbers that read the same with any precision (True/False, counts)."""
-        if all(f(DIGITS_MOST) == f(DIGITS_FEWEST) for f in self._fit._fns):
-            return DIGITS_FEWEST
-        return SLIDE_DIGITS
 
     def _arrange(self) -> None:
         if self._held:

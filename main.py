@@ -10,7 +10,7 @@ from typing import Optional
 
 #: The headless commands (render draws with Qt's offscreen platform; the others never import Qt).
 COMMANDS = ("validate", "trace", "presets", "explain", "script", "layers", "import", "render", "tiles",
-            "run")
+            "run", "heads")
 HEADLESS = {*COMMANDS, "-h", "--help"} - {"render"}
 #: Qt platforms that draw on a display server, and the variables that name one.
 DISPLAY_PLATFORMS = ("xcb", "wayland", "wayland-egl")
@@ -63,8 +63,9 @@ def main(argv: list[str] | None = None) -> int:
         return render_main(argv[1:])
     if argv and argv[0] in HEADLESS:
         from attention.cli import main as cli_main  # no Qt at all on this path
+        from resources import list_presets
 
-        return cli_main(argv)
+        return cli_main(argv, presets=list_presets)
     commands = ", ".join(COMMANDS)
     if argv and unknown_word(argv[0]):
         near = difflib.get_close_matches(argv[0].lstrip("-"), COMMANDS, n=1)

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QUrl, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QSignalBlocker, Qt, QTimer, QUrl, Slot
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -57,9 +57,11 @@ from app.teaching.presentation import install as install_presentation
 from app.teaching.tiles_view import install as install_tiles
 from app.viewmodel.edits import fresh_scenario
 from app.viewmodel.file_names import safe_file_name
-from attention import Scenario, ScenarioError, Trace, safe_write, scenario_io, words
-from attention.scenario import DEVICES, DTYPES, SCORINGS
-from attention.scenario import problems as scenario_problems
+from attention import Scenario, ScenarioError, Trace, words
+from attention.compute.check import problems as scenario_problems
+from attention.datamodel.scenario import DEVICES, DTYPES
+from attention.files import safe_write, scenario_io
+from attention.registry import kinds
 
 INPUT_KEYS = ("queries", "keys", "values")
 #: the Steps region never gets narrower than this (a pane and the hover hint stay readable); the
@@ -77,7 +79,7 @@ def without_mnemonic(text: str) -> str:
 def _controls_can_show(sc: Scenario) -> bool:
     """A scenario that cannot run opens only when the window's choices can show what it holds
     (a scoring kind, device or dtype outside the format's lists has no place in a combo box)."""
-    return sc.scoring in SCORINGS and sc.device in DEVICES and sc.dtype in DTYPES
+    return sc.scoring in kinds.SCORING and sc.device in DEVICES and sc.dtype in DTYPES
 
 
 class MainWindow(QMainWindow):
@@ -376,7 +378,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(self.tr("Computed all steps in {0:.0f} ms").format(seconds * 1000), 4000)
 
     def _on_failed(self, lines: list, scenario: Scenario) -> None:
-        """`lines`: the problems (attention.problem.Problem) that stop the engine."""
+        """`lines`: the problems (attention.datamodel.problem.Problem) that stop the engine."""
         self._failed_lines = list(lines)
         grouped = group_by_control(lines)
         leftover = self.params.show_problems(lines)
@@ -392,12 +394,28 @@ class MainWindow(QMainWindow):
         self.view.set_stale(True, reason)
         self.statusBar().showMessage(reason, 8000)
 
+    #: a computation shorter than this never greys the panes: a 128-token sentence edit (about 80 ms) greyed
+    #: and un-greyed every pane's title (a relayout each way) for a result that was there a moment later
+    STALE_AFTER_MS = 150
+
     def _on_busy(self, busy: bool) -> None:
         self.busy_label.setText(self.tr("Computing...") if busy else "")
+        timer = getattr(self, "_stale_timer", None)
+        if timer is None:
+            timer = self._stale_timer = QTimer(self)
+            timer.setSingleShot(True)
+            timer.timeout.connect(self._grey_while_computing)
+        if busy:
+            timer.start(self.STALE_AFTER_MS)
+        else:
+            timer.stop()
+
+    def _grey_while_computing(self) -> None:
         # grey the panes only when they show another scenario's numbers: before the first result
         # there are none to call "the last good result", and a start-up trace kept from the last
-        # launch (attention.trace_cache) is this very scenario's
-        if busy and self.view.current_trace() is not None and self.last_scenario is not self.document.scenario:
+        # launch (attention.files.trace_cache) is this very scenario's
+        if (self.recompute.is_busy() and self.view.current_trace() is not None
+                and self.last_scenario is not self.document.scenario):
             self.view.set_stale(True, self.tr("computing"))
 
     def _batch_for(self, scenario: Scenario) -> int:

@@ -37,7 +37,8 @@ import numpy as np  # noqa: E402
 from app.pipeline import autosave  # noqa: E402
 from app.pipeline.document import Document  # noqa: E402
 from app.viewmodel.matrix_ref import MatrixRef  # noqa: E402
-from attention import Projection, Scenario, scenario_io  # noqa: E402
+from attention import Projection, Scenario  # noqa: E402
+from attention.files import scenario_io  # noqa: E402
 
 BYTES_PER_NUMBER = 20.7  # a random normal float64 as scenario_io writes it, separators included
 

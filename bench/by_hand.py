@@ -26,7 +26,8 @@ def main() -> int:
 
     from app.panes.by_hand_view import ByHandView
     from app.viewmodel import by_hand
-    from attention import Scenario, engine
+    from attention import Scenario
+    from attention.compute import engine
 
     app = QApplication.instance() or QApplication([])
     rng = np.random.default_rng(0)

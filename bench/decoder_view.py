@@ -19,6 +19,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import busy  # noqa: E402  (bench/busy.py: --busy runs this script twice, quiet and busy)
+
+if __name__ == "__main__" and (_code := busy.main_if_busy(__file__)) is not None:
+    sys.exit(_code)
 
 
 def median_ms(f, n: int) -> str:
@@ -34,11 +38,15 @@ def median_ms(f, n: int) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
+    busy.add_flag(ap)
     ap.add_argument("--repeat", type=int, default=15)
     a = ap.parse_args()
+    busy.apply(a)
     import torch
 
-    torch.set_num_threads(1)
+    from app.services import devices
+
+    devices.leave_a_core_for_the_gui()  # the window's thread policy (attention/compute/threads.py)
     from app.viewmodel.decoder_session import DecoderSession
     from attention.models.kv_cache import Generation
 

@@ -26,14 +26,19 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
-import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import busy  # noqa: E402  (bench/busy.py: --busy runs this script twice, quiet and busy)
+
+if __name__ == "__main__" and (_code := busy.main_if_busy(__file__)) is not None:
+    sys.exit(_code)
+import torch  # noqa: E402  (after attention: its thread policy is set before torch loads)
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
+
 from attention import Projection, Scenario, run  # noqa: E402
+from attention.datamodel.parts import Part  # noqa: E402
 from attention.kinds.rope import apply_rope, cos_sin, positions  # noqa: E402
-from attention.parts import Part  # noqa: E402
 
 D, H, KV, E, BASE = 576, 9, 3, 64, 100000.0  # SmolLM2-135M
 
@@ -108,11 +113,10 @@ def median_times(fns: list, repeats: int) -> list[tuple[float, float]]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    busy.add_flag(ap)
     ap.add_argument("--quick", action="store_true", help="fewer repeats")
-    ap.add_argument("--threads", type=int, help="torch.set_num_threads (default: torch's own)")
     args = ap.parse_args()
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    busy.apply(args)
     repeats = 9 if args.quick else 31
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, CPU; d_model {D}, H {H}, H_kv {KV}, "
           f"head {E}, RoPE halves base {BASE:g}")

@@ -58,6 +58,10 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+import busy  # noqa: E402  (bench/busy.py: --busy runs this script twice, quiet and busy)
+
+if __name__ == "__main__" and (_code := busy.main_if_busy(__file__)) is not None:
+    sys.exit(_code)
 sys.path.insert(0, str(ROOT / "tests" / "gui"))  # gui_helpers: what a pane must show, as the tests cut it
 
 # PySide6 before torch and pyqtgraph (pyqtgraph would prefer PyQt6; torch first can segfault at exit)
@@ -73,7 +77,7 @@ SETTLE_MS = 25
 WARM_UP_EDITS = 2
 HEARTBEAT_MS = 5
 TARGETS = {
-    "classroom_p95_ms": 100.0, "classroom_floor_ratio": 1.3, "large_median_ms": 400.0,
+    "classroom_p95_ms": 100.0, "classroom_floor_ratio": 1.3, "large_median_ms": 100.0,  # issue 29: 400 -> 100
     "large_block_ms": 50.0, "matplotlib_ratio": 20.0, "window_s": 1.5, "frame_s": 3.0,
 }
 
@@ -101,7 +105,7 @@ def startup(runs: int) -> dict:
         fresh = Path(files) / "changed-toy.json"
         sys.path.insert(0, str(ROOT))
         import resources
-        from attention import scenario_io
+        from attention.files import scenario_io
 
         sc = scenario_io.load(resources.list_presets()[0][0])
         q = sc.queries.copy()
@@ -276,7 +280,7 @@ class EditRun:
         rows, cols = model.rowCount(), model.columnCount()
         rng = self.rng
         view = self.window.view
-        out = {"latency": [], "set_data": [], "to_ready": [], "paint": [], "every_pane": [], "traces": []}
+        out = {"latency": [], "cpu": [], "set_data": [], "to_ready": [], "paint": [], "every_pane": [], "traces": []}
         heartbeat.start()
         for _i in range(n):
             r, c = int(rng.integers(rows)), int(rng.integers(cols))
@@ -286,12 +290,13 @@ class EditRun:
             if model.decimal_comma:
                 text = text.replace(".", ",")
             self.before = {sid: view.pane(sid, current=False).redraw_count for sid in view.pane_ids()}
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             self.probe.start(t0)
             if not model.setData(model.index(r, c), text, Qt.ItemDataRole.EditRole):
                 raise RuntimeError(f"the edit {text!r} at ({r}, {c}) was refused")
             t1 = time.perf_counter()
             done = self.probe.wait()
+            out["cpu"].append(time.process_time() - c0)  # this process, every thread (the worker's engine too)
             out["latency"].append(done - t0)
             out["set_data"].append(t1 - t0)
             out["to_ready"].append(self.ready_at - t1)
@@ -444,6 +449,13 @@ def floor_with_numbers(window, probe: FrameProbe, traces: list, reps: int) -> li
     return times
 
 
+def matplotlib_installed() -> bool:
+    """The matplotlib comparison needs the bench extra (`bash .ci/setup bench`); without it that line says so."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
 def matplotlib_redraw(window, traces: list, reps: int) -> tuple[float, int]:
     """Median seconds to redraw every matrix the panes draw with matplotlib (Agg, one figure)."""
     import matplotlib
@@ -499,7 +511,7 @@ def size_run(app, size: tuple, edits: int, floor_reps: int, mpl_reps: int, setti
         out["floor_sight"] = floor(window, probe, traces, floor_reps, in_sight_only=True)
         out["floor_window"] = floor_window(window, traces, floor_reps)
         out["floor_numbers"] = floor_with_numbers(window, probe, traces, floor_reps)
-    if mpl_reps:
+    if mpl_reps and matplotlib_installed():
         out["mpl"], out["mpl_n"] = matplotlib_redraw(window, traces, mpl_reps)
     window.document.undo_stack.setClean()
     window.close()
@@ -527,8 +539,10 @@ def breakdown(res: dict, ms) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    busy.add_flag(ap)
     ap.add_argument("--quick", action="store_true", help="fewer edits and launches (smoke test)")
     args = ap.parse_args()
+    busy.apply(args)
     n_small, n_large, launches, floor_reps, mpl_reps = (20, 8, 2, 10, 2) if args.quick else (200, 40, 5, 60, 5)
 
     t_start = time.perf_counter()
@@ -550,6 +564,7 @@ def main() -> int:
           f"{small['panes']} panes / {small['heatmaps']} heatmaps, {small['edits']} edits "
           f"(after {WARM_UP_EDITS} not counted)")
     print(row("edit -> repainted, median", ms(s_med)))
+    print(row("  its CPU time (this process, all threads), median", ms(med(small["cpu"]))))
     print(row("edit -> repainted, p95", ms(s_p95), f"<= {T['classroom_p95_ms']:.0f} ms",
               s_p95 * 1000 <= T["classroom_p95_ms"]))
     print(row("edit -> repainted, max", ms(max(small["latency"]))))
@@ -568,14 +583,18 @@ def main() -> int:
     fs_med = med(small["floor_sight"])
     print(row("stricter floor: setImage of the panes in sight only + repaint", ms(fs_med)))
     print(row("latency / stricter floor (medians)", f"{s_med / fs_med:.2f}x"))
-    print(row(f"matplotlib imshow redraw of {small['mpl_n']} matrices, median", ms(small["mpl"])))
-    print(row("matplotlib / latency (medians)", f"{small['mpl'] / s_med:.1f}x", f">= {T['matplotlib_ratio']:.0f}x",
-              small["mpl"] / s_med >= T["matplotlib_ratio"]))
+    if "mpl" in small:
+        print(row(f"matplotlib imshow redraw of {small['mpl_n']} matrices, median", ms(small["mpl"])))
+        print(row("matplotlib / latency (medians)", f"{small['mpl'] / s_med:.1f}x", f">= {T['matplotlib_ratio']:.0f}x",
+                  small["mpl"] / s_med >= T["matplotlib_ratio"]))
+    else:
+        print(row("matplotlib imshow redraw: not measured (matplotlib missing: `bash .ci/setup bench`)", "-"))
     print(f"large: B={LARGE[0]} L=S={LARGE[1]} d_model={LARGE[2]} H={LARGE[3]}, {large['panes']} panes / "
           f"{large['heatmaps']} heatmaps, {large['edits']} edits (fewer: each takes a few hundred ms; "
           f"after {WARM_UP_EDITS} not counted)")
     print(row("edit -> repainted, median", ms(l_med), f"<= {T['large_median_ms']:.0f} ms",
               l_med * 1000 <= T["large_median_ms"]))
+    print(row("  its CPU time (this process, all threads: the worker's engine too), median", ms(med(large["cpu"]))))
     print(row("edit -> repainted, p95", ms(l_p95)))
     breakdown(large, ms)
     print(row("longest UI-thread block (5 ms timer gap - 5 ms)", ms(large["block"]), f"<= {T['large_block_ms']:.0f} ms",

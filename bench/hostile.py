@@ -3,8 +3,13 @@ Python memory (tracemalloc, numpy's arrays included).  Target: each refusal well
 on an idle machine, memory bounded by the file (issue 13).
 
     .venv/bin/python bench/hostile.py
+    .venv/bin/python bench/hostile.py --classes [--root CHECKOUT]   # issue 31: the counts per class
 
-Each case: the median of 3 loads (after one warm-up), and the peak of one traced load.
+Each case: the median of 3 loads (after one warm-up), and the peak of one traced load.  With
+--classes, issue 31's corpus (tests/hostile/issue31_cases.py) through `main.py`, each command under
+an address-space cap of 300 MB over the process's own: per class, the answers tried, the clean
+refusals, the generic `error: XError` lines, those over 1 s and over 300 MB (--root: another
+checkout's code on the same inputs, for the counts before a change).
 """
 from __future__ import annotations
 
@@ -20,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402,F401  (imported first: no case pays for torch's first import)
 
 import resources  # noqa: E402
-from attention import ScenarioError, scenario_io  # noqa: E402
+from attention import ScenarioError  # noqa: E402
+from attention.files import scenario_io
 
 TOY = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))
 HOSTILE = Path(__file__).resolve().parents[1] / "tests" / "hostile"
@@ -68,4 +74,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    if "--classes" in sys.argv[1:]:
+        from tests.hostile import issue31_cases
+
+        raise SystemExit(issue31_cases.main([a for a in sys.argv[1:] if a != "--classes"]))
     main()

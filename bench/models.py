@@ -48,6 +48,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+import busy  # noqa: E402  (bench/busy.py: --busy runs this script twice, quiet and busy)
+
+if __name__ == "__main__" and (_code := busy.main_if_busy(__file__)) is not None:
+    sys.exit(_code)
 sys.path.insert(0, str(ROOT / "tests" / "gui"))
 
 
@@ -216,9 +220,11 @@ def report_edits(name: str, e: Edits, target_ms: float) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    busy.add_flag(ap)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--size", default=f"{WINDOW[0]}x{WINDOW[1]}", help="window WIDTHxHEIGHT (default %(default)s)")
     args = ap.parse_args()
+    busy.apply(args)
     size = window_size(sys.argv)
     n_edits = 4 if args.quick else 15
 
@@ -235,7 +241,7 @@ def main() -> int:
         window.show()
         window.showNormal()
         window.resize(*size)
-        import attention.engine  # noqa: F401  (the app imports torch on start; wait for it here)
+        import attention.compute.engine  # noqa: F401  (the app imports torch on start; wait for it here)
         settle(app, window)
         before = rss_mb()
         opens = [open_once(app, window) for _ in range(2 if args.quick else 3)]

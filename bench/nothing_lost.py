@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from app.pipeline import autosave  # noqa: E402
-from attention import Scenario, scenario_io  # noqa: E402
+from attention import Scenario  # noqa: E402
+from attention.files import scenario_io  # noqa: E402
 
 
 class Hang(Exception):

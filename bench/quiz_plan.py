@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import attention  # noqa: E402
 from app.viewmodel.quiz_data import plan  # noqa: E402
-from attention.scenario import Scenario  # noqa: E402
+from attention.datamodel.scenario import Scenario  # noqa: E402
 
 STEPS = ("projection.query", "scores", "masked_scores", "attention_weights", "output")
 

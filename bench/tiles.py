@@ -3,7 +3,7 @@
     .venv/bin/python bench/tiles.py            # prints both tables
     .venv/bin/python bench/tiles.py --quick    # fewer repeats
 
-1. `attention.tiles.tiled(trace, Br, Bc)`: every tile of every head of a B=1, H=8, d_model=512,
+1. `attention.teaching.tiles.tiled(trace, Br, Bc)`: every tile of every head of a B=1, H=8, d_model=512,
    L = S = 512 float32 scenario (all four projections, scaled dot), with and without a causal
    mask, at two block sizes; the trace is computed once beforehand (the tiles read it, they do
    not run the engine).  Goal: <= 50 ms.
@@ -26,10 +26,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import PySide6.QtWidgets  # noqa: E402, F401 - before torch, in a process that draws
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import busy  # noqa: E402  (bench/busy.py: --busy runs this script twice, quiet and busy)
+
+if __name__ == "__main__" and (_code := busy.main_if_busy(__file__)) is not None:
+    sys.exit(_code)
 import numpy as np  # noqa: E402
 
 from attention import Projection, Scenario, run  # noqa: E402
-from attention.tiles import tiled  # noqa: E402
+from attention.teaching.tiles import tiled  # noqa: E402
 
 RUN_GOAL_MS, FRAME_MS = 50.0, 1000.0 / 60
 
@@ -100,8 +104,10 @@ def step_repaint(repeats: int) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    busy.add_flag(p)
     p.add_argument("--quick", action="store_true", help="fewer repeats")
     args = p.parse_args()
+    busy.apply(args)
     whole_run(3 if args.quick else 9)
     step_repaint(1 if args.quick else 3)
 

@@ -21,7 +21,7 @@ import torch  # noqa: E402
 import tsl_models_lib as lib  # noqa: E402
 
 from attention.capture import TSL_FLOAT32, capture  # noqa: E402
-from attention.engine import run  # noqa: E402
+from attention.compute.engine import run  # noqa: E402
 
 
 def measure(label: str, model: torch.nn.Module, names: list[str], *args) -> float:

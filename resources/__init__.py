@@ -1,6 +1,6 @@
 """Bundled data: preset scenarios (scenarios/*.json, numbered in teaching order), the scenario
-JSON Schema, translations and the first preset's kept trace.  Paths only; reading scenarios is
-attention.scenario_io's job."""
+JSON Schema and translations.  Paths only; reading scenarios is attention.files.scenario_io's job
+(the first preset's kept trace is the engine's own: attention/files/startup-trace.npz)."""
 from __future__ import annotations
 
 import json
@@ -15,12 +15,6 @@ def scenarios_dir() -> Path:
 
 def schema_path() -> Path:
     return _HERE / "scenario.schema.json"
-
-
-def startup_trace_path() -> Path:
-    """The first preset's trace as the engine computed it (attention.trace_cache's canary: drawn
-    at the very first launch before torch has loaded; its digest keys every kept trace)."""
-    return _HERE / "startup-trace.npz"
 
 
 def list_presets() -> list[tuple[Path, dict]]:

@@ -16,6 +16,7 @@ settings.load_profile("default")
 import subprocess  # noqa: E402
 
 import pytest  # noqa: E402
+from gemma3_fixtures import gemma3_data, gemma3_file, gemma3_model  # noqa: E402, F401 (session fixtures)
 
 
 @pytest.fixture(autouse=True)

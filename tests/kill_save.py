@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 SAVE = r"""
 import sys
-from attention import scenario_io
+from attention.files import scenario_io
 sc = scenario_io.load(sys.argv[2])
 print("LOADED", flush=True)
 scenario_io.save(sc, sys.argv[1])
@@ -40,8 +40,8 @@ def main() -> int:
 
     import numpy as np
 
-    from attention import safe_write, scenario_io
-    from attention.scenario import same
+    from attention.datamodel.scenario import same
+    from attention.files import safe_write, scenario_io
     from resources import list_presets
 
     toy = scenario_io.load(list_presets()[0][0])

@@ -28,7 +28,9 @@ def settle(app, window) -> None:
         app.processEvents()
 
 
-def main(argv: list[str]) -> int:
+def shot_window(argv: list[str]):
+    """(app, window, OUT_DIR) for a screenshot script's argv [OUT_DIR] [WIDTHxHEIGHT]: the window at that size,
+    shown, with settings of its own in a temporary folder (tests/screenshot_heads.py uses it too)."""
     out = Path(argv[0] if argv else ROOT / "screenshots")
     w, h = (int(x) for x in (argv[1] if len(argv) > 1 else "1280x720").split("x"))
     out.mkdir(parents=True, exist_ok=True)
@@ -38,7 +40,6 @@ def main(argv: list[str]) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="ae-shots-"))
     for fmt in (QSettings.Format.IniFormat, QSettings.Format.NativeFormat):
         QSettings.setPath(fmt, QSettings.Scope.UserScope, str(tmp))
-    import resources
     from app.main_window import MainWindow
     from app.services.settings import Settings
 
@@ -46,6 +47,13 @@ def main(argv: list[str]) -> int:
     window.ask_save_changes = lambda: PySide6.QtWidgets.QMessageBox.StandardButton.Discard
     window.resize(w, h)
     window.show()
+    return app, window, out
+
+
+def main(argv: list[str]) -> int:
+    import resources
+
+    app, window, out = shot_window(argv)
     presets = dict((p.name, (p, t)) for p, t in resources.list_presets())
     written = []
 
@@ -64,7 +72,7 @@ def main(argv: list[str]) -> int:
         shot(window, "window", lang)
         panel = lines.panel
         panel.setFloating(True)
-        panel.resize(640, min(h, 620))
+        panel.resize(640, min(window.height(), 620))
         shot(panel, "all_heads", lang)
         panel.set_head(1)
         shot(panel, "head2", lang)

@@ -144,7 +144,7 @@ def eight_heads():
 
     import numpy as np
 
-    from attention.scenario import Projection, Scenario
+    from attention.datamodel.scenario import Projection, Scenario
 
     rng = np.random.default_rng(8)
     d = 16

@@ -287,7 +287,7 @@ class _Shots:
 
     def open_eight(self) -> int:
         import resources
-        from attention import scenario_io
+        from attention.files import scenario_io
 
         w = self.window()
         w.document.load(scenario_io.load(resources.scenarios_dir() / f"{EIGHT}.json"), None)

@@ -62,7 +62,7 @@ def check(window) -> str:
         assert window.view._stale, "a scenario the engine refuses, but the panes are not marked stale"
         return "refused"
     view = window.view
-    from attention import step_registry
+    from attention.registry import step_registry
 
     # the Steps region shows the trace's steps in pipeline order (step_registry.in_order)
     assert view.pane_ids() == step_registry.in_order(trace.ids), "the panes are not the trace's steps"
@@ -133,6 +133,52 @@ def edit_latency_ms(window, probe_scenario, probes: int) -> float:
     return float(np.median(times) * 1000)
 
 
+def mappings_kb() -> dict[str, int]:
+    """Resident kB per kind of mapping (/proc/self/smaps): [heap], anonymous, or the file mapped."""
+    out: dict[str, int] = {}
+    name = "?"
+    try:
+        with open("/proc/self/smaps", encoding="ascii", errors="replace") as f:
+            for line in f:
+                head = line.split()
+                if head and "-" in head[0] and len(head) >= 5 and not head[0].endswith(":"):
+                    name = head[5] if len(head) > 5 else "[anonymous]"
+                elif line.startswith("Rss:"):
+                    out[name] = out.get(name, 0) + int(head[1])
+    except OSError:
+        pass
+    return out
+
+
+def growth_snapshot() -> tuple:
+    """(tracemalloc snapshot, count of live objects by type name) after a full collection."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    counts: dict[str, int] = {}
+    for o in gc.get_objects():
+        t = type(o)
+        name = f"{getattr(t, '__module__', '?')}.{getattr(t, '__qualname__', t.__name__)}"
+        counts[name] = counts.get(name, 0) + 1
+    return tracemalloc.take_snapshot(), counts
+
+
+def print_growth(before: tuple, after: tuple, top: int = 15) -> None:
+    """Where Python's allocations grew between two growth_snapshot()s, and which object kinds multiplied."""
+    import tracemalloc
+
+    stats = after[0].compare_to(before[0], "traceback")
+    grown = sum(s.size_diff for s in stats)
+    print(f"tracemalloc: Python allocations {grown / 2**20:+.1f} MiB since the warm-up; the largest growths:")
+    for s in stats[:top]:
+        frames = [f"{f.filename.split('/wt/')[-1]}:{f.lineno}" for f in s.traceback[-4:]]
+        print(f"  {s.size_diff / 2**10:+9.0f} KiB {s.count_diff:+7d} blocks  " + " <- ".join(reversed(frames)))
+    diff = sorted(((after[1].get(k, 0) - before[1].get(k, 0), k) for k in after[1]), reverse=True)[:top]
+    print("objects that grew in number:", ", ".join(f"{k} {n:+d}" for n, k in diff if n > 0))
+    print(f"tracemalloc's own memory: {tracemalloc.get_tracemalloc_memory() / 2**20:.0f} MiB (in the RSS figures)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=120.0)
@@ -142,7 +188,18 @@ def main() -> int:
     ap.add_argument("--probes", type=int, default=15, help="edits timed at the start and at the end")
     ap.add_argument("--strict", action="store_true", help="exit 3 when a target is missed")
     ap.add_argument("--trace", action="store_true", help="print each operation (to find the one that breaks)")
+    ap.add_argument("--only", metavar="NAME,NAME", default="",
+                    help="only these operations (names as --trace prints them): which one makes memory grow?")
+    ap.add_argument("--every", type=float, default=0.0, metavar="S",
+                    help="also print the RSS and the panes built every S seconds (is a growth levelling off?)")
+    ap.add_argument("--tracemalloc", action="store_true",
+                    help="after the run, print where Python memory grew since the warm-up (tracemalloc) and which "
+                         "kinds of object grew in number (what to look at when RSS grows)")
     args = ap.parse_args()
+    if args.tracemalloc:
+        import tracemalloc
+
+        tracemalloc.start(12)
     app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (alive for the run)
     from app.main_window import MainWindow
     from app.services.settings import Settings
@@ -239,12 +296,14 @@ def main() -> int:
             (present, 2),
             (save_and_open, 1),
         ]
-        weights = np.array([w for _, w in ops], dtype=float)
         names = ["cell", "L", "S", "d_model", "n_heads", "batch size", "batch item", "causal", "scoring",
                  "valid lengths", "fill", "undo", "redo", "focus head", "scroll", "language", "pin/unpin",
                  "difference", "quiz", "paste", "fill", "explain", "clear explain", "present", "save/open"]
+        only = set(filter(None, args.only.split(",")))
+        weights = np.array([w if not only or names[i] in only else 0 for i, (_, w) in enumerate(ops)], dtype=float)
         verdicts: dict[str, int] = {}
         n_ops, start = 0, time.monotonic()
+        next_report = args.every
         while time.monotonic() - start < args.seconds and not errors:
             for _ in range(int(rng.integers(1, 8))):
                 k = int(rng.choice(len(ops), p=weights / weights.sum()))
@@ -261,11 +320,30 @@ def main() -> int:
             v = check(window)
             verdicts[v] = verdicts.get(v, 0) + 1
             undo_peak = max(undo_peak, window.document.undo_bytes())
+            if args.every and time.monotonic() - start >= next_report:
+                next_report += args.every
+                built = len(view._panes) + len(getattr(window.presentation.view, "_panes", {}))
+                print(f"soak: {time.monotonic() - start:5.0f} s, {n_ops} operations: RSS {rss_mb():.0f} MB, "
+                      f"{built} panes built, {sys.getallocatedblocks() / 1e6:.2f} M Python memory blocks",
+                      flush=True)
             if rss_base is None and time.monotonic() - start >= warmup:
                 rss_base = rss_mb()
+                growth_base = growth_snapshot() if args.tracemalloc else None
+                maps_base = mappings_kb()
         elapsed = time.monotonic() - start
         undo_end, undo_steps = window.document.undo_bytes(), window.document.undo_stack.count()
         rss_end = rss_mb()
+        from app.pipeline import heap
+
+        heap.give_back()  # what the app's idle trim would return a second after the last edit
+        rss_trimmed = rss_mb()
+        if rss_base is not None:
+            maps = mappings_kb()
+            grown = sorted(((maps.get(k, 0) - maps_base.get(k, 0), k) for k in maps), reverse=True)[:4]
+            print("soak: resident memory that grew after the warm-up, by mapping:",
+                  ", ".join(f"{k.split('/')[-1]} {n / 1024:+.1f} MB" for n, k in grown))
+        if args.tracemalloc and rss_base is not None:
+            print_growth(growth_base, growth_snapshot())
         latency_end = edit_latency_ms(window, probe_scenario, args.probes)
         window.document.undo_stack.setClean()
         window.close()
@@ -276,7 +354,8 @@ def main() -> int:
     ratio = latency_end / latency_start if latency_start else float("nan")
     print(f"soak: {n_ops} operations in {elapsed:.0f} s, checks {verdicts}")
     print(f"soak: RSS {rss_start:.0f} MB at start, {base:.0f} MB after {warmup:.0f} s warm-up, {rss_end:.0f} MB at "
-          f"the end: growth after warm-up {growth:+.0f} MB (target < 50 MB)")
+          f"the end: growth after warm-up {growth:+.0f} MB (target < 50 MB); {rss_trimmed:.0f} MB once the freed heap "
+          f"is given back (app.pipeline.heap, as after a second's pause): {rss_trimmed - base:+.0f} MB")
     print(f"soak: edit latency (median of {args.probes}) {latency_start:.1f} ms at start, {latency_end:.1f} ms at "
           f"the end: {ratio:.2f}x (target <= 1.2x)")
     print(f"soak: undo history {undo_end / 2**20:.1f} MiB in {undo_steps} steps at the end, peak "

@@ -43,7 +43,7 @@ def test_importing_the_engine_loads_no_gui():
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     report = json.loads(res.stdout.strip().splitlines()[-1])
-    assert "attention.engine" in report["modules"] and "attention.prob_sparse" in report["modules"]
+    assert "attention.compute.engine" in report["modules"] and "attention.ops.prob_sparse" in report["modules"]
     assert report["bad"] == []
 
 
@@ -246,9 +246,9 @@ def test_the_qsettings_scanner_can_fail(tmp_path):
 
 
 #: Where a scoring kind may be named by its string: the kinds themselves, their words, and the
-#: version-1 file format's section names (attention/scenario_io.py).  app/editing/parameter_panel.py
+#: version-1 file format's section names (attention/files/scenario_io.py).  app/editing/parameter_panel.py
 #: is being rewritten to build its controls from the kinds' fields; it leaves this list then.
-KIND_NAMES_ALLOWED = ("attention/kinds/", "attention/words/", "attention/scenario_io.py")
+KIND_NAMES_ALLOWED = ("attention/kinds/", "attention/words/", "attention/files/scenario_io.py")
 
 
 def _kind_name_uses(files: list[Path]) -> dict[str, list[int]]:

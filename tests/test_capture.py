@@ -21,8 +21,9 @@ from tsl_layers import (
     TriangularCausalMask,
 )
 
-from attention import run, scenario_io
+from attention import run
 from attention.capture import CaptureError, attention_modules, capture, causal_and_lengths
+from attention.files import scenario_io
 
 TOL = 1e-6  # fp32 module vs engine
 
@@ -97,7 +98,7 @@ def test_tsl_prob_attention_replays_the_models_own_key_sample(mask_flag):
     assert np.array_equal(again.sample_index, sc.sample_index)
     _close(run(again).array("output"), want)
     # Explain says where the sample came from (recorded, not the seed)
-    from attention.explain import explain
+    from attention.teaching.explain import explain
     trace = run(sc)
     ex = explain(trace, "extra.sample_index", (3, 1))
     assert ex.result == float(sc.sample_index[3, 1]) and "recorded" in ex.formula["en"] and "记录" in ex.formula["zh"]

@@ -248,7 +248,7 @@ def test_validate_refuses_what_trace_and_the_window_refuse(capsys):
     assert validate.endswith("queries: a number is beyond float32's range (about ±3.403e38); use float64 or smaller "
                              "numbers\n")
     from app.pipeline.recompute import compute
-    from attention import scenario_io
+    from attention.files import scenario_io
 
     trace, problems = compute(scenario_io.load(path, check=False))
     assert trace is None and [p.text("en") for p in problems] == [validate.split(": ", 1)[1].rstrip("\n")]

@@ -111,7 +111,7 @@ def test_argparse_error_lines_speak_the_terminals_language(monkeypatch, capsys, 
 
 def test_a_message_argparse_words_otherwise_stays_whole():
     """A Python whose argparse words a message differently gets it untranslated, never half-done."""
-    from attention.cli_args import translate
+    from attention.cli.cli_args import translate
 
     assert translate("argument --x: something new: 'y'", "zh") == "参数 --x：something new: 'y'"
     assert translate("brand new message", "zh") == "brand new message"
@@ -163,7 +163,7 @@ def test_the_subcommands_carry_no_english_of_their_own():
 
 
 def test_sizes_in_the_tiles_memory_lines_never_read_in_python_exponent_form():
-    from attention.tiles import human_bytes
+    from attention.teaching.tiles import human_bytes
 
     assert human_bytes(1000 * 1024) == "1000 KiB"  # was '1e+03 KiB'
     assert human_bytes(1536) == "1.5 KiB"

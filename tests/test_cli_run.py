@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import attention
-from attention import cli, numbers, scenario_io
+from attention import cli
+from attention.datamodel import numbers
+from attention.files import scenario_io
 
 GOLDEN = Path(__file__).parent / "models" / "minilm_golden.npz"
 
@@ -52,8 +54,11 @@ def test_glassllm_layers_and_next_token(tmp_path, capsys):
     p /= p.sum()
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("next token after the text (top 5)")
-    for rank, i in enumerate(np.argsort(p)[::-1][:5], 1):
-        assert out[1 + rank] == f"{rank}. {tok.tokens([int(i)])[0]!r}  {numbers.rounded(p[i])}  (id {int(i)})"
+    from attention.models.token_text import visible
+
+    for rank, i in enumerate(np.argsort(p)[::-1][:5], 1):  # a newline token prints as ↵, never as a line break
+        label = visible(tok.tokens([int(i)])[0])
+        assert out[1 + rank] == f"{rank}. {label!r}  {numbers.rounded(p[i])}  (id {int(i)})"
 
 
 def test_bad_model_and_text2_for_a_decoder_say_why(tmp_path, capsys):
@@ -94,7 +99,7 @@ def test_a_missing_path_is_named_missing_and_the_message_names_it_once(tmp_path,
 
 
 def test_out_that_is_a_file_is_refused_before_the_model_loads(tmp_path, capsys, monkeypatch):
-    from attention import run_cli
+    from attention.cli import run_cli
     monkeypatch.setattr(run_cli, "_load", lambda name: pytest.fail("loaded a model for an unusable --out"))
     afile = tmp_path / "afile"
     afile.write_text("keep me")
@@ -113,7 +118,7 @@ def test_out_below_a_file_is_refused_in_one_line(tmp_path, capsys):
 
 
 def test_text2_for_a_named_decoder_is_refused_before_it_loads(tmp_path, capsys, monkeypatch):
-    from attention import run_cli
+    from attention.cli import run_cli
     monkeypatch.setattr(run_cli, "_load", lambda name: pytest.fail("loaded a decoder only to refuse --text2"))
     for model in ("smollm2", "glassllm", str(tmp_path / "x.gguf")):
         assert cli.main(["run", model, "hi", "--text2", "there", "--out", str(tmp_path), "--lang", "en"]) == 2

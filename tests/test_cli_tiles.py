@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import Scenario, scenario_io
+from attention import Scenario
 from attention.cli import main
+from attention.files import scenario_io
 
 ROOT = Path(__file__).resolve().parents[1]
 e = math.exp
@@ -52,7 +53,7 @@ def test_json_by_hand(tmp_path, capsys):
 
 
 def test_blocks_that_do_not_divide_and_one_head(tmp_path, capsys):
-    got = run_json(capsys, write(tmp_path), "--block-q", "1", "--block-k", "2", "--batch", "0", "--head", "0")
+    got = run_json(capsys, write(tmp_path), "--block-q", "1", "--block-k", "2", "--batch", "1", "--head", "1")
     assert [(t["q_block"], t["k_block"]) for t in got["tiles"]] == [(0, 0), (0, 1), (1, 0), (1, 1)]
     assert got["output_dims"] == ["L", "dv"] and len(got["output"]) == 2
     np.testing.assert_allclose(got["tiles"][2]["row_sum"], [e(-2) + 1])  # query 2 over keys 0, 1
@@ -82,8 +83,10 @@ def test_text_counts_from_one_in_both_languages(tmp_path, capsys):
 @pytest.mark.parametrize("argv, words", [
     (["--block-q", "0"], "--block-q: expected a whole number of at least 1, got 0"),
     (["--block-k", "-2"], "--block-k: expected a whole number of at least 1, got -2"),
-    (["--batch", "1"], "--batch: this scenario has 1 batch item(s), numbered 0 … 0; got 1"),
-    (["--head", "3"], "--head: this scenario has 1 head(s), numbered 0 … 0; got 3"),
+    (["--batch", "2"], "--batch: batch items are counted from 1; this scenario has 1, numbered 1 … 1; got 2"),
+    (["--head", "3"], "--head: heads are counted from 1; this scenario has 1, numbered 1 … 1; got 3"),
+    (["--head", "0"], "--head: heads are counted from 1; this scenario has 1, numbered 1 … 1; got 0"),
+    (["--batch", "0"], "--batch: batch items are counted from 1; this scenario has 1, numbered 1 … 1; got 0"),
 ])
 def test_bad_options_get_one_line(tmp_path, capsys, argv, words):
     path = write(tmp_path)
@@ -136,14 +139,29 @@ def test_blank_needs_a_folder(tmp_path, capsys):
 
 def test_explain_a_running_value(tmp_path, capsys):
     path = write(tmp_path)
-    assert main(["tiles", path, "--block-q", "2", "--block-k", "2", "--explain", "1", "l", "0"]) == 0
+    assert main(["tiles", path, "--block-q", "2", "--block-k", "2", "--explain", "2", "l", "1"]) == 0  # tile 2, query 1
     text = capsys.readouterr().out
     assert text.startswith("running sum ℓ of query 1 after query block 1 × key block 2 = 1.503")  # (e^-1+1)e^-1+1
     assert "correction exp(m_old − m_new) = exp(1 − 2) = 0.3679" in text
-    assert main(["tiles", path, "--block-q", "2", "--block-k", "2", "--explain", "1", "O", "1", "0", "--json"]) == 0
+    assert main(["tiles", path, "--block-q", "2", "--block-k", "2", "--explain", "2", "O", "2", "1", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["what"] == "O" and abs(got["value"] - (1 * e(-4) + 2 * e(-2) + 3)) < 1e-14
-    assert main(["tiles", path, "--explain", "1", "x", "0"]) == 2
+    assert main(["tiles", path, "--explain", "1", "x", "1"]) == 2
     assert "--explain: what: expected one of m, l, O" in capsys.readouterr().err
     assert main(["tiles", path, "--explain", "1", "l"]) == 2
     assert "expected TILE WHAT ROW [COL]" in capsys.readouterr().err
+    assert main(["tiles", path, "--explain", "0", "l", "1"]) == 2  # counted from 1, as the text prints them
+    assert "counted from 1" in capsys.readouterr().err
+
+
+def test_head_counts_from_one_as_the_text_prints_it(tmp_path, capsys):
+    """`--head 2` is the second head: the text names only head 2, and its numbers are the second head's."""
+    path = str(ROOT / "resources" / "scenarios" / "06_causal_self_attention.json")
+    assert main(["tiles", path, "--head", "2", "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert "第 2 头" in out and "第 1 头" not in out
+    every = run_json(capsys, path)
+    second = run_json(capsys, path, "--head", "2")
+    want = np.asarray(every["output"])[:, :, 1]  # (B, L, H, dv): head index 1 is head 2
+    np.testing.assert_array_equal(np.asarray(second["output"]), want)
+    assert {t["head"] for t in second["tiles"]} == {1}  # JSON keeps code's count, as trace files do

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import attention
-from attention import cli, scenario_io, trace_json, trace_out
+from attention import cli
+from attention.compute import engine
+from attention.files import scenario_io, trace_json, trace_out
 from resources import list_presets
 
 PRESETS = [p for p, _ in list_presets()]
@@ -97,16 +99,19 @@ def test_json_to_a_file(capsys, tmp_path):
 
 
 def test_a_write_protected_output_is_refused(capsys, tmp_path):
+    """Even a file the command may otherwise replace (empty, or its own kind: attention/out_guard.py)."""
+    from attention.files.out_guard import SCRIPT_MARK
+
     target = tmp_path / "t.npz"
-    target.write_bytes(b"keep")
+    target.write_bytes(b"")
     os.chmod(target, 0o444)
     code, _, err = _run(capsys, TOY, "--out", target)
-    assert code == 2 and "write-protected" in err and target.read_bytes() == b"keep"
+    assert code == 2 and "write-protected" in err and target.read_bytes() == b""
     script = tmp_path / "s.py"
-    script.write_text("keep")
+    script.write_text(SCRIPT_MARK + " kept\n")
     os.chmod(script, 0o444)
     assert cli.main(["script", str(TOY), "--out", str(script)]) == 2
-    assert script.read_text() == "keep" and "write-protected" in capsys.readouterr().err
+    assert script.read_text() == SCRIPT_MARK + " kept\n" and "write-protected" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
@@ -141,7 +146,7 @@ def _big_scenario(tmp_path, L: int = 400):
 
 def test_a_trace_too_big_for_json_is_refused_before_it_is_computed(capsys, monkeypatch, tmp_path):
     ran = []
-    monkeypatch.setattr(attention, "run", lambda *a, **k: ran.append(1) or 1 / 0)
+    monkeypatch.setattr(engine, "run", lambda *a, **k: ran.append(1) or 1 / 0)  # what `main.py trace` runs
     # at least 3 * 400 * 8 inputs + 2 * 400 * 400 weights = 329,600 numbers, 5 characters each: 1.6 MB
     code, out, err = _run(capsys, _big_scenario(tmp_path), "--max-json", "1MB")
     assert code == 2 and out == "" and ran == []

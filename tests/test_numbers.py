@@ -1,4 +1,4 @@
-"""attention.numbers: one way to write a number, and the same number reads the same everywhere.
+"""attention.datamodel.numbers: one way to write a number, and the same number reads the same everywhere.
 
 Properties (hypothesis): every text reads back to its value within the precision it states
 (`machine` bit for bit, `exact` to the same float, `rounded` to `digits` significant digits,
@@ -23,8 +23,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from attention import Scenario, numbers, run, scenario_io
-from attention.explain import explain
+from attention import Scenario, run
+from attention.datamodel import numbers
+from attention.files import scenario_io
+from attention.teaching.explain import explain
 
 ROOT = Path(__file__).resolve().parents[1]
 any_float = st.floats(allow_nan=True, allow_infinity=True, width=64)
@@ -62,7 +64,7 @@ def test_exact_and_machine_by_hand(value, screen, file):
 def test_whole_numbers_and_flags():
     assert [numbers.whole(v) for v in (3.0, 0.0, -2.0, math.nan, 2.5)] == ["3", "0", "-2", "NaN", "2.5"]
     assert [numbers.flag(v) for v in (1.0, 0.0, True)] == ["True", "False", "True"]
-    assert [numbers.flag(v, short=True) for v in (1.0, 0.0)] == ["T", "F"]
+    assert [numbers.flag(v, short=True) for v in (1.0, 0.0)] == ["✓", "✗"]
     assert numbers.read("True") == 1.0 and numbers.read("-∞") == -math.inf and math.isnan(numbers.read("NaN"))
 
 

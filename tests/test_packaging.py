@@ -1,5 +1,5 @@
 """pyproject.toml says what a wheel ships: every package-data pattern must match a real file, and
-every file the running program reads from resources/ must be matched by one."""
+every data file the running program reads (resources/, the engine's canary) must be matched by one."""
 from __future__ import annotations
 
 import tomllib
@@ -24,9 +24,11 @@ def test_every_package_data_pattern_matches_a_file():
 def test_what_the_program_reads_from_resources_ships():
     import resources
     from app.services import i18n
+    from attention.files import trace_cache
 
-    shipped = {p.resolve() for pattern in _package_data()["resources"] for p in (ROOT / "resources").glob(pattern)}
-    needed = [resources.schema_path(), resources.startup_trace_path(), *(p for p, _ in resources.list_presets()),
+    shipped = {p.resolve() for pkg, patterns in _package_data().items() for pattern in patterns
+               for p in (ROOT / pkg.replace(".", "/")).glob(pattern)}
+    needed = [resources.schema_path(), trace_cache.canary_path(), *(p for p, _ in resources.list_presets()),
               *i18n.TRANSLATIONS.glob("*.qm")]
     assert len(needed) > 4
     assert [str(p) for p in needed if p.resolve() not in shipped] == []

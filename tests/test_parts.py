@@ -1,4 +1,4 @@
-"""The composed scenario's generic parts (attention/parts.py): a kind registered in the one table
+"""The composed scenario's generic parts (attention/datamodel/parts.py): a kind registered in the one table
 (attention/kinds/) with its fields and its step records is checked, computed and recorded without
 any new Scenario attribute, check or engine branch.  The kind here is a test-only position
 encoding (every query shifted by a number); expected numbers are worked out in numpy here."""
@@ -9,9 +9,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from attention import Scenario, explain, kinds, lessons, problems, run, step_registry
-from attention.fields import Field
-from attention.parts import Part
+from attention import Scenario, problems, run
+from attention.datamodel.fields import Field
+from attention.datamodel.parts import Part
+from attention.datamodel.step_record import StepRecord
+from attention.pipeline import explain as pipeline_explain
+from attention.pipeline.records import BASE
+from attention.registry import kinds, step_registry
+from attention.text import lesson
 
 
 class _Shift:
@@ -22,16 +27,17 @@ class _Shift:
                     minimum=-10, maximum=10, group="positions"),)
 
     def records(self):
-        from attention import parts
+        from attention.datamodel import parts
 
-        return (step_registry.StepRecord(
+        return (StepRecord(
             "test_shift.query", ("B", "L", "H", "dk"), "signed", "step.head_split.query.title",
-            "step.head_split.query.formula", _shifted, parts.present("positions", self.name), explain._head_split,
-            lessons._sentences, None, ("head_split.query",), before="scores", stands_for="head_split.query"),)
+            "step.head_split.query.formula", _shifted, parts.present("positions", self.name),
+            pipeline_explain._head_split, lesson._sentences, None, ("head_split.query",), before="scores",
+            stands_for="head_split.query"),)
 
 
 def _shifted(run, step_id):
-    from attention import parts
+    from attention.datamodel import parts
 
     part = parts.find(run.sc, "positions", "test_shift")
     return run.inputs["head_split.query"] + parts.value(part, _Shift.fields[0])
@@ -40,7 +46,7 @@ def _shifted(run, step_id):
 @pytest.fixture
 def registered(monkeypatch):
     monkeypatch.setitem(kinds.POSITIONS, "test_shift", _Shift())
-    records = step_registry._BASE + step_registry.kind_records()
+    records = BASE + step_registry.kind_records()
     monkeypatch.setattr(step_registry, "RECORDS", records)
     monkeypatch.setattr(step_registry, "BY_ID", {r.id: r for r in records})
     order = step_registry._order()

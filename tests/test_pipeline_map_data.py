@@ -8,8 +8,9 @@ import attention
 from app.viewmodel import pipeline_map, slide_explain
 from app.viewmodel.param_steps import parameter_pane_data
 from attention import words
-from attention.explain import Source, explain
-from attention.scenario import Projection, Scenario
+from attention.datamodel.scenario import Projection, Scenario
+from attention.teaching.explain import explain
+from attention.text.explanation import Source
 
 TOY_MAIN = ["projection.query", "projection.key", "projection.value", "head_split.query", "head_split.key",
             "head_split.value", "scores", "masked_scores", "attention_weights", "weighted_sum", "concat", "output"]

@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 
 from app.viewmodel.pane_data import pane_data
-from attention import numbers, run, scenario_io
-from attention.explain import explain
-from attention.problem import Problem
-from attention.scenario import Projection, Scenario, ScenarioError
-from attention.script_export import python_script
+from attention import run
+from attention.datamodel import numbers
+from attention.datamodel.problem import Problem
+from attention.datamodel.scenario import Projection, Scenario, ScenarioError
+from attention.files import scenario_io
+from attention.teaching.explain import explain
+from attention.teaching.script_export import python_script
 from resources import scenarios_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,7 +68,7 @@ def test_an_index_cell_names_its_index_and_the_position_it_points_at():
     assert d.hover_text(0, 0, 1, "zh").endswith(f"= 索引 {drawn} → 键{drawn + 1}")
 
 
-# ---- problems (attention/problem.py) ------------------------------------------------------------------
+# ---- problems (attention/datamodel/problem.py) ------------------------------------------------------------------
 def test_a_problem_on_a_cell_keeps_the_file_path_and_names_positions_from_one():
     doc = json.loads(TOY.read_text(encoding="utf-8"))
     doc["queries"][0][2][1] = "x"  # batch item 1, row 3, column 2
@@ -95,7 +97,7 @@ def test_a_fully_masked_row_warning_counts_from_one():
     assert "批次 1 的查询 3" in w.text("zh")
 
 
-# ---- explain (attention/explain.py): sentences from 1, formulas and terms as code from 0 ---------------
+# ---- explain (attention/teaching/explain.py): sentences from 1, formulas and terms as code from 0 ---------------
 def test_explain_sentences_count_from_one_and_formulas_stay_code():
     trace = run(toy())
     ex = explain(trace, "scores", (0, 1, 2, 3))  # batch 0, head 1, query 2, key 3 (indices)
@@ -110,7 +112,7 @@ def test_explain_names_both_where_both_appear():
     assert ("Head 2 owns columns 3 … 4 of projection.query; its element 1 is column 3 there "
             "(index h·2+e = 1·2+0 = 2, counted from 0)") in ex.summary["en"]
     assert "下标 h·2+e = 1·2+0 = 2" in ex.summary["zh"]
-    assert "第 2 头拥有 projection.query 的第 3 … 4 列" in ex.summary["zh"]
+    assert "第 2 头拥有“查询投影”的第 3 … 4 列" in ex.summary["zh"]
 
 
 def test_explain_mask_reasons_compare_positions():

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from attention import run, scenario_io
+from attention import run
+from attention.files import scenario_io
 from resources import list_presets, scenarios_dir, schema_path
 
 PRESETS = {p.name: p for p, _ in list_presets()}

@@ -13,7 +13,7 @@ import pytest
 import attention
 from app.viewmodel import quiz_data
 from app.viewmodel.quiz_data import plan, repeat_share, repeats_of
-from attention.scenario import Projection, Scenario
+from attention.datamodel.scenario import Projection, Scenario
 
 RNG = np.random.default_rng(7)
 

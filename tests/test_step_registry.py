@@ -1,4 +1,4 @@
-"""The step registry (attention/step_registry.py): every step a trace can hold has one record, and
+"""The step registry (attention/registry/step_registry.py): every step a trace can hold has one record, and
 every record is complete: its dims are the documented ones, its kind is known, its words exist in
 every language, and the explainer, lesson and script snippet it names exist."""
 from __future__ import annotations
@@ -10,9 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import Additive, Scenario, explain, run, scenario_io, step_registry, words
-from attention.parts import Part
-from attention.step_registry import KINDS, RECORDS
+from attention import Additive, Scenario, run, words
+from attention.datamodel.parts import Part
+from attention.datamodel.step_record import KINDS, SLIDE, StepRecord
+from attention.files import scenario_io
+from attention.pipeline import explain
+from attention.registry import step_registry
+from attention.registry.step_registry import RECORDS
 from resources import list_presets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,12 +77,16 @@ def test_records_keep_the_documented_ids_order_and_dims():
     assert {r.id: r.dims for r in RECORDS} == documented
 
 
+#: where a record's lesson function may live besides a kind: the main steps' and the shared one
+LESSON_MODULES = ("attention.pipeline.lessons", "attention.text.lesson")
+
+
 def _module_of(fn) -> str:
     return getattr(fn, "__module__", "") or ""
 
 
 def test_every_record_is_complete():
-    from attention import kinds
+    from attention.registry import kinds
 
     bad = []
     for r in RECORDS:
@@ -89,7 +97,7 @@ def test_every_record_is_complete():
             bad.append(f"{where}: points_into goes with kind 'index'")
         if r.points_into is not None and r.points_into not in ("L", "S"):
             bad.append(f"{where}: points_into {r.points_into!r}")
-        if r.slide not in step_registry.SLIDE:
+        if r.slide not in SLIDE:
             bad.append(f"{where}: slide {r.slide!r}")
         keys = [r.title, r.formula] + [k.formulas.get(r.id) for k in kinds.SCORING.values()] \
             + [k.titles.get(r.id) for k in kinds.SCORING.values()]
@@ -102,17 +110,17 @@ def test_every_record_is_complete():
             bad.append(f"{where}: compute {r.compute!r}")
         if not callable(r.active):
             bad.append(f"{where}: active {r.active!r}")
-        if not callable(r.explain) or _module_of(r.explain) not in ("attention.explain",) \
+        if not callable(r.explain) or _module_of(r.explain) != "attention.pipeline.explain" \
                 and not _module_of(r.explain).startswith("attention.kinds."):
-            bad.append(f"{where}: explainer {r.explain!r} is not in attention/explain.py or a kind")
-        if not callable(r.lesson) or _module_of(r.lesson) != "attention.lessons" \
+            bad.append(f"{where}: explainer {r.explain!r} is not in attention/pipeline/explain.py or a kind")
+        if not callable(r.lesson) or _module_of(r.lesson) not in LESSON_MODULES \
                 and not _module_of(r.lesson).startswith("attention.kinds."):
-            bad.append(f"{where}: lesson {r.lesson!r} is not in attention/lessons.py or a kind")
+            bad.append(f"{where}: lesson {r.lesson!r} is not in {' or '.join(LESSON_MODULES)} or a kind")
         if r.extra != (r.script is None):
             bad.append(f"{where}: the main pipeline, and only it, is in the exported script")
-        if r.script is not None and _module_of(r.script) != "attention.script_export" \
+        if r.script is not None and _module_of(r.script) != "attention.pipeline.script" \
                 and not _module_of(r.script).startswith("attention.kinds."):
-            bad.append(f"{where}: snippet {r.script!r} is not in attention/script_export.py or a kind")
+            bad.append(f"{where}: snippet {r.script!r} is not in attention/pipeline/script.py or a kind")
         parameter = re.compile(r"queries|keys|values|projection\.[a-z]+\.weight")
         for name in r.inputs:
             if name not in step_registry.BY_ID and not parameter.fullmatch(name):
@@ -133,7 +141,7 @@ def test_every_input_is_computed_before_the_step_that_reads_it():
 
 
 def test_each_kinds_own_steps_have_records_and_only_that_kind_computes_them(traces):
-    from attention import kinds
+    from attention.registry import kinds
 
     for kind in kinds.SCORING.values():
         for sid in kind.extra_steps:
@@ -158,7 +166,7 @@ def test_one_by_hand_table_for_the_sheet_and_the_slides():
 
 
 def test_every_record_has_a_lesson_in_both_languages():
-    from attention import lessons
+    from attention.teaching import lessons
 
     for r in RECORDS:
         en, zh = (lessons.explanation(r.id, {}, lang) for lang in ("en", "zh"))
@@ -181,7 +189,7 @@ def test_the_formula_follows_the_scoring(traces):
 
 
 def test_a_trace_read_back_from_disk_keeps_its_formulas(tmp_path):
-    from attention import trace_cache
+    from attention.files import trace_cache
 
     sc = next(s for s in PRESETS.values() if s.scoring == "additive")
     trace = run(sc)
@@ -212,7 +220,7 @@ def _small() -> Scenario:
 def test_a_step_declared_in_one_record_is_computed_in_its_place(monkeypatch):
     """One declaration inserts a step: the engine computes it between the steps it sits between,
     after its input, and the trace holds it (numbers checked by hand: twice the scores)."""
-    from attention import lessons
+    from attention.text import lesson
 
     computed_before: list[list[str]] = []
 
@@ -220,9 +228,9 @@ def test_a_step_declared_in_one_record_is_computed_in_its_place(monkeypatch):
         computed_before.append(list(run.values))
         return run.values["scores"] * 2
 
-    rec = step_registry.StepRecord("extra.doubled", ("B", "H", "L", "S"), "signed", "step.scores.title",
-                                   "step.scores.formula", doubled, lambda sc: sc.n_heads == 2, explain._scores,
-                                   lessons._sentences, None, ("scores",), before="masked_scores")
+    rec = StepRecord("extra.doubled", ("B", "H", "L", "S"), "signed", "step.scores.title",
+                                   "step.scores.formula", doubled, lambda sc, kinds: sc.n_heads == 2, explain._scores,
+                                   lesson._sentences, None, ("scores",), before="masked_scores")
     plain = run(_small())
     _with_records(monkeypatch, RECORDS + (rec,))
     trace = run(_small())
@@ -256,14 +264,15 @@ def test_a_step_that_stands_for_another_is_read_in_its_place(monkeypatch):
     """An inserted step declared `stands_for="head_split.query"` is what the scores read: queries
     doubled before the scores double every score (by hand: scale · (2q) · k = 2 · scale · q · k);
     the trace keeps head_split.query as it was."""
-    from attention import explain, lessons
+    from attention.pipeline import explain
+    from attention.text import lesson
 
     def doubled_queries(run, step_id):
         return run.inputs["head_split.query"] * 2
 
-    rec = step_registry.StepRecord("extra.doubled_queries", ("B", "L", "H", "dk"), "signed",
+    rec = StepRecord("extra.doubled_queries", ("B", "L", "H", "dk"), "signed",
                                    "step.head_split.query.title", "step.head_split.query.formula", doubled_queries,
-                                   lambda sc: True, explain._head_split, lessons._sentences, None,
+                                   lambda sc, kinds: True, explain._head_split, lesson._sentences, None,
                                    ("head_split.query",), before="scores", stands_for="head_split.query")
     plain = run(_small())
     _with_records(monkeypatch, RECORDS + (rec,))

@@ -7,7 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from attention import run, scenario_io
+from attention import run
+from attention.files import scenario_io
 from resources import scenarios_dir
 
 PERIOD_PRESET = scenarios_dir() / "09_trained_tsl_period.json"

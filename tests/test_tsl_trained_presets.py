@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 import torch
 
-from attention import run, scenario_io
-from attention.parts import Part
+from attention import run
+from attention.datamodel.parts import Part
+from attention.files import scenario_io
 from resources import scenarios_dir
 
 AUTOFORMER = scenarios_dir() / "40_trained_autoformer_two_periods.json"

@@ -116,8 +116,8 @@ def _problem_codes() -> set[str]:
 
 
 def test_every_problem_code_the_code_raises_has_words_in_both_languages():
-    from attention import scenario_io
-    from attention.problem import PREFIX
+    from attention.datamodel.problem import PREFIX
+    from attention.files import scenario_io
 
     codes = _problem_codes()
     # codes picked from tables rather than written in the call

@@ -1,4 +1,4 @@
-"""Labelled controls generated from Field records (attention/fields.py), as pyqtgraph's
+"""Labelled controls generated from Field records (attention/datamodel/fields.py), as pyqtgraph's
 parametertree builds widgets from a list of descriptions.
 
 Why: the Parameters panel had one hand-written control, label, tooltip, sync line and retranslate
@@ -29,8 +29,9 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QL
 from app.editing.problems import ProblemLabel
 from app.editing.wide_spin import ExactDoubleSpinBox, WideSpinBox
 from app.viewmodel import field_values
-from attention import Scenario, numbers, words
-from attention.fields import INT_MAX, Field
+from attention import Scenario, words
+from attention.datamodel import numbers
+from attention.datamodel.fields import INT_MAX, Field
 
 Edit = Callable[[Field, Any], None]
 
@@ -41,7 +42,7 @@ def undo_words(field: Field, value: Any) -> str:
 
 
 def number_text(x: float) -> str:
-    """A number of a menu: "-inf" as a file writes it, else attention.numbers' short form."""
+    """A number of a menu: "-inf" as a file writes it, else attention.datamodel.numbers' short form."""
     if math.isinf(x):
         return "-inf" if x < 0 else "inf"
     return numbers.rounded(x)

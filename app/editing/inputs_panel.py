@@ -27,7 +27,9 @@ from app.pipeline.document import Document, only_input_numbers_changed
 from app.pipeline.heap import IdleTrim
 from app.viewmodel import weights_note
 from app.viewmodel.matrix_ref import INPUTS, MatrixRef, part_matrices, part_path, problem_path
-from attention import Scenario, kinds, numbers, parts, words
+from attention import Scenario, words
+from attention.datamodel import numbers
+from attention.registry import kinds
 
 SYMBOL = {"query": "Q", "key": "K", "value": "V", "out": "O"}
 
@@ -242,14 +244,14 @@ class InputsPanel(QWidget):
             text = self.tr("b_{0}: {1} numbers, added to every projected row.").format(s, m.shape[1])
         elif part_path(ref.path) is not None:  # a part's matrix: its field's own help, in the catalogue
             family, kind, field = part_path(ref.path)
-            f = next(f for f in parts.table(family)[kind].fields if f.name == field)
+            f = next(f for f in kinds.of_family(family)[kind].fields if f.name == field)
             text = f"<b>{words.text(f.label)}</b>: {m.shape[0]} x {m.shape[1]}. {words.text(f.help)}"
         elif ref.path == "additive.w_v":
             text = self.tr("additive w_v: one row per head, one column per hidden unit; "
                            "score = w_v . tanh(W_q q + W_k k).")
         else:
-            text = self.tr("{0} of head {1}: {2} x {3} (hidden x head width).").format(
-                ref.path.replace("additive.", "additive "), ref.index, m.shape[0], m.shape[1])
+            text = self.tr("additive {0} of head {1}: {2} x {3} (hidden x head width).").format(
+                ref.path.replace("additive.", ""), numbers.position(ref.index), m.shape[0], m.shape[1])
         note = weights_note.shown(sc)
         if note and ref is not None and ref.path.startswith("projections."):  # the file's weights, as they came
             text += " " + note

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QCheckBox, QDialog, QHBoxLayout, QLabel, QPushButt
 
 from app.panes.paint_guard import guarded
 from app.viewmodel import mask_edits
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from app.pipeline.document import Document

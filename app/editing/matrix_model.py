@@ -18,7 +18,7 @@ from app.pipeline.document import Document
 from app.viewmodel.clipboard import format_number, parse_number
 from app.viewmodel.matrix_ref import MatrixRef, part_path, problem_path
 from app.viewmodel.pane_text import HOVER_CHARS, TICK_CHARS, elide
-from attention import numbers
+from attention.datamodel import numbers
 
 _Index = QModelIndex | QPersistentModelIndex
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -48,7 +48,7 @@ class MessageBar(QFrame):
 
     def show_message(self, title: str, lines: list[Line], level: str = "error", source: str = "",
                      omitted: int = 0) -> None:
-        """`lines`: problems (attention.problem.Problem) or plain text; `omitted`: how many more
+        """`lines`: problems (attention.datamodel.problem.Problem) or plain text; `omitted`: how many more
         problems were found but not kept (said in the last line)."""
         self.level, self.source = level, source
         self._title, self._lines, self._omitted = title, list(lines), int(omitted)

@@ -1,7 +1,7 @@
 """The Parameters region: sizes, heads, scoring and its options, mask, projections, device.
 
 The plain options (heads, scoring, scale, a scoring kind's own options, causal, fill value,
-device, precision) are generated from their Field records (attention/fields.py) by
+device, precision) are generated from their Field records (attention/datamodel/fields.py) by
 app/editing/field_controls.py: labels, tooltips, choice words and undo words come from the
 catalogue (attention/words/fields.py).  Which kind options show is decided by
 `field_values.fields_for_scoring` alone.  What stays written here is what is not a plain option:
@@ -44,11 +44,12 @@ from app.pipeline.document import Document, only_input_numbers_changed
 from app.services.devices import available_devices
 from app.viewmodel import edits, field_values, weights_note
 from app.viewmodel.matrix_ref import MatrixRef
-from attention import Scenario, kinds, words
-from attention.fields import COMPUTE_FIELDS, HEADS_FIELDS, MASK_FIELDS, SCORING_FIELDS, Field
-from attention.generators import MAX_ELEMENTS
+from attention import Scenario, words
+from attention.datamodel.fields import COMPUTE_FIELDS, HEADS_FIELDS, MASK_FIELDS, SCORING_FIELDS, Field
+from attention.files.generators import MAX_ELEMENTS
 from attention.kinds.additive import ADDITIVE
 from attention.kinds.prob_sparse import PROB_SPARSE
+from attention.registry import kinds
 
 SCORINGS: tuple[str, ...] = tuple(kinds.SCORING)
 PROJECTIONS = ("query", "key", "value", "out")

@@ -17,7 +17,7 @@ from app.editing.field_controls import FieldControls, undo_words
 from app.pipeline.document import Document
 from app.viewmodel import field_values
 from attention import Scenario, words
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 
 class PartControls(QGroupBox):

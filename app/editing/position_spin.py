@@ -1,7 +1,7 @@
 """A spin box that picks an index (a batch item) and shows it as the position a person reads.
 
 Its value() is the code's index, from 0, as everything behind it expects; its text is that index
-counted from 1 (attention.numbers.position), as the editors' row headers and the heatmaps' axes:
+counted from 1 (attention.datamodel.numbers.position), as the editors' row headers and the heatmaps' axes:
 the first batch item reads "1".  What a person types back is read the same way.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QSpinBox
 
-from attention import numbers
+from attention.datamodel import numbers
 
 
 class PositionSpinBox(QSpinBox):

@@ -1,4 +1,4 @@
-"""Showing problems (attention.problem.Problem) next to the control that caused them.
+"""Showing problems (attention.datamodel.problem.Problem) next to the control that caused them.
 
 Each problem carries its field path (``n_heads``, ``valid_lens[1]``, ``projections.query.weight``);
 `control_key` turns that path into the key of the control that edits it; the window keeps one
@@ -12,8 +12,8 @@ from typing import Iterable, Optional, Union
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
-from attention import kinds
-from attention.problem import Problem, as_problems, elide, more_line, strip_indices
+from attention.datamodel.problem import Problem, as_problems, elide, more_line, strip_indices
+from attention.registry import kinds
 
 PROBLEM_STYLE = "color: #b00020;"
 #: A line a person reads in the window is never longer than this (a problem's quoted values

@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
 from app.panes import colormaps
 from app.panes.paint_guard import guarded
 from app.services import i18n
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 #: the cached K and V panes' height under a grid of many layers (CachePanel.compact)
 COMPACT_HEIGHT = 48
@@ -39,11 +40,12 @@ class MatrixImage(QWidget):
     """One small matrix as a heatmap (signed values: diverging map around 0; weights: 0..max)."""
 
     hovered = Signal(str)
+    MIN_HEIGHT = 18
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.setMouseTracking(True)
-        self.setMinimumHeight(18)
+        self.setMinimumHeight(self.MIN_HEIGHT)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.values = np.zeros((0, 0))
         self._image: Optional[QImage] = None
@@ -150,11 +152,10 @@ class CachePanel(QWidget):
         self.show_generation(None, 0, 0, [])
 
     def compact(self, on: bool) -> None:
-        """Under a grid of many layers (SmolLM2's 30 rows): the panes keep a small height and leave the dock's
-        spare height to the grid (its cells 6 -> 8 px in a 1600 x 1000 window; the panes keep what they need)."""
-        vertical = QSizePolicy.Policy.Maximum if on else QSizePolicy.Policy.Preferred
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, vertical)
-        for m in (self.keys, self.values):
+        """Under a grid of many layers (SmolLM2's 30 rows): the K and V panes keep a small height, and the Model
+        dock (ModelPanel.compact) leaves its spare height to the grid; the labels keep the lines they need."""
+        for m in (self.keys, self.values):  # never squeezed to a line: the page scrolls instead
+            m.setMinimumHeight(COMPACT_HEIGHT if on else MatrixImage.MIN_HEIGHT)
             m.setMaximumHeight(COMPACT_HEIGHT if on else 16777215)  # QWIDGETSIZE_MAX
 
     def sampling(self) -> tuple[bool, int]:

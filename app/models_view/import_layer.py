@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 
 from app.services import i18n
 from attention import words
-from attention.fields import INT_MAX
+from attention.datamodel.fields import INT_MAX
 from attention.models.checkpoint import HF_WEIGHTS, CheckpointError, TensorSource
 from attention.models.importing import (
     DEFAULT_TOKENS,

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QVBoxLayout, QWidget
 
 from app.features import FeatureHost
 from app.models_view.cache_view import CachePanel
+from app.models_view.page_scroll import PageScroll
 from attention import words
 from attention.models.errors import ModelError
 
@@ -38,7 +39,7 @@ class LayerCacheDock(QDockWidget):
         v = QVBoxLayout(body)
         v.addWidget(self.state)
         v.addWidget(self.cache, 1)
-        self.setWidget(body)
+        self.setWidget(PageScroll(body))  # a short dock scrolls; its wrapped labels are never cut
 
 
 class LayerCache(QObject):

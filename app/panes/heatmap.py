@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from typing import Optional
 
 import numpy as np
@@ -23,6 +24,7 @@ from PySide6.QtGui import QFont, QFontMetricsF, QImage
 from app.panes.cell_overlay import CellOverlay
 from app.panes.paint_guard import guarded
 from app.panes.prepared import fast_format
+from app.viewmodel.nowrap import keep_together
 from app.viewmodel.pane_data import Axis
 
 AXIS_COLOUR = "#202020"
@@ -207,19 +209,40 @@ def styled_axis(orientation: str) -> IndexAxis:
     return axis
 
 
+#: a Chinese name's pieces: a bracketed part, or a phrase up to and with its punctuation ("滞后（步）" ->
+#: "滞后", "（步）"): a line never breaks inside a word (a short matrix once showed 滞 / 后)
+_CJK_PIECES = re.compile(r"[（(【「][^）)】」]*[）)】」]?|[^（(【「，、：；]+[，、：；]?|[，、：；]")
+
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+#: a space between a number or symbol and a Chinese word ("H 个头", "S 个键"): one unit
+_HAN_SPACE = re.compile(r"(?<=\w) (?=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff]) (?=\w)")
+
+
+def _pieces(name: str) -> list[tuple[str, str]]:
+    """Where an axis name may break: (piece, the glue before it on one line).  At the spaces of the prose, never
+    inside brackets or beside an operator ("(L + 2)", nowrap.keep_together) nor between a number or symbol and
+    its Chinese word ("H 个头"); in Chinese also between phrases and before a bracket."""
+    out: list[tuple[str, str]] = []
+    glued = _HAN_SPACE.sub("\u00a0", keep_together(name))
+    for word in glued.split(" "):
+        parts = _CJK_PIECES.findall(word) if _HAN.search(word) else [word]
+        out += [(p, "" if i else " ") for i, p in enumerate(parts or [word])]
+    return out
+
+
 def wrapped_name(name: str, font_px: int, length: float) -> str:
     """An axis name as HTML, broken into lines no longer than `length` pixels at `font_px`
     (a row axis's name runs along the matrix height: "chosen queries, by rank" was cut off
-    beside a short matrix).  Breaks at spaces, or anywhere in text without them (Chinese)."""
+    beside a short matrix).  Breaks at spaces, or in text without them (Chinese) only between
+    phrases and brackets, never inside a word: a piece longer than a line stays whole."""
     font = QFont()
     font.setPixelSize(font_px)
     metrics = QFontMetricsF(font)
     if length <= 0 or metrics.horizontalAdvance(name) <= length:
         return html.escape(name)
-    pieces = name.split(" ") if " " in name else list(name)
-    glue = " " if " " in name else ""
     lines, line = [], ""
-    for piece in pieces:
+    for piece, glue in _pieces(name):
         candidate = f"{line}{glue}{piece}" if line else piece
         if line and metrics.horizontalAdvance(candidate) > length:
             lines.append(line)

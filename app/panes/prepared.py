@@ -27,7 +27,7 @@ from PySide6.QtGui import QImage
 from app.panes import colormaps
 from app.viewmodel import color_scale
 from app.viewmodel.pane_data import PaneData, pane_data, same_numbers, tokens_of, veiled
-from attention.trace import Trace
+from attention.compute.trace import Trace
 
 #: pixels in one pane above which its QImages are made here, not at paint time on the GUI thread
 BIG_PANE = 1 << 16

@@ -8,19 +8,22 @@ and reports the person's clicks (`toggled`).  What the colour bar says about a l
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Protocol
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QToolButton, QWidget
 
 from app.panes import prepared
-from app.viewmodel import pane_text
+from app.viewmodel import color_scale, pane_text
 from app.viewmodel.pane_data import PaneData
-from attention import numbers
+from attention.datamodel import numbers
 
-if TYPE_CHECKING:
-    from app.panes.steps_view import StepsView
+
+class ScaleLocks(Protocol):
+    """What holds the locks (app.panes.steps_view.StepsView): the scale locked for a step, or None."""
+
+    def locked_scale(self, step_id: str) -> Optional[color_scale.ColourScale]: ...
 
 BUTTON_CSS = ("QToolButton { font-size: 13px; color: #444; border: 1px solid #ccc; border-radius: 3px; "
               "padding: 1px 6px; background: #fafafa; } "
@@ -85,7 +88,7 @@ def clipped_ticks(lv: tuple[float, float], lower: bool, upper: bool) -> list:
     return [ticks, []]
 
 
-def slide_picture(view: "StepsView", step_id: str, data: PaneData) -> Optional[prepared.PanePicture]:
+def slide_picture(view: ScaleLocks, step_id: str, data: PaneData) -> Optional[prepared.PanePicture]:
     """A slide's picture of `data` on the scale `view` locked for `step_id` (None: no lock, the
     slide fits its own scale): a lock holds on the slides as in the window."""
     lock = view.locked_scale(step_id)

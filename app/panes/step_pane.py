@@ -37,6 +37,7 @@ from app.panes.selectable_label import SelectableLabel
 from app.viewmodel import cell_format, pane_text
 from app.viewmodel.nowrap import keep_together
 from app.viewmodel.pane_data import PaneData, same_numbers
+from attention.datamodel import numbers
 
 if TYPE_CHECKING:
     from app.panes.prepared import PanePicture
@@ -94,16 +95,16 @@ def view_height(rows: int) -> int:
 
 
 def bar_ticks(kind: str, lv: tuple[float, float]):
-    """Colour bar ticks: False/True for booleans, whole numbers for small counts, else automatic."""
+    """Colour bar ticks: ✗ / ✓ for booleans (the cells' marks), whole numbers for small counts, else automatic."""
     if kind == "bool":
-        return [[(0.0, "F"), (1.0, "T")], []]
+        return [[(0.0, numbers.flag(False, short=True)), (1.0, numbers.flag(True, short=True))], []]
     if kind in ("count", "index") and lv[1] <= 10:
         return [[(float(i), str(i)) for i in range(int(lv[1]) + 1)], []]
     return None
 
 
 def _bar_tick_strings(values, scale, spacing) -> list[str]:
-    """Colour bar labels by attention.numbers' rule (via cell_format), like every other number."""
+    """Colour bar labels by attention.datamodel.numbers' rule (via cell_format), like every other number."""
     return [cell_format.compact(float(v) * scale) for v in values]
 
 
@@ -577,6 +578,9 @@ class StepPane(QFrame):
             fill = cell_format.compact(d.fill_value) if d.fill_value is not None else "?"
             notes.append(pane_text.ui("legend_masked" if d.step.id == "masked_scores" else "legend_masked_weight",
                                       lang, fill=fill))
+        if d.kind == "bool":
+            notes.append(pane_text.ui("legend_bool", lang, yes=numbers.flag(True, short=True),
+                                      no=numbers.flag(False, short=True)))
         if any(self.heatmaps[m].overlay.has_not_computed() for m in heads):
             notes.append(pane_text.ui("legend_not_computed", lang))
         rows, cols = d.layout.rows.size, d.layout.cols.size
@@ -772,6 +776,11 @@ class StepPane(QFrame):
         left_w = self._left_width(left_w)
         gl = self.canvas.ci.layout
         bands = self._bands(k)
+        per_row = min(max(self._per_row, 1), k)
+        sizes = (bands, h, cell_w, title_h, axis_h, left_w, bar_w, cols, per_row, k)
+        if sizes == getattr(self, "_sized", None):
+            return  # the same sizes (a new sentence of the same length): no relayout of the Steps column
+        self._sized = sizes
         for band in range(max(bands, self._bands_sized)):
             on = band < bands
             off = ROWS_PER_BAND * band
@@ -780,7 +789,6 @@ class StepPane(QFrame):
             gl.setRowFixedHeight(R_AXIS + off, axis_h if on else 0)
         self._bands_sized = bands
         self.canvas.setFixedHeight(int(bands * (h + title_h + axis_h) + 10))
-        per_row = min(max(self._per_row, 1), k)
         # the colour bar, its tick labels (~"-0.75") and the canvas margins
         width = int(left_w + per_row * (cols * cell_w + 8) + bar_w)
         self.canvas.setMaximumWidth(width)

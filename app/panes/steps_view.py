@@ -19,6 +19,7 @@ undo step, and they outlast recomputes, a new scenario and a language switch.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import time
 from typing import Optional, Protocol
 
@@ -40,7 +41,7 @@ from app.panes import prepared
 from app.panes.flow_layout import FlowLayout
 from app.panes.step_pane import StepPane
 from app.viewmodel import color_scale, pane_text, weights_note
-from attention import step_registry
+from attention.registry import step_registry
 
 #: what a lens gives back per step id: (picture to draw, notice {"en", "zh"} or None)
 Shown = tuple[prepared.PanePicture, Optional[dict]]
@@ -56,6 +57,8 @@ class Lens(Protocol):
 #: what one idle pass may spend drawing panes out of sight (the rest waits for the next pass,
 #: so a big trace never holds the GUI thread for long)
 CATCH_UP_BUDGET_S = 0.008
+#: Hidden panes kept for a quick switch back (a scoring, mask or kind that shows other steps); older ones go.
+HIDDEN_KEPT = 8
 #: the panes out of sight are drawn once the panes in sight have been painted; should that
 #: paint never come (a window covered or minimised), after this long anyway
 CATCH_UP_FALLBACK_MS = 100
@@ -81,7 +84,7 @@ class StepsView(QWidget):
         self._n_heads = 0
         self._stale = False
         self._stale_reason = ""
-        self._panes: dict[str, StepPane] = {}  # every pane ever built, by step id
+        self._panes: dict[str, StepPane] = {}  # the panes shown and the HIDDEN_KEPT last hidden, by step id
         self._order: list[str] = []  # the ones shown, in pipeline order (step_registry.ORDER)
         self._drawn: dict[str, prepared.PanePicture] = {}  # step id -> the picture on screen
         self._paint_held = False  # the list's updates are held until the next pass (_painted_once)
@@ -97,6 +100,8 @@ class StepsView(QWidget):
         # panes out of sight that still show an older trace: drawn in the next idle passes
         # (`_catch_up`), or at once when they scroll or move into sight or are asked for (`pane`)
         self._pending: set[str] = set()
+        self._hidden_at: dict[str, int] = {}  # step id -> when its pane was hidden (_forget_hidden)
+        self._hidden_clock = itertools.count()
         self._catch_up_timer = QTimer(self)
         self._catch_up_timer.setSingleShot(True)
         self._catch_up_timer.setInterval(0)
@@ -506,6 +511,25 @@ class StepsView(QWidget):
             self._list.insertWidget(i, pane)
             pane.show()
         self._order = list(ids)
+        self._forget_hidden(ids)
+
+    def _forget_hidden(self, shown: list[str]) -> None:
+        """Keep the HIDDEN_KEPT panes hidden last (switching a scoring or mask back is instant) and
+        delete the others: a pane is a few MB of widgets, and a long class that tried every kind
+        kept one for each of the 59 step ids (the soak's memory growth, issue 29)."""
+        for sid in shown:
+            self._hidden_at.pop(sid, None)
+        for sid in self._panes.keys() - set(shown) - self._hidden_at.keys():
+            self._hidden_at[sid] = next(self._hidden_clock)
+        for sid in sorted(self._hidden_at, key=self._hidden_at.get)[:max(0, len(self._hidden_at) - HIDDEN_KEPT)]:
+            del self._hidden_at[sid]
+            pane = self._panes.pop(sid)
+            for drawn in (self._drawn, self._shown, self._locked_pics, self._notices):
+                drawn.pop(sid, None)
+            self._pending.discard(sid)
+            self._awaiting_paint.discard(pane.canvas.viewport())
+            pane.setParent(None)
+            pane.deleteLater()
 
     def _fill_head_box(self) -> None:
         self.heads_label.setText(pane_text.ui("heads_label", self._lang))

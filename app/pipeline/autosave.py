@@ -2,7 +2,7 @@
 
 A second (`DELAY_MS`) after an edit leaves the document modified, and at most `MAX_WAIT_MS`
 after the first unsaved edit, the scenario goes to `<data folder>/autosave/session-<id>.json`
-(the user's application data folder: Settings.data_folder), atomically (attention.safe_write),
+(the user's application data folder: Settings.data_folder), atomically (attention.files.safe_write),
 its matrices as float64 bytes (`pack`: exact, and fast: a 62 MB scenario lands 1.7-2.3 s after
 the edit on a loaded 2-core machine, where its decimal text alone took 11-14 s;
 bench/autosave_latency.py measures it).  Big scenarios are written on a
@@ -37,7 +37,9 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from app.pipeline.disk_stamp import DiskStamp, changed_since
-from attention import Scenario, ScenarioError, kinds, safe_write, scenario_io
+from attention import Scenario, ScenarioError
+from attention.files import safe_write, scenario_io
+from attention.registry import kinds
 
 try:
     import fcntl

@@ -161,13 +161,16 @@ class Document(QObject):
         self._push(undo.DragOption(self, field, old, value, text, session))
 
     def replace(self, new: Scenario, text: str, merge_key: Optional[str] = None,
-                companion: Optional[tuple[Callable[[Any], None], Any, Any]] = None, companion_bytes: int = 0) -> None:
+                companion: Optional[tuple[Callable[[Any], None], Any, Any]] = None, companion_bytes: int = 0,
+                remake: Optional[tuple[Callable[[Any], Scenario], bool]] = None) -> None:
         """A change that may resize arrays (L, S, H, widths, switches): old and new scenarios.
         `companion` (restore, old_state, new_state): state outside the scenario that undo and redo
-        must bring back with it, and the bytes it keeps alive (see undo.ReplaceScenario)."""
+        must bring back with it, and the bytes it keeps alive; `remake`: how to build a scenario again
+        from a companion state, so the step keeps the state instead of arrays (see undo.ReplaceScenario)."""
         if new is self._scenario:
             return
-        self._push(undo.ReplaceScenario(self, self._scenario, new, text, merge_key, companion, companion_bytes))
+        self._push(undo.ReplaceScenario(self, self._scenario, new, text, merge_key, companion, companion_bytes,
+                                        remake))
 
 
 def _equal(a: Any, b: Any) -> bool:

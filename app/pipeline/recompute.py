@@ -31,7 +31,7 @@ from app.panes import prepared
 from app.pipeline.document import Document
 from app.services import devices
 from attention import Scenario, ScenarioError, Trace
-from attention.problem import Problem
+from attention.datamodel.problem import Problem
 
 BACKGROUND_WORK = 200_000  # B*H*L*S (plus input sizes) above which the engine runs off the GUI thread
 FRAME_MS = 16
@@ -42,7 +42,7 @@ def estimated_work(sc: Scenario) -> int:
     return sc.batch * H * sc.L * sc.S + sc.queries.size + sc.keys.size + sc.values.size
 
 
-#: set once the worker has computed a trace: attention.engine (and so torch) is then imported completely
+#: set once the worker has computed a trace: attention.compute.engine (and so torch) is then imported completely
 _engine_imported = threading.Event()
 
 
@@ -92,7 +92,7 @@ class Recomputer(QObject):
     """Owns the timer, the worker thread and the generation counter."""
 
     ready = Signal(object, object, float)  # trace, scenario it was computed from, seconds
-    failed = Signal(object, object)  # problems (list[attention.problem.Problem]), scenario
+    failed = Signal(object, object)  # problems (list[attention.datamodel.problem.Problem]), scenario
     busy_changed = Signal(bool)  # a background computation started / ended
     _delivered = Signal(int, object, object, object, float)  # worker -> GUI thread (queued)
 
@@ -120,7 +120,7 @@ class Recomputer(QObject):
         self.background_threshold = BACKGROUND_WORK
 
     def show_cached(self, trace: Trace, scenario: Scenario) -> None:
-        """Deliver a trace the engine computed earlier for exactly `scenario` (attention.trace_cache),
+        """Deliver a trace the engine computed earlier for exactly `scenario` (attention.files.trace_cache),
         e.g. while torch is still importing.  The next real computation replaces it."""
         self.ready.emit(trace, scenario, 0.0)
 
@@ -219,6 +219,10 @@ class Recomputer(QObject):
         if busy != self._busy:
             self._busy = busy
             self.busy_changed.emit(busy)
+
+    def is_busy(self) -> bool:
+        """A computation is running on the worker (busy_changed said True and not yet False)."""
+        return self._busy
 
     # ---- for tests and shutdown ----------------------------------------------------------------
     def is_idle(self) -> bool:

@@ -13,18 +13,26 @@ slider (app.teaching.what_if) merges into one step (DragCells, DragOption: same 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Callable, Optional
+import weakref
+from typing import Any, Callable, Optional, Protocol
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
 from app.viewmodel.matrix_ref import MatrixRef
-from attention import numbers
-from attention.scenario import same
+from attention.datamodel import numbers
+from attention.datamodel.scenario import same
 
-if TYPE_CHECKING:
-    from app.pipeline.document import Document
+
+class Document(Protocol):
+    """What an undo command changes (app.pipeline.document.Document, which owns the stack): the
+    scenario, replaced whole by `apply`; `replaying` while the stack itself undoes or redoes."""
+
+    scenario: Any
+    replaying: bool
+
+    def apply(self, scenario: Any) -> None: ...
 
 CELL_ID = 1001
 OPTION_ID = 1002
@@ -126,27 +134,69 @@ class SetOption(QUndoCommand):
             self.doc.apply(dataclasses.replace(self.doc.scenario, **{self.field: self.old}))
 
 
+class _Remade:
+    """A scenario an undo step can make again from its companion state (a model's layer from the
+    sentence's token ids): held weakly, so the history keeps ids, not arrays; made again only
+    when nothing else (the document, a view) still holds it."""
+
+    def __init__(self, scenario, make: Callable[[Any], Any], state: Any):
+        self._ref, self._make, self._state = weakref.ref(scenario), make, state
+
+    def get(self):
+        sc = self._ref()
+        if sc is None:
+            sc = self._make(self._state)
+            self._ref = weakref.ref(sc)
+        return sc
+
+
+def _held(side) -> list:
+    """The scenario an undo step holds itself (none when it can make it again)."""
+    return [] if isinstance(side, _Remade) else [side]
+
+
 class ReplaceScenario(QUndoCommand):
     """`companion` (restore, old_state, new_state): state kept outside the scenario that belongs to
     it (a model's sentences and run, app.models_view.tools); `restore(state)` is called before the
     scenario is swapped in, so whoever listens to the document sees both already matching.
-    `companion_bytes`: what the companion states keep alive that no other step counts."""
+    `companion_bytes`: what the companion states keep alive that no other step counts.
+    `remake` (make, old_too): `make(state)` builds the scenario of a companion state again (called
+    right after `restore(state)`), so the step holds the new scenario (and the old one too when
+    `old_too`: it was made the same way) weakly instead of its arrays."""
 
     def __init__(self, doc: "Document", old, new, text: str, merge_key: Optional[str] = None,
-                 companion: Optional[tuple[Callable[[Any], None], Any, Any]] = None, companion_bytes: int = 0):
+                 companion: Optional[tuple[Callable[[Any], None], Any, Any]] = None, companion_bytes: int = 0,
+                 remake: Optional[tuple[Callable[[Any], Any], bool]] = None):
         super().__init__(text)
-        self.doc, self.old, self.new, self.merge_key = doc, old, new, merge_key
+        if remake is not None and companion is not None and not isinstance(new, _Remade):
+            make, old_too = remake
+            new = _Remade(new, make, companion[2])
+            old = _Remade(old, make, companion[1]) if old_too else old
+        self.doc, self._old, self._new, self.merge_key = doc, old, new, merge_key
         self.companion, self.companion_bytes = companion, int(companion_bytes)
 
+    @property
+    def old(self):
+        return self._old.get() if isinstance(self._old, _Remade) else self._old
+
+    @property
+    def new(self):
+        return self._new.get() if isinstance(self._new, _Remade) else self._new
+
+    @new.setter
+    def new(self, scenario) -> None:
+        self._new = scenario
+
     def nbytes(self) -> int:
-        """The arrays only one of the two scenarios holds (the rest they share)."""
-        a, b = scenario_arrays(self.old), scenario_arrays(self.new)
+        """The arrays only one of the two scenarios holds (the rest they share); none of one it can make again."""
+        a = [x for sc in _held(self._old) for x in scenario_arrays(sc)]
+        b = [x for sc in _held(self._new) for x in scenario_arrays(sc)]
         ids_a, ids_b = {id(x) for x in a}, {id(x) for x in b}
         own = sum(int(x.nbytes) for x in a if id(x) not in ids_b) + sum(int(x.nbytes) for x in b if id(x) not in ids_a)
         return own + self.companion_bytes
 
     def clone(self) -> "ReplaceScenario":
-        return ReplaceScenario(self.doc, self.old, self.new, self.text(), None, self.companion, self.companion_bytes)
+        return ReplaceScenario(self.doc, self._old, self._new, self.text(), None, self.companion, self.companion_bytes)
 
     def id(self) -> int:
         return REPLACE_ID if self.merge_key else -1

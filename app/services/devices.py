@@ -8,7 +8,6 @@ window asks again when it is told the answer is known.
 """
 from __future__ import annotations
 
-import os
 import threading
 from functools import lru_cache
 from typing import Callable
@@ -63,16 +62,14 @@ def import_torch_in_background(then: Callable[[], None], also: tuple[str, ...] =
 
 
 def leave_a_core_for_the_gui() -> None:
-    """The worker thread's start: let torch's intra-op pool use every core but one, so the GUI
-    thread keeps a core to repaint on while a big trace is computed (on 2 cores, torch's 2
-    threads doubled the GUI thread's slices; the engine itself is then about 1.5x slower).
-    Process-wide, and only ever lowered.  (Here because this is app/'s one torch module.)
+    """The worker thread's start: the engine's thread policy (attention/compute/threads.py) keeps a
+    core for the GUI thread to repaint on while a big trace is computed (on 2 cores, torch's 2
+    threads doubled the GUI thread's slices), and gives this thread its count now.  Process-wide.
     Never raises: a thread pool whose initializer fails refuses every later job."""
     try:
-        import torch
+        from attention.compute import threads
 
-        want = max(1, (os.cpu_count() or 2) - 1)
-        if torch.get_num_threads() > want:
-            torch.set_num_threads(want)
+        threads.reserve_for_gui()
+        threads.use()
     except Exception:  # pragma: no cover - the engine's own import reports a broken torch
         pass

@@ -100,5 +100,14 @@ class Settings:
     def set_lock_all_scales(self, on: bool) -> None:
         self.q.setValue("view/lock_all_scales", bool(on))
 
+    # ---- model licences ----------------------------------------------------------------------------
+    def terms_accepted(self, name: str) -> bool:
+        """Whether a model's terms of use (`name`: "gemma") were accepted in this window before."""
+        value = self.q.value(f"terms/{name}", False)
+        return value is True or str(value).lower() in ("true", "1")
+
+    def set_terms_accepted(self, name: str, accepted: bool = True) -> None:
+        self.q.setValue(f"terms/{name}", bool(accepted))
+
     def sync(self) -> None:
         self.q.sync()

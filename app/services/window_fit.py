@@ -7,13 +7,16 @@ so that tests can ask them about any screen:
 - first launch: the preferred size, centred on the screen, when it fits with room for the
   window manager's frame; else as big as the screen's available area allows, and maximized;
 - a remembered geometry is used only when the window lies wholly inside the available area of
-  some screen now attached (a monitor unplugged, a lower resolution: fitted anew).
+  some screen now attached (a monitor unplugged, a lower resolution: fitted anew);
+- a dialog opens at its preferred size where the screen has room, else at the screen's size (`fit_dialog`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from PySide6.QtCore import QMargins, QRect, QSize
+from PySide6.QtWidgets import QWidget
 
 PREFERRED = QSize(1600, 950)
 #: the title bar and borders a window manager adds, before the real ones are known (not shown yet)
@@ -41,3 +44,21 @@ def first_placement(available: QRect, preferred: QSize = PREFERRED,
 def fits_a_screen(rect: QRect, screens: list[QRect]) -> bool:
     """Whether the client area `rect` lies wholly inside one screen's available area."""
     return rect.isValid() and any(area.contains(rect) for area in screens)
+
+
+def dialog_size(available: QRect, preferred: QSize, least: Optional[QSize] = None,
+                frame: QMargins = FRAME_ALLOWANCE) -> QSize:
+    """A dialog's size: `preferred`, or less where the screen's available area (less the frame) is smaller, and
+    never below `least` (its layout's minimum) where that still fits."""
+    room = available.marginsRemoved(frame).size()
+    size = preferred.boundedTo(room)
+    return size if least is None else size.expandedTo(least.boundedTo(room))
+
+
+def fit_dialog(dialog: QWidget, preferred: QSize) -> None:
+    """Resize `dialog` to `preferred` bounded by the screen its parent is on: the FlashAttention tiles dialog
+    opened 1100 x 760 on a 720-px projector, its explanation box below the screen's edge (issue 30).  Qt then
+    centres it over its parent, inside that screen."""
+    parent = dialog.parentWidget()
+    screen = (parent.window() if parent is not None else dialog).screen()
+    dialog.resize(dialog_size(screen.availableGeometry(), preferred, dialog.minimumSizeHint()))

@@ -9,7 +9,7 @@ window built and shown without torch (attention's torch-free parts suffice for t
 imported on a background thread from then on, and the first trace is computed on the engine's
 worker thread once that import has finished (see app.pipeline.recompute), so the window appears and
 stays responsive meanwhile.  When the start-up scenario and the engine are those of the last
-launch, the trace the engine computed then (attention.trace_cache) is drawn at once and the
+launch, the trace the engine computed then (attention.files.trace_cache) is drawn at once and the
 fresh one replaces it when torch is in (and the kept one is written anew if its numbers differ).
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Callable, Optional
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QStandardPaths, QTimer, Signal
 from PySide6.QtWidgets import QApplication
 
-from attention import trace_cache
+from attention.files import trace_cache
 
 ORGANIZATION = "AttentionExplorer"
 APPLICATION = "Attention Explorer"
@@ -107,7 +107,7 @@ def run(path: Optional[str] = None) -> int:
         probe = _StartupProbe(window, float(launched))  # noqa: F841 (kept alive until exec ends)
     startup, cache = window.document.scenario, _trace_cache_path()
     # the engine's numbers for exactly this scenario, if kept: last launch's, or (the very first
-    # launch, on the first preset) the one shipped in resources/
+    # launch, on the first preset) the one the engine ships (attention/files/startup-trace.npz)
     cached = trace_cache.load(startup, cache) or trace_cache.load_canary(startup)
     # torch only after the first paint: importing it on another thread while this one builds
     # and paints the window delays both (one GIL; measured with bench/gui.py)
@@ -124,7 +124,7 @@ def run(path: Optional[str] = None) -> int:
             window.recompute.show_cached(cached, startup)  # noqa: F821
             for _ in range(3):
                 app.processEvents()
-        importer.append(devices.import_torch_in_background(relay.ready.emit, also=("attention.engine",)))
+        importer.append(devices.import_torch_in_background(relay.ready.emit, also=("attention.compute.engine",)))
         window.recompute.release()  # noqa: F821 (the first trace: computed on the engine's thread)
 
     _after_first_paint(window, import_torch)
@@ -149,7 +149,7 @@ def run(path: Optional[str] = None) -> int:
 
 
 def _trace_cache_path() -> Path:
-    """Where the last start-up trace is kept (attention.trace_cache): the user's cache folder."""
+    """Where the last start-up trace is kept (attention.files.trace_cache): the user's cache folder."""
     folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.CacheLocation)
     return Path(folder or tempfile.gettempdir()) / "startup-trace.npz"
 
@@ -186,7 +186,8 @@ def _first_preset():
     Read here so that MainWindow does not build its fresh default scenario first: that one is
     drawn by torch's seeded generator, and torch is still being imported."""
     import resources
-    from attention import ScenarioError, scenario_io
+    from attention import ScenarioError
+    from attention.files import scenario_io
 
     presets = resources.list_presets()
     try:
@@ -210,7 +211,7 @@ class _StartupProbe(QObject):
     def _on_ready(self, trace, *args) -> None:
         if not self.trace_on_screen:
             self.trace_on_screen = True
-            kept = not trace.parameters  # a trace read back by attention.trace_cache keeps no parameters
+            kept = not trace.parameters  # a trace read back by attention.files.trace_cache keeps no parameters
             print(f"bench-startup first-trace {'kept' if kept else 'fresh'}", flush=True)
             for sid in self.window.view.pane_ids():
                 self.window.view.pane(sid, current=False).canvas.viewport().installEventFilter(self)

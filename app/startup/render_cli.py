@@ -21,8 +21,8 @@ from typing import Optional
 def _parser(lang: str = "en") -> argparse.ArgumentParser:
     """The options; --help and argparse's own error lines in `lang` (the terminal's), every word from the
     catalogue (attention/words/cli_args.py: cli.cmd.render.about, cli.opt.render.<dest>)."""
-    from attention import cli_args
-    from attention.scenario import DEVICES, DTYPES
+    from attention.cli import cli_args
+    from attention.datamodel.scenario import DEVICES, DTYPES
 
     p = cli_args.Parser(prog="main.py render")
     p.add_argument("file", metavar="FILE")
@@ -30,7 +30,7 @@ def _parser(lang: str = "en") -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("--dtype", choices=DTYPES)
     p.add_argument("--device", choices=DEVICES)
-    p.add_argument("--batch", type=int, default=0, metavar="N")
+    p.add_argument("--batch", type=int, default=1, metavar="N")  # counted from 1, as the handout names it
     p.add_argument("--blank", action="append", metavar="STEP[,STEP]")
     cli_args.localize(p, lang, "render")
     return p
@@ -91,12 +91,14 @@ def _render(args, said: str) -> int:
     language of the lines on the terminal (the handout's is --lang)."""
     from pathlib import Path
 
-    from attention import scenario_io, words
+    from attention import words
+    from attention.files import scenario_io
 
     sc = scenario_io.load(args.file)
-    if not 0 <= args.batch < sc.batch:
-        print(words.text("cli.render.batch", said, last=sc.batch - 1, got=args.batch), file=sys.stderr)
+    if not 1 <= args.batch <= sc.batch:
+        print(words.text("cli.render.batch", said, last=sc.batch, got=args.batch), file=sys.stderr)
         return 2
+    batch = args.batch - 1  # the code's index of the item the person named
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -125,10 +127,10 @@ def _render(args, said: str) -> int:
         except ValueError as e:
             print(f"--blank: {e}", file=sys.stderr)
             return 2
-        for page in worksheet.write_chosen(sc, trace, out, blanks, lang=args.lang, batch=args.batch):
+        for page in worksheet.write_chosen(sc, trace, out, blanks, lang=args.lang, batch=batch):
             print(page)
         return 0
-    page = handout.write_handout(sc, trace, out, lang=args.lang, batch=args.batch)
+    page = handout.write_handout(sc, trace, out, lang=args.lang, batch=batch)
     print(page)
     return 0
 

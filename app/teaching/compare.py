@@ -14,7 +14,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from app.panes import colormaps, prepared
 from app.panes.steps_view import Shown, StepsView
 from app.viewmodel.compare_data import DiffPaneData, diff_pane, shared_limit
-from attention.trace import Trace
+from attention.compute.trace import Trace
 
 
 class CompareLens:

@@ -1,6 +1,6 @@
 """The "Explain" panel: click a cell of any step and read how that exact number was computed.
 
-It shows what `attention.explain.explain(trace, step id, index)` returns (formula, terms with
+It shows what `attention.teaching.explain.explain(trace, step id, index)` returns (formula, terms with
 the trace's numbers, result) in the current language, and outlines the cell and the cells it
 came from in their own panes.  It computes nothing itself.  For a cell of a step the quiz hides,
 it shows an answer box instead of the explanation until the student asks to be shown how.
@@ -270,7 +270,7 @@ class ExplainPanel(QDockWidget):
                 editors[ref].select_rect(min(rows), min(cols), max(rows) - min(rows) + 1, max(cols) - min(cols) + 1)
 
     def _explain(self, trace, sid: str, index: tuple[int, ...]):
-        from attention.explain import ExplainError, explain  # at the first click, not on the start-up path
+        from attention.teaching.explain import ExplainError, explain  # at the first click, not on the start-up path
 
         if not trace.parameters:  # the start-up trace read back from disk, before torch has loaded
             return None, self.tr("The engine is still starting: the explanation appears in a moment.")

@@ -106,7 +106,7 @@ class HandoutActions(QObject):
             path += ".py"
 
         def write() -> None:
-            from attention.script_export import python_script
+            from attention.teaching.script_export import python_script
 
             try:
                 Path(path).write_text(python_script(scenario), encoding="utf-8")

@@ -30,7 +30,8 @@ from app.panes.steps_view import StepsView
 from app.services import i18n
 from app.viewmodel import lessons, wrapped
 from app.viewmodel.export_errors import cannot_write
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 if TYPE_CHECKING:
     from attention import Scenario, Trace

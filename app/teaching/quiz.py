@@ -29,7 +29,7 @@ from app.services.settings import Settings
 from app.viewmodel.pane_data import PaneData, cell_position, same_numbers
 from app.viewmodel.quiz_data import DEFAULT_TOLERANCE, QuizPlan, Verdict, check_answer, hidden_pane, plan
 from app.viewmodel.quiz_data import text as quiz_text
-from attention.trace import Trace
+from attention.compute.trace import Trace
 
 RIGHT_COLOUR = QColor(46, 125, 50)
 WRONG_COLOUR = QColor(198, 40, 40)

@@ -2,7 +2,7 @@
 O), its new numbers hidden until the student types an answer and presses Check (or Return).
 
 A number counts as right when it reads the same to 4 significant digits as the walk's value (the
-digits every cell shows: attention.numbers.rounded); `-inf` and `∞` are read as infinities.
+digits every cell shows: attention.datamodel.numbers.rounded); `-inf` and `∞` are read as infinities.
 """
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import Optional
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 #: How the quiz names the running values it asks about.
 NAMES = {"m": "m", "l": "ℓ", "O": "O[1]"}

@@ -4,7 +4,7 @@ Slide 0 states the update rules; slide k shows tile k: its block of scores (mask
 skipped tile said so) and, per query row of the tile, m_old, the tile's row maximum, m_new, the
 correction exp(m_old − m_new), ℓ and O after it; the last slide is the proof (O / ℓ beside the
 engine's weighted sum, the largest difference, the memory).  → / Space / Page Down next,
-← / Page Up back, Home / End, Esc closes.  Every number is the walk's (attention/tiles.py).
+← / Page Up back, Home / End, Esc closes.  Every number is the walk's (attention/teaching/tiles.py).
 """
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ class TilesSlides(QWidget):
         self.running.hide()
 
     def _tile(self, tile) -> None:
-        from attention.tiles_cli import _span
+        from attention.datamodel.numbers import span as _span
 
         b, h = self.b, self.h
         self.title.setText(_w("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=len(self.result.tiles),
@@ -103,9 +103,9 @@ class TilesSlides(QWidget):
         self.running.setVisible(not skipped)
 
     def _proof(self) -> None:
-        from attention import numbers
-        from attention.tiles import largest_difference
-        from attention.tiles_cli import memory_lines
+        from attention.cli.tiles_cli import memory_lines
+        from attention.datamodel import numbers
+        from attention.teaching.tiles import largest_difference
 
         r, b, h = self.result, self.b, self.h
         self.title.setText(_w("tiles.view.proof"))

@@ -7,14 +7,14 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from attention import numbers
+from attention.datamodel import numbers
 
 #: The rows of the block being updated get this background.
 HIGHLIGHT = QColor(255, 236, 170)
 
 
 class ArrayModel(QAbstractTableModel):
-    """A read-only table of numbers, written as every number a person reads (attention.numbers);
+    """A read-only table of numbers, written as every number a person reads (attention.datamodel.numbers);
     rows in `highlight` (a half-open range) get a light background: the block being updated."""
 
     def __init__(self, parent: Optional[QObject] = None) -> None:

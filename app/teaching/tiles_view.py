@@ -7,10 +7,10 @@ number of tiles per second.  Tiles not reached yet are greyed, skipped ones (eve
 hatched.  Beside it the running row maximum m, the running sum ℓ and the running output O (not
 yet divided) of every query after the current step, the block being updated highlighted; a
 click on one of their cells explains that value's last update with its numbers
-(attention/tiles_explain.py).  After the last tile, the proof: O / ℓ beside the engine's
+(attention/teaching/tiles_explain.py).  After the last tile, the proof: O / ℓ beside the engine's
 weighted sum, the largest difference and the memory figures.
 
-All arithmetic is attention/tiles.py's; this module only shows it.  Words: attention/words/tiles.py.
+All arithmetic is attention/teaching/tiles.py's; this module only shows it.  Words: attention/words/tiles.py.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from typing import Optional
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRectF, Qt, QTimer
+from PySide6.QtCore import QObject, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QBrush, QColor, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,13 +39,15 @@ from PySide6.QtWidgets import (
 
 from app.features import FeatureHost
 from app.panes import colormaps
+from app.services import window_fit
 from app.teaching import tiles_quiz
 from app.teaching.tiles_tables import ArrayModel
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
+from attention.teaching.tiles import MAX_BLOCKS  # at most this many query and key blocks (the CLI's bound too)
 
-#: At most this many query blocks and key blocks (a grid a person can follow, and one the window
-#: draws in a frame; `main.py tiles` takes any block size).
-MAX_BLOCKS = 32
+#: the dialog's size where the screen has room (less on a 1280 x 720 projector: app.services.window_fit)
+PREFERRED = QSize(1100, 760)
 #: Cells get their number written in them up to this many cells (L x S).
 MAX_TEXT_CELLS = 144
 #: Masked cells and tiles not reached yet are drawn in these greys.
@@ -237,7 +239,7 @@ class TilesView(QWidget):
     # ---- the trace and the walk -----------------------------------------------------------------
     def set_trace(self, trace) -> None:
         """Show `trace`'s tiles (blocks kept where they still fit; default ~2 x 3 the first time)."""
-        from attention.tiles import default_blocks
+        from attention.teaching.tiles import default_blocks
 
         first = self.trace is None
         self.trace = trace
@@ -256,7 +258,7 @@ class TilesView(QWidget):
         self._retile()
 
     def _retile(self) -> None:
-        from attention.tiles import TilesError, tiled
+        from attention.teaching.tiles import TilesError, tiled
 
         self.pause()
         try:
@@ -449,7 +451,8 @@ class TilesView(QWidget):
         self.position.setText(f"{self.step} / {self.total()}")
 
     def _tile_words(self, tile) -> str:
-        from attention.tiles_cli import _row, _span
+        from attention.datamodel.numbers import row as _row
+        from attention.datamodel.numbers import span as _span
 
         b, h = self.b(), self.h()
         head = _w("tiles.tile", b=b + 1, h=h + 1, n=tile.order + 1, total=self.total(), i=tile.q_block + 1,
@@ -502,12 +505,12 @@ class TilesView(QWidget):
     # ---- worksheet -------------------------------------------------------------------------------
     def export_worksheet(self) -> list:
         """Write the by-hand worksheet of the shown head and its answer key into a folder the person
-        chooses (attention/tiles_worksheet.py); the paths written, [] when cancelled or refused."""
+        chooses (attention/teaching/tiles_worksheet.py); the paths written, [] when cancelled or refused."""
         from pathlib import Path
 
         from PySide6.QtWidgets import QFileDialog
 
-        from attention.tiles_worksheet import write
+        from attention.teaching.tiles_worksheet import write
 
         if self.result is None:
             return []
@@ -548,8 +551,8 @@ class TilesView(QWidget):
         if not done:
             self.proof_text.setText(_w("tiles.view.click"))
             return
-        from attention.tiles import largest_difference
-        from attention.tiles_cli import memory_lines
+        from attention.cli.tiles_cli import memory_lines
+        from attention.teaching.tiles import largest_difference
 
         b, h = self.b(), self.h()
         got, exact = self.result.output[b, h], self.result.exact[b, h]  # (L, D)
@@ -569,7 +572,7 @@ class TilesView(QWidget):
     def explain_cell(self, what: str, row: int, col: int = 0) -> str:
         """Explain the value of `what` ("m", "l", "O") shown for query `row` (and column `col` of O):
         the update of the last tile that touched it.  The text goes to the explain box."""
-        from attention.tiles_explain import explain_running
+        from attention.teaching.tiles_explain import explain_running
 
         if self.result is None:
             return ""
@@ -592,7 +595,7 @@ class TilesDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.view)
-        self.resize(1100, 760)
+        window_fit.fit_dialog(self, PREFERRED)
         self.retranslate()
 
     def retranslate(self) -> None:

@@ -16,7 +16,7 @@ share a drag `session`, so they merge into one undo step (app.pipeline.undo.Drag
 DragOption): Undo puts back the value the drag started from.  A key press or a wheel turn on a
 slider is one step of its own.
 The slider ranges are worked out without Qt in app.viewmodel.what_if; every number is written by
-attention.numbers (as the cells write it: -1e6, never -1e+06) and a cell's row and column are
+attention.datamodel.numbers (as the cells write it: -1e6, never -1e+06) and a cell's row and column are
 counted from 1, as everywhere a person reads them.
 """
 from __future__ import annotations
@@ -33,7 +33,8 @@ from app.pipeline.document import Document
 from app.pipeline.recompute import Recomputer
 from app.viewmodel.matrix_ref import MatrixRef
 from app.viewmodel.what_if import MIDDLE, STEPS, CellRange, ScaleRange
-from attention import numbers
+from attention.compute import check
+from attention.datamodel import numbers
 
 #: the symbol each input or weight goes by (the same in both languages: it is a formula's name)
 SYMBOLS = {"queries": "X_q", "keys": "X_k", "values": "X_v",
@@ -228,7 +229,7 @@ class WhatIfPanel(QDockWidget):
         a new cell was chosen), and never while that slider is held."""
         sc = self.doc.scenario
         try:
-            scale, default = sc.resolved_scale(), sc.default_scale()
+            scale, default = check.resolved_scale(sc), check.default_scale(sc)
         except (ZeroDivisionError, ValueError, TypeError):
             scale, default = None, 1.0
         if not self.scale_slider.isSliderDown():

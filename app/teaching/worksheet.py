@@ -13,7 +13,7 @@ Reached from File ▸ Export worksheet… (a dialog to choose the steps) and fro
 `python main.py render FILE --out DIR --blank STEP[,STEP]` (app.startup.render_cli).
 
 Beside the steps, `tiles` (TILES) chooses FlashAttention's running values: the tiles worksheet and
-its answer key (attention/tiles_worksheet.py: blank running m / ℓ / O per tile), written into the
+its answer key (attention/teaching/tiles_worksheet.py: blank running m / ℓ / O per tile), written into the
 same folder under their own names, with the default blocks of the tiled view (about 2 × 3 tiles).
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QSize, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.services import i18n
+from app.services import i18n, window_fit
 from app.teaching.handout import HandoutStep, handout_html, pages_in_language, render_steps
 from app.viewmodel.export_errors import cannot_write
 from app.viewmodel.pane_data import PaneData, pane_data, tokens_of
@@ -121,8 +121,8 @@ def check_blanks(trace: "Trace", blanks: Sequence[str]) -> list[str]:
 
 def tiles_refusal(trace: "Trace", lang: str) -> Optional[str]:
     """Why this trace's running values cannot be a worksheet (ProbSparse, sinks …), in `lang`; None
-    when they can.  The engine's own check (attention.tiles.method) decides."""
-    from attention.tiles import TilesError, method
+    when they can.  The engine's own check (attention.teaching.tiles.method) decides."""
+    from attention.teaching.tiles import TilesError, method
 
     opts = trace.options
     try:
@@ -135,8 +135,8 @@ def tiles_refusal(trace: "Trace", lang: str) -> Optional[str]:
 def write_tiles(trace: "Trace", out_dir, lang: str, batch: int = 0, head: int = 0) -> list[Path]:
     """The tiles worksheet and its answer key of one batch item and head, with the tiled view's
     default blocks; their paths.  ValueError (the refusal, in `lang`) for a kind with no tiles."""
-    from attention.tiles import TilesError, default_blocks, tiled
-    from attention.tiles_worksheet import write
+    from attention.teaching.tiles import TilesError, default_blocks, tiled
+    from attention.teaching.tiles_worksheet import write
 
     why = tiles_refusal(trace, lang)
     if why is not None:
@@ -217,7 +217,7 @@ class WorksheetDialog(QDialog):
         lay.addWidget(self.label)
         lay.addWidget(self.steps, 1)
         lay.addWidget(self.buttons)
-        self.resize(520, 420)
+        window_fit.fit_dialog(self, QSize(520, 420))
         self._sync()
 
     @staticmethod

@@ -14,7 +14,7 @@ This module decides which matrix goes in which block, where each block and each 
 (in *cell units*: one unit is one cell's width across, one cell's height down) and what each
 block is called.  The Qt view (app/panes/by_hand_view.py) multiplies the units by a cell size in
 pixels and draws.  Every number is read from the trace under its step id
-(attention/step_registry.py), through pane_data like every pane: nothing is recomputed here.
+(attention/registry/step_registry.py), through pane_data like every pane: nothing is recomputed here.
 """
 from __future__ import annotations
 
@@ -25,8 +25,10 @@ import numpy as np
 
 from app.viewmodel import cell_format, pane_text
 from app.viewmodel.pane_data import Axis, pane_data
-from attention import numbers, step_registry, words
-from attention.trace import Trace
+from attention import words
+from attention.compute.trace import Trace
+from attention.datamodel import numbers
+from attention.registry import step_registry
 
 #: each block's step id in the trace (one matrix per head of each)
 STEPS: dict[str, str] = {
@@ -122,7 +124,7 @@ class Block:
         return Rect(self.x + j, self.y + i, 1.0, 1.0)
 
     def text(self, i: int, j: int, digits: int = 4) -> str:
-        """What cell (i, j) prints: the number as every pane writes it (attention.numbers)."""
+        """What cell (i, j) prints: the number as every pane writes it (attention.datamodel.numbers)."""
         v = float(self.values[i, j])
         return self.nan_label if v != v else cell_format.compact(v, digits)
 

@@ -17,7 +17,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 _GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+$")  # 1,234,567 (comma as thousands separator)
 _MINUS = str.maketrans({"\u2212": "-", "\u2013": "-"})  # typographic minus signs
@@ -106,7 +107,7 @@ def _split_rows(text: str, decimal_comma: Optional[bool]) -> list[list[str]]:
 
 
 def format_number(value: float) -> str:
-    """Shortest text that reads back as exactly the same float (attention.numbers.machine:
+    """Shortest text that reads back as exactly the same float (attention.datamodel.numbers.machine:
     whole numbers without .0, the CSV export's spelling)."""
     return numbers.machine(value)
 

@@ -56,7 +56,7 @@ def _data(images: np.ndarray, masked: Optional[np.ndarray]) -> np.ndarray:
 
 
 def scale_for(kind: str, images: np.ndarray, masked: Optional[np.ndarray] = None) -> ColourScale:
-    """The colour scale of a pane of kind `kind` (attention/step_registry.py's kinds).
+    """The colour scale of a pane of kind `kind` (attention/registry/step_registry.py's kinds).
 
     images (n, rows, cols), every matrix of the pane (one scale for all its heads), NaN-free or
     not; masked (rows, cols) True where the value is a fill (it must not set the scale)."""

@@ -20,7 +20,7 @@ import numpy as np
 from app.viewmodel import cell_format
 from app.viewmodel.pane_data import PaneData, pane_data
 from attention import words
-from attention.trace import Trace
+from attention.compute.trace import Trace
 
 #: kinds whose differences set the shared scale (a mask or an index changing by 1 must not
 #: flatten the scale of the scores)

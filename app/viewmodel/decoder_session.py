@@ -70,6 +70,7 @@ class DecoderRun:
     top: list[tuple[int, str, float]]  # the next token: (id, label, probability), most likely first
     cache: Any = None  # a model-drawn run: the llama.KVCache its forward filled (CachedGeneration starts from it)
     logits: Any = None  # a model-drawn run: torch (vocab,) after the last position (Next token picks from it)
+    heads: Any = None  # a run of the altered model: app.viewmodel.head_view.HeadsInfo (no cache: Next token waits)
 
 
 def prompt_of(sentences: tuple[str, ...]) -> str:
@@ -160,6 +161,10 @@ class DecoderSession(ModelSession):
         float32 forward (a model-drawn decoder; it fills the KV cache Next token starts from at no extra cost)."""
         from attention.models.decoder_layer import run_prompt
 
+        if self.edits:
+            from app.viewmodel import head_view
+
+            return head_view.decoder_run(self, list(ids), text)
         if self.engine_layers:
             return self._run_from(run_prompt(self.model, ids), ids, text)
         if len(ids) > WINDOW_TOKENS:
@@ -201,6 +206,7 @@ class DecoderSession(ModelSession):
         recomputation (`last_diff`), and return the run of the longer text."""
         from attention.models.kv_cache import Generation
 
+        self._unaltered()
         if not self.engine_layers:
             g, run = self.prepare_next(sample, seed)
             self.accept_next(g)
@@ -217,6 +223,7 @@ class DecoderSession(ModelSession):
         the cache reads the new position, the grid grows by its row.  accept_next(g) and accept(run) show it."""
         from attention.models.cached_steps import CachedGeneration
 
+        self._unaltered()
         g = self.generation
         if g is None or tuple(g.ids) != tuple(self.run.ids):
             g = CachedGeneration.start(self.model, self.run.ids, self.run.cache, self.run.logits)
@@ -224,19 +231,28 @@ class DecoderSession(ModelSession):
         g.next(sample, seed)
         return g, grown(self.run, g, self.model.tokenizer.decode(list(g.ids)))
 
+    def _unaltered(self) -> None:
+        """Next token reads the model's cache as trained: refused (in words) while heads are knocked out."""
+        if self.edits:
+            raise ModelError("heads_next_locked")
+
     def accept_next(self, g: "CachedGeneration") -> None:
         """Make `g` the shown cache; its check against a full recomputation comes later (check_step)."""
         self.generation, self.last_diff = g, None
 
     def run_key(self, run) -> tuple[int, ...]:
         """A decoder's run is named by its token ids (a generated text need not tokenize back to them): the
-        undo steps' key where ModelState names runs instead of holding them."""
-        return tuple(run.ids)
+        undo steps' key where ModelState names runs instead of holding them (with the edits of an altered run)."""
+        from app.viewmodel import head_view
+
+        return head_view.key(tuple(run.ids), run)
 
     def rerun(self, state):
         """The run of the ids an undo step names, computed again the way this session computes runs (every
         layer through the engine, or the model's own forward)."""
-        return self.run_ids(list(state.key), state.sentences[0])
+        from app.viewmodel import head_view
+
+        return self.run_ids(list(head_view.base_key(state.key)), state.sentences[0])
 
     def accept(self, run) -> None:
         super().accept(run)

@@ -21,8 +21,9 @@ import numpy as np
 
 from app.viewmodel import mask_edits
 from app.viewmodel.matrix_ref import set_array
-from attention import Additive, Projection, Scenario, kinds
-from attention.generators import generate
+from attention import Additive, Projection, Scenario
+from attention.files.generators import generate
+from attention.registry import kinds
 
 FILLS = ("zeros", "ones", "identity", "arange", "normal", "uniform", "linear")
 VALID_MODES = ("none", "batch", "row")  # no lengths / one per batch item (B,) / one per query row (B, L)

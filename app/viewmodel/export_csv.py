@@ -6,7 +6,7 @@ Layout (the same matrices the Steps panes show, see app/viewmodel/pane_data.py):
 - a per-head step (scores, head_split.*, ...): one such block per head, each preceded by a line
   "head 1", "head 2", ... and separated by an empty line.
 Labels are the scenario's tokens where it has them (query_tokens for queries, key_tokens for
-keys), indices otherwise.  Numbers are written at full precision by `attention.numbers.machine`
+keys), indices otherwise.  Numbers are written at full precision by `attention.datamodel.numbers.machine`
 (the shortest digits that read back exactly, e.g. ``0.7071067811865476``, ``-1e6``), NaN as "NaN",
 infinities as "inf" / "-inf", booleans as "True" / "False"; `float()` reads every number back to
 the identical value.
@@ -21,8 +21,8 @@ import numpy as np
 
 from app.viewmodel.export_errors import cannot_write
 from app.viewmodel.pane_data import Axis, PaneData, pane_data, tokens_of
-from attention import numbers
-from attention.trace import Trace
+from attention.compute.trace import Trace
+from attention.datamodel import numbers
 
 
 def _header_label(axis: Axis, i: int) -> str:

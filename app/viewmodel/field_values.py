@@ -12,8 +12,11 @@ import dataclasses
 from typing import Any
 
 from app.viewmodel import edits
-from attention import Scenario, kinds, parts
-from attention.fields import Field
+from attention import Scenario
+from attention.compute import check
+from attention.datamodel import parts
+from attention.datamodel.fields import Field
+from attention.registry import kinds
 
 #: Fields whose edit resizes or regenerates arrays (weights, additive weights, a recorded key
 #: sample): the edit replaces the scenario (conform).  Every other field is a plain option the
@@ -42,7 +45,7 @@ def auto_value(sc: Scenario, field: Field) -> Any:
     """The value a nullable field takes when left on auto (the scale 1/sqrt(d_k) or 1); raises
     ValueError or ZeroDivisionError when the scenario cannot say (a broken head split)."""
     if field.name == "scale":
-        return sc.resolved_scale()
+        return check.resolved_scale(sc)
     if field.name in ("d_keys", "d_values"):
         return sc.dk if field.name == "d_keys" else sc.dv
     if field.name == "n_kv_heads":
@@ -70,13 +73,13 @@ def with_value(sc: Scenario, field: Field, new: Any) -> Scenario:
 
 def panel_kinds() -> tuple[tuple[str, str], ...]:
     """(family, kind name) of every kind the panel offers as a check box, in the tables' order."""
-    return tuple((family, name) for family in parts.FAMILIES for name, kind in parts.table(family).items()
+    return tuple((family, name) for family in parts.FAMILIES for name, kind in kinds.of_family(family).items()
                  if getattr(kind, "in_panel", False))
 
 
 def part_fields(family: str, kind: str) -> tuple[Field, ...]:
     """A kind's plain fields (its matrices are not edited here)."""
-    return tuple(f for f in parts.table(family)[kind].fields if f.type != "matrix")
+    return tuple(f for f in kinds.of_family(family)[kind].fields if f.type != "matrix")
 
 
 def kind_words(family: str, kind: str) -> tuple[str, str]:
@@ -110,7 +113,7 @@ def with_part(sc: Scenario, family: str, kind: str, on: bool) -> Scenario:
     if on:
         if has_part(sc, family, kind):
             return sc
-        obj = parts.table(family)[kind]
+        obj = kinds.of_family(family)[kind]
         values = {f.name: _start_value(obj, f) for f in obj.fields if f.default is None and not f.nullable}
         return dataclasses.replace(sc, **{family: used + (parts.Part(kind, values),)})
     kept = tuple(p for p in used if getattr(p, "kind", None) != kind)

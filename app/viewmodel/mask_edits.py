@@ -15,7 +15,7 @@ from typing import Iterable, Optional
 import numpy as np
 
 from attention import Scenario
-from attention.parts import Part
+from attention.datamodel.parts import Part
 
 KIND = "drawn"
 

@@ -55,17 +55,18 @@ class MatrixRef:
         return view
 
     def cell_problem(self, sc: Scenario, row: int, col: int, value: float):
-        """The problem (attention.problem.Problem, naming the field) that writing `value` at (row,
+        """The problem (attention.datamodel.problem.Problem, naming the field) that writing `value` at (row,
         col) of a part's matrix would make, by the part's kind's own checks; None when it is fine or
         the matrix is not a part's.  Why ask the kind: τ ≤ 0 is a problem of DSAttention's, not of
         the editor's."""
         if part_path(self.path) is None:
             return None
-        from attention import parts
+        from attention.compute import check
 
         candidate = self.with_block(sc, row, col, np.array([[float(value)]]))
         where = problem_path(sc, self.path)
-        return next((p for p in parts.problems(candidate) if p.path == where or p.path.startswith(where + "[")), None)
+        return next((p for p in check.part_problems(candidate) if p.path == where or p.path.startswith(where + "[")),
+                    None)
 
     def with_block(self, sc: Scenario, row: int, col: int, block: np.ndarray) -> Scenario:
         """A new scenario whose matrix has `block` written at (row, col); the rest is shared."""
@@ -82,7 +83,7 @@ class MatrixRef:
 
 def part_path(path: str) -> Optional[tuple[str, str, str]]:
     """(family, kind, field) of a part's matrix path ("modifiers.destationary.tau"), else None."""
-    from attention import parts
+    from attention.datamodel import parts
 
     bits = path.split(".")
     return (bits[0], bits[1], bits[2]) if len(bits) == 3 and bits[0] in parts.FAMILIES else None
@@ -90,7 +91,7 @@ def part_path(path: str) -> Optional[tuple[str, str, str]]:
 
 def problem_path(sc: Scenario, path: str) -> str:
     """How a problem names a part's matrix: "modifiers[0].tau" (the first part of that kind)."""
-    from attention import parts
+    from attention.datamodel import parts
 
     family, kind, field = part_path(path)
     i = next(i for i, p in enumerate(parts.of(sc, family)) if getattr(p, "kind", None) == kind)
@@ -100,11 +101,12 @@ def problem_path(sc: Scenario, path: str) -> str:
 def part_matrices(sc: Scenario) -> list[tuple[str, str]]:
     """(path, field label key) of every editable matrix of the scenario's parts, in their order:
     the kinds say which (`editable`: DSAttention's τ and Δ, Crossformer's router)."""
-    from attention import parts
+    from attention.datamodel import parts
+    from attention.registry import kinds
 
     out = []
     for family in parts.FAMILIES:
-        table = parts.table(family)
+        table = kinds.of_family(family)
         for part in parts.of(sc, family):
             kind = table.get(getattr(part, "kind", None))
             fields = {f.name: f for f in getattr(kind, "fields", ())}
@@ -117,13 +119,14 @@ def part_matrices(sc: Scenario) -> list[tuple[str, str]]:
 
 def get_array(sc: Scenario, path: str) -> Optional[np.ndarray]:
     if part_path(path) is not None:
-        from attention import parts
+        from attention.datamodel import parts
+        from attention.registry import kinds
 
         family, kind, field = part_path(path)
         part = parts.find(sc, family, kind)
         v = None if part is None else part.get(field)
         if v is None and part is not None:  # left out: the library's default, shown to be edited (τ = 1, Δ = 0)
-            default = getattr(parts.table(family).get(kind), "default_matrix", None)
+            default = getattr(kinds.of_family(family).get(kind), "default_matrix", None)
             v = None if default is None else default(sc, field)
         return None if v is None else np.asarray(v, dtype=np.float64)
     if path in INPUTS or path == "valid_lens":
@@ -140,7 +143,7 @@ def get_array(sc: Scenario, path: str) -> Optional[np.ndarray]:
 def set_array(sc: Scenario, path: str, arr: Optional[np.ndarray]) -> Scenario:
     """Scenario with the array at `path` replaced (None removes a projection or its bias)."""
     if part_path(path) is not None:
-        from attention import parts
+        from attention.datamodel import parts
 
         family, kind, field = part_path(path)
         used = list(parts.of(sc, family))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Hashable, Optional
 
 import numpy as np
 
-from attention import numbers
+from attention.datamodel import numbers
 
 if TYPE_CHECKING:
     from attention import Scenario
@@ -51,6 +51,8 @@ class ModelState:
     head: int
     item: int
     sentences: tuple[str, ...]
+    edits: tuple = ()  # the altered heads (attention.models.head_edits.HeadEdit); (): the model as trained
+    second: str = ""  # the second prompt that patched heads take their outputs from
 
     def nbytes(self) -> int:
         """Bytes this state keeps alive beyond the session (the undo budget counts them): none, no arrays."""
@@ -71,6 +73,8 @@ class ModelSession:
     sentences: tuple[str, ...] = field(default=DEFAULT_SENTENCES)
     pair: bool = False  # two sentences run as one BERT sentence pair, not as a padded batch
     filter: str = "all"  # of a pair: the part of the weights the grid shows (FILTERS)
+    edits: tuple = ()  # knocked-out / patched heads (app.viewmodel.head_view): every run is of the altered model
+    second: str = ""  # the second prompt that patched heads take their outputs from
     #: the newest runs by run_key (at most RUNS_KEPT): undo / redo of the last steps without a forward
     _runs: "OrderedDict[Hashable, Any]" = field(default_factory=OrderedDict, repr=False, compare=False)
 
@@ -106,6 +110,10 @@ class ModelSession:
         a worker thread (reads only the weights)."""
         from attention.models.sentences import run_sentences
 
+        if self.edits:
+            from app.viewmodel import head_view
+
+            return head_view.encoder_run(self, sentences)
         return run_sentences(self.model, self.tokenizer, sentences, pair=self.pair)
 
     def accept(self, run: "ModelRun") -> None:
@@ -120,13 +128,17 @@ class ModelSession:
     def run_key(self, run) -> Hashable:
         """What names a run in an undo step: its sentences and whether they ran as a pair (tokenizing
         them again the same way gives the same ids)."""
-        return run.batch.sentences, bool(getattr(run.batch, "is_pair", False))
+        from app.viewmodel import head_view
+
+        return head_view.key((run.batch.sentences, bool(getattr(run.batch, "is_pair", False))), run)
 
     def rerun(self, state: ModelState):
         """The run `state` showed, computed again (deterministic: the same ids through the same forward),
         as a batch or a pair as it ran then."""
+        from app.viewmodel import head_view
+
         was = self.pair
-        self.pair = state.key[1]
+        self.pair = head_view.base_key(state.key)[1]
         try:
             return self.compute(state.sentences)
         finally:
@@ -142,12 +154,13 @@ class ModelSession:
 
     def state(self) -> ModelState:
         key = self.run_key(self.run) if self.run is not None else None
-        return ModelState(key, self.layer, self.head, self.item, self.sentences)
+        return ModelState(key, self.layer, self.head, self.item, self.sentences, self.edits, self.second)
 
     def restore(self, state: ModelState) -> None:
         """Show `state` again (undo / redo of a sentence or layer change): its run from the kept ones,
         else the model runs again on its sentences (or token ids); two sentences bring back how they ran
-        (a batch or a pair: the choice is the run's)."""
+        (a batch or a pair: the choice is the run's); the altered heads come back with it."""
+        self.edits, self.second = state.edits, state.second
         if state.key is None:
             run = None
         elif self.run is not None and self.run_key(self.run) == state.key:
@@ -237,4 +250,6 @@ class ModelSession:
             else:
                 out[lang] = words.text("model_view.caption", lang, model=self.label, layer=numbers.position(self.layer),
                                        head=numbers.position(self.head))
-        return out
+        from app.viewmodel import head_view
+
+        return head_view.captioned(self, out)

@@ -9,7 +9,7 @@ Every step becomes one or more 2-D matrices with named axes:
 - a vector (fully_masked) becomes one column.
 Axes are described by the engine's dim names, so a label always says what it indexes.  What kind
 of numbers a step holds, what an index step points into and which steps the mask veils come
-from the step's record (attention/step_registry.py).
+from the step's record (attention/registry/step_registry.py).
 """
 from __future__ import annotations
 
@@ -19,8 +19,10 @@ from typing import Optional, Sequence
 import numpy as np
 
 from app.viewmodel import cell_format, pane_text
-from attention import kinds, numbers, step_registry, words
-from attention.trace import Step, Trace
+from attention import words
+from attention.compute.trace import Step, Trace
+from attention.datamodel import numbers
+from attention.registry import step_registry
 
 PER_HEAD_KINDS = ("signed", "weights")
 
@@ -37,9 +39,15 @@ class Axis:
     def name(self, lang: str) -> str:
         return pane_text.dim_name(self.dim, lang)
 
+    def number(self, i: int) -> str:
+        """Index i as a person counts along this axis: a position from 1 (attention.datamodel.numbers.position), an
+        amount (a lag: 0 is no shift, pane_text.AMOUNT_DIMS) as itself."""
+        return str(int(i)) if self.dim in pane_text.AMOUNT_DIMS else numbers.position(i)
+
     def tick(self, i: int) -> str:
         """Short tick label: the token where there is one (elided), else the position, counted
-        from 1 as everything a person reads (attention.numbers.position; heads "h1", "h2")."""
+        from 1 as everything a person reads (attention.datamodel.numbers.position; heads "h1", "h2"), or the
+        amount (lags 0, 1, 2, ...)."""
         if self.tokens is not None:
             return pane_text.elide(self.tokens[i], pane_text.TICK_CHARS)
         if self.dim == "H":
@@ -48,7 +56,7 @@ class Axis:
             return numbers.position(i % self.group)
         if self.dim == "flag":
             return ""
-        return numbers.position(i)
+        return self.number(i)
 
     def describe(self, i: int, lang: str) -> str:
         """Hover phrase for index i, counted from 1: 'query 3 “t3”', 'feature 4 (head 2, #2)', 'head 2'."""
@@ -57,7 +65,7 @@ class Axis:
             return pane_text.head_name(i, lang)
         if self.dim == "flag":
             return ""
-        text = words.text("pane.position", lang, noun=noun, i=numbers.position(i))
+        text = words.text("pane.position", lang, noun=noun, i=self.number(i))
         if self.tokens is not None:
             text += f" “{pane_text.elide(self.tokens[i], pane_text.HOVER_CHARS)}”"
         if self.group and self.dim == "N*S":  # additive features: blocks of S keys, one per hidden unit
@@ -287,8 +295,7 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
         masked, style = trace.array("extra.mask")[batch], "veil"
     elif step_id == "extra.mask":
         masked, style = block[0], "hatch"
-    scoring = trace.options.get("scoring")
-    never_computed = kinds.known_scoring(scoring) and step_id in kinds.scoring(scoring).not_computed_steps
+    never_computed = step_id in trace.kinds.scoring.not_computed_steps
     nan_label = cell_format.NOT_COMPUTED if never_computed else cell_format.NAN_TEXT
     rec = step_registry.BY_ID.get(step_id)
     points_into = rec.points_into if rec is not None else None

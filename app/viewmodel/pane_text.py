@@ -8,10 +8,14 @@ themselves are in the catalogue, attention/words/panes.py (``dim.<dim>.axis``, `
 """
 from __future__ import annotations
 
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 LANGS = words.LANGS
 
+#: dims that count an amount, not a position: their ticks and hover name the amount itself, from 0 (a lag of 0
+#: is no shift; AutoCorrelation's lags 0, 6, 12, 18 stood at ticks 1, 7, 13, 19)
+AMOUNT_DIMS = frozenset({"lag"})
 #: characters of a token shown as a tick label or an editor's row header: a scenario file may hold
 #: a token of a megabyte, and a label that long squeezed the heatmap to nothing
 TICK_CHARS = 12

@@ -12,7 +12,7 @@ from typing import Optional
 from app.viewmodel import lessons
 from app.viewmodel.pane_data import PaneData, pane_data
 from attention import words
-from attention.trace import Step, Trace
+from attention.compute.trace import Step, Trace
 
 
 @dataclass(frozen=True)

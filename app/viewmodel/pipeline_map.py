@@ -1,6 +1,6 @@
 """The map of steps ("you are here"): which chips, in which order, and which one is current.  Qt-free.
 
-One chip per step of the current trace, in pipeline order (attention/step_registry.py's main
+One chip per step of the current trace, in pipeline order (attention/registry/step_registry.py's main
 pipeline, with the extras where they are computed: ProbSparse's sampling and selection before
 the scores, the mask before the masked scores, the fully masked rows after the weights), named
 by the catalogue (attention/words/pipeline_map.py; the full title and formula as its tooltip).
@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-from attention import step_registry, words
+from attention import words
+from attention.registry import step_registry
 
 
 @dataclass(frozen=True)

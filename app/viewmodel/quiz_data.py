@@ -16,7 +16,8 @@ import numpy as np
 
 from app.viewmodel import cell_format
 from app.viewmodel.pane_data import PaneData
-from attention import step_registry, words
+from attention import words
+from attention.registry import step_registry
 
 HIDDEN = "?"
 DEFAULT_TOLERANCE = 0.01
@@ -134,7 +135,7 @@ DIGITS = 9
 
 #: the pipeline's links (input, step, reason), each with what makes its two ends hold the same
 #: numbers when they do (a reason id: quiz.reason.<id> in attention/words/teaching.py): each step
-#: record's `repeats` (attention/step_registry.py)
+#: record's `repeats` (attention/registry/step_registry.py)
 _OWN_LINKS = tuple((source, rec.id, reason) for rec in step_registry.RECORDS for source, reason in rec.repeats)
 #: ... and a step standing for another (ALiBi's biased scores for the scores) feeds what that one fed
 LINKS: tuple[tuple[str, str, str], ...] = _OWN_LINKS + tuple(

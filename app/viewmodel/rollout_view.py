@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 #: terms listed in a cell's explain (largest products first); the rest are counted
 SHOWN_TERMS = 8

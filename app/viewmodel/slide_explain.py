@@ -1,6 +1,6 @@
 """What a slide writes and outlines when a cell of its result is clicked.  Qt-free.
 
-The arithmetic is the explain engine's (attention.explain: the same Explanation the window's
+The arithmetic is the explain engine's (attention.teaching.explain: the same Explanation the window's
 Explain panel prints); this module only decides what of it fits on a slide (every term up to a
 limit, then "… n more" and the last one: a projection's bias stays in sight), what a quiz keeps
 back, and which cells of the panes on the slide the number came from (the engine's sources,
@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Sequence
 
 from app.viewmodel.pane_data import cell_position
-from attention import step_registry, words
-from attention.trace import Step
+from attention import words
+from attention.compute.trace import Step
+from attention.registry import step_registry
 
 #: why the numbers are kept back: the cell itself is hidden, or a step its terms come from is
 HIDDEN_CELL, HIDDEN_SOURCE = "cell", "source"

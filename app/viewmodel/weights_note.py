@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from attention import words
-from attention.scenario import Scenario
+from attention.datamodel.scenario import Scenario
 
 
 def shown(sc: Optional[Scenario], lang: Optional[str] = None) -> str:
@@ -25,7 +25,7 @@ def shown(sc: Optional[Scenario], lang: Optional[str] = None) -> str:
 def projection_of(step_id: str) -> Optional[str]:
     """The projection whose weight step `step_id` multiplies by (its registry inputs: 'projection.query.weight'
     -> 'query'), or None."""
-    from attention import step_registry
+    from attention.registry import step_registry
 
     rec = step_registry.BY_ID.get(step_id)
     for name in rec.inputs if rec is not None else ():

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from app.viewmodel.pane_data import Axis, Layout, PaneData
-from attention import numbers, words
+from attention import words
+from attention.datamodel import numbers
 
 #: a row of a wrapped matrix holds between these many columns (a divisor of the matrix's width)
 ROW_MIN, ROW_MAX = 5, 16
@@ -31,8 +32,8 @@ class RowsAxis(Axis):
         return words.text("pane.wrap_rows", lang, name=base, n=self.per_row)
 
     def tick(self, i: int) -> str:
-        first = i * self.per_row
-        return f"{numbers.position(first)}–{numbers.position(first + self.per_row - 1)}"
+        first, count = i * self.per_row, self.original.number if self.original is not None else numbers.position
+        return f"{count(first)}–{count(first + self.per_row - 1)}"
 
     def describe(self, i: int, lang: str) -> str:
         return self.tick(i)

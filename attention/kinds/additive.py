@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from attention.fields import INT_MAX, plain
+from attention.datamodel.fields import INT_MAX, plain
 from attention.kinds.dot_product import DotProduct
 
 NAME = "additive"
@@ -32,8 +32,20 @@ class AdditiveKind(DotProduct):
         super().__init__(NAME, scaled=False, titles={"scores": f"step.scores.title.{NAME}"},
                          formulas={"scores": f"step.scores.formula.{NAME}"})
 
+    def records(self) -> tuple:
+        """d2l's hidden features, one L x S block per hidden unit (N*S: unit-major), before the scores."""
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
+
+        def active(sc, kinds) -> bool:  # the scenario's scoring kind is this one
+            return kinds.scoring is self
+        sid = "extra.additive_features"
+        return (StepRecord(sid, ("B", "H", "L", "N*S"), "signed", f"step.{sid}.title", f"step.{sid}.formula",
+                           features_step, active, explain_features, lesson._sentences, None,
+                           ("head_split.query", "head_split.key"), before="scores"),)
+
     def parameters(self, sc, dev, dt) -> dict:
-        from attention.engine import tensor
+        from attention.ops.tensors import tensor
 
         a = sc.additive
         return {f"{NAME}.{n}": tensor(arr, dev, dt) for n, arr in zip(WEIGHTS, (a.W_q, a.W_k, a.w_v))}
@@ -42,8 +54,8 @@ class AdditiveKind(DotProduct):
         return tuple(f"{NAME}.{n}" for n in WEIGHTS) if sc.additive is not None else ()
 
     def weight_problems(self, sc, check_values: bool) -> list:
-        from attention.problem import Problem
-        from attention.scenario import _got, _shape_problem, _value_problem
+        from attention.datamodel.problem import Problem
+        from attention.datamodel.scenario import _got, _shape_problem, _value_problem
 
         a = sc.additive
         if a is None:
@@ -70,7 +82,7 @@ class AdditiveKind(DotProduct):
 
     # ---- the engine ------------------------------------------------------------------------------
     def compute_scores(self, run):
-        from attention import steps
+        from attention.ops import steps
 
         features = run.state["additive_features"]  # (B, H, L, N, S), kept by the features step
         return steps.additive_scores(features, run.params[f"{NAME}.w_v"], run.scale)  # (B, H, L, S)
@@ -84,14 +96,14 @@ class AdditiveKind(DotProduct):
             return [f"lesson.scores.{NAME}", f"lesson.scores.{NAME}_widths"]
         return keys
 
-    def script(self, sc, step_id: str):
+    def script(self, plan, step_id: str):
         if step_id != "scores":
             return None
-        from attention import script_export as se
+        from attention.text import script as se
 
-        scale = ("scores = scores * scale  # an explicit scale\n" if sc.resolved_scale() != 1.0
+        scale = ("scores = scores * scale  # an explicit scale\n" if plan.scale != 1.0
                  else "# additive attention is not scaled\n")
-        return (se.section(sc, step_id)
+        return (se.section(plan, step_id)
                 + "# d2l additive attention, per head\n"
                 'fq = torch.einsum("blhe,hne->bhln", q, A_W_q)  # W_q q for every query: (B, H, L, hidden)\n'
                 'fk = torch.einsum("bshe,hne->bhsn", k, A_W_k)  # W_k k for every key: (B, H, S, hidden)\n'
@@ -100,7 +112,7 @@ class AdditiveKind(DotProduct):
                 + scale + se.show(step_id, "scores"))
 
     def script_numbers(self, sc) -> str:
-        from attention import script_export as se
+        from attention.text import script as se
 
         a = sc.additive
         return (se.tensor_literal("A_W_q", a.W_q,
@@ -116,7 +128,7 @@ ADDITIVE = AdditiveKind()
 def features_step(run, step_id: str):
     """extra.additive_features: tanh(W_q q + W_k k) for every head, query, hidden unit and key,
     kept in the trace as (B, H, L, N*S), a view: one L x S block per hidden unit."""
-    from attention import steps
+    from attention.ops import steps
 
     q, k = run.inputs["head_split.query"], run.inputs["head_split.key"]
     features = steps.additive_features(q, k, run.params[f"{NAME}.W_q"], run.params[f"{NAME}.W_k"])  # (B,H,L,N,S)
@@ -127,7 +139,7 @@ def features_step(run, step_id: str):
 
 def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
     """One additive score: w_v · tanh(W_q q + W_k k), one term per hidden unit."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
     fmt, Term, Source = ex.fmt, ex.Term, ex.Source
@@ -169,7 +181,7 @@ def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_features(ctx, step_id: str, idx: tuple[int, ...]):
     """One hidden feature of d2l's additive attention: column j = n * S + s (unit n, key s)."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, j = idx
     fmt, Term, Source = ex.fmt, ex.Term, ex.Source

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Literal
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # the registry imports this module before torch has loaded
     import torch
@@ -103,7 +103,7 @@ def add_bias(scores: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     return scores + bias
 
 
-# ---- the kind: a score modifier of the registry (attention/kinds/__init__.py MODIFIERS) -------------
+# ---- the kind: a score modifier of the registry (attention/registry/kinds.py MODIFIERS) -------------
 # Two steps, both before the mask: "alibi.bias" (H, L, S), slope_h times the key's position (or the
 # distance s - l), and "alibi.scores" (B, H, L, S), the scores plus that bias, which every later step
 # reads in place of "scores" (stands_for): the mask then fills the biased scores.  The slopes used are
@@ -114,7 +114,7 @@ SLOPES = "alibi.slopes"  # the trace parameter holding the slopes used, (H,)
 
 
 def _part(sc):
-    from attention import parts
+    from attention.datamodel import parts
 
     return parts.find(sc, "modifiers", NAME)
 
@@ -165,9 +165,9 @@ class Alibi:
         return f"<modifier {self.name}>"
 
     def records(self):
-        from attention import lessons as le
-        from attention import parts
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson as le
 
         active = parts.present("modifiers", NAME)
         return (
@@ -183,16 +183,15 @@ class Alibi:
         """The numbers its steps keep: the bias (H, L, S) and the biased scores (B, H, L, S)."""
         return sc.n_heads * sc.L * sc.S * (1 + sc.batch)
 
-    def part_problems(self, sc, part, path: str) -> list:
+    def part_problems(self, sc, part, path: str, kinds) -> list:
         """Slopes one finite number per query head; a scoring whose scores are all computed."""
         import numpy as np
 
-        from attention import kinds
-        from attention.problem import Problem
-        from attention.problem import shape as _shape
+        from attention.datamodel.problem import Problem
+        from attention.datamodel.problem import shape as _shape
 
         errs = order_problems(sc, part, path)
-        if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows are never scored, nothing to bias
+        if kinds.scoring.tiled is None:  # ProbSparse: its lazy rows are never scored, nothing to bias
             errs.append(Problem("alibi_scoring", path, {"kind": sc.scoring}))
         given = part.get("slopes")
         if given is not None:
@@ -210,35 +209,34 @@ class Alibi:
 ALIBI = Alibi()
 
 
-#: the modifiers that act on the scores one after the other (each reads what the one before wrote)
+#: the modifiers that act on the scores one after the other (each reads what the one before wrote), in
+#: the order the engine applies them (the table, attention/registry/kinds.py, lists them in this order)
 SCORE_CHAIN = ("alibi", "softcap", "sinks")
 
 
 def order_problems(sc, part, path: str) -> list:
-    """A modifier listed twice, or listed in another order than the engine applies them (the order
-    of the registry's MODIFIERS: ALiBi's bias, then the cap, then the sinks), is named: the steps
-    are computed once each, in that order, whatever the list says."""
-    from attention import kinds, parts
-    from attention.problem import Problem
+    """A modifier listed in another order than the engine applies them (`SCORE_CHAIN`: ALiBi's bias,
+    then the cap, then the sinks) is named: the steps are computed once each, in that order, whatever
+    the list says (one listed twice: attention.compute.check.repeats)."""
+    from attention.datamodel import parts
+    from attention.datamodel.problem import Problem
 
     listed = [p.kind for p in parts.of(sc, "modifiers") if isinstance(p, parts.Part)]
-    if listed.count(part.kind) > 1:
-        return [Problem("modifier_twice", path, {"kind": part.kind})]
     chained = [name for name in listed if name in SCORE_CHAIN]  # only these act on the scores in turn
-    order = [name for name in kinds.MODIFIERS if name in chained]
+    order = [name for name in SCORE_CHAIN if name in chained]
     if chained != order:
         return [Problem("modifier_order", path, {"order": ", ".join(order)})]
     return []
 
 
-# ---- explain (attention/explain.py's records and words) ---------------------------------------------
+# ---- explain (attention/teaching/explain.py's records and words) ---------------------------------------------
 
 def _position_text(form: str, l: int, s: int) -> str:
     return f"{s}" if form == "key" else f"({s} − {l})"
 
 
 def explain_bias(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     h, l, s = idx
     slope = float(ctx.param(SLOPES)[h])
@@ -257,11 +255,10 @@ def explain_bias(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """score + slope · position = the biased score."""
-    from attention import explain as ex
-    from attention import step_registry
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
-    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)
+    src = ctx.reads("scores", before=step_id)
     score = ctx.value(src, idx)
     bias = ctx.value("alibi.bias", (h, l, s))
     slope = float(ctx.param(SLOPES)[h])
@@ -287,10 +284,11 @@ def _form_in(options) -> str:
 
 # ---- the exported script -----------------------------------------------------------------------------
 
-def script_bias(sc, step_id: str) -> str:
+def script_bias(plan, step_id: str) -> str:
+    sc = plan.sc
     import numpy as np
 
-    from attention import script_export as se
+    from attention.text import script as se
 
     given = _part(sc).get("slopes")
     if given is None:
@@ -306,13 +304,13 @@ def script_bias(sc, step_id: str) -> str:
         pos = "pos = torch.arange(S, dtype=dtype)[None, :].expand(L, S)  # (L, S): the key's position s\n"
     else:
         pos = "pos = (torch.arange(S)[None, :] - torch.arange(L)[:, None]).to(dtype)  # (L, S): s - l\n"
-    return (se.section(sc, step_id) + "import math\n" + slopes + pos
+    return (se.section(plan, step_id) + "import math\n" + slopes + pos
             + "alibi_bias = alibi_slopes[:, None, None] * pos  # (H, L, S)\n" + se.show(step_id, "alibi_bias"))
 
 
-def script_scores(sc, step_id: str) -> str:
-    from attention import script_export as se
+def script_scores(plan, step_id: str) -> str:
+    from attention.text import script as se
 
-    return (se.section(sc, step_id)
+    return (se.section(plan, step_id)
             + "scores = scores + alibi_bias[None]  # (B, H, L, S): the mask below reads the biased scores\n"
             + se.show(step_id, "scores"))

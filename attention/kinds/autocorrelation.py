@@ -38,10 +38,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
-from attention import words
-from attention.fields import Field
+import attention.words as words
+from attention.datamodel.fields import Field
+from attention.datamodel.numbers import rounded
 from attention.kinds.dot_product import DotProduct
-from attention.numbers import rounded
 
 if TYPE_CHECKING:  # torch loads when first computing: the registry is read before torch has loaded
     import torch
@@ -241,8 +241,8 @@ class AutoCorrelationOptions:
     def __repr__(self) -> str:
         return f"<modifier {self.name}>"
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
-        from attention.problem import Problem
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
+        from attention.datamodel.problem import Problem
 
         if sc.scoring != NAME:
             return [Problem("autocorrelation_scoring", path, {"scoring": NAME})]
@@ -251,7 +251,7 @@ class AutoCorrelationOptions:
 
 def options_of(sc: Any) -> tuple[float, bool]:
     """(factor, training) of the scenario: its part's, or the module's defaults (1, eval)."""
-    from attention import parts
+    from attention.datamodel import parts
 
     p = parts.find(sc, "modifiers", NAME)
     if p is None:
@@ -298,11 +298,11 @@ class AutoCorrelationKind(DotProduct):
                                    "weighted_sum": f"step.weighted_sum.formula.{NAME}"})
 
     def records(self) -> tuple:
-        from attention import lessons
-        from attention.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
 
-        def active(sc: Any) -> bool:
-            return sc.scoring == NAME
+        def active(sc, kinds) -> bool:  # the scenario's scoring kind is this one
+            return kinds.scoring is self
         compute = {"extra.correlation": correlation_step, "extra.mean_correlation": part_step,
                    "extra.top_lags": part_step, "extra.lag_weights": part_step, "extra.rolled_values": rolled_step}
         explainer = {"extra.correlation": explain_correlation, "extra.mean_correlation": explain_mean,
@@ -313,7 +313,7 @@ class AutoCorrelationKind(DotProduct):
                   "extra.lag_weights": ("extra.mean_correlation", "extra.top_lags"),
                   "extra.rolled_values": ("head_split.value", "extra.top_lags")}
         return tuple(StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute[sid], active,
-                                explainer[sid], lessons._sentences, None, inputs[sid],
+                                explainer[sid], lesson._sentences, None, inputs[sid],
                                 before="weighted_sum" if sid == "extra.rolled_values" else "scores")
                      for sid, dims, kind in STEPS)
 
@@ -322,8 +322,8 @@ class AutoCorrelationKind(DotProduct):
         return 1.0
 
     def option_problems(self, sc, errs: list) -> list:
-        from attention import parts
-        from attention.problem import Problem
+        from attention.datamodel import parts
+        from attention.datamodel.problem import Problem
 
         out = []
         if sc.L > sc.S and sc.dk != sc.dv:  # zeros_like(queries[:, :(L - S), :]) joins the values
@@ -393,25 +393,26 @@ class AutoCorrelationKind(DotProduct):
             return [f"lesson.attention_weights.{NAME}"]
         return keys
 
-    def script(self, sc, step_id: str) -> Optional[str]:
-        from attention import script_export as se
+    def script(self, plan, step_id: str) -> Optional[str]:
+        sc = plan.sc
+        from attention.text import script as se
 
         factor, training = options_of(sc)
         k = int(factor * math.log(sc.L))
         if step_id == "scores":
-            return se.section(sc, step_id) + _SCRIPT_SCORES + se.show(step_id, "scores")
+            return se.section(plan, step_id) + _SCRIPT_SCORES + se.show(step_id, "scores")
         if step_id == "masked_scores":
             lags = ("index = torch.topk(mean_corr.mean(dim=0), top_k, dim=-1)[1]  # training: one set for the batch\n"
                     "lags = index[None].expand(B, top_k)\n" if training else
                     "lags = torch.topk(mean_corr, top_k, dim=-1)[1]  # inference: each series its own top k\n")
-            return (se.section(sc, step_id) + f"top_k = {k}  # int(factor * ln L) = int({factor!r} * ln {sc.L})\n"
+            return (se.section(plan, step_id) + f"top_k = {k}  # int(factor * ln L) = int({factor!r} * ln {sc.L})\n"
                     + lags + "keep = (lag_of[None, :, :, None] == lags[:, None, None, :]).any(-1) & has  # (B, L, S)\n"
                     'masked_scores = scores.masked_fill(~keep[:, None], float("-inf"))  # only the top k lags\n'
                     + se.show(step_id, "masked_scores"))
         if step_id == "attention_weights":
-            return se.section(sc, step_id) + _SCRIPT_WEIGHTS + se.show(step_id, "attention_weights")
+            return se.section(plan, step_id) + _SCRIPT_WEIGHTS + se.show(step_id, "attention_weights")
         if step_id == "weighted_sum":
-            return se.section(sc, step_id) + _SCRIPT_ROLL + se.show(step_id, "out")
+            return se.section(plan, step_id) + _SCRIPT_ROLL + se.show(step_id, "out")
         return None
 
     def scale_why(self, sc) -> str:
@@ -512,7 +513,7 @@ def explain_correlation(ctx, step_id: str, idx: tuple[int, ...]):
     """corr[b, h, e, tau] = Σ_t q[(t + tau) mod L, e] · k[t, e] for even L (the circular
     correlation); for odd L every product q[t]·k[u] weighted by `odd_kernel` (irfft without n).
     The keys are the aligned ones: cut to L, or padded with zeros (those products are 0, left out)."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, e, tau = idx
     q, k = ctx.a("head_split.query")[b, :, h, e], _aligned_key(ctx, b, h, e)
@@ -546,7 +547,7 @@ def explain_correlation(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_mean(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, tau = idx
     corr = ctx.raw("extra.correlation")[b, :, :, tau]  # (H, E)
@@ -561,7 +562,7 @@ def explain_mean(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_top_lag(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, i = idx
     lag = _lags(ctx, b)[i]
@@ -577,7 +578,7 @@ def explain_top_lag(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_lag_weight(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, i = idx
     lags = _lags(ctx, b)
@@ -595,7 +596,7 @@ def explain_lag_weight(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_rolled(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, t, j = idx
     lags = _lags(ctx, b)
@@ -621,7 +622,7 @@ def explain_rolled(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, t, s = idx
     L = ctx.raw("head_split.query").shape[1]
@@ -643,7 +644,7 @@ def explain_score(ctx, step_id: str, idx: tuple[int, ...]):
 
 
 def explain_masked(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, t, s = idx
     L = ctx.raw("head_split.query").shape[1]
@@ -662,7 +663,7 @@ def explain_masked(ctx, step_id: str, idx: tuple[int, ...]):
 def explain_weight(ctx, step_id: str, idx: tuple[int, ...]):
     """A weight: the softmax over the k lag scores, each lag's exp at the key it reads at row t (the
     other keys 0); a lag that reads one of the zero steps appended for L > S adds a term on no key."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, t, s = idx
     L, S = ctx.raw("head_split.query").shape[1], ctx.raw("head_split.key").shape[1]
@@ -695,7 +696,7 @@ def explain_weight(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_output(ctx, step_id: str, idx: tuple[int, ...]):
     """An output cell: the k terms weight_i · v[(t + lag_i) mod L], each saying which lag and roll."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, t, h, d = idx
     lags = _lags(ctx, b)

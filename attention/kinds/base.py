@@ -1,4 +1,4 @@
-"""The Protocols every kind of the registry (attention/kinds/__init__.py) follows, one per family.
+"""The Protocols every kind of the registry (attention/registry/kinds.py) follows, one per family.
 
 Why Protocols (as napari's slicing layers): the engine, explain, lessons, script export, the
 panes and the editors ask a kind object what they need (its fields, its default scale, its
@@ -11,15 +11,15 @@ inside the compute functions.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Protocol, runtime_checkable
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # annotations only
     import torch
 
-    from attention.problem import Problem
-    from attention.scenario import Scenario
+    from attention.datamodel.problem import Problem
+    from attention.datamodel.scenario import Scenario
 
 
 @runtime_checkable
@@ -27,12 +27,12 @@ class ScoringKind(Protocol):
     """How a query and a key make a score (scaled dot, dot, d2l's additive, Informer's ProbSparse).
 
     The engine calls `compute_scores`, `compute_masked` and `compute_weights` for the three
-    steps every trace has, with the engine's working state (`attention.engine.Run`); a kind keeps
+    steps every trace has, with the engine's working state (`attention.compute.engine.Run`); a kind keeps
     its own intermediates there (`run.state`) and may compute extra steps (`extra_steps`, each a
-    record of attention/step_registry.py whose compute function the kind provides)."""
+    record of attention/registry/step_registry.py whose compute function the kind provides)."""
 
     name: str
-    fields: tuple[Field, ...]  # the options this kind adds to a scenario (attention/fields.py)
+    fields: tuple[Field, ...]  # the options this kind adds to a scenario (attention/datamodel/fields.py)
     extra_steps: tuple[str, ...]  # step ids only this kind computes (records in step_registry)
     formulas: Mapping[str, str]  # step id -> catalogue key of its formula, where this kind differs
     titles: Mapping[str, str]  # step id -> catalogue key of its title, where this kind differs
@@ -58,7 +58,7 @@ class ScoringKind(Protocol):
     def explain_cell(self, ctx: Any, step_id: str, idx: tuple[int, ...]) -> Any: ...
     def lazy_row(self, ctx: Any, b: int, h: int, l: int) -> bool: ...
     def lesson_keys(self, step_id: str, keys: list[str], v: dict[str, Any]) -> list[str]: ...
-    def script(self, sc: "Scenario", step_id: str) -> Optional[str]: ...
+    def script(self, plan: Any, step_id: str) -> Optional[str]: ...  # plan: attention.kinds.plan.Plan
     def script_numbers(self, sc: "Scenario") -> str: ...
     def scale_why(self, sc: "Scenario") -> str: ...
 
@@ -84,17 +84,37 @@ class MaskRule(Protocol):
 
 @runtime_checkable
 class PositionEncoding(Protocol):
-    """Positions written into q and k after the head split (RoPE).  None are registered yet."""
+    """Positions written into q and k after the head split (RoPE): its own steps stand for the
+    head-split queries and keys (`records()`)."""
 
     name: str
     fields: tuple[Field, ...]
-    compute: Callable[..., Any]
+
+    def records(self) -> tuple[Any, ...]: ...
 
 
 @runtime_checkable
 class ScoreModifier(Protocol):
-    """A change made to the scores before the softmax (ALiBi, soft-capping, sinks).  None yet."""
+    """A change made on the way to the weights: q and k normed (QK-norm), the scores biased (ALiBi),
+    capped (soft-capping), a sink column in the softmax; also the options a scoring kind reads from a
+    part (DSAttention's τ and Δ, Auto-Correlation's factor).  Its steps, if any: `records()`; the
+    optional hooks (compute_weights, explain_cell, lesson_keys, script_step, memory_numbers ...) are
+    asked for where a modifier computes or teaches a main step its own way."""
 
     name: str
     fields: tuple[Field, ...]
-    compute: Callable[..., Any]
+
+
+@runtime_checkable
+class Block(Protocol):
+    """A block around attention: steps computed after the output projection, as Time-Series-Library
+    wraps its attention (its EncoderLayer's residuals, norms and feed-forward; Informer's distilling
+    ConvLayer; Crossformer's router and dimension stage).  Not a score modifier: nothing before the
+    output changes.  A scenario names one among its `modifiers` parts (the file format's family)."""
+
+    name: str
+    fields: tuple[Field, ...]
+
+    def records(self) -> tuple[Any, ...]: ...  # its steps' records (attention.datamodel.step_record)
+    def part_problems(self, sc: "Scenario", part: Any, path: str, kinds: Any) -> list["Problem"]: ...
+    def script_after(self, plan: Any) -> str: ...  # its steps in the exported script, after the output

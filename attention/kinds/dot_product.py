@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Optional
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 
 class DotProduct:
@@ -18,7 +18,7 @@ class DotProduct:
     fields: tuple[Field, ...] = ()
     extra_steps: tuple[str, ...] = ()
     weights_attr: Optional[str] = None
-    #: how the FlashAttention view (attention/tiles.py) gets a tile's scores: "dot" computes
+    #: how the FlashAttention view (attention/teaching/tiles.py) gets a tile's scores: "dot" computes
     #: Q_i K_j^T * scale from the head split (checked against the trace), "read" takes the block
     #: from the trace's masked scores, None: the weights are not one softmax per row (no tiles)
     tiled: Optional[str] = "dot"
@@ -60,27 +60,27 @@ class DotProduct:
         return []
 
     def memory_terms(self, sc) -> tuple[int, int]:
-        """(hidden, n_sample) for attention.scenario.estimate_trace_bytes."""
+        """(hidden, n_sample) for attention.datamodel.scenario.estimate_trace_bytes."""
         return 0, 0
 
     def options(self, sc) -> dict[str, Any]:
         """What this kind adds to trace.options."""
         return {}
 
-    # ---- the engine (run: attention.engine.Run) ------------------------------------------------
+    # ---- the engine (run: attention.compute.engine.Run) ------------------------------------------------
     def compute_scores(self, run):
-        from attention import steps
+        from attention.ops import steps
 
         q, k = run.inputs["head_split.query"], run.inputs["head_split.key"]  # (B, L, H, E), (B, S, Hkv, E)
         return steps.dot_scores(q, steps.repeat_kv(k, q.shape[2]), run.scale)  # (B, H, L, S)
 
     def compute_masked(self, run):
-        from attention import steps
+        from attention.ops import steps
 
         return steps.apply_mask(run.inputs["scores"], run.inputs.get("extra.mask"), run.sc.fill_value)
 
     def compute_weights(self, run):
-        from attention import steps
+        from attention.ops import steps
 
         return steps.softmax(run.inputs["masked_scores"])  # (B, H, L, S)
 
@@ -104,14 +104,15 @@ class DotProduct:
         first = "lesson.scores.scaled_custom" if v["custom_scale"] else "lesson.scores.scaled_default"
         return [first, "lesson.scores.why_sqrt"]
 
-    def script(self, sc, step_id: str) -> Optional[str]:
+    def script(self, plan, step_id: str) -> Optional[str]:
         """This kind's own snippet for `step_id` in the exported script, or None: the record's."""
+        sc = plan.sc
         if step_id != "scores":
             return None
-        from attention import script_export as se
+        from attention.text import script as se
 
         what = "scaled dot product" if self.scaled else "dot product"
-        return (se.section(sc, step_id) + se.repeat_kv(sc, "k")
+        return (se.section(plan, step_id) + se.repeat_kv(sc, "k")
                 + f"# {what}\n"
                 "qh = q.transpose(1, 2)  # (B, H, L, d_k)\n"
                 "kh = k.transpose(1, 2)  # (B, H, S, d_k)\n"

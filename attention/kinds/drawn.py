@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 import numpy as np
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # torch loads when first computing (the registry is read before torch has loaded)
     import torch
@@ -78,7 +78,7 @@ def as_mask(cells, B: int, L: int, S: int) -> torch.Tensor:
 
 def _drawings(sc: Any) -> list[np.ndarray]:
     """The (B, L, S) bool arrays of the scenario's drawn parts."""
-    from attention import parts
+    from attention.datamodel import parts
 
     return [np.asarray(parts.value(p, DRAWN.fields[0])) != 0 for p in parts.of(sc, "masks")
             if isinstance(p, parts.Part) and p.kind == DRAWN.name and parts.value(p, DRAWN.fields[0]) is not None]
@@ -97,6 +97,7 @@ class Drawn:
 
     name = "drawn"
     attribute = None  # a part of the scenario (Scenario.masks)
+    combines = True  # several drawings: a cell masked in any of them is masked (attention.compute.check.repeats)
     fields = (Field("masks.mask", "matrix", "field.masks.drawn.mask.label", "field.masks.drawn.mask.help",
                     group="masks"),)
     lesson_key = "lesson.extra.mask.drawn"
@@ -124,8 +125,8 @@ class Drawn:
         cells = _option_cells(options)
         if cells is None:
             return None
+        from attention.datamodel.numbers import position as P
         from attention.kinds.mask_rules import _explain_words
-        from attention.numbers import position as P
 
         key = "explain.mask.drawn" if (b, l, s) in cells else "explain.mask.not_drawn"
         return (b, l, s) in cells, _explain_words(key, s=P(s), l=P(l), b=P(b))
@@ -134,10 +135,10 @@ class Drawn:
         return "".join(f"drawn = torch.tensor({cells.astype(int).tolist()}, dtype=torch.bool)  # painted, (B, L, S)\n"
                        "mask |= drawn\n" for cells in _drawings(sc))
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """The drawing must be (B, L, S) of 0/1 (or bools), B, L, S the scenario's."""
-        from attention.problem import Problem
-        from attention.problem import shape as _shape
+        from attention.datamodel.problem import Problem
+        from attention.datamodel.problem import shape as _shape
 
         cells = part.get("mask")
         where = f"{path}.mask"
@@ -155,7 +156,7 @@ class Drawn:
         return []
 
     def problems(self, sc: Any) -> list:
-        return []  # a part's own checks are part_problems (attention/parts.py calls them)
+        return []  # a part's own checks are part_problems (attention/datamodel/parts.py calls them)
 
 
 DRAWN = Drawn()

@@ -35,10 +35,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
-from attention import words
-from attention.fields import Field
+import attention.words as words
+from attention.datamodel.fields import Field
+from attention.datamodel.numbers import rounded
 from attention.kinds.dot_product import DotProduct
-from attention.numbers import rounded
 
 if TYPE_CHECKING:  # torch loads when first computing: the registry is read before torch has loaded
     import torch
@@ -188,7 +188,7 @@ def projector(x: torch.Tensor, stats: torch.Tensor, w: ProjectorWeights) -> torc
     N variables: a (B, N, S_in) input to the matrix-product conv below gives (B, N, 1)."""
     import torch
 
-    from attention.encoder_layer import circular_conv_matmul
+    from attention.ops.encoder_layer import circular_conv_matmul
 
     B = x.shape[0]
     conv = circular_conv_matmul(x.transpose(1, 2), w.conv_weight, None, pad=1).out  # (B, N, 1)
@@ -246,7 +246,7 @@ STEP = "extra.destationary"
 
 
 def _part(sc: Any):
-    from attention import parts
+    from attention.datamodel import parts
 
     return parts.find(sc, "modifiers", PART)
 
@@ -285,11 +285,11 @@ class Destationary:
 
         return np.ones(sc.batch) if name == "tau" else np.zeros((sc.batch, sc.S))
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         import numpy as np
 
-        from attention.problem import Problem, index_path
-        from attention.problem import shape as _shape
+        from attention.datamodel.problem import Problem, index_path
+        from attention.datamodel.problem import shape as _shape
 
         if sc.scoring != NAME:
             return [Problem("destationary_scoring", path, {"scoring": NAME})]
@@ -325,17 +325,17 @@ class DSAttentionKind(DotProduct):
                          formulas={"scores": f"step.scores.formula.{NAME}"})
 
     def records(self) -> tuple:
-        from attention import lessons
-        from attention.step_registry import StepRecord
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
 
-        def active(sc: Any) -> bool:
-            return sc.scoring == NAME
+        def active(sc, kinds) -> bool:  # the scenario's scoring kind is this one
+            return kinds.scoring is self
         return (StepRecord(STEP, ("B", "H", "L", "S"), "signed", f"step.{STEP}.title", f"step.{STEP}.formula",
-                           destationary_step, active, explain_destationary, lessons._sentences, None,
+                           destationary_step, active, explain_destationary, lesson._sentences, None,
                            ("head_split.query", "head_split.key"), before="scores", by_hand=("scores",)),)
 
     def parameters(self, sc, dev, dt) -> dict:
-        from attention.engine import tensor
+        from attention.ops.tensors import tensor
 
         tau, delta = tau_delta(sc)
         return {f"{NAME}.tau": tensor(tau, dev, dt), f"{NAME}.delta": tensor(delta, dev, dt)}
@@ -359,12 +359,12 @@ class DSAttentionKind(DotProduct):
             return [f"lesson.scores.{NAME}", f"lesson.scores.{NAME}_delta"]
         return keys
 
-    def script(self, sc, step_id: str) -> Optional[str]:
+    def script(self, plan, step_id: str) -> Optional[str]:
         if step_id != "scores":
             return None
-        from attention import script_export as se
+        from attention.text import script as se
 
-        return (se.section(sc, step_id)
+        return (se.section(plan, step_id)
                 + "# DSAttention (Non-stationary Transformer, TSL SelfAttention_Family.py)\n"
                 'raw = torch.einsum("blhe,bshe->bhls", q, k)  # q . k, unscaled: (B, H, L, S)\n'
                 "destationary = raw * DS_tau[:, None, None, None] + DS_delta[:, None, None, :]  "
@@ -373,7 +373,7 @@ class DSAttentionKind(DotProduct):
                 + se.show(step_id, "scores"))
 
     def script_numbers(self, sc) -> str:
-        from attention import script_export as se
+        from attention.text import script as se
 
         tau, delta = tau_delta(sc)
         return (se.tensor_literal("DS_tau", tau, f"tau, one per series (B,) = {tau.shape}")
@@ -396,7 +396,7 @@ def destationary_step(run, step_id: str):
 
 def explain_destationary(ctx, step_id: str, idx: tuple[int, ...]):
     """One de-stationary score: Σ_e q[e]·k[e], times τ of the series, plus Δ of the key."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
     q, k = ctx.a("head_split.query")[b, l, h], ctx.a("head_split.key")[b, s, h]
@@ -419,7 +419,7 @@ def explain_destationary(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_scaled(ctx, step_id: str, idx: tuple[int, ...]):
     """A score the softmax sees: scale × (q·k·τ + Δ) = scale·τ·q·k + scale·Δ (the quirk, in numbers)."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
     d = float(ctx.raw(STEP)[idx])

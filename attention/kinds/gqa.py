@@ -8,7 +8,7 @@ order is a different model, and importing a checkpoint with it would silently mi
 
 Shapes: B batch, L queries, S keys, H query heads, J = H_kv key/value heads, g = H / J group size,
 E = d_k per head, D = d_v per head.  Layout after the head split is (B, N, heads, width), as
-attention/steps.py; scores are (B, H, L, S).
+attention/ops/steps.py; scores are (B, H, L, S).
 """
 from __future__ import annotations
 

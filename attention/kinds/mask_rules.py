@@ -7,8 +7,9 @@
 
 Each rule builds its own part of the (B, L, S) mask (`mask`), says from a trace's options why
 one cell is masked or kept (`reason`), and writes its lines of the exported script (`script`);
-the engine (`build`), explain, lessons, script export and capture all ask the rules.  torch is
-imported inside the functions that need it: the registry is read before torch has loaded.
+the engine (`build`), explain, lessons, script export and capture all ask the rules that apply,
+resolved once by the table (`Kinds.rules`).  torch is imported inside the functions that need it:
+the registry is read before torch has loaded.
 """
 from __future__ import annotations
 
@@ -16,8 +17,7 @@ from typing import Any, Mapping, Optional
 
 import numpy as np
 
-from attention import kinds  # the table (this module is part of it: read at call time)
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 
 def causal_part(L: int, S: int, dev=None):
@@ -39,14 +39,14 @@ def length_part(lens, L: int, S: int, dev=None):
 
 
 def _explain_words(key: str, **args) -> dict[str, str]:
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     return ex._tx(key, **args)
 
 
 class Causal:
     name = "causal"
-    attribute = "causal"  # kept in the scenario's own attribute, not as a part (attention/parts.py)
+    attribute = "causal"  # kept in the scenario's own attribute, not as a part (attention/datamodel/parts.py)
     fields = (Field("mask.causal", "bool", "field.mask.causal.label", "field.mask.causal.help", default=False,
                     group="mask", file_key="mask.causal"),)
 
@@ -62,7 +62,7 @@ class Causal:
     def reason(self, options: Mapping[str, Any], b: int, l: int, s: int) -> Optional[tuple[bool, dict[str, str]]]:
         if not self.applies_to(options):
             return None
-        from attention.numbers import position as P
+        from attention.datamodel.numbers import position as P
 
         if s > l:
             return True, _explain_words("explain.mask.after_query", s=P(s), l=P(l))
@@ -98,7 +98,7 @@ class ValidLens:
         lens = options.get("valid_lens")
         if lens is None:
             return None
-        from attention.numbers import position as P
+        from attention.datamodel.numbers import position as P
 
         two_d = isinstance(lens[0], list)
         n = lens[b][l] if two_d else lens[b]
@@ -116,8 +116,8 @@ class ValidLens:
         return lens + "mask |= s_pos[None, None, :] >= lens[:, :, None]  # key s masked when s >= valid length\n"
 
     def problems(self, sc) -> list:
-        from attention.problem import Problem, index_path
-        from attention.problem import shape as _shape
+        from attention.datamodel.problem import Problem, index_path
+        from attention.datamodel.problem import shape as _shape
 
         v = sc.valid_lens
         if v is None:
@@ -140,21 +140,15 @@ CAUSAL = Causal()
 RULES = (VALID_LENS, CAUSAL)
 
 
-def active(sc) -> tuple:
-    """The rules that apply to `sc`."""
-    return tuple(r for r in kinds.MASK_RULES.values() if r.applies(sc))
+def any_applies(sc, kinds) -> bool:
+    """The `active` predicate of the mask's steps: some rule masks something (`kinds.rules`)."""
+    return bool(kinds.rules)
 
 
-def any_applies(sc) -> bool:
-    """Whether anything is masked at all (the mask steps are in the trace)."""
-    return bool(active(sc))
-
-
-def build(sc, B: int, L: int, S: int, dev=None):
-    """(B, L, S) bool, True where some rule masks; None when no rule applies."""
+def build(rules, sc, B: int, L: int, S: int, dev=None):
+    """(B, L, S) bool, True where one of `rules` (those that apply to `sc`) masks; None for no rule."""
     import torch
 
-    rules = active(sc)
     if not rules:
         return None
     mask = torch.zeros(B, L, S, dtype=torch.bool, device=dev)
@@ -166,7 +160,7 @@ def build(sc, B: int, L: int, S: int, dev=None):
 def mask_step(run, step_id: str):
     """extra.mask: every rule's part, combined."""
     sc = run.sc
-    return build(sc, sc.batch, sc.L, sc.S, run.dev)
+    return build(run.kinds.rules, sc, sc.batch, sc.L, sc.S, run.dev)
 
 
 def fully_masked_step(run, step_id: str):
@@ -174,25 +168,22 @@ def fully_masked_step(run, step_id: str):
     return run.inputs["extra.mask"].all(dim=-1)
 
 
-def reasons(options: Mapping[str, Any], b: int, l: int, s: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """(why masked, why kept) for key s of query l in batch item b, one reason per rule that applies."""
+def reasons(rules, options: Mapping[str, Any], b: int, l: int,
+            s: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """(why masked, why kept) for key s of query l in batch item b, one reason per rule of `rules`
+    (those that apply to the trace's options)."""
     masked, kept = [], []
-    for rule in kinds.MASK_RULES.values():
+    for rule in rules:
         said = rule.reason(options, b, l, s)
         if said is not None:
             (masked if said[0] else kept).append(said[1])
     return masked, kept
 
 
-def in_options(options: Mapping[str, Any]) -> bool:
-    """Whether a trace with these options was masked by some rule."""
-    return any(r.applies_to(options) for r in kinds.MASK_RULES.values())
-
-
-def script(sc) -> str:
+def script(plan) -> str:
     """The exported script's mask (True = this key is hidden from this query), or None."""
+    sc, rules = plan.sc, plan.kinds.rules
     lines = ["# the mask: True = this key is hidden from this query\n"]
-    rules = active(sc)
     if not rules:
         lines.append("mask = None  # no valid lengths, not causal: nothing is masked\n")
         return "".join(lines)

@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
 
-from attention import words
-from attention.fields import INT_MAX, Field
-from attention.numbers import position
+import attention.words as words
+from attention.datamodel.fields import INT_MAX, Field
+from attention.datamodel.numbers import position
 
 if TYPE_CHECKING:  # torch loads when first computing: the registry is read before torch has loaded
     import torch
@@ -211,7 +211,7 @@ class Pyramid:
         Field("masks.inner_size", "int", "field.masks.pyramid.inner_size.label",
               "field.masks.pyramid.inner_size.help", default=3, minimum=1, maximum=INT_MAX, group="masks"),
     )
-    lesson_key = "lesson.extra.mask.pyramid"  # attention/lessons.py: a sentence when the rule applies
+    lesson_key = "lesson.extra.mask.pyramid"  # attention/teaching/lessons.py: a sentence when the rule applies
     formulas = {"extra.mask": "step.extra.mask.formula.pyramid"}  # the mask's formula says what the pyramid keeps
 
     def __repr__(self) -> str:
@@ -225,7 +225,7 @@ class Pyramid:
         return (int(get("input_size")), [int(w) for w in _flat(windows)], int(get("inner_size", 3) or 3))
 
     def _parts(self, sc: Any) -> list:
-        from attention import parts
+        from attention.datamodel import parts
 
         return [p for p in parts.of(sc, "masks") if isinstance(p, parts.Part) and p.kind == NAME]
 
@@ -270,12 +270,12 @@ class Pyramid:
             lines.append(_SCRIPT.format(n=n, windows=windows, inner=inner))
         return "".join(lines)
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """window_size: whole numbers >= 1, one per coarser scale, none of them empty; the queries
         and keys must be exactly the pyramid's N nodes."""
         import numpy as np
 
-        from attention.problem import Problem
+        from attention.datamodel.problem import Problem
 
         w = part.get("window_size")
         if w is None:

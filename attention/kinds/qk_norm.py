@@ -57,12 +57,12 @@ def effective_scale(weight: torch.Tensor, style: Style) -> torch.Tensor:
     return weight if style == "qwen3" else 1.0 + weight
 
 
-# ---- the kind: Part("qk_norm", ...) in a scenario's modifiers (attention/parts.py) ---------------
-# Registered in attention/kinds/__init__.py (MODIFIERS).  Two steps, qk_norm.query and
+# ---- the kind: Part("qk_norm", ...) in a scenario's modifiers (attention/datamodel/parts.py) ---------------
+# Registered in attention/registry/kinds.py (MODIFIERS).  Two steps, qk_norm.query and
 # qk_norm.key, each standing for the head split it normalises and placed just before RoPE's
 # rotation of the same (Qwen3 and Gemma 3 normalise first, then rotate).
 
-from attention.fields import Field  # noqa: E402  (the kind below; the math above needs neither)
+from attention.datamodel.fields import Field  # noqa: E402  (the kind below; the math above needs neither)
 
 NAME = "qk_norm"
 #: query / key -> (the step it normalises, its own step, the step it comes before, its weight field)
@@ -93,7 +93,7 @@ def norm_step(run, step_id: str):
     import numpy as np
     import torch
 
-    from attention import parts
+    from attention.datamodel import parts
 
     which = step_id.split(".", 1)[1]
     src, _, _, wname = _STEPS[which]
@@ -107,11 +107,11 @@ def norm_step(run, step_id: str):
     return rms_norm(x, w, float(s["eps"]), s["style"])
 
 
-def part_problems(sc, part, path: str) -> list:
+def part_problems(sc, part, path: str, kinds) -> list:
     """Each weight, when given, has one finite number per column of its head."""
     import numpy as np
 
-    from attention.problem import Problem, literal
+    from attention.datamodel.problem import Problem, literal
 
     s = _settings(part)
     errs = []
@@ -141,13 +141,12 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     """One normalised cell: the row's mean square, its RMS, and x[e] / rms times the weight."""
     import math
 
-    from attention import explain as ex
-    from attention import step_registry
+    from attention.text import explanation as ex
 
     which = step_id.split(".", 1)[1]
     src, _, _, wname = _STEPS[which]
     b, n, h, e = idx
-    read = step_registry.read_as(src, ctx.trace.ids, before=step_id)
+    read = ctx.reads(src, before=step_id)
     x = ctx.a(read)[b, n, h]  # (d,)
     s = options_of(ctx.opts)
     w = float(ctx.param(f"{NAME}.{wname}")[e])
@@ -175,12 +174,12 @@ def _sq(text: str) -> str:
     return f"({text})²" if text.startswith("-") else f"{text}²"
 
 
-def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
-    from attention import words
+def lesson(step_id: str, options: dict, v: dict, lang: str, kinds) -> str:
+    import attention.words as words
 
     s = options_of(options)
     keys = ["lesson.qk_norm.what", f"lesson.qk_norm.{s['style']}", "lesson.qk_norm.why"]
-    from attention.lessons import format_number
+    from attention.text.lesson import format_number
 
     return " ".join(words.text(k, lang, eps=format_number(s["eps"])) for k in keys)
 
@@ -194,9 +193,10 @@ def qk_norm(x, w, eps, style):
 '''
 
 
-def script(sc, step_id: str) -> str:
-    from attention import parts
-    from attention import script_export as se
+def script(plan, step_id: str) -> str:
+    sc = plan.sc
+    from attention.datamodel import parts
+    from attention.text import script as se
 
     if step_id not in ("qk_norm.query", "qk_norm.key"):
         return None  # script export asks every modifier for every step (sinks computes one its way)
@@ -208,7 +208,7 @@ def script(sc, step_id: str) -> str:
     weight = (f"torch.full(({width},), {1.0 if s['style'] == 'qwen3' else 0.0}, dtype=dtype)  # no learned scale"
               if w is None else f"torch.tensor({se.literal(w)}, dtype=dtype)")
     head = _HELPER if which == "query" else ""
-    return (se.section(sc, step_id) + head
+    return (se.section(plan, step_id) + head
             + f"qk_norm_{name}_weight = {weight}\n"
             + f"{name} = qk_norm({name}, qk_norm_{name}_weight, {se._num(float(s['eps']))}, {s['style']!r})  "
               "# before RoPE\n"
@@ -230,8 +230,8 @@ class QkNorm:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention import parts
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.datamodel.step_record import StepRecord
 
         active = parts.present("modifiers", NAME)
         return tuple(

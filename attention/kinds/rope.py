@@ -185,12 +185,12 @@ def rotated_value(cell: RopeCell, x_column: float, x_partner: float) -> float:
     return x_column * cell.cos + sign * x_partner * cell.sin
 
 
-# ---- the kind: Part("rope", ...) in a scenario's positions (attention/parts.py) ------------------
-# Registered in attention/kinds/__init__.py (POSITIONS).  Two steps, rope.query and rope.key,
+# ---- the kind: Part("rope", ...) in a scenario's positions (attention/datamodel/parts.py) ------------------
+# Registered in attention/registry/kinds.py (POSITIONS).  Two steps, rope.query and rope.key,
 # computed after the head split; each stands for the head split it rotates, so the scores (and
 # ProbSparse's sample, the tiles, the by-hand sheet, explain) read the rotated q and k.
 
-from attention.fields import INT_MAX, Field  # noqa: E402  (the kind below; the math above needs neither)
+from attention.datamodel.fields import INT_MAX, Field  # noqa: E402  (the kind below; the math above needs neither)
 
 NAME = "rope"
 #: query / key -> (the step it rotates, the step id, the positions' field)
@@ -231,7 +231,7 @@ def rotate_step(run, step_id: str):
     import numpy as np
     import torch
 
-    from attention import parts
+    from attention.datamodel import parts
 
     which = step_id.split(".", 1)[1]
     x = run.inputs[_STEPS[which][0]]  # (B, N, H, d)
@@ -249,12 +249,12 @@ def rotate_step(run, step_id: str):
     return apply_rope(x, c, sn, s["pairing"])
 
 
-def part_problems(sc, part, path: str) -> list:
+def part_problems(sc, part, path: str, kinds) -> list:
     """The rotated width of each head must be an even number >= 2 (pairs); given frequencies
     must be (r/2,) finite numbers."""
     import numpy as np
 
-    from attention.problem import Problem, literal
+    from attention.datamodel.problem import Problem, literal
 
     s = _settings(part)
     errs = []
@@ -281,7 +281,7 @@ def part_problems(sc, part, path: str) -> list:
 # ---- explain, lesson, script ----------------------------------------------------------------------
 
 def options_of(opts) -> dict:
-    """The RoPE part of a trace's options (attention.parts.options), defaults filled in."""
+    """The RoPE part of a trace's options (attention.datamodel.parts.options), defaults filled in."""
     for p in opts.get("positions") or ():
         if p.get("kind") == NAME:
             return {f.name: p.get(f.name, f.default) for f in FIELDS}
@@ -292,12 +292,11 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     """One rotated cell: its pair, the angle, cos and sin, and x[e]·cos ∓ x[partner]·sin."""
     import math
 
-    from attention import explain as ex
-    from attention import step_registry
+    from attention.text import explanation as ex
 
     which = step_id.split(".", 1)[1]
     b, n, h, e = idx
-    src = step_registry.read_as(_STEPS[which][0], ctx.trace.ids, before=step_id)  # what this step rotated
+    src = ctx.reads(_STEPS[which][0], before=step_id)  # what this step rotated
     x = ctx.a(src)[b, n, h]  # (d,)
     s = options_of(ctx.opts)
     pos = (int(s["offset"]) if which == "query" else key_start(s)) + n
@@ -340,10 +339,10 @@ def explain_cell(ctx, step_id: str, idx: tuple[int, ...]):
     return ex._explanation(step_id, idx, value, formula, terms, result, summary, combine)
 
 
-def lesson(step_id: str, options: dict, v: dict, lang: str) -> str:
+def lesson(step_id: str, options: dict, v: dict, lang: str, kinds) -> str:
     """What the rotation does and why the scores then depend only on l - s."""
-    from attention import words
-    from attention.lessons import format_number as num
+    import attention.words as words
+    from attention.text.lesson import format_number as num
 
     s = options_of(options)
     args = dict(base=num(s["base"]), fraction=num(s["fraction"]), offset=s["offset"], key_offset=key_start(s),
@@ -379,10 +378,11 @@ def rope(x, start, base, fraction, pairing, inv_freq=None):
 '''
 
 
-def script(sc, step_id: str) -> str:
+def script(plan, step_id: str) -> str:
     """rope.query (with the helper and the settings) / rope.key: rebinds q / k, read by the scores."""
-    from attention import parts
-    from attention import script_export as se
+    sc = plan.sc
+    from attention.datamodel import parts
+    from attention.text import script as se
 
     s = _settings(parts.find(sc, "positions", NAME))
     which = step_id.split(".", 1)[1]
@@ -393,7 +393,7 @@ def script(sc, step_id: str) -> str:
                 f"{se._num(float(s['fraction']))}, {s['pairing']!r}\n"
                 f"rope_inv_freq = {inv}  # None: computed from the base\n")
     name, start = ("q", int(s["offset"])) if which == "query" else ("k", key_start(s))
-    return (se.section(sc, step_id) + head
+    return (se.section(plan, step_id) + head
             + f"{name} = rope({name}, {start}, rope_base, rope_fraction, rope_pairing, rope_inv_freq)  "
               f"# positions {start} ... {start} + {'L' if which == 'query' else 'S'} - 1\n"
             + se.show(step_id, name))
@@ -415,8 +415,8 @@ class Rope:
         return f"<position {self.name}>"
 
     def records(self) -> tuple:
-        from attention import parts
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.datamodel.step_record import StepRecord
 
         active = parts.present("positions", NAME)
         return tuple(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # the registry imports this module before torch has loaded
     import torch
@@ -49,9 +49,9 @@ def sink_mass(masked_scores: torch.Tensor, sinks: torch.Tensor) -> torch.Tensor:
     return softmax_with_sink(masked_scores, sinks)[1]
 
 
-# ---- the kind: a score modifier of the registry (attention/kinds/__init__.py MODIFIERS) -------------
+# ---- the kind: a score modifier of the registry (attention/registry/kinds.py MODIFIERS) -------------
 # Sinks change the softmax itself: where a scenario has a sinks part, the attention_weights step is
-# computed here (`compute_weights`, asked by attention/step_compute.py) and explained, taught and
+# computed here (`compute_weights`, asked by attention/pipeline/step_compute.py) and explained, taught and
 # exported here too (`explain_cell`, `lesson_keys`, `script`), and one step shows what the sink took:
 # "sinks.mass" (B, H, L), so that a row's weights plus its sink mass sum to 1.  Whatever else reads the
 # weights asks this object: the FlashAttention tiles (`tiled` None: refused, `not_tiled_words` says
@@ -66,7 +66,7 @@ def logits_of(sc, dtype=None, device=None) -> "torch.Tensor":
     import numpy as np
     import torch
 
-    from attention import parts
+    from attention.datamodel import parts
 
     given = parts.find(sc, "modifiers", NAME).get("logits")
     return torch.as_tensor(np.asarray(given, dtype=np.float64), dtype=dtype or torch.float64, device=device)
@@ -95,9 +95,9 @@ class Sinks:
         return f"<modifier {self.name}>"
 
     def records(self):
-        from attention import lessons as le
-        from attention import parts
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson as le
 
         return (StepRecord("sinks.mass", ("B", "H", "L"), "weights", "step.sinks.mass.title",
                            "step.sinks.mass.formula", mass_step, parts.present("modifiers", NAME), explain_mass,
@@ -109,15 +109,14 @@ class Sinks:
         sink's column and their probabilities."""
         return sc.batch * sc.n_heads * sc.L * (1 + 2 * (sc.S + 1))
 
-    def part_problems(self, sc, part, path: str) -> list:
+    def part_problems(self, sc, part, path: str, kinds) -> list:
         import numpy as np
 
-        from attention import kinds
+        from attention.datamodel.problem import Problem
+        from attention.datamodel.problem import shape as _shape
         from attention.kinds.alibi import order_problems
-        from attention.problem import Problem
-        from attention.problem import shape as _shape
 
-        if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows take the mean of V, no softmax
+        if kinds.scoring.tiled is None:  # ProbSparse: its lazy rows take the mean of V, no softmax
             return [Problem("sinks_scoring", path, {"kind": sc.scoring})]
         if order_problems(sc, part, path):
             return order_problems(sc, part, path)
@@ -155,12 +154,13 @@ class Sinks:
         kept = [k for k in keys if k == "lesson.attention_weights.shape"]  # "sum to 1" no longer holds
         return ["lesson.sinks.weights.column"] + kept + ["lesson.sinks.weights.less"]
 
-    def script_step(self, sc, step_id: str):
+    def script_step(self, plan, step_id: str):
+        sc = plan.sc
         if step_id != "attention_weights":
             return None
-        from attention import script_export as se
+        from attention.text import script as se
 
-        return (se.section(sc, step_id, "softmax over [masked scores, sink]; the sink column dropped")
+        return (se.section(plan, step_id, "softmax over [masked scores, sink]; the sink column dropped")
                 + se.tensor_literal("sinks", np.asarray(sc_logits(sc)), "(H,) one learned logit per head (gpt-oss)")
                 + "combined = torch.cat([masked_scores, sinks.reshape(1, H, 1, 1).expand(B, H, L, 1)], dim=-1)"
                   "  # (B, H, L, S + 1)\n"
@@ -173,7 +173,7 @@ class Sinks:
 def sc_logits(sc):
     import numpy as np
 
-    from attention import parts
+    from attention.datamodel import parts
 
     return np.asarray(parts.find(sc, "modifiers", NAME).get("logits"), dtype=np.float64)
 
@@ -185,7 +185,7 @@ SINKS = Sinks()
 
 def _row_terms(ctx, b: int, h: int, l: int):
     """The exponentials of row l (each key, then the sink), shifted by the row's maximum with the sink."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     row = ctx.a("masked_scores")[b, h, l]
     sink = float(ctx.param(LOGITS)[h])
@@ -206,7 +206,7 @@ def _row_terms(ctx, b: int, h: int, l: int):
 
 def explain_weights(ctx, step_id: str, idx: tuple[int, ...]):
     """exp(s − m) / (Σ_j exp(s_j − m) + exp(sink − m)): the softmax with the sink's column."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
     terms, m, sink = _row_terms(ctx, b, h, l)
@@ -225,7 +225,7 @@ def explain_weights(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_mass(ctx, step_id: str, idx: tuple[int, ...]):
     """exp(sink − m) / (Σ_j exp(s_j − m) + exp(sink − m))."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, h, l = idx
     terms, m, sink = _row_terms(ctx, b, h, l)
@@ -242,8 +242,8 @@ def explain_mass(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_fully_masked(ctx, step_id: str, idx: tuple[int, ...]):
     """A row with every key masked: under a sink it is neither uniform nor NaN -- the sink takes it."""
-    from attention import explain as ex
-    from attention import numbers
+    from attention.datamodel import numbers
+    from attention.text import explanation as ex
 
     b, l = idx
     row = ctx.raw("extra.mask")[b, l]
@@ -257,8 +257,8 @@ def explain_fully_masked(ctx, step_id: str, idx: tuple[int, ...]):
 
 # ---- the exported script -----------------------------------------------------------------------------
 
-def script_mass(sc, step_id: str) -> str:
-    from attention import script_export as se
+def script_mass(plan, step_id: str) -> str:
+    from attention.text import script as se
 
-    return (se.section(sc, step_id) + "sink_mass = probs[..., -1]  # (B, H, L): what the sink took from each row\n"
+    return (se.section(plan, step_id) + "sink_mass = probs[..., -1]  # (B, H, L): what the sink took from each row\n"
             + se.show(step_id, "sink_mass"))

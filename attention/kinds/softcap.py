@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # the registry imports this module before torch has loaded
     import torch
@@ -36,7 +36,7 @@ def softcap_value(score: float, cap: float) -> float:
     return math.tanh(score / cap) * cap
 
 
-# ---- the kind: a score modifier of the registry (attention/kinds/__init__.py MODIFIERS) -------------
+# ---- the kind: a score modifier of the registry (attention/registry/kinds.py MODIFIERS) -------------
 # One step before the mask, "softcap.scores" (B, H, L, S) = cap * tanh(s / cap) of the scores as read
 # there (the scaled scores, or ALiBi's biased scores), standing for "scores": the mask fills the capped
 # scores, as Gemma 2 adds its mask after the cap.  Gemma's own scale, query_pre_attn_scalar ** -0.5, is
@@ -46,7 +46,7 @@ NAME = "softcap"
 
 
 def cap_of(sc) -> float:
-    from attention import parts
+    from attention.datamodel import parts
 
     return float(parts.find(sc, "modifiers", NAME).get("cap", DEFAULT_CAP))
 
@@ -74,9 +74,9 @@ class Softcap:
         return f"<modifier {self.name}>"
 
     def records(self):
-        from attention import lessons as le
-        from attention import parts
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson as le
 
         return (StepRecord("softcap.scores", ("B", "H", "L", "S"), "signed", "step.softcap.scores.title",
                            "step.softcap.scores.formula", scores_step, parts.present("modifiers", NAME), explain_scores,
@@ -87,12 +87,11 @@ class Softcap:
         """The numbers its step keeps: the capped scores (B, H, L, S)."""
         return sc.batch * sc.n_heads * sc.L * sc.S
 
-    def part_problems(self, sc, part, path: str) -> list:
-        from attention import kinds
+    def part_problems(self, sc, part, path: str, kinds) -> list:
+        from attention.datamodel.problem import Problem
         from attention.kinds.alibi import order_problems
-        from attention.problem import Problem
 
-        if kinds.scoring(sc).tiled is None:  # ProbSparse: its lazy rows are never scored
+        if kinds.scoring.tiled is None:  # ProbSparse: its lazy rows are never scored
             return [Problem("softcap_scoring", path, {"kind": sc.scoring})]
         return order_problems(sc, part, path)
 
@@ -102,11 +101,10 @@ SOFTCAP = Softcap()
 
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """cap · tanh(score / cap), with the numbers."""
-    from attention import explain as ex
-    from attention import step_registry
+    from attention.text import explanation as ex
 
     b, h, l, s = idx
-    src = step_registry.read_as("scores", ctx.trace.ids, before=step_id)
+    src = ctx.reads("scores", before=step_id)
     score = ctx.value(src, idx)
     cap = _cap_in(ctx.opts)
     inner = score / cap
@@ -130,10 +128,11 @@ def _cap_in(options) -> float:
     return DEFAULT_CAP
 
 
-def script_scores(sc, step_id: str) -> str:
-    from attention import script_export as se
+def script_scores(plan, step_id: str) -> str:
+    sc = plan.sc
+    from attention.text import script as se
 
-    return (se.section(sc, step_id) + f"softcap = {se._num(cap_of(sc))}  # Gemma 2: attn_logit_softcapping\n"
+    return (se.section(plan, step_id) + f"softcap = {se._num(cap_of(sc))}  # Gemma 2: attn_logit_softcapping\n"
             + "scores = torch.tanh(scores / softcap) * softcap  # (B, H, L, S): near 0 unchanged, "
               "bent towards +-softcap\n"
             + se.show(step_id, "scores"))

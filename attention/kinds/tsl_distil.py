@@ -1,6 +1,6 @@
 """Informer's distilling ConvLayer as optional steps after the output projection (and after the
 encoder layer's norm2 when the scenario has an `encoder_layer` part): Part("distil", {...}) in the
-scenario's `modifiers`.  The math is attention/encoder_layer.py (TSL's layers/Transformer_EncDec.py
+scenario's `modifiers`.  The math is attention/ops/encoder_layer.py (TSL's layers/Transformer_EncDec.py
 ConvLayer, MIT, thuml), one step each, x (B, L, C) the layer's input:
 
     extra.distil_conv = Conv1d(C, C, 3, padding=2, padding_mode="circular")(x)   (B, L + 2, C)
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 NAME = "distil"
 #: (step id, dims): the steps in computing order (all after the output, after the encoder layer's)
@@ -33,12 +33,6 @@ ENCODER_OUT = "extra.norm_second"
 def _matrix(name: str) -> Field:
     return Field(f"modifiers.{name}", "matrix", f"field.modifiers.distil.{name}.label",
                  f"field.modifiers.distil.{name}.help", group="modifiers")
-
-
-def _active(sc: Any) -> bool:
-    from attention import parts
-
-    return parts.find(sc, "modifiers", NAME) is not None
 
 
 def source_of(ids) -> str:
@@ -57,23 +51,25 @@ class DistilPart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention import lessons
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
 
         inputs = {"extra.distil_conv": ("output", ENCODER_OUT), "extra.distil_norm": ("extra.distil_conv",),
                   "extra.distil_elu": ("extra.distil_norm",), "extra.distil_pool": ("extra.distil_elu",)}
         explainer = {"extra.distil_conv": explain_conv, "extra.distil_norm": explain_norm,
                      "extra.distil_elu": explain_elu, "extra.distil_pool": explain_pool}
-        return tuple(StepRecord(sid, dims, "signed", f"step.{sid}.title", f"step.{sid}.formula", compute_step, _active,
-                                explainer[sid], lessons._sentences, None, inputs[sid]) for sid, dims in STEPS)
+        active = parts.present("modifiers", NAME)
+        return tuple(StepRecord(sid, dims, "signed", f"step.{sid}.title", f"step.{sid}.formula", compute_step, active,
+                                explainer[sid], lesson._sentences, None, inputs[sid]) for sid, dims in STEPS)
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """Shapes: C = the output's width; conv_weight (C, C, 3) required with its bias; L >= 2
         (circular padding 2 wraps two steps round)."""
         import numpy as np
 
-        from attention.problem import Problem
-        from attention.problem import shape as _shape
+        from attention.datamodel.problem import Problem
+        from attention.datamodel.problem import shape as _shape
 
         C = sc.d_out
         if sc.L < 2:
@@ -96,12 +92,13 @@ class DistilPart:
                 return [Problem("distil_variance", f"{path}.{name}")]
         return []
 
-    def script_after(self, sc: Any) -> str:
+    def script_after(self, plan) -> str:
         """The exported script's lines after the output projection (and the encoder layer's)."""
+        sc = plan.sc
         import numpy as np
 
-        from attention import parts
-        from attention import script_export as se
+        from attention.datamodel import parts
+        from attention.text import script as se
 
         if parts.find(sc, "modifiers", NAME) is None:
             return ""
@@ -133,7 +130,7 @@ def weights_np(sc: Any) -> dict:
     """The part's numbers as float64 arrays; BatchNorm's absent ones a fresh layer's."""
     import numpy as np
 
-    from attention import parts
+    from attention.datamodel import parts
 
     p = parts.find(sc, "modifiers", NAME)
     C = sc.d_out
@@ -145,10 +142,10 @@ def weights_np(sc: Any) -> dict:
 
 
 def compute_step(run, step_id: str):
-    """Every distilling step is computed at the first (attention/encoder_layer.py), then read back."""
+    """Every distilling step is computed at the first (attention/ops/encoder_layer.py), then read back."""
     if step_id == "extra.distil_conv":
-        from attention import encoder_layer as enc
-        from attention.engine import tensor
+        from attention.ops import encoder_layer as enc
+        from attention.ops.tensors import tensor
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         x = run.inputs[source_of(run.inputs)]  # (B, L, C)
@@ -165,8 +162,8 @@ def compute_step(run, step_id: str):
 def explain_conv(ctx, step_id: str, idx: tuple[int, ...]):
     """A conv cell as a matrix product: bias + Σ over input channels and the 3 taps of W · x, the
     taps reading input steps (t + j − 2) mod L (circular padding: some wrap round)."""
-    from attention import encoder_layer as enc
-    from attention import explain as ex
+    from attention.ops import encoder_layer as enc
+    from attention.text import explanation as ex
 
     b, t, c = idx
     src = source_of(ctx.trace.ids)
@@ -193,7 +190,7 @@ def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
     """BatchNorm in eval: the channel's running mean and variance, never this batch's."""
     import math
 
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     x = float(ctx.raw("extra.distil_conv")[idx])
@@ -212,7 +209,7 @@ def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
 def explain_elu(ctx, step_id: str, idx: tuple[int, ...]):
     import math
 
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     x = float(ctx.raw("extra.distil_norm")[idx])
     result = x if x > 0 else math.expm1(x)
@@ -225,7 +222,7 @@ def explain_elu(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_pool(ctx, step_id: str, idx: tuple[int, ...]):
     """The largest of the (up to three) activated steps 2t − 1, 2t, 2t + 1; the first on a tie."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     act = ctx.raw("extra.distil_elu")[b, :, c].astype(float)

@@ -1,6 +1,6 @@
 """Time-Series-Library's EncoderLayer around attention, as optional steps after the output
 projection: Part("encoder_layer", {...}) in the scenario's `modifiers` (the only generic slot for
-a kind's values; it modifies no score).  The math is attention/encoder_layer.py (TSL's
+a kind's values; it modifies no score).  The math is attention/ops/encoder_layer.py (TSL's
 layers/Transformer_EncDec.py, MIT, thuml), one step each:
 
     extra.residual_attention = x + output            x: the queries (the layer's input, self-attention)
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 NAME = "encoder_layer"
 #: (step id, dims): the steps in computing order (all after the output projection)
@@ -35,12 +35,6 @@ def _matrix(name: str) -> Field:
                  f"field.modifiers.encoder_layer.{name}.help", group="modifiers")
 
 
-def _active(sc: Any) -> bool:
-    from attention import parts
-
-    return parts.find(sc, "modifiers", NAME) is not None
-
-
 class EncoderLayerPart:
     """The encoder layer's weights and activation: TSL's EncoderLayer after AttentionLayer."""
 
@@ -54,8 +48,9 @@ class EncoderLayerPart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention import lessons
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
 
         inputs = {"extra.residual_attention": ("queries", "output"),
                   "extra.norm_first": ("extra.residual_attention",), "extra.ffn_hidden": ("extra.norm_first",),
@@ -64,15 +59,16 @@ class EncoderLayerPart:
         explainer = {"extra.residual_attention": explain_residual, "extra.norm_first": explain_norm,
                      "extra.ffn_hidden": explain_conv, "extra.ffn_out": explain_conv,
                      "extra.residual_ffn": explain_residual, "extra.norm_second": explain_norm}
-        return tuple(StepRecord(sid, dims, "signed", f"step.{sid}.title", f"step.{sid}.formula", compute_step, _active,
-                                explainer[sid], lessons._sentences, None, inputs[sid]) for sid, dims in STEPS)
+        active = parts.present("modifiers", NAME)
+        return tuple(StepRecord(sid, dims, "signed", f"step.{sid}.title", f"step.{sid}.formula", compute_step, active,
+                                explainer[sid], lesson._sentences, None, inputs[sid]) for sid, dims in STEPS)
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """Shapes: d_model = the queries' width = the output's; d_ff from conv1_weight's rows."""
         import numpy as np
 
-        from attention.problem import Problem
-        from attention.problem import shape as _shape
+        from attention.datamodel.problem import Problem
+        from attention.datamodel.problem import shape as _shape
 
         d = sc.d_model
         if sc.d_out != d:
@@ -100,12 +96,13 @@ class EncoderLayerPart:
                 return [Problem("encoder_layer_finite", f"{path}.{name}")]
         return []
 
-    def script_after(self, sc: Any) -> str:
-        """The exported script's lines after the output projection (attention/script_export.py)."""
+    def script_after(self, plan) -> str:
+        """The exported script's lines after the output projection (attention/teaching/script_export.py)."""
+        sc = plan.sc
         import numpy as np
 
-        from attention import parts
-        from attention import script_export as se
+        from attention.datamodel import parts
+        from attention.text import script as se
 
         p = parts.find(sc, "modifiers", NAME)
         if p is None:
@@ -134,7 +131,7 @@ ENCODER_LAYER = EncoderLayerPart()
 
 
 def _activation(sc: Any) -> str:
-    from attention import parts
+    from attention.datamodel import parts
 
     return parts.value(parts.find(sc, "modifiers", NAME), ENCODER_LAYER.fields[0])
 
@@ -143,7 +140,7 @@ def weights_np(sc: Any) -> dict:
     """The part's weights as float64 arrays, kernel axes dropped; LayerNorm's absent ones 1 and 0."""
     import numpy as np
 
-    from attention import parts
+    from attention.datamodel import parts
 
     p = parts.find(sc, "modifiers", NAME)
     d = sc.d_model
@@ -158,10 +155,10 @@ def weights_np(sc: Any) -> dict:
 
 
 def compute_step(run, step_id: str):
-    """Every encoder step is computed at the first (attention/encoder_layer.py), then read back."""
+    """Every encoder step is computed at the first (attention/ops/encoder_layer.py), then read back."""
     if step_id == "extra.residual_attention":
-        from attention import encoder_layer as enc
-        from attention.engine import tensor
+        from attention.ops import encoder_layer as enc
+        from attention.ops.tensors import tensor
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         layer = enc.EncoderLayerWeights(w["conv1_weight"], w["conv1_bias"], w["conv2_weight"], w["conv2_bias"],
@@ -183,7 +180,7 @@ def _weights(ctx) -> dict:
 
 
 def explain_residual(ctx, step_id: str, idx: tuple[int, ...]):
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     a_ref, b_ref = ("queries", "output") if step_id == "extra.residual_attention" else ("extra.norm_first",
@@ -199,7 +196,7 @@ def explain_residual(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
     """One LayerNorm cell: its row's mean and biased variance, then (x − mean)/√(var + eps)·γ + β."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     src = "extra.residual_attention" if step_id == "extra.norm_first" else "extra.residual_ffn"
@@ -214,7 +211,7 @@ def norm_explanation(ctx, step_id: str, idx: tuple[int, ...], formula, terms: li
     `norm`_bias: the encoder layer's norm1/norm2 and Crossformer's norm1..norm4 read it the same way."""
     import math
 
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     c = idx[-1]
     n = len(row)
@@ -236,7 +233,7 @@ def explain_conv(ctx, step_id: str, idx: tuple[int, ...]):
     """A kernel-1 conv cell as a matrix product: bias + Σ_j W[c, j] · x[t, j] (then the activation)."""
     import math
 
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     first = step_id == "extra.ffn_hidden"

@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Optional
 
-from attention.fields import INT_MAX, Field
+from attention.datamodel.fields import INT_MAX, Field
 
 NAME = "two_stage"
 RULE = "two_stage_variables"
@@ -102,12 +102,13 @@ def _matrix(name: str) -> Field:
 
 
 def _part(sc: Any):
-    from attention import parts
+    from attention.datamodel import parts
 
     return parts.find(sc, "modifiers", NAME)
 
 
 def _active(sc: Any) -> bool:
+    """Whether the scenario has a two-stage part (the variables rule applies then)."""
     return _part(sc) is not None
 
 
@@ -131,19 +132,21 @@ class TwoStagePart:
         return f"<modifier {self.name}>"
 
     def records(self) -> tuple:
-        from attention import lessons
-        from attention.step_registry import StepRecord
+        from attention.datamodel import parts
+        from attention.datamodel.step_record import StepRecord
+        from attention.text import lesson
 
         explainer = {sid: explain_norm for sid in NORM_STEPS} | {sid: explain_linear for sid in LINEAR_STEPS}
         explainer |= {"extra.tsa_router_scores": explain_scores, "extra.tsa_receive_scores": explain_scores,
                       "extra.tsa_router_weights": explain_weights, "extra.tsa_receive_weights": explain_weights}
-        return tuple(StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute_step, _active,
-                                explainer[sid], lessons._sentences, None, INPUTS[sid]) for sid, dims, kind in STEPS)
+        active = parts.present("modifiers", NAME)
+        return tuple(StepRecord(sid, dims, kind, f"step.{sid}.title", f"step.{sid}.formula", compute_step, active,
+                                explainer[sid], lesson._sentences, None, INPUTS[sid]) for sid, dims, kind in STEPS)
 
-    def part_problems(self, sc: Any, part: Any, path: str) -> list:
+    def part_problems(self, sc: Any, part: Any, path: str, kinds: Any) -> list:
         """The layer's shapes, named by field; its time stage is TSL's FullAttention(mask_flag=False)."""
-        from attention import parts
-        from attention.problem import Problem
+        from attention.datamodel import parts
+        from attention.datamodel.problem import Problem
 
         D = int(part.get("variables"))
         if sc.scoring != "scaled_dot" or sc.scale is not None:
@@ -159,9 +162,10 @@ class TwoStagePart:
             return [Problem("two_stage_width", path, {"d_out": sc.d_out, "d_model": d, "H": H})]
         return _shape_problems(sc, part, path, sc.L // D, d)
 
-    def script_after(self, sc: Any) -> str:
+    def script_after(self, plan) -> str:
         """The exported script's lines after the output projection: the library's layout, (b·seg, D, d)."""
-        from attention import script_export as se
+        sc = plan.sc
+        from attention.text import script as se
 
         if _part(sc) is None:
             return ""
@@ -237,9 +241,9 @@ show("extra.tsa_output", final_out.reshape(b_, D * seg, -1))
 def _shape_problems(sc: Any, part: Any, path: str, seg: int, d: int) -> list:
     import numpy as np
 
-    from attention import parts
-    from attention.problem import Problem
-    from attention.problem import shape as _shape
+    from attention.datamodel import parts
+    from attention.datamodel.problem import Problem
+    from attention.datamodel.problem import shape as _shape
 
     factor = int(parts.value(part, TWO_STAGE.fields[1]))
     w1 = part.get("mlp1_in_weight")
@@ -263,7 +267,7 @@ def _shape_problems(sc: Any, part: Any, path: str, seg: int, d: int) -> list:
             return [Problem("two_stage_shape", f"{path}.{name}",
                             {"expected": _shape(want[name]), "got": _shape(arr.shape)})]
         if not np.all(np.isfinite(arr)):
-            from attention.problem import index_path
+            from attention.datamodel.problem import index_path
 
             bad = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
             return [Problem("expected_finite", index_path(f"{path}.{name}", bad), {"got": str(arr[bad])})]
@@ -275,7 +279,7 @@ def variables(sc: Any) -> int:
 
 
 def factor_of(sc: Any) -> int:
-    from attention import parts
+    from attention.datamodel import parts
 
     return int(parts.value(_part(sc), TWO_STAGE.fields[1]))
 
@@ -336,7 +340,7 @@ def from_state_dict(state: Mapping[str, Any], variables: int) -> tuple[dict, dic
 def compute_step(run, step_id: str):
     """Every step of the layer is computed at the first, then read back (run.state)."""
     if step_id == "extra.tsa_time_norm":
-        from attention.engine import tensor
+        from attention.ops.tensors import tensor
 
         w = {k: tensor(v, run.dev, run.dt) for k, v in weights_np(run.sc).items()}
         steps, params = layer_steps(run.params["queries"], run.inputs["output"], w, variables(run.sc),
@@ -363,8 +367,8 @@ def _heads_attention(q, k, v, H: int):
 def layer_steps(x, time_out, w: dict, D: int, factor: int, H: int) -> tuple[dict, dict]:
     """x (b, D·seg, d) the layer's input as tokens, time_out (b, D·seg, d) the time attention's
     output -> (every step in token layout, the projected q/k/v and contexts explain reads)."""
-    from attention.encoder_layer import activate, layer_norm
     from attention.kinds.two_stage import linear
+    from attention.ops.encoder_layer import activate, layer_norm
 
     def lin(v, name):
         return linear(v, (w[f"{name}_weight"], w[f"{name}_bias"]))
@@ -441,8 +445,8 @@ class VariablesRule:
         part = _option_part(options)
         if part is None:
             return None
+        from attention.datamodel.numbers import position as P
         from attention.kinds.mask_rules import _explain_words
-        from attention.numbers import position as P
 
         seg = int(options["L"]) // int(part["variables"])
         vl, vs = l // seg, s // seg
@@ -469,8 +473,8 @@ def _read(ctx, ref: str):
 
 def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
     """A LayerNorm cell: its row is the sum of two steps (a residual); the row's mean and variance."""
-    from attention import explain as ex
     from attention.kinds.tsl_encoder import norm_explanation
+    from attention.text import explanation as ex
 
     b, t, c = idx
     (a_ref, b_ref), norm = NORM_STEPS[step_id]
@@ -484,7 +488,7 @@ def explain_norm(ctx, step_id: str, idx: tuple[int, ...]):
 
 def explain_linear(ctx, step_id: str, idx: tuple[int, ...]):
     """A Linear cell as a matrix product: bias + Σ_j W[c, j] · x[j] (then GELU for an MLP's hidden)."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     b, t, c = idx
     src, name, gelu = LINEAR_STEPS[step_id]
@@ -519,7 +523,7 @@ def _score_sources(ctx, step_id: str, idx: tuple[int, ...]) -> tuple[str, tuple,
 def explain_scores(ctx, step_id: str, idx: tuple[int, ...]):
     """scale · Σ_e q[e]·k[e] over head h's columns: a router slot against a variable, or a variable
     against a router slot's buffer row, both at one segment."""
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     q_ref, qi, k_ref, ki, at = _score_sources(ctx, step_id, idx)
     q_all, k_all = ctx.param(q_ref), ctx.param(k_ref)
@@ -542,7 +546,7 @@ def explain_weights(ctx, step_id: str, idx: tuple[int, ...]):
     """softmax over the row: over the D variables (the router gathering) or the factor slots (reading back)."""
     import numpy as np
 
-    from attention import explain as ex
+    from attention.text import explanation as ex
 
     scores_id = step_id.replace("_weights", "_scores")
     row = ctx.a(scores_id)[idx[:-1]]

@@ -36,7 +36,7 @@ from typing import Optional
 
 import torch
 
-from attention.encoder_layer import activate, layer_norm
+from attention.ops.encoder_layer import activate, layer_norm
 
 Linear = tuple[torch.Tensor, Optional[torch.Tensor]]  # weight (out, in), bias (out,)
 

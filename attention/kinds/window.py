@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
-from attention.fields import Field
+from attention.datamodel.fields import Field
 
 if TYPE_CHECKING:  # torch loads when first computing (the registry is read before torch has loaded)
     import torch
@@ -57,7 +57,7 @@ def masked_by_window(l: int, s: int, W: int) -> bool:
 
 def _sizes(sc: Any) -> list[int]:
     """The window sizes of the scenario's window parts (usually one)."""
-    from attention import parts
+    from attention.datamodel import parts
 
     return [int(parts.value(p, WINDOW.fields[0])) for p in parts.of(sc, "masks")
             if isinstance(p, parts.Part) and p.kind == WINDOW.name]
@@ -74,6 +74,7 @@ class Window:
     in_panel = True  # the Parameters panel's "Position & modifiers" group offers it
     panel_start = {"size": 3}  # the panel's first window (the field has no default: files must give one)
     attribute = None  # a part of the scenario (Scenario.masks), not an attribute of its own
+    combines = True  # several windows: the narrowest decides (attention.compute.check.repeats lets them repeat)
     fields = (Field("masks.size", "int", "field.masks.window.size.label", "field.masks.window.size.help",
                     minimum=1, maximum=2**31 - 1, group="masks"),)
     lesson_key = "lesson.extra.mask.window"
@@ -96,8 +97,8 @@ class Window:
         sizes = _option_sizes(options)
         if not sizes:
             return None
+        from attention.datamodel.numbers import position as P
         from attention.kinds.mask_rules import _explain_words
-        from attention.numbers import position as P
 
         W = min(sizes)  # the narrowest window decides
         if masked_by_window(l, s, W):
@@ -110,7 +111,7 @@ class Window:
                        for W in _sizes(sc))
 
     def problems(self, sc: Any) -> list:
-        return []  # the size is checked against its field by attention/parts.py
+        return []  # the size is checked against its field by attention/datamodel/parts.py
 
 
 WINDOW = Window()

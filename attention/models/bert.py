@@ -8,7 +8,7 @@ imported only when a folder is opened, so the engine imports without it.
 
 The forward is the one BERT defines (eval mode, no dropout):
     h0 = LayerNorm(word[ids] + position[0..L-1] + token_type[type_ids])
-    per layer:  a = Attention(h)  (as attention.engine: scaled dot product, keys >= valid_len masked)
+    per layer:  a = Attention(h)  (as attention.compute.engine: scaled dot product, keys >= valid_len masked)
                 h = LayerNorm(h + dense(a));  h = LayerNorm(h + out(gelu(intermediate(h))))
 `forward` returns every hidden state entering a layer and every layer's attention weights, so a
 model view and a chosen layer's scenario come from one pass.
@@ -18,13 +18,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from attention import memory
+from attention.compute import memory, threads
 from attention.models import json_file
 from attention.models.decoder import frozen
 from attention.models.errors import ModelError
@@ -90,7 +90,7 @@ class BertConfig:
 
 def _short(value):
     """A config value for a {found!r} placeholder: itself when short, else its repr cut to QUOTE characters."""
-    from attention.problem import elide
+    from attention.datamodel.problem import elide
 
     if isinstance(value, str):
         return elide(value, QUOTE)
@@ -99,7 +99,7 @@ def _short(value):
 
 def _quoted(value) -> str:
     """A config value as a message shows it: repr, at most QUOTE characters (a huge whole number by its size)."""
-    from attention.problem import count, elide
+    from attention.datamodel.problem import count, elide
 
     if isinstance(value, int) and value.bit_length() > 200:
         return count(value)
@@ -189,10 +189,15 @@ class BertModel:
 
     # ---- the forward pass --------------------------------------------------------------------
     @torch.no_grad()
-    def forward(self, ids: np.ndarray, valid_lens: np.ndarray, type_ids: Optional[np.ndarray] = None) -> Forward:
-        """ids (B, L) int; valid_lens (B,): keys at and after valid_lens[b] are padding."""
+    def forward(self, ids: np.ndarray, valid_lens: np.ndarray, type_ids: Optional[np.ndarray] = None,
+                attend: Optional[Callable] = None) -> Forward:
+        """ids (B, L) int; valid_lens (B,): keys at and after valid_lens[b] are padding.
+
+        `attend(k, x, keep)` -> (output (B, L, D), weights (B, H, L, L)) computes layer k's attention in place of
+        `_attention` (keep (B, S) True for a real key): attention.models.head_edits edits heads through it."""
         c, t = self.config, self.tensors
         ids_t = torch.as_tensor(np.asarray(ids), dtype=torch.long)  # (B, L)
+        threads.use_for_model(int(np.asarray(ids).size), self.tensors)  # attention/compute/threads.py: the policy
         L = ids_t.shape[1]
         types = torch.zeros_like(ids_t) if type_ids is None else torch.as_tensor(np.asarray(type_ids), dtype=torch.long)
         x = (t["embeddings.word_embeddings.weight"][ids_t] + t["embeddings.position_embeddings.weight"][:L]
@@ -201,7 +206,7 @@ class BertModel:
         keep = torch.arange(L)[None, :] < torch.as_tensor(np.asarray(valid_lens), dtype=torch.long)[:, None]  # (B, S)
         hidden, attentions = [x], []
         for k in range(c.n_layers):
-            a, w = self._attention(x, keep, k)
+            a, w = self._attention(x, keep, k) if attend is None else attend(k, x, keep)
             attentions.append(w)
             p = f"encoder.layer.{k}."
             x = self._norm(x + a, p + "attention.output.LayerNorm")

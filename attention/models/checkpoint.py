@@ -21,7 +21,6 @@ naming what was found and what was expected.
 from __future__ import annotations
 
 import math
-import os
 import re
 import zipfile
 from abc import ABC, abstractmethod
@@ -30,9 +29,10 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from attention import memory, words
+import attention.words as words
+from attention.compute import memory
+from attention.datamodel.problem import elide
 from attention.models import json_file
-from attention.problem import elide
 
 #: Extensions read with torch.load(weights_only=True).
 TORCH_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt")
@@ -59,7 +59,22 @@ class CheckpointError(ValueError):
         super().__init__(self.line("en"))
 
     def line(self, lang: Optional[str] = None) -> str:
-        return words.text(self.key, lang, **self.args_)
+        from attention.datamodel.problem import rendered
+
+        return words.text(self.key, lang, **rendered(self.args_, lang))
+
+
+def check_finite(where: str, key: str, t) -> None:
+    """Weights holding NaN or infinity are refused naming the tensor and its first such cell: nothing
+    they feed could be shown or saved (a scenario holds finite numbers only)."""
+    import torch
+
+    t = torch.as_tensor(t)
+    if not torch.is_floating_point(t) or bool(torch.isfinite(t).all()):
+        return
+    first = tuple(int(i) for i in torch.nonzero(~torch.isfinite(t))[0])
+    raise CheckpointError("models.error.not_finite", path=where, key=_name(key), index=list(first),
+                          value=float(t[first]))
 
 
 def human_size(n: int) -> str:
@@ -125,6 +140,7 @@ class TensorSource(ABC):
         self.reads.append(key)
         if not torch.is_floating_point(t):
             raise CheckpointError("models.error.not_float", path=self.path.name, key=_name(key), dtype=str(t.dtype))
+        check_finite(self.path.name, key, t)
         return t.detach().to(dtype=torch.float64, device="cpu").numpy().copy()
 
     def _check_stored(self, key: str, shape: tuple[int, ...], numel: int) -> None:  # noqa: B027 (optional hook)
@@ -229,83 +245,11 @@ class ShardedSource(TensorSource):
         self._owner[key]._check_stored(key, shape, numel)
 
 
-def open_source(path: str | os.PathLike, notice: Optional[Notice] = None) -> TensorSource:
-    """The right reader for a file or Hugging Face folder; CheckpointError (one line) otherwise."""
-    path = Path(path)
-    if not path.exists():
-        raise CheckpointError("models.error.missing", path=str(path))
-    if not path.is_dir() and not json_file.regular_file(path):  # a FIFO would block the first read forever
-        raise CheckpointError("models.error.not_regular", path=path.name)
-    if path.is_dir():
-        return _open_folder(path, notice)
-    suffix = path.suffix.lower()
-    if path.name in HF_WEIGHTS and (path.parent / "config.json").is_file():
-        return _open_folder(path.parent, notice, path)  # the folder's config.json gives the head count
-    if suffix == SAFETENSORS_SUFFIX:
-        return SafetensorsSource(path)
-    if suffix in TORCH_SUFFIXES:
-        return TorchSource(path, notice)
-    if suffix == GGUF_SUFFIX:  # llama.cpp's format: dequantized, under Hugging Face names (gguf_model.py)
-        from attention.models.gguf_model import GGUFSource
-
-        return GGUFSource(path)
-    if path.name == "config.json":
-        return _open_folder(path.parent, notice)
-    raise CheckpointError("models.error.unknown_kind", path=path.name, suffix=suffix or "(none)")
-
-
-def _open_folder(folder: Path, notice: Optional[Notice], weights: Optional[Path] = None) -> TensorSource:
-    """config.json + the weights file (`weights`, else the first of HF_WEIGHTS the folder has)."""
-    config_path = folder / "config.json"
-    weights = weights or next((folder / n for n in HF_WEIGHTS if (folder / n).is_file()), None)
-    if weights is None:
-        raise CheckpointError("models.error.folder_no_weights", path=folder.name,
-                              found=", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "-")
-    config: dict = {}
-    if config_path.is_file():
-        config = _read_json(config_path, f"{folder.name}/config.json")
-        if not isinstance(config, dict):
-            raise CheckpointError("models.error.config_bad", path=f"{folder.name}/config.json",
-                                  detail=type(config).__name__)
-    if weights.name.endswith(".index.json"):
-        source: TensorSource = _open_index(weights)
-    elif weights.suffix == SAFETENSORS_SUFFIX:
-        source = SafetensorsSource(weights)
-    else:
-        source = TorchSource(weights, notice)
-    source.kind = "folder"
-    source.config = config
-    source.path = folder  # named by its folder in lists, titles and messages
-    return source
-
-
 def _read_json(path: Path, where: str):
     try:
         return json_file.read(path, where)
     except json_file.JsonFileError as e:
         raise CheckpointError(e.key, **e.args_) from None
-
-
-def _open_index(index: Path) -> ShardedSource:
-    """The shards a model.safetensors.index.json names: only regular files inside its own folder
-    (after symlinks), so an index cannot make this read a system file or `../../` anything."""
-    doc = _read_json(index, index.name)
-    weight_map = doc.get("weight_map") if isinstance(doc, dict) else None
-    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
-        raise CheckpointError("models.error.config_bad", path=index.name, detail="weight_map")
-    folder = index.parent.resolve()
-    parts = {}
-    for name in sorted(set(weight_map.values())):
-        shard = (folder / name).resolve()
-        shown = elide(name, json_file.NAME_CHARS)
-        if shard.parent != folder or not name or Path(name).is_absolute():
-            raise CheckpointError("models.error.shard_outside", path=index.name, shard=shown)
-        if not shard.exists():
-            raise CheckpointError("models.error.missing", path=f"{index.parent.name}/{shown}")
-        if not json_file.regular_file(shard):
-            raise CheckpointError("models.error.not_regular", path=shown)
-        parts[name] = SafetensorsSource(shard)
-    return ShardedSource(index, parts)
 
 
 # ---- safetensors header ------------------------------------------------------------------------

@@ -56,8 +56,9 @@ def frozen(a: np.ndarray | torch.Tensor) -> np.ndarray:
     """A read-only float64 copy of `a` that nothing else holds.
 
     Why read-only: the engine views (does not copy) a read-only array already in its run's dtype and remembers
-    it was found finite (attention.engine.tensor, _known_finite); an edit in the window writes a fresh copy
-    (app.viewmodel.matrix_ref.MatrixRef.with_block), so a shared model weight is never changed."""
+    it was found finite (attention.ops.tensors.tensor, attention.compute.engine._known_finite); an edit in the
+    window writes a fresh copy (app.viewmodel.matrix_ref.MatrixRef.with_block), so a shared model weight is
+    never changed."""
     if isinstance(a, torch.Tensor):
         a = a.detach().cpu().numpy()
     out = np.array(a, dtype=np.float64, copy=True, order="C")

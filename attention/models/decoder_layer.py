@@ -18,12 +18,13 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import torch
 
-from attention import numbers, words
-from attention.engine import run
+import attention.words as words
+from attention.compute.engine import run
+from attention.datamodel import numbers
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import Projection, Scenario
 from attention.models.decoder import Attend
 from attention.models.errors import ModelError
-from attention.parts import Part
-from attention.scenario import Projection, Scenario
 
 
 def pairing_of(model: Any) -> str:
@@ -44,18 +45,37 @@ def layer_scenario(model: Any, normed: np.ndarray, layer: int, tokens: Optional[
     weights = model.attention_weights(layer)  # role -> (out, in) float64
     projections = {role: Projection(np.asarray(weights[role], dtype=np.float64), None)
                    for role in ("query", "key", "value", "out")}
-    rope = Part("rope", {"base": float(c.rope_base), "pairing": pairing_of(model), "offset": int(start)})
+    la = model.layer_attention(layer) if hasattr(model, "layer_attention") else None  # Llama, Gemma 3
+    base = float(la.base) if la is not None else float(c.rope_base)
+    rope = Part("rope", {"base": base, "pairing": pairing_of(model), "offset": int(start)})
     labels = tuple(tokens) if tokens is not None else None
-    title = {lang: words.text("model_layer_title", lang, model=model.name, layer=layer + 1, count=c.n_layers)
+    name = getattr(model, "title_name", lambda lang: model.name)  # Gemma 3 says when a teacher altered it
+    title = {lang: words.text("model_layer_title", lang, model=name(lang), layer=layer + 1, count=c.n_layers)
              for lang in words.LANGS}
-    notes = {lang: words.text("decoder_layer_notes", lang, model=model.name, layer=layer + 1, text=text,
-                              heads=c.n_heads, kv=c.n_kv_heads, d_model=c.d_model, base=numbers.whole(c.rope_base),
+    note = getattr(model, "layer_note", None)
+    notes = {lang: words.text("decoder_layer_notes", lang, model=name(lang), layer=layer + 1, text=text,
+                              heads=c.n_heads, kv=c.n_kv_heads, d_model=c.d_model, base=numbers.whole(base),
                               pairing=words.text(f"decoder_pairing_{pairing_of(model)}", lang))
+             + ("\n\n" + note(layer, lang) if note is not None else "")
              for lang in words.LANGS}
     return Scenario(queries=x, keys=x, values=x, n_heads=c.n_heads, n_kv_heads=c.n_kv_heads,
                     d_keys=c.head_dim, d_values=c.head_dim, projections=projections, causal=True,
-                    positions=(rope,), dtype=dtype, title=title, notes=notes, weights_note=weights_note(model),
-                    query_tokens=labels, key_tokens=labels)
+                    positions=(rope,), modifiers=attention_parts(la), masks=window_parts(la),
+                    scale=None if la is None else la.scale, dtype=dtype, title=title, notes=notes,
+                    weights_note=weights_note(model), query_tokens=labels, key_tokens=labels)
+
+
+def attention_parts(la: Any) -> tuple[Part, ...]:
+    """QK-norm as the engine's kind (Gemma 3's style: 1 + w, the weights held as w), where the layer has it."""
+    if la is None or la.q_norm is None:
+        return ()
+    q, k = (np.array(w.double().numpy(), dtype=np.float64) for w in (la.q_norm, la.k_norm))  # (head_dim,) each
+    return (Part("qk_norm", {"style": "gemma3", "eps": float(la.norm_eps), "query_weight": q, "key_weight": k}),)
+
+
+def window_parts(la: Any) -> tuple[Part, ...]:
+    """The sliding window (a local layer's), as the engine's mask rule."""
+    return () if la is None or la.window is None else (Part("window", {"size": int(la.window)}),)
 
 
 def weights_note(model: Any) -> dict[str, str]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from attention import words
+import attention.words as words
 
 #: Sentences one batch may have.
 MAX_SENTENCES = 2
@@ -19,7 +19,9 @@ class ModelError(ValueError):
 
     def __init__(self, message_id: str, /, **args) -> None:
         self.message_id, self.fields = message_id, args
-        super().__init__(words.text(message_id, **args))
+        super().__init__(self.text())
 
     def text(self, lang: Optional[str] = None) -> str:
-        return words.text(self.message_id, lang, **self.fields)
+        from attention.datamodel.problem import rendered  # a field's expected range is a Phrase (attention/limits.py)
+
+        return words.text(self.message_id, lang, **rendered(self.fields, lang))

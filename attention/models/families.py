@@ -52,7 +52,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from attention.models.checkpoint import CheckpointError, TensorSource, open_source
+from attention.datamodel import limits
+from attention.datamodel.problem import Phrase
+from attention.models.checkpoint import CheckpointError, TensorSource
+from attention.models.readers import open_source
 
 #: model_type (config.json) -> family name used below.
 FAMILIES: dict[str, str] = {
@@ -236,22 +239,64 @@ class _Reader:
                 return self.cfg[name]
         return default
 
-    def number(self, name: str, value: Any, positive: bool = True) -> float:
+    def number(self, name: str, value: Any, positive: bool = True, field: Any = None) -> float:
+        """A finite number (positive unless told), within `field`'s range where the value becomes a
+        scenario field (a kind's Field: so the import never writes what the loader refuses)."""
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         if not ok or (positive and value <= 0):
-            raise CheckpointError("models.error.family_field", path=self.where, field=name, value=repr(value),
-                                  expected="a positive number" if positive else "a number")
+            raise self.refuse(name, value, Phrase("range_positive") if positive else Phrase("range_finite"))
+        bad = None if field is None else limits.outside_field(field, value)
+        if bad is not None:
+            raise self.refuse(name, value, bad)
         return float(value)
 
-    def whole(self, name: str, value: Any) -> int:
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise CheckpointError("models.error.family_field", path=self.where, field=name, value=repr(value),
-                                  expected="a whole number >= 1")
-        return value
+    def whole(self, name: str, value: Any, minimum: int = 1, field: Any = None) -> int:
+        """A whole number from `minimum` to INT_MAX (every size's bound), or `field`'s own range."""
+        bad = limits.outside(value, minimum, limits.INT_MAX) if field is None else limits.outside_field(field, value)
+        if bad is not None:
+            raise self.refuse(name, value, bad)
+        return int(value)
 
-    def refuse(self, field: str, value: Any, expected: str) -> CheckpointError:
-        return CheckpointError("models.error.family_field", path=self.where, field=field, value=repr(value),
+    def refuse(self, field: str, value: Any, expected: Any) -> CheckpointError:
+        return CheckpointError("models.error.family_field", path=self.where, field=field, value=limits.shown(value),
                                expected=expected)
+
+    def sizes(self, index: int) -> tuple[int, int, int, int]:
+        """(H, H_kv, head_dim, d_model) from the config, each within its bound, and checked against the
+        shapes layer `index`'s tensors are stored with (the header: nothing is read) before anything is
+        computed from them: a head_dim of 2^30 in a 17 KB folder must not make RoPE's 2^29 frequencies."""
+        H = self.whole("num_attention_heads", self.get("num_attention_heads", "n_head", "num_heads"))
+        E = self.whole("hidden_size", self.get("hidden_size", "n_embed", "d_model"))
+        hd_cfg = None if self.family in FUSED else self.get("head_dim")
+        if hd_cfg is None and E // H < 1:
+            raise self.refuse("num_attention_heads", H, Phrase("range_most", {"name": "hidden_size", "high": E}))
+        hd = E // H if hd_cfg is None else self.whole("head_dim", hd_cfg)
+        if self.family in FUSED:
+            n_kv = self.fused_layout(H)[0]
+        else:
+            n_kv = self.whole("num_key_value_heads", self.get("num_key_value_heads", default=H))
+        prefix = _layer_prefixes(self.source.keys(), self.family).get(index)
+        fused = f"{prefix}.query_key_value.weight"
+        if prefix is None or fused in self.source.keys():  # fused rows: checked by their layout (recognise, fused)
+            return H, n_kv, hd, E
+        for key, heads, name in ((f"{prefix}.q_proj.weight", H, "num_attention_heads"),
+                                 (f"{prefix}.k_proj.weight", n_kv, "num_key_value_heads")):
+            stored = tuple(self.source.shape(key)) if key in self.source.keys() else None
+            if stored is None or len(stored) != 2:
+                continue  # a missing or odd tensor is named where it is read
+            if stored[1] != E:
+                raise self.stored("hidden_size", E, key, stored)
+            if stored[0] != heads * hd:  # which of the two is wrong the file cannot say: both are named
+                field = name if hd_cfg is None and name == "num_attention_heads" else f"{name} × head_dim"
+                value = heads if field == name else f"{heads} × {hd} = {heads * hd}"
+                raise self.stored(field, value, key, stored)
+        return H, n_kv, hd, E
+
+    def stored(self, field: str, value: Any, tensor: str, shape: tuple) -> CheckpointError:
+        """The config's size does not fit the shape the file stores a tensor with."""
+        return CheckpointError("models.error.stored_size", path=self.where, where="config.json", field=field,
+                               value=value if isinstance(value, str) else limits.shown(value), tensor=tensor,
+                               shape="×".join(map(str, shape)))
 
     def tensor(self, key: str) -> np.ndarray:
         if key not in self.source.keys():
@@ -268,8 +313,7 @@ class _Reader:
             raise CheckpointError("models.error.family_layer", path=self.where, layer=index,
                                   found=", ".join(str(i) for i in prefixes) or "-", family=self.family)
         prefix = prefixes[index]
-        H = self.whole("num_attention_heads", self.get("num_attention_heads", "n_head", "num_heads"))
-        E = self.whole("hidden_size", self.get("hidden_size", "n_embed", "d_model"))
+        H, _, _, E = self.sizes(index)
         if self.family in FUSED:
             parts = self.fused(prefix, H, E)
         else:
@@ -339,15 +383,10 @@ class _Reader:
     def facts(self, index: int) -> dict:
         """What the config alone says of layer `index` (no tensor read): heads, widths, scale, window,
         soft-cap, RoPE, ALiBi, QK-norm.  For lists of a big model's layers, which must not read weights."""
-        H = self.whole("num_attention_heads", self.get("num_attention_heads", "n_head", "num_heads"))
-        E = self.whole("hidden_size", self.get("hidden_size", "n_embed", "d_model"))
-        if self.family in FUSED:
-            n_kv, hd = self.fused_layout(H)[0], E // H
-        else:
-            hd_cfg = self.get("head_dim")
-            hd = self.whole("head_dim", hd_cfg) if hd_cfg is not None else E // H
-            n_kv = self.whole("num_key_value_heads", self.get("num_key_value_heads", default=H))
+        H, n_kv, hd, E = self.sizes(index)
         layer_type = self.layer_type(index)
+        if self.family in ("qwen3", "gemma3"):
+            self.qk_eps()  # listed as importable only if its QK-norm's eps is
         return {"family": self.family, "n_heads": H, "n_kv_heads": n_kv, "head_dim": hd, "d_model": E,
                 "scale": self.scale(hd), "window": self.window(layer_type), "softcap": self.softcap(),
                 "rope": self.rope(hd, H, E, layer_type), "alibi": self.family == "bloom",
@@ -368,21 +407,23 @@ class _Reader:
             return "sliding_attention" if (index + 1) % pattern else "full_attention"
         if self.family in ("qwen2", "qwen3"):
             if self.get("use_sliding_window", default=False) and self.get("sliding_window") is not None:
-                first = self.get("max_window_layers", default=28)
+                first = self.whole("max_window_layers", self.get("max_window_layers", default=28), minimum=0)
                 return "sliding_attention" if index >= first else "full_attention"
             return "full_attention"
         return None
 
     def window(self, layer_type: Optional[str]) -> Optional[int]:
         value = self.get("sliding_window")
+        from attention.kinds.window import WINDOW
+
         if self.family == "mistral":
-            return None if value is None else self.whole("sliding_window", value)
+            return None if value is None else self.whole("sliding_window", value, field=WINDOW.fields[0])
         if self.family in ("qwen2", "qwen3") and not self.get("use_sliding_window", default=False):
             return None
         if self.family in ("qwen2", "qwen3", "gemma2", "gemma3") and layer_type == "sliding_attention":
             if value is None:
                 return None
-            return self.whole("sliding_window", value)
+            return self.whole("sliding_window", value, field=WINDOW.fields[0])
         return None
 
     def scale(self, hd: int) -> float:
@@ -393,8 +434,10 @@ class _Reader:
     def softcap(self) -> Optional[float]:
         if self.family != "gemma2":  # Gemma 3's attention never passes attn_logit_softcapping on
             return None
+        from attention.kinds.softcap import SOFTCAP
+
         value = self.cfg.get("attn_logit_softcapping")
-        return None if value is None else self.number("attn_logit_softcapping", value)
+        return None if value is None else self.number("attn_logit_softcapping", value, field=SOFTCAP.fields[0])
 
     def causal(self) -> bool:
         if self.get("use_bidirectional_attention", default=False):
@@ -414,16 +457,27 @@ class _Reader:
             if w.shape != (hd,):
                 raise CheckpointError("models.error.family_shape", path=self.where, tensor=key,
                                       shape=str(tuple(w.shape)), expected=f"({hd},)")
-        eps = self.number("rms_norm_eps", self.get("rms_norm_eps", default=1e-6))
+        eps = self.qk_eps()
         plus_one = self.family == "gemma3"
         return QKNorm(q + 1.0 if plus_one else q, k + 1.0 if plus_one else k, eps, plus_one)
+
+    def qk_eps(self) -> float:
+        """QK-norm's epsilon (rms_norm_eps), within the qk_norm part's own range."""
+        from attention.kinds.qk_norm import FIELDS as QK_FIELDS
+
+        eps_field = next(f for f in QK_FIELDS if f.name == "eps")
+        return self.number("rms_norm_eps", self.get("rms_norm_eps", default=1e-6), field=eps_field)
 
     def rope(self, hd: int, H: int, E: int, layer_type: Optional[str]) -> Optional[Rope]:
         if self.family == "bloom":
             return None
+        from attention.kinds.rope import FIELDS as ROPE_FIELDS
+
+        field = {f.name: f for f in ROPE_FIELDS}
         params = self.rope_params(layer_type)
-        base = self.number("rope_theta", params["rope_theta"])
-        fraction = self.number("partial_rotary_factor", params.get("partial_rotary_factor", 1.0))
+        base = self.number("rope_theta", params["rope_theta"], field=field["base"])
+        fraction = self.number("partial_rotary_factor", params.get("partial_rotary_factor", 1.0),
+                               field=field["fraction"])
         dims = int(hd * fraction)
         if dims < 2 or dims > hd or dims % 2:
             raise self.refuse("partial_rotary_factor", fraction,
@@ -433,11 +487,13 @@ class _Reader:
             raise self.refuse("rope_parameters.rope_type", rope_type, " / ".join(ROPE_TYPES))
         inv = 1.0 / base ** (np.arange(0, dims, 2, dtype=np.float64) / dims)
         factor = 1.0
-        if rope_type == "linear":
+        if rope_type in ("linear", "llama3"):  # transformers' own rule: a scaling factor is at least 1
             factor = self.number("rope_parameters.factor", params.get("factor"))
+            if factor < 1:
+                raise self.refuse("rope_parameters.factor", factor, Phrase("range_at_least", {"minimum": 1}))
+        if rope_type == "linear":
             inv = inv / factor
         elif rope_type == "llama3":
-            factor = self.number("rope_parameters.factor", params.get("factor"))
             inv = self.llama3(inv, factor, params)
         return Rope(base=base, rotary_dims=dims, pairing="halves", inv_freq=inv, rope_type=rope_type,
                     factor=factor)
@@ -471,6 +527,9 @@ class _Reader:
         """Llama 3.1's band rescaling: long wavelengths / factor, short kept, the band between smoothed."""
         low = self.number("rope_parameters.low_freq_factor", params.get("low_freq_factor"))
         high = self.number("rope_parameters.high_freq_factor", params.get("high_freq_factor"))
+        if high <= low:  # the band between them is smoothed by (.. - low) / (high - low): none, or upside down
+            raise self.refuse("rope_parameters.high_freq_factor", high,
+                              Phrase("range_more", {"name": "low_freq_factor", "low": low}))
         old = self.number("rope_parameters.original_max_position_embeddings",
                           params.get("original_max_position_embeddings"))
         wavelen = 2 * math.pi / inv

@@ -28,10 +28,10 @@ from typing import Optional
 
 import numpy as np
 
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import Projection, Scenario
 from attention.kinds.dot_product import SCALED_DOT
 from attention.models.families import FamilyLayer, Rope, bloom_slopes
-from attention.parts import Part
-from attention.scenario import Projection, Scenario
 
 
 def rope_part(rope: Rope, head_dim: int, offset: int = 0) -> Part:

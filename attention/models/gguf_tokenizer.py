@@ -18,10 +18,12 @@ Control tokens (<|im_start|> ...) are matched whole in the text.  BOS/EOS are ad
 """
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from attention.models.checkpoint import CheckpointError
+from attention.models.token_text import visible
 
 CONTROL = 3  # llama.cpp's token type of a control token
 PRE_SPLITS = ("default", "gpt-2", "smollm")
@@ -54,24 +56,32 @@ class GGUFTokenizer:
         out = []
         for i in ids:
             text = self.backend.decode([int(i)], skip_special_tokens=False)
-            out.append(text.replace(" ", "▁").replace("\n", "↵") or self.backend.id_to_token(int(i)) or "?")
+            out.append(visible(text) if text else visible(self.backend.id_to_token(int(i)) or "?"))
         return out
 
     def decode(self, ids: list[int]) -> str:
-        return self.backend.decode([int(i) for i in ids], skip_special_tokens=False)
+        """The text of `ids`; the BOS that `encode` puts first is left out, so encode(decode(ids)) reads it once."""
+        ids = [int(i) for i in ids]
+        if self.add_bos and self.bos_id is not None and ids[:1] == [self.bos_id]:
+            ids = ids[1:]
+        return self.backend.decode(ids, skip_special_tokens=False)
+
+
+def require(meta: dict[str, Any], where: str, model: str, expected: str) -> None:
+    """The `tokenizers` package is installed and the file's tokenizer.ggml.model is `model`; else CheckpointError."""
+    if importlib.util.find_spec("tokenizers") is None:  # the `models` extra is not installed
+        raise CheckpointError("models.error.gguf_package", path=where, pip="tokenizers")
+    kind = meta.get("tokenizer.ggml.model")
+    if kind != model:
+        raise CheckpointError("models.error.gguf_tokenizer", path=where, field="tokenizer.ggml.model",
+                              value=repr(kind), expected=expected)
 
 
 def build(meta: dict[str, Any], where: str) -> GGUFTokenizer:
     """The tokenizer from the metadata dict (keys as in the file); CheckpointError names a key it cannot build."""
-    try:
-        from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
-    except ImportError:  # the `models` extra is not installed
-        raise CheckpointError("models.error.gguf_package", path=where, pip="tokenizers") from None
+    require(meta, where, "gpt2", "gpt2 (byte-level BPE)")
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
-    kind = meta.get("tokenizer.ggml.model")
-    if kind != "gpt2":
-        raise CheckpointError("models.error.gguf_tokenizer", path=where, field="tokenizer.ggml.model",
-                              value=repr(kind), expected="gpt2 (byte-level BPE)")
     pre = meta.get("tokenizer.ggml.pre", "default")
     if pre not in PRE_SPLITS:
         raise CheckpointError("models.error.gguf_tokenizer", path=where, field="tokenizer.ggml.pre", value=repr(pre),

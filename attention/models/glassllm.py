@@ -25,9 +25,11 @@ from typing import Optional
 import numpy as np
 import torch
 
+from attention.compute import threads
 from attention.kinds import rope
 from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm, swiglu  # noqa: F401
 from attention.models.errors import ModelError
+from attention.models.token_text import visible
 
 PACKAGE = "glassllm"
 PIP_NAME = "glassllm==0.1.0"
@@ -92,8 +94,9 @@ class GlassDecoder:
         return list(self.tokenizer.encode(text))
 
     def token_labels(self, ids: list[int]) -> list[str]:
-        """What each token reads as, spaces shown as the tokenizer marks them (▁)."""
-        return list(self.tokenizer.tokens(ids))
+        """What each token reads as, spaces shown as the tokenizer marks them (▁), a newline as ↵ and any other
+        invisible character visibly (attention.models.token_text)."""
+        return [visible(t) for t in self.tokenizer.tokens(ids)]
 
     # ---- one layer's weights -------------------------------------------------------------------
     def attention_weights(self, k: int) -> dict[str, np.ndarray]:
@@ -109,21 +112,24 @@ class GlassDecoder:
     # ---- the forward pass ----------------------------------------------------------------------
     @torch.no_grad()
     def forward(self, ids: list[int], attend: Optional[Attend] = None, dtype: torch.dtype = torch.float64,
-                start: int = 0) -> DecoderForward:
+                start: int = 0, from_layer: int = 0, resid: Optional[torch.Tensor] = None) -> DecoderForward:
         """Every residual state, every layer's attention and the logits for one sequence `ids`.
 
         `attend` computes one attention layer (the model view passes the engine); the default is
-        `reference_attention`, written here so the forward can be checked on its own."""
+        `reference_attention`, written here so the forward can be checked on its own.  With `from_layer` and
+        `resid` (B, L, d), the residual entering that layer, the layers before it are not run again and the
+        record's lists begin at that layer (as llama.LlamaDecoder.forward)."""
         c = self.config
         if not ids:
             raise ModelError("model_no_tokens")
         if start < 0 or start + len(ids) > c.max_len:
             raise ModelError("model_too_long", n=start + len(ids), limit=c.max_len)
         attend = attend or (lambda k, h, s: self.reference_attention(k, h, s))
+        threads.use_for_model(len(ids), self.tensors)  # attention/compute/threads.py: the policy
         t = {n: v.to(dtype) for n, v in self.tensors.items()}
-        x = t["E"][torch.as_tensor(ids)][None]  # (1, L, d)
+        x = t["E"][torch.as_tensor(ids)][None] if resid is None else resid.to(dtype)  # (1, L, d) / (B, L, d)
         resid, normed, outs, weights = [], [], [], []
-        for k in range(c.n_layers):
+        for k in range(from_layer, c.n_layers):
             p = f"blocks.{k}."
             resid.append(x)
             h = rms_norm(x, t[p + "norm1.gamma"], c.eps)  # (1, L, d)

@@ -20,16 +20,19 @@ from typing import Optional
 
 import numpy as np
 
-from attention import kinds, numbers, words
+import attention.words as words
+from attention.datamodel import numbers
+from attention.datamodel.problem import elide
+from attention.datamodel.scenario import Scenario
 from attention.kinds.dot_product import SCALED_DOT
 from attention.kinds.prob_sparse import PROB_SPARSE as PROB_SPARSE_KIND
 from attention.models import tsl_models
-from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size, open_source
+from attention.models.checkpoint import CheckpointError, Notice, TensorSource, human_size
 from attention.models.json_file import NAME_CHARS
 from attention.models.layer import to_scenario
+from attention.models.readers import open_source
 from attention.models.recognise import Found, find_layers, read_layer
-from attention.problem import elide
-from attention.scenario import Scenario
+from attention.registry import kinds
 
 #: Generated inputs: a handful of tokens, standard-normal features (as after a LayerNorm).
 DEFAULT_TOKENS = 6
@@ -65,7 +68,7 @@ def asks_inner(found: Found) -> bool:
 def open_layers(path, notice: Optional[Notice] = None) -> tuple[TensorSource, list[Found]]:
     """Open a file or folder and list its attention layers (names and shapes only; nothing read)."""
     source = open_source(path, notice)
-    return source, find_layers(source)
+    return source, find_layers(source, tsl_models.refine)
 
 
 def list_header(source: TensorSource, count: int, lang: Optional[str] = None) -> str:
@@ -98,8 +101,10 @@ def choose(source: TensorSource, layers: list[Found], name: Optional[str]) -> Fo
     wanted = name.strip()
     wanted = wanted[len("module."):] if wanted.startswith("module.") else wanted
     match = next((f for f in layers if f.name == wanted), None)
-    if match is None and wanted.isdigit() and int(wanted) < len(layers):
-        match = layers[int(wanted)]
+    if match is None and wanted.isdigit():  # its place in `main.py layers`' list, counted from 1 as a person counts
+        if not 1 <= int(wanted) <= len(layers):
+            raise CheckpointError("models.error.layer_position", got=wanted, path=source.path.name, count=len(layers))
+        match = layers[int(wanted) - 1]
     if match is None:
         names = ", ".join(elide(f.name, NAME_CHARS) for f in layers[:6]) + (", …" if len(layers) > 6 else "")
         raise CheckpointError("models.error.no_such_layer", name=elide(name, NAME_CHARS), path=source.path.name,
@@ -145,7 +150,7 @@ def generated_inputs(found: Found, tokens: int = DEFAULT_TOKENS, seed: int = DEF
 def check_tokens(found: Found, heads: int, tokens: int) -> None:
     """Refuse a token count whose trace could not fit in memory, from the shapes alone, before any
     input is generated (`--tokens 100000000` ran 37 s into a MemoryError)."""
-    from attention.scenario import memory_limit
+    from attention.compute.check import memory_limit
 
     limit = memory_limit()
     need = _trace_bytes(found, heads, tokens)
@@ -160,8 +165,8 @@ def check_tokens(found: Found, heads: int, tokens: int) -> None:
 
 
 def _trace_bytes(found: Found, heads: int, tokens: int) -> int:
-    """attention.scenario's estimate of the trace of this layer on `tokens` generated tokens."""
-    from attention.scenario import estimate_trace_bytes
+    """attention.datamodel.scenario's estimate of the trace of this layer on `tokens` generated tokens."""
+    from attention.compute.check import estimate_trace_bytes
 
     w = found.widths()
     S = tokens + 2 if found.cross else tokens
@@ -229,7 +234,7 @@ def import_layer(source: TensorSource, found: Found, heads: Optional[int] = None
 def check_inner(found: Found, inner: Inner, seed: int) -> None:
     """The answer fits the layer: only a TSL AttentionLayer has an inner attention to choose; ProbAttention's
     factor is 1 or more and its key sample's seed a scenario seed."""
-    from attention.fields import INT_MAX
+    from attention.datamodel.fields import INT_MAX
 
     if inner.scoring not in INNER_SCORINGS or (inner.sparse and not asks_inner(found)):
         raise CheckpointError("inner.error.family", scoring=inner.scoring, name=found.name)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from attention.problem import count, elide
+from attention.datamodel.problem import count, elide
 
 #: A config or index is a few KB; 64 MB is far above any real one (a 70B model's index is ~100 KB).
 MAX_BYTES = 64 << 20

@@ -20,10 +20,10 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention.engine import run
+from attention.compute.engine import run
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import Projection, Scenario
 from attention.models.decoder_layer import engine_attend, next_tokens, pairing_of
-from attention.parts import Part
-from attention.scenario import Projection, Scenario
 
 
 @dataclass

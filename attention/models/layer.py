@@ -14,8 +14,8 @@ from typing import Optional
 
 import numpy as np
 
+from attention.datamodel.scenario import Projection, Scenario
 from attention.kinds.dot_product import SCALED_DOT
-from attention.scenario import Projection, Scenario
 
 #: The projections of one layer, in the order the engine applies them.
 ROLES: tuple[str, ...] = ("query", "key", "value", "out")

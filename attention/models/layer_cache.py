@@ -23,12 +23,13 @@ from typing import Optional
 import numpy as np
 import torch
 
-from attention.engine import run
+from attention.compute import check
+from attention.compute.engine import run
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import Projection, Scenario
 from attention.models.errors import ModelError
 from attention.models.kv_cache import StepRecord
-from attention.parts import Part
-from attention.scenario import Projection, Scenario
-from attention.steps import project
+from attention.ops.steps import project
 
 #: scorings whose scores for one query row need only that row and the keys (additive too, but its key
 #: weights act inside the scoring: its cache would not be K; ProbSparse picks rows from all queries)
@@ -79,7 +80,7 @@ def step_scenario(sc: Scenario, keys: np.ndarray, values: np.ndarray, k: int) ->
     return Scenario(queries=sc.queries[:, k:k + 1], keys=keys, values=values, n_heads=sc.n_heads,
                     n_kv_heads=sc.n_kv_heads, d_keys=sc.dk, d_values=sc.dv,
                     projections={n: Projection(p.weight, p.bias) for n, p in projections.items()},
-                    scoring=sc.scoring, scale=sc.resolved_scale(), causal=False, positions=positions,
+                    scoring=sc.scoring, scale=check.resolved_scale(sc), causal=False, positions=positions,
                     fill_value=sc.fill_value, dtype=sc.dtype, device=sc.device)
 
 

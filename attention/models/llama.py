@@ -26,9 +26,13 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from attention import numbers, words
-from attention.models.checkpoint import CheckpointError, TensorSource
-from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm, swiglu
+import attention.words as words
+from attention.compute import threads
+from attention.datamodel import numbers
+from attention.kinds import qk_norm
+from attention.models.checkpoint import CheckpointError, TensorSource, check_finite
+from attention.models.decoder import Attend, DecoderForward, KeptWeights, rms_norm
+from attention.models.decoder_block import BlockStyle, BlockWeights, LayerAttention, run_layers
 from attention.models.errors import ModelError
 
 #: Hugging Face names of layer k's tensors, by role.
@@ -145,6 +149,7 @@ class LlamaDecoder:
                 raise CheckpointError("models.error.family_shape", path=source.path.name, tensor=key,
                                       shape=str(tuple(source.shape(key))), expected=str(shape))
             t = source._tensor(key)  # (out, in) nn.Linear layout, or (d,) for a norm
+            check_finite(source.path.name, key, t)
             source.reads.append(key)
             tensors[key] = t.to(torch.float32).contiguous()
         return cls(spec, tensors, tokenizer, source.config, source.path)  # the source (a file reader) is let go
@@ -177,7 +182,8 @@ class LlamaDecoder:
     # ---- the forward pass ----------------------------------------------------------------------
     @torch.no_grad()
     def forward(self, ids: list[int], attend: Optional[Attend] = None, dtype: torch.dtype = torch.float32,
-                start: int = 0, cache: Optional[KVCache] = None, last_logits: bool = False) -> DecoderForward:
+                start: int = 0, cache: Optional[KVCache] = None, last_logits: bool = False, from_layer: int = 0,
+                resid: Optional[torch.Tensor] = None) -> DecoderForward:
         """Every residual state, every layer's attention and the logits for one sequence `ids` (with `last_logits`
         only the last position's, (1, 1, vocab): all the next token needs; the output projection, vocab x d a
         position, is ~20% of a 16-token SmolLM2 pass).
@@ -185,10 +191,13 @@ class LlamaDecoder:
         `attend` computes one attention layer (the model view passes the engine); the default is
         `reference_attention`, written here so the forward can be checked on its own.  With `cache` (reference
         attention only) `ids` are the positions after the cached ones: start is the cache's length, the weights
-        are (1, H, L, cache length + L), and the cache grows by L."""
+        are (1, H, L, cache length + L), and the cache grows by L.  With `from_layer` and `resid` (B, L, d), the
+        residual entering that layer (a record's resid[from_layer]), the layers before it are not run again and the
+        record's lists begin at that layer (attention.models.head_map recomputes only the layers after a knocked
+        head)."""
         s = self.spec
         if cache is not None:
-            if attend is not None:
+            if attend is not None or from_layer:
                 raise ValueError("a KVCache is kept by the reference attention; an attend hook keeps its own")
             if cache.keys and cache.keys[0].dtype != dtype:
                 raise ValueError(f"the cache holds {cache.keys[0].dtype}; this pass asks for {dtype}")
@@ -201,41 +210,59 @@ class LlamaDecoder:
         if bad:
             raise ModelError("models.prompt.bad_id", id=bad[0], vocab=s.vocab_size)
         attend = attend or (lambda k, h, first: self.reference_attention(k, h, first, cache))
-        E = self.tensors[EMBED]
-        x = E[torch.as_tensor(ids)][None].to(dtype)  # (1, L, d)
-        resid, normed, outs, weights = [], [], [], []
-        for k in range(s.n_layers):
-            t = self._layer(k, dtype)
-            resid.append(x)
-            h = rms_norm(x, t["attn_norm"], s.eps)  # (1, L, d)
-            normed.append(h)
-            a, w = attend(k, h, start)  # (1, L, d), (1, H, L, L)
-            outs.append(a)
-            weights.append(w)
-            x = x + a
-            x = x + swiglu(rms_norm(x, t["ffn_norm"], s.eps), t["gate"], t["up"], t["down"])
+        threads.use_for_model(len(ids), self.tensors)  # attention/compute/threads.py: the policy
+        x = self._embed(ids, dtype) if resid is None else resid.to(dtype)  # (1, L, d) / (B, L, d)
+        resid, normed, outs, weights, x = run_layers(s.n_layers, x, lambda k: self._block(k, dtype), self.style,
+                                                     attend, start, first=from_layer)
         resid.append(x)
-        out = E if s.tied else self.tensors[LM_HEAD]  # (vocab, d)
-        last = x[:, -1:] if last_logits else x
-        logits = rms_norm(last, self.tensors[FINAL_NORM].to(dtype), s.eps) @ out.to(dtype).T  # (1, L or 1, vocab)
+        logits = self._output(x[:, -1:] if last_logits else x, dtype)  # (1, L or 1, vocab)
         return DecoderForward(resid, normed, outs, weights, logits)
+
+    # ---- the pieces a forward is made of (a Gemma 3 decoder, attention.models.gemma3, has its own) -------------
+    @property
+    def style(self) -> BlockStyle:
+        """What every layer does around its attention: pre-norm, SwiGLU, RMSNorm times w."""
+        return BlockStyle(self.spec.eps)
+
+    def _embed(self, ids: list[int], dtype: torch.dtype) -> torch.Tensor:
+        """E[ids] (1, L, d)."""
+        return self.tensors[EMBED][torch.as_tensor(ids)][None].to(dtype)
+
+    def _block(self, k: int, dtype: torch.dtype) -> BlockWeights:
+        t = self._layer(k, dtype)
+        return BlockWeights(t["attn_norm"], t["ffn_norm"], t["gate"], t["up"], t["down"])
+
+    def _output(self, x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+        """logits (1, n, vocab) = RMSNorm(x) @ W_outᵀ (W_out = E when tied)."""
+        out = self.tensors[EMBED] if self.spec.tied else self.tensors[LM_HEAD]  # (vocab, d)
+        return rms_norm(x, self.tensors[FINAL_NORM].to(dtype), self.spec.eps) @ out.to(dtype).T
 
     def _layer(self, k: int, dtype: torch.dtype) -> dict[str, torch.Tensor]:
         return {role: self.tensors[name.format(k=k)].to(dtype) for role, name in LAYER_TENSORS.items()}
 
+    def layer_attention(self, k: int) -> LayerAttention:
+        """How layer k's attention is computed beyond its four projections: one RoPE base for every layer,
+        scale head_dim^-1/2, no window, no QK-norm (a Gemma 3 decoder differs layer by layer)."""
+        return LayerAttention(self.spec.rope_base)
+
     def reference_attention(self, k: int, h: torch.Tensor, start: int = 0,
                             cache: Optional[KVCache] = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Llama's attention written out: GQA, RoPE in halves, scale head_dim^-1/2, causal softmax.
+        """The layer's attention written out: GQA, QK-norm where the layer has it, RoPE in halves at the layer's
+        base, scale head_dim^-1/2 (or the layer's), the causal mask and the layer's window, softmax.
 
         h (B, L, d) -> output (B, L, d), weights (B, H, L, S): S = L, or cached + L with `cache` (extended here)."""
         s = self.spec
+        la = self.layer_attention(k)
         t = {role: self.tensors[LAYER_TENSORS[role].format(k=k)].to(h.dtype) for role in ("q", "k", "v", "o")}
         B, L, _ = h.shape
         E = s.head_dim
         q = (h @ t["q"].T).view(B, L, s.n_heads, E)  # (B, L, H, E)
         kk = (h @ t["k"].T).view(B, L, s.n_kv_heads, E)  # (B, L, Hkv, E)
         v = (h @ t["v"].T).view(B, L, s.n_kv_heads, E)
-        cos, sin, mask = self._tables(start, L, h.dtype, cached=cache is not None)
+        if la.q_norm is not None:  # each head's row over its RMS, times 1 + w (Gemma 3), before RoPE
+            q = qk_norm.rms_norm(q, la.q_norm.to(h.dtype), la.norm_eps, "gemma3")
+            kk = qk_norm.rms_norm(kk, la.k_norm.to(h.dtype), la.norm_eps, "gemma3")
+        cos, sin, mask = self._tables(start, L, h.dtype, cached=cache is not None, base=la.base, window=la.window)
         q, kk = rope_halves(q, cos, sin), rope_halves(kk, cos, sin)
         if cache is not None:  # (B, S, Hkv, E): the cached positions, then these
             if len(cache.keys) > k:
@@ -247,27 +274,34 @@ class LlamaDecoder:
         rep = s.n_heads // s.n_kv_heads
         kk = kk.repeat_interleave(rep, dim=2)  # query head h reads kv head h // rep
         v = v.repeat_interleave(rep, dim=2)
-        sc = torch.einsum("blhe,bshe->bhls", q, kk) / math.sqrt(E)  # (B, H, L, S)
+        sc = torch.einsum("blhe,bshe->bhls", q, kk)  # (B, H, L, S)
+        sc = sc / math.sqrt(E) if la.scale is None else sc * la.scale
         sc = sc.masked_fill(mask, -math.inf)
         w = torch.softmax(sc, dim=-1)
         ctx = torch.einsum("bhls,bshe->blhe", w, v).reshape(B, L, s.n_heads * E)
         return ctx @ t["o"].T, w
 
-    def _tables(self, start: int, L: int, dtype: torch.dtype,
-                cached: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """RoPE's cos and sin (1, L, 1, E/2) and the causal mask (L, S), the same for all layers of a pass.
+    def _tables(self, start: int, L: int, dtype: torch.dtype, cached: bool = False, base: Optional[float] = None,
+                window: Optional[int] = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """RoPE's cos and sin (1, L, 1, E/2) at `base` (None: the spec's) and the mask (L, S): causal, and with a
+        window W also every key W or more positions back; the same for all layers of a pass that share them.
 
         Without a cache S = L (keys at the queries' positions); with one S = start + L (keys from position 0)."""
-        key = (start, L, dtype, cached)
-        memo = getattr(self, "_tables_cache", None)  # (key, tables): one attribute, swapped whole (threads)
-        if memo is None or memo[0] != key:
+        base = self.spec.rope_base if base is None else base
+        key = (start, L, dtype, cached, base, window)
+        memo = getattr(self, "_tables_cache", None) or {}  # key -> tables: one dict, replaced whole (threads)
+        if key not in memo:
             pos = torch.arange(start, start + L, dtype=torch.float64)
-            cos, sin = rope_tables(pos, self.spec.head_dim, self.spec.rope_base, dtype)
+            cos, sin = rope_tables(pos, self.spec.head_dim, base, dtype)
             S = start + L if cached else L
             query_at = torch.arange(L)[:, None] + (start if cached else 0)  # (L, 1) in the keys' numbering
-            memo = (key, (cos, sin, torch.arange(S)[None, :] > query_at))  # True = masked (a later key)
+            keys = torch.arange(S)[None, :]
+            mask = keys > query_at  # True = masked (a later key)
+            if window is not None:
+                mask = mask | (keys <= query_at - window)  # too far back: only l - W < s <= l are seen
+            memo = {**(memo if len(memo) < 8 else {}), key: (cos, sin, mask)}
             self._tables_cache = memo
-        return memo[1]
+        return memo[key]
 
     def next_tokens(self, logits: torch.Tensor, n: int = 10) -> list[tuple[int, str, float]]:
         """The n most likely next tokens after the last position: (id, label, probability)."""
@@ -283,15 +317,17 @@ def load_folder(path: str | Path) -> LlamaDecoder:
     The attention of layer 0 is read by families.py first, so every config convention (rope_parameters or
     rope_theta, head_dim, GQA) is the one the layer importer uses; what this forward does not compute is refused,
     naming the config field: another model_type, scaled RoPE, biases, an activation other than SiLU."""
-    from attention.models.checkpoint import open_source
     from attention.models.families import read_attention
     from attention.models.gguf_tokenizer import GGUFTokenizer
+    from attention.models.readers import open_source
 
     source = open_source(Path(path))
     cfg, where = source.config, source.path.name
 
-    def refuse(name: str, value: Any, expected: str) -> CheckpointError:
-        return CheckpointError("models.error.family_field", path=where, field=name, value=repr(value),
+    def refuse(name: str, value: Any, expected: Any) -> CheckpointError:
+        from attention.datamodel import limits
+
+        return CheckpointError("models.error.family_field", path=where, field=name, value=limits.shown(value),
                                expected=expected)
 
     if cfg.get("model_type") != "llama":
@@ -305,10 +341,17 @@ def load_folder(path: str | Path) -> LlamaDecoder:
             raise refuse(name, cfg[name], "false")
     if cfg.get("hidden_act", "silu") != "silu":
         raise refuse("hidden_act", cfg.get("hidden_act"), "silu")
+    from attention.datamodel import limits
+    from attention.datamodel.problem import Phrase
+    from attention.models.families import layer_prefixes
+
     for name in ("num_hidden_layers", "intermediate_size", "vocab_size"):
-        value = cfg.get(name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise refuse(name, value, "a whole number >= 1")
+        bad = limits.outside(cfg.get(name), 1, limits.INT_MAX)
+        if bad is not None:
+            raise refuse(name, cfg.get(name), bad)
+    held = len(layer_prefixes(source, "llama"))  # the layers the weights hold bound the layers built
+    if cfg["num_hidden_layers"] != held:
+        raise refuse("num_hidden_layers", cfg["num_hidden_layers"], Phrase("layers_held", {"n": held}))
     storage = source.dtype(LAYER_TENSORS["q"].format(k=0)).replace("torch.", "")
     spec = LlamaSpec.from_config({**cfg, "rope_theta": layer.rope.base, "head_dim": layer.head_dim},
                                  source.path.name, storage=storage)

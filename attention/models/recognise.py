@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
-from attention import words
+import attention.words as words
+from attention.datamodel.problem import Phrase
 from attention.models.checkpoint import TensorSource
 from attention.models.layer import ROLES, LayerWeights
 
@@ -76,8 +77,10 @@ class Found:
 
     def reason(self, lang: Optional[str] = None) -> str:
         """Why it cannot be imported, in words ('' when it can)."""
+        from attention.datamodel.problem import rendered
+
         sep = "；" if words.normalize(lang) == "zh" else "; "
-        return sep.join(words.text(key, lang, **dict(args)) for key, args in self.reasons)
+        return sep.join(words.text(key, lang, **rendered(dict(args), lang)) for key, args in self.reasons)
 
     @property
     def d_model(self) -> int:
@@ -125,9 +128,15 @@ _PATTERNS: dict[str, re.Pattern] = {
 }
 
 
-def find_layers(source: TensorSource) -> list[Found]:
+#: (source, layers found) -> the layers as a family module reads them (tsl_models.refine)
+Refine = Callable[[TensorSource, list["Found"]], list["Found"]]
+
+
+def find_layers(source: TensorSource, refine: Optional[Refine] = None) -> list[Found]:
     """Every attention layer in the file: in module order for a torch state dict, in natural name
-    order (layer 2 before layer 10) where the file keeps no order (safetensors)."""
+    order (layer 2 before layer 10) where the file keeps no order (safetensors).  `refine`: a
+    family module's closer reading of what was found (importing passes tsl_models.refine: which
+    Time-Series-Library model, whole encoder layers), applied before the order is set."""
     groups: dict[tuple[str, str], dict[str, str]] = {}  # (family, prefix) -> {role tag: key}
     for key in source.keys():
         for family, pattern in _PATTERNS.items():
@@ -151,9 +160,8 @@ def find_layers(source: TensorSource) -> list[Found]:
         layer = _BUILDERS[family](source, prefix, tags, heads)
         if layer is not None:
             found.append(layer)
-    from attention.models import tsl_models
-
-    found = tsl_models.refine(source, found)  # which Time-Series-Library model; whole encoder layers
+    if refine is not None:
+        found = refine(source, found)
     if not source.ordered:  # safetensors list names alphabetically: layer 10 would come before layer 2
         found.sort(key=lambda f: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", f.name)])
     return found
@@ -376,7 +384,8 @@ def _decoder_layers(source: TensorSource) -> list[Found]:
             facts = families.layer_facts(source, index)
         except CheckpointError as e:
             out.append(Found(_display(prefix), f"hf_{family}", {}, {}, {}, None, causal=True,
-                             reasons=((e.key, tuple((k, str(v)) for k, v in e.args_.items())),), extra=extra))
+                             reasons=((e.key, tuple((k, v if isinstance(v, Phrase) else str(v))
+                                                    for k, v in e.args_.items())),), extra=extra))
             continue
         H, Hkv, hd, E = facts["n_heads"], facts["n_kv_heads"], facts["head_dim"], facts["d_model"]
         shapes = {"query.weight": (H * hd, E), "key.weight": (Hkv * hd, E), "value.weight": (Hkv * hd, E),

@@ -15,13 +15,14 @@ from typing import Optional
 
 import numpy as np
 
-from attention import numbers, words
+import attention.words as words
+from attention.datamodel import numbers
+from attention.datamodel.problem import elide
+from attention.datamodel.scenario import Scenario
 from attention.models.bert import MASK_FILL, BertModel, Forward, ModelError
 from attention.models.errors import MAX_SENTENCE_CHARS, MAX_SENTENCES
 from attention.models.layer import to_scenario
 from attention.models.tokenizer import SentenceTokenizer
-from attention.problem import elide
-from attention.scenario import Scenario
 
 #: Characters of a sentence quoted in a layer scenario's notes.
 NOTE_CHARS = 200

@@ -41,15 +41,16 @@ from typing import Any, Optional
 
 import numpy as np
 
-from attention import time_labels, words
+import attention.words as words
+from attention.datamodel import time_labels
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import Scenario
 from attention.kinds import autocorrelation as ac
 from attention.kinds import ds_attention as ds
 from attention.kinds.prob_sparse import PROB_SPARSE
 from attention.models.checkpoint import CheckpointError, TensorSource
 from attention.models.layer import to_scenario
 from attention.models.recognise import Found, read_layer
-from attention.parts import Part
-from attention.scenario import Scenario
 
 DS, AUTOCORR, ENCODER, TWO_STAGE, FOURIER = "tsl_ds", "tsl_autocorr", "tsl_encoder", "tsl_two_stage", "tsl_fourier"
 #: families this module imports (recognise.py's "tsl" stays importing.py's)
@@ -530,8 +531,8 @@ def _encoder_part(source: TensorSource, found: Found) -> Part:
 
 def _refuse_problems(found: Found, sc: Scenario) -> None:
     """A scenario the kinds refuse (an odd Auto-Correlation length, a conv of another width) as one line."""
-    from attention.problem import render_lines
-    from attention.scenario import problems
+    from attention.compute.check import problems
+    from attention.datamodel.problem import render_lines
 
     errs = problems(sc, check_values=False)
     if errs:

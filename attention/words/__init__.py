@@ -32,6 +32,8 @@ TOPICS: tuple[str, ...] = (
     "tsl_models",
     "inner_attention",
     "model_view",
+    "heads",
+    "gemma",
 )
 
 _language = "en"

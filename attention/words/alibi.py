@@ -1,6 +1,6 @@
 """Words of ALiBi (attention/kinds/alibi.py): its fields, steps, lesson, explain lines and problems.
 
-Positions in sentences count from 1 (attention.numbers.position); indices written as code from 0."""
+Positions in sentences count from 1 (attention.datamodel.numbers.position); indices written as code from 0."""
 from __future__ import annotations
 
 EN = {
@@ -50,7 +50,6 @@ EN = {
     "problem.alibi_slopes": "expected one slope per query head, shape [{H}], got {got}",
     "problem.alibi_slopes_finite": "every slope must be a finite number",
     "quiz.reason.alibi_zero": "ALiBi adds 0 where the key's position (or the slope) is 0",
-    "problem.modifier_twice": "the modifier {kind} is listed twice; keep one",
     "problem.modifier_order": (
         "the score modifiers are applied in the order {order}; list them in that order"),
 }
@@ -60,14 +59,14 @@ ZH = {
     "field.alibi.slopes.help": "每个查询头一个斜率，形状 (H,)；null：用 BLOOM 的公式（8 个头时为 1/2、1/4 … 1/256）。",
     "field.alibi.form": "ALiBi 偏置形式",
     "field.alibi.form.help": (
-        "key：斜率 × 键的位置，BLOOM 的做法；relative：斜率 ×（键 − 查询），论文中的距离惩罚。两者每行只差一个常数，"
+        "“斜率 × 键位置”：BLOOM 的做法；“斜率 ×（键 − 查询）”：论文中的距离惩罚。两者每行只差一个常数，"
         "所以权重相同。"),
     "field.alibi.form.key": "斜率 × 键位置（BLOOM）",
     "field.alibi.form.relative": "斜率 ×（键 − 查询）（论文）",
     "step.alibi.bias.title": "ALiBi：每个头的偏置",
-    "step.alibi.bias.formula": "bias[h,l,s] = slope_h × s（相对形式：slope_h × (s − l)）",
+    "step.alibi.bias.formula": "偏置[h,l,s] = slope_h × s（相对形式：slope_h × (s − l)）",
     "step.alibi.scores.title": "ALiBi：加偏置后的分数",
-    "step.alibi.scores.formula": "biased[b,h,l,s] = scores[b,h,l,s] + bias[h,l,s]",
+    "step.alibi.scores.formula": "加偏置的分数[b,h,l,s] = 分数[b,h,l,s] + 偏置[h,l,s]",
     "map.step.alibi.bias": "ALiBi 偏置",
     "map.step.alibi.scores": "加偏置的分数",
     "lesson.alibi.bias.what": "ALiBi 不给 q 或 k 加位置信息，而是每个头在分数上加上 斜率 × 位置，每个头一个斜率。",
@@ -77,14 +76,14 @@ ZH = {
     "lesson.alibi.scores.distance": (
         "相对于查询，往回 d 步的键少了 斜率 × d：softmax 不受每行常数的影响，所以 斜率 × 键位置 与 "
         "斜率 ×（键 − 查询）得到相同的权重。"),
-    "explain.alibi.bias.formula.key": "alibi.bias[{h},{l},{s}] = slope[{h}] × {s}",
-    "explain.alibi.bias.formula.relative": "alibi.bias[{h},{l},{s}] = slope[{h}] × ({s} − {l})",
+    "explain.alibi.bias.formula.key": "偏置[{h},{l},{s}] = 斜率[{h}] × {s}",
+    "explain.alibi.bias.formula.relative": "偏置[{h},{l},{s}] = 斜率[{h}] × ({s} − {l})",
     "explain.alibi.bias.summary.key": (
         "头 {h1} 的斜率 {slope} 乘以键 {s} 的位置（{pos}：位置从 0 数，与代码一致）；每个查询行都一样。"),
     "explain.alibi.bias.summary.relative": (
         "头 {h1} 的斜率 {slope} 乘以键 {s} 相对查询 {l} 的偏移（{pos}）：对角线上为 0，越往回越负。"),
-    "explain.alibi.scores.formula.key": "biased[{b},{h},{l},{s}] = 分数 + slope[{h}] × {s}",
-    "explain.alibi.scores.formula.relative": "biased[{b},{h},{l},{s}] = 分数 + slope[{h}] × ({s} − {l})",
+    "explain.alibi.scores.formula.key": "加偏置的分数[{b},{h},{l},{s}] = 分数 + 斜率[{h}] × {s}",
+    "explain.alibi.scores.formula.relative": "加偏置的分数[{b},{h},{l},{s}] = 分数 + 斜率[{h}] × ({s} − {l})",
     "explain.alibi.scores.summary": (
         "头 {h1} 中查询 {l} 对键 {s}：分数加上 ALiBi 的偏置（斜率 {slope} 乘以位置）；掩码和 softmax 读的就是这个数。"),
     "problem.alibi_scoring": (
@@ -92,6 +91,5 @@ ZH = {
     "problem.alibi_slopes": "每个查询头应有一个斜率，形状应为 [{H}]，实际为 {got}",
     "problem.alibi_slopes_finite": "每个斜率都必须是有限的数",
     "quiz.reason.alibi_zero": "在键的位置（或斜率）为 0 的地方，ALiBi 加的是 0",
-    "problem.modifier_twice": "分数修饰 {kind} 出现了两次；只保留一个",
     "problem.modifier_order": "分数修饰按 {order} 的顺序应用；请按这个顺序列出",
 }

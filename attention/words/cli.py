@@ -34,6 +34,28 @@ EN = {
     "cli.read_only": (
         "{path} is write-protected; nothing was written (remove the protection, e.g. chmod u+w, "
         "or choose another file)"),
+    "cli.kind.link": "a symbolic link",
+    # what a write may replace (attention/out_guard.py)
+    "cli.out.input": (
+        "{flag} {path}: this is a file the command reads ({input}); nothing was written (choose another name)"),
+    "cli.out.other_kind": (
+        "{flag} {path}: exists and is not a {kind} file; nothing was written (remove it or choose another name)"),
+    "cli.out.link": (
+        "{flag} {path}: is a symbolic link (to {target}); nothing was written through it (give the file itself, "
+        "or remove the link)"),
+    "cli.out.kind.scenario": "scenario",
+    "cli.out.kind.trace": "trace",
+    "cli.out.kind.script": "script",
+    "cli.out.kind.worksheet": "worksheet",
+    "cli.out.kind.head_map": "head-importance map",
+    # bounds on what an option can ask for (attention/limits.py)
+    "cli.range": "{flag}: expected {expected}, got {got}",
+    "cli.size_range": "--max-json: expected a size of at most {limit} (or 0: no limit), got '{text}'",
+    "cli.trace_too_big_memory": (
+        "{file}: the JSON text (about {size}) would take about {need} of memory to build, more than the {free} "
+        "this machine can give now; write it compactly with --out FILE.npz (about {npz}) or keep only some steps "
+        "with --steps {example}"),
+    "cli.warning": "warning: {what}",
 }
 
 ZH = {
@@ -64,6 +86,22 @@ ZH = {
     "cli.kind.directory": "一个文件夹",
     "cli.kind.other": "特殊文件",
     "cli.read_only": "{path} 是写保护的；什么也没有写入（可先解除保护，例如 chmod u+w，或另选一个文件）",
+    "cli.kind.link": "一个符号链接",
+    "cli.out.input": "{flag} {path}：这是本命令要读取的文件（{input}）；什么也没有写入（请另选一个文件名）",
+    "cli.out.other_kind": "{flag} {path}：已存在，且不是{kind}文件；什么也没有写入（请删除它或另选一个文件名）",
+    "cli.out.link": (
+        "{flag} {path}：是一个符号链接（指向 {target}）；没有通过它写入任何内容（请给出文件本身，或删除这个链接）"),
+    "cli.out.kind.scenario": "场景",
+    "cli.out.kind.trace": "轨迹",
+    "cli.out.kind.script": "导出的脚本",
+    "cli.out.kind.worksheet": "练习纸",
+    "cli.out.kind.head_map": "头重要性图",
+    "cli.range": "{flag}：应为 {expected}，得到的是 {got}",
+    "cli.size_range": "--max-json：大小应不超过 {limit}（或 0：不限），得到的是 '{text}'",
+    "cli.trace_too_big_memory": (
+        "{file}：生成这段 JSON 文本（约 {size}）约需 {need} 内存，超过本机现在能提供的 {free}；"
+        "可用 --out FILE.npz 写成紧凑文件（约 {npz}），或用 --steps {example} 只输出部分步骤"),
+    "cli.warning": "警告：{what}",
 }
 
 # ---- argparse's --help (attention.cli._localize): the same words in English and Chinese --------------------------
@@ -74,7 +112,9 @@ HELP_EN = {
     "cli.epilog": (
         "render: `python main.py render FILE --out DIR [--lang en|zh]` writes a PNG of every step and a "
         "self-contained handout.html (it draws with the window's panes, so it lives in app/startup/render_cli.py; "
-        "`python main.py render --help` for its options)."),
+        "`python main.py render --help` for its options). Threads: torch's thread count is chosen per "
+        "computation (one thread for small work or when other programs keep the cores busy); "
+        "ATTENTION_THREADS=N in the environment, or --threads N after a command, fixes it."),
     "cli.usage": "usage: ",
     "cli.positionals": "positional arguments",
     "cli.options": "options",
@@ -119,7 +159,7 @@ HELP_EN = {
         "Write a scenario that runs one attention layer of a weights file with its real weights. A file holding "
         "one attention layer needs no --layer. The inputs are seeded random numbers of the layer's width unless "
         "--inputs gives a scenario whose queries/keys/values to use."),
-    "cli.opt.import.layer": "the layer, as `layers` lists it (or its position there)",
+    "cli.opt.import.layer": "the layer, as `layers` lists it (or its place in that list, counted from 1)",
     "cli.opt.import.heads": "head count (default: from config.json or the checkpoint)",
     "cli.opt.import.inputs": "take queries, keys, values (and tokens) from this scenario",
     "cli.opt.import.tokens": "generated inputs: N tokens (default 6)",
@@ -133,18 +173,18 @@ HELP_EN = {
         "weighted_sum)."),
     "cli.opt.tiles.block_q": "query rows per tile (default: L/2)",
     "cli.opt.tiles.block_k": "keys per tile (default: S/3)",
-    "cli.opt.tiles.batch": "only batch item B (from 0)",
-    "cli.opt.tiles.head": "only head H (from 0)",
-    "cli.opt.tiles.json": "print one JSON object (positions from 0)",
+    "cli.opt.tiles.batch": "only batch item B (counted from 1: --batch 1 is the first)",
+    "cli.opt.tiles.head": "only head H (counted from 1: --head 1 is head 1, as the text prints it)",
+    "cli.opt.tiles.json": "print one JSON object (there, as in trace files, positions count from 0)",
     "cli.opt.tiles.dtype": "override the scenario's dtype",
     "cli.opt.tiles.lang": "language of the text (default: the terminal's)",
     "cli.opt.tiles.blank": (
         "write a by-hand worksheet (blank running m, l, O per tile) and its answer key into --out DIR "
-        "(one batch item and head: --batch, --head, default 0)"),
+        "(one batch item and head: --batch, --head, default 1)"),
     "cli.opt.tiles.out": "with --blank: the folder to write the two pages into",
     "cli.opt.tiles.explain": (
-        "explain one running value instead: TILE WHAT ROW [COL], from 0 (TILE its place in the walk, WHAT m, l "
-        "or O, ROW the query, COL the column of O), of --batch/--head (default 0)"),
+        "explain one running value instead: TILE WHAT ROW [COL], counted from 1 as the text prints them (TILE "
+        "its place in the walk, WHAT m, l or O, ROW the query, COL the column of O), of --batch/--head (default 1)"),
     "cli.cmd.run": "run a real model on a text; write one scenario per layer",
     "cli.cmd.run.about": (
         "Run MODEL (minilm, glassllm, smollm2, a model folder or a .gguf file) on TEXT and write "
@@ -160,7 +200,8 @@ HELP_ZH = {
     "cli.epilog": (
         "render：`python main.py render FILE --out DIR [--lang en|zh]` 为每一步写一张 PNG，并写一份独立的 "
         "handout.html（它用窗口的面板绘图，所以在 app/startup/render_cli.py 中；选项见 "
-        "`python main.py render --help`）。"),
+        "`python main.py render --help`）。线程：torch 的线程数按每次计算选择（计算量小或其他程序占着各核时只用一个"
+        "线程）；在环境中设 ATTENTION_THREADS=N，或在命令后加 --threads N，可固定它。"),
     "cli.usage": "用法：",
     "cli.positionals": "位置参数",
     "cli.options": "选项",
@@ -198,7 +239,7 @@ HELP_ZH = {
     "cli.cmd.import.about": (
         "写出一个场景，用权重文件中某个注意力层的真实权重运行它。只含一个注意力层的文件不需要 --layer。"
         "输入是按该层宽度、用种子生成的随机数，除非 --inputs 给出一个场景，取用它的查询/键/值。"),
-    "cli.opt.import.layer": "要用的层，写法同 `layers` 的列表（或它在列表中的位置）",
+    "cli.opt.import.layer": "要用的层，写法同 `layers` 的列表（或它在列表中的位置，从 1 数起）",
     "cli.opt.import.heads": "头数（默认：取自 config.json 或检查点）",
     "cli.opt.import.inputs": "从这个场景取查询、键、值（以及词元）",
     "cli.opt.import.tokens": "生成的输入：N 个词元（默认 6）",
@@ -211,17 +252,17 @@ HELP_ZH = {
         "再给出输出 O / l 及其与精确 softmax（轨迹中的 weighted_sum）的最大差。"),
     "cli.opt.tiles.block_q": "每块的查询行数（默认：L/2）",
     "cli.opt.tiles.block_k": "每块的键数（默认：S/3）",
-    "cli.opt.tiles.batch": "只看批次第 B 项（从 0 开始）",
-    "cli.opt.tiles.head": "只看第 H 个头（从 0 开始）",
-    "cli.opt.tiles.json": "输出一个 JSON 对象（位置从 0 开始）",
+    "cli.opt.tiles.batch": "只看批次第 B 项（从 1 数起：--batch 1 是第一项）",
+    "cli.opt.tiles.head": "只看第 H 个头（从 1 数起：--head 1 就是第 1 头，与输出的文字一致）",
+    "cli.opt.tiles.json": "输出一个 JSON 对象（其中与轨迹文件一样，位置从 0 数起）",
     "cli.opt.tiles.dtype": "覆盖场景的数据类型",
     "cli.opt.tiles.lang": "文字的语言（默认：终端的语言）",
     "cli.opt.tiles.blank": (
-        "把一份手算练习（每块空出累计 m、l、O）及其答案写进 --out DIR（一个批次项和一个头：--batch、--head，默认 0）"),
+        "把一份手算练习（每块空出累计 m、l、O）及其答案写进 --out DIR（一个批次项和一个头：--batch、--head，默认 1）"),
     "cli.opt.tiles.out": "配合 --blank：写入这两页的文件夹",
     "cli.opt.tiles.explain": (
-        "改为解释一个累计值：TILE WHAT ROW [COL]，从 0 开始（TILE 是该块在遍历中的位置，WHAT 为 m、l 或 O，"
-        "ROW 是查询，COL 是 O 的列），针对 --batch/--head（默认 0）"),
+        "改为解释一个累计值：TILE WHAT ROW [COL]，与输出的文字一样从 1 数起（TILE 是该块在遍历中的位置，"
+        "WHAT 为 m、l 或 O，ROW 是查询，COL 是 O 的列），针对 --batch/--head（默认 1）"),
     "cli.cmd.run": "在一段文字上运行真实模型；每层写一个场景",
     "cli.cmd.run.about": (
         "在 TEXT 上运行 MODEL（minilm、glassllm、smollm2、模型文件夹或 .gguf 文件），写出 "
@@ -231,6 +272,15 @@ HELP_ZH = {
     "cli.opt.run.out": "写入 layer1.json ... 的文件夹",
     "cli.opt.run.lang": "文字的语言（默认：终端的语言）",
 }
+
+#: The commands that compute (a trace, tiles, a model's forward) and take --threads (attention/compute/threads.py).
+THREAD_COMMANDS = ("trace", "explain", "script", "tiles", "run", "import", "heads")
+HELP_EN.update({f"cli.opt.{c}.threads": (
+    "torch threads for the computation (default: the environment's ATTENTION_THREADS, else chosen by the "
+    "work's size and how busy the machine's cores are)") for c in THREAD_COMMANDS})
+HELP_ZH.update({f"cli.opt.{c}.threads": (
+    "计算所用的 torch 线程数（默认：环境变量 ATTENTION_THREADS，否则按计算量和机器各核的忙碌程度选择）")
+    for c in THREAD_COMMANDS})
 
 EN.update(HELP_EN)
 ZH.update(HELP_ZH)

@@ -1,4 +1,4 @@
-"""Words of argparse's own error lines (attention.cli_args), of `main.py render` (app/startup/render_cli.py)
+"""Words of argparse's own error lines (attention.cli.cli_args), of `main.py render` (app/startup/render_cli.py)
 and of the CLI's own argument checks."""
 from __future__ import annotations
 
@@ -53,11 +53,11 @@ RENDER_EN = {
     "cli.opt.render.lang": "language of the handout (default en)",
     "cli.opt.render.dtype": "override the scenario's dtype",
     "cli.opt.render.device": "override the scenario's device",
-    "cli.opt.render.batch": "batch item the pictures show (default 0, the first)",
+    "cli.opt.render.batch": "batch item the pictures show, counted from 1 (default 1, the first)",
     "cli.opt.render.blank": (
         "write a worksheet with these steps left blank (step ids, e.g. attention_weights, or 'tiles' for "
         "FlashAttention's running m, l, O) and its answer key instead of the handout; may be repeated"),
-    "cli.render.batch": "--batch: expected a batch item between 0 and {last}, got {got}",
+    "cli.render.batch": "--batch: batch items are counted from 1; expected 1 to {last}, got {got}",
     "cli.render.mkdir": "--out {path}: cannot create the folder ({why})",
     "cli.render.not_writable": "--out {path}: the folder is not writable",
     "cli.render.error": "error: {why}",
@@ -72,11 +72,11 @@ RENDER_ZH = {
     "cli.opt.render.lang": "讲义的语言（默认 en）",
     "cli.opt.render.dtype": "覆盖场景的数据类型",
     "cli.opt.render.device": "覆盖场景的设备",
-    "cli.opt.render.batch": "图中显示的批次项（默认 0，即第一项）",
+    "cli.opt.render.batch": "图中显示的批次项，从 1 数起（默认 1，即第一项）",
     "cli.opt.render.blank": (
         "改为写出练习纸：这些步骤留空（步骤 id，例如 attention_weights，或 'tiles' 表示 FlashAttention 的"
         "运行中 m、l、O），并附答案；可重复给出"),
-    "cli.render.batch": "--batch：批次项应在 0 到 {last} 之间，得到的是 {got}",
+    "cli.render.batch": "--batch：批次项从 1 数起，应在 1 到 {last} 之间，得到的是 {got}",
     "cli.render.mkdir": "--out {path}：无法创建文件夹（{why}）",
     "cli.render.not_writable": "--out {path}：文件夹不可写",
     "cli.render.error": "错误：{why}",

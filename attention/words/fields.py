@@ -1,4 +1,4 @@
-"""The words of the scenario's plain options (attention/fields.py): each control's label, its
+"""The words of the scenario's plain options (attention/datamodel/fields.py): each control's label, its
 tooltip (also the docs' meaning), its undo command, and the words of its choices.
 
 Keys: ``field.<name>``, ``field.<name>.help``, ``field.<name>.undo`` (placeholders: label, the

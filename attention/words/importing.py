@@ -99,6 +99,8 @@ EN = {
     "models.error.choose_layer": ("{path} holds {count} attention layers: name one with --layer "
                                   "(`main.py layers {path}` lists them)"),
     "models.error.no_such_layer": "--layer {name}: not in {path}; its layers: {names}",
+    "models.error.layer_position": ("--layer {got}: a layer's place in the list is counted from 1; {path} lists "
+                                    "{count} attention layers (1 … {count}), or name the layer"),
     "models.error.unsupported": "{name}: cannot be reproduced exactly, so it is not imported: {reason}",
     "models.error.heads_needed": "--heads: {name} does not say how many heads it has; choose one of {choices}",
     "models.error.heads_bad": "--heads {heads}: does not divide the widths of {name}; choose one of {choices}",
@@ -132,6 +134,12 @@ EN = {
                                       "rotary positions and window come from it (pass the config)"),
     "models.error.family_unknown": "{path}: config.json model_type is {value}; expected one of {known}",
     "models.error.family_field": "{path}: config.json {field} is {value}; expected {expected}",
+    "models.error.not_finite": ("{path}: the weights {key} hold NaN or infinity (first at {index}: {value}); "
+                                "nothing made from them could be shown or saved"),
+    "models.error.invalid_scenario": (
+        "{layer}: the scenario made from it would not load, so nothing was written: {problem}"),
+    "models.error.stored_size": ("{path}: {where} {field} is {value}, but the file stores {tensor} as ({shape}), "
+                                 "which does not fit it"),
     "models.error.family_tensor": "{path}: no tensor {tensor}; a {family} layer needs it",
     "models.error.family_shape": "{path}: {tensor} has shape {shape}; expected {expected}",
     "models.error.family_layer": "{path}: no {family} attention layer {layer}; the file holds layers {found}",
@@ -226,7 +234,7 @@ ZH = {
     "models.error.overlapping": ("{path}：{key} 声称有 {count} 个数（形状 {shape}"
                                  "），但文件里只为它存了 {stored}（重复数字的视图）；什么也没有读取"),
     "models.error.nested_deep": ("{path}：在 {limit} 层嵌套以内没有张量（找到：嵌"
-                                 "套更深的 {found}）；应为模型的 state dict"),
+                                 "套更深的 {found}）；应为模型的 state_dict"),
     "models.error.seed": "--seed：应为 0 到 2^64 - 1 之间的整数，实际是 {got}",
     "models.error.tokens_many": ("--tokens {got}：这一层在这么多词元上的计算需要 {size}，超过本机现在可用的 "
                                  "{free} 内存；最多可用 {most} 个词元"),
@@ -244,16 +252,18 @@ ZH = {
                                  "（没有运行任何东西）"),
     "models.error.plain_pickle": ("{path}：这是 Python pickle，不是 torch.save 保存的文件；没有反序列化它"
                                   "（请用 torch.save 保存模型的 state_dict）"),
-    "models.error.pickle_bad": "{path}：不是普通的 state dict（{detail}）；没有运行任何东西",
-    "models.error.torch_bad": "{path}：PyTorch 文件已损坏（{detail}）；应为 torch.save 保存的 state dict",
+    "models.error.pickle_bad": "{path}：不是普通的 state_dict（{detail}）；没有运行任何东西",
+    "models.error.torch_bad": "{path}：PyTorch 文件已损坏（{detail}）；应为 torch.save 保存的 state_dict",
     "models.error.not_float": "{path}：{key} 存的是 {dtype} 数；应为浮点权重",
-    "models.error.no_tensors": "{path}：里面没有张量（找到：{found}）；应为模型的 state dict",
+    "models.error.no_tensors": "{path}：里面没有张量（找到：{found}）；应为模型的 state_dict",
     "models.error.no_layers": ("{path}：{count} 个张量中没有注意力层（前几个：{first}）；应有 Time-Series-Library "
                                "*_projection、nn.MultiheadAttention in_proj_weight/out_proj、BERT "
                                "attention.self.query/key/value 或 GPT-2 c_attn/c_proj 键"),
     "models.error.choose_layer": ("{path} 含 {count} 个注意力层：用 --layer 指定一个"
                                   "（`main.py layers {path}` 会列出它们）"),
     "models.error.no_such_layer": "--layer {name}：{path} 中没有；其中的层：{names}",
+    "models.error.layer_position": ("--layer {got}：层在列表中的位置从 1 数起；{path} 列出 {count} 个注意力层"
+                                    "（1 … {count}），也可以直接写层名"),
     "models.error.unsupported": "{name}：无法精确重现，因此不导入：{reason}",
     "models.error.heads_needed": "--heads：{name} 没有说明头数；请从 {choices} 中选一个",
     "models.error.heads_bad": "--heads {heads}：不能整除 {name} 的宽度；请从 {choices} 中选一个",
@@ -271,7 +281,7 @@ ZH = {
     "models.list.cross": "交叉注意力",
     "models.list.unsupported": "不能导入：{reason}",
     "models.kind.safetensors": "safetensors，按需读取",
-    "models.kind.torch": "PyTorch 的 state dict（状态字典）",
+    "models.kind.torch": "PyTorch 的 state_dict（状态字典）",
     "models.kind.folder": "Hugging Face 文件夹",
     "models.kind.gguf": "GGUF 文件（llama.cpp），{storage} 权重",
     "models.kind.gguf_quantized": "GGUF 文件（llama.cpp），{storage} 权重，由 {bits} 位量化反量化而来",
@@ -285,6 +295,10 @@ ZH = {
                                       "都来自它（请提供配置）"),
     "models.error.family_unknown": "{path}：config.json 的 model_type 是 {value}；应为 {known} 之一",
     "models.error.family_field": "{path}：config.json 的 {field} 是 {value}；应为 {expected}",
+    "models.error.not_finite": (
+        "{path}：权重 {key} 中含有 NaN 或无穷大（第一个在 {index}：{value}）；由它算出的任何结果都无法显示或保存"),
+    "models.error.invalid_scenario": "{layer}：由它生成的场景无法载入，因此什么也没有写入：{problem}",
+    "models.error.stored_size": "{path}：{where} 的 {field} 是 {value}，但文件中 {tensor} 的形状是 ({shape})，与之不符",
     "models.error.family_tensor": "{path}：没有张量 {tensor}；{family} 层需要它",
     "models.error.family_shape": "{path}：{tensor} 的形状为 {shape}；应为 {expected}",
     "models.error.family_layer": "{path}：没有第 {layer} 个 {family} 注意力层；文件里的层：{found}",

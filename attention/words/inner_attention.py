@@ -71,7 +71,7 @@ ZH = {
     "inner.prob": "ProbAttention（Informer 的 ProbSparse）",
     "inner.factor": "因子 c",
     "inner.mix": "混合头与位置（Time-Series-Library 的 ProbAttention 总是如此）",
-    "inner.question": ("Time-Series-Library 的 state dict 只保存投影：FullAttention 和 ProbAttention 都没有权重，"
+    "inner.question": ("Time-Series-Library 的 state_dict 只保存投影：FullAttention 和 ProbAttention 都没有权重，"
                        "所以文件说不出这一层用的是哪一种。请选择模型训练时用的那一种（Informer：ProbAttention，"
                        "以及它的 --factor）。"),
     "inner.mix_help": ("Time-Series-Library 的 ProbAttention 以 (B, H, L, D) 返回上下文，AttentionLayer 不转置就把它"
@@ -80,7 +80,7 @@ ZH = {
     "inner.factor_help": ("ProbAttention 的 c（n_sample = c·⌈ln S⌉ 个键，n_top = c·⌈ln L⌉ 个查询）：模型训练时的 "
                           "--factor（Time-Series-Library 的 run.py 默认 1，Informer2020 默认 5）。"),
     "inner.needed": "请选择这一层所用的内部注意力：文件里看不出来。",
-    "inner.hint": ("{name}：按 FullAttention 导入；state dict 无法说明它是否用了 ProbAttention（Informer）："
+    "inner.hint": ("{name}：按 FullAttention 导入；state_dict 无法说明它是否用了 ProbAttention（Informer）："
                    "若是，请用 --scoring prob_sparse --factor F 导入（Informer2020 的编码器再加 --no-mix）"),
     "inner.imported": "内部注意力：{inner}",
     "cli.opt.import.scoring": ("Time-Series-Library 层的内部注意力（文件里看不出来）：scaled_dot（FullAttention，默认）"
@@ -88,7 +88,7 @@ ZH = {
     "cli.opt.import.factor": "ProbAttention 的因子 c，与训练时相同（--scoring prob_sparse 时必需）",
     "cli.opt.import.mix": ("像 Time-Series-Library 的 ProbAttention 那样混合头与位置（默认）；"
                            "Informer2020 的编码器和交叉注意力用 --no-mix"),
-    "inner.error.factor_needed": ("--factor：state dict 不保存 ProbAttention 的因子 c；请给出模型训练时用的值"
+    "inner.error.factor_needed": ("--factor：state_dict 不保存 ProbAttention 的因子 c；请给出模型训练时用的值"
                                   "（Time-Series-Library 的 run.py 默认 1，Informer2020 默认 5）"),
     "inner.error.factor": "--factor：应为 1 到 {most} 的整数，得到 {got}",
     "inner.error.factor_alone": "--factor：只能与 --scoring prob_sparse 一起使用（ProbAttention 的 c）",
@@ -103,9 +103,9 @@ ZH = {
     "inner.error.causal": ("--scoring prob_sparse：{name} 是因果的，此时 ProbAttention 的惰性行是沿位置的累加和，"
                            "需要键与查询一样多；得到 {L} 和 {S}"),
     "inner.error.seed": "--seed {got}：ProbAttention 的键抽样取自场景的种子，应为 0 到 {most} 的整数",
-    "inner.notes.full": ("内部注意力：FullAttention，导入时所选（state dict 无法说明；Informer 的 ProbAttention "
+    "inner.notes.full": ("内部注意力：FullAttention，导入时所选（state_dict 无法说明；Informer 的 ProbAttention "
                          "应使用 --scoring prob_sparse）。"),
-    "inner.notes.assumed": ("内部注意力：FullAttention，为假定（state dict 无法说明；若是 Informer 的 "
+    "inner.notes.assumed": ("内部注意力：FullAttention，为假定（state_dict 无法说明；若是 Informer 的 "
                             "ProbAttention，请用 --scoring prob_sparse --factor F 导入，或在对话框中选择）。"),
     "inner.notes.prob": ("内部注意力：ProbAttention（ProbSparse，因子 {factor}），导入时所选。{mix}"
                          "它的键抽样取自种子 {seed}，与 TSL 在该层前向计算之前执行 torch.manual_seed({seed}) "

@@ -45,7 +45,7 @@ ZH = {
     "parts.kind.alibi": "ALiBi（线性偏置）",
     "parts.kind.alibi.help": "给分数加上每个头随与键距离增长的偏置（BLOOM）。",
     "parts.kind.softcap": "软上限",
-    "parts.kind.softcap.help": "在掩码之前用 cap·tanh(s / cap) 把分数压到 (-cap, cap) 之内（Gemma 2）。",
+    "parts.kind.softcap.help": "在掩码之前用 上限·tanh(s / 上限) 把分数压到 (−上限, 上限) 之内（Gemma 2）。",
     "parts.kind.window": "滑动窗口",
     "parts.kind.window.help": "每个查询只看到截至自身位置的最后 W 个键（Mistral、Gemma）。",
     "field.scoring.hidden.label": "隐藏单元数",

@@ -140,7 +140,7 @@ EN: dict[str, str] = {
         "can be stacked. Switched off, the output is the concatenation itself."
     ),
     # extra.mask
-    "lesson.extra.mask.marks": "The mask marks the keys a query may not see (True = masked).",
+    "lesson.extra.mask.marks": "The mask marks the keys a query may not see (✓ = masked).",
     "lesson.extra.mask.d2l": (
         "Counting keys from 1 as the labels do, key s is kept when s ≤ valid_len and masked when s > valid_len (d2l's "
         "code counts from 0: arange(S) < valid_len); causal masking also hides every key s > l."
@@ -189,7 +189,7 @@ EN: dict[str, str] = {
     ),
     # extra.selected
     "lesson.extra.selected.chosen": (
-        "The {n_top} queries with the largest M in each head are chosen (True); only their rows get full scores and a "
+        "The {n_top} queries with the largest M in each head are chosen (✓); only their rows get full scores and a "
         "softmax."
     ),
     "lesson.extra.selected.lazy": (
@@ -219,8 +219,8 @@ ZH: dict[str, str] = {
     ),
     # head_split
     "lesson.head_split.one_head": (
-        "只有一个头时什么也不切：这个头拥有投影后每一行的全部 {width} 列，view 只是多加了一个大小为 1 的头维度。把 H 设"
-        "为 2 或更大，就能看到 d_model 如何分给各个头。"
+        "只有一个头时什么也不切：这个头拥有投影后每一行的全部 {width} 列，.view() 只是多加了一个大小为 1 的头维度。"
+        "把 H 设为 2 或更大，就能看到 d_model 如何分给各个头。"
     ),
     "lesson.head_split.cut": (
         "{heads} 个头并没有各自新的权重：投影后的每一行被切成 {heads} 段，每段 {width} 列，第 h 头取第 (h−1)·{width}+1 "
@@ -236,11 +236,11 @@ ZH: dict[str, str] = {
     ),
     "lesson.scores.additive_widths": (
         "查询和键的维度可以不同，因为 W_q 和 W_k 把二者映射到同一个隐藏空间；tanh 把每个特征限制在 [-1, 1] 内。d2l 不"
-        "做缩放：除非另行设置，这里 scale 为 1（即公式中的 × scale）。"
+        "做缩放：除非另行设置，这里缩放系数为 1（即公式中的 × 缩放系数）。"
     ),
     "lesson.scores.dot": "每个分数是一个查询与一个键的点积 q · k：二者方向越一致，分数越大。",
     "lesson.scores.dot_unscaled": (
-        "这种评分不做缩放（scale = {scale}）；头的维度越大，分数越大，softmax 就越接近独热（one-hot）。"
+        "这种评分不做缩放（缩放系数 = {scale}）；头的维度越大，分数越大，softmax 就越接近独热。"
     ),
     "lesson.scores.scaled": "每个分数是一个查询与一个键的点积 q · k，再乘以缩放因子 1/√d_k。",
     "lesson.scores.why_sqrt_dk": (
@@ -297,11 +297,11 @@ ZH: dict[str, str] = {
     ),
     # concat
     "lesson.concat.view": (
-        "把各头的输出重新并排拼接：只是把 (B, L, {heads}, {dv}) 直接 view 成 (B, L, {heads}·{dv})，不做任何运算，于是每"
-        "一行包含了所有头为该查询找到的结果。"
+        "把各头的输出重新并排拼接：只是把 (B, L, {heads}, {dv}) 直接用 .view() 变成 (B, L, {heads}·{dv})，"
+        "不做任何运算，于是每一行包含了所有头为该查询找到的结果。"
     ),
     "lesson.concat.mix": (
-        "按 Time-Series-Library 的 ProbSparse 布局，这次 view 之前没有转置，所以一行里混合了不同的位置和头。"
+        "按 Time-Series-Library 的 ProbSparse 布局，这次 .view() 之前没有转置，所以一行里混合了不同的位置和头。"
     ),
     # output
     "lesson.output.mix": "输出投影 W_o（再加偏置）作用在拼接后的每一行上：各个头的结果正是在这里相互混合。",
@@ -310,7 +310,7 @@ ZH: dict[str, str] = {
         "就是拼接结果本身。"
     ),
     # extra.mask
-    "lesson.extra.mask.marks": "掩码标出查询不能看到的键（True 表示被掩蔽）。",
+    "lesson.extra.mask.marks": "掩码标出查询不能看到的键（✓ 表示被掩蔽）。",
     "lesson.extra.mask.d2l": (
         "与标签一样从 1 数起：s ≤ 有效长度的键保留，s > 有效长度的键被掩蔽"
         "（d2l 的代码从 0 数起：arange(S) < valid_len）；因果掩码还会遮住所有 s > l 的键。"
@@ -352,7 +352,7 @@ ZH: dict[str, str] = {
     "lesson.extra.top_index": "每个头中 M 最大的 {n_top} 个查询；只有它们会计算完整的分数和 softmax。",
     # extra.selected
     "lesson.extra.selected.chosen": (
-        "每个头中 M 最大的 {n_top} 个查询被选中（True）；只有这些行会计算完整的分数和 softmax。"
+        "每个头中 M 最大的 {n_top} 个查询被选中（✓）；只有这些行会计算完整的分数和 softmax。"
     ),
     "lesson.extra.selected.lazy": "其余的“惰性”查询保留一个廉价的默认输出：值的均值（因果时为值的累加和）。",
     # parameters shown as inputs

@@ -59,7 +59,7 @@ ZH = {
                                "否则每行还会读取它之后的行，而缓存尚未见到这些行"),
     "layer_cache_sizes": ("经 KV 缓存生成下一个词元需要自注意力的尺寸：键的行数与查询的行数相同（L = S），至少 2；"
                           "此层 L = {L}，S = {S}"),
-    "layer_cache_scoring": "经 KV 缓存生成下一个词元适用于点积打分（scaled_dot、dot）；此层的打分方式为 {scoring}",
+    "layer_cache_scoring": "经 KV 缓存生成下一个词元适用于点积打分（缩放点积、点积）；此层的打分方式为 {scoring}",
     "layer_cache_parts": "经 KV 缓存生成下一个词元在各部件中只处理 RoPE；此层还有：{parts}",
     "layer_cache_valid_lens": ("经 KV 缓存生成下一个词元：此层有有效长度；缓存会读取新行之前的每一行"
                                "（请在参数 ▸ 掩码中去掉它们）"),

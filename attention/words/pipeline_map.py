@@ -3,7 +3,7 @@
 Keys ``map.step.<step id>``: the short name of a step on its chip in the map of steps (the full
 title, attention/words/steps.py, is the chip's tooltip); a step without a short name here shows
 its title.  Keys ``slide_explain.*``: what the slide says around an explanation (the explanation
-itself comes from attention/explain.py and attention/words/explain.py).
+itself comes from attention/teaching/explain.py and attention/words/explain.py).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Words around positions and indices (attention.numbers.position: a person reads positions
+"""Words around positions and indices (attention.datamodel.numbers.position: a person reads positions
 counted from 1; code shows its index from 0; where both appear side by side, both are named).
 
 Placeholders: index (the code's index, from 0), where (a position phrase such as "key 3"),

@@ -1,5 +1,5 @@
 """Problems: what the loader, the engine's checks and a failed save say, keyed by problem code
-(attention/problem.py).  A line is `path` + "problem.sep" + the sentence; a sentence's
+(attention/datamodel/problem.py).  A line is `path` + "problem.sep" + the sentence; a sentence's
 placeholders are the problem's arguments.  Every code the code base raises is here (a test scans
 for them)."""
 from __future__ import annotations
@@ -21,6 +21,19 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
     ("got_long_number", "a very long number", "一个位数过多的数"),
     ("got_too_large", "a number too large for float64", "一个超出 float64 范围的数"),
     ("both", "{a} and {b}", "{a} 和 {b}"),
+    # what a bounded value was expected to be (attention/limits.py)
+    ("range_whole", "a whole number from {minimum} to {maximum}", "{minimum} 到 {maximum} 之间的整数"),
+    ("range_number", "a number from {minimum} to {maximum}", "{minimum} 到 {maximum} 之间的数"),
+    ("range_more", "a number more than {name} = {low}", "大于 {name} = {low} 的数"),
+    ("range_most", "a whole number of at most {name} = {high}", "不超过 {name} = {high} 的整数"),
+    ("range_at_least", "a number of at least {minimum}", "不小于 {minimum} 的数"),
+    ("range_positive", "a positive number", "正数"),
+    ("range_finite", "a finite number", "有限的数"),
+    ("equal_to", "{value} (= {name})", "{value}（= {name}）"),
+    ("blocks_held", "{n}, the blocks the file holds", "{n}（文件中的块数）"),
+    ("layers_held", "{n}, the layers the weights hold", "{n}（权重中的层数）"),
+    ("whole_head", "{value} (the whole head rotates; partial rotary is not reproduced)",
+     "{value}（整个头都旋转；部分旋转无法重现）"),
     # dimensions and what they mean
     ("dims_1", "1-D", "1 维"),
     ("dims_2", "2-D", "2 维"),
@@ -138,6 +151,9 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
      "{H} 个头不能整除 d_model = {d_model}（查询的宽度），而 {which} 默认等于 d_model / H；请选择能整除 {d_model} "
      "的头数，或设置 {which}"),
     ("shape", "expected shape {expected}, got {got}", "形状应为 {expected}，实际为 {got}"),
+    ("part_twice", "{kind} is listed {n} times (first at {first}); its steps are computed once, so the others would "
+                   "be ignored: keep one",
+     "{kind} 列出了 {n} 次（第一次在 {first}）；它的步骤只计算一次，其余的会被忽略：只保留一个"),
     ("identity_width", "absent (identity) needs the {src}' width {width} to equal n_heads * {knob} = {H} * {per_head} "
                        "= {out}; give a weight or set {knob} to {fix}",
      "不使用权重（恒等映射）时，{src} 的宽度 {width} 必须等于 n_heads × {knob} = {H} × {per_head} = {out}；"

@@ -58,15 +58,15 @@ EN: dict[str, str] = {
 
 ZH: dict[str, str] = {
     "step.rope.query.title": "旋转后的查询（RoPE）",
-    "step.rope.query.formula": ("q'[l] = R(p·θ) q[l]，p = offset + l：每个头前 r 列中的第 i 对旋转 p·θ_i，"
-                                "θ_i = base^(−2i/r)"),
+    "step.rope.query.formula": ("q'[l] = R(p·θ) q[l]，p = 偏移 + l：每个头前 r 列中的第 i 对旋转 p·θ_i，"
+                                "θ_i = 基数^(−2i/r)"),
     "step.rope.key.title": "旋转后的键（RoPE）",
     "step.rope.key.formula": ("k'[s] = R(p·θ) k[s]，p = 键偏移 + s：每个位置的旋转与查询相同，"
                               "因此 q'·k' 只通过位置之差依赖于位置"),
     "map.step.rope.query": "旋转 Q",
     "map.step.rope.key": "旋转 K",
     "field.rope.base.label": "RoPE 基数",
-    "field.rope.base.help": "θ_i = base^(−2i/r)：基数越大，慢速的列对转得越慢（Llama：10000，Llama 3：500000）。",
+    "field.rope.base.help": "θ_i = 基数^(−2i/r)：基数越大，慢速的列对转得越慢（Llama：10000，Llama 3：500000）。",
     "field.rope.fraction.label": "旋转比例",
     "field.rope.fraction.help": ("每个头中参与旋转的列所占比例：r = int(d_k × 比例)，对应 GPT-NeoX 的 rotary_pct "
                                  "和 Phi 的 partial_rotary_factor；其余列原样通过。"),
@@ -76,7 +76,7 @@ ZH: dict[str, str] = {
     "field.rope.pairing.halves": "前后两半（Hugging Face）",
     "field.rope.pairing.adjacent": "相邻两列（Meta、GPT-J）",
     "field.rope.offset.label": "位置偏移",
-    "field.rope.offset.help": "查询 l 位于位置 offset + l（未设键偏移时，键 s 位于 offset + s）。",
+    "field.rope.offset.help": "查询 l 位于位置 偏移 + l（未设键偏移时，键 s 位于 偏移 + s）。",
     "field.rope.key_offset.label": "键偏移",
     "field.rope.key_offset.help": ("键 s 位于位置 键偏移 + s；留空：与查询相同的偏移。带缓存的解码步骤："
                                    "查询位于 S − L … S − 1，键位于 0 … S − 1。"),

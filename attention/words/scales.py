@@ -1,6 +1,6 @@
 """The words of colour scales and of a pane's scale lock (app/panes/scale_lock.py).
 
-Placeholders: n (how many numbers), lo / hi (the ends of the scale, written by attention.numbers).
+Placeholders: n (how many numbers), lo / hi (the ends of the scale, written by attention.datamodel.numbers).
 """
 from __future__ import annotations
 

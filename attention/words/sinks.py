@@ -59,10 +59,10 @@ ZH = {
         "每个查询头一个学到的 logit，形状 (H,)（gpt-oss）：它作为额外的一列加入每行的 softmax，之后再去掉，"
         "所以一行的权重之和小于 1。"),
     "step.sinks.mass.title": "汇聚：拿走的份额",
-    "step.sinks.mass.formula": "mass[b,h,l] = exp(sink_h) / (Σ_s exp(masked[b,h,l,s]) + exp(sink_h)) = 1 − Σ_s A",
+    "step.sinks.mass.formula": "份额[b,h,l] = exp(sink_h) / (Σ_s exp(掩蔽后分数[b,h,l,s]) + exp(sink_h)) = 1 − Σ_s A",
     "map.step.sinks.mass": "汇聚份额",
     "step.attention_weights.formula.sinks": (
-        "A = softmax([掩蔽后分数, sink_h]，对键和汇聚)，去掉汇聚列：每行之和 = 1 − sinks.mass"),
+        "A = softmax([掩蔽后分数, sink_h]，对键和汇聚)，去掉汇聚列：每行之和 = 1 − 汇聚份额"),
     "lesson.sinks.mass.what": (
         "汇聚是每行 softmax 里多出的一列，值为该头学到的 logit；softmax 之后去掉，这里是它拿走的份额。"),
     "lesson.sinks.mass.sum": "一行的权重加上汇聚份额等于 1：汇聚拿得多，查询关注得就少。",
@@ -71,17 +71,17 @@ ZH = {
     "lesson.sinks.weights.less": (
         "所以每行之和等于 1 减去汇聚的份额，小于 1：查询可以几乎什么都不关注。所有键都被掩蔽时汇聚拿走整行：权重为 0，"
         "而不是 NaN。"),
-    "explain.sinks.sink_term": "汇聚：exp(sinks[{h}] − m) = exp({x} − {m}) = {e}",
+    "explain.sinks.sink_term": "汇聚：exp(汇聚[{h}] − m) = exp({x} − {m}) = {e}",
     "explain.sinks.weights.formula": (
-        "A[{b},{h},{l},{s}] = exp(x_{s} − m) / (Σ_j exp(x_j − m) + exp(sink − m))，m = max(行, sink)"),
+        "A[{b},{h},{l},{s}] = exp(x_{s} − m) / (Σ_j exp(x_j − m) + exp(汇聚 − m))，m = max(行, 汇聚)"),
     "explain.sinks.weights.summary": (
         "头 {h1} 中查询 {l} 那一行加上汇聚列（logit {sink}）后的 softmax；m = {m} 是该行与汇聚中的最大值。"
         "汇聚拿走了 {mass}，所以这一行的权重之和为 {rest}。"),
-    "explain.sinks.mass.formula": "mass[{b},{h},{l}] = exp(sink − m) / (Σ_j exp(x_j − m) + exp(sink − m))",
+    "explain.sinks.mass.formula": "份额[{b},{h},{l}] = exp(汇聚 − m) / (Σ_j exp(x_j − m) + exp(汇聚 − m))",
     "explain.sinks.mass.summary": (
         "头 {h1} 中查询 {l} 那一行里汇聚的份额：它的 logit {sink} 与该行的掩蔽后分数相比。它拿走了 {mass}；"
         "各键的权重之和为 {rest}。"),
-    "explain.sinks.fully.formula": "all(mask[{b},{l},:])：所有键都被掩蔽",
+    "explain.sinks.fully.formula": "all(掩码[{b},{l},:])：所有键都被掩蔽",
     "explain.sinks.fully.summary": (
         "批次 {b} 的查询 {l} 的所有键都被掩蔽，所以汇聚拿走整行：每个权重都是 0（不是均匀，也不是 NaN，"
         "与填充值 {fill} 无关），这一行的输出为 0。"),

@@ -26,16 +26,16 @@ EN = {
 
 ZH = {
     "field.softcap.cap": "软上限",
-    "field.softcap.cap.help": "cap > 0：缩放之后、掩码之前，分数变为 cap × tanh(分数 / cap)（Gemma 2：50）。",
+    "field.softcap.cap.help": "上限 > 0：缩放之后、掩码之前，分数变为 上限 × tanh(分数 / 上限)（Gemma 2：50）。",
     "step.softcap.scores.title": "软上限后的分数",
-    "step.softcap.scores.formula": "capped[b,h,l,s] = 上限 × tanh(scores[b,h,l,s] / 上限)",
+    "step.softcap.scores.formula": "上限后的分数[b,h,l,s] = 上限 × tanh(分数[b,h,l,s] / 上限)",
     "map.step.softcap.scores": "软上限",
     "lesson.softcap.scores.what": (
-        "软上限用 cap × tanh(分数 / cap) 把每个分数压进 (−cap, cap)：小分数几乎不变，大分数趋于 ±cap。"),
+        "软上限用 上限 × tanh(分数 / 上限) 把每个分数压进 (−上限, 上限)：小分数几乎不变，大分数趋于 ±上限。"),
     "lesson.softcap.scores.why": (
         "这样没有哪个键能靠一个巨大的 logit 拿走全部权重。Gemma 2 对缩放后的分数（缩放为 "
         "query_pre_attn_scalar^(−1/2)）在掩码之前做软上限。"),
-    "explain.softcap.formula": "capped[{b},{h},{l},{s}] = {cap} × tanh(分数 / {cap})",
+    "explain.softcap.formula": "上限后的分数[{b},{h},{l},{s}] = {cap} × tanh(分数 / {cap})",
     "explain.softcap.summary": (
         "分数 {score} 除以上限 {cap}，过 tanh，再乘以上限：{result}，向 0 靠近了 {squeeze}"
         "（在 0 附近 tanh x ≈ x，几乎不变；离得远时结果始终在 ±{cap} 之内）。"),

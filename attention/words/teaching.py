@@ -166,7 +166,7 @@ ZH: dict[str, str] = {
     "worksheet.task": "请填写以下步骤的空格：{names}。每个数都由它前面的步骤算出。",
     "worksheet.heading": "练习单",
     "worksheet.key_heading": "答案",
-    "worksheet.tiles_choice": "FlashAttention 分块的运行值 m、ℓ、O（tiles）",
+    "worksheet.tiles_choice": "FlashAttention 分块的运行值 m、ℓ、O",
     "worksheet.tiles_refused": "这个场景无法出分块运行值（tiles）的练习：{why}",
     "export.cannot.png": "{path}：无法写入 PNG 文件",
     "export.cannot.svg": "{path}：无法写入 SVG 文件",

@@ -1,5 +1,5 @@
-"""Words of the tiled view (FlashAttention's tiles and online softmax): attention/tiles.py,
-attention/tiles_explain.py, `main.py tiles`, the window's tiles dialog (app/teaching/tiles_view.py).
+"""Words of the tiled view (FlashAttention's tiles and online softmax): attention/teaching/tiles.py,
+attention/teaching/tiles_explain.py, `main.py tiles`, the window's tiles dialog (app/teaching/tiles_view.py).
 
 Positions in sentences count from 1; formulas keep code's notation."""
 from __future__ import annotations
@@ -17,13 +17,16 @@ EN = {
         "The tiled view does not apply here: with the steps {steps}, the weights are not one softmax per row "
         "of the masked scores, so the tiles' online softmax would not give this scenario's output."),
     "tiles.error.explain_args": (
-        "--explain: expected TILE WHAT ROW [COL], whole numbers from 0 and WHAT one of m, l, O; got {got}"),
+        "--explain: expected TILE WHAT ROW [COL], whole numbers counted from 1 and WHAT one of m, l, O; got {got}"),
     "tiles.error.block": "{field}: expected a whole number of at least 1, got {got}",
+    "tiles.error.too_many": (
+        "{field} {got}: cuts {n} positions into {blocks} blocks; at most {most} are walked: give {field} {least} "
+        "or more"),
     "tiles.error.overflow": (
         "the scores overflowed (batch item {b}, head {h}, query {l}, key {s} is not a finite number), so there is "
         "no softmax to compute tile by tile; use float64 or smaller numbers"),
-    "tiles.error.batch": "--batch: this scenario has {n} batch item(s), numbered 0 … {last}; got {got}",
-    "tiles.error.head": "--head: this scenario has {n} head(s), numbered 0 … {last}; got {got}",
+    "tiles.error.batch": "--batch: batch items are counted from 1; this scenario has {n}, numbered 1 … {n}; got {got}",
+    "tiles.error.head": "--head: heads are counted from 1; this scenario has {n}, numbered 1 … {n}; got {got}",
     # the walk, in words
     "tiles.header": (
         "Tiles of {br} query rows × {bc} keys: {nq} query block(s) × {nk} key block(s), in FlashAttention-2 "
@@ -81,7 +84,7 @@ EN = {
     "tiles.explain.final": "After the last key block: O / ℓ = {O} / {l} = {out}; the engine's weighted sum: {exact}",
     "tiles.explain.bad_what": "what: expected one of m, l, O; got {got}",
     "tiles.explain.bad_index": "{field}: expected 0 … {last}, got {got}",
-    # the by-hand worksheet (attention/tiles_worksheet.py)
+    # the by-hand worksheet (attention/teaching/tiles_worksheet.py)
     "tiles.sheet.title": "Worksheet: FlashAttention's tiles by hand (batch item {b}, head {h})",
     "tiles.sheet.key_title": "Answer key: FlashAttention's tiles (batch item {b}, head {h})",
     "tiles.sheet.intro": (
@@ -150,13 +153,15 @@ ZH = {
         "分块视图在这里不适用：有了步骤 {steps}，权重不再是掩码后分数逐行的 softmax，"
         "分块的在线 softmax 得不到这个场景的输出。"),
     "tiles.error.explain_args": (
-        "--explain：应为 TILE WHAT ROW [COL]，整数从 0 数起，WHAT 为 m、l、O 之一；得到的是 {got}"),
+        "--explain：应为 TILE WHAT ROW [COL]，整数从 1 数起，WHAT 为 m、l、O 之一；得到的是 {got}"),
     "tiles.error.block": "{field}：应为不小于 1 的整数，得到的是 {got}",
+    "tiles.error.too_many": (
+        "{field} {got}：把 {n} 个位置切成 {blocks} 块；最多只走 {most} 块：请给 {field} {least} 或更大"),
     "tiles.error.overflow": (
         "分数溢出了（批次第 {b} 项、第 {h} 头、查询 {l}、键 {s} 不是有限数），没有可以逐块计算的 softmax；"
         "请用 float64 或更小的数"),
-    "tiles.error.batch": "--batch：这个场景有 {n} 个批次项，编号 0 … {last}；得到的是 {got}",
-    "tiles.error.head": "--head：这个场景有 {n} 个头，编号 0 … {last}；得到的是 {got}",
+    "tiles.error.batch": "--batch：批次项从 1 数起；这个场景有 {n} 项，编号 1 … {n}；得到的是 {got}",
+    "tiles.error.head": "--head：头从 1 数起；这个场景有 {n} 个头，编号 1 … {n}；得到的是 {got}",
     "tiles.header": (
         "分块：每块 {br} 个查询行 × {bc} 个键；共 {nq} 个查询块 × {nk} 个键块，按 FlashAttention-2 的顺序"
         "（每个查询块依次经过所有键块）。位置从 1 数起。"),

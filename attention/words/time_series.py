@@ -10,7 +10,7 @@ padding repeats), i (a variable or time feature, counted from 1), scale / index 
 its scale, 1 = the input steps, and its place in it, both counted from 1), distance (steps within a scale),
 lag, roll, t, source, steps, winner (time steps, written as the code indexes them, from 0, like
 the time labels' t), weight / value / product and the other numbers (already written by
-attention.numbers.rounded), n (a count), k (taps of a convolution).
+attention.datamodel.numbers.rounded), n (a count), k (taps of a convolution).
 """
 from __future__ import annotations
 
@@ -325,14 +325,14 @@ ZH: dict[str, str] = {
     "step.extra.destationary.title": "去平稳分数 q·k·τ + Δ",
     "step.extra.destationary.formula": "去平稳[b,h,l,s] = (q_l · k_s) × τ[b] + Δ[b,s]",
     "step.scores.title.ds_attention": "softmax 看到的分数",
-    "step.scores.formula.ds_attention": "分数[b,h,l,s] = scale × ((q_l · k_s) × τ[b] + Δ[b,s])",
+    "step.scores.formula.ds_attention": "分数[b,h,l,s] = 缩放系数 × ((q_l · k_s) × τ[b] + Δ[b,s])",
     "lesson.extra.destationary": (
         "Non-stationary Transformer 在注意力之前把每条序列归一化，这会让所有序列看起来都差不多；"
         "DSAttention 把丢掉的尺度和水平补回来：τ 乘以一条序列的点积（τ > 1 让权重更尖锐，τ < 1 让权重更平坦），"
         "Δ 给某个键的分数在所有查询上加同样的量。"),
     "lesson.scores.ds_attention": (
-        "softmax 看到的是 scale × (q·k × τ + Δ)：Time-Series-Library 在加上 Δ 之后才缩放，"
-        "所以每个键的 Δ 实际起作用的是 scale × Δ（{scale} × Δ），而不是 Δ。"),
+        "softmax 看到的是 缩放系数 × (q·k × τ + Δ)：Time-Series-Library 在加上 Δ 之后才缩放，"
+        "所以每个键的 Δ 实际起作用的是 缩放系数 × Δ（{scale} × Δ），而不是 Δ。"),
     "lesson.scores.ds_attention_delta": (
         "因为 Δ 对每个查询都一样，它只在键之间挪"
         "动权重：Δ 更大的键在每一行都得到更多权重。"),
@@ -340,10 +340,10 @@ ZH: dict[str, str] = {
         "去平稳[{b},{h},{l},{s}] = (Σ_e q[{b},{l},{h},e"
         "] · k[{b},{s},{h},e]) × τ[{b}] + Δ[{b},{s}]"),
     "explain.destationary.summary": "点积乘以序列 {b1} 的 τ = {tau}，再加上键 {s} 的 Δ = {delta}：库中缩放之前的分数。",
-    "explain.ds_scores.formula": "分数[{b},{h},{l},{s}] = scale × 去平稳[{b},{h},{l},{s}]",
+    "explain.ds_scores.formula": "分数[{b},{h},{l},{s}] = 缩放系数 × 去平稳[{b},{h},{l},{s}]",
     "explain.ds_scores.summary": (
         "缩放 {scale} 乘的是整个去平稳分数：来自 τ·q·k 的 {scaled_raw}（q·k = {raw}，τ = {tau}）"
-        "加上来自 Δ = {delta} 的 {scaled_delta}（是 scale × Δ，而不是 Δ）。"),
+        "加上来自 Δ = {delta} 的 {scaled_delta}（是 缩放系数 × Δ，而不是 Δ）。"),
     "problem.destationary_scoring": "τ 和 Δ 只由打分方式 {scoring} 读取；请选择它或删除这个部件",
     "problem.destationary_shape": "形状应为 {expected}，实际为 {got}",
     "problem.destationary_tau": "τ 必须为正（模型计算的是 exp(...)），实际为 {got}",
@@ -351,21 +351,21 @@ ZH: dict[str, str] = {
     "param.ds_attention.delta": "Δ（每个键）",
     # Auto-Correlation（Autoformer）作为打分方式
     "field.scoring.autocorrelation": "自相关（Autoformer）",
-    "field.modifiers.autocorrelation.factor.label": "自相关：factor",
+    "field.modifiers.autocorrelation.factor.label": "自相关：因子",
     "field.modifiers.autocorrelation.factor.help": (
-        "层的 factor c：保留前 k = int(c · ln L) 个滞后（Time-Series-Library 的 --factor；模块默认 1）。"),
+        "层的因子 c：保留前 k = int(c · ln L) 个滞后（Time-Series-Library 的 --factor；模块默认 1）。"),
     "field.modifiers.autocorrelation.path.label": "自相关：路径",
     "field.modifiers.autocorrelation.path.help": (
-        "inference（module.eval()）：每条序列各选自己的前 k 个滞后；training（module.train()）："
+        "推理（module.eval()）：每条序列各选自己的前 k 个滞后；训练（module.train()）："
         "整个批次共用一组滞后，取自批次的平均曲线。"),
     "field.modifiers.autocorrelation.path.inference": "推理（每条序列各自的滞后）",
     "field.modifiers.autocorrelation.path.training": "训练（整个批次共用滞后）",
     "step.extra.correlation.title": "各滞后的相关，按头和通道",
-    "step.extra.correlation.formula": "corr[b,h,e,τ] = irfft(rfft(q) · conj(rfft(k)))[τ] = Σ_t q[(t+τ) 模 L] k[t]",
+    "step.extra.correlation.formula": "相关[b,h,e,τ] = irfft(rfft(q) · conj(rfft(k)))[τ] = Σ_t q[(t+τ) 模 L] k[t]",
     "step.extra.mean_correlation.title": "平均相关曲线",
-    "step.extra.mean_correlation.formula": "mean_corr[b,τ] = corr[b,h,e,τ] 对头和通道取平均",
+    "step.extra.mean_correlation.formula": "平均相关[b,τ] = 相关[b,h,e,τ] 对头和通道取平均",
     "step.extra.top_lags.title": "前 k 个滞后",
-    "step.extra.top_lags.formula": "滞后 = topk(mean_corr, k = int(factor · ln L))",
+    "step.extra.top_lags.formula": "滞后 = topk(平均相关, k = int(因子 · ln L))",
     "step.extra.lag_weights.title": "滞后权重（对这 k 个做 softmax）",
     "step.extra.lag_weights.formula": "w[b,i] = softmax_i(mean_corr[b, lag_i])",
     "step.extra.rolled_values.title": "V 的滚动副本",
@@ -376,12 +376,12 @@ ZH: dict[str, str] = {
     "step.masked_scores.formula.autocorrelation": "(s − t) 模 L 不在前 k 个滞后中则为 −∞",
     "step.attention_weights.title.autocorrelation": "滞后权重，放在它们读取的键上",
     "step.attention_weights.formula.autocorrelation": "a[b,h,t,s] = w[b,i]（lag_i = (s − t) 模 L），否则为 0",
-    "step.weighted_sum.formula.autocorrelation": "out[t] = Σ_i w_i · v[(t + lag_i) 模 L]",
+    "step.weighted_sum.formula.autocorrelation": "输出[t] = Σ_i w_i · v[(t + lag_i) 模 L]",
     "lesson.extra.correlation": (
         "自相关一次比较查询与按每个滞后 τ 平移后的键：FFT 为每个头和通道算出循环相关 Σ_t q[(t + τ) 模 L]·k[t]。"),
     "lesson.extra.mean_correlation": "这些曲线对头和通道取平均：每条序列一条曲线，曲线的峰就是序列的周期。",
     "lesson.extra.top_lags": (
-        "只保留 k = int(factor · ln L) 个最高的滞后；训练时整个批次共用一组（批次的平均曲线），推理时每条序列"
+        "只保留 k = int(因子 · ln L) 个最高的滞后；训练时整个批次共用一组（批次的平均曲线），推理时每条序列"
         "各选各的。"),
     "lesson.extra.lag_weights": "这 k 个相关值经过 softmax：得到 k 个和为 1 的权重。",
     "lesson.extra.rolled_values": (
@@ -393,10 +393,10 @@ ZH: dict[str, str] = {
     "lesson.scores.autocorrelation_circulant": "没有缩放，也没有掩码：库会忽略 attn_mask。",
     "lesson.attention_weights.autocorrelation": (
         "每一行只保留前 k 个滞后所指向的 k 个键，权重是它们相关值的 softmax；加权求和就是把 V 的 k 个滚动副本加起来。"),
-    "explain.autocorr.corr_formula": "corr[{b},{h},{e},{tau}] = Σ_t q[(t + {tau}) 模 L, {e}] · k[t, {e}]",
+    "explain.autocorr.corr_formula": "相关[{b},{h},{e},{tau}] = Σ_t q[(t + {tau}) 模 L, {e}] · k[t, {e}]",
     "explain.autocorr.corr_summary": (
         "第 {h1} 头第 {e} 通道在滞后 {tau} 处：每个查询步 t + {tau} 对键步 t，绕 {L} 步一圈。"),
-    "explain.autocorr.mean_formula": "mean_corr[{b},{tau}] = corr[{b},h,e,{tau}] 对 h、e 取平均",
+    "explain.autocorr.mean_formula": "平均相关[{b},{tau}] = 相关[{b},h,e,{tau}] 对 h、e 取平均",
     "explain.autocorr.mean_summary": "{n} 条曲线（头 × 通道）在滞后 {tau} 处的平均。",
     "explain.autocorr.top_formula": "top_lags[{b},{i}]",
     "explain.autocorr.top_inference": "滞后 {lag} 是序列 {b1} 自己曲线上前 {k} 个中的第 {i1} 个（平均相关 {v}）。",
@@ -404,7 +404,7 @@ ZH: dict[str, str] = {
         "滞后 {lag} 是批次平均曲线上前 {k} 个中的第 {i1} 个（{v}）：训练时所有序列共用它。"),
     "explain.autocorr.weight_formula": "w[{b},{i}] = 对 k 个滞后分数做 softmax",
     "explain.autocorr.weight_summary": "滞后 {lag} 的权重：它的 exp 除以 {k} 个 exp 之和。",
-    "explain.autocorr.rolled_formula": "rolled[{b},{h},{t}, 副本 {i}, {d}] = v[(t + lag) 模 L]",
+    "explain.autocorr.rolled_formula": "滚动后的值[{b},{h},{t}, 副本 {i}, {d}] = v[(t + 滞后) 模 L]",
     "explain.autocorr.rolled_summary": (
         "副本 {i1} 是 torch.roll(V, {roll})（滞后 {lag}）：第 {t} 步放的是值的第 {source} 步、第 {d} 通道。"),
     "explain.autocorr.score_formula": "分数[{b},h,{t},{s}] = mean_corr[{b}, ({s} − {t}) 模 L]",
@@ -413,10 +413,10 @@ ZH: dict[str, str] = {
     "explain.autocorr.masked_formula": "(s − t) 模 L 是前 k 个滞后之一则保留，否则为 −∞",
     "explain.autocorr.masked_kept": "滞后 {lag} 在前 {k} 个滞后（{lags}）之中：保留。",
     "explain.autocorr.masked_dropped": "滞后 {lag} 不在前 {k} 个滞后（{lags}）之中：−∞。",
-    "explain.autocorr.weight_cell_formula": "a[t, s] = w[lag]（lag = (s − t) 模 L 为前 k 个滞后之一），否则为 0",
+    "explain.autocorr.weight_cell_formula": "a[t, s] = w[滞后]（滞后 = (s − t) 模 L 为前 k 个滞后之一），否则为 0",
     "explain.autocorr.weight_zero": "滞后 {lag} 没有被保留：这个键对输出第 t 步没有贡献。",
     "explain.autocorr.weight_cell": "第 {i1} 个前 k 滞后（滞后 {lag}）的权重：输出第 {t} 步用它读取值的第 {s} 步。",
-    "explain.autocorr.output_formula": "out[{b},{t},{h},{d}] = Σ_i w_i · v[({t} + lag_i) 模 L]",
+    "explain.autocorr.output_formula": "输出[{b},{t},{h},{d}] = Σ_i w_i · v[({t} + lag_i) 模 L]",
     "explain.autocorr.output_summary": "输出第 {t} 步是 V 的 {k} 个滚动副本的加权和：每个保留的滞后一项。",
     "problem.autocorrelation_scoring": "factor 和路径只由打分方式 {scoring} 读取；请选择它或删除这个部件",
     "problem.autocorrelation_lengths": (
@@ -575,7 +575,7 @@ ZH.update({
     "explain.distil.conv_summary": (
         "核大小为 3 的卷积就是矩阵乘法：输出第 {t} 步读取输入第 {steps} 步（每步全部 {n} 个通道），"
         "乘以权重的第 c 行，再加偏置 {bias}。"),
-    "explain.distil.norm_formula": "(conv[b,t,c] − 滑动均值[c]) / √(滑动方差[c] + 1e-5) × γ[c] + β[c]",
+    "explain.distil.norm_formula": "(卷积[b,t,c] − 滑动均值[c]) / √(滑动方差[c] + 1e-5) × γ[c] + β[c]",
     "explain.distil.norm_summary": "推理模式：通道 {c} 的滑动均值 {mean} 和滑动方差 {var}，都是训练时记下的。",
     "explain.distil.elu_formula": "ELU(x) = x（x > 0 时），否则 exp(x) − 1",
     "explain.distil.elu_summary": "ELU 保留正数，把负数变成 exp(x) − 1。",
@@ -604,7 +604,7 @@ def _two_stage_fields(lang: str) -> dict[str, str]:
             for w in ("weight", "bias"):
                 key = f"field.modifiers.two_stage.{a}_{p}_{w}"
                 out[key + ".label"] = f"{head}{who[a]} {proj[p]} {wb[w]}"
-                out[key + ".help"] = (f"dim_{a} 的 {p}_projection {w}：(d_model, d_model) 或 (d_model,)；"
+                out[key + ".help"] = (f"dim_{a} 的 {p}_projection {wb[w]}：(d_model, d_model) 或 (d_model,)；"
                                       "不给时为单位矩阵和 0"
                                       if zh else f"dim_{a}'s {p}_projection {w}: (d_model, d_model) or (d_model,); "
                                       "absent: the identity and 0")
@@ -621,7 +621,7 @@ def _two_stage_fields(lang: str) -> dict[str, str]:
                 key = f"field.modifiers.two_stage.mlp{i}_{io}_{w}"
                 lin = "第一个" if io == "in" else "第二个"
                 out[key + ".label"] = f"{head}MLP{i} {'输入' if zh and io == 'in' else '输出' if zh else io} {wb[w]}"
-                out[key + ".help"] = (f"MLP{i} {lin} Linear 的{wb[w]} {s}" + ("；不给时为 0" if w == "bias" else "")
+                out[key + ".help"] = (f"MLP{i} {lin}线性层的{wb[w]} {s}" + ("；不给时为 0" if w == "bias" else "")
                                       if zh else f"MLP{i}'s {'first' if io == 'in' else 'second'} Linear {w} {s}"
                                       + ("; absent: 0" if w == "bias" else ""))
     return out
@@ -655,17 +655,17 @@ _TSA_STEPS_ZH = {
     "tsa_time_mlp": ("两阶段：MLP1", "隐藏层 @ W2^T + b2：d_ff -> d_model"),
     "tsa_dim_in": ("两阶段：norm2（dim_in）", "LayerNorm(norm1 + MLP1)：时间阶段的结果"),
     "tsa_router_scores": ("两阶段：路由（查询）· 变量（键）",
-                          "router[s, r] W_q · dim_in[v, s] W_k / sqrt(d_k)：对每个分段 s、路由槽 r、变量 v"),
+                          "路由[s, r] W_q · dim_in[v, s] W_k / sqrt(d_k)：对每个分段 s、路由槽 r、变量 v"),
     "tsa_router_weights": ("两阶段：路由从各变量收集", "对 D 个变量做 softmax，每个分段、每个路由槽一行"),
     "tsa_buffer": ("两阶段：路由缓冲（dim_buffer）", "(Σ_v 权重 · dim_in[v, s] W_v) W_o + b_o"),
     "tsa_receive_scores": ("两阶段：变量（查询）· 路由缓冲（键）",
-                           "dim_in[v, s] W_q · buffer[s, r] W_k / sqrt(d_k)：每个变量对它所在分段的路由槽"),
-    "tsa_receive_weights": ("两阶段：变量从路由读回", "对这个词元所在分段的 factor 个路由槽做 softmax"),
-    "tsa_receive": ("两阶段：每个变量收到的（dim_receive）", "(Σ_r 权重 · buffer[s, r] W_v) W_o + b_o"),
+                           "dim_in[v, s] W_q · 缓冲[s, r] W_k / sqrt(d_k)：每个变量对它所在分段的路由槽"),
+    "tsa_receive_weights": ("两阶段：变量从路由读回", "对这个词元所在分段的各个路由槽做 softmax"),
+    "tsa_receive": ("两阶段：每个变量收到的（dim_receive）", "(Σ_r 权重 · 缓冲[s, r] W_v) W_o + b_o"),
     "tsa_dim_norm": ("两阶段：norm3", "LayerNorm(dim_in + dim_receive)"),
     "tsa_dim_mlp_hidden": ("两阶段：MLP2 隐藏层（GELU）", "GELU(norm3 @ W1^T + b1)"),
     "tsa_dim_mlp": ("两阶段：MLP2", "隐藏层 @ W2^T + b2"),
-    "tsa_output": ("两阶段层的输出（norm4）", "LayerNorm(norm3 + MLP2)：final_out，词元 v·seg + s"),
+    "tsa_output": ("两阶段层的输出（norm4）", "LayerNorm(norm3 + MLP2)：final_out，词元 v·段数 + s"),
 }
 
 EN.update(_two_stage_fields("en"))
@@ -748,45 +748,43 @@ ZH.update({f"step.extra.{k}.formula": f for k, (_, f) in _TSA_STEPS_ZH.items()})
 ZH.update({
     "field.modifiers.two_stage.variables.label": "两阶段：变量数 D",
     "field.modifiers.two_stage.variables.help": (
-        "词元包含多少个变量：词元 l 是变量 l // se"
-        "g 的第 l % seg 段（seg = L / D）"),
+        "词元包含多少个变量：词元 l 是变量 l // 段数 的第 l % 段数 段（段数 = L / D）"),
     "field.modifiers.two_stage.factor.label": "两阶段：每段的路由槽数",
-    "field.modifiers.two_stage.factor.help": "Crossformer 的 factor：每个分段有多少个路由向量",
+    "field.modifiers.two_stage.factor.help": "Crossformer 的 --factor：每个分段有多少个路由向量（每段的路由槽数）",
     "field.modifiers.two_stage.router.label": "两阶段：路由",
     "field.modifiers.two_stage.router.help": (
-        "可学习的路由，(seg·factor, d_model)：第 s·"
-        "factor + r 行就是 TSL 的 router[s, r]"),
+        "可学习的路由，(段数·每段槽数, d_model)：第 s·每段槽数 + r 行就是 TSL 的 self.router[s, r]"),
     "lesson.extra.tsa_time_norm": (
         "Crossformer 的两阶段层先让每个变量在自己的分段之间做注意力：就是上面的注意力，其他变量的键都被遮蔽。"
         "然后是常见的残差和 LayerNorm。"),
-    "lesson.extra.tsa_time_mlp_hidden": "MLP1 的第一个 Linear 把每个词元加宽到 d_ff 个通道，再做 GELU。",
-    "lesson.extra.tsa_time_mlp": "MLP1 的第二个 Linear 再把它变回 d_model。",
+    "lesson.extra.tsa_time_mlp_hidden": "MLP1 的第一个线性层把每个词元加宽到 d_ff 个通道，再做 GELU。",
+    "lesson.extra.tsa_time_mlp": "MLP1 的第二个线性层再把它变回 d_model。",
     "lesson.extra.tsa_dim_in": "对残差做 norm2 得到 dim_in，也就是时间阶段的结果；跨维度阶段从这里开始。",
     "lesson.extra.tsa_router_scores": (
         "变量之间并不直接做注意力。每个分段有几个可学习的路由向量；在这里它们是查询，"
         "和每个变量在这个分段上的词元算分数。"),
     "lesson.extra.tsa_router_weights": (
-        "对 D 个变量做 softmax：每个路由槽收集各变量的一个混合。每个分段只需 D · factor 个分数，而不是 D² 个。"),
+        "对 D 个变量做 softmax：每个路由槽收集各变量的一个混合。每个分段只需 D · 每段槽数 个分数，而不是 D² 个。"),
     "lesson.extra.tsa_buffer": "收集到的混合经过 dim_sender 的输出投影，就是路由缓冲。",
     "lesson.extra.tsa_receive_scores": "然后方向反过来：每个变量的词元作为查询，对它所在分段的路由槽算分数。",
     "lesson.extra.tsa_receive_weights": "对路由槽做 softmax：每个变量读回路由从所有变量那里收集到的内容。",
     "lesson.extra.tsa_receive": "每个变量收到的内容，经过 dim_receiver 的输出投影。",
     "lesson.extra.tsa_dim_norm": "和时间阶段之后一样，一个残差连接再加 norm3。",
-    "lesson.extra.tsa_dim_mlp_hidden": "MLP2 的第一个 Linear 和 GELU。",
-    "lesson.extra.tsa_dim_mlp": "MLP2 的第二个 Linear。",
+    "lesson.extra.tsa_dim_mlp_hidden": "MLP2 的第一个线性层和 GELU。",
+    "lesson.extra.tsa_dim_mlp": "MLP2 的第二个线性层。",
     "lesson.extra.tsa_output": (
-        "norm4 给出这一层的输出，每个词元（变量、分段）一行，就是库里的 (b, D, seg, d_model) 按变量展平。"),
+        "norm4 给出这一层的输出，每个词元（变量、分段）一行，就是库里的 (b, D, 段数, d_model) 按变量展平。"),
     "lesson.extra.mask.two_stage": "这个遮蔽让每个变量只看自己的分段：Crossformer 的时间阶段对每个变量单独做注意力。",
     "explain.mask.two_stage_other": "键 {s} 属于变量 {vs}，查询 {l} 属于变量 {vl}：时间阶段只在同一个变量内部做注意力",
     "explain.mask.two_stage_same": "键 {s} 和查询 {l} 都是变量 {v} 的分段",
     "explain.two_stage.norm_formula": "{norm}：(x[c] − 均值(x)) / √(方差(x) + 1e-5) × γ[c] + β[c]，x 是残差之和",
     "explain.two_stage.linear_formula": "{gelu}(b[c] + Σ_j W[c, j] · x[j])（{name}）",
-    "explain.two_stage.time_mlp_hidden": "MLP1 的第一个 Linear 写成矩阵乘法，再做 GELU（精确的 erf 形式）。",
-    "explain.two_stage.time_mlp": "MLP1 的第二个 Linear 写成矩阵乘法。",
+    "explain.two_stage.time_mlp_hidden": "MLP1 的第一个线性层写成矩阵乘法，再做 GELU（精确的 erf 形式）。",
+    "explain.two_stage.time_mlp": "MLP1 的第二个线性层写成矩阵乘法。",
     "explain.two_stage.buffer": "dim_sender 的输出投影，作用在这个路由槽收集到的上下文上（各头并排）。",
     "explain.two_stage.receive": "dim_receiver 的输出投影，作用在这个词元读回的上下文上。",
-    "explain.two_stage.dim_mlp_hidden": "MLP2 的第一个 Linear 写成矩阵乘法，再做 GELU（精确的 erf 形式）。",
-    "explain.two_stage.dim_mlp": "MLP2 的第二个 Linear 写成矩阵乘法。",
+    "explain.two_stage.dim_mlp_hidden": "MLP2 的第一个线性层写成矩阵乘法，再做 GELU（精确的 erf 形式）。",
+    "explain.two_stage.dim_mlp": "MLP2 的第二个线性层写成矩阵乘法。",
     "explain.two_stage.scores_formula": "对这个头的各列求 Σ_e q[e] · k[e] / √d_k",
     "explain.two_stage.router_summary": "分段 {s} 的路由槽 {r} 是查询；变量 {v} 在分段 {s} 上的词元是键（头 {h}）。",
     "explain.two_stage.receive_summary": (

@@ -1,6 +1,6 @@
 """Words of Time-Series-Library's models in capture and import: Non-stationary Transformer's DSAttention,
 Autoformer's Auto-Correlation, Crossformer's two stages, PatchTST / iTransformer tokens and whole
-encoder layers (attention/capture_tsl.py, attention/models/tsl_models.py)."""
+encoder layers (attention/capture/tsl.py, attention/models/tsl_models.py)."""
 from __future__ import annotations
 
 EN: dict[str, str] = {

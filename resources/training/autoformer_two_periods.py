@@ -130,20 +130,20 @@ NOTES = {
            "(lag 161 is one 7-step cycle back, 144 one 24-step cycle back), so both periods are found. "
            "In attention_weights each row spreads its weight over steps whole cycles away, which carry the same "
            "part of the pattern, and that is where a hidden step's value comes from."),
-    "zh": ("一个 Autoformer 自相关层（d_model 16，2 个头，factor 3，所以 k = int(3 ln 168) = 15 个滞后），"
+    "zh": ("一个 Autoformer 自相关层（d_model 16，2 个头，因子 3，所以 k = int(3 ln 168) = 15 个滞后），"
            "训练它补出一条带噪序列中被隐藏的步（标为 ?，值设为 0），这条序列由 7 步周期和 24 步周期相加而成，"
            "长 168 = 7 × 24 步。"
-           "看 extra.mean_correlation 和 extra.top_lags：保留下来的每个滞后都是 7 或 24 的倍数"
+           "看“平均相关曲线”和“前 k 个滞后”：保留下来的每个滞后都是 7 或 24 的倍数"
            "（滞后 161 是往回一个 7 步周期，144 是往回一个 24 步周期），所以两个周期都找到了。"
-           "在 attention_weights 中，每一行把权重分给相隔若干完整周期的步，它们带着图案中相同的部分，"
+           "在 Softmax 权重中，每一行把权重分给相隔若干完整周期的步，它们带着图案中相同的部分，"
            "被隐藏的步的值就从那里来。"),
 }
 
 
 def export(model: Imputer, out: Path, seed: int) -> Path:
     """One fresh window through the trained layer (eval: the inference path), saved with its notes."""
-    from attention import scenario_io
-    from attention.parts import Part
+    from attention.datamodel.parts import Part
+    from attention.files import scenario_io
 
     inputs, _, hidden = windows(1, torch.Generator().manual_seed(seed + 2))
     model.eval()

@@ -22,10 +22,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import Projection, Scenario
 from attention.kinds import autocorrelation as ac
 from attention.kinds import ds_attention as ds
-from attention.parts import Part
-from attention.scenario import Projection, Scenario
 
 
 class EngineAutoCorrelation(nn.Module):

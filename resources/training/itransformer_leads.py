@@ -141,8 +141,8 @@ NOTES = {
 
 def export(model: ITransformer, out: Path, seed: int) -> Path:
     """One fresh window through the model, recorded by attention.capture, saved with its notes."""
-    from attention import scenario_io
     from attention.capture import capture
+    from attention.files import scenario_io
 
     history, _ = windows(1, torch.Generator().manual_seed(seed + 2))
     with torch.no_grad(), capture(model, [LAYER], dtype="float64") as rec:

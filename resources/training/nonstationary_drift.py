@@ -127,18 +127,18 @@ NOTES = {
     "zh": (f"一个 Time-Series-Library 的 Non-stationary Transformer 层（DSAttention，d_model 16，2 个头），"
            f"训练它预测水平在漂移的序列；序列 2 是把序列 1 放大 {TALLER:g} 倍再抬高 {HIGHER:g}，"
            f"所以经过模型的归一化后两者的数字完全相同。"
-           f"把 τ 设为 1、Δ 设为 0（modifiers），两条序列的注意力权重就一模一样：归一化把差别藏起来了。"
-           f"学到的 τ 和 Δ（modifiers）来自原始序列，两条序列各不相同：τ 乘在 q·k 上，τ 小于 1 让该序列的行更平坦，"
+           f"把 τ 设为 1、Δ 设为 0（“输入 > 权重”中的 τ 和 Δ），两条序列的注意力权重就一模一样：归一化把差别藏起来了。"
+           f"学到的 τ 和 Δ 来自原始序列，两条序列各不相同：τ 乘在 q·k 上，τ 小于 1 让该序列的行更平坦，"
            f"大于 1 让它们更尖锐。"
            f"Δ 给每个键加一个数，每一行都相同，所以 Δ 最大的键在每一行的权重都变大；"
-           f"解释 scores 的一个格子可以看到 scale × (q·k·τ + Δ)。"),
+           f"解释“分数”的一个格子可以看到 缩放系数 × (q·k·τ + Δ)。"),
 }
 
 
 def export(model: NonstationaryForecaster, out: Path, seed: int) -> Path:
     """The two windows through the trained layer, saved with τ and Δ as the scenario's part."""
-    from attention import scenario_io
-    from attention.parts import Part
+    from attention.datamodel.parts import Part
+    from attention.files import scenario_io
 
     x = export_pair(seed)
     model.eval()

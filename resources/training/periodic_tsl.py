@@ -138,8 +138,8 @@ def describe(sc):
 
 def export(model: Forecaster, out: Path, seed: int) -> Path:
     """One fresh window through the model, recorded by attention.capture, saved with its labels and notes."""
-    from attention import scenario_io
     from attention.capture import capture
+    from attention.files import scenario_io
 
     inputs, _ = windows(1, torch.Generator().manual_seed(seed + 2))
     with torch.no_grad(), capture(model, [LAYER], dtype="float64") as rec:
@@ -152,7 +152,7 @@ def export(model: Forecaster, out: Path, seed: int) -> Path:
 
 def relabel(path: Path) -> Path:
     """Rewrite the labels and notes of an exported file (the weights untouched), e.g. the shipped preset."""
-    from attention import scenario_io
+    from attention.files import scenario_io
 
     scenario_io.save(describe(scenario_io.load(path)), path)
     return path

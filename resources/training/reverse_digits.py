@@ -94,8 +94,8 @@ def evaluate(model: Reverser, seed: int) -> tuple[torch.Tensor, float]:
 
 
 def export(model: Reverser, out: Path, seed: int) -> Path:
-    from attention import scenario_io
     from attention.capture import capture
+    from attention.files import scenario_io
 
     inputs, _ = sequences(1, torch.Generator().manual_seed(seed + 2))
     with torch.no_grad(), capture(model, [LAYER], dtype="float64") as rec:

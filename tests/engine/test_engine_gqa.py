@@ -14,8 +14,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from attention import Additive, Projection, Scenario, explain, problems, run, script_export
-from attention.scenario import ScenarioError
+from attention import Additive, Projection, Scenario, problems, run
+from attention.datamodel.scenario import ScenarioError
+from attention.teaching import explain, script_export
 
 
 def _gqa(rng, B=2, L=4, S=5, d=12, H=6, kv=2, dk=3, dv=2, **options) -> Scenario:

@@ -17,9 +17,10 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention import Projection, Scenario, explain, lessons, problems, run, script_export
-from attention.parts import Part
-from attention.scenario import ScenarioError
+from attention import Projection, Scenario, problems, run
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import ScenarioError
+from attention.teaching import explain, lessons, script_export
 
 # ---------------------------------------------------------------- the reference, written separately
 
@@ -327,13 +328,13 @@ def test_the_exported_script_reproduces_every_modifier(tmp_path):
 
 
 def script_order(trace):
-    from attention import step_registry
+    from attention.registry import step_registry
 
     return step_registry.in_order(trace.ids)
 
 
 def test_tiles_read_the_biased_capped_scores_and_refuse_sinks():
-    from attention.tiles import TilesError, tiled
+    from attention.teaching.tiles import TilesError, tiled
 
     rng = np.random.default_rng(9)
     sc = _scenario(rng, causal=True, modifiers=(Part("alibi"), Part("softcap", {"cap": 2.0})))
@@ -355,7 +356,7 @@ def test_tiles_read_the_biased_capped_scores_and_refuse_sinks():
     ((Part("sinks"),), "sinks_logits", "modifiers[0].logits"),
     ((Part("sinks", {"logits": [1.0, math.inf, 0.0, 0.0]}),), "sinks_logits_finite", "modifiers[0].logits"),
     ((Part("softcap"), Part("alibi")), "modifier_order", "modifiers[0]"),
-    ((Part("alibi"), Part("alibi")), "modifier_twice", "modifiers[0]"),
+    ((Part("alibi"), Part("alibi")), "part_twice", "modifiers[1]"),
 ])
 def test_bad_parts_are_named(parts, code, path):
     errs = problems(_scenario(np.random.default_rng(0), modifiers=parts))
@@ -405,7 +406,7 @@ def test_the_by_hand_sheet_shows_the_scores_the_softmax_reads():
 
 
 def test_the_weights_formula_names_the_sink_and_survives_the_cache(tmp_path):
-    from attention import trace_cache
+    from attention.files import trace_cache
 
     sc = _all_three()
     trace = run(sc)
@@ -418,11 +419,11 @@ def test_the_weights_formula_names_the_sink_and_survives_the_cache(tmp_path):
 
 def test_the_memory_guard_counts_the_modifiers_steps(monkeypatch):
     """A scenario that fits without modifiers is refused with them when their steps do not fit."""
-    from attention import scenario
+    from attention.compute import check
 
     sc = _scenario(np.random.default_rng(0), B=1, L=64, S=64, H=4)
-    plain = scenario.estimate_trace_bytes(1, 64, 64, 4, 2, 2, 8, 8, 8, 8)
-    monkeypatch.setattr(scenario, "memory_limit", lambda: plain + 8 * 4 * 64 * 64)  # room for one more (H, L, S)
+    plain = check.estimate_trace_bytes(1, 64, 64, 4, 2, 2, 8, 8, 8, 8)
+    monkeypatch.setattr(check, "memory_limit", lambda: plain + 8 * 4 * 64 * 64)  # room for one more (H, L, S)
     assert problems(sc) == []
     (err,) = problems(_scenario(np.random.default_rng(0), B=1, L=64, S=64, H=4,
                                 modifiers=(Part("alibi"), Part("softcap"))))

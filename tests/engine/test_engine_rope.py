@@ -16,8 +16,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from attention import Scenario, explain, problems, run, script_export
-from attention.parts import Part
+from attention import Scenario, problems, run
+from attention.datamodel.parts import Part
+from attention.teaching import explain, script_export
 
 
 def _scenario(rng, B=2, L=4, S=5, d=16, H=4, kv=None, **more) -> Scenario:
@@ -284,7 +285,7 @@ def test_the_exported_script_reproduces_rope_and_qk_norm(tmp_path, freqs):
 
 
 def test_lessons_and_slide_inputs_follow_what_each_step_read():
-    from attention import lessons
+    from attention.teaching import lessons
 
     rng = np.random.default_rng(13)
     sc = _scenario(rng, d=8, H=2, positions=(Part("rope", {"base": 500.0, "fraction": 0.5, "offset": 5}),),
@@ -302,7 +303,7 @@ def test_lessons_and_slide_inputs_follow_what_each_step_read():
 
 
 def test_parts_with_matrices_and_null_fields_survive_a_file(tmp_path):
-    from attention import scenario_io
+    from attention.files import scenario_io
 
     rng = np.random.default_rng(14)
     sc = _scenario(rng, d=8, H=2, kv=1,

@@ -17,9 +17,10 @@ import torch.nn.functional as F
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attention import Projection, Scenario, explain, lessons, problems, run, script_export
-from attention.parts import Part
-from attention.scenario import ScenarioError
+from attention import Projection, Scenario, problems, run
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import ScenarioError
+from attention.teaching import explain, lessons, script_export
 
 
 def _scenario(rng, B=2, L=5, S=6, d=8, H=4, kv=2, dk=2, dv=3, masks=(), **options) -> Scenario:

@@ -1,4 +1,4 @@
-"""attention.explain: every cell of every step, for every preset and kind, is written out as terms
+"""attention.teaching.explain: every cell of every step, for every preset and kind, is written out as terms
 that recombine to the trace's own number; a few cells are checked against plain torch here.
 
 Independent checks: each explained term's factors are looked up again at the cells its sources
@@ -19,9 +19,11 @@ import torch
 from engine_helpers import rand_projection, scenario
 from hypothesis import given, settings
 
-from attention import PIPELINE, Additive, Projection, Scenario, run, scenario_io
-from attention.explain import ExplainError, Explanation, explain, explainable
-from attention.trace import Trace
+from attention import PIPELINE, Additive, Projection, Scenario, run
+from attention.compute.trace import Trace
+from attention.files import scenario_io
+from attention.teaching.explain import ExplainError, explain, explainable
+from attention.text.explanation import Explanation
 from resources import list_presets
 
 PRESETS = [p for p, _ in list_presets()]
@@ -506,7 +508,7 @@ def test_errors_name_what_was_wrong(traces):
     with pytest.raises(ExplainError, match=r"dim 2 \(H\*dk\) expects a whole number, got 1.5"):
         explain(tr, "projection.query", (0, 0, 1.5))
     assert "extra.sparsity" not in explainable(tr)
-    cached = Trace(tr.steps, tr.options, {}, tr.warnings)  # as attention.trace_cache reads one back
+    cached = Trace(tr.steps, tr.options, {}, tr.warnings)  # as attention.files.trace_cache reads one back
     with pytest.raises(ExplainError, match="no parameters"):
         explain(cached, "projection.query", (0, 0, 0))
     assert explain(cached, "scores", (0, 0, 0, 3)).result == pytest.approx(2 / math.sqrt(2))  # needs only steps

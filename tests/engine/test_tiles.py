@@ -1,6 +1,6 @@
-"""FlashAttention's tiles (attention/tiles.py) against attention computed here in float64 numpy.
+"""FlashAttention's tiles (attention/teaching/tiles.py) against attention computed here in float64 numpy.
 
-The reference never calls attention/tiles.py: dot kinds through engine_helpers.dot_reference,
+The reference never calls attention/teaching/tiles.py: dot kinds through engine_helpers.dot_reference,
 additive through `additive_reference` below (d2l's w_v . tanh(W_q q + W_k k))."""
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention import Additive, Scenario, run
-from attention.tiles import TilesError, default_blocks, memory, method, tiled
-from attention.trace import Step, Trace
+from attention.compute import check
+from attention.compute.trace import Step, Trace
+from attention.teaching.tiles import TilesError, default_blocks, memory, method, tiled
 
 
 def additive_reference(sc: Scenario) -> np.ndarray:
@@ -27,7 +28,7 @@ def additive_reference(sc: Scenario) -> np.ndarray:
     fq = np.einsum("blhe,hne->bhln", q, a.W_q)
     fk = np.einsum("bshe,hne->bhsn", k, a.W_k)
     feats = np.tanh(fq[:, :, :, None, :] + fk[:, :, None, :, :])  # (B, H, L, S, N)
-    scores = np.einsum("bhlsn,hn->bhls", feats, a.w_v) * sc.resolved_scale()
+    scores = np.einsum("bhlsn,hn->bhls", feats, a.w_v) * check.resolved_scale(sc)
     masked = np.where(mask_of(B, L, S, sc.valid_lens, sc.causal)[:, None], sc.fill_value, scores)
     return np.einsum("bhls,bshd->blhd", softmax(masked), v)
 
@@ -35,7 +36,10 @@ def additive_reference(sc: Scenario) -> np.ndarray:
 def reference(sc: Scenario) -> np.ndarray:
     """The exact weighted sum (B, H, L, D), float64, computed independently of the engine and tiles."""
     sc64 = dataclasses.replace(sc, dtype="float64")
-    ctx = additive_reference(sc64) if sc.scoring == "additive" else dot_reference(sc64, sc64.resolved_scale())["ctx"]
+    if sc.scoring == "additive":
+        ctx = additive_reference(sc64)
+    else:
+        ctx = dot_reference(sc64, check.resolved_scale(sc64))["ctx"]
     return ctx.transpose(0, 2, 1, 3)
 
 
@@ -104,7 +108,7 @@ def test_walk_is_flashattention2_order():
 def test_running_values_after_a_row_block_are_the_rows_max_and_sum():
     rng = np.random.default_rng(1)
     sc = scenario(rng, 1, 6, 9, 4, 2, causal=True)
-    ref = dot_reference(sc, sc.resolved_scale())
+    ref = dot_reference(sc, check.resolved_scale(sc))
     masked = ref["masked"]  # (B, H, L, S)
     result = tiled(run(sc), 3, 4)
     for i in range(result.n_q):

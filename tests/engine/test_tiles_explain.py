@@ -1,4 +1,4 @@
-"""Explain a running value of the tiles (attention/tiles_explain.py): the arithmetic of one update.
+"""Explain a running value of the tiles (attention/teaching/tiles_explain.py): the arithmetic of one update.
 
 Numbers by hand on one head of width 1 without projections, dot scoring: q = 1, 2 and k = 0, 1, 2
 give the score rows [0, 1, 2] and [0, 2, 4]; the values are 1, 2, 3; tiles of 2 queries x 2 keys."""
@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention import Scenario, run
-from attention.tiles import TilesError, tiled
-from attention.tiles_explain import explain_running
+from attention.teaching.tiles import TilesError, tiled
+from attention.teaching.tiles_explain import explain_running
 
 e = math.exp
 

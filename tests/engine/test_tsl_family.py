@@ -1,5 +1,5 @@
 """The Time-Series-Library family (issue 18): every pure step of attention/kinds/{ds_attention,
-autocorrelation,two_stage,pyramid}.py, attention/encoder_layer.py and attention/time_labels.py
+autocorrelation,two_stage,pyramid}.py, attention/ops/encoder_layer.py and attention/datamodel/time_labels.py
 against the library's own module code, copied below.
 
 Reference code: thuml/Time-Series-Library at 4e938a1: layers/SelfAttention_Family.py
@@ -554,12 +554,13 @@ class Projector(nn.Module):
 
 # ============================================================================ our code under test
 
-from attention import encoder_layer as enc  # noqa: E402
-from attention import time_labels, words  # noqa: E402
+from attention import words  # noqa: E402
+from attention.datamodel import time_labels  # noqa: E402
 from attention.kinds import autocorrelation as ac  # noqa: E402
 from attention.kinds import ds_attention as ds  # noqa: E402
 from attention.kinds import pyramid as pyr  # noqa: E402
 from attention.kinds import two_stage as tsa  # noqa: E402
+from attention.ops import encoder_layer as enc  # noqa: E402
 
 TOL = 1e-10
 

@@ -13,9 +13,12 @@ import pytest
 import torch
 from test_tsl_family import FullAttention, get_mask
 
-from attention import Scenario, explain, lessons, problems, run, scenario_io, words
-from attention.parts import Part
-from attention.script_export import python_script
+from attention import Scenario, problems, run, words
+from attention.datamodel.parts import Part
+from attention.files import scenario_io
+from attention.teaching import explain, lessons
+from attention.teaching.script_export import python_script
+from attention.text import explanation
 from resources import list_presets
 
 PRESETS = {p.name: p for p, _ in list_presets()}
@@ -203,10 +206,10 @@ def test_ds_attention_explain_lesson_and_problems():
     tau, delta = sc.modifiers[0].get("tau"), sc.modifiers[0].get("delta")
     e = explain.explain(trace, "extra.destationary", (0, 0, 1, 2))
     assert e.result == pytest.approx(trace.array("extra.destationary")[0, 0, 1, 2], abs=1e-12)
-    assert f"τ = {explain.fmt(tau[0])}" in e.summary["en"] and "τ" in e.summary["zh"]
+    assert f"τ = {explanation.fmt(tau[0])}" in e.summary["en"] and "τ" in e.summary["zh"]
     e = explain.explain(trace, "scores", (0, 0, 1, 2))
     scale = trace.options["scale"]
-    assert explain.fmt(scale * delta[0, 2]) in e.summary["en"] and "scale × Δ, not Δ" in e.summary["en"]
+    assert explanation.fmt(scale * delta[0, 2]) in e.summary["en"] and "scale × Δ, not Δ" in e.summary["en"]
     assert "而不是 Δ" in e.summary["zh"]
     for lang in ("en", "zh"):
         assert "Δ" in lessons.explanation("scores", trace.options, lang)
@@ -222,7 +225,7 @@ def test_ds_attention_explain_lesson_and_problems():
 
 
 def test_ds_attention_tiles_read_the_trace():
-    from attention import tiles
+    from attention.teaching import tiles
 
     trace = run(scenario_io.load(PRESETS["31_tsl_nonstationary_ds_attention.json"]))
     assert tiles.method("ds_attention", trace.ids) == "read"
@@ -325,7 +328,7 @@ def test_autocorrelation_explain_names_the_lag_and_the_roll():
 
 
 def test_autocorrelation_refuses_tiles_plainly():
-    from attention import tiles
+    from attention.teaching import tiles
 
     with pytest.raises(tiles.TilesError) as err:
         tiles.tiled(run(_ac_scenario()), 2, 2)
@@ -409,7 +412,7 @@ def test_encoder_layer_steps_match_the_library_layer(activation):
     # explain: LayerNorm's mean and variance, the conv as a matrix product
     e = explain.explain(trace, "extra.norm_first", (1, 2, 3))
     assert e.result == pytest.approx(n1[1, 2, 3], abs=1e-12)
-    assert explain.fmt(r1[1, 2].mean()) in e.summary["en"] and "均值" in e.summary["zh"]
+    assert explanation.fmt(r1[1, 2].mean()) in e.summary["en"] and "均值" in e.summary["zh"]
     e = explain.explain(trace, "extra.ffn_hidden", (0, 1, 4))
     assert e.result == pytest.approx(hidden[0, 1, 4], abs=1e-12) and len(e.terms) == d + 1  # d products, the bias
     for sid in ("extra.residual_attention", "extra.ffn_out", "extra.residual_ffn", "extra.norm_second"):
@@ -456,7 +459,7 @@ def test_encoder_layer_preset_and_script():
 
 
 def test_time_presets_are_labelled_as_time_labels_writes_them():
-    from attention import time_labels as tl
+    from attention.datamodel import time_labels as tl
 
     patch = scenario_io.load(PRESETS["34_tsl_patchtst_patches.json"])
     assert patch.query_tokens[2] == "patch 3 · t 8–15"  # stride 4: the third patch starts at step 8

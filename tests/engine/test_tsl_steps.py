@@ -13,8 +13,10 @@ import torch
 from test_tsl_family import AttentionLayer, ConvLayer, EncoderLayer, FullAttention
 from test_tsl_kinds import _encoder_part, _layer_scenario, _run_scripts
 
-from attention import Scenario, explain, lessons, problems, run, scenario_io, words
-from attention.parts import Part
+from attention import Scenario, problems, run, words
+from attention.datamodel.parts import Part
+from attention.files import scenario_io
+from attention.teaching import explain, lessons
 from resources import list_presets
 
 PRESETS = {p.name: p for p, _ in list_presets()}

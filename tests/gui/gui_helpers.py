@@ -4,20 +4,53 @@
 item, one 2-D matrix per head, heads as columns for (H, L) steps, a column for a vector),
 independently of the pane code.  `enter_presentation` (and the `presentation` fixture, which
 tests/gui/conftest.py makes available to every GUI test) starts the slide show the way a person
-does: the window shown and active, F5, the slides taking the keys."""
+does: the window shown and active, F5, the slides taking the keys.  `choose_in_popup` clicks an entry of the
+right-click menu a test is about to open (its exec() holds the test until the entry is clicked)."""
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMenu
 
 from attention import Projection, Scenario
 
 TOKENS = ("t1", "t2", "t3", "t4")
+
+
+def close_popups() -> None:
+    for _ in range(5):
+        w = QApplication.activePopupWidget()
+        if w is None:
+            return
+        w.close()
+
+
+def choose_in_popup(qtbot, pick: Callable, chosen: list) -> None:
+    """Once the popup menu opened next is up (tried 30 ms apart: a loaded machine may take a while), click the
+    entry pick(menu) -> (the menu holding it, the action) names, and append the action to `chosen`.  A disabled
+    entry is clicked too (nothing happens, as for a person) and the menu then closed; a menu still open after
+    10 s is closed, so a test never hangs."""
+    tries = [150]
+
+    def click() -> None:
+        menu = QApplication.activePopupWidget()
+        if not isinstance(menu, QMenu):
+            tries[0] -= 1
+            if tries[0] > 0:
+                QTimer.singleShot(30, click)
+            return
+        where, action = pick(menu)
+        chosen.append(action)
+        qtbot.mouseClick(where, Qt.MouseButton.LeftButton, pos=where.actionGeometry(action).center())
+        if not action.isEnabled():
+            close_popups()
+
+    QTimer.singleShot(30, click)
+    QTimer.singleShot(10_000, close_popups)
 
 
 def toy(**kw) -> Scenario:

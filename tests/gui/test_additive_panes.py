@@ -15,7 +15,7 @@ DOT_WORDS = ("q_l . k_s", "q · k", "Scaled scores", "缩放后的分数")
 
 def _open_additive(window):
     presets = resources.list_presets()
-    path, title = next((p, t) for p, t in presets if attention.scenario_io.load(p).scoring == "additive")
+    path, title = next((p, t) for p, t in presets if attention.files.scenario_io.load(p).scoring == "additive")
     assert window.open_preset(path, title)
     window.recompute.wait_idle()
 

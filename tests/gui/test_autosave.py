@@ -16,8 +16,8 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from app.pipeline import autosave
-from attention import scenario_io
-from attention.scenario import same
+from attention.datamodel.scenario import same
+from attention.files import scenario_io
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,7 +113,7 @@ for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
 expected = Path(sys.argv[2])
 
 def edit():
-    from attention import scenario_io
+    from attention.files import scenario_io
     w = [w for w in QApplication.topLevelWidgets() if w.inherits("QMainWindow")][0]
     w.recompute.wait_idle()
     m = w.inputs.editors["queries"].model
@@ -148,8 +148,8 @@ def ask(self, orphan):
 MainWindow.ask_restore = ask
 
 def check():
-    from attention import scenario_io
-    from attention.scenario import same
+    from attention.files import scenario_io
+    from attention.datamodel.scenario import same
     w = [w for w in QApplication.topLevelWidgets() if w.inherits("QMainWindow")][0]
     print("OFFERS", len(offers), flush=True)
     for text in offers:

@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.pipeline import autosave
-from attention import Projection, Scenario, scenario_io
-from attention.scenario import same
+from attention import Projection, Scenario
+from attention.datamodel.scenario import same
+from attention.files import scenario_io
 
 
 def _scenario(seed: int = 0) -> Scenario:

@@ -13,8 +13,9 @@ import pytest
 from app.pipeline import autosave
 from app.pipeline.document import Document
 from app.viewmodel.matrix_ref import MatrixRef
-from attention import Scenario, scenario_io
-from attention.scenario import same
+from attention import Scenario
+from attention.datamodel.scenario import same
+from attention.files import scenario_io
 
 REF = MatrixRef("queries", 0)
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from attention import run, scenario_io
+from attention import run
+from attention.files import scenario_io
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "capture.md"
 

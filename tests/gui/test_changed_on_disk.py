@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.pipeline import autosave
-from attention import scenario_io
+from attention.files import scenario_io
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import numpy as np
 from PySide6.QtGui import QGuiApplication
 
 import attention
-from attention.scenario import same
+from attention.datamodel.scenario import same
 
 
 def test_window_opens_on_the_toy_preset(window, check_panes):

@@ -12,7 +12,8 @@ import resources
 from app.editing.problems import control_key
 from app.viewmodel import edits
 from app.viewmodel.matrix_ref import set_array
-from attention import Scenario, problems, scenario_io
+from attention import Scenario, problems
+from attention.files import scenario_io
 
 
 @pytest.fixture(scope="module")

@@ -55,7 +55,7 @@ def test_a_mouse_click_explains_that_exact_cell(shown, qtbot):
     want = float(q @ k) / math.sqrt(2)
     text = panel.explanation_text()
     assert text.splitlines()[0].endswith(f"= {want:.4g}")
-    from attention.explain import explain
+    from attention.teaching.explain import explain
     assert text == explain(view.current_trace(), "scores", (0, 1, 2, 3)).text("en")
     # the cell and its sources are outlined in their own panes (matrix = head, row = position)
     assert set(pane.marks(CELL_LAYER)) == {(1, 2, 3)}
@@ -158,7 +158,7 @@ def test_prob_sparse_extras_are_explained_and_the_start_up_trace_says_so_in_word
     import dataclasses
 
     import attention
-    from attention import trace_cache
+    from attention.files import trace_cache
 
     window, panel = shown, shown.cell_tools.panel
     sc = dataclasses.replace(window.document.scenario, scoring="prob_sparse", factor=1)

@@ -14,7 +14,8 @@ from app.editing.wide_spin import ExactDoubleSpinBox, WideSpinBox
 from app.pipeline.document import Document
 from app.viewmodel import edits, field_values
 from attention import words
-from attention.fields import SCENARIO_FIELDS, Field
+from attention.datamodel.fields import Field
+from attention.registry.fields import SCENARIO_FIELDS
 
 #: a made-up kind's options, borrowing existing words: what a new kind passes to the builder
 WINDOW = Field("scoring.window", "int", "field.factor", "field.factor.help", minimum=1, maximum=64, nullable=True)

@@ -11,8 +11,9 @@ from PySide6.QtWidgets import QMessageBox
 
 import attention
 import resources
-from attention import ScenarioError, scenario_io
-from attention.scenario import same
+from attention import ScenarioError
+from attention.datamodel.scenario import same
+from attention.files import scenario_io
 
 
 def _edit(window, value: str = "2.75") -> None:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from attention import numbers
+from attention.datamodel import numbers
+from attention.models.token_text import visible
 
 glassllm = pytest.importorskip("glassllm")
 
@@ -61,9 +62,9 @@ def test_glassllm_opens_with_its_grid_layer_and_next_token(opened, check_panes):
     best = np.argsort(p)[::-1][:10]
     text = w.models.panel.next_label.text()
     assert w.models.panel.next_label.isVisible() and text.startswith("Next token (top 10)")
-    first = tok.tokens([int(best[0])])[0]
-    assert f"{first!r} {numbers.rounded(100 * p[best[0]])}%" in text  # one precision: attention.numbers
-    assert [label for label, _ in s.next_text()] == list(tok.tokens([int(i) for i in best]))
+    first = visible(tok.tokens([int(best[0])])[0])  # a newline token reads ↵ (attention.models.token_text)
+    assert f"{first!r} {numbers.rounded(100 * p[best[0]])}%" in text  # one precision: attention.datamodel.numbers
+    assert [label for label, _ in s.next_text()] == [visible(t) for t in tok.tokens([int(i) for i in best])]
 
 
 def test_typing_a_prompt_and_clicking_layer_three(opened, qtbot, check_panes):
@@ -181,7 +182,7 @@ def test_next_token_with_the_visible_kv_cache(opened, qtbot, check_panes):
     Wk = s.model.tensors["blocks.1.attn.W_K"].numpy()  # (out, in)
     np.testing.assert_allclose(panel.cache.keys.values, (h @ Wk.T)[:, 32:64], rtol=0, atol=1e-12)
     assert panel.cache.keys.values.shape == (n, 32)
-    # hover on the cached K's cell (row 2, column 3): the by-hand value in attention.numbers' 4 digits
+    # hover on the cached K's cell (row 2, column 3): the by-hand value in attention.datamodel.numbers' 4 digits
     keys = panel.cache.keys
     at = QPointF((2 + 0.5) * keys.width() / 32, (1 + 0.5) * keys.height() / n)
     from PySide6.QtGui import QMouseEvent
@@ -196,7 +197,7 @@ def test_next_token_with_the_visible_kv_cache(opened, qtbot, check_panes):
     diff = panel.cache.check.text().split("difference ")[1].split()[0]
     assert float(diff) <= 1e-6
     assert re.fullmatch(r"0|\d(\.\d{1,3})?e-[1-9]\d*|0\.\d+", diff), diff  # numbers.rounded's spelling, not "1.00e-07"
-    assert w.document.scenario.query_tokens[-1] == tok.tokens([best])[0]
+    assert w.document.scenario.query_tokens[-1] == visible(tok.tokens([best])[0])
     check_panes(w)
     qtbot.keyClick(w.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the token
     w.recompute.wait_idle()

@@ -18,7 +18,8 @@ import resources
 from app.services import i18n
 from app.teaching import handout
 from app.viewmodel import lessons
-from attention import scenario_io, step_registry
+from attention.files import scenario_io
+from attention.registry import step_registry
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]  # each test renders a handout
 ROOT = Path(__file__).resolve().parents[2]
@@ -231,7 +232,7 @@ def test_file_menu_handout_cancelled_or_unwritable(window, tmp_path):
 
 
 def test_file_menu_exports_a_python_script(window, tmp_path):
-    from attention import script_export
+    from attention.teaching import script_export
 
     target = tmp_path / "steps"
     window.ask_save_path = lambda title, name, filters: str(target)

@@ -12,7 +12,9 @@ from app.editing.parameter_panel import ParameterPanel
 from app.pipeline.document import Document
 from app.viewmodel import by_hand, edits
 from app.viewmodel.pane_data import pane_data
-from attention import Projection, Scenario, explain, problems, run, scenario_io, words
+from attention import Projection, Scenario, problems, run, words
+from attention.files import scenario_io
+from attention.teaching import explain
 from resources import scenarios_dir
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from attention import ScenarioError, scenario_io
-from attention.scenario import problems, same
+from attention import ScenarioError
+from attention.compute.check import problems
+from attention.datamodel.scenario import same
+from attention.files import scenario_io
 from resources import list_presets
 
 ROOT = Path(__file__).resolve().parents[2]

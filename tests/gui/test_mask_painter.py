@@ -11,7 +11,8 @@ from PySide6.QtCore import Qt
 from app.editing.mask_painter import MaskPainter
 from app.pipeline.document import Document
 from app.viewmodel import edits, mask_edits
-from attention import Scenario, explain, run
+from attention import Scenario, run
+from attention.teaching import explain
 
 LEFT, RIGHT = Qt.MouseButton.LeftButton, Qt.MouseButton.RightButton
 NONE, SHIFT = Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ShiftModifier

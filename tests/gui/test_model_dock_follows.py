@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from attention import scenario_io
+from attention.files import scenario_io
 from attention.models import bundled
 
 pytestmark = pytest.mark.gui

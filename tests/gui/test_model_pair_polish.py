@@ -15,8 +15,8 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
+from attention.datamodel.numbers import rounded
 from attention.models import bundled
-from attention.numbers import rounded
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
 from bert64 import read_state_dict, reference_forward  # noqa: E402

@@ -154,7 +154,7 @@ def test_a_grid_click_lands_on_the_clicked_heads_attention_weights(opened, qtbot
 
 
 def test_opening_another_file_drops_the_layer_from_the_titles(opened, qtbot, tmp_path):
-    from attention import scenario_io
+    from attention.files import scenario_io
 
     w = opened
     _click_cell(w, qtbot, 1, 0)
@@ -170,7 +170,7 @@ def test_opening_another_file_drops_the_layer_from_the_titles(opened, qtbot, tmp
 
 # ---- 2: two sentences as a BERT sentence pair ---------------------------------------------------------------------
 def test_two_sentences_as_a_sentence_pair_with_the_a_b_filter(opened, qtbot, check_panes, state_dict):
-    from attention.numbers import rounded
+    from attention.datamodel.numbers import rounded
 
     w = opened
     panel = w.models.panel
@@ -284,7 +284,7 @@ def test_at_1600x900_with_the_dock_open_panes_are_never_cut_without_a_scroll_bar
 
 # ---- 4: the hover reads the numbers after an edit; undo keeps "Batch item" and "Model view shows" together --------
 def test_the_hover_line_reads_the_numbers_after_a_sentence_edit(opened, qtbot, state_dict):
-    from attention.numbers import rounded
+    from attention.datamodel.numbers import rounded
 
     w = opened
     panel, grid = w.models.panel, w.models.panel.grid

@@ -161,7 +161,7 @@ def test_hover_names_tokens_and_the_weight(opened, qtbot):
     qtbot.waitUntil(lambda: w.models.panel.hover.text() != "")
     toks = w.models.session.tokens()
     weight = w.models.session.run.forward.attentions[1, 0, 2, q, k]
-    from attention.numbers import rounded  # the one number format (issue 20: no .3f of its own)
+    from attention.datamodel.numbers import rounded  # the one number format (issue 20: no .3f of its own)
 
     assert w.models.panel.hover.text() == f"Layer 2, head 3: {toks[q]} \u2192 {toks[k]}  weight {rounded(weight)}"
 

@@ -1,14 +1,16 @@
 """Defect 14: the Steps region and the slides show the steps in one order, the pipeline's.
 
 The expected orders are written out here by hand (what Informer and d2l compute first), not taken
-from attention/step_registry.py; the registry's ORDER is checked against them too."""
+from attention/registry/step_registry.py; the registry's ORDER is checked against them too."""
 from __future__ import annotations
 
 import pytest
 
 from app.panes.steps_view import StepsView
 from app.viewmodel import lessons
-from attention import run, scenario_io, step_registry
+from attention import run
+from attention.files import scenario_io
+from attention.registry import step_registry
 from resources import scenarios_dir
 
 pytestmark = pytest.mark.gui

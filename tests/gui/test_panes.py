@@ -320,6 +320,29 @@ def test_extras_come_and_go_with_the_mask_without_rebuilding(view):
     assert view.pane("extra.mask") is mask_pane
 
 
+@pytest.mark.slow  # draws every preset's trace
+def test_a_long_class_through_every_preset_keeps_only_a_few_hidden_panes(view):
+    """Issue 29 (the soak's memory): panes of steps no longer shown are kept only HIDDEN_KEPT at a time, the
+    last hidden; a step shown again after its pane went gets a new one with the trace's very numbers."""
+    from app.panes.steps_view import HIDDEN_KEPT
+    from attention.files import scenario_io
+
+    seen: set[str] = set()
+    for path, _ in resources.list_presets():
+        sc = scenario_io.load(path)
+        show(view, sc)
+        seen |= set(view.pane_ids())
+        assert len(view._panes) <= len(view.pane_ids()) + HIDDEN_KEPT
+        assert set(view.pane_ids()) <= view._panes.keys()
+    assert len(seen) > len(view.pane_ids()) + HIDDEN_KEPT  # some panes really went
+    first = scenario_io.load(resources.list_presets()[0][0])
+    trace = show(view, first)
+    for sid in trace.ids:
+        for shown, want in zip(view.displayed_arrays(sid), cut(trace, sid, 0)):
+            ok = ~np.isnan(want)
+            np.testing.assert_array_equal(np.asarray(shown)[ok], want.astype(np.float32)[ok], err_msg=sid)
+
+
 # ---- focus, language, stale --------------------------------------------------------------------------
 def test_focus_one_head_and_back(view, qtbot):
     show(view, toy())
@@ -353,7 +376,7 @@ def test_clicking_a_head_title_focuses_that_head(view, qtbot):
 def test_the_additive_scores_pane_shows_the_additive_formula(view):
     """d2l's additive scores are w_v · tanh(W_q q + W_k k), not a dot product: the pane says so,
     in both languages; a dot-product trace keeps q · k."""
-    from attention import scenario_io
+    from attention.files import scenario_io
 
     sc = scenario_io.load(resources.scenarios_dir() / "04_d2l_additive.json")
     show(view, sc)
@@ -429,7 +452,7 @@ def test_wheel_over_a_heatmap_is_left_to_the_list(view, qtbot):
 def test_boolean_colour_bar_reads_false_and_true(view):
     show(view, toy(causal=True))
     ticks = view.pane("extra.mask").bar.axis._tickLevels
-    assert ticks[0] == [(0.0, "F"), (1.0, "T")]
+    assert ticks[0] == [(0.0, "✗"), (1.0, "✓")]
 
 
 def test_moving_the_mouse_over_a_cell_shows_its_value(view, qtbot):

@@ -11,7 +11,7 @@ from app.editing.parameter_panel import ParameterPanel
 from app.pipeline.document import Document
 from app.viewmodel import edits, field_values
 from attention import problems, run, words
-from attention.parts import Part
+from attention.datamodel.parts import Part
 
 
 @pytest.fixture

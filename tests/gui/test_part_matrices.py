@@ -9,7 +9,8 @@ import pytest
 
 from app.editing.inputs_panel import InputsPanel
 from app.pipeline.document import Document
-from attention import run, scenario_io, words
+from attention import run, words
+from attention.files import scenario_io
 from resources import scenarios_dir
 
 pytestmark = pytest.mark.gui
@@ -130,7 +131,7 @@ def test_a_pasted_bad_tau_shows_its_problem_under_the_matrix(qtbot, english):
 def test_a_left_out_delta_is_shown_as_the_librarys_zeros_and_written_when_edited(qtbot, english):
     import dataclasses
 
-    from attention.parts import Part
+    from attention.datamodel.parts import Part
 
     sc = scenario_io.load(scenarios_dir() / "31_tsl_nonstationary_ds_attention.json")
     doc = Document(dataclasses.replace(sc, modifiers=(Part("destationary", {"tau": sc.modifiers[0].get("tau")}),)))

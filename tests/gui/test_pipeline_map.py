@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from app.panes.pipeline_map import PANE_HIGHLIGHT_CSS, PipelineMap
 from app.services import i18n
 from app.viewmodel.pipeline_map import map_order
-from attention import step_registry
+from attention.registry import step_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS = ROOT / "resources" / "scenarios"
@@ -89,12 +89,17 @@ def test_the_strip_at_1280_px_holds_the_toy_in_one_row_and_probsparse_with_a_mas
     strip.set_steps(list(step_registry.PIPELINE), lang)
     qtbot.wait(20)
     assert_fits(strip, [strip.chip(s) for s in strip.step_ids()], max_rows=1)
-    # ProbSparse, the mask, fully masked rows (and additive's features): the base records; the kinds of
-    # the table add steps no single trace holds together with these
-    every = map_order([r.id for r in step_registry._BASE])
+    # the main pipeline, the mask, fully masked rows, ProbSparse's extras and additive's features: more
+    # steps than any one trace holds
+    from attention.kinds.additive import ADDITIVE
+    from attention.kinds.prob_sparse import PROB_SPARSE
+    from attention.pipeline.records import BASE
+
+    records = BASE + ADDITIVE.records() + PROB_SPARSE.records()
+    every = map_order([r.id for r in records])
     strip.set_steps(every, lang)
     qtbot.wait(20)
-    assert len(strip.step_ids()) == len(step_registry._BASE)
+    assert len(strip.step_ids()) == len(records)
     assert_fits(strip, [strip.chip(s) for s in strip.step_ids()], max_rows=2)
     assert strip.height() <= 2 * strip.chip("output").sizeHint().height() + 12
 

@@ -15,7 +15,7 @@ from app.services import i18n
 from app.viewmodel import lessons
 from app.viewmodel.nowrap import plain
 from attention import words
-from attention.trace import PIPELINE
+from attention.compute.trace import PIPELINE
 
 
 def enter(qtbot, window):

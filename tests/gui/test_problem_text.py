@@ -15,8 +15,9 @@ import resources
 from app.editing.problems import ProblemLabel, control_key, group_by_control, render
 from app.services import i18n
 from app.services.devices import cuda_available
-from attention import Projection, ScenarioError, scenario_io
-from attention.problem import Problem, raw
+from attention import Projection, ScenarioError
+from attention.datamodel.problem import Problem, raw
+from attention.files import scenario_io
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,8 @@ import dataclasses
 import numpy as np
 from PySide6.QtCore import Qt
 
-from attention import run, scenario_io
+from attention import run
+from attention.files import scenario_io
 from resources import list_presets
 
 

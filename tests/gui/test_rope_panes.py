@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from attention.parts import Part
+from attention.datamodel.parts import Part
 
 pytestmark = pytest.mark.gui
 

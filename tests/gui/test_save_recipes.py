@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from attention import scenario_io
-from attention.scenario import same
+from attention.datamodel.scenario import same
+from attention.files import scenario_io
 
 DOC = {
     "format": "attention-explorer/scenario", "version": 1,

@@ -16,7 +16,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from app.services import i18n
-from attention.explain import explain
+from attention.teaching.explain import explain
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS = ROOT / "resources" / "scenarios"

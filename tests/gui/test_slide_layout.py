@@ -23,8 +23,8 @@ from app.services import i18n
 from app.teaching.presentation.zoomed_pane import LEGIBLE_DIGIT_PX, digit_height
 from app.viewmodel import cell_format
 from app.viewmodel.nowrap import NBSP, keep_together, plain, slide_decimal
-from attention import scenario_io
-from attention.scenario import Projection, Scenario
+from attention.datamodel.scenario import Projection, Scenario
+from attention.files import scenario_io
 
 
 def eight_heads() -> Scenario:

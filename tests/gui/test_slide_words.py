@@ -14,7 +14,8 @@ import resources
 from app.services import i18n
 from app.teaching import handout
 from app.viewmodel.pane_data import pane_data
-from attention import scenario_io, words
+from attention import words
+from attention.files import scenario_io
 
 MASKED = resources.scenarios_dir() / "03_d2l_masked_softmax.json"
 ADDITIVE = resources.scenarios_dir() / "04_d2l_additive.json"
@@ -106,9 +107,9 @@ def test_english_and_chinese_formulas_use_one_notation():
 
 
 def test_the_additive_lesson_agrees_with_its_formula_on_the_scale():
-    for lang in ("en", "zh"):
+    for lang, scale in (("en", "scale"), ("zh", "缩放系数")):  # the Chinese formula names it as its control does
         lesson = words.text("lesson.scores.additive_widths", lang)
-        assert "scale" in lesson and "× scale" in words.text("step.scores.formula.additive", lang), lesson
+        assert scale in lesson and f"× {scale}" in words.text("step.scores.formula.additive", lang), lesson
         assert "no scale is applied" not in lesson
 
 
@@ -182,7 +183,7 @@ def test_an_answered_quiz_cell_shows_its_number_on_the_by_hand_sheet(qtbot, wind
 def test_the_handout_draws_the_1x80_features_in_rows(qapp, tmp_path):
     from PySide6.QtGui import QImage
 
-    from attention import step_registry
+    from attention.registry import step_registry
 
     sc = scenario_io.load(ADDITIVE)
     trace = attention.run(sc)

@@ -1,5 +1,5 @@
-"""Start-up traces (attention.trace_cache): the very first launch draws the first preset's trace
-shipped in resources/, and a second launch of any other scenario draws the trace the first one
+"""Start-up traces (attention.files.trace_cache): the very first launch draws the first preset's trace
+shipped with the engine, and a second launch of any other scenario draws the trace the first one
 kept, before torch has loaded (and writes it anew when the engine computes otherwise); every
 launch exits cleanly.  Real processes, as a person starts them: slow."""
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_the_very_first_launch_draws_the_shipped_trace(tmp_path):
     cache = tmp_path / "cache"
     first = _launch(tmp_path, cache)
     assert first.get("first-trace") == "kept" and {"window", "frame"} <= set(first)
-    assert list(cache.rglob("startup-trace.npz")) == []  # nothing to keep: resources/ has it
+    assert list(cache.rglob("startup-trace.npz")) == []  # nothing to keep: the engine ships it
 
 
 def test_second_launch_draws_the_kept_trace_and_exits_cleanly(tmp_path):
@@ -68,7 +68,7 @@ def test_second_launch_draws_the_kept_trace_and_exits_cleanly(tmp_path):
 
     import attention
     import resources
-    from attention import scenario_io, trace_cache
+    from attention.files import scenario_io, trace_cache
 
     sc = scenario_io.load(resources.list_presets()[0][0])
     q = sc.queries.copy()

@@ -1,7 +1,7 @@
 """View ▸ FlashAttention tiles…: the tiles dialog used as a person uses it (buttons, keys, clicks, the menu).
 
 Expected numbers come from the trace's masked scores and weighted sum by plain numpy here (the
-row maximum and the sum of exponentials over the keys reached so far), never from attention/tiles.py.
+row maximum and the sum of exponentials over the keys reached so far), never from attention/teaching/tiles.py.
 The scenario is the causal preset (L = S = 6, fill -1e6); default blocks 3 x 2: a 2 x 3 grid."""
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush
 
-from attention import run, scenario_io, words
+from attention import run, words
+from attention.files import scenario_io
 from resources import list_presets
 
 pytestmark = pytest.mark.gui

@@ -293,7 +293,7 @@ def test_a_sink_thins_the_lines_and_the_note_says_so(make_window, qtbot):
     """Under attention sinks a query's lines sum to less than 1 (the weights as they are); the note says why."""
     import dataclasses
 
-    from attention.parts import Part
+    from attention.datamodel.parts import Part
 
     sc = dataclasses.replace(toy(), modifiers=(Part("sinks", {"logits": [1.0, -1.0]}),))
     window = make_window(scenario=sc)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.pipeline.document import UNDO_BYTES
-from attention.scenario import same
+from attention.datamodel.scenario import same
 
 
 def test_the_cap_is_stated_and_sane():
@@ -102,26 +102,29 @@ def _model_steps(doc):
 
 
 def _assert_steps_hold_no_tensors(doc, count: int, shared_weights: bool = False) -> None:
-    """Every model step's states are plain values and count no bytes; with `shared_weights` (a layer's
-    projections shared by every scenario of it) the step counts just the two hidden-state arrays, each
-    once although it is the scenario's queries, keys and values."""
+    """Every model step's states are plain values and count no bytes, and the step holds no scenario
+    itself (it makes the layer again from the states: issue 29); with `shared_weights` (a layer's
+    projections shared by every scenario of it) each scenario's queries, keys and values are one array."""
+    import gc
+
     steps = _model_steps(doc)
     assert len(steps) == count
+    gc.collect()
     for c, before, after in steps:
         assert _plain_values(before) == [] and _plain_values(after) == [], c.text()
         assert c.companion_bytes == 0
+        assert c.nbytes() == 0, c.text()  # no arrays: the hidden states are the model's to make again
+        assert not any(type(v).__name__ == "Scenario" for v in vars(c).values()), c.text()  # held weakly
         if shared_weights:
-            lens = [x.valid_lens.nbytes for x in (c.old, c.new) if x.valid_lens is not None]
             assert c.old.keys is c.old.queries and c.new.values is c.new.queries
-            assert c.nbytes() == c.old.queries.nbytes + c.new.queries.nbytes + sum(lens)
 
 
 def test_sentence_edits_keep_sentences_not_runs_and_undo_recomputes_them_exactly(window, check_panes):
     """Six MiniLM sentence edits: every undo step's model state is plain values (sentences, pickers),
     and undoing all of them (the older ones past the session's few kept runs are run again) shows the
     very grid and scenario each edit showed."""
+    from attention.datamodel.scenario import same
     from attention.models import bundled
-    from attention.scenario import same
 
     if bundled.folder() is None:
         import pytest
@@ -171,3 +174,38 @@ def test_prompt_edits_and_next_tokens_keep_token_ids_not_tensors(window):
         window.undo_action.trigger()
         assert tuple(s.run.ids) == ids and np.array_equal(s.grid(), grid)
     window.recompute.wait_idle()
+
+
+def test_undo_makes_a_dropped_layer_again_with_the_very_numbers(window):
+    """Nothing but the undo history remembers the earlier sentences' layers (issue 29: the history keeps
+    token ids, not tensors): undoing past the session's kept runs makes each layer again from its
+    sentence, with byte-identical hidden states, the same tokens and the same weights."""
+    import gc
+
+    from attention.models import bundled
+
+    if bundled.folder() is None:
+        import pytest
+        pytest.skip(bundled.install_hint("en"))
+    tools = window.models
+    assert tools.open_bundled()
+    window.recompute.wait_idle()
+    sc = window.document.scenario
+    shown = [(sc.queries.tobytes(), sc.query_tokens, id(sc.projection("query").weight))]
+    for i in range(6):
+        tools.set_sentences((f"A sentence of {i} words about {i + 3} owls.",))
+        window.recompute.wait_idle()
+        sc = window.document.scenario
+        shown.append((sc.queries.tobytes(), sc.query_tokens, id(sc.projection("query").weight)))
+    del sc
+    gc.collect()
+    for queries, tokens, weight in reversed(shown[:-1]):
+        window.undo_action.trigger()
+        window.recompute.wait_idle()
+        now = window.document.scenario
+        assert now.queries.tobytes() == queries and now.query_tokens == tokens
+        assert id(now.projection("query").weight) == weight  # the layer's shared weights, not a copy
+    for _ in range(6):
+        window.redo_action.trigger()
+    window.recompute.wait_idle()
+    assert window.document.scenario.queries.tobytes() == shown[-1][0]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from attention import scenario_io
+from attention.files import scenario_io
 from resources import list_presets
 
 ROOT = Path(__file__).resolve().parents[2]

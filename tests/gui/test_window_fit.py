@@ -200,11 +200,20 @@ def test_before_the_first_result_nothing_is_greyed_or_called_the_last_good_resul
     window.recompute.start()
     assert not window.view.banner.isVisibleTo(window.view)
     window.recompute.wait_idle()
-    # a different scenario on the worker: the old numbers are greyed with the honest banner
+    # a different scenario on the worker: once it has taken longer than STALE_AFTER_MS the old numbers
+    # are greyed with the honest banner (the worker is held here until then)
+    import threading
+
+    hold = threading.Event()
+    window.recompute._executor.submit(hold.wait, 30)  # the next computation queues behind this
     window.document.set_option("causal", True, "causal")
     window.recompute.start()
-    assert window.view.banner.isVisibleTo(window.view) and "last good" in window.view.banner.text()
+    assert not window.view.banner.isVisibleTo(window.view)  # not yet: most computations end well before
+    qtbot.waitUntil(lambda: window.view.banner.isVisibleTo(window.view), timeout=5000)
+    assert "last good" in window.view.banner.text()
+    hold.set()
     window.recompute.wait_idle()
+    assert not window.view.banner.isVisibleTo(window.view)
     window.recompute.shutdown()
 
 

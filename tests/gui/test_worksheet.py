@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 import attention
 from app.teaching import worksheet
 from app.viewmodel import cell_format
-from attention import scenario_io
+from attention.files import scenario_io
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]

@@ -3,7 +3,7 @@ FlashAttention's running-values worksheet and its answer key (issue 19 §4).
 
 The key's numbers are checked against an online softmax written here in float64 from the
 hand-computed scores of the preset (the same X as tests/gui/test_worksheet.py), and against
-attention.tiles' own walk of the trace.
+attention.teaching.tiles' own walk of the trace.
 """
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from PySide6.QtCore import Qt
 import attention
 from app.startup import render_cli
 from app.teaching import worksheet
-from attention import scenario_io, words
-from attention.tiles import default_blocks, tiled
-from attention.tiles_worksheet import KEY_NAME, WORKSHEET_NAME
+from attention import words
+from attention.files import scenario_io
+from attention.teaching.tiles import default_blocks, tiled
+from attention.teaching.tiles_worksheet import KEY_NAME, WORKSHEET_NAME
 
 pytestmark = [pytest.mark.gui]
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +68,7 @@ def as_numbers(cells: list[list[str]]) -> np.ndarray:
 
 
 def check_tiles_pages(folder: Path, trace) -> None:
-    """The worksheet's tables are empty; the key's equal the reference and attention.tiles' walk."""
+    """The worksheet's tables are empty; the key's equal the reference and attention.teaching.tiles' walk."""
     sheet = (folder / WORKSHEET_NAME).read_text(encoding="utf-8")
     key = (folder / KEY_NAME).read_text(encoding="utf-8")
     v = trace.array("head_split.value")[0, :, 0].astype(np.float64)  # (S, D) batch 0, head 0

@@ -7,8 +7,9 @@ import os
 import numpy as np
 import pytest
 
-from attention import ScenarioError, scenario_io
-from attention.scenario import same
+from attention import ScenarioError
+from attention.datamodel.scenario import same
+from attention.files import scenario_io
 from resources import list_presets
 
 TOY = list_presets()[0][0]
@@ -109,7 +110,7 @@ def test_text_that_is_not_unicode_is_refused_before_touching_the_disk(saved):
 
 KILLED_SAVE = r"""
 import os, signal, sys
-from attention import safe_write, scenario_io
+from attention.files import safe_write, scenario_io
 sc = scenario_io.load(sys.argv[2])
 def chunks():
     for i, c in enumerate(scenario_io._chunks(scenario_io.to_dict(sc))):
@@ -133,7 +134,7 @@ def _killed_save(path, source) -> None:
 
 @pytest.mark.slow  # starts Python in a child process
 def test_a_killed_save_leaves_its_temporary_and_the_next_save_removes_it(saved, tmp_path):
-    from attention import safe_write
+    from attention.files import safe_write
 
     path, sc, before = saved
     _killed_save(path, TOY)
@@ -157,7 +158,7 @@ def test_a_running_save_keeps_its_temporary(saved):
     """A temporary that a running save holds is not stale: only dead saves' leftovers go."""
     import fcntl
 
-    from attention import safe_write
+    from attention.files import safe_write
 
     path, _, _ = saved
     tmp = path.parent / ".mine.json.abc123_z.tmp"
@@ -215,7 +216,7 @@ def test_a_name_of_up_to_255_bytes_saves(tmp_path, name):
 
 
 def test_long_names_keep_their_temporaries_apart(tmp_path):
-    from attention import safe_write
+    from attention.files import safe_write
 
     a, b = "x" * 245 + "a.json", "x" * 245 + "b.json"
     pa, pb = safe_write.temp_prefix(a), safe_write.temp_prefix(b)
@@ -246,7 +247,7 @@ def _special(tmp_path, kind: str):
 def test_a_target_that_is_not_a_regular_file_is_refused_and_left_as_it_is(tmp_path, kind, through_link):
     import stat
 
-    from attention import safe_write
+    from attention.files import safe_write
 
     path, keep = _special(tmp_path, kind)
     target = path
@@ -269,7 +270,7 @@ def test_a_target_that_is_not_a_regular_file_is_refused_and_left_as_it_is(tmp_pa
 
 def test_a_device_node_is_named_as_one():
     """Checked without writing: a test that wrote to /dev/null as root would replace it when broken."""
-    from attention import safe_write
+    from attention.files import safe_write
 
     assert safe_write.target_kind("/dev/null") == "device"
     assert safe_write.target_kind(TOY) is None

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from attention import run, scenario_io
+from attention import run
+from attention.files import scenario_io
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "scenario-format.md"
 
@@ -22,7 +23,7 @@ def test_the_documented_example_loads_and_runs():
 
 
 def test_every_documented_generator_kind_exists():
-    from attention.generators import KINDS
+    from attention.files.generators import KINDS
 
     text = DOC.read_text(encoding="utf-8")
     documented = set(re.findall(r"^\| `(\w+)` \| (?:`seed`|none|`start`)", text, re.M))

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention import Scenario, ScenarioError, scenario_io
+from attention import Scenario, ScenarioError
+from attention.files import scenario_io
 from resources import list_presets
 
 TOY_DOC = json.loads(list_presets()[0][0].read_text(encoding="utf-8"))
@@ -222,7 +223,7 @@ def test_bad_generators(spec, expected):
 
 def test_generator_total_is_bounded_across_the_file(monkeypatch):
     """Each generator below is allowed alone; together they exceed the per-file budget."""
-    from attention import generators
+    from attention.files import generators
 
     monkeypatch.setattr(generators, "MAX_ELEMENTS", 70)  # read when a file starts loading
     doc = edit(lambda d: d.update(queries={"generate": "zeros", "shape": [1, 4, 4]},

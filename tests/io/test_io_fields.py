@@ -1,4 +1,4 @@
-"""The plain options' Field records (attention/fields.py) agree with the schema, the docs' field
+"""The plain options' Field records (attention/datamodel/fields.py) agree with the schema, the docs' field
 table, the Scenario's defaults and what the loader accepts: the four can never drift apart.
 
 The schema and docs are compared with what the records generate; the defaults, ranges and
@@ -12,8 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from attention import fields, scenario, scenario_io, words
-from attention.fields import SCENARIO_FIELDS, Field
+from attention import words
+from attention.datamodel import fields, scenario
+from attention.datamodel.fields import Field
+from attention.files import scenario_io
+from attention.registry import kinds
+from attention.registry.fields import SCENARIO_FIELDS, field, rewritten
 from resources import list_presets, schema_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,24 +38,24 @@ def _docs_rows() -> dict[str, list[str]]:
 @pytest.mark.parametrize("f", SCENARIO_FIELDS, ids=IDS)
 def test_the_schema_node_is_the_records(f: Field):
     node = {k: v for k, v in fields.schema_node(SCHEMA, f).items() if k != "description"}
-    assert node == fields.schema_of(f), "run python -m attention.fields --write"
+    assert node == fields.schema_of(f), "run python -m attention.registry.fields --write"
 
 
 @pytest.mark.parametrize("f", SCENARIO_FIELDS, ids=IDS)
 def test_the_docs_row_is_the_records(f: Field):
     row = _docs_rows().get(f.file_path)
     assert row is not None, f"docs/scenario-format.md has no row for `{f.file_path}`"
-    assert row[1:3] == [fields.docs_type(f), fields.docs_default(f)], "run python -m attention.fields --write"
+    assert row[1:3] == [fields.docs_type(f), fields.docs_default(f)], "run python -m attention.registry.fields --write"
     assert row[3], "the meaning is written by hand: it must be there"
 
 
 def test_the_check_can_fail():
     """A record changed, the schema and docs no longer match it."""
-    f = fields.field("factor")
+    f = field("factor")
     wider = dataclasses.replace(f, maximum=2**63 - 1)
     assert fields.schema_of(wider) != fields.schema_node(SCHEMA, f)
     assert fields.docs_type(wider) != _docs_rows()[f.file_path][1]
-    schema, docs = fields.rewritten(json.loads(json.dumps(SCHEMA)), DOCS)
+    schema, docs = rewritten(json.loads(json.dumps(SCHEMA)), DOCS)
     assert schema == SCHEMA and docs == DOCS  # rewriting from the records changes nothing
 
 
@@ -62,9 +66,9 @@ def test_the_records_agree_with_the_scenario_and_the_loader_constants():
             assert f.required and f.file_path == "additive.hidden"
             continue
         assert defaults[f.name] == f.default, f.name
-    assert fields.field("scoring").choices == scenario.SCORINGS
-    assert set(fields.field("device").choices) == set(scenario.DEVICES)
-    assert set(fields.field("dtype").choices) == set(scenario.DTYPES)
+    assert field("scoring").choices == tuple(kinds.SCORING)
+    assert set(field("device").choices) == set(scenario.DEVICES)
+    assert set(field("dtype").choices) == set(scenario.DTYPES)
     assert fields.INT_MAX == scenario_io.INT_MAX == 2**31 - 1
     assert [f.file_path for f in SCENARIO_FIELDS if "." in f.file_path] == [
         "additive.hidden", "prob_sparse.factor", "prob_sparse.mix", "mask.causal", "mask.fill_value"]

@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 import attention
 import resources
-from attention import ScenarioError, scenario_io
-from attention.problem import MAX_LINES
-from attention.scenario import estimate_trace_bytes
+from attention import ScenarioError
+from attention.compute.check import estimate_trace_bytes
+from attention.datamodel.problem import MAX_LINES
+from attention.files import scenario_io
 
 PRESETS = [p for p, _ in resources.list_presets()]
 DOCS = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in PRESETS}

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from attention import ScenarioError
-from attention.generators import MAX_ELEMENTS, check, generate, linear_init
+from attention.files.generators import MAX_ELEMENTS, check, generate, linear_init
 
 
 def test_normal_is_seeded_and_independent_of_global_rng():
@@ -81,8 +81,8 @@ def test_linear_init_uses_nn_linear_bounds():
 
 def test_an_unknown_kind_is_quoted_at_most_60_characters():
     """Issue 21: a 1,000-character kind was quoted at ~300 characters (the argument cap, not the quote cap)."""
-    from attention import scenario_io
-    from attention.problem import MAX_QUOTE
+    from attention.datamodel.problem import MAX_QUOTE
+    from attention.files import scenario_io
 
     doc = {"format": "attention-explorer/scenario", "version": 1,
            "queries": {"generate": "k" * 1000, "shape": [1, 4, 4]}}

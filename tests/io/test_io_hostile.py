@@ -14,8 +14,9 @@ import pytest
 import torch  # noqa: F401  (imported once here: a refusal's time never includes torch's first import)
 
 import resources
-from attention import ScenarioError, scenario_io
-from attention.problem import MAX_LINES, MAX_QUOTE
+from attention import ScenarioError
+from attention.datamodel.problem import MAX_LINES, MAX_QUOTE
+from attention.files import scenario_io
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 TOY = json.loads(resources.list_presets()[0][0].read_text(encoding="utf-8"))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from attention import ScenarioError, memory, scenario_io
-from attention.scenario import estimate_trace_bytes, memory_limit
+from attention import ScenarioError
+from attention.compute import memory
+from attention.compute.check import estimate_trace_bytes, memory_limit
+from attention.files import scenario_io
 
 GiB = 1 << 30
 

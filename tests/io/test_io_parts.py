@@ -11,10 +11,12 @@ import json
 import numpy as np
 import pytest
 
-from attention import Scenario, kinds, scenario_io
-from attention.fields import Field
-from attention.parts import Part
-from attention.scenario import ScenarioError, same
+from attention import Scenario
+from attention.datamodel.fields import Field
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import ScenarioError, same
+from attention.files import scenario_io
+from attention.registry import kinds
 from resources import list_presets
 
 

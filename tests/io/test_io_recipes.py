@@ -12,8 +12,8 @@ import json
 import numpy as np
 import torch
 
-from attention import scenario_io
-from attention.scenario import same
+from attention.datamodel.scenario import same
+from attention.files import scenario_io
 from resources import list_presets
 
 L, D = 256, 64  # big enough that literal numbers would be about a megabyte

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attention import Additive, Projection, Scenario, problems, scenario_io
-from attention.scenario import same
+from attention import Additive, Projection, Scenario, problems
+from attention.datamodel.scenario import same
+from attention.files import scenario_io
 from resources import list_presets
 
 PRESETS = [p for p, _ in list_presets()]

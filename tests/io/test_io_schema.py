@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from attention import scenario_io
+from attention.files import scenario_io
 from resources import list_presets, schema_path
 
 SCHEMA = json.loads(schema_path().read_text(encoding="utf-8"))
@@ -43,7 +43,7 @@ def test_schema_integer_limits_equal_the_loaders():
 
 
 def test_schema_generator_kinds_equal_the_generators():
-    from attention.generators import COMMON, KINDS
+    from attention.files.generators import COMMON, KINDS
 
     kinds = {g["properties"]["generate"]["const"]: g for g in SCHEMA["$defs"]["generator"]["oneOf"]}
     assert set(kinds) == set(KINDS)

@@ -1,6 +1,7 @@
 """Scenario.time_axis in a scenario file: a start and a TSL frequency that label the steps with their dates where the
 file gives no labels (preset 36 does so); written only when set (then version 2); a bad start or frequency is refused
-with a line naming the field.  The expected dates are counted here with datetime, apart from attention.time_labels."""
+with a line naming the field.  The expected dates are counted here with datetime, apart from
+attention.datamodel.time_labels."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from attention import scenario_io
-from attention.scenario import ScenarioError
+from attention.datamodel.scenario import ScenarioError
+from attention.files import scenario_io
 
 PRESETS = Path(__file__).parents[2] / "resources" / "scenarios"
 

@@ -6,7 +6,8 @@ import json
 import numpy as np
 import torch
 
-from attention import run, scenario_io, trace_json
+from attention import run
+from attention.files import scenario_io, trace_json
 from resources import list_presets
 
 PRESETS = {p.name: p for p, _ in list_presets()}

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import scenario_io
-from attention.scenario import ScenarioError
+from attention.datamodel.scenario import ScenarioError
+from attention.files import scenario_io
 
 PRESETS = Path(__file__).parents[2] / "resources" / "scenarios"
 
@@ -35,8 +35,8 @@ def test_a_bad_weights_note_names_its_field():
 
 
 def test_the_exported_script_says_where_the_weights_came_from():
-    from attention.scenario import Projection
-    from attention.script_export import python_script
+    from attention.datamodel.scenario import Projection
+    from attention.teaching.script_export import python_script
 
     sc = scenario_io.load(next(PRESETS.glob("06_*.json")))
     eye = Projection(np.eye(sc.d_model), None)

@@ -1,4 +1,4 @@
-"""The exported Python script (attention.script_export) run in a subprocess reproduces the engine's
+"""The exported Python script (attention.teaching.script_export) run in a subprocess reproduces the engine's
 trace within 1e-6, for every preset and every kind, mask and fill; it imports only torch (and the
 standard library's json and sys)."""
 from __future__ import annotations
@@ -12,8 +12,10 @@ import sys
 import numpy as np
 import pytest
 
-from attention import PIPELINE, Additive, Projection, Scenario, ScenarioError, run, scenario_io, step_registry
-from attention.script_export import python_script
+from attention import PIPELINE, Additive, Projection, Scenario, ScenarioError, run
+from attention.files import scenario_io
+from attention.registry import step_registry
+from attention.teaching.script_export import python_script
 from resources import list_presets
 
 PRESETS = {p.name: scenario_io.load(p) for p, _ in list_presets()}

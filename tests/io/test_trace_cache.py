@@ -1,4 +1,4 @@
-"""attention.trace_cache: the start-up trace on disk is exactly the engine's, or nothing."""
+"""attention.files.trace_cache: the start-up trace on disk is exactly the engine's, or nothing."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,7 +8,7 @@ import pytest
 
 import attention
 import resources
-from attention import scenario_io, trace_cache
+from attention.files import scenario_io, trace_cache
 
 
 def _preset(i: int = 0):
@@ -69,12 +69,13 @@ def test_big_traces_are_not_kept(tmp_path, monkeypatch):
 
 
 def test_the_shipped_start_up_trace_is_the_engines_for_the_first_preset():
-    """The very first launch draws resources/startup-trace.npz (the canary) before torch loads: it
-    must hold what the engine computes now (rebuild it with `python -m attention.trace_cache`).
+    """The very first launch draws attention/files/startup-trace.npz (the canary) before torch loads: it
+    must hold what the engine computes now (rebuild it with `python -m attention.files.trace_cache FIRST_PRESET`).
     Numbers, not source: equal to the last bits a float32 sum may differ in between torch builds."""
     sc = _preset(0)
     shipped = trace_cache.load_canary(sc)
-    assert shipped is not None, "stale or missing: run `.venv/bin/python -m attention.trace_cache`"
+    assert shipped is not None, ("stale or missing: run `.venv/bin/python -m attention.files.trace_cache "
+                                 "resources/scenarios/01_tsl_toy.json`")
     fresh = attention.run(sc)
     assert shipped.ids == fresh.ids and shipped.options == fresh.options
     for sid in fresh.ids:
@@ -103,7 +104,7 @@ def test_a_comment_in_the_engine_keeps_every_kept_trace(tmp_path):
     shutil.copytree(root / "attention", copy / "attention", ignore=shutil.ignore_patterns("__pycache__"))
     for f in (copy / "attention").rglob("*.py"):
         f.write_text(f.read_text(encoding="utf-8") + "\n# an edited comment\n", encoding="utf-8")
-    code = ("import sys, resources; from attention import scenario_io, trace_cache as tc\n"
+    code = ("import sys, resources; from attention.files import scenario_io, trace_cache as tc\n"
             "assert tc.__file__.startswith(sys.argv[1]), tc.__file__\n"
             "sc = scenario_io.load(resources.list_presets()[0][0])\n"
             "print(tc.load_canary(sc) is not None, tc.load(sc, sys.argv[2]) is not None)\n")

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from make_golden_modern import FAMILIES, build, draw_weights, float64_throughout  # noqa: E402
 
-from attention import engine  # noqa: E402
 from attention.capture import CaptureError, attention_modules, capture  # noqa: E402
+from attention.compute import engine  # noqa: E402
 
 LLAMA_LIKE = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3")
 L, START = 10, 3

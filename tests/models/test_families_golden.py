@@ -280,7 +280,7 @@ def test_a_plain_state_dict_reads_with_a_config(tmp_path):
     ("falcon", lambda c: c.update(alibi=True), "alibi is true"),
     ("gemma2", lambda c: c.update(use_bidirectional_attention=True), "use_bidirectional_attention"),
     ("mistral", lambda c: c.update(sliding_window=0), "sliding_window is 0"),
-    ("mistral", lambda c: c.update(num_key_value_heads=3), "k_proj.weight has shape"),
+    ("mistral", lambda c: c.update(num_key_value_heads=3), "num_key_value_heads × head_dim is 3 × 8 = 24"),
     ("gemma2", lambda c: c.update(query_pre_attn_scalar="x"), "query_pre_attn_scalar is 'x'"),
 ])
 def test_refusals_name_the_field(tmp_path, family, edit, words):

@@ -18,7 +18,7 @@ import torch
 gguf = pytest.importorskip("gguf")
 pytest.importorskip("tokenizers")
 
-from attention.models import gguf_model  # noqa: E402
+from attention.models import gguf_model, gguf_source  # noqa: E402
 from attention.models.checkpoint import CheckpointError  # noqa: E402
 from attention.models.errors import ModelError  # noqa: E402
 
@@ -82,6 +82,8 @@ def write(path, hf: dict[str, np.ndarray], arch: str = "llama", meta=None, extra
             w.add_string(name, value)
         elif isinstance(value, float):
             w.add_float32(name, value)
+        elif value >= 2 ** 32:  # as a hostile writer may (tests/hostile/issue31_cases.py)
+            w.add_uint64(name, value)
         else:
             w.add_uint32(name, value)
     w.add_tokenizer_model("gpt2")
@@ -157,7 +159,7 @@ def file_rows(hf: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def test_names_shapes_and_unpermuted_rows(tmp_path):
     hf = random_model()
-    source = gguf_model.GGUFSource(write(tmp_path / "tiny.gguf", hf))
+    source = gguf_source.GGUFSource(write(tmp_path / "tiny.gguf", hf))
     assert source.config["num_attention_heads"] == H and source.config["num_key_value_heads"] == HKV
     assert source.config["rope_theta"] == BASE and source.config["tie_word_embeddings"] is False
     assert source.shape("model.layers.1.self_attn.k_proj.weight") == (HKV * HD, D)
@@ -238,7 +240,7 @@ def test_tokenizer_from_metadata(tmp_path):
 def test_metadata_refusals_name_the_key(tmp_path, meta, key):
     path = write(tmp_path / "bad.gguf", random_model(), meta=meta)
     with pytest.raises(CheckpointError) as e:
-        gguf_model.GGUFSource(path)
+        gguf_source.GGUFSource(path)
     assert key in str(e.value) and "bad.gguf" in str(e.value)
     assert key in e.value.line("zh")
 
@@ -246,23 +248,23 @@ def test_metadata_refusals_name_the_key(tmp_path, meta, key):
 def test_other_refusals(tmp_path):
     hf = random_model()
     with pytest.raises(CheckpointError, match="general.architecture is 'gpt2'"):
-        gguf_model.GGUFSource(write(tmp_path / "a.gguf", hf, arch="gpt2"))
+        gguf_source.GGUFSource(write(tmp_path / "a.gguf", hf, arch="gpt2"))
     bias = {"blk.0.attn_q.bias": np.zeros(H * HD, np.float32)}
     with pytest.raises(CheckpointError, match=r"blk\.0\.attn_q\.bias is a bias"):
-        gguf_model.GGUFSource(write(tmp_path / "b.gguf", hf, extra=bias))
+        gguf_source.GGUFSource(write(tmp_path / "b.gguf", hf, extra=bias))
     freqs = {"rope_freqs.weight": np.ones(HD // 2, np.float32)}
     with pytest.raises(CheckpointError, match="rope_freqs.weight holds per-frequency RoPE factors") as e:
-        gguf_model.GGUFSource(write(tmp_path / "c.gguf", hf, extra=freqs))
+        gguf_source.GGUFSource(write(tmp_path / "c.gguf", hf, extra=freqs))
     assert "按频率" in e.value.line("zh")
     odd = {"blk.0.attn_sinks.weight": np.ones(H, np.float32)}
     with pytest.raises(CheckpointError, match="attn_sinks.weight is not part of a plain llama decoder"):
-        gguf_model.GGUFSource(write(tmp_path / "s.gguf", hf, extra=odd))
+        gguf_source.GGUFSource(write(tmp_path / "s.gguf", hf, extra=odd))
     with pytest.raises(CheckpointError, match="tokenizer.ggml.pre is 'llama-bpe'"):
         gguf_model.load(write(tmp_path / "d.gguf", hf, pre="llama-bpe"))
     junk = tmp_path / "junk.gguf"
     junk.write_bytes(b"PK\x03\x04 not a gguf")
     with pytest.raises(CheckpointError, match="junk.gguf: not a readable GGUF file"):
-        gguf_model.GGUFSource(junk)
+        gguf_source.GGUFSource(junk)
     with pytest.raises(CheckpointError, match="no such file"):
         gguf_model.load(tmp_path / "absent.gguf")
     whole = write(tmp_path / "whole.gguf", hf).read_bytes()
@@ -293,7 +295,7 @@ def test_open_source_lists_a_gguf_like_a_folder(tmp_path):
     shared key/value heads); the imported layer 1 replays the GGUF model's own reference attention."""
     import dataclasses
 
-    from attention import engine
+    from attention.compute import engine
     from attention.models.importing import import_layer, list_header, open_layers
 
     path = write(tmp_path / "tiny.gguf", random_model())
@@ -312,7 +314,7 @@ def test_open_source_lists_a_gguf_like_a_folder(tmp_path):
     np.testing.assert_allclose(trace.array("output"), run.attn_out[1].double().numpy(), atol=1e-6, rtol=0)
     assert list_header(source, len(layers), "en") == f"tiny.gguf: {LAYERS} attention layers (GGUF file (llama.cpp), " \
                                                       "F32 weights)"
-    q8 = gguf_model.GGUFSource(write(tmp_path / "q8.gguf", random_model(), quant=gguf.GGMLQuantizationType.Q8_0))
+    q8 = gguf_source.GGUFSource(write(tmp_path / "q8.gguf", random_model(), quant=gguf.GGMLQuantizationType.Q8_0))
     assert list_header(q8, 2, "en") == "q8.gguf: 2 attention layers (GGUF file (llama.cpp), Q8_0 weights " \
                                        "dequantized from 8-bit)"
     assert "Q8_0 权重，由 8 位量化反量化而来" in list_header(q8, 2, "zh")

@@ -14,10 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from safetensors.torch import save_file
 
-from attention import memory
+from attention.compute import memory
 from attention.models import checkpoint
-from attention.models.checkpoint import CheckpointError, open_source
+from attention.models.checkpoint import CheckpointError
 from attention.models.importing import choose, import_layer, open_layers
+from attention.models.readers import open_source
 
 ROLES = ("query", "key", "value", "out")
 

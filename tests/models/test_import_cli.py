@@ -14,8 +14,9 @@ from import_modules import AttentionLayer, FullAttention, TSLTransformer
 from safetensors.torch import save_file
 from torch import nn
 
-from attention import run, scenario_io
+from attention import run
 from attention.cli import main
+from attention.files import scenario_io
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,7 +115,7 @@ def test_import_takes_inputs_from_a_scenario_and_checks_their_width(tmp_path):
     mha = tmp_path / "mha.pt"
     torch.save(nn.MultiheadAttention(6, 2).state_dict(), mha)
     assert cli("import", mha, "--heads", "2", "--out", wrong)[0] == 0
-    rc, _, err = cli("import", weights, "--layer", "0", "--heads", "2", "--inputs", wrong, "--out", second)
+    rc, _, err = cli("import", weights, "--layer", "1", "--heads", "2", "--inputs", wrong, "--out", second)
     assert rc == 2 and err.strip() == f"{wrong}: queries are 6 wide, but encoder.attn_layers.0.attention takes 8"
 
 
@@ -126,13 +127,16 @@ def test_import_usage_errors_name_the_option(tmp_path):
         (("import", weights, "--out", out), "tsl.pth holds 3 attention layers: name one with --layer"),
         (("import", weights, "--layer", "decoder.layers.0.self_attention", "--out", out),
          "--heads: decoder.layers.0.self_attention does not say how many heads it has; choose one of 1, 2, 4, 8"),
-        (("import", weights, "--layer", "0", "--heads", "3", "--out", out),
+        (("import", weights, "--layer", "1", "--heads", "3", "--out", out),
          "--heads 3: does not divide the widths of encoder.attn_layers.0.attention; choose one of 1, 2, 4, 8"),
+        (("import", weights, "--layer", "0", "--heads", "2", "--out", out),
+         "--layer 0: a layer's place in the list is counted from 1; tsl.pth lists 3 attention layers (1 … 3)"),
+        (("import", weights, "--layer", "4", "--heads", "2", "--out", out), "tsl.pth lists 3 attention layers"),
         (("import", weights, "--layer", "encoder.attn_layers.9.attention", "--heads", "2", "--out", out),
          "--layer encoder.attn_layers.9.attention: not in tsl.pth; its layers: encoder.attn_layers.0.attention, "),
-        (("import", weights, "--layer", "0", "--heads", "2", "--tokens", "0", "--out", out),
+        (("import", weights, "--layer", "1", "--heads", "2", "--tokens", "0", "--out", out),
          "--tokens: expected a whole number of at least 1, got 0"),
-        (("import", weights, "--layer", "0", "--heads", "2", "--out", tmp_path / "no" / "dir" / "o.json"),
+        (("import", weights, "--layer", "1", "--heads", "2", "--out", tmp_path / "no" / "dir" / "o.json"),
          "--out: cannot write"),
     ]
     for argv, expect in cases:
@@ -191,8 +195,8 @@ def test_a_seed_out_of_range_is_one_line(tmp_path):
 
 
 def test_a_token_count_whose_trace_cannot_fit_is_refused_from_the_shapes(tmp_path, monkeypatch):
+    from attention.compute.check import estimate_trace_bytes
     from attention.models import importing
-    from attention.scenario import estimate_trace_bytes
 
     monkeypatch.setenv("AE_MEMORY_LIMIT", str(1 << 30))
     generated = []

@@ -1,5 +1,5 @@
 """Importers against the modules they stand for: a state dict made here from a real torch module is
-saved to a file, imported by attention.models, run by attention.engine, and compared with the
+saved to a file, imported by attention.models, run by attention.compute.engine, and compared with the
 module's own forward on the same inputs (attention weights and output, ≤ 1e-5 in float32, ≤ 1e-12
 in float64)."""
 from __future__ import annotations

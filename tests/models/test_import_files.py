@@ -16,8 +16,9 @@ from import_modules import AttentionLayer, FullAttention, TSLTransformer
 from safetensors.torch import save_file
 
 from attention.models import checkpoint
-from attention.models.checkpoint import CheckpointError, open_source
+from attention.models.checkpoint import CheckpointError
 from attention.models.importing import choose, import_layer, open_layers
+from attention.models.readers import open_source
 
 
 def _tensors(model) -> dict:

@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import engine, scenario_io
 from attention.cli import main
-from attention.parts import Part
+from attention.compute import engine
+from attention.datamodel.parts import Part
+from attention.files import scenario_io
 
 pytest.importorskip("safetensors")
 GOLDEN = Path(__file__).with_name("golden_modern")
@@ -213,6 +214,6 @@ def test_a_bad_config_is_one_line_for_list_and_import(change, tmp_path):
     (folder / "config.json").write_text(json.dumps(cfg))
     rc, out, err = cli("layers", folder)
     assert "Traceback" not in out + err and "not importable" in out.strip().splitlines()[2]  # listed, with why
-    rc, out, err = cli("import", folder, "--layer", "1", "--out", tmp_path / "x.json")  # the sliding layer
+    rc, out, err = cli("import", folder, "--layer", "2", "--out", tmp_path / "x.json")  # the sliding layer (2nd)
     assert "Traceback" not in out + err
     assert rc != 0 and len(err.strip().splitlines()) == 1, err

@@ -17,8 +17,9 @@ import pytest
 import torch
 from tsl_layers import Informer2020AttentionLayer, Informer2020ProbAttention
 
-from attention import run, scenario_io
+from attention import run
 from attention.cli import main
+from attention.files import scenario_io
 from resources.training.tsl_style import AttentionLayer, FullAttention, ProbAttention
 
 TOL = 1e-6
@@ -168,7 +169,7 @@ def test_the_options_are_refused_in_one_line_where_they_do_not_fit(tmp_path):
         assert rc == 2 and len(err.strip().splitlines()) == 1 and err.startswith(expect), (argv, err)
     assert not out.exists()
     rc, _, err = cli("import", tsl, "--heads", 2, "--scoring", "prob_sparse", "--lang", "zh", "--out", out)
-    assert rc == 2 and err.startswith("--factor：state dict 不保存 ProbAttention 的因子 c")
+    assert rc == 2 and err.startswith("--factor：state_dict 不保存 ProbAttention 的因子 c")
 
 
 def test_the_options_are_in_the_help():

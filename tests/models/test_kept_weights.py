@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from attention.engine import tensor
 from attention.models.decoder import KeptWeights
 from attention.models.decoder_layer import layer_scenario
 from attention.models.llama import KEPT_LAYERS, LAYER_TENSORS, LlamaDecoder, LlamaSpec, expected_shapes
+from attention.ops.tensors import tensor
 
 ROLES = {"query": "q", "key": "k", "value": "v", "out": "o"}
 

@@ -11,11 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import engine, scenario_io
+from attention.compute import engine
+from attention.datamodel.parts import Part
+from attention.datamodel.scenario import Projection, Scenario
+from attention.files import scenario_io
 from attention.models.errors import ModelError
 from attention.models.layer_cache import LayerCache, step_scenario
-from attention.parts import Part
-from attention.scenario import Projection, Scenario
 
 PRESETS = Path(__file__).parents[2] / "resources" / "scenarios"
 B, L, D, H, HKV, E, BASE, OFFSET = 2, 6, 8, 4, 2, 4, 100.0, 3

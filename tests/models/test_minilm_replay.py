@@ -1,4 +1,4 @@
-"""Every layer of the real all-MiniLM-L6-v2 replayed through attention.engine.
+"""Every layer of the real all-MiniLM-L6-v2 replayed through attention.compute.engine.
 
 The reference is written here, independently of attention.models.bert: the checkpoint read with
 safetensors.torch.load_file into torch's own nn.MultiheadAttention / nn.Linear / nn.LayerNorm

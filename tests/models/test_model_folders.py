@@ -169,7 +169,7 @@ def test_tensor_shapes_are_checked_from_the_header_before_reading(tmp_path, mini
 
 
 def test_weights_larger_than_the_free_memory_are_refused_before_reading(tmp_path, minilm_folder, monkeypatch):
-    from attention import memory
+    from attention.compute import memory
 
     folder = make_folder(tmp_path / "m", minilm_folder)
     monkeypatch.setattr(memory, "available_bytes", lambda: 1000)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.viewmodel.model_session import ModelSession, sentence_lines
-from attention import numbers
+from attention.datamodel import numbers
 
 
 def test_sentence_lines():
@@ -26,7 +26,7 @@ def test_session_grid_cuts_padding_and_names_cells(minilm_folder):
     assert g.shape == (6, 12, n0, n0)
     assert np.allclose(g.sum(-1), 1.0, atol=1e-5)  # padding carries no weight: the cut rows still sum to 1
     text = s.cell_text(2, 3, 1, 0, "{layer}/{head}: {query}->{key} {weight}")
-    # the weight written as every number a person reads (attention.numbers: 4 significant digits)
+    # the weight written as every number a person reads (attention.datamodel.numbers: 4 significant digits)
     assert text == f"3/4: hello->[CLS] {numbers.rounded(float(g[2, 3, 1, 0]))}"
     sc = s.scenario(4)
     assert s.layer == 4 and sc.title["en"] == "MiniLM, layer 5 of 6"

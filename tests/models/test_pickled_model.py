@@ -12,7 +12,8 @@ import torch
 from torch import nn
 
 from attention.cli import main
-from attention.models.checkpoint import CheckpointError, open_source
+from attention.models.checkpoint import CheckpointError
+from attention.models.readers import open_source
 
 
 class Forecaster(nn.Module):

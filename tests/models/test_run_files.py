@@ -12,7 +12,8 @@ pytest.importorskip("tokenizers")
 from test_gguf_files import LAYERS, TOKENS, file_rows, hf_folder, random_model, reference, write  # noqa: E402
 
 import attention  # noqa: E402
-from attention import cli, scenario_io  # noqa: E402
+from attention import cli  # noqa: E402
+from attention.files import scenario_io
 
 TEXT = " the 12 the"
 PIECES = ["Ġt", "he", "Ġ", "1", "2", "Ġt", "he"]  # the tiny vocabulary's merges, by hand

@@ -19,7 +19,7 @@ import tsl_models_lib as lib  # noqa: E402
 
 from attention import words  # noqa: E402
 from attention.capture import CaptureError, attention_modules, capture  # noqa: E402
-from attention.engine import run  # noqa: E402
+from attention.compute.engine import run  # noqa: E402
 from attention.models.checkpoint import CheckpointError  # noqa: E402
 from attention.models.importing import choose, import_layer, open_layers  # noqa: E402
 
@@ -530,7 +530,7 @@ def test_import_whole_crossformer_two_stage_layer(tmp_path, capsys):
     assert "not importable" not in line and "3 variables × 4 segments" in line and "router 3 slots" in line
     out = tmp_path / "tsa.json"
     assert main(["import", str(path), "--layer", name, "--heads", "4", "--out", str(out)]) == 0
-    from attention import scenario_io
+    from attention.files import scenario_io
 
     sc = scenario_io.load(out)
     assert sc.L == 12 and sc.n_heads == 4 and [p.kind for p in sc.modifiers] == ["two_stage"]
@@ -585,8 +585,8 @@ def test_import_informer_encoder_layer_with_distilling(tmp_path):
 
 
 def test_import_nonstationary_tau_and_delta_given(tmp_path, capsys):
-    from attention import scenario_io
     from attention.cli import main
+    from attention.files import scenario_io
 
     torch.manual_seed(20)
     model = lib.NonstationaryTransformer(lib.configs()).double().eval()
@@ -622,8 +622,8 @@ def test_import_start_and_freq_date_the_steps(tmp_path, capsys):
     (counted here with datetime), saved as the time_axis alone; a bad or lone option is refused naming it."""
     from datetime import datetime, timedelta
 
-    from attention import scenario_io
     from attention.cli import main
+    from attention.files import scenario_io
 
     torch.manual_seed(22)
     model = lib.NonstationaryTransformer(lib.configs()).double().eval()
@@ -649,8 +649,8 @@ def test_import_start_and_freq_date_the_steps(tmp_path, capsys):
 def test_import_nonstationary_decoder_self_attention_takes_tau_but_never_delta(tmp_path, capsys):
     """TSL's DecoderLayer calls self_attention(x, x, x, attn_mask=x_mask, tau=tau, delta=None): a Δ
     given for it would be a scenario the library never computes, so --delta is refused there."""
-    from attention import scenario_io
     from attention.cli import main
+    from attention.files import scenario_io
 
     torch.manual_seed(21)
     model = lib.NonstationaryTransformer(lib.configs()).double().eval()

@@ -45,10 +45,10 @@ def test_the_layer_notes_say_it(minilm, minilm_folder):
 
 
 def test_main_py_run_minilm_prints_it(minilm_folder, tmp_path, monkeypatch):
-    from attention import scenario_io
+    from attention.files import scenario_io
 
     saved = []
-    monkeypatch.setattr(scenario_io, "save", lambda sc, path: saved.append(path))  # writing 6 layers' JSON: 30 s
+    monkeypatch.setattr(scenario_io, "save", lambda sc, path, **kw: saved.append(path))  # writing 6 layers' JSON: 30 s
     unknown, count = _expected(minilm_folder, CHINESE)
     for lang, want in (("en", f"{unknown} of {count} tokens are unknown to the model ([UNK])"),
                        ("zh", f"{count} 个词元中有 {unknown} 个是模型不认识的（[UNK]）")):

@@ -20,7 +20,7 @@ from app.panes.by_hand_view import ByHandView
 from app.services import i18n
 from app.teaching.by_hand import follow_quiz
 from app.teaching.presentation.presentation_view import ZOOM_DEFAULT
-from attention import step_registry
+from attention.registry import step_registry
 
 if TYPE_CHECKING:
     from app.features import FeatureHost

@@ -22,6 +22,7 @@ title, the map of steps (slide_map).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from typing import TYPE_CHECKING, Optional
 
@@ -42,6 +43,7 @@ from PySide6.QtWidgets import (
 import app.teaching.presentation.slide_layout as slide_layout
 from app.panes import scale_lock
 from app.panes.selectable_label import SelectableLabel
+from app.panes.steps_view import HIDDEN_KEPT
 from app.services import i18n
 from app.teaching.presentation.edit_drawer import EditDrawer
 from app.teaching.presentation.head_picker import HeadPicker
@@ -112,8 +114,11 @@ class PresentationView(QWidget):
         self._focus = -1
         self._stale_reason: Optional[str] = None
         #: one pane per step and role (the result, or an input beside it): a step is the result on
-        #: one slide and an input on the next, and each role keeps its own fonts and grid
+        #: one slide and an input on the next, and each role keeps its own fonts and grid; this
+        #: slide's and the HIDDEN_KEPT used last (_forget_unused)
         self._panes: dict[tuple[str, bool], ZoomedPane] = {}
+        self._used_at: dict[tuple[str, bool], int] = {}
+        self._use_clock = itertools.count()
         self._shown_inputs: list[str] = []
         self._dirty = True  # the slide needs drawing when next shown
         self._failed_lines: Optional[list] = None  # the engine's problems while the slide is stale
@@ -559,9 +564,20 @@ class PresentationView(QWidget):
     def _lang(self) -> str:
         return i18n.current_language()
 
+    def _forget_unused(self, in_use: set[tuple[str, bool]]) -> None:
+        """Keep the panes of this slide and the HIDDEN_KEPT used last; delete the rest (a pane is a few
+        MB of widgets: a long class through every kind's slides kept one per step id, issue 29)."""
+        idle = sorted(self._panes.keys() - in_use, key=lambda n: self._used_at.get(n, -1))
+        for key in idle[:max(0, len(idle) - HIDDEN_KEPT)]:
+            pane = self._panes.pop(key)
+            self._used_at.pop(key, None)
+            pane.setParent(None)
+            pane.deleteLater()
+
     def _pane(self, name: str, zoom: float, header: bool) -> ZoomedPane:
         """The pane of step `name` as the result (header False) or as an input (its title shown,
         no hint line: its hover is a tooltip), held unarranged until the plan gives it its cells."""
+        self._used_at[(name, header)] = next(self._use_clock)
         pane = self._panes.get((name, header))
         if pane is None:
             pane = ZoomedPane(name, zoom, show_header=header)
@@ -646,6 +662,7 @@ class PresentationView(QWidget):
         out.show()
         self.arrow.setVisible(bool(self._shown_inputs))
         self._write_texts(sid, data)
+        self._forget_unused({*((n, True) for n in self._shown_inputs), (sid, False)})
         self._show_head_picker()
         self._dirty = False
         self._extras_shown()

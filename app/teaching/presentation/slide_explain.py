@@ -3,7 +3,7 @@ in place of the slide's sentences, while the cells it came from are outlined on 
 beside it (the q row and k column of a score, the weights row and V column of a weighted sum...),
 as llm-viz does.
 
-The arithmetic is the explain engine's (attention.explain.explain: what the window's Explain
+The arithmetic is the explain engine's (attention.teaching.explain.explain: what the window's Explain
 panel prints), laid out for a projector by app.viewmodel.slide_explain; nothing is computed here.
 Esc closes it (then the next Esc leaves the slides), another cell replaces it, the same cell again
 closes it; it follows edits and closes when the slide changes.  A cell the quiz hides, or whose
@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Optional
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QFrame, QSizePolicy, QVBoxLayout
@@ -95,6 +96,7 @@ class SlideExplain:
     # ---- called by the presentation view -----------------------------------------------------
     def slide_shown(self) -> None:
         """A slide was drawn (another step, a new trace, the language): follow it."""
+        self._panes = {p for p in self._panes if shiboken6.isValid(p)}  # the view deletes panes unused a while
         for pane in [self.view.output_pane(), *self.view.input_panes()]:
             if pane is not None and pane not in self._panes:
                 self._panes.add(pane)
@@ -136,7 +138,7 @@ class SlideExplain:
 
     def _explain(self):
         """(Explanation, None) or (None, words of why not)."""
-        from attention.explain import ExplainError, explain  # at the first click, not on the start-up path
+        from attention.teaching.explain import ExplainError, explain  # at the first click, not on the start-up path
 
         lang = i18n.current_language()
         trace = self.view.trace()

@@ -26,7 +26,7 @@ from app.panes.step_pane import BAR_WIDTH, StepPane
 from app.teaching.presentation.slide_layout import Frame
 from app.viewmodel import cell_format, pane_text, wrapped
 from app.viewmodel.nowrap import keep_together, slide_decimal
-from attention.numbers import position
+from attention.datamodel.numbers import position
 
 #: the desk-top pane's fixed sizes (step_pane._size_canvas), scaled here
 HEAD_TITLE_PX, AXIS_ROW_PX, HEAD_TITLE_FONT_PX, AXIS_NAME_PX = 26, 50, 15, 14
@@ -475,6 +475,7 @@ class ZoomedPane(StepPane):
 
     def _size_canvas(self, k: int) -> None:
         """StepPane's sizing; planned cells make the canvas exactly as wide as its heads need."""
+        self._sized = None  # StepPane's sizes-unchanged shortcut does not cover what is set below
         super()._size_canvas(k)
         _, cell_w = self._cell_size()
         _, _, left_w, bar_w = self._frame_sizes()

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from app.teaching.presentation.slide_layout import (
     COLOUR_ASPECT,
     NUMBER_ASPECT,
+    THIN_ROW,
     Frame,
     PaneSpec,
     pane_height,
@@ -70,6 +71,10 @@ def test_every_pane_lies_inside_the_canvas_and_none_overlaps(slide):
         # a readable shape: near square in colour, wider for numbers (never a bar from a wide title)
         lo, hi = NUMBER_ASPECT if fit.legible else COLOUR_ASPECT
         assert fit.cell_w <= fit.cell_h * max(hi, 1.0) + 1e-6 or (fit.legible and fit.cell_w <= fit.spec.full_w + 1e-6)
+        # colour cells narrower than near square only in a row no taller than THIN_ROW of a matrix that stays
+        # at least as wide as tall (a strip of features; a square matrix stays square)
+        assert fit.legible or fit.cell_w >= fit.cell_h * lo - 1e-6 or (
+            fit.cell_h <= THIN_ROW + 1e-6 and fit.spec.cols * fit.cell_w >= fit.spec.rows * fit.cell_h - 1e-6)
         if fit.legible:
             assert fit.cell_w >= fit.spec.legible[0] - 1e-6 and fit.cell_h >= fit.spec.legible[1] - 1e-6
     names = list(rects)
@@ -106,3 +111,17 @@ def test_more_room_never_gives_smaller_cells_to_a_lone_result():
     sizes = [plan(w, h, [out], [], (60.0, 70.0), cap=200.0).panes["scores"].fit.size_key()
              for w, h in ((800, 450), (1248, 480), (1334, 530), (1888, 760))]
     assert sizes == sorted(sizes), sizes
+
+
+def test_a_long_row_of_features_is_a_strip_of_rows_not_lines_of_pixels():
+    """Gemma 3's split queries (8 heads of 10 tokens x 256 features) and the projection they come from
+    (10 x 2048) beside them: each token's row several px tall, the input drawn, not left off."""
+    out = PaneSpec("split", 8, 10, 256, frame(), (60.0, 33.0), None, 70.0)
+    ins = [PaneSpec("projection", 1, 10, 2048, frame(), (60.0, 33.0), None, 70.0)]
+    p = plan(1248, 345, [out], ins, (60.0, 70.0), cap=70.0)
+    assert set(p.panes) == {"split", "projection"} and not p.dropped
+    split, projection = p.panes["split"].fit, p.panes["projection"].fit
+    assert projection.cell_h >= 8
+    # a head's 10 x 256 as a picture as tall as wide (the most a thin row may stretch), not a line
+    assert split.cell_h >= 6 and split.cell_h * 10 <= split.cell_w * 256 + 1e-6
+    assert not any(placed.fit.legible for placed in p.panes.values())

@@ -13,7 +13,7 @@ and for each pane the grids its heads can take, and keeps the arrangement that r
 
 A pane is never planned wider or taller than its box, and the boxes never overlap: at the
 plan's sizes nothing on the slide needs a scroll bar.  Cells too small for legible numbers are
-planned as colour only (square-ish cells; the pane drops the digits), and their pane's click
+planned as colour only (square-ish cells, or rows THIN_ROW tall of narrower ones; the pane drops the digits), and their pane's click
 zooms into a region (presentation_view).  The pane measures what surrounds its cells (`Frame`):
 this module only does the sums.
 
@@ -36,6 +36,12 @@ COLUMN_SHARES = (0.16, 0.21, 0.27, 0.33, 0.4, 0.48, 0.56)
 ROW_SHARES = (0.2, 0.27, 0.34, 0.42, 0.52)
 #: the smallest cell drawn (px): 168 rows in a small box are still a picture (a click zooms in)
 MIN_CELL = 0.4
+#: the narrowest cell drawn (px): 2048 features in 300 px are still a picture of the row
+MIN_CELL_W = 0.1
+#: a row of colour-only cells is drawn up to this tall however narrow its cells, while the matrix stays
+#: at least as wide as tall: a 10 x 2048 matrix reads as a strip of ten tokens, not as ten lines of
+#: pixels, and a square matrix stays square (its cells near square)
+THIN_ROW = 16.0
 #: numbers at the slide's full precision (0.707, not 0.71: one precision through the show) count this much
 FULL_BONUS = 3.0
 #: pixels kept free at the canvas's edges and between two boxes
@@ -90,7 +96,10 @@ class Fit:
         return self.legible and self.cell_w >= self.spec.full_w
 
     def size_key(self) -> float:
-        """How large the cells read: their height, and their width as far as it is needed."""
+        """How large the cells read: their height, and their width as far as it is needed (a thin
+        row's narrow cells are one strip of features: its height is what reads)."""
+        if not self.legible and self.cell_w < self.cell_h * COLOUR_ASPECT[0] - 1e-9:
+            return self.cell_h
         return min(self.cell_h, self.cell_w)
 
 
@@ -146,6 +155,21 @@ def grids(heads: int) -> list[int]:
     return sorted({-(-heads // bands) for bands in range(1, heads + 1)}, reverse=True)
 
 
+def thin_row(spec: PaneSpec, room_w: float) -> float:
+    """The tallest row of colour-only cells `room_w` px wide (or narrower) may be: THIN_ROW, as long
+    as the matrix stays at least as wide as tall."""
+    return min(THIN_ROW, spec.cols * room_w / spec.rows)
+
+
+def colour_width(spec: PaneSpec, ch: float, room_w: float) -> Optional[float]:
+    """The width of colour-only cells `ch` tall in `room_w` px a column: near square, or as wide as
+    the room allows in a thin row (thin_row; None: the room is too narrow)."""
+    w = ch * COLOUR_ASPECT[0]
+    if w <= room_w:
+        return w
+    return room_w if ch <= thin_row(spec, room_w) + 1e-9 and room_w >= MIN_CELL_W else None
+
+
 def _shape(spec: PaneSpec, ch: float, room_w: float, legible: bool) -> tuple[float, float]:
     """(cell_w, cell_h) for cells `ch` tall in `room_w` px of cell width a column: as wide as the
     aspect allows and the room holds; legible cells at least as wide as their numbers need."""
@@ -180,7 +204,7 @@ def _fit_grid(spec: PaneSpec, per_row: int, width: float, height: float, cap: fl
     f = spec.frame
     bands = -(-spec.heads // per_row)
     room_w = cell_room(spec, per_row, width)  # cell width a column
-    if room_w < MIN_CELL:
+    if room_w < MIN_CELL_W:
         return None
     outer = width
     for _ in range(3):  # the header wraps by the pane's width, which follows the cells
@@ -189,7 +213,7 @@ def _fit_grid(spec: PaneSpec, per_row: int, width: float, height: float, cap: fl
             return None
         for legible in ((True, False) if spec.legible is not None else (False,)):
             lo = (NUMBER_ASPECT if legible else COLOUR_ASPECT)[0]
-            ch = min(room_h, cap, room_w / lo)
+            ch = min(room_h, cap, room_w / lo if legible else max(room_w / lo, thin_row(spec, room_w)))
             cw, ch = _shape(spec, ch, room_w, legible)
             ok = not legible or (cw >= spec.legible[0] and ch >= spec.legible[1])
             if ok:
@@ -217,9 +241,10 @@ def fit_at(spec: PaneSpec, ch: float, width: float, height: float = math.inf, na
             if cw <= room_w:
                 cells = (max(cw, min(spec.full_w, room_w)), True)
         if cells is None:
-            if ch * COLOUR_ASPECT[0] > room_w:
+            cw = colour_width(spec, ch, room_w)
+            if cw is None:
                 continue
-            cells = (ch * COLOUR_ASPECT[0], False)
+            cells = (cw, False)
         w = pane_width(spec, per_row, cells[0])
         h = pane_height(spec, per_row, ch, w)
         if h > height:

@@ -13,9 +13,9 @@ and for each pane the grids its heads can take, and keeps the arrangement that r
 
 A pane is never planned wider or taller than its box, and the boxes never overlap: at the
 plan's sizes nothing on the slide needs a scroll bar.  Cells too small for legible numbers are
-planned as colour only (square-ish cells, or rows THIN_ROW tall of narrower ones; the pane drops the digits), and their pane's click
-zooms into a region (presentation_view).  The pane measures what surrounds its cells (`Frame`):
-this module only does the sums.
+planned as colour only (square-ish cells, or thin rows of narrower ones; the pane drops the
+digits), and their pane's click zooms into a region (presentation_view).  The pane measures
+what surrounds its cells (`Frame`): this module only does the sums.
 
 Shapes: a pane of `heads` matrices of rows x cols cells, `per_row` heads a row in `bands` rows:
     width  = fixed_w + per_row * max(cols * cell_w + head_w, head_min_w)

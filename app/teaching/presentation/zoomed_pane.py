@@ -576,12 +576,17 @@ class ZoomedPane(StepPane):
 
     def _row_name(self) -> str:
         """The row axis's name wrapped along the matrix's height, or "" where it would take more
-        than ROW_NAME_LINES lines (a small input: its title says what its rows are)."""
+        than ROW_NAME_LINES lines or a word of it is longer than the matrix is tall (a small input:
+        its title says what its rows are; a name running past its matrix was cut off)."""
         d = self._data
         if self.bare:
             return ""
-        name = wrapped_name(d.layout.rows.name(self._lang), self._px(AXIS_NAME_PX), self._cell_size()[0])
-        return name if name.count("<br>") < ROW_NAME_LINES else ""
+        font_px, length = self._px(AXIS_NAME_PX), self._cell_size()[0]
+        name = wrapped_name(d.layout.rows.name(self._lang), font_px, length)
+        font = QFont()
+        font.setPixelSize(font_px)
+        longest = max(QFontMetricsF(font).horizontalAdvance(html.unescape(line)) for line in name.split("<br>"))
+        return name if name.count("<br>") < ROW_NAME_LINES and longest <= length + 1 else ""
 
     def _bar_labels_width(self) -> float:
         """The colour bar's widest number at its font: its ends, or a tick between them ("-0.25")."""

@@ -1,8 +1,12 @@
-"""The layering rules: the engine never touches Qt or the GUI; the GUI never does torch math."""
+"""The layering rules: the engine never touches Qt or the GUI; the GUI never does torch math.
+
+The import graph's rules are import-linter contracts in pyproject.toml (run here through `lint-imports`);
+these tests run them, show each can fail, and check what they cannot see."""
 from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,19 +19,14 @@ GUI_MODULES = ("PySide6", "pyqtgraph", "shiboken6", "superqt", "app")
 TORCH_ALLOWED_IN_APP = {"app/services/devices.py"}
 
 
-def _imported_roots(path: Path) -> set[str]:
-    """Top-level package names a Python file imports (relative imports excluded)."""
+def _dynamic_import_roots(path: Path) -> set[str]:
+    """Top-level package names a Python file imports by a call with a constant name (`__import__("x")`,
+    `importlib.import_module("x.y")`): the one form import-linter (grimp reads import statements, a
+    function's lazy one and a TYPE_CHECKING one included) does not see."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    roots = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            roots |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            roots.add(node.module.split(".")[0])
-        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in (
-                "__import__", "import_module") and node.args and isinstance(node.args[0], ast.Constant):
-            roots.add(str(node.args[0].value).split(".")[0])
-    return roots
+    return {str(node.args[0].value).split(".")[0] for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in (
+                "__import__", "import_module") and node.args and isinstance(node.args[0], ast.Constant)}
 
 
 @pytest.mark.slow
@@ -47,38 +46,100 @@ def test_importing_the_engine_loads_no_gui():
     assert report["bad"] == []
 
 
-def test_engine_sources_import_no_gui():
-    files = sorted((ROOT / "attention").rglob("*.py"))
-    assert files
-    offenders = {str(f.relative_to(ROOT)): sorted(_imported_roots(f) & set(GUI_MODULES)) for f in files}
-    assert {k: v for k, v in offenders.items() if v} == {}
+def _lint_imports(root: Path) -> subprocess.CompletedProcess:
+    """import-linter's `lint-imports` on the checkout at `root` (its pyproject.toml's contracts), the
+    packages read from `root` first."""
+    exe = Path(sys.executable).with_name("lint-imports")
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(root)}
+    return subprocess.run([str(exe), "--no-cache"], cwd=root, capture_output=True, text=True, timeout=300, env=env)
 
 
-def test_gui_does_no_torch_math():
-    """app/ shows what the trace holds; only app/services/devices.py may import torch (device availability).
-    Passes trivially while app/ has no Python files yet."""
-    files = sorted((ROOT / "app").rglob("*.py")) if (ROOT / "app").exists() else []
-    offenders = [str(f.relative_to(ROOT)) for f in files
-                 if "torch" in _imported_roots(f) and str(f.relative_to(ROOT)) not in TORCH_ALLOWED_IN_APP]
-    assert offenders == []
+#: pyproject.toml's import-linter contracts, by name
+CONTRACTS = ("attention/ is packages by layer, each importing only the ones below",
+             "the engine imports neither the window, nor Qt, nor resources/",
+             "the window's Qt-free half imports no Qt",
+             "app/ is folders by layer, each importing only the ones below",
+             "the window does no torch math")
 
 
-def test_import_scanner_sees_every_import_form(tmp_path):
-    """The static checks above are only as good as this scanner: make sure it can fail."""
+def test_the_import_contracts_hold():
+    """pyproject.toml's contracts (import-linter): attention/ and app/ are layers (docs/architecture.md),
+    the engine imports neither Qt, app/ nor resources/, the viewmodel no Qt, the window no torch (but
+    app/services/devices.py).  Every import statement counts, a function's lazy one and a TYPE_CHECKING
+    one too."""
+    res = _lint_imports(ROOT)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert all(f"{name} KEPT" in res.stdout for name in CONTRACTS), res.stdout
+    assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in res.stdout
+
+
+def _copy_packages(dst: Path) -> None:
+    """attention/, app/ and resources/'s Python files and pyproject.toml: what lint-imports reads."""
+    import shutil
+
+    def not_python(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if not n.endswith(".py") and not (Path(folder) / n).is_dir() or n == "__pycache__"]
+
+    for name in ("attention", "app", "resources"):
+        shutil.copytree(ROOT / name, dst / name, ignore=not_python)
+    shutil.copy(ROOT / "pyproject.toml", dst / "pyproject.toml")
+
+
+def _append(path: Path, code: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + "\n\n" + code, encoding="utf-8")
+
+
+@pytest.mark.parametrize("module, code, broken, line", [
+    # a kind importing the engine lazily, inside a function: an arrow pointing up
+    ("attention/kinds/rope.py", "def _up():\n    from attention.compute import engine  # noqa\n",
+     {0}, "attention.kinds.rope -> attention.compute.engine"),
+    # the engine importing the window, for type checkers only: through the window, the engine's top, Qt, and
+    # every folder of app/ that uses the engine are above the engine's bottom now
+    ("attention/ops/steps.py", "import typing\nif typing.TYPE_CHECKING:\n    import app.main_window  # noqa\n",
+     {0, 1, 2, 3}, "attention.ops.steps -> app.main_window"),
+    ("app/viewmodel/mask_edits.py", "from PySide6 import QtCore  # noqa\n", {2},
+     "app.viewmodel.mask_edits -> PySide6"),
+    # the shared services importing the start-up: a circle through app/'s folders
+    ("app/services/settings.py", "def _up():\n    import app.startup.application  # noqa\n", {3},
+     "app.services.settings -> app.startup.application"),
+    ("app/panes/heatmap.py", "import torch  # noqa\n", {4}, "app.panes.heatmap -> torch"),
+])
+def test_a_wrong_import_breaks_a_contract(tmp_path, module, code, broken, line):
+    """The contracts can fail: one wrong import written into a copy of the packages breaks the contracts
+    it should (by their index in CONTRACTS), named with the import, and keeps the others."""
+    _copy_packages(tmp_path)
+    _append(tmp_path / module, code)
+    res = _lint_imports(tmp_path)
+    assert res.returncode == 1, res.stdout + res.stderr
+    verdicts = {i: "BROKEN" if i in broken else "KEPT" for i in range(len(CONTRACTS))}
+    assert all(f"{CONTRACTS[i]} {v}" in res.stdout for i, v in verdicts.items()), res.stdout
+    assert line in res.stdout, res.stdout
+
+
+def test_gui_does_no_torch_math_nor_the_engine_qt_by_a_call():
+    """What the contracts cannot see, an import by a call with a constant name: none in app/ names torch
+    (but app/services/devices.py, which asks which devices exist), none in attention/ names Qt or app/."""
+    gui = {"PySide6", "pyqtgraph", "shiboken6", "superqt", "app", "resources"}
+    engine = {str(f.relative_to(ROOT)): sorted(_dynamic_import_roots(f) & gui)
+              for f in sorted((ROOT / "attention").rglob("*.py"))}
+    assert {k: v for k, v in engine.items() if v} == {}
+    window = [str(f.relative_to(ROOT)) for f in sorted((ROOT / "app").rglob("*.py"))
+              if "torch" in _dynamic_import_roots(f) and str(f.relative_to(ROOT)) not in TORCH_ALLOWED_IN_APP]
+    assert window == []
+
+
+def test_the_dynamic_import_scanner_can_fail(tmp_path):
     f = tmp_path / "x.py"
-    f.write_text("import os\nimport PySide6.QtCore as qc\nfrom pyqtgraph import exporters\nfrom . import sib\n"
-                 "def g():\n    import torch\n    __import__('shiboken6')\n")
-    assert _imported_roots(f) == {"os", "PySide6", "pyqtgraph", "torch", "shiboken6"}
+    f.write_text("import os\nimport PySide6.QtCore as qc\nimport importlib\n"
+                 "def g():\n    importlib.import_module('torch.nn')\n"
+                 "    __import__('shiboken6')\n    __import__(name)\n")
+    assert _dynamic_import_roots(f) == {"torch", "shiboken6"}
 
 
 @pytest.mark.slow
 def test_viewmodel_is_qt_free():
     """app/viewmodel/ is the Qt-free half of the GUI: it imports no Qt (nor any Qt-using part of app)."""
-    files = sorted((ROOT / "app" / "viewmodel").rglob("*.py"))
-    assert len(files) > 5
-    qt = {"PySide6", "pyqtgraph", "shiboken6", "superqt"}
-    offenders = {str(f.relative_to(ROOT)): sorted(_imported_roots(f) & qt) for f in files}
-    assert {k: v for k, v in offenders.items() if v} == {}
+    # what it imports is a contract (test_the_import_contracts_hold); here: what importing it loads
     code = (
         "import importlib, json, pkgutil, sys\n"
         "import app.viewmodel as vm\n"
@@ -89,116 +150,6 @@ def test_viewmodel_is_qt_free():
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout.strip().splitlines()[-1]) == []
-
-
-def _app_part(module: str) -> str | None:
-    """The node of the app's folder graph a module belongs to: its folder under app/
-    ("app.teaching" for app.teaching.presentation.slide_map), or the module itself for the few
-    at app/'s root ("app.main_window", "app.features"); None outside app/."""
-    parts = module.split(".")
-    if parts[0] != "app":
-        return None
-    if len(parts) == 1:
-        return "app"
-    return f"app.{parts[1]}"
-
-
-def _module_name(path: Path, root: Path) -> str:
-    rel = path.relative_to(root).with_suffix("")
-    names = list(rel.parts[:-1]) if rel.name == "__init__" else list(rel.parts)
-    return ".".join(names)
-
-
-def _imported_modules(path: Path) -> set[str]:
-    """Every module a file names in an import, in full (`from a.b import c` gives a.b and a.b.c,
-    since c may be a module), lazy and TYPE_CHECKING imports included: a cycle through a
-    function-level import is still a cycle in the design."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
-            names |= {f"{node.module}.{alias.name}" for alias in node.names}
-    return names
-
-
-def app_import_graph(root: Path = ROOT) -> dict[str, dict[str, set[str]]]:
-    """Part -> part it imports -> the files that do: the folder-level import graph of app/."""
-    existing = {_module_name(f, root) for f in (root / "app").rglob("*.py")}
-    graph: dict[str, dict[str, set[str]]] = {}
-    for f in sorted((root / "app").rglob("*.py")):
-        source = _app_part(_module_name(f, root))
-        for name in _imported_modules(f):
-            if name not in existing:  # `from app.teaching import handout` names app.teaching.handout too
-                continue
-            target = _app_part(name)
-            if target and target != source:
-                graph.setdefault(source, {}).setdefault(target, set()).add(str(f.relative_to(root)))
-    return graph
-
-
-def find_cycle(graph: dict[str, dict[str, set[str]]]) -> list[str]:
-    """One cycle of the graph as a path [a, b, ..., a], or [] when it has none (depth-first search)."""
-    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
-    path: list[str] = []
-
-    def visit(node: str) -> list[str]:
-        state[node] = 1
-        path.append(node)
-        for nxt in sorted(graph.get(node, {})):
-            if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        state[node] = 2
-        path.pop()
-        return []
-
-    for start in sorted(graph):
-        if start not in state:
-            found = visit(start)
-            if found:
-                return found
-    return []
-
-
-def test_app_folders_import_without_a_cycle():
-    """The folders of app/ form a layered graph: the start-up on top, shared services
-    (app/services) and the Qt-free viewmodel at the bottom.  A cycle (as when i18n lived in
-    app/startup beside application.py, which imports the window) ties every folder in it into
-    one unit that can only be understood, tested and moved together."""
-    graph = app_import_graph()
-    assert graph, "no imports between app folders found: the scanner is broken"
-    cycle = find_cycle(graph)
-    via = [sorted(graph[a][b]) for a, b in zip(cycle, cycle[1:])]
-    assert cycle == [], f"import cycle {' -> '.join(cycle)} via {via}"
-
-
-def test_nothing_imports_the_start_up():
-    """app/startup is the top: it builds the window; nothing in app/ imports it back."""
-    graph = app_import_graph()
-    users = {source: sorted(targets["app.startup"]) for source, targets in graph.items() if "app.startup" in targets}
-    assert users == {}
-    assert set(graph.get("app.services", {})) == set(), "services import no other app folder"
-    assert set(graph.get("app.viewmodel", {})) == set(), "the viewmodel imports no other app folder"
-
-
-def test_the_cycle_finder_can_fail(tmp_path):
-    """Two folders importing each other, one lazily, are a cycle; a chain is not."""
-    (tmp_path / "app" / "a").mkdir(parents=True)
-    (tmp_path / "app" / "b").mkdir()
-    (tmp_path / "app" / "__init__.py").write_text("")
-    (tmp_path / "app" / "a" / "__init__.py").write_text("")
-    (tmp_path / "app" / "b" / "__init__.py").write_text("")
-    (tmp_path / "app" / "a" / "x.py").write_text("from app.b import y\n")
-    (tmp_path / "app" / "b" / "y.py").write_text("import os\n")
-    assert find_cycle(app_import_graph(tmp_path)) == []
-    (tmp_path / "app" / "b" / "y.py").write_text("def f():\n    from app.a.x import g\n")
-    assert find_cycle(app_import_graph(tmp_path)) == ["app.a", "app.b", "app.a"]
 
 
 def test_app_is_grouped_by_concern():
@@ -278,3 +229,39 @@ def test_the_kind_name_scanner_can_fail(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("a = 1\nif sc.scoring == 'dot':\n    pass\nb = {'additive': 1}  # ok\n# 'prob_sparse' in a comment\n")
     assert _kind_name_uses([f]) == {"x.py": [2, 4]}
+
+
+#: A kind's id may be spelled out in its own module, the import mapping (attention/models/family_scenario.py,
+#: attention/models/tsl_models.py, the version-1 file format's sections in attention/files/scenario_io.py)
+#: and at most a few more files: everything else asks the kind object (`ROPE.name`, `kinds.scoring`).
+MAX_FILES_PER_KIND_ID = 4
+
+
+def kind_id_files(kind_id: str, files: list[Path]) -> list[str]:
+    """The files (outside attention/words/) whose source spells `kind_id` as a quoted string."""
+    import re
+
+    quoted = re.compile(r"[\"']" + re.escape(kind_id) + r"[\"']")
+    return [str(f.relative_to(ROOT)) if f.is_relative_to(ROOT) else f.name for f in files
+            if "words" not in f.parts and quoted.search(f.read_text(encoding="utf-8"))]
+
+
+def test_a_kind_id_is_spelled_in_few_files():
+    """Every kind of the table (a mask rule set by a scenario attribute of its own name, `causal`,
+    `valid_lens`, is that attribute: not counted) is named by its id in at most 4 source files."""
+    from attention.registry import kinds
+
+    files = sorted((ROOT / "attention").rglob("*.py")) + sorted((ROOT / "app").rglob("*.py"))
+    table = {**kinds.SCORING, **kinds.POSITIONS, **kinds.MODIFIERS, **kinds.BLOCKS, **kinds.MASK_RULES}
+    counted = {name: kind_id_files(name, files) for name, k in table.items() if getattr(k, "attribute", None) is None}
+    assert len(counted) > 15
+    assert {name: hits for name, hits in counted.items() if len(hits) > MAX_FILES_PER_KIND_ID} == {}
+
+
+def test_the_kind_id_counter_can_fail(tmp_path):
+    a, b, c = tmp_path / "a.py", tmp_path / "b.py", tmp_path / "words"
+    c.mkdir()
+    a.write_text("x = Part('rope')\n")
+    b.write_text("# rope, not quoted\ny = ROPE.name\n")
+    (c / "w.py").write_text("'rope'\n")
+    assert kind_id_files("rope", [a, b, c / "w.py"]) == ["a.py"]

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from attention import cli
+from attention.models.token_text import visible
 
 glassllm = pytest.importorskip("glassllm")
 
@@ -94,7 +95,8 @@ def test_text_output_names_the_chosen_token_and_the_change(theirs, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "next token before (top 10):" and len(lines[1:11]) == 10
     assert lines[11] == "after (L2.H3 set to its mean over the positions), top 10:"
-    assert lines[-1].startswith(repr(tok.tokens([int(np.argmax(logits()))])[0]) + " (the top token before): p ")
+    top = visible(tok.tokens([int(np.argmax(logits()))])[0])  # the window's and the text's label of the token
+    assert lines[-1].startswith(repr(top) + " (the top token before): p ")
 
 
 def test_patch_from_every_head_and_chinese(capsys):

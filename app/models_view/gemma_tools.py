@@ -165,8 +165,7 @@ class GemmaTools(QObject):
         menu.insertAction(self.window.preset_menu.menuAction(), self.action)
         tools.extra_actions.append(self.action)  # disabled with the others while a model loads
         self.control = WindowControl()
-        layout = tools.panel.layout()
-        layout.insertWidget(layout.indexOf(tools.panel.next_label), self.control)
+        tools.panel.insert_on_page(self.control, before=tools.panel.next_label)
         self.control.hide()
         self.control.windowChosen.connect(self.set_window)
         self._progress.connect(self._on_progress, Qt.ConnectionType.QueuedConnection)

@@ -48,7 +48,7 @@ class HeadTools(QObject):
         self.tools = tools
         self.panel = HeadsPanel()
         dock = tools.panel
-        dock.layout().insertWidget(dock.layout().indexOf(dock.next_label) + 1, self.panel)
+        dock.insert_on_page(self.panel, after=dock.next_label)
         self.panel.hide()
         self.menu: Optional[QMenu] = None  # the last right-click menu (kept: its actions belong to it)
         self.map: Optional[Any] = None  # head_map.HeadMap drawn over the grid

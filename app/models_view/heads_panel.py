@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import Optional
 
-from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -23,15 +21,13 @@ from attention import words
 
 #: the pause after typing in the second prompt box before it counts (as the Sentence box's)
 EDIT_PAUSE_MS = 300
-#: the panel's height at least and at most: it scrolls within them, so the dock's least height (and with it the
-#: window's, 621 px before it came) grows by MIN_HEIGHT only
-MIN_HEIGHT, MAX_HEIGHT = 72, 300
-#: the height it asks for, unaltered (the buttons and the hint) and with heads altered (the before → after): the
-#: grid keeps the rest (MiniLM's 6 x 12 cells stay as wide as the dock allows at 1600 x 900)
-HINT_HEIGHT, ALTERED_HEIGHT = 110, 210
 
 
-class HeadsPanel(QScrollArea):
+class HeadsPanel(QWidget):
+    """Laid out whole on the Model dock's page, which scrolls where the dock is shorter (app.models_view.
+    page_scroll): a scroll area of its own inside that page cut its hint and its before → after in half at
+    1280 x 720, one scroll bar inside another."""
+
     secondEdited = Signal(str)
     mapRequested = Signal(str)  # "knock" or "patch"
     cancelRequested = Signal()
@@ -39,12 +35,7 @@ class HeadsPanel(QScrollArea):
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setMinimumHeight(MIN_HEIGHT)
-        self.setMaximumHeight(MAX_HEIGHT)
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        self.inner = QWidget()
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.altered = False  # heads are altered: the panel asks for room for the before → after
         self.text = QLabel()
         self.text.setWordWrap(True)
@@ -80,13 +71,12 @@ class HeadsPanel(QScrollArea):
         self.cancel.clicked.connect(self.cancelRequested)
         self.close_map.clicked.connect(self.mapClosed)
         self._layout()
-        self.setWidget(self.inner)
         self.set_running(False)
         self.show_map_title("")
         self.retranslate()
 
     def _layout(self) -> None:
-        v = QVBoxLayout(self.inner)
+        v = QVBoxLayout(self)
         v.setContentsMargins(0, 2, 4, 2)
         title = QHBoxLayout()  # the map's title, then its buttons: in sight however little room the dock gives
         title.addWidget(self.map_title, 1)
@@ -107,11 +97,6 @@ class HeadsPanel(QScrollArea):
         v.addWidget(self.second_label)
         v.addWidget(self.second)
         v.addWidget(self.second_count)
-
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
-        hint = super().sizeHint()
-        cap = ALTERED_HEIGHT if self.altered else HINT_HEIGHT
-        return QSize(hint.width(), max(MIN_HEIGHT, min(self.inner.sizeHint().height() + 4, cap)))
 
     # ---- what it shows ---------------------------------------------------------------------------------------
     def show_lines(self, lines: list[str], altered: bool = False) -> None:

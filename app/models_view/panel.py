@@ -125,7 +125,11 @@ class ModelPanel(QWidget):
         self.cache.hide()
         self.hover = QLabel()
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.hover.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.hover.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        # two lines kept for it (a hover line is as wide as the numbers make it: cut at a narrow dock's edge, it
+        # lost its last figures); fixed, so the dock does not jump as the pointer moves
+        self.hover.setWordWrap(True)
+        self.hover.setFixedHeight(2 * self.hover.fontMetrics().lineSpacing() + 6)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(EDIT_PAUSE_MS)
@@ -181,6 +185,18 @@ class ModelPanel(QWidget):
         outer.addWidget(self.page, 1)
         outer.addWidget(self.hover)
         self.hover.setContentsMargins(4, 2, 4, 4)
+
+    def insert_on_page(self, widget: QWidget, *, before: Optional[QWidget] = None,
+                       after: Optional[QWidget] = None) -> None:
+        """Another tool's part of the dock (the Heads panel, Gemma's window control) placed next to one of the
+        page's widgets: on the page, so that it scrolls with the rest (the panel's own layout holds only the page
+        and the hover line)."""
+        layout = self.page.widget().layout()
+        anchor = before if before is not None else after
+        at = layout.indexOf(anchor)
+        if at < 0:
+            raise ValueError(f"{anchor!r} is not on the Model dock's page")
+        layout.insertWidget(at if before is not None else at + 1, widget)
 
     def compact(self, on: bool) -> None:
         """A grid of many layers takes the page's spare height before the KV cache panes do (which keep what they

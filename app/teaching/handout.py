@@ -228,7 +228,7 @@ def _paragraphs(text: str) -> str:
 
 
 def scoring_name(kind, lang: str) -> str:
-    """The scoring function's name in `lang` ("缩放点积", not the scenario file's "scaled_dot")."""
+    """The scoring function's name in `lang` ("缩放点积", not the id the scenario file writes)."""
     key = f"handout.scoring.{kind}"
     return words.text(key, lang) if words.has(key) else str(kind)
 

@@ -106,21 +106,21 @@ class GemmaSession(DecoderSession):
 
     def run_key(self, run) -> tuple:
         """(the run's window, what names it for a DecoderSession: its ids and the heads knocked out)."""
-        return getattr(run, "window", self.window), super().run_key(run)
+        return (run.window if isinstance(run, GemmaRun) else self.window), super().run_key(run)
 
     def rerun(self, state):
         """The run an undo step names, with the model at that step's window (restore has set it)."""
         return super().rerun(dataclasses.replace(state, key=state.key[1]))
 
     def accept(self, run) -> None:
-        self._use_window(getattr(run, "window", None))
+        self._use_window(run.window if isinstance(run, GemmaRun) else None)
         super().accept(run)
 
     def restore(self, state) -> None:
         if state.key is not None:
             self._use_window(state.key[0])
         super().restore(state)
-        self._use_window(getattr(self.run, "window", None))
+        self._use_window(self.run.window if isinstance(self.run, GemmaRun) else None)
 
     # ---- local and global layers, in every place that names a layer -----------------------------------------
     def layer_kinds(self) -> list[bool]:

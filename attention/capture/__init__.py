@@ -63,6 +63,7 @@ from attention.kinds.autocorrelation import NAME as AC_NAME
 from attention.kinds.ds_attention import NAME as DS_NAME
 from attention.kinds.mask_rules import causal_part, length_part
 from attention.kinds.prob_sparse import PROB_SPARSE
+from attention.kinds.tsl_distil import DISTIL
 from attention.models.checkpoint import TensorSource
 from attention.models.layer import LayerWeights, to_scenario
 from attention.registry import kinds
@@ -423,11 +424,11 @@ class capture:  # noqa: N801 - used as a context manager, named like one
             mine = [c for c in self.recorder.calls if c.path == path]
             call = mine[-1] if mine else None
             x = args[0] if args else None
-            if (call is None or "distil" in call.facts or not isinstance(x, torch.Tensor)
+            if (call is None or DISTIL.name in call.facts or not isinstance(x, torch.Tensor)
                     or call.output is None or x.shape != call.output.shape
                     or not torch.equal(x.detach().cpu(), call.output)):
                 return
-            call.facts["distil"] = capture_tsl.distil_weights(mod)
+            call.facts[DISTIL.name] = capture_tsl.distil_weights(mod)
             call.facts["distil_training"] = bool(mod.training)
             call.facts["distil_out"] = _clone(output)
         self._handles.append(conv.register_forward_hook(after))
@@ -630,11 +631,11 @@ def _tsl_encoder(call: Call):
     opts["parts"] = tuple(opts.get("parts", ())) + (capture_tsl.encoder_part(call.facts["encoder"],
                                                                              call.facts["activation"]),)
     opts["family_key"] = "capture.family.tsl_encoder"
-    if "distil" not in call.facts:
+    if DISTIL.name not in call.facts:
         return q, k, v, hidden, opts, call.output, "extra.norm_second"
     if call.facts["distil_training"]:  # BatchNorm would use this batch's statistics, not the running ones
         raise CaptureError([text("capture.tsl.distil_training", path=call.path or "model", call=call.number)])
-    opts["parts"] += (capture_tsl.distil_part(call.facts["distil"]),)
+    opts["parts"] += (capture_tsl.distil_part(call.facts[DISTIL.name]),)
     opts["family_key"] = "capture.family.tsl_distil"
     return q, k, v, hidden, opts, call.facts["distil_out"], "extra.distil_pool"
 

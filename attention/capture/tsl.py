@@ -13,18 +13,18 @@ Families (duck-typed by module and class names, TSL is never imported):
   `items` may not pick a part of such a batch).
 - "tsl_encoder": a whole Transformer_EncDec.EncoderLayer (Informer, Transformer, PatchTST,
   iTransformer, Non-stationary): its AttentionLayer (Full, Prob or DSAttention) plus the layer's
-  residual, LayerNorms and kernel-1 convolutions as the "encoder_layer" part
+  residual, LayerNorms and kernel-1 convolutions as the encoder-layer part
   (attention/kinds/tsl_encoder.py); the module's output is compared with extra.norm_second.
   Recorded only when named (it is a layer around attention, not an attention module).
 - "tsl_two_stage": Crossformer's TwoStageAttentionLayer, recorded whole when named: its input x
   (b, D, seg, d) as D·seg tokens (variable by variable), time_attention's projections as the
   scenario's, everything else (the router, dim_sender, dim_receiver, norm1..4, MLP1/2) in the
-  "two_stage" part (attention/kinds/tsl_two_stage.py); the module's output (b, D, seg, d) is
+  two-stage part (attention/kinds/tsl_two_stage.py); the module's output (b, D, seg, d) is
   compared with extra.tsa_output.  Its three attentions, plain AttentionLayer(FullAttention)
   calls, may still be named one by one (time_attention, dim_sender, dim_receiver).
 - Informer's distilling: an EncoderLayer `P.attn_layers.i` whose Encoder has `conv_layers[i]`
   (distil=True) is recorded with the ConvLayer that TSL's Encoder.forward runs right after it on
-  its output (x = attn_layer(x); x = conv_layer(x)): the "distil" part (attention/kinds/tsl_distil.py),
+  its output (x = attn_layer(x); x = conv_layer(x)): the distil part (attention/kinds/tsl_distil.py),
   compared with the ConvLayer's output at extra.distil_pool.  The last layer has no ConvLayer.
 
 Token labels: PatchTST patches ("patch 3 · t 16–31") and Crossformer segments come from the
@@ -45,6 +45,8 @@ from attention.datamodel import time_labels
 from attention.datamodel.parts import Part
 from attention.kinds import autocorrelation as ac
 from attention.kinds import ds_attention as ds
+from attention.kinds.tsl_distil import DISTIL
+from attention.kinds.tsl_encoder import ENCODER_LAYER
 from attention.words import text
 
 DS, AUTOCORR, ENCODER, TWO_STAGE = "tsl_ds", "tsl_autocorr", "tsl_encoder", "tsl_two_stage"
@@ -146,7 +148,7 @@ def activation(m: nn.Module) -> Optional[str]:
 
 
 def two_stage_problems(path: str, m: nn.Module) -> list[str]:
-    """What the "two_stage" part cannot hold: another inner attention than FullAttention (unmasked,
+    """What the two-stage part cannot hold: another inner attention than FullAttention (unmasked,
     default scale), heads that differ between the stages, LayerNorm eps, MLPs not Linear-GELU-Linear."""
     heads = m.time_attention.n_heads
     for s in STAGES:
@@ -172,7 +174,7 @@ def two_stage_problems(path: str, m: nn.Module) -> list[str]:
 
 
 def expand_two_stage(path: str, m: nn.Module) -> list[tuple[str, nn.Module]]:
-    """A TwoStageAttentionLayer named is recorded whole (one scenario, the "two_stage" part); its
+    """A TwoStageAttentionLayer named is recorded whole (one scenario, the two-stage part); its
     three AttentionLayers are recorded one by one only when they are named themselves."""
     return [(path, m)]
 
@@ -214,7 +216,7 @@ def conv_problems(path: str, m: nn.Module) -> list[str]:
 
 
 def distil_weights(m: nn.Module) -> dict[str, torch.Tensor]:
-    """The ConvLayer's tensors at the call, as the "distil" part names them."""
+    """The ConvLayer's tensors at the call, as the distil part names them."""
     c, n = m.downConv, m.norm
     bias = c.bias if c.bias is not None else torch.zeros(c.out_channels)
     return {"conv_weight": _cpu(c.weight), "conv_bias": _cpu(bias), "running_mean": _cpu(n.running_mean),
@@ -224,7 +226,7 @@ def distil_weights(m: nn.Module) -> dict[str, torch.Tensor]:
 
 
 def distil_part(weights: dict[str, torch.Tensor]) -> "PartFn":
-    return lambda _sel: Part("distil", {k: v.detach().double().numpy() for k, v in weights.items()})
+    return lambda _sel: Part(DISTIL.name, {k: v.detach().double().numpy() for k, v in weights.items()})
 
 
 def stage_of(modules: dict[str, nn.Module], path: str) -> Optional[tuple[str, str]]:
@@ -242,7 +244,7 @@ def _cpu(t: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
 
 
 def encoder_weights(m: nn.Module) -> dict[str, Optional[torch.Tensor]]:
-    """The EncoderLayer's conv and LayerNorm tensors, as the "encoder_layer" part names them."""
+    """The EncoderLayer's conv and LayerNorm tensors, as the encoder-layer part names them."""
     return {"conv1_weight": _cpu(m.conv1.weight[..., 0]), "conv1_bias": _cpu(m.conv1.bias),
             "conv2_weight": _cpu(m.conv2.weight[..., 0]), "conv2_bias": _cpu(m.conv2.bias),
             "norm1_weight": _cpu(m.norm1.weight), "norm1_bias": _cpu(m.norm1.bias),
@@ -265,7 +267,7 @@ def facts_at_call(m: nn.Module, fam: str) -> dict[str, Any]:
 
 
 def two_stage_part(state: dict[str, torch.Tensor], variables: int) -> "PartFn":
-    """The "two_stage" part from the layer's own state_dict at the call (tsl_two_stage.from_state_dict)."""
+    """The two-stage part from the layer's own state_dict at the call (tsl_two_stage.from_state_dict)."""
     from attention.kinds import tsl_two_stage
 
     values, _ = tsl_two_stage.from_state_dict(state, variables)
@@ -393,7 +395,7 @@ def autocorrelation_part(factor: float, training: bool) -> PartFn:
 
 
 def encoder_part(weights: dict[str, Optional[torch.Tensor]], act: str) -> PartFn:
-    """The "encoder_layer" part: kernel axes already dropped; a conv without bias gets zeros."""
+    """The encoder-layer part: kernel axes already dropped; a conv without bias gets zeros."""
     def part(_sel: Optional[torch.Tensor]) -> Part:
         values: dict[str, Any] = {"activation": act}
         for name, t in weights.items():
@@ -402,5 +404,5 @@ def encoder_part(weights: dict[str, Optional[torch.Tensor]], act: str) -> PartFn
                 t = torch.zeros(rows, dtype=torch.float64)
             if t is not None:
                 values[name] = t.detach().double().numpy()
-        return Part("encoder_layer", values)
+        return Part(ENCODER_LAYER.name, values)
     return part

@@ -108,8 +108,10 @@ def _edits(args, model: Any, lang: str) -> tuple:
     return tuple(out)
 
 
-def _tokens(top) -> list[dict]:
-    return [{"id": int(i), "token": str(label), "p": float(p)} for i, label, p in top]
+def _tokens(model: Any, top) -> list[dict]:
+    """The JSON rows: each token as the tokenizer spells it (a newline is "\\n"), not the window's ↵ label."""
+    texts = model.token_texts([int(i) for i, _, _ in top])
+    return [{"id": int(i), "token": str(text), "p": float(p)} for (i, _, p), text in zip(top, texts)]
 
 
 def _listing(top) -> list[str]:
@@ -144,7 +146,8 @@ def _decoder(args, model: Any, lang: str) -> int:
         imp = head_map.sweep(model, ids, "knock", engine=engine, dtype=dtype, clean=o.before)
         _write_map(args.out, imp, lang)
     if args.json:
-        print(json.dumps({"before": _tokens(o.top_before), "after": _tokens(o.top_after)}, ensure_ascii=False))
+        print(json.dumps({"before": _tokens(model, o.top_before), "after": _tokens(model, o.top_after)},
+                         ensure_ascii=False))
         return 0
     print(words.text("heads_cli_before", lang, n=TOP))
     print("\n".join(_listing(o.top_before)))

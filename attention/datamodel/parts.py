@@ -1,7 +1,7 @@
 """The composed scenario's generic parts: one kind used by a scenario, with its field values.
 
 A scenario lists its position encodings (RoPE), score modifiers (ALiBi, soft-capping, sinks) and
-extra mask rules (windows, drawn masks) as parts: ``Part("rope", {"base": 10000.0})``.  Why
+extra mask rules (windows, drawn masks) as parts: ``Part(ROPE.name, {"base": 10000.0})``.  Why
 generic: a new kind then needs no new attribute on Scenario, no new branch in the checks and no
 new control written by hand; its module declares its fields (attention/datamodel/fields.py) and this
 module checks a part's values against them, naming the field (``positions[0].base``).

@@ -151,6 +151,7 @@ class Alibi:
     """ALiBi as a score modifier: its fields, its two steps, its checks, explain and script."""
 
     name = NAME
+    chain_rank = 0  # its place among the modifiers acting on the scores in turn: its bias is added to the scores first
     in_panel = True  # the Parameters panel's "Position & modifiers" group offers it
     fields = (
         Field("modifiers.alibi.slopes", "matrix", "field.alibi.slopes", "field.alibi.slopes.help", nullable=True,
@@ -190,7 +191,7 @@ class Alibi:
         from attention.datamodel.problem import Problem
         from attention.datamodel.problem import shape as _shape
 
-        errs = order_problems(sc, part, path)
+        errs = order_problems(sc, part, path, kinds)
         if kinds.scoring.tiled is None:  # ProbSparse: its lazy rows are never scored, nothing to bias
             errs.append(Problem("alibi_scoring", path, {"kind": sc.scoring}))
         given = part.get("slopes")
@@ -209,22 +210,16 @@ class Alibi:
 ALIBI = Alibi()
 
 
-#: the modifiers that act on the scores one after the other (each reads what the one before wrote), in
-#: the order the engine applies them (the table, attention/registry/kinds.py, lists them in this order)
-SCORE_CHAIN = ("alibi", "softcap", "sinks")
-
-
-def order_problems(sc, part, path: str) -> list:
-    """A modifier listed in another order than the engine applies them (`SCORE_CHAIN`: ALiBi's bias,
-    then the cap, then the sinks) is named: the steps are computed once each, in that order, whatever
-    the list says (one listed twice: attention.compute.check.repeats)."""
-    from attention.datamodel import parts
+def order_problems(sc, part, path: str, kinds) -> list:
+    """A modifier listed in another order than the engine applies them is named: the modifiers that act
+    on the scores one after the other (each reads what the one before wrote) say their place
+    (`chain_rank`: ALiBi's bias, then the cap, then the sinks), and the steps are computed once each, in
+    that order, whatever the list says (one listed twice: attention.compute.check.repeats)."""
     from attention.datamodel.problem import Problem
 
-    listed = [p.kind for p in parts.of(sc, "modifiers") if isinstance(p, parts.Part)]
-    chained = [name for name in listed if name in SCORE_CHAIN]  # only these act on the scores in turn
-    order = [name for name in SCORE_CHAIN if name in chained]
-    if chained != order:
+    chained = [m for m in kinds.modifiers if hasattr(m, "chain_rank")]  # only these act on the scores in turn
+    order = [m.name for m in sorted({m.name: m for m in chained}.values(), key=lambda m: m.chain_rank)]
+    if [m.name for m in chained] != order:
         return [Problem("modifier_order", path, {"order": ", ".join(order)})]
     return []
 

@@ -84,6 +84,7 @@ class Sinks:
     """Attention sinks as a score modifier: its field, its step, the weights it computes its own way."""
 
     name = NAME
+    chain_rank = 2  # among the modifiers acting on the scores in turn: last (the sink column joins them)
     fields = (Field("modifiers.sinks.logits", "matrix", "field.sinks.logits", "field.sinks.logits.help",
                     group="modifiers"),)
     tiled = None  # the weights are a softmax over S + 1 columns: not the row softmax the tiles compute
@@ -118,8 +119,8 @@ class Sinks:
 
         if kinds.scoring.tiled is None:  # ProbSparse: its lazy rows take the mean of V, no softmax
             return [Problem("sinks_scoring", path, {"kind": sc.scoring})]
-        if order_problems(sc, part, path):
-            return order_problems(sc, part, path)
+        if order_problems(sc, part, path, kinds):
+            return order_problems(sc, part, path, kinds)
         given = part.get("logits")
         try:
             a = None if given is None else np.asarray(given, dtype=np.float64)

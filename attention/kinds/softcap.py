@@ -64,6 +64,7 @@ class Softcap:
     """Soft-capping as a score modifier: its field, its step, its checks, explain and script."""
 
     name = NAME
+    chain_rank = 1  # its place among the modifiers acting on the scores in turn: after ALiBi's bias, before the sinks
     in_panel = True  # the Parameters panel's "Position & modifiers" group offers it
     fields = (Field("modifiers.softcap.cap", "float", "field.softcap.cap", "field.softcap.cap.help",
                     default=DEFAULT_CAP, minimum=1e-6, maximum=1e6, group="modifiers"),)
@@ -93,7 +94,7 @@ class Softcap:
 
         if kinds.scoring.tiled is None:  # ProbSparse: its lazy rows are never scored
             return [Problem("softcap_scoring", path, {"kind": sc.scoring})]
-        return order_problems(sc, part, path)
+        return order_problems(sc, part, path, kinds)
 
 
 SOFTCAP = Softcap()

@@ -1,5 +1,5 @@
 """Informer's distilling ConvLayer as optional steps after the output projection (and after the
-encoder layer's norm2 when the scenario has an `encoder_layer` part): Part("distil", {...}) in the
+encoder layer's norm2 when the scenario has an `encoder_layer` part): a distil part in the
 scenario's `modifiers`.  The math is attention/ops/encoder_layer.py (TSL's layers/Transformer_EncDec.py
 ConvLayer, MIT, thuml), one step each, x (B, L, C) the layer's input:
 
@@ -98,12 +98,13 @@ class DistilPart:
         import numpy as np
 
         from attention.datamodel import parts
+        from attention.kinds import tsl_encoder
         from attention.text import script as se
 
         if parts.find(sc, "modifiers", NAME) is None:
             return ""
         w = weights_np(sc)
-        src = "n2" if parts.find(sc, "modifiers", "encoder_layer") is not None else "output"
+        src = "n2" if parts.find(sc, "modifiers", tsl_encoder.NAME) is not None else "output"
         out = ["\n# ---- Informer's distilling ConvLayer (TSL layers/Transformer_EncDec.py), eval: BatchNorm's running "
                "statistics\n"]
         for name in WEIGHTS:

@@ -1,5 +1,5 @@
 """Crossformer's Two-Stage Attention layer (TSL's TwoStageAttentionLayer) as steps of a trace:
-Part("two_stage", {...}) in the scenario's `modifiers`, with the mask rule it brings.
+a two-stage part in the scenario's `modifiers`, with the mask rule it brings.
 
 The layer reads x (b, D, seg, d): D variables, seg segments each.  The scenario holds it as
 tokens, one batch item per series and token l = v·seg + s (variable v, segment s: x flattened
@@ -46,6 +46,7 @@ import math
 from typing import Any, Mapping, Optional
 
 from attention.datamodel.fields import INT_MAX, Field
+from attention.kinds.dot_product import SCALED_DOT
 
 NAME = "two_stage"
 RULE = "two_stage_variables"
@@ -149,11 +150,11 @@ class TwoStagePart:
         from attention.datamodel.problem import Problem
 
         D = int(part.get("variables"))
-        if sc.scoring != "scaled_dot" or sc.scale is not None:
+        if kinds.scoring is not SCALED_DOT or sc.scale is not None:
             return [Problem("two_stage_scoring", path)]
         if sc.causal or sc.valid_lens is not None or parts.of(sc, "masks"):
             return [Problem("two_stage_mask", path)]
-        if any(p.kind in ("encoder_layer", "distil") for p in parts.of(sc, "modifiers")):
+        if any(block is not self for block in kinds.blocks):  # an encoder layer or its distilling
             return [Problem("two_stage_alone", path)]
         if sc.S != sc.L or sc.L % D:
             return [Problem("two_stage_tokens", f"{path}.variables", {"L": sc.L, "S": sc.S, "D": D})]

@@ -2,9 +2,9 @@
 
 Why: the explorer's promise is that what the window shows is the engine's own computation.  A decoder
 layer (glassllm, SmolLM2, any Llama-family model) is grouped-query attention with RoPE under a causal
-mask; with RoPE a kind of the table (Part("rope")) and n_kv_heads in the scenario, that layer is a plain
+mask; with RoPE a kind of the table (a RoPE part) and n_kv_heads in the scenario, that layer is a plain
 Scenario: the layer's RMS-normed input as queries, keys and values, its four projections without biases,
-`n_kv_heads`, Part("rope", {"base", "pairing"}) and the causal rule.  `engine.run` on it gives the same
+`n_kv_heads`, a RoPE part ({"base", "pairing"}) and the causal rule.  `engine.run` on it gives the same
 attention weights and output as the decoder's own attention, so the model view can run every layer
 through the engine (`engine_attend`) and a person can edit any number of one layer afterwards.
 
@@ -23,6 +23,9 @@ from attention.compute.engine import run
 from attention.datamodel import numbers
 from attention.datamodel.parts import Part
 from attention.datamodel.scenario import Projection, Scenario
+from attention.kinds.qk_norm import QK_NORM
+from attention.kinds.rope import ROPE
+from attention.kinds.window import WINDOW
 from attention.models.decoder import Attend
 from attention.models.errors import ModelError
 
@@ -47,7 +50,7 @@ def layer_scenario(model: Any, normed: np.ndarray, layer: int, tokens: Optional[
                    for role in ("query", "key", "value", "out")}
     la = model.layer_attention(layer) if hasattr(model, "layer_attention") else None  # Llama, Gemma 3
     base = float(la.base) if la is not None else float(c.rope_base)
-    rope = Part("rope", {"base": base, "pairing": pairing_of(model), "offset": int(start)})
+    rope = Part(ROPE.name, {"base": base, "pairing": pairing_of(model), "offset": int(start)})
     labels = tuple(tokens) if tokens is not None else None
     name = getattr(model, "title_name", lambda lang: model.name)  # Gemma 3 says when a teacher altered it
     title = {lang: words.text("model_layer_title", lang, model=name(lang), layer=layer + 1, count=c.n_layers)
@@ -70,12 +73,12 @@ def attention_parts(la: Any) -> tuple[Part, ...]:
     if la is None or la.q_norm is None:
         return ()
     q, k = (np.array(w.double().numpy(), dtype=np.float64) for w in (la.q_norm, la.k_norm))  # (head_dim,) each
-    return (Part("qk_norm", {"style": "gemma3", "eps": float(la.norm_eps), "query_weight": q, "key_weight": k}),)
+    return (Part(QK_NORM.name, {"style": "gemma3", "eps": float(la.norm_eps), "query_weight": q, "key_weight": k}),)
 
 
 def window_parts(la: Any) -> tuple[Part, ...]:
     """The sliding window (a local layer's), as the engine's mask rule."""
-    return () if la is None or la.window is None else (Part("window", {"size": int(la.window)}),)
+    return () if la is None or la.window is None else (Part(WINDOW.name, {"size": int(la.window)}),)
 
 
 def weights_note(model: Any) -> dict[str, str]:

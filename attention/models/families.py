@@ -388,9 +388,9 @@ class _Reader:
         if self.family in ("qwen3", "gemma3"):
             self.qk_eps()  # listed as importable only if its QK-norm's eps is
         return {"family": self.family, "n_heads": H, "n_kv_heads": n_kv, "head_dim": hd, "d_model": E,
-                "scale": self.scale(hd), "window": self.window(layer_type), "softcap": self.softcap(),
-                "rope": self.rope(hd, H, E, layer_type), "alibi": self.family == "bloom",
-                "qk_norm": self.family in ("qwen3", "gemma3"), "layer_type": layer_type, "causal": self.causal()}
+                "scale": self.scale(hd), "sliding_window": self.window(layer_type), "logit_cap": self.softcap(),
+                "rotary": self.rope(hd, H, E, layer_type), "linear_bias": self.family == "bloom",
+                "normed_qk": self.family in ("qwen3", "gemma3"), "layer_type": layer_type, "causal": self.causal()}
 
     def layer_type(self, index: int) -> Optional[str]:
         types = self.cfg.get("layer_types")

@@ -50,14 +50,19 @@ class GGUFTokenizer:
             ids = ids + [self.eos_id]
         return ids
 
-    def token_labels(self, ids: list[int]) -> list[str]:
-        """Each token decoded on its own: ' fox' -> '▁fox', a newline -> '↵' (a token that ends inside a
-        multi-byte character reads as '�', as it does in llama.cpp)."""
+    def token_texts(self, ids: list[int]) -> list[str]:
+        """Each token decoded on its own, as it is (' fox', '\\n'); a token that decodes to nothing (a special
+        token) as its vocabulary entry. What files and JSON carry."""
         out = []
         for i in ids:
             text = self.backend.decode([int(i)], skip_special_tokens=False)
-            out.append(visible(text) if text else visible(self.backend.id_to_token(int(i)) or "?"))
+            out.append(text or self.backend.id_to_token(int(i)) or "?")
         return out
+
+    def token_labels(self, ids: list[int]) -> list[str]:
+        """Each token as a person reads it: ' fox' -> '▁fox', a newline -> '↵' (a token that ends inside a
+        multi-byte character reads as '�', as it does in llama.cpp)."""
+        return [visible(t) for t in self.token_texts(ids)]
 
     def decode(self, ids: list[int]) -> str:
         """The text of `ids`; the BOS that `encode` puts first is left out, so encode(decode(ids)) reads it once."""

@@ -93,10 +93,14 @@ class GlassDecoder:
     def encode(self, text: str) -> list[int]:
         return list(self.tokenizer.encode(text))
 
+    def token_texts(self, ids: list[int]) -> list[str]:
+        """Each token as the tokenizer spells it (a newline is "\\n"): what files and JSON carry."""
+        return list(self.tokenizer.tokens(ids))
+
     def token_labels(self, ids: list[int]) -> list[str]:
         """What each token reads as, spaces shown as the tokenizer marks them (▁), a newline as ↵ and any other
         invisible character visibly (attention.models.token_text)."""
-        return [visible(t) for t in self.tokenizer.tokens(ids)]
+        return [visible(t) for t in self.token_texts(ids)]
 
     # ---- one layer's weights -------------------------------------------------------------------
     def attention_weights(self, k: int) -> dict[str, np.ndarray]:

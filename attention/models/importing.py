@@ -320,7 +320,7 @@ def kind_facts(found: Found, lang: Optional[str] = None) -> list[str]:
     if facts["n_kv_heads"] != facts["n_heads"]:
         one = facts["n_kv_heads"] == 1
         out.append(words.text("models.list.kv_one" if one else "models.list.kv_heads", lang, kv=facts["n_kv_heads"]))
-    rope = facts["rope"]
+    rope = facts["rotary"]
     if rope is not None:
         pairing = words.text(f"field.rope.pairing.{rope.pairing}", lang)
         out.append(words.text("models.list.rope", lang, base=numbers.whole(rope.base), dims=rope.rotary_dims,
@@ -328,14 +328,14 @@ def kind_facts(found: Found, lang: Optional[str] = None) -> list[str]:
         if rope.rope_type != "default":
             out.append(words.text("models.list.rope_scaled", lang, type=rope.rope_type,
                                   factor=numbers.rounded(rope.factor)))
-    if facts["qk_norm"]:
+    if facts["normed_qk"]:
         out.append(words.text("models.list.qk_norm", lang, style="1 + w" if facts["family"] == "gemma3" else "w"))
-    if facts["alibi"]:
+    if facts["linear_bias"]:
         out.append(words.text("models.list.alibi", lang))
-    if facts["softcap"] is not None:
-        out.append(words.text("models.list.softcap", lang, cap=numbers.rounded(facts['softcap'])))
-    if facts["window"] is not None:
-        out.append(words.text("models.list.window", lang, size=facts["window"]))
+    if facts["logit_cap"] is not None:
+        out.append(words.text("models.list.softcap", lang, cap=numbers.rounded(facts["logit_cap"])))
+    if facts["sliding_window"] is not None:
+        out.append(words.text("models.list.window", lang, size=facts["sliding_window"]))
     if not math.isclose(facts["scale"], facts["head_dim"] ** -0.5, rel_tol=1e-12):
         out.append(words.text("models.list.scale", lang, scale=numbers.rounded(facts['scale'])))
     return out

@@ -8,7 +8,7 @@ weight row per head, and the largest difference between cached decoding and a fu
 
 A cached step of layer k is an ordinary scenario the engine runs: the new position's normed input as the
 query (with the layer's query and output projections), the cached K and V as keys and values (their
-projections are done once, when their token was new), n_kv_heads, Part("rope") with offset = the new
+projections are done once, when their token was new), n_kv_heads, a RoPE part with offset = the new
 position and key_offset 0.  So the attention math stays in the engine; this module only keeps the cache
 and projects each new token's key and value once (h @ W_kᵀ, h @ W_vᵀ).
 """
@@ -23,6 +23,7 @@ import torch
 from attention.compute.engine import run
 from attention.datamodel.parts import Part
 from attention.datamodel.scenario import Projection, Scenario
+from attention.kinds.rope import ROPE
 from attention.models.decoder_layer import engine_attend, next_tokens, pairing_of
 
 
@@ -79,7 +80,7 @@ class Generation:
         return Scenario(queries=h, keys=self.keys[k], values=self.values[k], n_heads=c.n_heads,
                         n_kv_heads=c.n_kv_heads, d_keys=c.head_dim, d_values=c.head_dim,
                         projections={"query": Projection(w["query"], None), "out": Projection(w["out"], None)},
-                        positions=(Part("rope", {"base": float(c.rope_base), "pairing": pairing_of(self.model),
+                        positions=(Part(ROPE.name, {"base": float(c.rope_base), "pairing": pairing_of(self.model),
                                                  "offset": int(pos), "key_offset": 0}),),
                         dtype="float64")
 

@@ -27,13 +27,15 @@ from attention.compute import check
 from attention.compute.engine import run
 from attention.datamodel.parts import Part
 from attention.datamodel.scenario import Projection, Scenario
+from attention.kinds.dot_product import DOT, SCALED_DOT
+from attention.kinds.rope import ROPE
 from attention.models.errors import ModelError
 from attention.models.kv_cache import StepRecord
 from attention.ops.steps import project
 
 #: scorings whose scores for one query row need only that row and the keys (additive too, but its key
 #: weights act inside the scoring: its cache would not be K; ProbSparse picks rows from all queries)
-SCORINGS = ("scaled_dot", "dot")
+SCORINGS = (SCALED_DOT.name, DOT.name)
 
 
 def problem(sc: Scenario) -> Optional[ModelError]:
@@ -45,7 +47,7 @@ def problem(sc: Scenario) -> Optional[ModelError]:
         return ModelError("layer_cache_sizes", L=sc.L, S=sc.S)
     if sc.scoring not in SCORINGS:
         return ModelError("layer_cache_scoring", scoring=sc.scoring)
-    other = [p.kind for p in (*sc.positions, *sc.modifiers, *sc.masks) if p.kind != "rope"]
+    other = [p.kind for p in (*sc.positions, *sc.modifiers, *sc.masks) if p.kind != ROPE.name]
     if other:
         return ModelError("layer_cache_parts", parts=", ".join(other))
     if sc.valid_lens is not None:
@@ -73,7 +75,7 @@ def step_scenario(sc: Scenario, keys: np.ndarray, values: np.ndarray, k: int) ->
     """Row k of `sc` as the query over the cached K, V (B, k+1, ·) of rows 0 .. k."""
     projections = {n: sc.projection(n) for n in ("query", "out") if sc.projection(n) is not None}
     positions = tuple(
-        Part("rope", {**p.values, "offset": int(p.values.get("offset") or 0) + k,
+        Part(ROPE.name, {**p.values, "offset": int(p.values.get("offset") or 0) + k,
                       "key_offset": int(p.values.get("offset") or 0) if p.values.get("key_offset") is None
                       else int(p.values["key_offset"])})
         for p in sc.positions)

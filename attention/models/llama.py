@@ -158,6 +158,9 @@ class LlamaDecoder:
     def encode(self, text: str) -> list[int]:
         return list(self.tokenizer.encode(text))
 
+    def token_texts(self, ids: list[int]) -> list[str]:
+        return list(self.tokenizer.token_texts(ids))
+
     def token_labels(self, ids: list[int]) -> list[str]:
         return list(self.tokenizer.token_labels(ids))
 

@@ -201,6 +201,21 @@ def test_cli_bad_input_is_one_clear_line_and_exit_2(tmp_path, args, expect):
     assert not (tmp_path / "o").exists()  # nothing written on bad input
 
 
+@pytest.mark.parametrize("name", [handout.HTML_NAME, "01_projection_query.png"])
+def test_cli_never_writes_through_a_planted_link(tmp_path, name):
+    """`render` chooses its files' names: a symbolic link planted at one of them is refused, and the file it points
+    to is left as it was (issue 31, as `run`'s layerN.json)."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / name).symlink_to(victim)
+    res = _render(CROSS, "--out", out, "--dtype", "float32", timeout=120)
+    assert res.returncode == 2, res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and str(out / name) in res.stderr and "symbolic link" in res.stderr
+    assert victim.read_text(encoding="utf-8") == "the user's own file" and list(out.iterdir()) == [out / name]
+
+
 # ---- the File menu -------------------------------------------------------------------------------
 def test_file_menu_writes_a_handout_in_the_window_language(window, tmp_path):
     actions = window.file_menu.actions()

@@ -18,6 +18,7 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QMenu
 
 from attention.datamodel import numbers
+from attention.models.token_text import visible
 
 glassllm = pytest.importorskip("glassllm")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))  # bert64, the authors' flow code
@@ -104,8 +105,8 @@ def test_knock_out_from_the_menu_before_after_title_marks_and_the_later_layers(g
     rows = _next_top(text)
     assert len(rows) == 10
     for rank, (b, a) in enumerate(zip(np.argsort(p0)[::-1][:10], np.argsort(p)[::-1][:10]), 1):
-        assert rows[rank - 1] == (f"{rank}. {tok.tokens([int(b)])[0]!r} {numbers.rounded(p0[b])}  →  "
-                                  f"{tok.tokens([int(a)])[0]!r} {numbers.rounded(p[a])}")
+        assert rows[rank - 1] == (f"{rank}. {visible(tok.tokens([int(b)])[0])!r} {numbers.rounded(p0[b])}  →  "
+                                  f"{visible(tok.tokens([int(a)])[0])!r} {numbers.rounded(p[a])}")
     c = int(np.argmax(p0))
     assert (f"p {numbers.rounded(p0[c])} → {numbers.rounded(p[c])}" in text
             and f"(Δ log p {numbers.rounded(np.log(p[c]) - np.log(p0[c]))})" in text)
@@ -185,7 +186,8 @@ def test_the_importance_map_over_the_grid_and_a_click_opens_the_head(glass, qtbo
             assert heads.map.values[k, h] == pytest.approx(np.log(p[c]) - np.log(p0[c]), abs=1e-9)
     grid = w.models.panel.grid
     assert grid.has_overlay() and not heads.panel.progress.isVisible()
-    assert heads.panel.map_title.text().startswith(f"Δ log p of {tok.tokens([c])[0]!r} with each head zeroed alone")
+    chosen = visible(tok.tokens([c])[0])
+    assert heads.panel.map_title.text().startswith(f"Δ log p of {chosen!r} with each head zeroed alone")
     k, h = np.unravel_index(np.argmin(heads.map.values), (4, 4))
     assert grid.describe(int(k), int(h), 0, 0) == f"Layer {k + 1}, head {h + 1}: " \
                                                  f"{numbers.rounded(float(heads.map.values[k, h]))}"

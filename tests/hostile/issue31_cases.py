@@ -187,7 +187,7 @@ def build(d: Path) -> list[Case]:
     hf = json.loads((HERE / "hf_configs.json").read_text(encoding="utf-8"))
     for name, spec in hf.items():
         folder = _hf_folder(d, name, spec["family"], spec["change"])
-        layer = str(spec.get("layer", 0))
+        layer = str(spec.get("layer", 1))  # counted from 1, as the CLI counts
         cls = spec.get("class", "hf_config")
         if spec.get("list", True):
             add(Case(cls, f"{name}_layers", ["layers", str(folder)], spec["field"], expect="list"))
@@ -206,7 +206,7 @@ def build(d: Path) -> list[Case]:
     for name, spec in meta.items():
         path = gguf_file(d / "gguf" / f"{name}.gguf", spec["meta"])
         add(Case("gguf", f"{name}_layers", ["layers", str(path)], spec["field"], expect="list"))
-        add(Case("gguf", f"{name}_import", ["import", str(path), "--layer", "0", "--out", str(d / f"{name}.json")],
+        add(Case("gguf", f"{name}_import", ["import", str(path), "--layer", "1", "--out", str(d / f"{name}.json")],
                  spec["field"]))
         add(Case("gguf", f"{name}_run", ["run", str(path), "hello", "--out", str(d / f"{name}_run")], spec["field"]))
 

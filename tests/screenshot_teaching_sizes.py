@@ -86,9 +86,9 @@ def child(argv: list[str]) -> int:
 
 
 def _output_fit(view) -> dict:
-    """The output's heads against its area: one tile's size, the empty strip right of the widest
-    row's last tile, the area's vertical scroll range and whether the note under the heads is in view."""
-    out, port = view.output_pane(), view.output_scroll.viewport()
+    """The output's heads on the slide's canvas: one tile's size, the empty strip right of the widest
+    row's last tile in its pane, the canvas's scroll ranges and whether the note under the heads is in view."""
+    out, port = view.output_pane(), view.body_scroll.viewport()
     if out is None or not out.visible_heads():
         return {}
     rects = []
@@ -100,11 +100,13 @@ def _output_fit(view) -> dict:
     row = [t for t in rects if abs(t[1] - rects[0][1]) < 1]
     note = out.hover
     note_bottom = note.mapTo(port, note.rect().bottomLeft()).y()
+    pane_right = out.mapTo(port, out.rect().topRight()).x()
     return {"tile_px": [rects[0][2] - rects[0][0], rects[0][3] - rects[0][1]], "area_px": [port.width(), port.height()],
-            "strip_right_px": port.width() - max(t[2] for t in row),
-            "vscroll_max": view.output_scroll.verticalScrollBar().maximum(),
+            "strip_right_px": pane_right - max(t[2] for t in row),
+            "scroll_max": [view.body_scroll.horizontalScrollBar().maximum(),
+                           view.body_scroll.verticalScrollBar().maximum()],
             "note_in_view": bool(note.isVisible() and note_bottom <= port.height()), "zoom": round(out.zoom, 3),
-            "widen": round(getattr(out, "widen", 1.0), 2)}
+            "cells": [round(v, 1) for v in out.cells[:2]] if out.cells else None}
 
 
 def _bar_numbers_cut(pane, steps_port) -> list[str]:

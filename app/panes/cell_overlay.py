@@ -144,6 +144,9 @@ class TextFit:
         self.floor_px: Optional[int] = None
         self.max_digits = DIGITS[0]
         self.height_ratio = 0.5
+        #: no number is drawn under this font size (slides: digits under 14 px tall are left out,
+        #: the colour stays); None: down to MIN_FONT_PX
+        self.least_px: Optional[int] = None
 
     def _candidates(self, digits: int) -> list[str]:
         """The few longest labels, one per digit pattern: only they can be the widest.
@@ -162,9 +165,11 @@ class TextFit:
         return max((_advance(s, px) for s in self._candidates(digits)), default=0.0)
 
     def choose(self, cell_w: float, cell_h: float) -> Optional[tuple[int, int]]:
-        key = (round(cell_w, 1), round(cell_h, 1), self.scale, self.floor_px, self.max_digits, self.height_ratio)
+        key = (round(cell_w, 1), round(cell_h, 1), self.scale, self.floor_px, self.max_digits, self.height_ratio,
+               self.least_px)
         if key not in self._cache:
-            self._cache[key] = self._reuse(key, cell_w, cell_h) or self._choose(cell_w, cell_h)
+            got = self._reuse(key, cell_w, cell_h) or self._choose(cell_w, cell_h)
+            self._cache[key] = None if got is not None and self.least_px and got[0] < self.least_px else got
             self._previous = None
         return self._cache[key]
 

@@ -159,6 +159,11 @@ class IndexAxis(pg.AxisItem):
             font = QFont(font or QFont())
             font.setPixelSize(px)
             self.setStyle(tickFont=font)
+            if horizontal:  # room for the labels at once: pyqtgraph grows it only after a paint that hid them
+                needed = math.ceil(QFontMetricsF(font).height()) + 1
+                if getattr(self, "textHeight", needed) < needed:
+                    self.textHeight = needed
+                    self._updateHeight()
         ticks = tick_list(axis, stride)
         if ticks != self._ticks:
             self._ticks = ticks
@@ -174,6 +179,12 @@ class IndexAxis(pg.AxisItem):
             widths[px] = label_extent(axis, font, horizontal)
         gap = TICK_GAP_PX if horizontal else ROW_TICK_GAP_PX
         return tick_stride(axis.size, length / max(axis.size, 1), widths[px], gap) if length > 0 else 1
+
+    def updateAutoSIPrefix(self) -> None:  # noqa: N802 (pyqtgraph override)
+        """No SI prefix on an index axis: pyqtgraph wrote the name's HTML anew on every range change."""
+        if self.autoSIPrefixScale != 1.0 or self.labelUnitPrefix != "":
+            self.autoSIPrefixScale, self.labelUnitPrefix = 1.0, ""
+            self._updateLabel()
 
     def tick_font_px(self) -> int:
         font = self.style["tickFont"]

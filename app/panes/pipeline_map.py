@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QLayout, QPushButton, QSizePolicy, QW
 
 from app.services import i18n
 from app.viewmodel import pipeline_map
+from attention import words
 
 CHIP_CSS = ("QPushButton {{ font-size: {px}px; color: #1f2d3d; background: #eef2f7; border: 1px solid #c3ccd8;"
             " border-radius: {r}px; padding: 1px {pad}px; }}"
@@ -87,6 +88,9 @@ class ChipFlow(QLayout):
         area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
         x, y, row_h = area.x(), area.y(), 0
         for item in self._items:
+            w = item.widget()
+            if w is not None and w.isHidden() and w.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide):
+                continue  # left out on purpose (a paged strip); a chip not yet shown is not hidden
             # the widget's own hint: a chip just added is hidden until the event loop shows it,
             # and a hidden item's hint is empty (the strip would be measured as one without chips)
             hint = item.widget().sizeHint() if item.widget() is not None else item.sizeHint()
@@ -104,7 +108,11 @@ class PipelineMap(QWidget):
 
     stepChosen = Signal(str)
 
-    def __init__(self, parent: Optional[QWidget] = None, font_px: int = 13) -> None:
+    def __init__(self, parent: Optional[QWidget] = None, font_px: int = 13, paged_after: Optional[int] = None) -> None:
+        """`paged_after`: a strip that would need more rows than this shows one row of whole
+        chips instead, around the current one, with a button at each end for the chips left out
+        (a slide: Crossformer's 26 steps); its labels are never shortened.  None: rows, up to
+        MAX_ROWS, labels over MAX_LABEL_CHARS shortened (the window's map)."""
         super().__init__(parent)
         self.setObjectName("PipelineMap")
         self._layout = ChipFlow(self, spacing=4)
@@ -114,6 +122,12 @@ class PipelineMap(QWidget):
         self._key: Optional[tuple] = None  # (ids, lang, scoring) the chips were made for
         self._current: Optional[str] = None
         self._font_px = font_px
+        self._paged_after = paged_after
+        self._window: Optional[tuple[int, int]] = None  # the chips shown (first, last) while paged
+        self._turned = False  # a page button showed other chips than the current one's: they stay
+        self._lang = i18n.current_language()
+        self.before = self._page_button(-1)
+        self.after = self._page_button(+1)
 
     # ---- public ------------------------------------------------------------------------------
     def set_steps(self, ids: list[str], lang: str, scoring: Optional[str] = None) -> None:
@@ -121,14 +135,17 @@ class PipelineMap(QWidget):
         key = (tuple(ids), lang, scoring)
         if key == self._key:
             return
-        self._key = key
+        self._key, self._lang, self._window = key, lang, None
         for chip in self._chips.values():
             self._layout.removeWidget(chip)
             chip.hide()
             chip.deleteLater()
         self._chips = {}
+        self._layout.removeWidget(self.after)
         for c in pipeline_map.chips(ids, lang, scoring):
-            label = c.label if len(c.label) <= MAX_LABEL_CHARS else c.label[: MAX_LABEL_CHARS - 1] + "…"
+            label = c.label
+            if self._paged_after is None and len(label) > MAX_LABEL_CHARS:
+                label = label[: MAX_LABEL_CHARS - 1] + "…"
             chip = QPushButton(label, self)
             chip.setCheckable(True)
             chip.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrow keys stay with the slide / the panes
@@ -137,6 +154,7 @@ class PipelineMap(QWidget):
             chip.clicked.connect(lambda _=False, s=c.step_id: self._on_click(s))
             self._layout.addWidget(chip)
             self._chips[c.step_id] = chip
+        self._layout.addWidget(self.after)
         self._style()
         current, self._current = self._current, None
         self.set_current(current)
@@ -144,11 +162,15 @@ class PipelineMap(QWidget):
 
     def set_current(self, step_id: Optional[str]) -> None:
         """Fill the chip of `step_id` (None or an unknown id: no chip is filled)."""
+        if step_id != self._current:
+            self._turned = False  # another slide: its chip in sight again
         self._current = step_id if step_id in self._chips else None
         for sid, chip in self._chips.items():
             here = sid == self._current
             chip.setChecked(here)
             chip.setToolTip(chip.property("tips")[1 if here else 0])
+        if self._paged_after is not None:
+            self._page()
 
     def set_font_px(self, px: int) -> None:
         if px != self._font_px:
@@ -170,10 +192,99 @@ class PipelineMap(QWidget):
         self._fit_height()
 
     # ---- internals ---------------------------------------------------------------------------
+    def shown_chips(self) -> list[str]:
+        """The steps whose chips are on screen (all of them unless the strip is paged)."""
+        return [sid for sid, chip in self._chips.items() if not chip.isHidden()]
+
+    # ---- a paged strip ---------------------------------------------------------------------------
+    def _page_button(self, side: int) -> QPushButton:
+        b = QPushButton(self)
+        b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        b.setCursor(Qt.CursorShape.PointingHandCursor)
+        b.clicked.connect(lambda _=False: self._turn(side))
+        b.hide()
+        if side < 0:
+            self._layout.addWidget(b)
+        return b
+
+    def _rows_needed(self, width: int) -> int:
+        """Rows the chips would take, all of them shown, at `width` px."""
+        m = self._layout.contentsMargins()
+        room, x, rows = width - m.left() - m.right(), 0, 1
+        for chip in self._chips.values():
+            w = chip.sizeHint().width()
+            if x and x + w > room:
+                rows, x = rows + 1, 0
+            x += w + self._layout._gap
+        return rows
+
+    def _page(self, anchor: Optional[int] = None, right: bool = False) -> None:
+        """Show every chip when they fit in `paged_after` rows, else one row of whole chips: the
+        window that keeps the current chip (or `anchor`, as the window's last chip when `right`),
+        and a button at each end saying how many chips are left out there."""
+        chips = list(self._chips.values())
+        width = self.width()
+        if not chips or width < 50 or self._rows_needed(width) <= self._paged_after:
+            self._window = None
+            for chip in chips:
+                chip.setVisible(True)
+            self.before.hide()
+            self.after.hide()
+            return
+        ids = list(self._chips)
+        here = ids.index(self._current) if self._current in self._chips else 0
+        if anchor is None and self._window is not None and (self._window[0] <= here <= self._window[1] or self._turned):
+            first, last = self._window
+        else:
+            first, last = self._fit_window(chips, here if anchor is None else anchor, right, width)
+        self._window = (first, last)
+        for i, chip in enumerate(chips):
+            chip.setVisible(first <= i <= last)
+        self._label_buttons(first, len(chips) - 1 - last)
+
+    def _fit_window(self, chips: list, anchor: int, right: bool, width: int) -> tuple[int, int]:
+        """The widest run of whole chips around `anchor` that fits one row beside the two buttons."""
+        gap = self._layout._gap
+        m = self._layout.contentsMargins()
+        self._label_buttons(len(chips), len(chips))  # the widest the buttons can say
+        room = width - m.left() - m.right() - self.before.sizeHint().width() - self.after.sizeHint().width() - 2 * gap
+        widths = [c.sizeHint().width() + gap for c in chips]
+        first = last = anchor
+        used = widths[anchor]
+        grow = [(-1 if right else 1), (1 if right else -1)]
+        for step in grow:
+            i = (first if step < 0 else last) + step
+            while 0 <= i < len(chips) and used + widths[i] <= room:
+                used += widths[i]
+                first, last = min(first, i), max(last, i)
+                i += step
+        return first, last
+
+    def _label_buttons(self, left_out_before: int, left_out_after: int) -> None:
+        for b, n, key in ((self.before, left_out_before, "slide.chips_before"), (self.after, left_out_after,
+                                                                                 "slide.chips_after")):
+            b.setText(words.text(key, self._lang, n=n))
+            b.setToolTip(words.text("slide.chips_tip", self._lang, n=n))
+            b.setVisible(n > 0)
+
+    def _turn(self, side: int) -> None:
+        """A page button: the chips left out on that side, as many as fit."""
+        if self._window is None:
+            return
+        first, last = self._window
+        if side < 0 and first > 0:
+            self._page(first - 1, right=True)
+        elif side > 0 and last < len(self._chips) - 1:
+            self._page(last + 1)
+        self._turned = True
+        self._fit_height()
+
     def _fit_height(self) -> None:
         """As tall as its rows of chips at its width (whatever holds it: a dock, a slide), but
         never more than MAX_ROWS rows: while a window is still being built its docks are a few
         pixels wide, and a map one chip per row tall made the window taller than the screen."""
+        if self._paged_after is not None:
+            self._page()
         if not self._chips:
             height = 0
         else:
@@ -228,6 +339,7 @@ class WindowMap(QObject):
         bar.setValue(max(pane.geometry().top() - 6, 0))
         self._outline(pane)
         self.update_current()
+        self.view.select_step(step_id)
 
     def update_current(self, *_args) -> None:
         view = self.view

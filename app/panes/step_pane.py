@@ -171,6 +171,7 @@ class PaneCanvas(pg.GraphicsLayoutWidget):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.on_leave = None
+        self.on_resize = None  # called after pyqtgraph has resized the grid to the canvas (a slide re-checks it)
 
     def wheelEvent(self, ev) -> None:  # noqa: N802 (Qt override)
         ev.ignore()  # let the list scroll
@@ -179,6 +180,12 @@ class PaneCanvas(pg.GraphicsLayoutWidget):
         if self.on_leave is not None:
             self.on_leave()
         super().leaveEvent(ev)
+
+    def resizeEvent(self, ev) -> None:  # noqa: N802
+        super().resizeEvent(ev)
+        hook = getattr(self, "on_resize", None)  # pyqtgraph resizes the view inside its own __init__
+        if hook is not None:
+            hook()
 
 
 class _WrapLabel(SelectableLabel):

@@ -75,6 +75,7 @@ class StepsView(QWidget):
     focusHeadChanged = Signal(int)  # -1 = all heads side by side
     locksChanged = Signal()  # a colour scale was locked or unlocked
     cellClicked = Signal(str, int, int, int, bool)  # step id, matrix, row, col, double click
+    stepSelected = Signal(str)  # a person chose a step here: clicked one of its cells, or its chip on the map
     traceShown = Signal()  # a new trace, batch item or lens view is on screen (after the lenses)
     caughtUp = Signal()  # the panes that waited out of sight show the last trace too now
 
@@ -526,7 +527,7 @@ class StepsView(QWidget):
                 pane.canvas.viewport().installEventFilter(self._paint_watch)
                 pane.focusRequested.connect(self._on_focus_requested)
                 pane.lockRequested.connect(lambda on, s=sid: self.lock_scale(s, on))
-                pane.cellClicked.connect(lambda m, r, c, dbl, s=sid: self.cellClicked.emit(s, m, r, c, dbl))
+                pane.cellClicked.connect(lambda m, r, c, dbl, s=sid: self._on_cell_clicked(s, m, r, c, dbl))
                 pane.set_stale(self._stale)
                 self._panes[sid] = pane
             self._list.insertWidget(i, pane)
@@ -572,6 +573,15 @@ class StepsView(QWidget):
         self.head_box.blockSignals(False)
         for pane in self._panes.values():
             pane.set_focus(self._focus)
+
+    def _on_cell_clicked(self, step_id: str, m: int, r: int, c: int, double: bool) -> None:
+        self.cellClicked.emit(step_id, m, r, c, double)
+        self.stepSelected.emit(step_id)
+
+    def select_step(self, step_id: str) -> None:
+        """Say that the person chose step `step_id` (its chip on the map of steps): the slides start there."""
+        if step_id in self._panes:
+            self.stepSelected.emit(step_id)
 
     def _on_head_chosen(self, index: int) -> None:
         h = index - 1

@@ -103,14 +103,21 @@ class PaneData:
     value_axis: Optional[Axis]  # for index steps: the axis the values point into
     fill_value: Optional[float] = None  # what masked scores were replaced by
     kv_group: int = 1  # grouped-query attention: query heads per key/value head of this step's matrices
+    reads_kv: int = 1  # grouped-query attention: query heads per key/value head, on a step of query heads
 
-    def matrix_title(self, m: int, lang: str) -> str:
-        """The title of matrix m: its head ("Head 2"); a shared key/value head says which query
-        heads read it ("K/V head 1 · query heads 1–2"); "" when the matrices are not heads."""
+    def matrix_title(self, m: int, lang: str, short: bool = False) -> str:
+        """The title of matrix m: its head ("Head 2"); under grouped-query attention a query head
+        says which key/value head it reads ("Head 3 · K/V 2") and a shared key/value head which
+        query heads read it ("K/V head 1 · query heads 1–2"); "" when the matrices are not heads.
+        `short`: the head alone ("Head 3", "K/V head 1"), for a small picture beside the result."""
         if not self.layout.per_head:
             return ""
+        if self.reads_kv > 1 and not short:
+            return words.text("pane.head_reads_kv", lang, n=numbers.position(m), j=numbers.position(m // self.reads_kv))
         if self.kv_group == 1:
             return pane_text.head_name(m, lang)
+        if short:
+            return words.text("pane.kv_head_short", lang, j=numbers.position(m))
         g = self.kv_group
         return words.text("pane.kv_head", lang, j=numbers.position(m), first=numbers.position(m * g),
                           last=numbers.position(m * g + g - 1))
@@ -297,8 +304,9 @@ def pane_data(trace: Trace, step_id: str, batch: int = 0, query_tokens=None, key
     fill = trace.options.get("fill_value")
     kv = int(trace.options.get("n_kv_heads") or H)
     shared = per_head and step_id in _KV_STEPS and 0 < kv < H and block.shape[0] == kv
+    reads = per_head and not shared and 0 < kv < H and block.shape[0] == H
     return PaneData(layout, step, batch, block, masked, style, nan_label, value_axis,
-                    None if fill is None else float(fill), H // kv if shared else 1)
+                    None if fill is None else float(fill), H // kv if shared else 1, H // kv if reads else 1)
 
 
 #: the steps whose heads are the key/value heads (fewer than the query heads under grouped-query attention)

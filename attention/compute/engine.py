@@ -320,6 +320,8 @@ def _run(plan: Plan, params: dict[str, torch.Tensor], dev: torch.device, dt: tor
     values = run.values
     named = {m.name for m in found.modifiers + found.blocks}
     mods = tuple(p.kind for p in sc.modifiers if p.kind in named)  # the parts' names, in their order
+    # and the mask rules that write the mask's formula their own way (the pyramid)
+    mods += tuple(r.name for r in found.rules if getattr(r, "formulas", None))
     out = [Step(r.id, values[r.id], r.dims, sc.scoring, mods) for r in step_registry.RECORDS if r.id in values]
     warnings: list[Problem] = []
 

@@ -28,7 +28,9 @@ class Step:
     tensor: torch.Tensor
     dims: tuple[str, ...]
     scoring: Optional[str] = None  # the trace's scoring function: some steps' formulas depend on it
-    modifiers: tuple[str, ...] = ()  # the trace's score modifiers: one may compute a step its way (sinks: weights)
+    #: the trace's score modifiers (one may compute a step its way: sinks' weights) and the mask rules
+    #: that write the mask's formula their own way (the pyramid)
+    modifiers: tuple[str, ...] = ()
 
     @property
     def title(self) -> dict[str, str]:

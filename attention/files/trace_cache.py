@@ -31,6 +31,7 @@ import numpy as np
 from attention.compute.trace import Step, Trace
 from attention.datamodel.problem import Problem, as_problems
 from attention.datamodel.scenario import Scenario
+from attention.registry import kinds
 
 VERSION = 2
 MAX_BYTES = 32 << 20  # bigger traces are not worth a disk round trip at start-up
@@ -117,6 +118,12 @@ def save(trace: Trace, sc: Scenario, path: Path, engine: Optional[str] = None) -
     return True
 
 
+def _formula_rules(options: dict) -> tuple[str, ...]:
+    """The trace's mask rules that write the mask's formula their own way (as the engine names them)."""
+    return tuple(r.name for r in kinds.MASK_RULES.values()
+                 if getattr(r, "formulas", None) and r.applies_to(options))
+
+
 def load(sc: Scenario, path: Path, engine: Optional[str] = None) -> Optional[Trace]:
     """The trace stored for exactly `sc` and this engine (or the tag `engine`), or None (missing,
     stale or unreadable)."""
@@ -127,7 +134,7 @@ def load(sc: Scenario, path: Path, engine: Optional[str] = None) -> Optional[Tra
             if meta.get("version") != VERSION or meta.get("key") != key_for(sc, tag):
                 return None
             scoring = meta["options"].get("scoring")
-            mods = tuple(p.get("kind") for p in meta["options"].get("modifiers", ()))
+            mods = tuple(p.get("kind") for p in meta["options"].get("modifiers", ())) + _formula_rules(meta["options"])
             steps = tuple(Step(sid, data[f"s{i}"], tuple(dims), scoring, mods)
                           for i, (sid, dims) in enumerate(meta["steps"]))
     except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):

@@ -212,6 +212,7 @@ class Pyramid:
               "field.masks.pyramid.inner_size.help", default=3, minimum=1, maximum=INT_MAX, group="masks"),
     )
     lesson_key = "lesson.extra.mask.pyramid"  # attention/teaching/lessons.py: a sentence when the rule applies
+    formulas = {"extra.mask": "step.extra.mask.formula.pyramid"}  # the mask's formula says what the pyramid keeps
 
     def __repr__(self) -> str:
         return f"<mask rule {self.name}>"

@@ -145,10 +145,12 @@ def title(step_id: str, scoring: Any = None) -> dict[str, str]:
 
 def formula(step_id: str, scoring: Optional[str] = None, modifiers: tuple[str, ...] = ()) -> dict[str, str]:
     """The step's formula in every language, as the scoring function `scoring` computes it, or a score
-    modifier among `modifiers` (names) that computes it its own way (sinks: the weights)."""
+    modifier among `modifiers` (names) that computes it its own way (sinks: the weights), or a mask
+    rule among them that makes the mask its own way (Pyraformer's pyramid)."""
     from attention.registry import kinds
 
     key = BY_ID[step_id].formula_key(_kind(scoring))
-    for name in modifiers:
-        key = getattr(kinds.MODIFIERS.get(name), "formulas", {}).get(step_id, key)
+    for name in modifiers:  # a score modifier, or a mask rule that writes the mask its own way (a pyramid)
+        part = kinds.MODIFIERS.get(name) or kinds.MASK_RULES.get(name)
+        key = getattr(part, "formulas", {}).get(step_id, key)
     return {lang: words.text(key, lang) for lang in words.LANGS}

@@ -40,6 +40,8 @@ EN = {
     "maskpaint.undo_erase": "Erase {n} mask cells (batch item {b})",
     "maskpaint.undo_clear": "Clear the drawn mask of batch item {b}",
     "pane.kv_head": "K/V head {j} · query heads {first}–{last}",
+    "pane.head_reads_kv": "Head {n} · K/V {j}",
+    "pane.kv_head_short": "K/V head {j}",
     "explain.scores.kv_group": (" Query head {h1} reads key/value head {j1}: h // (H / H_kv) = {h} // ({H} / {kv}) "
                                 "= {j}; the group of query heads {first}–{last} shares it."),
     "problem.drawn_shape": "the drawn mask must be (batch, L, S) = {want}, got {got}",
@@ -81,6 +83,8 @@ ZH = {
     "maskpaint.undo_erase": "擦除 {n} 个掩码格（批次 {b}）",
     "maskpaint.undo_clear": "清除批次 {b} 的手绘掩码",
     "pane.kv_head": "键/值头 {j} · 查询头 {first}–{last}",
+    "pane.head_reads_kv": "头 {n} · 键/值 {j}",
+    "pane.kv_head_short": "键/值头 {j}",
     "explain.scores.kv_group": ("查询头 {h1} 读取键/值头 {j1}：h // (H / H_kv) = {h} // ({H} / {kv}) = {j}；"
                                 "查询头 {first}–{last} 这一组共享它。"),
     "problem.drawn_shape": "手绘掩码的形状必须是 (批次, L, S) = {want}，实际是 {got}",

@@ -37,6 +37,12 @@ EN: dict[str, str] = {
     "slide_explain.hidden_source": "The terms are hidden while the quiz hides one of the steps they come from.",
     "slide_explain.starting": "The engine is still starting: click again in a moment.",
     "slide_explain.cannot": "No explanation for this cell: {reason}",
+    # a slide's pane whose cells are too small for legible digits, and a region of it zoomed into
+    "pane.slide_numbers_hidden": "Cells too small for their numbers: hover one to read it, click to zoom in.",
+    "pane.slide_region": "Rows {rows} of {n_rows}, columns {cols} of {n_cols}. Esc: the whole matrix.",
+    "slide.chips_before": "‹ {n}",
+    "slide.chips_after": "{n} ›",
+    "slide.chips_tip": "{n} more steps: click to see them",
 }
 
 ZH: dict[str, str] = {
@@ -69,4 +75,9 @@ ZH: dict[str, str] = {
     "slide_explain.hidden_source": "测验隐藏了这些项所来自的某一步，因此不显示这些项。",
     "slide_explain.starting": "计算引擎仍在启动：请稍后再点击。",
     "slide_explain.cannot": "无法解释这个单元格：{reason}",
+    "pane.slide_numbers_hidden": "单元格太小，未显示数字：悬停可读数，点击可放大。",
+    "pane.slide_region": "显示第 {rows} 行（共 {n_rows} 行）、第 {cols} 列（共 {n_cols} 列）。按 Esc 显示整个矩阵。",
+    "slide.chips_before": "‹ {n}",
+    "slide.chips_after": "{n} ›",
+    "slide.chips_tip": "还有 {n} 步：点击查看",
 }

@@ -47,6 +47,8 @@ EN: dict[str, str] = {
     "field.masks.pyramid.window_size.help": (
         "One whole number per coarser scale: how many nodes of a scale make one node of the next "
         "(Pyraformer's window_size, e.g. [4, 4])."),
+    "step.extra.mask.formula.pyramid": ("masked unless key s is on query l's scale within ⌊inner window / 2⌋ "
+                                        "steps of l, or l's parent (one scale coarser), or one of l's children"),
     "field.masks.pyramid.inner_size.label": "Pyramid: inner window",
     "field.masks.pyramid.inner_size.help": (
         "A node sees the nodes of its own scale at most inner_size // 2 steps away (Pyraformer's inner_size)."),
@@ -292,6 +294,8 @@ ZH: dict[str, str] = {
     "field.masks.pyramid.window_size.label": "金字塔：窗口",
     "field.masks.pyramid.window_size.help": (
         "每个更粗的尺度一个整数：上一尺度的几个节点合成下一尺度的一个节点（Pyraformer 的 window_size，例如 [4, 4]）。"),
+    "step.extra.mask.formula.pyramid": ("除非键 s 与查询 l 在同一尺度上相距不超过 ⌊内窗口 / 2⌋ 步，"
+                                        "或是 l 的父节点（粗一级的尺度），或是 l 的子节点之一，否则被掩蔽"),
     "field.masks.pyramid.inner_size.label": "金字塔：内窗口",
     "field.masks.pyramid.inner_size.help": (
         "节点能看到本尺度上相距不超过 inner_size // 2 步的节点（Pyraformer 的 inner_size）。"),

@@ -162,7 +162,7 @@ def test_b_lays_the_slides_out_by_hand(qtbot, window, presentation):
     slide = window.presentation.by_hand
     qtbot.keyClick(view, Qt.Key.Key_B)
     assert slide.on and slide.button.isChecked() and slide.sheet.isVisible()
-    assert not view.output_scroll.isVisible() and not view.inputs_column.isVisible()
+    assert not view.body_scroll.isVisible()  # the canvas (the panes) gives way to the sheet
     while view.current_step() != "scores":
         qtbot.keyClick(view, Qt.Key.Key_Right)
     assert slide.sheet.emphasis() == ("scores",)
@@ -187,7 +187,7 @@ def test_b_lays_the_slides_out_by_hand(qtbot, window, presentation):
     assert view.zoom() < 1.0 and slide.sheet.font_px >= MIN_FONT_PX
     qtbot.keyClick(view, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
     qtbot.mouseClick(slide.button, Qt.MouseButton.LeftButton)  # the button gives the usual slide back
-    assert not slide.on and not slide.sheet.isVisible() and view.output_scroll.isVisible()
+    assert not slide.on and not slide.sheet.isVisible() and view.body_scroll.isVisible()
     qtbot.keyClick(view, Qt.Key.Key_Escape)
 
 

@@ -1,14 +1,15 @@
 """Eight heads use the slide's width, the output's last line stays on screen, a Chinese pane header
-never breaks inside a phrase (issue 20 items 1 and 3; slides4).
+never breaks inside a phrase (issue 20 items 1 and 3; slides4; issue 30: the slide is a canvas).
 
-Everything is measured from geometry: the heads' scene rectangles mapped into the output area's
-viewport, the area's scroll bar, the lines Qt lays a pane header out in (QTextDocument).
+Everything is measured from geometry: the heads' scene rectangles on the screen (slide_fit), the
+canvas, the lines Qt lays a pane header out in (QTextDocument).
 """
 from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QTextDocument
-from test_slide_layout import go, present, preset, settle
+from slide_fit import head_rects
+from test_slide_layout import fits, go, present, preset, settle
 
 from app.panes.step_pane import WORD_JOINER, chinese_together
 from app.services import i18n
@@ -17,16 +18,9 @@ EIGHT = "09_trained_tsl_period"
 
 
 def _tiles(view):
-    """The output's heads as rectangles in its area's viewport coordinates (x, y, right, bottom)."""
-    out = view.output_pane()
-    port = view.output_scroll.viewport()
-    rects = []
-    for m in out.visible_heads():
-        r = out.heatmaps[m].vb.sceneBoundingRect()
-        tl = out.canvas.mapTo(port, out.canvas.mapFromScene(r.topLeft()))
-        br = out.canvas.mapTo(port, out.canvas.mapFromScene(r.bottomRight()))
-        rects.append((tl.x(), tl.y(), br.x(), br.y()))
-    return rects
+    """The result's heads as rectangles on the screen (x, y, right, bottom)."""
+    sid = view.output_pane().step_id
+    return [(r.left(), r.top(), r.right(), r.bottom()) for s, _, r in head_rects(view) if s == sid]
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1366, 768)])
@@ -39,40 +33,45 @@ def test_eight_heads_use_the_width_and_the_note_stays_on_screen(qtbot, window, s
         for sid in ("scores", "attention_weights"):
             go(qtbot, view, sid)
             settle(qtbot)
-            out, port = view.output_pane(), view.output_scroll.viewport()
+            out = view.output_pane()
             tiles = _tiles(view)
             assert len(tiles) == 8
-            width = tiles[0][2] - tiles[0][0]
-            # the widest row's last tile: what lies right of it is the colour bar and less than a tile
+            # every head inside the slide, none over another, no scroll bar (slide_fit)
+            assert fits(view) == [], sid
+            # the widest row's last tile: right of it in its pane only the colour bar and its numbers
             row = [t for t in tiles if abs(t[1] - tiles[0][1]) < 1]
-            strip = port.width() - max(t[2] for t in row)
-            assert strip < width, (sid, strip, width)
-            # the rows of heads together cover most of the area's width
-            assert max(t[2] for t in row) - min(t[0] for t in row) >= 0.7 * port.width(), sid
-            # no text under 14 px was given up for it, and every head is inside the area
-            assert all(0 <= t[0] and t[2] <= port.width() and 0 <= t[1] and t[3] <= port.height() for t in tiles)
-            # the note under the heads ("Numbers are printed only ...") is inside the area, no scroll bar
-            bar = view.output_scroll.verticalScrollBar()
-            assert bar.maximum() == 0, (sid, bar.maximum())
+            bar = out.bar.sceneBoundingRect().width()
+            pane_right = out.mapToGlobal(out.rect().topRight()).x()
+            assert pane_right - max(t[2] for t in row) <= bar + 50, (sid, pane_right, row, bar)
+            # and the pane as large as the canvas lets it be: its grid of heads spans most of the canvas one way
+            g = out.geometry()
+            canvas = view.canvas_box.rect()
+            assert g.width() >= 0.4 * canvas.width() or g.height() >= 0.9 * canvas.height() - 150, (sid, g)
+            # the note under the heads ("Cells too small ...: hover ...") is on the canvas
             note = out.hover
-            bottom = note.mapTo(port, note.rect().bottomLeft()).y()
-            assert note.isVisible() and note.text() and bottom <= port.height(), (sid, bottom, port.height())
+            bottom = note.mapTo(view.canvas_box, note.rect().bottomLeft()).y()
+            assert note.isVisible() and note.text() and bottom <= view.canvas_box.height(), (sid, bottom)
     finally:
         window.set_language("en", remember=False)
         i18n.set_language("en")
         view.leave()
 
 
-def test_one_head_alone_keeps_its_designed_cells(qtbot, window):
-    """Widening is for several heads sharing the area: one head (key 3) is zoomed, never stretched."""
+def test_one_head_alone_is_drawn_larger_with_square_cells(qtbot, window):
+    """Key 3 shows head 3 alone: larger than when it shared the canvas with seven others, its
+    28 x 28 cells never stretched into bars."""
     view = present(qtbot, window, scenario=preset(EIGHT))
     try:
         go(qtbot, view, "attention_weights")
-        assert view.output_pane().widen > 1.0  # eight heads: the cells were widened to fill
+        shared = view.output_pane().cells
         view.set_focus_head(2)
         settle(qtbot)
         settle(qtbot)
-        assert view.output_pane().widen == 1.0
+        alone = view.output_pane().cells
+        assert view.output_pane().visible_heads() == [2]
+        assert alone[1] > 1.5 * shared[1], (shared, alone)
+        assert 0.6 <= alone[0] / alone[1] <= 1.6, alone  # a colour-only cell: near square
+        assert fits(view) == []
     finally:
         view.leave()
 
@@ -97,7 +96,7 @@ def test_a_chinese_pane_header_never_breaks_inside_a_phrase(qtbot, window):
     try:
         window.set_language("zh", remember=False)
         go(qtbot, view, "attention_weights")
-        pane = view.input_panes()[0]
+        pane = window.view.pane("masked_scores")  # the window's pane header: title and shape, one paragraph
         html = pane.title.text()
         assert "批" in html
         for width in range(120, 700, 7):

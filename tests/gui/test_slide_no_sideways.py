@@ -1,11 +1,11 @@
 """No pane on a slide scrolls sideways (issue 20 item 2; slides5): the scores slide of preset 09
 (eight heads) once had an input pane whose Chinese header "查询拆分为多头 (…)，批次第 1 项" was glued
 into one unbreakable line wider than its column.  Measured from the scroll bars' ranges and the
-header label's laid-out width against the column's viewport."""
+header label's laid-out width against its pane, and every head on the slide (slide_fit)."""
 from __future__ import annotations
 
 import pytest
-from test_slide_layout import go, present, preset, settle
+from test_slide_layout import fits, go, present, preset, settle
 
 from app.services import i18n
 
@@ -21,17 +21,15 @@ def test_no_pane_on_the_scores_slide_scrolls_sideways(qtbot, window, size, lang)
         settle(qtbot)
         go(qtbot, view, "scores")
         settle(qtbot)
-        for area in (view.inputs_scroll, view.output_scroll):
-            assert area.horizontalScrollBar().maximum() == 0, (area is view.inputs_scroll,
-                                                               area.horizontalScrollBar().maximum())
-        port = view.inputs_scroll.viewport()
+        assert view.body_scroll.horizontalScrollBar().maximum() == 0
+        assert fits(view) == []
         assert view.input_panes()
         for pane in view.input_panes():
-            # the pane and its header lie inside the column's viewport
-            assert pane.mapTo(port, pane.rect().topRight()).x() <= port.width(), pane.title.text()
+            # the pane and its header lie on the canvas, the header inside its pane
+            assert pane.geometry().right() <= view.canvas_box.width(), pane.title.text()
             if pane.title.isVisible():
-                right = pane.title.mapTo(port, pane.title.rect().topRight()).x()
-                assert right <= port.width(), (pane.title.text(), right, port.width())
+                right = pane.title.mapTo(pane, pane.title.rect().topRight()).x()
+                assert right <= pane.width(), (pane.title.text(), right, pane.width())
     finally:
         window.set_language("en", remember=False)
         i18n.set_language("en")

@@ -40,7 +40,7 @@ class ByHandSlide(QObject):
         self.on = False
         self.sheet = ByHandView(large=True)
         self.sheet.hide()
-        view.slide.layout().insertWidget(view.slide.layout().indexOf(view.explanation), self.sheet, 1)
+        view.slide.layout().insertWidget(view.slide.layout().indexOf(view.body_scroll) + 1, self.sheet, 1)
         self.button = QPushButton()
         self.button.setCheckable(True)
         self.button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys belong to the slide show
@@ -71,7 +71,7 @@ class ByHandSlide(QObject):
         self.on = bool(on)
         self.button.setChecked(self.on)
         layout = self.slides.slide.layout()
-        layout.setStretchFactor(self.slides.body, 0 if self.on else 1)  # the sheet takes the body's room
+        layout.setStretchFactor(self.slides.body_scroll, 0 if self.on else 1)  # the sheet takes the canvas's room
         self.slides.redraw()  # the usual slide, then (rendered) this layout over it when on
 
     def _apply(self) -> None:
@@ -82,7 +82,7 @@ class ByHandSlide(QObject):
         self.sheet.setVisible(self.on)
         if not self.on:
             return
-        for w in (s.inputs_column, s.arrow, s.output_scroll, s.shape, s.explanation, s.formula):
+        for w in (s.body_scroll, s.shape, s.explanation, s.formula):
             w.hide()
         last = self.host.last_result()
         if last is None:

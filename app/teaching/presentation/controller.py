@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 
 from app.features import FeatureHost
-from app.teaching.presentation import by_hand_slide
+from app.teaching.presentation.by_hand_slide import install as install_by_hand
 from app.teaching.presentation.presentation_view import PresentationView
 
 
@@ -20,7 +20,7 @@ class PresentationController(QObject):
     def __init__(self, host: FeatureHost) -> None:
         super().__init__(host.window)
         self.view = PresentationView(host)
-        self.by_hand = by_hand_slide.install(self.view, host)  # B: the by-hand layout on the slides
+        self.by_hand = install_by_hand(self.view, host)  # B: the by-hand layout on the slides
         self.present_action = QAction(host.window)
         self.present_action.setShortcut(QKeySequence("F5"))
         self.present_action.triggered.connect(self.enter)
@@ -29,6 +29,7 @@ class PresentationController(QObject):
         host.recompute.failed.connect(self.view.show_failed)
         host.inputs.batch_changed.connect(self.view.show_batch)
         host.document.loaded.connect(self.view.restart)  # another scenario: F5 starts at its first slide
+        host.view.stepSelected.connect(self.view.select_step)  # a step selected in the window: F5 starts there
         host.on_language_change(self.retranslate)
         self.retranslate()
 

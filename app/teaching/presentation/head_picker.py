@@ -16,7 +16,7 @@ from app.teaching.presentation.zoomed_pane import pane_font_px
 from app.viewmodel import pane_text
 
 if TYPE_CHECKING:
-    from app.teaching.presentation.presentation_view import PresentationView
+    from app.teaching.presentation.slide_host import SlideHost
 
 #: the buttons' font at zoom 1 (19 px at the slides' default 125 %)
 FONT_PX = 15
@@ -25,7 +25,7 @@ FONT_PX = 15
 class HeadPicker(QWidget):
     """A row of checkable buttons: All, then one per head."""
 
-    def __init__(self, view: "PresentationView") -> None:
+    def __init__(self, view: "SlideHost") -> None:
         super().__init__(view.slide)
         self.view = view
         self.label = QLabel()

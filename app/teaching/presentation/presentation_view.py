@@ -1,24 +1,32 @@
 """Presentation mode: one step at a time, full screen, for a class in front of a projector.
 
-Each slide shows a step's inputs (small panes, left), the operation as a formula and the step's
-output (a large pane, right), and two or three sentences from app.viewmodel.lessons.  The panes are the
-window's own (StepPane, via ZoomedPane); the numbers are the trace the window's Recomputer
-delivered, so an edit (Ctrl+Z / Ctrl+Shift+Z here, or any edit made in the window) redraws the
-slide live.  Keys are what presenter clickers send: Right / Page Down / Space forward,
+A slide is a canvas the size of the screen (app.teaching.presentation.slide_layout plans it): under
+the title, the map of steps, the formula and the shape line, it places the step's result (every
+head, side by side or in a grid), a pane per input of the step (small heatmaps where their tables
+would not fit), each pane's colour bar, and the lesson (two or three sentences from
+app.viewmodel.lessons, below the panes or beside them), each as large as the room allows.  At 100 %
+(Ctrl 0) nothing on a slide scrolls; cells too small for digits of 14 px are drawn in colour only
+(hover or click a cell for its number; a click zooms into its region, Esc shows the whole matrix).
+The panes are the window's own (StepPane, via ZoomedPane); the numbers are the trace the window's
+Recomputer delivered, so an edit (Ctrl+Z / Ctrl+Shift+Z here, or any edit made in the window)
+redraws the slide live.  Keys are what presenter clickers send: Right / Page Down / Space forward,
 Left / Page Up / Shift+Space back, Home / End, Esc leaves (the window keeps its state, and the
-next F5 comes back to the same slide).  Ctrl + / Ctrl − / Ctrl 0 zoom; 1–9 show one head,
-A all heads.  E (or the Edit button) opens the edit drawer beside the slide: the window's
-Parameters and Inputs (app.teaching.presentation.edit_drawer), live; while the keyboard is in the drawer
-the slide keys are off, and Esc gives them back to the slide.  A click on a cell of the result
-writes its arithmetic on the slide (slide_explain; Esc closes it first); under the title, the map
-of steps (slide_map).
+next F5 comes back to the same slide, or to the step selected in the window since).  Ctrl + /
+Ctrl − / Ctrl 0 zoom (past 100 % the canvas scrolls); 1–9 show one head, A all heads.  E (or the
+Edit button) opens the edit drawer beside the slide: the window's Parameters and Inputs
+(app.teaching.presentation.edit_drawer), live; while the keyboard is in the drawer the slide keys
+are off, and Esc gives them back to the slide.  A click on a cell of the result writes its
+arithmetic on the slide in the lesson's place (slide_explain; Esc closes it first); under the
+title, the map of steps (slide_map).
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import math
 from typing import TYPE_CHECKING, Optional
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QFontMetricsF, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
@@ -32,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import app.teaching.presentation.slide_layout as slide_layout
 from app.panes import scale_lock
 from app.panes.selectable_label import SelectableLabel
 from app.panes.steps_view import HIDDEN_KEPT
@@ -39,6 +48,7 @@ from app.services import i18n
 from app.teaching.presentation.edit_drawer import EditDrawer
 from app.teaching.presentation.head_picker import HeadPicker
 from app.teaching.presentation.slide_explain import SlideExplain
+from app.teaching.presentation.slide_layout import PaneSpec, SlidePlan
 from app.teaching.presentation.slide_map import SlideMap
 from app.teaching.presentation.zoomed_pane import SLIDE_DIGITS, ZoomedPane, pane_font_px
 from app.viewmodel import lessons, pane_text
@@ -50,18 +60,23 @@ if TYPE_CHECKING:
     from app.features import FeatureHost
     from attention import Scenario, Trace
 
-#: zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns
+#: zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns, and reads "100 %": the slide fits
 ZOOMS: tuple[float, ...] = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0, 2.5, 3.0)
 ZOOM_DEFAULT = 1.25
-#: the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area
-INPUT_CAP, OUTPUT_CAP = 1.0, 2.0
-#: several heads fill the output's width with cells up to this many times their designed width
-WIDEN_MOST = 2.0
+#: the inputs' labels a size smaller than the result's (never under 14 px)
+INPUT_TEXT_RATIO = 0.85
+#: the tallest a cell is drawn, as a share of the canvas's height (a 2 x 2 matrix is not a wall of
+#: colour), never under CELL_MOST_PX; the inputs' cells at most this share of it
+CELL_MOST_SHARE, CELL_MOST_PX, INPUT_CELL_SHARE = 0.16, 64, 0.8
+#: the lesson beside the panes takes one of these shares of the canvas's width (else it goes below)
+LESSON_SIDE_SHARES = (0.28, 0.34, 0.42, 0.5)
+#: the lesson below the panes unless beside them reads this much better (slide_layout.score)
+LESSON_BELOW_BONUS = 0.15
+#: the inputs keep their axis names unless leaving them out reads this much better, and are tried
+#: without them only while their cells are smaller than BARE_BELOW px
+NAMED_BONUS, BARE_BELOW = 0.3, 12
 #: a title too long for its line may shrink to this share of its size (not under MIN_TITLE_PX) to keep one line
 TITLE_SHRINK, MIN_TITLE_PX = 0.85, 24
-#: the inputs column takes the width its panes need, at most this share of the slide
-INPUTS_SHARE, INPUTS_SHARE_DRAWER = 0.45, 0.36
-INPUTS_MIN = 200
 BACKGROUND = "#f4f4f4"
 BANNER_CSS = "background: #fff3cd; color: #5c4400; border: 1px solid #e0c060; padding: 4px 8px;"
 #: the edit drawer's width: this share of the screen, within these bounds (px)
@@ -69,26 +84,6 @@ DRAWER_SHARE, DRAWER_MIN, DRAWER_MAX = 0.36, 380, 720
 SLIDE_MIN = 400
 #: the slide's title, formula and explanation shrink by this while the drawer is open
 DRAWER_TEXT_RATIO = 0.8
-
-
-def _pane_height(pane: ZoomedPane) -> int:
-    """The height an input pane needs: its title wrapped at its width, the fixed-height canvas
-    and the frame's margins (worked out directly: layouts answer late)."""
-    margins = pane.layout().contentsMargins()
-    inner = max(pane.width() - margins.left() - margins.right(), 100)
-    title = pane.title.heightForWidth(inner) if pane.title.isVisibleTo(pane) else 0
-    # the title shares its row with the Lock scale button, which holds the row up on its own where
-    # the title is hidden (the output): counting only the title left the output's last line (the
-    # "Numbers are printed only …" note) under the area's bottom edge, behind a scroll bar
-    button = pane.scale_lock.button
-    header = max(title, button.sizeHint().height() if button.isVisibleTo(pane) else 0)
-    return header + pane.canvas.minimumHeight() + margins.top() + margins.bottom() + 2 * pane.layout().spacing()
-
-
-def _pane_min_width(pane: ZoomedPane) -> int:
-    """The narrowest a pane can be without cutting a head: one head's canvas and the frame's margins."""
-    margins = pane.layout().contentsMargins()
-    return pane.canvas.minimumWidth() + margins.left() + margins.right() + 2
 
 
 class PresentationView(QWidget):
@@ -109,6 +104,7 @@ class PresentationView(QWidget):
         self._ids: list[str] = []
         self._index = 0
         self._restart = False  # restart(): the next trace starts at the first slide
+        self._selected: Optional[str] = None  # the step selected in the window since: F5 starts there
         self._zoom = ZOOM_DEFAULT
         #: the zoom set on each scenario (by its file), and the one on screen: a zoom belongs to
         #: the scenario it was set on (160 % for the toy is not 160 % for eight heads of 28 rows)
@@ -117,17 +113,26 @@ class PresentationView(QWidget):
         self._zoom_key: Optional[str] = str(path) if path is not None else None
         self._focus = -1
         self._stale_reason: Optional[str] = None
-        self._panes: dict[str, ZoomedPane] = {}  # this slide's and the HIDDEN_KEPT used last (_forget_unused)
-        self._used_at: dict[str, int] = {}
+        #: one pane per step and role (the result, or an input beside it): a step is the result on
+        #: one slide and an input on the next, and each role keeps its own fonts and grid; this
+        #: slide's and the HIDDEN_KEPT used last (_forget_unused)
+        self._panes: dict[tuple[str, bool], ZoomedPane] = {}
+        self._used_at: dict[tuple[str, bool], int] = {}
         self._use_clock = itertools.count()
         self._shown_inputs: list[str] = []
         self._dirty = True  # the slide needs drawing when next shown
         self._failed_lines: Optional[list] = None  # the engine's problems while the slide is stale
         self.drawer: Optional[EditDrawer] = None  # built the first time it is opened
         self._slide_keys: list[QShortcut] = []  # off while the keyboard is in the drawer
-        self._digits_pending = False  # a pane was resized: the shared precision is due again
-        self._width_refits = 0  # the inputs column's width changes since the slide was drawn
-        self._output_slack: Optional[int] = None  # px the output's area has beyond its narrowest legible width
+        self.plan: Optional[SlidePlan] = None  # the canvas as last laid out
+        self._plans: dict = {}  # the plans of this slide's sizes (a resize back, a zoom back: no new search)
+        self._fit_room: dict = {}  # (slide, canvas width) -> the canvas's room at 100 % (zooming in grows from it)
+        self._laying_out = False
+        self._renders = 0  # slides drawn: a new one is laid out anew
+        self._zoom_digits: Optional[int] = None  # the precision a zoom-in keeps (None: the slide's own)
+        self._plan_100: Optional[tuple] = None  # (what it was for, the slide's plan at 100 %): zooming in grows it
+        self._zoomed_head = False  # a click showed one head alone (Esc shows them all again)
+        self._laid_for: Optional[tuple] = None  # what the canvas was last laid out for
         self._build()
         self.heads = HeadPicker(self)  # "Heads: All 1 2 ... 8" beside the shape line
         self.shape_row.addWidget(self.heads, 0)
@@ -195,43 +200,29 @@ class PresentationView(QWidget):
         self.quiz_note.setWordWrap(True)
         self.quiz_note.hide()
 
-        self.inputs_title = QLabel()
-        self.inputs_box = QWidget()
-        self.inputs_box.setObjectName("PresentationInputs")
-        self.inputs_box.setStyleSheet(f"#PresentationInputs {{ background: {BACKGROUND}; }}")
-        self.inputs_layout = QVBoxLayout(self.inputs_box)
-        self.inputs_layout.setContentsMargins(0, 0, 0, 0)
-        self.inputs_layout.setSpacing(8)
-        self.inputs_layout.addStretch(1)
-        self.inputs_scroll = self._scroll(self.inputs_box)
-        inputs_col = QVBoxLayout()
-        inputs_col.addWidget(self.inputs_title)
-        inputs_col.addWidget(self.inputs_scroll, 1)
-        self.inputs_column = QWidget()
-        self.inputs_column.setLayout(inputs_col)
-        inputs_col.setContentsMargins(0, 0, 0, 0)
-
-        self.arrow = QLabel("→")
+        # the canvas: panes, the arrow and the lesson placed by the plan (no layout of its own)
+        self.canvas_box = QWidget()
+        self.canvas_box.setObjectName("SlideCanvas")
+        self.canvas_box.setStyleSheet(f"#SlideCanvas {{ background: {BACKGROUND}; }}")
+        self.body_scroll = QScrollArea()
+        self.body_scroll.setObjectName("SlideBody")
+        self.body_scroll.setWidget(self.canvas_box)
+        self.body_scroll.setWidgetResizable(False)
+        self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.body_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrows and Page keys turn slides, not scroll
+        self.body_scroll.setStyleSheet(f"QScrollArea {{ background: {BACKGROUND}; }}")
+        self.body_scroll.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self.body_scroll.setMinimumSize(QSize(0, 0))
+        self.body_scroll.installEventFilter(self)
+        self.arrow = QLabel("→", self.canvas_box)
         self.arrow.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.output_box = QWidget()
-        self.output_box.setObjectName("PresentationOutput")
-        self.output_box.setStyleSheet(f"#PresentationOutput {{ background: {BACKGROUND}; }}")
-        self.output_layout = QVBoxLayout(self.output_box)
-        self.output_layout.setContentsMargins(0, 0, 0, 0)
-        self.output_layout.addStretch(1)
-        self.output_scroll = self._scroll(self.output_box)
-
-        body = QHBoxLayout()
-        body.addWidget(self.inputs_column, 2)
-        body.addWidget(self.arrow, 0)
-        body.addWidget(self.output_scroll, 3)
-        self.body = body
+        self.arrow.hide()
 
         self.explanation = SelectableLabel()
+        self.explanation.setParent(self.canvas_box)
         self.explanation.setWordWrap(True)
         self.explanation.setTextFormat(Qt.TextFormat.PlainText)
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.explanation.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
         self.explanation.setObjectName("Explanation")
         self.empty = QLabel()
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -242,13 +233,12 @@ class PresentationView(QWidget):
         # a floor of its own: the slide narrows for the drawer instead of pushing the
         # full-screen window past the screen's edge
         self.slide.setMinimumWidth(SLIDE_MIN)
-        self.slide.installEventFilter(self)
         self.outer = QHBoxLayout(self)
         self.outer.setContentsMargins(0, 0, 0, 0)
         self.outer.setSpacing(0)
         self.outer.addWidget(self.slide, 1)
         lay = QVBoxLayout(self.slide)
-        lay.setContentsMargins(16, 10, 16, 10)
+        lay.setContentsMargins(16, 8, 16, 8)
         lay.setSpacing(6)
         lay.addLayout(header)
         lay.addWidget(self.formula)
@@ -258,18 +248,8 @@ class PresentationView(QWidget):
         lay.addLayout(self.shape_row)
         lay.addWidget(self.banner)
         lay.addWidget(self.quiz_note)
-        lay.addLayout(body, 1)
+        lay.addWidget(self.body_scroll, 1)
         lay.addWidget(self.empty, 1)
-        lay.addWidget(self.explanation)
-
-    def _scroll(self, inner: QWidget) -> QScrollArea:
-        scroll = QScrollArea()
-        scroll.setWidget(inner)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # arrows and Page keys turn slides, not scroll
-        scroll.setStyleSheet(f"QScrollArea {{ background: {BACKGROUND}; }}")
-        return scroll
 
     def _build_keys(self) -> None:
         def keys(sequences, slot, slide: bool = True) -> None:
@@ -301,10 +281,15 @@ class PresentationView(QWidget):
 
     # ---- entering and leaving --------------------------------------------------------------------
     def enter(self) -> None:
-        """Show full screen on the window's current trace, at the slide shown last time."""
+        """Show full screen on the window's current trace, at the step selected in the window
+        since the slides were last shown (a clicked cell, a chip of the window's map), else at the
+        slide shown last time (the first slide of a scenario just opened)."""
         last = self._host.last_result()
         if last is not None and last.trace is not self._trace:
             self._set_trace(last.trace, last.scenario, last.batch)
+        selected, self._selected = self._selected, None
+        if selected in self._ids and self._ids.index(selected) != self._index:
+            self._index, self._dirty = self._ids.index(selected), True
         self.showFullScreen()
         self.slide.setFocus(Qt.FocusReason.OtherFocusReason)  # the presenter keys work at once
         self._sync_slide_keys()
@@ -315,8 +300,8 @@ class PresentationView(QWidget):
             self._render()
 
     def escape(self) -> None:
-        """Esc: close what is open on the slide (a cell's explanation), else leave."""
-        if not any(x.close() for x in self._extras):
+        """Esc: close what is open on the slide (a cell's explanation, then a region zoomed into), else leave."""
+        if not any(x.close() for x in self._extras) and not self._unzoom():
             self.leave()
 
     def leave(self) -> None:
@@ -355,8 +340,7 @@ class PresentationView(QWidget):
             drawer.focus_editor()
         self._sync_slide_keys()
         self._apply_fonts()
-        self._share_body()
-        self._refit_soon()
+        self.refit_soon()
         return drawer
 
     def close_drawer(self) -> None:
@@ -369,8 +353,7 @@ class PresentationView(QWidget):
             self.slide.setFocus(Qt.FocusReason.OtherFocusReason)
         self._sync_slide_keys()
         self._apply_fonts()
-        self._share_body()
-        self._refit_soon()
+        self.refit_soon()
 
     def back_to_slide(self) -> None:
         """The keys go to the slide again; the drawer stays open, showing what was changed."""
@@ -409,15 +392,6 @@ class PresentationView(QWidget):
 
     def slide_keys_enabled(self) -> bool:
         return all(sc.isEnabled() for sc in self._slide_keys)
-
-    def _share_body(self) -> None:
-        """Beside the drawer the output (the step being edited) gets the larger share."""
-        inputs, output = (1, 2) if self.drawer_open() else (2, 3)
-        self.body.setStretchFactor(self.inputs_column, inputs)
-        self.body.setStretchFactor(self.output_scroll, output)
-
-    def _refit_soon(self) -> None:
-        QTimer.singleShot(0, self, self._fit_panes)  # once the layout has given the slide its width
 
     # ---- engine results ------------------------------------------------------------------------
     def show_trace(self, trace: "Trace", scenario: "Scenario", seconds: float = 0.0) -> None:
@@ -462,6 +436,7 @@ class PresentationView(QWidget):
         slide, rather than at the step the last scenario's show had reached, at the zoom last
         set on that scenario (the default for one not zoomed yet), showing all its heads."""
         self._restart = True
+        self._selected = None  # a step selected in the last scenario says nothing about this one
         self._zooms[self._zoom_key] = self._zoom
         path = self._host.document.path
         self._zoom_key = str(path) if path is not None else None
@@ -480,6 +455,10 @@ class PresentationView(QWidget):
             self._index = self._ids.index(current)
         self._index = max(0, min(self._index, len(self._ids) - 1))
         self._dirty = True
+
+    def select_step(self, step_id: str) -> None:
+        """The window selected `step_id` (a clicked cell, a chip of its map): the next F5 starts there."""
+        self._selected = step_id
 
     # ---- navigation ------------------------------------------------------------------------------
     def lesson_ids(self) -> list[str]:
@@ -532,62 +511,85 @@ class PresentationView(QWidget):
     def zoom_reset(self) -> None:
         self.set_zoom(ZOOM_DEFAULT)
 
+    def zoom_text(self) -> str:
+        """The zoom as the slide writes it: 100 % is the slide fitted to the screen."""
+        return f"{round(self._zoom / ZOOM_DEFAULT * 100)}%"
+
+
     def set_focus_head(self, head: int) -> None:
         """Show head `head` alone in every per-head pane (-1: all heads side by side)."""
         n_heads = int(self._trace.options.get("n_heads", 1)) if self._trace is not None else 1
         head = head if 0 <= head < n_heads and n_heads > 1 else -1
         self._focus = head
+        self._zoomed_head = False
         for pane in self._panes.values():
             pane.set_focus(head)
+            pane.unzoom()
         self._show_head_picker()
         self.headFocused.emit(head)
         if self.isVisible() and self.current_step() is not None:
-            self._width_refits = 0
-            self._refit_soon()  # one head alone fills the area the heads shared
+            self.refit_soon()  # one head alone fills the canvas the heads shared
 
     def _show_head_picker(self) -> None:
         n_heads = int(self._trace.options.get("n_heads", 1)) if self._trace is not None else 1
         self.heads.show_heads(n_heads if self.current_step() is not None else 1, self._focus)
 
-    # ---- what is on screen (tests, the screenshot script) -------------------------------------------
+    # ---- what is on screen (tests, the screenshot script, the slide's parts) -------------------------
     def output_pane(self) -> Optional[ZoomedPane]:
         sid = self.current_step()
-        return self._panes.get(sid) if sid is not None else None
+        return self._panes.get((sid, False)) if sid is not None else None
 
     def input_panes(self) -> list[ZoomedPane]:
-        return [self._panes[n] for n in self._shown_inputs]
+        return [self._panes[(n, True)] for n in self._shown_inputs]
 
     def explanation_text(self) -> str:
         return self.explanation.text()
+
+    def trace(self) -> Optional["Trace"]:
+        """The trace the slides show."""
+        return self._trace
+
+    def host(self) -> "FeatureHost":
+        return self._host
+
+    def lesson_widget(self) -> Optional[QWidget]:
+        """What the canvas places as the lesson: the clicked cell's arithmetic while it is open,
+        else the slide's sentences; None while neither is shown (the by-hand sheet's slides)."""
+        box = self.slide_explain.box
+        if not box.isHidden():
+            return box
+        return None if self.explanation.isHidden() else self.explanation
 
     # ---- drawing -----------------------------------------------------------------------------------
     def _lang(self) -> str:
         return i18n.current_language()
 
-    def _forget_unused(self, in_use: set[str]) -> None:
+    def _forget_unused(self, in_use: set[tuple[str, bool]]) -> None:
         """Keep the panes of this slide and the HIDDEN_KEPT used last; delete the rest (a pane is a few
         MB of widgets: a long class through every kind's slides kept one per step id, issue 29)."""
         idle = sorted(self._panes.keys() - in_use, key=lambda n: self._used_at.get(n, -1))
-        for name in idle[:max(0, len(idle) - HIDDEN_KEPT)]:
-            pane = self._panes.pop(name)
-            self._used_at.pop(name, None)
+        for key in idle[:max(0, len(idle) - HIDDEN_KEPT)]:
+            pane = self._panes.pop(key)
+            self._used_at.pop(key, None)
             pane.setParent(None)
             pane.deleteLater()
 
     def _pane(self, name: str, zoom: float, header: bool) -> ZoomedPane:
-        self._used_at[name] = next(self._use_clock)
-        pane = self._panes.get(name)
+        """The pane of step `name` as the result (header False) or as an input (its title shown,
+        no hint line: its hover is a tooltip), held unarranged until the plan gives it its cells."""
+        self._used_at[(name, header)] = next(self._use_clock)
+        pane = self._panes.get((name, header))
         if pane is None:
             pane = ZoomedPane(name, zoom, show_header=header)
+            pane.setParent(self.canvas_box)
+            pane.set_compact(header)
             pane.focusRequested.connect(self.set_focus_head)
-            pane.installEventFilter(self)  # its cells' final size decides the slide's precision
+            pane.zoomHead.connect(self._zoom_head)
             pane.lockRequested.connect(lambda on, n=name: self._host.view.lock_scale(n, on))
-            self._panes[name] = pane
-        pane.title.setVisible(header)
-        pane.hover.setVisible(not header)  # hovering is for the output; inputs stay compact
-        pane.wrapped, pane.per_row = False, None  # decided again by the fit (_fit_output, _fit_inputs) on every slide
-        pane.fixed_per_row, pane.widen = None, 1.0  # the heads' rows, too (_fit_heads)
-        pane.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+            self._panes[(name, header)] = pane
+        pane.hold(True)  # no grid worked out for the desk-top sizes: the plan sets the cells next
+        pane.wrapped, pane.per_row = False, None  # decided again by the plan on every slide
+        pane.clear_plan()
         pane.set_zoom(zoom)
         pane.set_focus(self._focus)
         return pane
@@ -616,15 +618,25 @@ class PresentationView(QWidget):
                                      f"padding: 4px 8px; font-size: {pane_font_px(15, self._zoom)}px; }}")
 
     def _render(self) -> None:
-        """Draw the current slide: header texts, input panes, output pane, explanation."""
-        self._width_refits = 0
+        """Draw the current slide: header texts, input panes, output pane, lesson; then lay out the
+        canvas (painted once, when all of it is in place)."""
+        self.canvas_box.setUpdatesEnabled(False)
+        try:
+            self._draw_slide()
+        finally:
+            self.canvas_box.setUpdatesEnabled(True)
+
+    def _draw_slide(self) -> None:
         sid = self.current_step()
         has_slide = self._trace is not None and sid is not None
         self.empty.setVisible(not has_slide)
-        for w in (self.inputs_column, self.arrow, self.output_scroll, self.formula, self.shape):
+        for w in (self.body_scroll, self.formula, self.shape):
             w.setVisible(has_slide)
         self._clear_body()
         self._apply_fonts()
+        self._plans.clear()
+        self._renders += 1
+        self._zoom_digits = None
         if not has_slide:
             self.title.setText("")
             self.explanation.setText("")
@@ -638,27 +650,24 @@ class PresentationView(QWidget):
             data = self._data(name)
             if data is None:
                 continue
-            pane = self._pane(name, self._zoom * INPUT_CAP, header=True)
+            pane = self._pane(name, self._zoom * INPUT_TEXT_RATIO, header=True)
             pane.set_stale(False)
             pane.show_data(data, lang, self._focus, scale_lock.slide_picture(self._host.view, name, data))
-            self.inputs_layout.insertWidget(self.inputs_layout.count() - 1, pane)
             pane.show()
             self._shown_inputs.append(name)
-        self.inputs_column.setVisible(bool(self._shown_inputs))
-        self.arrow.setVisible(bool(self._shown_inputs))
         out = self._pane(sid, self._zoom, header=False)
         out.set_stale(False)
         data = self._data(sid)
         out.show_data(data, lang, self._focus, scale_lock.slide_picture(self._host.view, sid, data))
-        self.output_layout.insertWidget(0, out)
         out.show()
+        self.arrow.setVisible(bool(self._shown_inputs))
         self._write_texts(sid, data)
-        self._forget_unused({*self._shown_inputs, sid})
+        self._forget_unused({*((n, True) for n in self._shown_inputs), (sid, False)})
         self._show_head_picker()
         self._dirty = False
         self._extras_shown()
         self._fit_panes()
-        QTimer.singleShot(0, self, self._fit_panes)  # again once the new texts are laid out
+        self.refit_soon()  # again once the new texts above the canvas are laid out
         self.rendered.emit()
 
     def redraw(self) -> None:
@@ -669,227 +678,257 @@ class PresentationView(QWidget):
         for x in self._extras:
             x.slide_shown()
 
+    def _clear_body(self) -> None:
+        for pane in self._panes.values():
+            if not pane.isHidden():
+                pane.hide()
+        self._shown_inputs = []
+
+    def _unzoom(self) -> bool:
+        """Every pane's whole matrix again, every head again after a click showed one alone; True
+        when there was something to undo."""
+        if any([p.unzoom() for p in self._panes.values()]):
+            return True
+        if self._zoomed_head:
+            self.set_focus_head(-1)
+            return True
+        return False
+
+    def _zoom_head(self, head: int) -> None:
+        """A click on a head too small for one number: that head alone (Esc: all of them again)."""
+        self.set_focus_head(head)
+        self._zoomed_head = True
+
+    # ---- the canvas ------------------------------------------------------------------------------------
+    def refit_soon(self) -> None:
+        QTimer.singleShot(0, self, self._fit_panes)  # once the layout has given the canvas its size
+
     def _fit_panes(self) -> None:
-        """Size the panes to the slide: each as large as its area allows (up to a cap), never
-        below the zoom at which its numbers are legible (the column or the output then scrolls
-        instead), then one precision for all of them."""
-        self._fit_title()
-        self._fit_output()
-        self._fit_inputs()
-        self._share_digits()
+        """Plan the canvas for its room (slide_layout) and place the panes, the arrow and the
+        lesson as planned; then one precision for all the panes' numbers."""
+        if self._laying_out:
+            return
+        lesson = self.lesson_widget()
+        said = lesson.findChild(QLabel).text() if lesson is self.slide_explain.box else (
+            lesson.text() if lesson is not None else None)
+        done_for = (self._renders, self.body_scroll.size().toTuple(), self._zoom, self._focus, self.drawer_open(),
+                    id(lesson), said, self.title.styleSheet())
+        if done_for == self._laid_for:
+            return  # the same slide at the same size: laid out already
+        self._laying_out = True
+        updates = self.canvas_box.updatesEnabled()
+        self.canvas_box.setUpdatesEnabled(False)  # one paint once every pane is at its place
+        try:
+            self._fit_title()
+            self._lay_out()
+            self._share_digits()
+        finally:
+            self._laying_out = False
+            self.canvas_box.setUpdatesEnabled(updates)
+        self._laid_for = done_for
 
-    def _floor(self, pane: ZoomedPane) -> float:
-        """The smallest zoom for `pane`: legible at the default zoom, scaled by the user's zoom."""
-        return pane.legible_zoom() * self._zoom / ZOOM_DEFAULT
+    def _room(self) -> tuple[float, float]:
+        """The canvas's room at 100 %: the body's size (zoomed in: as it was at 100 %, before the
+        larger texts above took some of it); zoomed out, the zoom's share of it."""
+        room = self.body_scroll.size()
+        w, h = float(room.width()), float(room.height())
+        ratio = self._zoom / ZOOM_DEFAULT
+        key = (self._index, room.width(), self.drawer_open())
+        if abs(ratio - 1.0) < 1e-9:
+            self._fit_room[key] = (w, h)
+        elif ratio > 1.0:
+            return self._fit_room.get(key, (w, h))
+        return w * ratio, h * ratio
 
-    @staticmethod
-    def _largest_fitting(fits, low: float, high: float) -> float:
-        """The largest zoom in [low, high] for which fits(zoom) holds, to 2 % (low when none)."""
-        if high <= low or fits(high):
-            return max(low, high)
-        if not fits(low):
-            return low
-        while high - low > 0.02:
-            mid = (low + high) / 2
-            low, high = (mid, high) if fits(mid) else (low, mid)
-        return low
-
-    def _fit_output(self) -> None:
-        """The output fills its area (the empty space under it is used), up to OUTPUT_CAP times
-        the zoom, and never below its legible zoom."""
+    def _lay_out(self) -> None:
         out = self.output_pane()
-        if out is None or not self.isVisible():
+        if out is None or out.data is None or self.body_scroll.isHidden() or not self.isVisible() or self._dirty:
+            return  # nothing to lay out, or a new trace whose slide is about to be drawn
+        inputs = self.input_panes()
+        try:
+            self._plan_and_place(out, inputs)
+        finally:
+            for pane in [out, *inputs]:
+                pane.hold(False)  # never left unlaid out, whatever the plan found
+
+    def _plan_and_place(self, out: ZoomedPane, inputs: list[ZoomedPane]) -> None:
+        room_w, room_h = self._room()
+        if room_w < 40 or room_h < 40:
             return
-        room_h = self.output_scroll.viewport().height()
-        room_w = self.output_scroll.viewport().width()
-
-        def fits(zoom: float) -> bool:
-            out.set_zoom(zoom)
-            hover = out.hover.minimumHeight() + out.layout().spacing() if out.hover.isVisibleTo(out) else 0
-            # its width follows the area's (heads wrap), down to one head: a wide and short
-            # matrix (1 query x 10 keys) must fit that one head into the width, never scroll sideways
-            return _pane_height(out) + hover <= room_h and _pane_min_width(out) <= room_w
-
-        if out.wraps_into_numbers():
-            out.set_wrapped(True)  # 1 x 80 hidden features: 8 rows of 10, with their numbers
-        out.set_squeeze(1.0)  # before the floor: legible at the cells' designed width
-        out.set_heads_layout(None)
-        low = self._floor(out)
-        if self._fit_heads(out, low, room_w, room_h):
-            self._output_slack = None
-            return
-        out.set_zoom(self._largest_fitting(fits, low, self._zoom * OUTPUT_CAP) if room_h > 0 else low)
-        narrowest = self._squeeze_to(out, room_w)
-        give = self.inputs_column.width() - INPUTS_MIN  # what the inputs column could give up
-        if narrowest is not None and ((not out.wrapped and out.can_wrap() and narrowest > room_w + give)
-                                      or (out.wrapped and narrowest > room_w)):
-            # a long row (1 x 80) that no narrowing fits, even beside the narrowest inputs: in
-            # rows; fewer a row while that does not fit either (rows are cheap, the inputs are not)
-            if out.wrapped and not out.narrower_rows():
-                self._output_slack = room_w - narrowest
-                return
-            out.set_wrapped(True)
-            self._fit_output()
-            return
-        # a wide output at its narrowest legible width takes what it lacks from the inputs
-        # column (_fit_inputs); the sum of the two is the body's, so this settles at once
-        self._output_slack = None if narrowest is None else room_w - narrowest
-
-    def _fit_heads(self, out: ZoomedPane, low: float, room_w: int, room_h: int) -> bool:
-        """Several heads side by side: the rows of heads (1, 2, ... bands) at which the heads are
-        drawn largest (the zoom; of two alike, the one with the larger tiles), their cells then
-        widened (up to WIDEN_MOST times their designed width) until the heads fill the area's
-        width.  False (nothing set) for one head, or when no arrangement fits at the legible zoom
-        (the general fit then scrolls as little as it can)."""
-        k = len(out.visible_heads())
-        if k < 2 or out.data is None or not out.data.layout.per_head or room_h <= 0 or room_w <= 0:
-            return False
-        hover = lambda: out.hover.minimumHeight() + out.layout().spacing() if out.hover.isVisibleTo(out) else 0  # noqa: E731
-        best: Optional[tuple[float, int, float, float]] = None  # (tile area, per row, zoom, widen)
-        for per_row in sorted({-(-k // bands) for bands in range(1, k + 1)}, reverse=True):
-            out.set_heads_layout(per_row)
-
-            def fits(zoom: float) -> bool:
-                out.set_zoom(zoom)
-                return _pane_height(out) + hover() <= room_h and out.row_width() <= room_w
-
-            if not fits(low):
-                continue
-            zoom = self._largest_fitting(fits, low, self._zoom * OUTPUT_CAP)
-            out.set_zoom(zoom)
-            spare = room_w - out.row_width()  # what the designed cells leave of the width
-            cols = out.data.layout.cols.size
-            h, cell_w = out._cell_size()
-            widen = min(1.0 + spare / max(per_row * cols * cell_w, 1.0), WIDEN_MOST)
-            area = h * cols * cell_w * widen
-            # the largest zoom first (the heads as drawn, undistorted), then the largest tiles
-            if best is None or zoom > best[2] * 1.02 or (zoom >= best[2] / 1.02 and area > best[0] + 1):
-                best = (area, per_row, zoom, widen)
-        if best is None:
-            out.set_heads_layout(None)
-            return False
-        _, per_row, zoom, widen = best
-        out.set_heads_layout(per_row)
-        out.set_zoom(zoom)
-        out.set_heads_layout(per_row, widen)
-        while widen > 1.0 and out.row_width() > room_w:  # the estimate of the frame was a few px short
-            widen = max(1.0, widen - 0.01)
-            out.set_heads_layout(per_row, widen)
-        return True
-
-    def _squeeze_to(self, pane: ZoomedPane, room_w: int) -> Optional[int]:
-        """Narrow the cells of a pane wider than `room_w` (one head) until it fits, never so far
-        that its numbers are no longer legible (then the area scrolls as little as it can).
-        Returns the narrowest legible width of the pane, None when it fit as it was."""
-        if room_w <= 0 or _pane_min_width(pane) <= room_w:
-            return None
-
-        def narrow_enough(squeeze: float) -> bool:  # true from some squeeze downwards
-            pane.set_squeeze(squeeze)
-            return _pane_min_width(pane) <= room_w
-
-        def legible(squeeze: float) -> bool:  # true from some squeeze upwards
-            pane.set_squeeze(squeeze)
-            return pane.numbers_legible()
-
-        fit = self._largest_fitting(narrow_enough, 0.05, 1.0)
-        low, high = 0.05, 1.0  # the narrowest legible cells
-        if legible(low):
-            high = low
-        while high - low > 0.01:
-            mid = (low + high) / 2
-            low, high = (low, mid) if legible(mid) else (mid, high)
-        pane.set_squeeze(high)
-        narrowest = _pane_min_width(pane)
-        pane.set_squeeze(max(fit, high))
-        return narrowest
-
-    def _squeeze_past_legible(self, pane: ZoomedPane, room_w: int, zoom: float) -> None:
-        """A pane whose one head is wider than the column even at its narrowest legible cells
-        (eight heads of 28 keys): the column's zoom rather than the pane's legible floor, and
-        narrower cells whose numbers hide (the note under it says so), header included, rather
-        than a column that scrolls sideways (issue 20: never a sideways scroll on a slide)."""
-        pane.set_squeeze(1.0)
-        pane.set_zoom(zoom)
-
-        def narrow_enough(squeeze: float) -> bool:
-            pane.set_squeeze(squeeze)
-            return max(_pane_min_width(pane), pane.minimumSizeHint().width()) <= room_w
-
-        pane.set_squeeze(self._largest_fitting(narrow_enough, 0.05, 1.0))
-
-    def _fit_inputs(self) -> None:
-        """The input panes as large as the column's height allows (up to INPUT_CAP times the zoom),
-        each never below its legible zoom: when they do not all fit, the column scrolls."""
-        panes = self.input_panes()
-        if not panes or not self.isVisible():
-            return
-        room = self.inputs_scroll.viewport().height()
-        spacing = self.inputs_layout.spacing() * (len(panes) - 1)
-        for pane in panes:
+        for pane in inputs:  # a long row that prints its numbers once written in rows (1 x 80 features)
             if pane.wraps_into_numbers():
                 pane.set_wrapped(True)
-            pane.set_squeeze(1.0)
-        floors = [self._floor(p) for p in panes]
+        lesson = self.lesson_widget()
+        ratio = self._zoom / ZOOM_DEFAULT
+        at_100 = (self._renders, self.body_scroll.width(), self.drawer_open(), id(lesson), self._focus)
+        if ratio > 1.0 + 1e-9 and self._plan_100 is not None and self._plan_100[0] == at_100:
+            plan = self._plan_100[1]  # zoomed in on this slide: the plan it had at 100 %, larger
+        else:
+            plan = self._best_plan(out, inputs, lesson, room_w, room_h)
+            if abs(ratio - 1.0) < 1e-9:
+                self._plan_100 = (at_100, plan)
+        if plan is not None and ratio > 1.0 + 1e-9 and set(plan.panes) <= {p.step_id for p in [out, *inputs]}:
+            plan = self._zoomed(plan, ratio, [out, *inputs], lesson)  # every cell and place `ratio` times larger
+        self.plan = plan
+        if plan is not None:
+            self._place(plan, out, inputs, lesson)
 
-        bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
-        share = int(self.slide.width() * (INPUTS_SHARE_DRAWER if self.drawer_open() else INPUTS_SHARE))
-        if self._output_slack is not None:  # a wide output at its narrowest legible: the inputs give way
-            share = max(INPUTS_MIN, min(share, self.inputs_column.width() + self._output_slack - 4))
+    def _best_plan(self, out: ZoomedPane, inputs: list[ZoomedPane], lesson: Optional[QWidget],
+                   room_w: float, room_h: float) -> Optional[SlidePlan]:
+        """The best of the panes' plans with the lesson below them or beside them (slide_layout.plan
+        for each), in the canvas's coordinates; memoised for this slide's sizes."""
+        outs = self._output_specs(out)
+        ins = self._input_specs(inputs)
+        gap = slide_layout.GAP
+        # (panes' area: x, y, width, height; the lesson's rectangle or None)
+        places: list[tuple[tuple[float, float, float, float], Optional[tuple[float, float, float, float]]]] = []
+        if lesson is None:
+            places.append(((0.0, 0.0, room_w, room_h), None))
+        else:
+            below = float(lesson.heightForWidth(int(room_w - 2 * gap)))
+            places.append(((0.0, 0.0, room_w, room_h - below - gap),
+                           (gap, room_h - below - gap, room_w - 2 * gap, below)))
+            for share in LESSON_SIDE_SHARES:
+                side_w = room_w * share
+                side_h = float(lesson.heightForWidth(int(side_w - gap)))
+                if side_h <= room_h - 2 * gap:
+                    places.append(((0.0, 0.0, room_w - side_w, room_h),
+                                   (room_w - side_w, (room_h - side_h) / 2, side_w - gap, side_h)))
+        key = (round(room_w), round(room_h), self._focus, tuple((tuple(round(v) for v in a), None if r is None else
+                                                                 tuple(round(v) for v in r)) for a, r in places),
+               tuple(_spec_key(s, room_w) for s in [*outs, *(s for specs in ins for s in specs)]))
+        if key in self._plans:
+            return self._plans[key]
+        cap = max(CELL_MOST_PX, room_h * CELL_MOST_SHARE)
+        best: Optional[SlidePlan] = None
+        best_value = -math.inf
+        # the inputs with their axis names, and without them (small beside the result: their titles say it)
+        tries = [(rect, specs) for rect in places for specs in ins]
+        for ((ax, ay, aw, ah), rect), specs in tries:
+            if ah < 40 or aw < 40 or (best is not None and _reads_fully(best)):
+                continue  # the lesson below and every number legible at full precision: nothing reads better
+            if specs and specs[0].variant == ("bare",) and best is not None and _inputs_large(best):
+                continue  # the inputs are not small with their axis names: leaving them out gains nothing
+            plan = slide_layout.plan(aw, ah, outs, specs, self._arrow_size(), cap, cap * INPUT_CELL_SHARE)
+            if not plan.panes:
+                continue
+            value = plan.score + (LESSON_BELOW_BONUS if rect is None or rect[0] <= gap else 0.0) + (
+                NAMED_BONUS if specs and specs[0].variant == ("named",) else 0.0)
+            if value > best_value:
+                for placed in plan.panes.values():
+                    placed.x, placed.y = placed.x + ax, placed.y + ay
+                if plan.arrow is not None:
+                    x, y, w, h, glyph = plan.arrow
+                    plan.arrow = (x + ax, y + ay, w, h, glyph)
+                plan.lesson, plan.width, plan.height = rect, room_w, room_h
+                best, best_value = plan, value
+        if best is None and inputs:  # nothing fits beside the inputs (many heads of long titles): the result alone
+            best = self._best_plan(out, [], lesson, room_w, room_h)
+            if best is not None:
+                best.dropped = [p.step_id for p in inputs]
+        if best is None and not inputs:  # not even the result alone: a canvas that scrolls rather than none
+            best = self._best_plan(out, [], lesson, room_w, room_h * 1.5)
+        self._plans[key] = best
+        return best
 
-        def fits(zoom: float) -> bool:
-            for pane, floor in zip(panes, floors):
-                pane.set_zoom(max(zoom, floor))
-            return (sum(_pane_height(p) for p in panes) + spacing <= room
-                    and max(_pane_min_width(p) for p in panes) + bar + 4 <= share)
+    def _zoomed(self, base: SlidePlan, ratio: float, panes: list[ZoomedPane], lesson: Optional[QWidget]) -> SlidePlan:
+        """`base` (planned for the room at 100 %) with every cell and place `ratio` times larger, each
+        pane measured at its zoomed fonts (at most `ratio` times larger too: nothing overlaps); the
+        canvas grows past the screen and scrolls, and every number only ever grows."""
+        by_name = {p.step_id: p for p in panes}
+        plan = SlidePlan(width=base.width * ratio, height=base.height * ratio, arrangement=base.arrangement,
+                         score=base.score, dropped=list(base.dropped))
+        for name, placed in base.panes.items():
+            f = placed.fit
+            variant = f.spec.variant
+            frame = self._spec(by_name[name], variant, bare=variant == ("bare",)).frame
+            spec = dataclasses.replace(f.spec, frame=frame)
+            cw, ch = f.cell_w * ratio, f.cell_h * ratio
+            w = slide_layout.pane_width(spec, f.per_row, cw)
+            h = slide_layout.pane_height(spec, f.per_row, ch, w)
+            fit = slide_layout.Fit(spec, f.per_row, cw, ch, f.legible, w, h)
+            plan.panes[name] = slide_layout.Placed(fit, placed.x * ratio, placed.y * ratio)
+        if base.arrow is not None:
+            x, y, w, h, glyph = base.arrow
+            plan.arrow = (x * ratio, y * ratio, w * ratio, h * ratio, glyph)
+        if base.lesson is not None and lesson is not None:
+            x, y, w, _ = base.lesson
+            plan.lesson = (x * ratio, y * ratio, w * ratio, float(lesson.heightForWidth(int(w * ratio))))
+        return plan
 
-        zoom = self._largest_fitting(fits, min(floors), self._zoom * INPUT_CAP) if room > 0 else min(floors)
-        fits(zoom)
-        room_w = share - bar - 4
-        for pane in panes:
-            narrowest = self._squeeze_to(pane, room_w)
-            # a long row no narrowing fits into the column: in rows, fewer a row while needed
-            while narrowest is not None and narrowest > room_w and (
-                    (not pane.wrapped and pane.can_wrap() and (pane.set_wrapped(True) or True))
-                    or pane.narrower_rows()):
-                pane.set_squeeze(1.0)
-                pane.set_zoom(max(zoom, self._floor(pane)))
-                narrowest = self._squeeze_to(pane, room_w)
-            # past legible only at the column's full share: where the output took the room for
-            # its own legible numbers (a 1 x 10 row), the inputs keep theirs and scroll instead
-            if narrowest is not None and narrowest > room_w and self._output_slack is None:
-                self._squeeze_past_legible(pane, room_w, zoom)
-        # the column as wide as its widest pane needs (up to INPUTS_SHARE of the body): what
-        # the inputs leave goes to the output, whose heads then stay side by side
-        need = max(p.sizeHint().width() for p in panes) + bar + 4
-        width = max(min(need, share), INPUTS_MIN)
-        # and at least one head of its widest pane (up to the same share): the body's stretch
-        # gave the output room it did not use while an input scrolled sideways
-        least = max(min(max(_pane_min_width(p) for p in panes) + bar + 4, width), INPUTS_MIN)
-        # at most twice per slide or size: a width that depends on the fit it changes must not
-        # send the slide round in circles
-        if (self.inputs_column.maximumWidth(), self.inputs_column.minimumWidth()) != (width, least) \
-                and self._width_refits < 2:
-            self._width_refits += 1
-            self.inputs_column.setMaximumWidth(width)
-            self.inputs_column.setMinimumWidth(least)
-            self._refit_soon()  # the output's area has changed
+    def _spec(self, pane: ZoomedPane, variant=None, bare: Optional[bool] = None) -> PaneSpec:
+        d = pane._data  # noqa: SLF001 (what the pane draws: a wrapped row's rows)
+        full = pane.legible_cell(SLIDE_DIGITS)
+        return PaneSpec(pane.step_id, max(len(pane.visible_heads()), 1), d.layout.rows.size, d.layout.cols.size,
+                        pane.slide_frame(bare), pane.legible_cell(), variant, full[0] if full is not None else 0.0)
 
-    def _share_digits_later(self) -> None:
-        self._digits_pending = False
-        self._share_digits(more=False)
+    def _input_specs(self, inputs: list[ZoomedPane]) -> list[list[PaneSpec]]:
+        """The inputs as they are drawn (with their axis names), and bare (ticks only): two sets to plan."""
+        if not inputs:
+            return [[]]
+        return [[self._spec(p, ("named",), bare=False) for p in inputs], [self._spec(p, ("bare",), bare=True)
+                                                                          for p in inputs]]
 
-    def _share_digits(self, more: bool = True) -> None:
+    def _output_specs(self, out: ZoomedPane) -> list[PaneSpec]:
+        """The result as it is, and written in rows of each width a long row may take (1 x 80)."""
+        widths = out.row_widths()
+        if not widths:
+            return [self._spec(out)]
+        specs = []
+        for per_row in [None, *widths]:
+            out.set_wrapped(per_row is not None, per_row)
+            specs.append(self._spec(out, ("wrapped", per_row)))
+        return specs
+
+    def _arrow_size(self) -> tuple[float, float]:
+        px = pane_font_px(40, self._zoom)
+        return px * 1.2, px * 1.4
+
+    def _place(self, plan: SlidePlan, out: ZoomedPane, inputs: list[ZoomedPane], lesson: Optional[QWidget]) -> None:
+        """Each pane at its planned place and cells, the arrow, the lesson; the canvas as large as
+        planned (zoomed in: the body scrolls) or as the body (zoomed out: the plan centred)."""
+        room = self.body_scroll.size()
+        canvas_w, canvas_h = max(room.width(), math.ceil(plan.width)), max(room.height(), math.ceil(plan.height))
+        if self.canvas_box.size() != QSize(canvas_w, canvas_h):
+            self.canvas_box.resize(canvas_w, canvas_h)
+        ox, oy = (canvas_w - plan.width) / 2, (canvas_h - plan.height) / 2
+        for pane in [out, *inputs]:
+            placed = plan.panes.get(pane.step_id)
+            if placed is None:
+                pane.hide()
+                continue
+            fit = placed.fit
+            variant = fit.spec.variant
+            if variant is not None and variant[0] == "wrapped":
+                pane.set_wrapped(variant[1] is not None, variant[1])
+            pane.set_bare(variant is not None and variant[0] == "bare")
+            pane.set_cells(fit.cell_w, fit.cell_h, fit.per_row)
+            pane.hold(False)  # the grid, once, at the planned cells
+            pane.setGeometry(int(ox + placed.x), int(oy + placed.y), math.ceil(fit.width), math.ceil(fit.height))
+            pane.show()
+            pane.settle()
+        if plan.arrow is not None and inputs:
+            x, y, w, h, glyph = plan.arrow
+            self.arrow.setText(glyph)
+            self.arrow.setGeometry(int(ox + x), int(oy + y), math.ceil(w), math.ceil(h))
+            self.arrow.show()
+        else:
+            self.arrow.hide()
+        if lesson is not None and plan.lesson is not None:
+            x, y, w, h = plan.lesson
+            lesson.setGeometry(int(ox + x), int(oy + y), int(w), math.ceil(h))
+            lesson.raise_()
+
+    def _share_digits(self) -> None:
         """One precision on the whole slide: the most digits that every pane's cells hold at a
         legible size (0.7071 in the output beside 0.71 in an input read as two different values)."""
         panes = [p for p in [self.output_pane(), *self.input_panes()] if p is not None]
-        before = min((p.max_digits for p in panes), default=SLIDE_DIGITS)
         for pane in panes:
             pane.set_max_digits(SLIDE_DIGITS)  # the show's one precision, unless a pane cannot hold it
         chosen = [c for c in (p.designed_choice() for p in panes) if c is not None]
         digits = min((d for _, d in chosen), default=SLIDE_DIGITS)
-        if not more:  # after a resize (a zoom): never more digits, which would draw them smaller
-            digits = min(digits, before)
+        if self._zoom_digits is not None:  # zoomed in: never more digits, which would draw them smaller
+            digits = min(digits, self._zoom_digits)
         for pane in panes:
             pane.set_max_digits(digits)
 
@@ -897,25 +936,13 @@ class PresentationView(QWidget):
         super().resizeEvent(event)
         if self.drawer is not None:
             self.drawer.setFixedWidth(self._drawer_width())
-        self._width_refits = 0
-        self._fit_panes()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        if watched is self.slide and event.type() == QEvent.Type.Resize:
-            self._fit_panes()  # the drawer opened or closed: the slide's room changed
-        elif isinstance(watched, ZoomedPane) and event.type() == QEvent.Type.Resize and not self._digits_pending:
-            self._digits_pending = True  # once for all the panes the layout resizes together
-            QTimer.singleShot(0, self, self._share_digits_later)
+        if watched is self.body_scroll and event.type() == QEvent.Type.Resize:
+            # the window, the drawer or the texts above changed the canvas's room
+            self.refit_soon() if self._laying_out else self._fit_panes()
         return super().eventFilter(watched, event)
 
-    def _clear_body(self) -> None:
-        for layout in (self.inputs_layout, self.output_layout):
-            for i in reversed(range(layout.count())):
-                item = layout.itemAt(i)
-                if item.widget() is not None:
-                    layout.takeAt(i)
-                    item.widget().hide()
-        self._shown_inputs = []
 
     def _write_texts(self, sid: str, data: PaneData) -> None:
         lang = self._lang()
@@ -932,17 +959,21 @@ class PresentationView(QWidget):
         self.prev_button.setEnabled(self._index > 0)
         self.next_button.setEnabled(self._index < len(self._ids) - 1)
 
+
     def _apply_zoom(self, ratio: float) -> None:
-        """Every pane `ratio` times its size: zooming in only ever makes things bigger (the
-        panes are not fitted to the area again, which the larger texts have made smaller; the
-        areas scroll instead)."""
+        """Every text `ratio` times its size, and the canvas planned again at the new zoom: past
+        100 % larger than the screen's room (it scrolls), under it smaller (centred).  Zooming in
+        keeps the slide's precision: the numbers only ever grow."""
+        panes = [p for p in [self.output_pane(), *self.input_panes()] if p is not None]
+        if ratio > 1 and panes:
+            self._zoom_digits = min(p.max_digits for p in panes)
+        elif ratio < 1:
+            self._zoom_digits = None
         self._apply_fonts()
-        for pane in [self.output_pane(), *self.input_panes()]:
-            if pane is not None:
-                # the heads' rows chosen for the old size no longer hold: they wrap by the width
-                # again (the cells keep their widening: never narrower than before)
-                pane.set_heads_layout(None, pane.widen)
-                pane.set_zoom(pane.zoom * ratio)  # the same precision: the same digits, larger
+        for pane in self._panes.values():
+            pane.set_zoom(pane.zoom * ratio)
+        if self.isVisible():
+            self._fit_panes()
 
     def _apply_fonts(self) -> None:
         z = self._zoom
@@ -955,12 +986,11 @@ class PresentationView(QWidget):
         self._fit_title()
         self.counter.setStyleSheet(f"font-size: {px(22)}px; color: #333; padding: 0 6px;")
         self.zoom_label.setStyleSheet(f"font-size: {px(14)}px; color: #555;")
-        self.zoom_label.setText(f"{round(z * 100)}%")
+        self.zoom_label.setText(self.zoom_text())
         self.formula.setStyleSheet(f"font-size: {tx(22)}px; color: #1a1a1a; font-family: 'DejaVu Sans Mono', "
                                    f"'Noto Sans Mono CJK SC', monospace; background: white; "
                                    f"border: 1px solid #d0d0d0; border-radius: 4px; padding: 6px 10px;")
         self.shape.setStyleSheet(f"font-size: {px(15)}px; color: #555;")
-        self.inputs_title.setStyleSheet(f"font-size: {px(16)}px; font-weight: 600; color: #444;")
         self.arrow.setStyleSheet(f"font-size: {px(40)}px; color: #888; padding: 0 4px;")
         self.explanation.setStyleSheet(f"#Explanation {{ font-size: {tx(20)}px; color: #111; background: #fbfbf3; "
                                        f"border: 1px solid #ddd; border-radius: 4px; padding: 8px 12px; }}")
@@ -1001,6 +1031,7 @@ class PresentationView(QWidget):
         if self.title.styleSheet() != style:
             self.title.setStyleSheet(style)
 
+
     def _update_banner(self) -> None:
         reason = self._stale_reason
         if reason is None:
@@ -1032,7 +1063,6 @@ class PresentationView(QWidget):
         self.zoom_out_button.setToolTip(self.tr("Smaller (Ctrl −)"))
         self.prev_button.setToolTip(self.tr("Previous step (Left, Page Up)"))
         self.next_button.setToolTip(self.tr("Next step (Right, Page Down, Space)"))
-        self.inputs_title.setText(self.tr("Inputs"))
         self.empty.setText(self.tr("Nothing computed yet."))
         lang = self._lang()
         for pane in self._panes.values():
@@ -1043,3 +1073,24 @@ class PresentationView(QWidget):
         self._update_banner()
         self.heads.retranslate()
         self._extras_shown()
+
+
+def _spec_key(spec: PaneSpec, width: float) -> tuple:
+    """What makes two specs plan alike (the frame's measured sizes, the legible cell, the variant)."""
+    f = spec.frame
+    return (spec.name, spec.heads, spec.rows, spec.cols, round(f.fixed_w), round(f.head_w), round(f.head_h),
+            round(f.band_gap), round(f.fixed_h(width)), spec.legible and tuple(round(v) for v in spec.legible),
+            spec.variant)
+
+
+def _reads_fully(plan: SlidePlan) -> bool:
+    """Every pane's numbers legible at the slide's full precision (nothing could read better)."""
+    fits = [p.fit for p in plan.panes.values()]
+    return bool(fits) and all(f.full or f.spec.legible is None for f in fits) and not plan.dropped
+
+
+def _inputs_large(plan: SlidePlan) -> bool:
+    """The inputs drawn with cells of at least BARE_BELOW px: their axis names cost nothing worth saving."""
+    fits = [p.fit for p in plan.panes.values() if p.fit.spec.variant is not None and p.fit.spec.variant[0] in
+            ("named", "bare")]
+    return bool(fits) and min(f.size_key() for f in fits) >= BARE_BELOW

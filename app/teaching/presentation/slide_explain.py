@@ -28,7 +28,7 @@ from app.viewmodel.pane_data import cell_index
 from attention import words
 
 if TYPE_CHECKING:
-    from app.teaching.presentation.presentation_view import PresentationView
+    from app.teaching.presentation.slide_host import SlideHost
 
 CELL_LAYER, SOURCE_LAYER = "slide_explain_cell", "slide_explain_source"
 #: the smallest text on the box at any zoom: readable from the back row at 1280 x 720
@@ -47,7 +47,7 @@ MAX_TERM_ROWS = 4
 class SlideExplain:
     """The explanation box of one PresentationView; `quiz` (app.teaching.quiz.Quiz) is set by the window."""
 
-    def __init__(self, view: "PresentationView") -> None:
+    def __init__(self, view: "SlideHost") -> None:
         self.view = view
         self.quiz = None
         self.selection: Optional[tuple[str, tuple[int, ...]]] = None
@@ -56,7 +56,7 @@ class SlideExplain:
         self._marked: set = set()  # panes holding this box's outlines
         self._px = MIN_TEXT_PX
         self._cols = 1  # terms side by side
-        self.box = QFrame(view.slide)
+        self.box = QFrame(view.canvas_box)  # placed by the slide's plan in the lesson's place
         self.box.setObjectName("SlideExplain")
         self.box.setStyleSheet(BOX_CSS.format(border=SOURCE_COLOUR.name()))
         self.label = SelectableLabel()
@@ -70,8 +70,6 @@ class SlideExplain:
         lay.setContentsMargins(12, 8, 12, 8)
         lay.addWidget(self.label)
         self.box.hide()
-        slide = view.slide.layout()
-        slide.insertWidget(slide.indexOf(view.explanation) + 1, self.box)
         self.apply_fonts(view.zoom())
 
     # ---- public ------------------------------------------------------------------------------
@@ -115,7 +113,7 @@ class SlideExplain:
     def _follow_layout(self) -> None:
         """A layout option drawn over the slide (the by-hand sheet) hid its result: nothing to
         point at, so the box goes (and the option keeps the slide's sentences as it left them)."""
-        if self.is_open() and self.view.output_scroll.isHidden():
+        if self.is_open() and self.view.body_scroll.isHidden():
             self.selection, self.lines = None, None
             self._mark(None)
             self.box.hide()
@@ -143,7 +141,7 @@ class SlideExplain:
         from attention.teaching.explain import ExplainError, explain  # at the first click, not on the start-up path
 
         lang = i18n.current_language()
-        trace = self.view._trace  # noqa: SLF001 (the presentation's own trace; same package)
+        trace = self.view.trace()
         sid, index = self.selection
         if trace is None or sid not in trace or sid != self.view.current_step():
             return None, None
@@ -168,7 +166,7 @@ class SlideExplain:
             was_open = not self.box.isHidden()
             self.box.hide()
             # the slide's sentences in the box's place (not while a by-hand sheet replaces the slide)
-            sentences = not self.view.output_scroll.isHidden()
+            sentences = not self.view.body_scroll.isHidden()
             if self.view.explanation.isHidden() == sentences:
                 self.view.explanation.setVisible(sentences)
             if was_open:  # the panes refit to the room the box gave back
@@ -193,7 +191,7 @@ class SlideExplain:
 
     def _quiz(self):
         """The window's quiz: set by the window, or the one its feature host carries."""
-        return self.quiz if self.quiz is not None else getattr(self.view._host, "quiz", None)  # noqa: SLF001
+        return self.quiz if self.quiz is not None else getattr(self.view.host(), "quiz", None)
 
     def _hides(self, step_id: str) -> bool:
         """Whether the quiz hides numbers of `step_id` (its step, or one repeating it where it says so)."""
@@ -267,8 +265,8 @@ class SlideExplain:
             QTimer.singleShot(SCROLL_DELAY_MS, self.view, self.show_marked_inputs)
 
     def marked_input_points(self) -> list:
-        """Centres of the outlined input cells in the inputs column's coordinates (heads on screen)."""
-        box = self.view.inputs_box
+        """Centres of the outlined input cells in the slide canvas's coordinates (heads on screen)."""
+        box = self.view.canvas_box
         points = []
         for pane in self.view.input_panes():
             heads = set(pane.visible_heads())
@@ -279,12 +277,12 @@ class SlideExplain:
         return points
 
     def show_marked_inputs(self) -> None:
-        """Scroll the inputs column so that the outlined cells are in sight (all of them when they
-        fit, else the first ones): on a crowded slide the inputs scroll."""
+        """Scroll the canvas so that the outlined cells are in sight (all of them when they fit,
+        else the first ones): at 100 % they are, zoomed in the canvas scrolls."""
         points = self.marked_input_points() if self.is_open() else []
         if not points:
             return
-        scroll = self.view.inputs_scroll
+        scroll = self.view.body_scroll
         room = scroll.viewport().height()
         top, bottom = min(p.y() for p in points), max(p.y() for p in points)
         bottom = min(bottom, top + max(room - 2 * SCROLL_MARGIN, 0))
@@ -302,4 +300,4 @@ class SlideExplain:
         return set(pane.marks(CELL_LAYER)) | set(pane.marks(SOURCE_LAYER))
 
     def _refit(self) -> None:
-        QTimer.singleShot(0, self.view, self.view._refit_soon)  # noqa: SLF001 (the box took or gave room)
+        QTimer.singleShot(0, self.view, self.view.refit_soon)  # the box took or gave the lesson's room

@@ -9,7 +9,7 @@ from app.services import i18n
 from app.teaching.presentation.zoomed_pane import pane_font_px
 
 if TYPE_CHECKING:
-    from app.teaching.presentation.presentation_view import PresentationView
+    from app.teaching.presentation.slide_host import SlideHost
 
 #: the chips' font at zoom 1 (16 px at the slides' default 125 %)
 FONT_PX = 13
@@ -18,9 +18,10 @@ FONT_PX = 13
 class SlideMap:
     """Placed in the slide's layout right under its header row."""
 
-    def __init__(self, view: "PresentationView") -> None:
+    def __init__(self, view: "SlideHost") -> None:
         self.view = view
-        self.map = PipelineMap(view.slide, font_px=pane_font_px(FONT_PX, view.zoom()))
+        # one row of whole chips past two rows (Crossformer: 26 steps), never a shortened label
+        self.map = PipelineMap(view.slide, font_px=pane_font_px(FONT_PX, view.zoom()), paged_after=2)
         self.map.setObjectName("SlideMap")
         view.slide.layout().insertWidget(1, self.map)
         self.map.stepChosen.connect(self.go_to)
@@ -32,7 +33,7 @@ class SlideMap:
 
     # ---- called by the presentation view -------------------------------------------------------------
     def slide_shown(self) -> None:
-        trace = self.view._trace  # noqa: SLF001 (the presentation's own trace; same package)
+        trace = self.view.trace()
         scoring = trace.options.get("scoring") if trace is not None else None
         self.map.set_steps(self.view.lesson_ids(), i18n.current_language(), scoring)
         self.map.set_current(self.view.current_step())

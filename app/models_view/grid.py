@@ -19,7 +19,6 @@ that does not fit only every few heads are named.
 from __future__ import annotations
 
 import functools
-
 from typing import Optional
 
 import numpy as np

@@ -7,7 +7,6 @@ general path (NaN, ±inf) finds."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from pyqtgraph import functions_qimage
 from PySide6.QtGui import QImage
 
@@ -27,10 +26,12 @@ def pyqtgraph_pixels(image: np.ndarray, levels, lut) -> bytes:
 
 def test_the_fast_levels_are_the_general_ones():
     rng = np.random.default_rng(3)
-    for images in (rng.normal(size=(3, 20, 30)).astype(np.float32), np.abs(rng.normal(size=(2, 5, 5))).astype(np.float32),
+    for images in (rng.normal(size=(3, 20, 30)).astype(np.float32),
+                   np.abs(rng.normal(size=(2, 5, 5))).astype(np.float32),
                    -np.abs(rng.normal(size=(1, 4, 9))).astype(np.float32), np.zeros((1, 3, 3), np.float32)):
         general = np.where(np.isfinite(images), images, np.nan)  # the same numbers by the general path
-        assert scale_for("signed", images) == scale_for("signed", np.concatenate([general, np.full((1,) + images.shape[1:], np.nan, np.float32)]))
+        padded = np.concatenate([general, np.full((1,) + images.shape[1:], np.nan, np.float32)])
+        assert scale_for("signed", images) == scale_for("signed", padded)
         top = float(np.max(np.abs(images)))
         assert max(map(abs, scale_for("signed", images).levels)) >= top
 

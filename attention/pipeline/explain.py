@@ -164,22 +164,28 @@ def _masked_scores(ctx: Context, step_id: str, idx: tuple[int, ...]) -> Explanat
         term = Term(_tx("explain.masked.score_term", b=b, h=h, l=l, s=s, v=fmt(score)), score, (Source("scores", idx),))
         return _explanation(step_id, idx, value, _tx("explain.masked.no_mask_formula"), [term], score,
                             _tx("explain.masked.no_mask_summary"), _same(fmt(score)))
-    fill = float(ctx.opts["fill_value"])
     why_masked, why_kept = _mask_reasons(ctx, b, l, s)
     msrc = Source("extra.mask", (b, l, s))
     if bool(mask[b, l, s]):
-        term = Term(_tx("explain.masked.fill_term", v=fmt(fill)), fill, (msrc,), masked=True)
-        what = _tx("explain.masked.fill_d2l" if fill == -1e6 else
-                   "explain.masked.fill_tsl" if fill == -math.inf else "explain.masked.fill_chosen")
-        return _explanation(
-            step_id, idx, value, _tx("explain.masked.masked_formula"), [term], fill,
-            _tx("explain.masked.masked_summary", fill=fmt(fill), what=what, why=_joined(why_masked), score=fmt(score)),
-            _same(fmt(fill)), (Source("scores", idx),))
+        return _masked_fill(ctx, step_id, idx, value, score, src, msrc, why_masked)
     term = Term(_tx("explain.masked.score_term", b=b, h=h, l=l, s=s, v=fmt(score)), score,
                 (Source("scores", idx), msrc))
     return _explanation(
         step_id, idx, value, _tx("explain.masked.kept_formula"), [term], score,
         _tx("explain.masked.kept_summary", why=_joined(why_kept)), _same(fmt(score)))
+
+
+def _masked_fill(ctx: Context, step_id: str, idx: tuple[int, ...], value: float, score: float, src: str,
+                 msrc: Source, why_masked: list[dict[str, str]]) -> Explanation:
+    """A masked cell: the fill value stands where the score read from `src` was (the mask's reasons said)."""
+    fill = float(ctx.opts["fill_value"])
+    term = Term(_tx("explain.masked.fill_term", v=fmt(fill)), fill, (msrc,), masked=True)
+    what = _tx("explain.masked.fill_d2l" if fill == -1e6 else
+               "explain.masked.fill_tsl" if fill == -math.inf else "explain.masked.fill_chosen")
+    return _explanation(
+        step_id, idx, value, _tx("explain.masked.masked_formula"), [term], fill,
+        _tx("explain.masked.masked_summary", fill=fmt(fill), what=what, why=_joined(why_masked), score=fmt(score)),
+        _same(fmt(fill)), (Source(src, idx),))
 
 
 def _masked_read(ctx: Context, step_id: str, idx: tuple[int, ...], src: str, score: float,
@@ -196,14 +202,7 @@ def _masked_read(ctx: Context, step_id: str, idx: tuple[int, ...], src: str, sco
     why_masked, why_kept = _mask_reasons(ctx, b, l, s)
     msrc = Source("extra.mask", (b, l, s))
     if bool(mask[b, l, s]):
-        fill = float(ctx.opts["fill_value"])
-        term = Term(_tx("explain.masked.fill_term", v=fmt(fill)), fill, (msrc,), masked=True)
-        what = _tx("explain.masked.fill_d2l" if fill == -1e6 else
-                   "explain.masked.fill_tsl" if fill == -math.inf else "explain.masked.fill_chosen")
-        return _explanation(
-            step_id, idx, value, _tx("explain.masked.masked_formula"), [term], fill,
-            _tx("explain.masked.masked_summary", fill=fmt(fill), what=what, why=_joined(why_masked), score=fmt(score)),
-            _same(fmt(fill)), (Source(src, idx),))
+        return _masked_fill(ctx, step_id, idx, value, score, src, msrc, why_masked)
     return _explanation(step_id, idx, value, _tx("explain.masked.kept_formula"), [term_of(msrc)], score,
                         _tx("explain.masked.kept_summary", why=_joined(why_kept)), _same(fmt(score)))
 

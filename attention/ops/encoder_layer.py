@@ -55,6 +55,16 @@ class LayerNormParts:
     out: torch.Tensor  # (..., C)
 
 
+def _affine(normalized: torch.Tensor, weight: Optional[torch.Tensor], bias: Optional[torch.Tensor]) -> torch.Tensor:
+    """A norm's learned scale and shift, each where the layer has one (elementwise_affine / affine)."""
+    out = normalized
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
 def layer_norm(x: torch.Tensor, weight: Optional[torch.Tensor], bias: Optional[torch.Tensor],
                eps: float = EPS) -> LayerNormParts:
     """LayerNorm over the last axis with its mean and (biased) variance terms kept."""
@@ -62,11 +72,7 @@ def layer_norm(x: torch.Tensor, weight: Optional[torch.Tensor], bias: Optional[t
     var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)  # (..., 1), divides by C
     inv_std = torch.rsqrt(var + eps)
     normalized = (x - mean) * inv_std
-    out = normalized
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
+    out = _affine(normalized, weight, bias)
     return LayerNormParts(mean, var, inv_std, normalized, out)
 
 
@@ -195,11 +201,7 @@ def batch_norm_eval(x: torch.Tensor, running_mean: torch.Tensor, running_var: to
     """x (B, L, C): the running statistics, never the batch's own (eval mode)."""
     inv_std = torch.rsqrt(running_var + eps)
     normalized = (x - running_mean) * inv_std
-    out = normalized
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
+    out = _affine(normalized, weight, bias)
     return BatchNormParts(inv_std, normalized, out)
 
 

@@ -228,7 +228,8 @@ def _check_cell(tr: Trace, sid: str, idx: tuple[int, ...], rel: float) -> None:
 #: every cell of these traces is explained and recombined: the big ones are slow
 BIG_CASES = {"sparse_mix", "sparse_causal", "07_informer_probsparse.json", "02_tsl_real_config.json",
              "09_trained_tsl_period.json",  # 09: ~5 s alone, the slowest of the quick loop
-             "40_trained_autoformer_two_periods.json", "41_trained_nonstationary_drift.json"}  # 150 s, 9 s
+             "40_trained_autoformer_two_periods.json", "41_trained_nonstationary_drift.json",  # 150 s, 9 s
+             "24_gemma3_local_global.json"}  # 640-wide projections: 71 s of the quick loop under xdist
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in BIG_CASES else n for n in CASES])

@@ -296,6 +296,7 @@ def smollm2():
     return gguf_model.load_smollm2()
 
 
+@pytest.mark.slow  # 30 layers in float64 twice (54 s, and 31 s to load the model): the full suite runs it
 def test_smollm2_zero_ablation_in_float64(smollm2):
     ids = smollm2.encode("The capital of France is")
     plan = [(3, 4), (23, 4)]

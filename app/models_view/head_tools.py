@@ -48,7 +48,9 @@ class HeadTools(QObject):
         self.tools = tools
         self.panel = HeadsPanel()
         dock = tools.panel
-        dock.insert_on_page(self.panel, after=dock.next_label)
+        # below the grid (and the rollout's explain), above the KV cache: above it, the hint and the second prompt
+        # pushed the grid itself below the fold of a 720-px dock
+        dock.insert_on_page(self.panel, before=dock.cache)
         self.panel.hide()
         self.menu: Optional[QMenu] = None  # the last right-click menu (kept: its actions belong to it)
         self.map: Optional[Any] = None  # head_map.HeadMap drawn over the grid

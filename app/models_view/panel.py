@@ -136,11 +136,11 @@ class ModelPanel(QWidget):
         self.cache.hide()
         self.hover = QLabel()
         self.hover.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.hover.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        # two lines kept for it (a hover line is as wide as the numbers make it: cut at a narrow dock's edge, it
-        # lost its last figures); fixed, so the dock does not jump as the pointer moves
+        self.hover.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        # it wraps (a hover line is as wide as the numbers make it: cut at a narrow dock's edge, it lost its last
+        # figures), with two lines kept for it so that the page above does not jump for most lines
         self.hover.setWordWrap(True)
-        self.hover.setFixedHeight(2 * self.hover.fontMetrics().lineSpacing() + 6)
+        self.hover.setMinimumHeight(2 * self.hover.fontMetrics().lineSpacing() + 6)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(EDIT_PAUSE_MS)

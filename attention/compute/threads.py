@@ -26,9 +26,10 @@ run before torch is imported.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from typing import Optional
+from typing import Iterator, Optional
 
 #: The environment variable that overrides the policy: a thread count, or "auto".
 ENV = "ATTENTION_THREADS"
@@ -39,6 +40,7 @@ SMALL_WORK = 1e7
 _override: Optional[int] = None  # --threads N (set_override), ahead of the environment
 _gui_cores = 0  # cores kept for the window's drawing thread (reserve_for_gui)
 _chosen: Optional[int] = None  # the count this module last gave torch
+_held: Optional[int] = None  # the count every computation keeps inside `held()`
 
 
 def prefer_sleeping_threads() -> None:
@@ -96,6 +98,8 @@ def choose(work: float = float("inf")) -> int:
     fixed = overridden()
     if fixed is not None:
         return fixed
+    if _held is not None:
+        return _held
     if work < SMALL_WORK:
         return max(1, cores() - _gui_cores)  # what it always was: see "Small work" in the docstring
     return max(1, cores() - _gui_cores - busy_elsewhere())
@@ -121,6 +125,23 @@ def use(work: float = float("inf")) -> int:
         _numpy_blas(n)
     _chosen = n
     return n
+
+
+@contextlib.contextmanager
+def held(work: float = float("inf")) -> Iterator[int]:
+    """One thread count, chosen once, for several computations that must agree bit for bit: a model's run and
+    its copy with a head patched from the same prompt (attention.models.head_edits) may not differ in a last
+    bit because the machine's load changed between them.  Nested, the outer count stands."""
+    global _held
+    if _held is not None:
+        yield _held
+        return
+    n = use(work)
+    _held = n
+    try:
+        yield n
+    finally:
+        _held = None
 
 
 def torch_default() -> int:

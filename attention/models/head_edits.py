@@ -35,6 +35,7 @@ import numpy as np
 import torch
 
 import attention.words as words
+from attention.compute import threads
 from attention.datamodel import numbers
 from attention.models.decoder import Attend, DecoderForward
 from attention.models.errors import ModelError
@@ -331,7 +332,14 @@ def knock(model: Any, ids: Sequence[int], edits: Iterable[HeadEdit], engine: boo
           dtype: Optional[torch.dtype] = None, patch_ids: Optional[Sequence[int]] = None,
           before: Optional[DecoderForward] = None, n: int = 10) -> Outcome:
     """The decoder on `ids` with `edits` applied (layer by layer, each later layer reading the changed stream),
-    against the unedited run (`before`, or computed here the same way)."""
+    against the unedited run (`before`, or computed here the same way), every run at one thread count."""
+    with threads.held():
+        return _knock(model, ids, edits, engine, dtype, patch_ids, before, n)
+
+
+def _knock(model: Any, ids: Sequence[int], edits: Iterable[HeadEdit], engine: bool,
+           dtype: Optional[torch.dtype], patch_ids: Optional[Sequence[int]], before: Optional[DecoderForward],
+           n: int) -> Outcome:
     from attention.models.decoder_layer import next_tokens
 
     dtype = precision(engine, dtype)

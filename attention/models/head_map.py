@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 import torch
 
+from attention.compute import threads
 from attention.models.decoder import Attend, DecoderForward
 from attention.models.head_edits import (
     Cancelled,
@@ -77,7 +78,15 @@ def sweep(model: Any, ids: Sequence[int], kind: str = "knock", engine: bool = Tr
           dtype: Optional[torch.dtype] = None, patch_ids: Optional[Sequence[int]] = None,
           progress: Optional[Callable[[int, int], None]] = None, cancelled: Optional[Callable[[], bool]] = None,
           clean: Optional[DecoderForward] = None) -> HeadMap:
-    """The map of `kind` over every layer x head (see the module); Cancelled when `cancelled()` says so."""
+    """The map of `kind` over every layer x head (see the module); Cancelled when `cancelled()` says so.  Every
+    run at one thread count (attention.compute.threads.held)."""
+    with threads.held():
+        return _sweep(model, ids, kind, engine, dtype, patch_ids, progress, cancelled, clean)
+
+
+def _sweep(model: Any, ids: Sequence[int], kind: str, engine: bool, dtype: Optional[torch.dtype],
+           patch_ids: Optional[Sequence[int]], progress: Optional[Callable[[int, int], None]],
+           cancelled: Optional[Callable[[], bool]], clean: Optional[DecoderForward]) -> HeadMap:
     n_layers, n_heads = sizes(model)
     dtype = precision(engine, dtype)
     base = base_attend(model, engine)

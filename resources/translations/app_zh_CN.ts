@@ -281,7 +281,6 @@
     <name>Handout</name>
     <message>
       <source>Export handout...</source>
-      <extracomment>width of the hidden Steps list the pictures are drawn in (wide: a pane is never squeezed) heads side by side in one row of a handout picture (more wrap to further rows) the menu entries are QCoreApplication.translate("Handout", ...), the page's words attention.words ("handout.*"), written out in each call so that lupdate finds it</extracomment>
       <translation>导出讲义...</translation>
     </message>
     <message>
@@ -983,6 +982,7 @@
     <name>MatrixModel</name>
     <message>
       <source>batch {0}</source>
+      <extracomment>the rows were renamed, their count kept (a sentence edit's tokens): a view that can repaint its header alone connects here (MatrixTable); headerDataChanged, which makes a QTableView lay out again, goes out only when none did</extracomment>
       <translation>批次 {0}</translation>
     </message>
     <message>
@@ -1365,7 +1365,7 @@
     <name>PresentationView</name>
     <message>
       <source>Presentation - Attention Explorer</source>
-      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns the largest pane zoom, as a multiple of the slide's zoom: inputs, and the output that fills its area several heads fill the output's width with cells up to this many times their designed width a title too long for its line may shrink to this share of its size (not under MIN_TITLE_PX) to keep one line the inputs column takes the width its panes need, at most this share of the slide the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open the zoom set on each scenario (by its file), and the one on screen: a zoom belongs to the scenario it was set on (160 % for the toy is not 160 % for eight heads of 28 rows)</extracomment>
+      <extracomment>zoom steps (Ctrl + / Ctrl −); ZOOM_DEFAULT is where Ctrl+0 returns, and reads "100 %": the slide fits the inputs' labels a size smaller than the result's (never under 14 px) the tallest a cell is drawn, as a share of the canvas's height (a 2 x 2 matrix is not a wall of colour), never under CELL_MOST_PX; the inputs' cells at most this share of it the lesson beside the panes takes one of these shares of the canvas's width (else it goes below) the lesson below the panes unless beside them reads this much better (slide_layout.score) the inputs keep their axis names unless leaving them out reads this much better, and are tried without them only while their cells are smaller than BARE_BELOW px a title too long for its line may shrink to this share of its size (not under MIN_TITLE_PX) to keep one line the edit drawer's width: this share of the screen, within these bounds (px) the slide's title, formula and explanation shrink by this while the drawer is open the zoom set on each scenario (by its file), and the one on screen: a zoom belongs to the scenario it was set on (160 % for the toy is not 160 % for eight heads of 28 rows) one pane per step and role (the result, or an input beside it): a step is the result on one slide and an input on the next, and each role keeps its own fonts and grid; this slide's and the HIDDEN_KEPT used last (_forget_unused)</extracomment>
       <translation>演示 - 注意力机制探索器</translation>
     </message>
     <message>
@@ -1403,10 +1403,6 @@
     <message>
       <source>Next step (Right, Page Down, Space)</source>
       <translation>下一步（→、Page Down、空格）</translation>
-    </message>
-    <message>
-      <source>Inputs</source>
-      <translation>输入</translation>
     </message>
     <message>
       <source>Nothing computed yet.</source>

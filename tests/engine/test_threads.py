@@ -41,6 +41,48 @@ def test_big_work_takes_the_cores_no_one_else_is_using(policy):
     assert threads.choose(BIG) == 1  # never fewer than one
 
 
+def test_held_keeps_one_count_while_the_load_changes(policy):
+    """A run and its edited copy (heads patched from the same prompt) must agree bit for bit: inside `held` the
+    count chosen first stands, whatever the load does, and the policy is back after it."""
+    with threads.held(BIG) as n:
+        assert n == 2 and torch.get_num_threads() == 2
+        policy[0] = 1
+        assert threads.choose(BIG) == 2 and threads.use(BIG) == 2
+        with threads.held(BIG) as inner:
+            assert inner == 2
+    assert threads.choose(BIG) == 1
+
+
+def test_a_knock_out_runs_every_forward_at_one_count_while_the_load_changes(policy, monkeypatch):
+    """glassllm's clean run, the source run and the patched run of one knock: the load seen by each forward flips
+    between 0 and 1 busy threads, yet all three take the same count (else a head patched from the same prompt
+    can move SmolLM2's float32 logits in their last bits)."""
+    from attention.models import glassllm, head_edits
+    from attention.models.head_edits import HeadEdit
+
+    model = glassllm.GlassDecoder.load()
+    calls, seen = [0], []
+
+    def flipping() -> int:
+        calls[0] += 1
+        return calls[0] % 2
+
+    forward = model.forward
+
+    def counted(*args, **kwargs):
+        out = forward(*args, **kwargs)
+        seen.append(torch.get_num_threads())  # the count the forward ran at (it chooses on entry)
+        return out
+
+    monkeypatch.setattr(threads, "busy_elsewhere", flipping)
+    monkeypatch.setattr(model, "forward", counted)
+    ids = model.encode("Alice was beginning to get very tired of sitting by her sister on the bank, " * 3)
+    assert len(ids) * sum(v.numel() for v in model.tensors.values()) > threads.SMALL_WORK  # the load is asked
+    o = head_edits.knock(model, ids, [HeadEdit(1, 2, "patch")], engine=False, dtype=torch.float32, patch_ids=ids)
+    assert len(seen) >= 3 and len(set(seen)) == 1, seen
+    assert torch.equal(o.after.logits, o.before.logits)
+
+
 def test_small_work_keeps_the_machines_count_whatever_the_load(policy):
     policy[0] = 5
     assert threads.choose(SMALL) == 2

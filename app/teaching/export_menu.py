@@ -7,7 +7,7 @@ and writes them, so that neither of the two has to import the other.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt
 from PySide6.QtGui import QAction
@@ -68,28 +68,54 @@ class HandoutActions(QObject):
         """The steps to leave blank (a dialog; tests replace this)."""
         return worksheet.ask_steps(self.host, trace)
 
+    def _last_computed(self, nothing: str):
+        """The last computed result, or None after saying `nothing` (no step computed yet)."""
+        last = self.host.last_result()
+        if last is None:
+            self.host.show_messages(nothing, [])
+        return last
+
+    def _write(self, write: Callable[[], None], folder: str) -> bool:
+        """`write` through the host's export (its refusals shown), with the wait cursor while it draws."""
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            return self.host.run_export(write, folder)
+        finally:
+            QApplication.restoreOverrideCursor()
+
     def export_worksheet(self) -> bool:
-        return worksheet.export_worksheet(self)
+        """File ▸ Export worksheet…: choose the steps, then the folder; write both pages."""
+        last = self._last_computed(
+            QCoreApplication.translate("Worksheet", "Nothing to export yet: no step has been computed."))
+        if last is None:
+            return False
+        blanks = self.ask_worksheet_steps(last.trace)
+        if not blanks:
+            return False
+        folder = self.ask_folder()
+        if not folder:
+            return False
+        pages: list[Path] = []
+        ok = self._write(lambda: pages.extend(worksheet.write_chosen(last.scenario, last.trace, folder, blanks,
+                                                                     batch=last.batch)), folder)
+        if ok:
+            self.host.status(QCoreApplication.translate("Worksheet", "Worksheet and answer key written to {0}")
+                             .format(pages[0].parent))
+        return ok
 
     def export_handout(self) -> bool:
         host = self.host
-        last = host.last_result()
+        last = self._last_computed(
+            QCoreApplication.translate("Handout", "Nothing to export yet: no step has been computed."))
         if last is None:
-            host.show_messages(
-                QCoreApplication.translate("Handout", "Nothing to export yet: no step has been computed."), [])
             return False
         folder = self.ask_folder()
         if not folder:
             return False
         page: list[Path] = []
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            hide = host.quiz.hidden_steps() if getattr(host, "quiz", None) is not None else ()  # a quiz stays a quiz
-            ok = host.run_export(
-                lambda: page.append(write_handout(last.scenario, last.trace, folder, batch=last.batch, hide=hide)),
-                folder)
-        finally:
-            QApplication.restoreOverrideCursor()
+        hide = host.quiz.hidden_steps() if getattr(host, "quiz", None) is not None else ()  # a quiz stays a quiz
+        ok = self._write(
+            lambda: page.append(write_handout(last.scenario, last.trace, folder, batch=last.batch, hide=hide)), folder)
         if ok:
             host.status(QCoreApplication.translate("Handout", "Handout written to {0}").format(page[0]))
         return ok

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt
 from PySide6.QtWidgets import (
-    QApplication,
     QDialog,
     QDialogButtonBox,
     QLabel,
@@ -250,30 +249,3 @@ def ask_steps(host, trace: "Trace") -> Optional[list[str]]:
     checked = list(quiz.hidden_steps()) if quiz is not None and quiz.hidden_steps() else [DEFAULT_BLANK]
     dialog = WorksheetDialog(trace, checked, host.window)
     return dialog.chosen() if dialog.exec() == QDialog.DialogCode.Accepted else None
-
-
-def export_worksheet(actions) -> bool:
-    """File ▸ Export worksheet…: choose the steps, then the folder; write both pages."""
-    host = actions.host
-    last = host.last_result()
-    if last is None:
-        host.show_messages(
-            QCoreApplication.translate("Worksheet", "Nothing to export yet: no step has been computed."), [])
-        return False
-    blanks = actions.ask_worksheet_steps(last.trace)
-    if not blanks:
-        return False
-    folder = actions.ask_folder()
-    if not folder:
-        return False
-    pages: list[Path] = []
-    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-    try:
-        ok = host.run_export(lambda: pages.extend(write_chosen(last.scenario, last.trace, folder, blanks,
-                                                               batch=last.batch)), folder)
-    finally:
-        QApplication.restoreOverrideCursor()
-    if ok:
-        host.status(
-            QCoreApplication.translate("Worksheet", "Worksheet and answer key written to {0}").format(pages[0].parent))
-    return ok

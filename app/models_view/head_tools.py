@@ -195,7 +195,7 @@ class HeadTools(QObject):
             return
         lang = _lang()
         dock.grid.set_marks(head_view.marks(s))
-        self.panel.show_lines(head_view.lines(s, lang), altered=bool(s.edits))
+        self.panel.show_lines(head_view.lines(s, lang))
         self.panel.set_second(s.second, head_view.second_count(s, lang))
         decoder = getattr(s, "is_decoder", False)
         self.panel.map_button.setVisible(decoder)

@@ -36,7 +36,6 @@ class HeadsPanel(QWidget):
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-        self.altered = False  # heads are altered: the panel asks for room for the before → after
         self.text = QLabel()
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -99,11 +98,9 @@ class HeadsPanel(QWidget):
         v.addWidget(self.second_count)
 
     # ---- what it shows ---------------------------------------------------------------------------------------
-    def show_lines(self, lines: list[str], altered: bool = False) -> None:
+    def show_lines(self, lines: list[str]) -> None:
+        """What the knocked-out heads did (or the hint): laid out whole, the dock's page scrolls."""
         self.text.setText("\n".join(lines))
-        if altered != self.altered:
-            self.altered = altered
-            self.updateGeometry()
 
     def set_second(self, text: str, count: str) -> None:
         if self.second.text() != text and not self._timer.isActive():

@@ -142,17 +142,14 @@ def _planted_link(out) -> "Optional[Exception]":
     """The refusal for a symbolic link in `out` at a name this command chooses (a step's NN_step.png, the
     handout's, worksheet's and answer keys' pages), or None: `render` did not make the link and would write
     through it into the file it points to (attention.files.out_guard, issue 31)."""
-    import re
-
     from app.teaching import handout, worksheet
     from attention.files import out_guard
     from attention.teaching import tiles_worksheet
 
     pages = {handout.HTML_NAME, worksheet.WORKSHEET_NAME, worksheet.KEY_NAME, tiles_worksheet.WORKSHEET_NAME,
              tiles_worksheet.KEY_NAME}
-    step_png = re.compile(r"\d{2,}_.+\.png")  # handout.image_name's names
     for entry in sorted(out.iterdir()):
-        if entry.is_symlink() and (entry.name in pages or step_png.fullmatch(entry.name)):
+        if entry.is_symlink() and (entry.name in pages or handout.is_image_name(entry.name)):
             return out_guard.check(entry, "worksheet")  # a link: refused as every --out refuses one
     return None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import html
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
@@ -62,6 +63,11 @@ class HandoutStep:
 def image_name(index: int, step_id: str) -> str:
     """'03_projection_value.png': pipeline order first, so a folder listing reads in order."""
     return f"{index + 1:02d}_{step_id.replace('.', '_')}.png"
+
+
+def is_image_name(name: str) -> bool:
+    """Whether `name` is one `image_name` could give (`main.py render` never writes through a link at one)."""
+    return re.fullmatch(r"\d{2,}_.+\.png", name) is not None
 
 
 @contextlib.contextmanager
